@@ -1,0 +1,158 @@
+-- lcsb: policies for running commands in a kernel-enforced sandbox.
+--
+-- The C half (lcsb.core) builds and checks policies; this file adds
+-- exec_policy, the one policy that probes and real runs share: the system read
+-- baseline, the project, a private HOME and TMPDIR, and an exec allowlist of
+-- resolved files.
+
+local core = require "lcsb.core"
+
+local M = {}
+for name, fn in pairs(core) do M[name] = fn end
+
+-- What ordinary programs need to read: system trees and the few /proc, /sys
+-- and /dev entries runtimes open. /proc is safe to list: Landlock refuses
+-- ptrace-class access (environ, mem) to processes outside the sandbox.
+M.baseline_read = {
+  "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+  "/proc", "/sys/devices/system/cpu", "/dev/random", "/dev/urandom",
+}
+
+-- Devices a command writes to as a matter of course.
+M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx" }
+
+local KEYS = {
+  project = "string", read = "table", write = "table", exec = "table|string",
+  env = "table", net = "boolean|table", scope = "userdata",
+}
+
+local function fail(msg) error(msg, 3) end -- 3: the script line that called exec_policy
+
+local function check_keys(opts)
+  for key, value in pairs(opts) do
+    local want = type(key) == "string" and KEYS[key]
+    if not want then
+      local names = {}
+      for name in pairs(KEYS) do names[#names + 1] = name end
+      table.sort(names)
+      fail(("exec_policy: unknown key '%s' (expected one of: %s)"):format(tostring(key),
+        table.concat(names, ", ")))
+    end
+    if not want:find(type(value), 1, true) then
+      fail(("exec_policy: key '%s' must be a %s, not a %s"):format(key,
+        want:gsub("|", " or "), type(value)))
+    end
+  end
+end
+
+-- "~" and "~/x" are the caller's real HOME.
+local function expand(path, key)
+  if type(path) ~= "string" then
+    fail(("exec_policy: key '%s': entries must be strings, not %s"):format(key, type(path)))
+  end
+  if path == "~" or path:sub(1, 2) == "~/" then
+    local home = os.getenv("HOME")
+    if not home or home == "" then fail(("exec_policy: %s: HOME is not set"):format(path)) end
+    return home .. path:sub(2)
+  end
+  return path
+end
+
+local function absolute(path, key)
+  path = expand(path, key)
+  local norm, err = core.normalize(path)
+  if not norm then fail(("exec_policy: key '%s': %s"):format(key, err)) end
+  return norm
+end
+
+-- Paths that do not exist grant nothing; leave them out rather than let the
+-- shim refuse the whole run.
+local function existing(list, key, into)
+  for _, path in ipairs(list or {}) do
+    local abs = absolute(path, key)
+    if core.kind(abs) then into[#into + 1] = abs end
+  end
+end
+
+local function add_program(name, into, key)
+  local files, err = core.which(name)
+  if not files then fail(("exec_policy: key '%s': %s"):format(key, err)) end
+  for _, f in ipairs(files) do into[#into + 1] = f end
+end
+
+function M.exec_policy(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then fail("exec_policy: expected a table of options") end
+  check_keys(opts)
+  local run = core.run() or {}
+  local scope = opts.scope or core.run_scope()
+  if not scope then
+    fail("exec_policy: no scope owns the private HOME; pass scope = lcsb.scope() "
+      .. "(local s <close> = lcsb.scope()) or run the script through lcsb")
+  end
+
+  local project = absolute(opts.project or run.cwd or core.realpath("."), "project")
+  if core.kind(project) ~= "dir" then
+    fail(("exec_policy: project %s is not a directory"):format(project))
+  end
+
+  local home, err = scope:mkdtemp("home")
+  if not home then fail("exec_policy: cannot create the private HOME: " .. err) end
+  local tmp
+  tmp, err = scope:mkdtemp("tmp")
+  if not tmp then fail("exec_policy: cannot create the private TMPDIR: " .. err) end
+
+  local read, write, exec = {}, {}, {}
+  existing(M.baseline_read, "read", read)
+  existing(opts.read, "read", read)
+  existing(M.baseline_write, "write", write)
+  existing(opts.write, "write", write)
+  write[#write + 1] = project
+  write[#write + 1] = home
+  write[#write + 1] = tmp
+
+  local exec_open = opts.exec == "any"
+  if type(opts.exec) == "string" and not exec_open then
+    fail('exec_policy: key \'exec\' must be a list of programs or "any"')
+  end
+  if not exec_open then
+    -- The command itself; a command that cannot be found is left for the run
+    -- to report as 127, not refused here.
+    local command = run.argv and run.argv[1]
+    if command then
+      local files = core.which(command)
+      for _, f in ipairs(files or {}) do exec[#exec + 1] = f end
+    end
+    for _, entry in ipairs(opts.exec or {}) do
+      local path = type(entry) == "string" and entry:find("/", 1, true) and absolute(entry, "exec")
+      if path and core.kind(path) == "dir" then
+        exec[#exec + 1] = path -- validation refuses system prefixes and symlinks
+      else
+        add_program(path or expand(entry, "exec"), exec, "exec")
+      end
+    end
+    -- The seam's env hop runs first.
+    add_program("/usr/bin/env", exec, "exec")
+  end
+
+  local env = { HOME = home, TMPDIR = tmp }
+  for name, value in pairs(opts.env or {}) do
+    if type(name) ~= "string" then fail("exec_policy: key 'env': names must be strings") end
+    if value ~= false and type(value) ~= "string" then
+      fail(("exec_policy: key 'env.%s': expected a string, or false to unset it"):format(name))
+    end
+    env[name] = value
+  end
+
+  local net = opts.net
+  if net == nil then net = false end
+
+  local ok, policy = pcall(core.policy, {
+    read = read, write = write, exec = exec_open and "any" or exec,
+    env = env, net = net, cwd = project,
+  })
+  if not ok then fail("exec_policy: " .. tostring(policy)) end
+  return policy
+end
+
+return M

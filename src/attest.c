@@ -1,0 +1,84 @@
+/* The Attestation: what the final argv enforces, read back from the flags in
+ * it, never from what the backend was asked to do. Pure. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set(char *field, size_t size, const char *value) { snprintf(field, size, "%s", value); }
+#define SET(field, value) set(field, sizeof field, value)
+
+static bool is_shim(const char *arg) {
+    const char *base = strrchr(arg, '/');
+    return strcmp(base ? base + 1 : arg, LCSB__SHIM_NAME) == 0;
+}
+
+static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error *err) {
+    long abi = lcsb__json_int(lcsb__json_find(header, "abi"));
+    bool execute = false, connect = false, bind = false, signal = false, abstract = false;
+    int fs = lcsb__json_array(lcsb__json_find(header, "fs"), "execute", &execute);
+    const char *net_p = lcsb__json_find(header, "net");
+    int net = lcsb__json_array(net_p, "connect_tcp", &connect);
+    lcsb__json_array(net_p, "bind_tcp", &bind);
+    int ports = lcsb__json_array(lcsb__json_find(header, "ports"), NULL, NULL);
+    const char *scope_p = lcsb__json_find(header, "scope");
+    int scope = lcsb__json_array(scope_p, "signal", &signal);
+    lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
+    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0)
+        return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
+    SET(out->backend, "landlock");
+    SET(out->fs, fs > 0 ? "enforced" : "open");
+    SET(out->exec, execute ? "allowlist" : "open");
+    if (!(connect && bind)) SET(out->net, "open");
+    else SET(out->net, ports > 0 ? "ports" : "denied");
+    /* Landlock's network rules cover TCP only. */
+    SET(out->net_covers, strcmp(out->net, "open") == 0 ? "" : "tcp");
+    out->abi = (int)abi;
+    out->scoped = signal && abstract;
+    return 0;
+}
+
+int lcsb_attest(const char *const *argv, lcsb_attestation *out, lcsb_error *err) {
+    memset(out, 0, sizeof *out);
+    SET(out->backend, "none");
+    SET(out->fs, "open");
+    SET(out->exec, "open");
+    SET(out->net, "open");
+    /* A host launcher may stand in front of the shim, so look along the argv,
+     * up to the first "--" that ends a shim's policy. */
+    for (size_t i = 0; argv && argv[i] && argv[i + 1]; i++) {
+        if (is_shim(argv[i]) && strncmp(argv[i + 1], LCSB__WIRE_KEY, strlen(LCSB__WIRE_KEY)) == 0)
+            return attest_landlock(argv[i + 1], out, err);
+    }
+    return 0;
+}
+
+char *lcsb_attestation_json(const lcsb_attestation *att) {
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, "{\"backend\":");
+    lcsb__buf_add_json_string(&b, att->backend);
+    lcsb__buf_addf(&b, ",\"fs\":\"%s\",\"exec\":\"%s\",\"net\":\"%s\"", att->fs, att->exec,
+                   att->net);
+    if (att->net_covers[0]) lcsb__buf_addf(&b, ",\"net_covers\":\"%s\"", att->net_covers);
+    if (strcmp(att->backend, "landlock") == 0)
+        lcsb__buf_addf(&b, ",\"abi\":%d,\"scoped\":%s", att->abi, att->scoped ? "true" : "false");
+    lcsb__buf_adds(&b, "}");
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
+void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size) {
+    char net[64];
+    snprintf(net, sizeof net, "%s%s%s%s", att->net, att->net_covers[0] ? " (" : "",
+             att->net_covers, att->net_covers[0] ? " only)" : "");
+    if (strcmp(att->backend, "landlock") == 0)
+        snprintf(buf, size, "fs: %s, exec: %s, net: %s, abi %d", att->fs, att->exec, net,
+                 att->abi);
+    else
+        snprintf(buf, size, "fs: %s, exec: %s, net: %s%s", att->fs, att->exec, net,
+                 strcmp(att->backend, "none") == 0 ? "; nothing was enforced" : "");
+}

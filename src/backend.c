@@ -1,0 +1,169 @@
+/* Choosing and configuring a backend from the Capability, and the checks
+ * every backend shares before anything runs (rule 8). */
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int make_backend(const lcsb__backend_ops *ops, int abi, const char *shim,
+                        lcsb_backend **out, lcsb_error *err) {
+    lcsb_backend *b = calloc(1, sizeof *b);
+    if (!b || !(b->shim = strdup(shim ? shim : ""))) {
+        free(b);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    b->ops = ops;
+    b->landlock_abi = abi;
+    *out = b;
+    return 0;
+}
+
+int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out, lcsb_error *err) {
+    if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)
+        return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)",
+                          abi, LCSB__LANDLOCK_ABI_MAX);
+    if (!shim || shim[0] != '/')
+        return lcsb__fail(err, LCSB_EINVAL, "landlock: the shim path must be absolute");
+    return make_backend(&lcsb__landlock_ops, abi, shim, out, err);
+}
+
+int lcsb_backend_none(lcsb_backend **out, lcsb_error *err) {
+    return make_backend(&lcsb__unavailable_ops, 0, NULL, out, err);
+}
+
+static void describe(const lcsb_capability *cap, char *buf, size_t size) {
+    snprintf(buf, size, "landlock ABI %d, shim %s%s, seccomp %s, sandbox-exec %s, engine %s",
+             cap->landlock_abi, cap->shim[0] ? cap->shim : "(none)",
+             cap->shim_found ? "" : " (missing)", cap->seccomp ? "yes" : "no",
+             cap->sandbox_exec ? "yes" : "no", cap->oci_engine[0] ? cap->oci_engine : "none");
+}
+
+int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backend **out,
+                        lcsb_error *err) {
+    char seen[2 * sizeof cap->shim + 256];
+    describe(cap, seen, sizeof seen);
+    if (!name || strcmp(name, "auto") == 0 || strcmp(name, "landlock") == 0) {
+        bool asked = name && strcmp(name, "landlock") == 0;
+        if (cap->landlock_abi < 1)
+            return lcsb__fail(err, LCSB_EUNAVAIL,
+                              "%s: this kernel has no Landlock (detected: %s)",
+                              asked ? "landlock" : "no sandbox mechanism available", seen);
+        if (!cap->shim_found)
+            return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: shim %s not found or not executable",
+                              cap->shim[0] ? cap->shim : "lcsb-exec");
+        int abi = cap->landlock_abi > LCSB__LANDLOCK_ABI_MAX ? LCSB__LANDLOCK_ABI_MAX
+                                                             : cap->landlock_abi;
+        return lcsb_backend_landlock(abi, cap->shim, out, err);
+    }
+    if (strcmp(name, "none") == 0) return lcsb_backend_none(out, err);
+    if (strcmp(name, "seatbelt") == 0 || strcmp(name, "oci") == 0)
+        return lcsb__fail(err, LCSB_EUNAVAIL, "backend %s is not built into this lcsb yet", name);
+    return lcsb__fail(err, LCSB_EINVAL,
+                      "unknown backend \"%s\" (expected auto, landlock, seatbelt, oci or none)",
+                      name);
+}
+
+void lcsb_backend_free(lcsb_backend *b) {
+    if (!b) return;
+    free(b->shim);
+    free(b);
+}
+
+const char *lcsb_backend_name(const lcsb_backend *b) { return b->ops->name; }
+bool lcsb_backend_contains_prefix(const lcsb_backend *b) { return b->ops->contains_prefix; }
+
+static int check_exists(const char *what, const char *path, lcsb_error *err) {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "%s: %s: %s", what, path, strerror(errno));
+    return 0;
+}
+
+/* An exec entry must be a regular file or a directory that is no system prefix
+ * and is not reached through a symlink (rule 3: a venv's bin/python linking to
+ * /usr/bin/python3 must not turn into EXECUTE on /usr/bin). */
+static int check_exec(const char *path, lcsb_error *err) {
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", path, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "exec: %s is a symlink; name the file it resolves to instead", path);
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", path, strerror(errno));
+    if (strcmp(real, path) != 0)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "exec: %s is reached through a symlink (it resolves to %s); name %s",
+                          path, real, real);
+    if (S_ISREG(st.st_mode)) return 0;
+    if (!S_ISDIR(st.st_mode))
+        return lcsb__fail(err, LCSB_EINVAL, "exec: %s is neither a file nor a directory", path);
+    const char *prefix = lcsb__system_prefix_within(path);
+    if (prefix)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "exec: %s: refusing EXECUTE on a directory that is or contains the "
+                          "system prefix %s; name the programs instead",
+                          path, prefix);
+    return 0;
+}
+
+int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_error *err) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < policy->read.n; i++)
+        rc = check_exists("read", policy->read.v[i], err);
+    for (size_t i = 0; !rc && i < policy->write.n; i++)
+        rc = check_exists("write", policy->write.v[i], err);
+    for (size_t i = 0; !rc && check_exec_rules && i < policy->exec.n; i++)
+        rc = check_exec(policy->exec.v[i], err);
+    if (!rc && policy->cwd) rc = check_exists("cwd", policy->cwd, err);
+    return rc;
+}
+
+/* The wrapped argv must fit what execve takes: each string under 128 KiB (the
+ * wire format splits), and all of them together under ARG_MAX, which the stack
+ * limit sets. The environment shares that space. */
+static int check_argv_size(const lcsb_backend *b, const lcsb_policy *policy,
+                           lcsb_error *err) {
+    static const char *const probe_argv[] = {"true", NULL};
+    char **final = NULL;
+    int rc = lcsb_backend_wrap(b, policy, probe_argv, &final, err);
+    if (rc) return rc;
+    size_t total = 0;
+    for (size_t i = 0; final[i]; i++) total += strlen(final[i]) + 1 + sizeof(char *);
+    lcsb_argv_free(final);
+    for (size_t i = 0; environ && environ[i]; i++) total += strlen(environ[i]) + 1 + sizeof(char *);
+    long arg_max = sysconf(_SC_ARG_MAX);
+    if (arg_max > 0 && total + 64 * 1024 > (size_t)arg_max)
+        return lcsb__fail(err, LCSB_ETOOBIG,
+                          "the policy needs %zu bytes of argv and environment, more than this "
+                          "host's limit of %ld (ARG_MAX, set by the stack size limit)",
+                          total, arg_max);
+    return 0;
+}
+
+int lcsb_backend_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+    int rc = b->ops->validate(b, policy, err);
+    if (!rc) rc = check_argv_size(b, policy, err);
+    return rc;
+}
+
+int lcsb_backend_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+                      char ***out, lcsb_error *err) {
+    if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command to wrap");
+    lcsb__strv sv = {0};
+    int rc = b->ops->wrap(b, policy, argv, &sv, err);
+    if (rc) {
+        lcsb__strv_clear(&sv);
+        return rc;
+    }
+    if (!(*out = lcsb__strv_take(&sv))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}

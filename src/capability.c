@@ -1,0 +1,69 @@
+/* Capability: what this host can enforce. This file holds the library's only
+ * platform branch; every other file is mechanism-neutral. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+
+#ifndef LCSB_DEFAULT_SHIM
+#define LCSB_DEFAULT_SHIM "/usr/local/libexec/lcsb/lcsb-exec"
+#endif
+
+static bool find_on_path(const char *name, char *out, size_t size) {
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t)(end - path) : strlen(path);
+        if (len > 0 && path[0] == '/') {
+            int n = snprintf(out, size, "%.*s/%s", (int)len, path, name);
+            if (n > 0 && (size_t)n < size && access(out, X_OK) == 0) return true;
+        }
+        path += len + (end ? 1 : 0);
+    }
+    out[0] = '\0';
+    return false;
+}
+
+#ifdef __linux__
+static int read_int_file(const char *path, int fallback) {
+    FILE *f = fopen(path, "re");
+    int value = fallback;
+    if (!f) return fallback;
+    if (fscanf(f, "%d", &value) != 1) value = fallback;
+    fclose(f);
+    return value;
+}
+#endif
+
+int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
+    memset(cap, 0, sizeof *cap);
+    const char *use = shim ? shim : LCSB_DEFAULT_SHIM;
+    if (strlen(use) >= sizeof cap->shim)
+        return lcsb__fail(err, LCSB_EINVAL, "detect: shim path too long");
+    strcpy(cap->shim, use);
+    cap->shim_found = use[0] == '/' && access(use, X_OK) == 0;
+#ifdef __linux__
+    long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    cap->landlock_abi = abi > 0 ? (int)abi : 0;
+    cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+    cap->user_namespaces = read_int_file("/proc/sys/user/max_user_namespaces", 0) > 0 &&
+                           read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) != 0;
+#elif defined(__APPLE__)
+    cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;
+#endif
+    if (!find_on_path("podman", cap->oci_engine, sizeof cap->oci_engine))
+        find_on_path("docker", cap->oci_engine, sizeof cap->oci_engine);
+    return 0;
+}

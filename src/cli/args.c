@@ -1,0 +1,148 @@
+/* Command-line parsing for lcsb. Pure: no I/O, so it is tested on its own. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_usage[] =
+    "usage: lcsb [OPTIONS] POLICY.lua -- COMMAND [ARG...]   run COMMAND under POLICY\n"
+    "       lcsb detect [--json]                            what this host can enforce\n"
+    "       lcsb check [OPTIONS] POLICY.lua [-- COMMAND...] validate, show backend and rules\n"
+    "       lcsb wrap [OPTIONS] POLICY.lua -- COMMAND...    print the final argv as JSON\n"
+    "       lcsb --help | --version\n"
+    "\n"
+    "options:\n"
+    "  --backend auto|landlock|seatbelt|oci|none\n"
+    "                     auto (default) picks the strongest mechanism this host has and\n"
+    "                     never runs unsandboxed; none runs unsandboxed and says so\n"
+    "  --attest FILE      write the attestation JSON to FILE (- for stderr)\n"
+    "  --prefix 'ARGV'    a launcher in front of the command, e.g. 'uv run --'\n"
+    "                     (words split on blanks; quotes group)\n"
+    "  --no-capture       leave the command's stderr untouched (lcsb keeps no copy)\n"
+    "\n"
+    "exit status: the command's own (128+N if killed by signal N); 97 the sandbox\n"
+    "could not be set up and nothing ran; 125 lcsb failed before running anything\n"
+    "(usage, policy script, invalid policy, no mechanism); 126 the command could not\n"
+    "be executed; 127 the command was not found.\n";
+
+char **cli_split_words(const char *text) {
+    size_t cap = 8, n = 0, len = strlen(text);
+    char **words = calloc(cap, sizeof *words);
+    char *word = malloc(len + 1);
+    if (!words || !word) goto fail;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) break;
+        size_t w = 0;
+        while (*p && *p != ' ' && *p != '\t') {
+            if (*p == '\'' || *p == '"') {
+                char quote = *p++;
+                while (*p && *p != quote) word[w++] = *p++;
+                if (*p != quote) goto fail;
+                p++;
+            } else {
+                word[w++] = *p++;
+            }
+        }
+        word[w] = '\0';
+        if (n + 2 > cap) {
+            char **grown = realloc(words, (cap *= 2) * sizeof *words);
+            if (!grown) goto fail;
+            words = grown;
+        }
+        if (!(words[n++] = strdup(word))) goto fail;
+        words[n] = NULL;
+    }
+    free(word);
+    if (n == 0) {
+        free(words);
+        return NULL;
+    }
+    return words;
+fail:
+    for (size_t i = 0; words && i < n; i++) free(words[i]);
+    free(words);
+    free(word);
+    return NULL;
+}
+
+void cli_args_free(cli_args *args) {
+    for (size_t i = 0; args->prefix && args->prefix[i]; i++) free(args->prefix[i]);
+    free(args->prefix);
+    args->prefix = NULL;
+}
+
+static int usage_error(char *err, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int usage_error(char *err, size_t size, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) {
+    memset(out, 0, sizeof *out);
+    out->command = CLI_RUN;
+    out->backend = "auto";
+    int i = 1;
+    if (i < argc) {
+        const char *first = argv[i];
+        if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+            out->command = CLI_HELP;
+            return 0;
+        }
+        if (strcmp(first, "--version") == 0) {
+            out->command = CLI_VERSION;
+            return 0;
+        }
+        if (strcmp(first, "detect") == 0) out->command = CLI_DETECT, i++;
+        else if (strcmp(first, "check") == 0) out->command = CLI_CHECK, i++;
+        else if (strcmp(first, "wrap") == 0) out->command = CLI_WRAP, i++;
+    }
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            out->argv = (const char *const *)&argv[i + 1];
+            break;
+        }
+        bool takes_value = strcmp(a, "--backend") == 0 || strcmp(a, "--attest") == 0 ||
+                           strcmp(a, "--prefix") == 0;
+        if (takes_value && i + 1 >= argc)
+            return usage_error(err, err_size, "option %s needs a value", a);
+        if (strcmp(a, "--backend") == 0) out->backend = argv[++i];
+        else if (strcmp(a, "--attest") == 0) out->attest = argv[++i];
+        else if (strcmp(a, "--prefix") == 0) {
+            cli_args_free(out);
+            if (!(out->prefix = cli_split_words(argv[++i])))
+                return usage_error(err, err_size, "--prefix '%s': no words, or an unclosed quote",
+                                   argv[i]);
+        } else if (strcmp(a, "--no-capture") == 0) out->no_capture = true;
+        else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT) out->json = true;
+        else if (a[0] == '-' && a[1] != '\0')
+            return usage_error(err, err_size, "unknown option %s", a);
+        else if (out->command == CLI_DETECT)
+            return usage_error(err, err_size, "detect takes no argument (got %s)", a);
+        else if (out->policy)
+            return usage_error(err, err_size,
+                               "unexpected argument %s (put the command after --)", a);
+        else out->policy = a;
+    }
+    static const char *const backends[] = {"auto", "landlock", "seatbelt", "oci", "none", NULL};
+    bool known = false;
+    for (size_t b = 0; backends[b]; b++) known |= strcmp(out->backend, backends[b]) == 0;
+    if (!known)
+        return usage_error(err, err_size,
+                           "unknown backend '%s' (expected auto, landlock, seatbelt, oci or none)",
+                           out->backend);
+    if (out->command == CLI_DETECT) return 0;
+    if (!out->policy) return usage_error(err, err_size, "%s", "no policy script given");
+    bool needs_command = out->command == CLI_RUN || out->command == CLI_WRAP;
+    if (needs_command && (!out->argv || !out->argv[0]))
+        return usage_error(err, err_size, "%s", "no command given (lcsb POLICY.lua -- COMMAND)");
+    return 0;
+}

@@ -1,0 +1,263 @@
+/* The lcsb subcommands, on top of the public API only. */
+#include "cli.h"
+
+#include <lcsb.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("lcsb: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static bool self_dir(char *out, size_t size) {
+    char exe[PATH_MAX];
+#ifdef __APPLE__
+    uint32_t len = sizeof exe;
+    if (_NSGetExecutablePath(exe, &len) != 0) return false;
+    char real[PATH_MAX];
+    if (!realpath(exe, real)) return false;
+    snprintf(exe, sizeof exe, "%s", real);
+#else
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return false;
+    exe[n] = '\0';
+#endif
+    char *slash = strrchr(exe, '/');
+    if (!slash) return false;
+    *slash = '\0';
+    return snprintf(out, size, "%s", exe) < (int)size;
+}
+
+/* The build tree keeps lcsb, lcsb-exec and lua/ side by side; an install puts
+ * them under PREFIX/bin, PREFIX/libexec/lcsb and PREFIX/share/lua/5.4. */
+void cli_find_paths(cli_paths *paths) {
+    char dir[PATH_MAX - 64], candidate[PATH_MAX];
+    paths->shim[0] = paths->lua_dir[0] = '\0';
+    if (!self_dir(dir, sizeof dir)) return;
+    snprintf(candidate, sizeof candidate, "%s/lcsb-exec", dir);
+    if (access(candidate, X_OK) != 0)
+        snprintf(candidate, sizeof candidate, "%s/../libexec/lcsb/lcsb-exec", dir);
+    if (!realpath(candidate, paths->shim)) snprintf(paths->shim, sizeof paths->shim, "%s", candidate);
+    snprintf(candidate, sizeof candidate, "%s/lua/lcsb/init.lua", dir);
+    if (access(candidate, R_OK) == 0) snprintf(candidate, sizeof candidate, "%s/lua", dir);
+    else snprintf(candidate, sizeof candidate, "%s/../share/lua/5.4", dir);
+    if (!realpath(candidate, paths->lua_dir))
+        snprintf(paths->lua_dir, sizeof paths->lua_dir, "%s", candidate);
+}
+
+/* S as a JSON string literal, through the library's escaping. */
+static char *json_string(const char *s) {
+    char *array = lcsb_argv_json((const char *const[]){s, NULL});
+    if (!array) return NULL;
+    size_t len = strlen(array);
+    memmove(array, array + 1, len - 2); /* drop the brackets */
+    array[len - 2] = '\0';
+    return array;
+}
+
+static int cmd_detect(const cli_args *args, const cli_paths *paths) {
+    lcsb_capability cap;
+    lcsb_error err;
+    if (lcsb_detect(&cap, paths->shim, &err)) {
+        say("%s", err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    lcsb_backend *b = NULL;
+    bool have = lcsb_backend_select(&cap, "auto", &b, &err) == 0;
+    const char *chosen = have ? lcsb_backend_name(b) : "none available";
+    if (args->json) {
+        char *shim = json_string(cap.shim), *engine = json_string(cap.oci_engine);
+        printf("{\"landlock_abi\":%d,\"seccomp\":%s,\"user_namespaces\":%s,\"sandbox_exec\":%s,"
+               "\"shim\":%s,\"shim_found\":%s,\"oci_engine\":%s,\"auto\":\"%s\"}\n",
+               cap.landlock_abi, cap.seccomp ? "true" : "false",
+               cap.user_namespaces ? "true" : "false", cap.sandbox_exec ? "true" : "false",
+               shim ? shim : "\"\"", cap.shim_found ? "true" : "false",
+               engine ? engine : "\"\"", have ? chosen : "");
+        free(shim);
+        free(engine);
+    } else {
+        printf("landlock:        %s\n", cap.landlock_abi ? "yes" : "no");
+        printf("landlock ABI:    %d\n", cap.landlock_abi);
+        printf("seccomp:         %s\n", cap.seccomp ? "yes" : "no");
+        printf("user namespaces: %s\n", cap.user_namespaces ? "yes" : "no");
+        printf("sandbox-exec:    %s\n", cap.sandbox_exec ? "yes" : "no");
+        printf("shim:            %s%s\n", cap.shim, cap.shim_found ? "" : " (missing)");
+        printf("oci engine:      %s\n", cap.oci_engine[0] ? cap.oci_engine : "none");
+        printf("auto picks:      %s\n", chosen);
+    }
+    lcsb_backend_free(b);
+    return 0;
+}
+
+static int write_attestation(const char *where, const lcsb_attestation *att) {
+    char *json = lcsb_attestation_json(att);
+    if (!json) {
+        say("out of memory");
+        return -1;
+    }
+    int rc = 0;
+    if (strcmp(where, "-") == 0) {
+        fprintf(stderr, "%s\n", json);
+    } else {
+        FILE *f = fopen(where, "we");
+        if (!f || fprintf(f, "%s\n", json) < 0 || fclose(f) != 0) {
+            say("cannot write the attestation to %s: %s", where, strerror(errno));
+            rc = -1;
+        }
+    }
+    free(json);
+    return rc;
+}
+
+static void print_tier(const lcsb_policy *p, const char *tier) {
+    size_t n = lcsb_policy_count(p, tier);
+    printf("%s:%s\n", tier, n ? "" : " (none)");
+    for (size_t i = 0; i < n; i++) printf("  %s\n", lcsb_policy_path(p, tier, i));
+}
+
+static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
+                     const lcsb_attestation *att) {
+    char summary[256];
+    lcsb_attestation_summary(att, summary, sizeof summary);
+    printf("policy:  %s\nbackend: %s\nenforced: %s\n", args->policy, lcsb_backend_name(b), summary);
+    print_tier(p, "read");
+    print_tier(p, "write");
+    if (lcsb_policy_exec_open(p)) printf("exec: any (no allowlist)\n");
+    else print_tier(p, "exec");
+    static const char *const net[] = {"denied", "ports", "open"};
+    printf("net: %s\n", net[lcsb_policy_net(p)]);
+    return 0;
+}
+
+static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args *args) {
+    char **final = NULL;
+    lcsb_error err;
+    if (lcsb_compose(b, p, (const char *const *)args->prefix, args->argv, &final, &err)) {
+        say("%s", err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    char *json = lcsb_argv_json((const char *const *)final);
+    lcsb_argv_free(final);
+    if (!json) {
+        say("out of memory");
+        return LCSB_EXIT_USAGE;
+    }
+    puts(json);
+    free(json);
+    return 0;
+}
+
+static void print_hints(lcsb_script *script, const cli_args *args, const lcsb_run_result *result) {
+    char *hints = lcsb_script_explain(script, args->argv, result);
+    for (char *line = hints, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        fprintf(stderr, "lcsb: hint: %s\n", line);
+        if (!next) break;
+    }
+    free(hints);
+}
+
+static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
+                   lcsb_script *script) {
+    lcsb_run_options opts;
+    lcsb_run_result result;
+    lcsb_error err;
+    lcsb_run_options_init(&opts);
+    opts.prefix = (const char *const *)args->prefix;
+    if (strcmp(lcsb_backend_name(b), "none") == 0)
+        say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
+    if (lcsb_run(b, p, args->argv, &opts, &result, &err)) {
+        say("%s", err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    if (args->attest && write_attestation(args->attest, &result.attestation) != 0 &&
+        result.status == 0)
+        return LCSB_EXIT_USAGE;
+    if (result.status != 0) print_hints(script, args, &result);
+    return result.status;
+}
+
+static int with_policy(const cli_args *args, const cli_paths *paths) {
+    lcsb_script *script = NULL;
+    lcsb_backend *b = NULL;
+    lcsb_capability cap;
+    lcsb_error err;
+    int status = LCSB_EXIT_USAGE;
+    static const char *const no_command[] = {NULL};
+    const char *const *argv = args->argv ? args->argv : no_command;
+
+    if (lcsb_script_open(args->policy, argv, paths->lua_dir, paths->shim, &script, &err) ||
+        lcsb_detect(&cap, paths->shim, &err) || lcsb_backend_select(&cap, args->backend, &b, &err)) {
+        say("%s", err.message);
+        goto out;
+    }
+    const lcsb_policy *p = lcsb_script_policy(script);
+    if (args->command == CLI_WRAP) {
+        status = cmd_wrap(b, p, args);
+        goto out;
+    }
+    if (lcsb_backend_validate(b, p, &err)) {
+        say("%s", err.message);
+        goto out;
+    }
+    if (args->command == CLI_CHECK) {
+        static const char *const probe[] = {"true", NULL};
+        char **final = NULL;
+        lcsb_attestation att;
+        if (lcsb_compose(b, p, (const char *const *)args->prefix, argv[0] ? argv : probe, &final,
+                         &err) ||
+            lcsb_attest((const char *const *)final, &att, &err)) {
+            lcsb_argv_free(final);
+            say("%s", err.message);
+            goto out;
+        }
+        lcsb_argv_free(final);
+        status = cmd_check(args, b, p, &att);
+        if (args->attest && write_attestation(args->attest, &att) != 0) status = LCSB_EXIT_USAGE;
+        goto out;
+    }
+    status = cmd_run(args, b, p, script);
+out:
+    lcsb_backend_free(b);
+    lcsb_script_close(script);
+    return status;
+}
+
+int cli_main(int argc, char **argv) {
+    cli_args args;
+    char msg[512];
+    int status;
+    if (cli_parse(argc, argv, &args, msg, sizeof msg) != 0) {
+        say("%s", msg);
+        fprintf(stderr, "%s", cli_usage);
+        cli_args_free(&args);
+        return LCSB_EXIT_USAGE;
+    }
+    cli_paths paths;
+    cli_find_paths(&paths);
+    switch (args.command) {
+    case CLI_HELP: fputs(cli_usage, stdout); status = 0; break;
+    case CLI_VERSION: printf("lcsb %s\n", LCSB_VERSION); status = 0; break;
+    case CLI_DETECT: status = cmd_detect(&args, &paths); break;
+    default: status = with_policy(&args, &paths); break;
+    }
+    cli_args_free(&args);
+    return status;
+}

@@ -1,0 +1,48 @@
+/* The lcsb command line: parsing (pure, tested) and the subcommands. */
+#ifndef LCSB_CLI_H
+#define LCSB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum cli_command {
+    CLI_RUN,
+    CLI_DETECT,
+    CLI_CHECK,
+    CLI_WRAP,
+    CLI_HELP,
+    CLI_VERSION,
+} cli_command;
+
+typedef struct cli_args {
+    cli_command command;
+    const char *backend;      /* "auto" unless given */
+    const char *attest;       /* --attest FILE, or NULL */
+    char **prefix;            /* --prefix split into words, or NULL; free with cli_args_free */
+    bool no_capture;
+    bool json;                /* detect --json */
+    const char *policy;       /* POLICY.lua */
+    const char *const *argv;  /* the command after "--", NULL-terminated, or NULL */
+} cli_args;
+
+/* Parse ARGV (argv[0] is the program). 0 on success; otherwise a message in ERR. */
+int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size);
+void cli_args_free(cli_args *args);
+
+/* Split a --prefix value into words on blanks; single and double quotes group.
+ * NULL on an unterminated quote or an empty result. */
+char **cli_split_words(const char *text);
+
+/* Where the lcsb binary's companions are: the shim and the Lua files, found
+ * beside the executable (build tree) or under its install prefix. */
+typedef struct cli_paths {
+    char shim[4096];
+    char lua_dir[4096];
+} cli_paths;
+void cli_find_paths(cli_paths *paths);
+
+int cli_main(int argc, char **argv);
+
+extern const char cli_usage[];
+
+#endif

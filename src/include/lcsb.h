@@ -1,0 +1,251 @@
+/*
+ * lcsb — run a command inside a kernel-enforced sandbox.
+ *
+ * Lifecycle: lcsb_policy_new() → describe it with the lcsb_policy_* setters
+ * (they only record; nothing touches the kernel) → lcsb_detect() what the host
+ * can do → lcsb_backend_select() one mechanism from that → lcsb_backend_validate()
+ * the policy against it → lcsb_compose() the final argv (pure) or lcsb_run() it
+ * (spawn, relay signals, wait, trailer) → free everything with its _free().
+ * A host that writes policies in Lua uses lcsb_script_open() instead of the
+ * setters: it runs the script and owns the policy and the run's private HOME.
+ *
+ * Errors: functions that can fail return 0 or a negative LCSB_E* code and,
+ * when given a non-NULL `lcsb_error *`, fill it with a message naming the
+ * offending thing. The library never exits, aborts or writes to stdout.
+ * Strings passed in are copied unless a declaration says otherwise.
+ */
+#ifndef LCSB_H
+#define LCSB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(LCSB_BUILDING) && defined(__GNUC__)
+#define LCSB_API __attribute__((visibility("default")))
+#else
+#define LCSB_API
+#endif
+
+#if defined(__GNUC__)
+#define LCSB_NODISCARD __attribute__((warn_unused_result))
+#else
+#define LCSB_NODISCARD
+#endif
+
+#define LCSB_VERSION "0.1.0"
+
+/* The closed set of error codes. */
+enum {
+    LCSB_OK = 0,
+    LCSB_EINVAL = -1,      /* bad argument or invalid policy */
+    LCSB_ENOMEM = -2,      /* out of memory */
+    LCSB_EUNAVAIL = -3,    /* the mechanism is not available on this host */
+    LCSB_ESYS = -4,        /* a system call failed */
+    LCSB_ETOOBIG = -5,     /* the policy does not fit the kernel's limits */
+    LCSB_ESCRIPT = -6,     /* a policy script failed */
+};
+
+/* Exit statuses of the CLI and the shim (CONTRACT.md). */
+enum {
+    LCSB_EXIT_SETUP = 97,     /* the sandbox could not be set up; nothing ran */
+    LCSB_EXIT_USAGE = 125,    /* lcsb failed before running anything */
+    LCSB_EXIT_NOEXEC = 126,   /* found but not executable */
+    LCSB_EXIT_NOTFOUND = 127, /* not found */
+};
+
+/* Caller-allocated; filled on failure. */
+typedef struct lcsb_error {
+    int code;
+    char message[1024];
+} lcsb_error;
+
+LCSB_API const char *lcsb_strerror(int code);
+
+/* ---- Policy: what to enforce, in mechanism-free terms. ---- */
+
+typedef struct lcsb_policy lcsb_policy;
+
+typedef enum lcsb_net { LCSB_NET_DENY = 0, LCSB_NET_PORTS = 1, LCSB_NET_OPEN = 2 } lcsb_net;
+typedef enum lcsb_port_kind { LCSB_PORT_CONNECT = 0, LCSB_PORT_BIND = 1 } lcsb_port_kind;
+
+/* A new policy denies everything: no paths, no exec, no network. NULL on ENOMEM. */
+LCSB_API lcsb_policy *lcsb_policy_new(void);
+/* NULL-safe. */
+LCSB_API void lcsb_policy_free(lcsb_policy *policy);
+/* A deep copy; NULL on ENOMEM. */
+LCSB_API lcsb_policy *lcsb_policy_copy(const lcsb_policy *policy);
+
+/* Paths must be absolute; they are normalized lexically ("//", "/./", a trailing
+ * "/") and refused when empty, relative, longer than PATH_MAX or holding "..".
+ * Each copies PATH. Adding a path twice is harmless. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_read(lcsb_policy *policy, const char *path,
+                                                 lcsb_error *err);
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_write(lcsb_policy *policy, const char *path,
+                                                  lcsb_error *err);
+/* A regular file, or a directory whose files become executable (refused by
+ * validation when it is or contains a system prefix, or is reached through a
+ * symlink). */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_exec(lcsb_policy *policy, const char *path,
+                                                 lcsb_error *err);
+/* Turn the exec allowlist off: anything readable may run. */
+LCSB_API void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open);
+/* Set NAME to VALUE in the command's environment, or unset it when VALUE is
+ * NULL. The last call for a name wins. Copies both. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_set_env(lcsb_policy *policy, const char *name,
+                                                const char *value, lcsb_error *err);
+/* LCSB_NET_DENY (the default), LCSB_NET_OPEN, or LCSB_NET_PORTS with ports
+ * added below (adding a port switches a denying policy to LCSB_NET_PORTS). */
+LCSB_API void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net);
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind,
+                                                 long port, lcsb_error *err);
+/* The command's working directory (absolute); NULL keeps the caller's. Copies. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path,
+                                                lcsb_error *err);
+
+/* Read access. The returned arrays belong to the policy and live until it
+ * changes or is freed. */
+LCSB_API size_t lcsb_policy_count(const lcsb_policy *policy, const char *tier);
+LCSB_API const char *lcsb_policy_path(const lcsb_policy *policy, const char *tier, size_t i);
+LCSB_API bool lcsb_policy_exec_open(const lcsb_policy *policy);
+LCSB_API lcsb_net lcsb_policy_net(const lcsb_policy *policy);
+LCSB_API const char *lcsb_policy_cwd(const lcsb_policy *policy);
+
+/* Resolve program NAME (a path, or a name looked up on PATH) to the regular
+ * files that running it executes: the program itself (symlinks resolved), then
+ * its ELF interpreter and its `#!` interpreters, transitively (for
+ * `#!/usr/bin/env python3`, env and python3 both). Reads the files; a name not
+ * found or not a regular file is an error. *OUT is an lcsb argv. */
+LCSB_API LCSB_NODISCARD int lcsb_resolve_program(const char *name, char ***out, lcsb_error *err);
+
+/* ---- Capability: what this host can enforce. ---- */
+
+typedef struct lcsb_capability {
+    int landlock_abi;          /* 0: no Landlock */
+    bool seccomp;              /* seccomp filters can be installed */
+    bool user_namespaces;      /* unprivileged user namespaces can be created */
+    bool sandbox_exec;         /* macOS sandbox-exec is present */
+    char shim[4096];           /* the lcsb-exec path used by the Landlock backend */
+    bool shim_found;           /* shim names an executable file */
+    char oci_engine[4096];     /* podman or docker on PATH, or "" */
+} lcsb_capability;
+
+/* Ask the host. SHIM is the lcsb-exec to use, or NULL for the installed one. */
+LCSB_API LCSB_NODISCARD int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err);
+
+/* ---- Backend: one mechanism, configured once from a Capability. ---- */
+
+typedef struct lcsb_backend lcsb_backend;
+
+/* NAME: "auto", "landlock", "seatbelt", "oci" or "none". "auto" picks the
+ * strongest mechanism present and never "none": with nothing present it fails
+ * with LCSB_EUNAVAIL naming what it detected. */
+LCSB_API LCSB_NODISCARD int lcsb_backend_select(const lcsb_capability *cap, const char *name,
+                                                lcsb_backend **out, lcsb_error *err);
+/* A backend for the given Landlock ABI and shim, whatever this host has:
+ * what tests and `lcsb wrap` use to produce argvs for other hosts. */
+LCSB_API LCSB_NODISCARD int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out,
+                                                  lcsb_error *err);
+LCSB_API LCSB_NODISCARD int lcsb_backend_none(lcsb_backend **out, lcsb_error *err);
+LCSB_API void lcsb_backend_free(lcsb_backend *backend);
+LCSB_API const char *lcsb_backend_name(const lcsb_backend *backend);
+/* True when a launcher prefix rides inside the mechanism (containers). */
+LCSB_API bool lcsb_backend_contains_prefix(const lcsb_backend *backend);
+/* Check POLICY against the backend and the host, before anything runs:
+ * paths exist, exec rules are safe, the shim is executable, the policy fits
+ * the kernel's argv limits. */
+LCSB_API LCSB_NODISCARD int lcsb_backend_validate(const lcsb_backend *backend,
+                                                  const lcsb_policy *policy, lcsb_error *err);
+
+/* ---- argv: NULL-terminated arrays allocated by lcsb; free with lcsb_argv_free. ---- */
+
+LCSB_API void lcsb_argv_free(char **argv);
+/* ARGV as a JSON array of strings; caller frees with free(). NULL on ENOMEM. */
+LCSB_API char *lcsb_argv_json(const char *const *argv);
+
+/* The seam: the env overlay as a prefix on ARGV (`/usr/bin/env -u K -- K=V ARGV`). */
+LCSB_API LCSB_NODISCARD int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv,
+                                          char ***out, lcsb_error *err);
+/* The backend's pure rewrite of ARGV. */
+LCSB_API LCSB_NODISCARD int lcsb_backend_wrap(const lcsb_backend *backend,
+                                              const lcsb_policy *policy, const char *const *argv,
+                                              char ***out, lcsb_error *err);
+/* env_argv, then PREFIX (may be NULL) placed per contains_prefix, then wrap:
+ * the argv that lcsb_run executes. Pure. */
+LCSB_API LCSB_NODISCARD int lcsb_compose(const lcsb_backend *backend, const lcsb_policy *policy,
+                                         const char *const *prefix, const char *const *argv,
+                                         char ***out, lcsb_error *err);
+
+/* ---- Attestation: what the final argv enforces, read back from its flags. ---- */
+
+typedef struct lcsb_attestation {
+    char backend[16];  /* "landlock", "seatbelt", "oci", "none" */
+    char fs[16];       /* "enforced", "open" */
+    char exec[16];     /* "allowlist", "open" */
+    char net[16];      /* "denied", "ports", "open" */
+    char net_covers[16]; /* what "denied"/"ports" covers: "tcp", "all" or "" */
+    int abi;           /* Landlock ABI, 0 otherwise */
+    bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
+} lcsb_attestation;
+
+LCSB_API LCSB_NODISCARD int lcsb_attest(const char *const *final_argv, lcsb_attestation *out,
+                                        lcsb_error *err);
+/* JSON object; caller frees with free(). NULL on ENOMEM. */
+LCSB_API char *lcsb_attestation_json(const lcsb_attestation *att);
+/* "fs: enforced, exec: allowlist, net: denied (tcp), abi 7" into BUF. */
+LCSB_API void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size);
+
+/* ---- Running. ---- */
+
+typedef struct lcsb_run_options {
+    size_t size;                /* sizeof(lcsb_run_options), so the struct can grow */
+    const char *const *prefix;  /* launcher argv in front of the command, or NULL */
+    int trailer_fd;             /* where the trailer goes on a nonzero exit; -1: nowhere */
+} lcsb_run_options;
+
+typedef struct lcsb_run_result {
+    int status;                 /* exit status as a shell reports it (128+N for signal N) */
+    lcsb_attestation attestation;
+    char note[512];             /* why lcsb itself ended the run (exec failure), or "" */
+} lcsb_run_result;
+
+LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);
+/* Compose, validate, spawn, relay SIGINT/SIGTERM/SIGHUP/SIGQUIT, wait; on a
+ * nonzero exit write the trailer to opts->trailer_fd. Returns 0 when the
+ * command was started (its status is in RESULT, whatever it is), a negative
+ * code when nothing ran. */
+LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_policy *policy,
+                                     const char *const *argv, const lcsb_run_options *opts,
+                                     lcsb_run_result *result, lcsb_error *err);
+/* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF. */
+LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att,
+                           char *buf, size_t size);
+
+/* ---- Policy scripts (Lua 5.4). ---- */
+
+typedef struct lcsb_script lcsb_script;
+
+/* Run the policy script at PATH for the command ARGV (NULL-terminated), in a
+ * Lua state the script object owns with the run's scope (the private HOME and
+ * TMPDIR live until lcsb_script_close). LUA_DIR holds lcsb's Lua files and
+ * SHIM is the lcsb-exec the script's lcsb.detect() reports; NULL for the
+ * installed ones. Script errors are LCSB_ESCRIPT naming the file and line. */
+LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
+                                             const char *lua_dir, const char *shim,
+                                             lcsb_script **out, lcsb_error *err);
+/* The script's policy; owned by the script. */
+LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
+/* Best-guess remedies for a failed run, as "hint" lines without prefix,
+ * newline-separated; caller frees. NULL when none. */
+LCSB_API char *lcsb_script_explain(lcsb_script *script, const char *const *argv,
+                                   const lcsb_run_result *result);
+/* Remove the run's private directories and close the state. NULL-safe. */
+LCSB_API void lcsb_script_close(lcsb_script *script);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

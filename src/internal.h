@@ -1,0 +1,178 @@
+/* Declarations shared inside liblcsb; nothing here is exported. */
+#ifndef LCSB_INTERNAL_H
+#define LCSB_INTERNAL_H
+
+#include "lcsb.h"
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define LCSB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define LCSB_PRINTF(fmt, args)
+/* ---- Scope: owner of a run's private directories (impure). ---- */
+
+typedef struct lcsb__scope lcsb__scope;
+lcsb__scope *lcsb__scope_new(void);
+/* Create a fresh directory (mode 0700) owned by the scope; its path into OUT (PATH_MAX). */
+int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
+/* Remove everything the scope owns, never following a symlink or crossing a
+ * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
+int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);
+void lcsb__scope_free(lcsb__scope *scope); /* closes first; NULL-safe */
+
+/* ---- The Lua binding, shared with the script runner. ---- */
+
+struct lua_State;
+#define LCSB__REG_SHIM "lcsb.shim"
+#define LCSB__REG_RUN_SCOPE "lcsb.run_scope"
+#define LCSB__REG_RUN "lcsb.run"
+LCSB_API int luaopen_lcsb(struct lua_State *L);
+LCSB_API int luaopen_lcsb_core(struct lua_State *L);
+lcsb_policy *lcsb__lua_checkpolicy(struct lua_State *L, int idx);
+lcsb__scope *lcsb__lua_checkscope(struct lua_State *L, int idx);
+void lcsb__lua_push_attestation(struct lua_State *L, const lcsb_attestation *a);
+
+#endif
+
+/* Fill ERR (when non-NULL) and return CODE. */
+int lcsb__fail(lcsb_error *err, int code, const char *fmt, ...) LCSB_PRINTF(3, 4);
+
+/* ---- A growable array of owned strings, kept NULL-terminated. ---- */
+
+typedef struct lcsb__strv {
+    char **v;
+    size_t n;
+    size_t cap;
+} lcsb__strv;
+
+int lcsb__strv_push(lcsb__strv *sv, const char *s);              /* copies S */
+int lcsb__strv_push_n(lcsb__strv *sv, const char *s, size_t len); /* copies LEN bytes */
+int lcsb__strv_push_all(lcsb__strv *sv, const char *const *argv); /* NULL-safe */
+void lcsb__strv_clear(lcsb__strv *sv);
+/* Hand the array over as a NULL-terminated argv (an empty one when SV is empty). */
+char **lcsb__strv_take(lcsb__strv *sv);
+size_t lcsb__argv_len(const char *const *argv);
+/* Sorted, duplicate-free view of SV's strings (pointers into SV); caller frees the array. */
+const char **lcsb__strv_sorted_unique(const lcsb__strv *sv, size_t *count);
+
+/* ---- A growable byte buffer, always NUL-terminated. ---- */
+
+typedef struct lcsb__buf {
+    char *p;
+    size_t len;
+    size_t cap;
+    bool oom; /* sticky: one check at the end instead of one per append */
+} lcsb__buf;
+
+void lcsb__buf_add(lcsb__buf *b, const char *s, size_t len);
+void lcsb__buf_adds(lcsb__buf *b, const char *s);
+void lcsb__buf_addf(lcsb__buf *b, const char *fmt, ...) LCSB_PRINTF(2, 3);
+/* A JSON string literal, quotes included; bytes >= 0x80 pass through. */
+void lcsb__buf_add_json_string(lcsb__buf *b, const char *s);
+void lcsb__buf_free(lcsb__buf *b);
+
+/* ---- Policy internals. ---- */
+
+typedef struct lcsb__env {
+    char *name;
+    char *value; /* NULL: unset NAME */
+} lcsb__env;
+
+typedef struct lcsb__ports {
+    uint16_t *v;
+    size_t n;
+} lcsb__ports;
+
+struct lcsb_policy {
+    lcsb__strv read;
+    lcsb__strv write;
+    lcsb__strv exec;
+    lcsb__env *env; /* in order of first setting; a later setting replaces the value */
+    size_t env_n;
+    bool exec_open;
+    lcsb_net net;
+    lcsb__ports connect; /* in insertion order, may repeat */
+    lcsb__ports bind;
+    char *cwd;
+};
+
+/* Normalize an absolute path lexically into OUT (PATH_MAX bytes); 0 or LCSB_EINVAL. */
+int lcsb__path_normalize(const char *what, const char *path, char *out, lcsb_error *err);
+
+/* ---- System prefixes (rule 3). ---- */
+
+/* True when DIR equals or contains a directory that could be a system prefix. */
+bool lcsb__is_system_prefix(const char *dir);
+/* The first system prefix DIR equals or contains, for messages; NULL when none. */
+const char *lcsb__system_prefix_within(const char *dir);
+
+/* ---- Backends. ---- */
+
+typedef struct lcsb__backend_ops {
+    const char *name;
+    bool contains_prefix;
+    int (*validate)(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err);
+    int (*wrap)(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+                lcsb__strv *out, lcsb_error *err);
+} lcsb__backend_ops;
+
+struct lcsb_backend {
+    const lcsb__backend_ops *ops;
+    int landlock_abi;
+    char *shim;
+};
+
+extern const lcsb__backend_ops lcsb__landlock_ops;
+extern const lcsb__backend_ops lcsb__unavailable_ops;
+
+/* Checks every backend shares: paths exist, exec entries are safe. Impure (stat). */
+int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, lcsb_error *err);
+
+/* The Landlock header's argv marker and the shim's name, used by wrap and attest. */
+#define LCSB__SHIM_NAME "lcsb-exec"
+#define LCSB__WIRE_KEY "{\"lcsb-exec\":"
+#define LCSB__WIRE_VERSION 1
+#define LCSB__LANDLOCK_ABI_MAX 7
+/* Each argv string holds at most this many bytes; the kernel's limit is 128 KiB. */
+#define LCSB__WIRE_PART_MAX (120u * 1024u)
+
+/* The env hop the seam puts in front of the command when the overlay is not empty. */
+#define LCSB__ENV_PROGRAM "/usr/bin/env"
+bool lcsb__policy_has_env(const lcsb_policy *policy);
+
+/* ---- A minimal JSON reader for what lcsb itself wrote (attest). ---- */
+
+/* Find KEY at the top level of the JSON object TEXT. Returns a pointer to its
+ * value's first byte, or NULL. */
+const char *lcsb__json_find(const char *text, const char *key);
+/* Parse a non-negative integer value at P; -1 on failure. */
+long lcsb__json_int(const char *p);
+/* Count the elements of the array at P (-1 when P is not an array); when NAME is
+ * non-NULL, set *found when one element is the string NAME. */
+int lcsb__json_array(const char *p, const char *name, bool *found);
+
+/* ---- Scope: owner of a run's private directories (impure). ---- */
+
+typedef struct lcsb__scope lcsb__scope;
+lcsb__scope *lcsb__scope_new(void);
+/* Create a fresh directory (mode 0700) owned by the scope; its path into OUT (PATH_MAX). */
+int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
+/* Remove everything the scope owns, never following a symlink or crossing a
+ * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
+int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);
+void lcsb__scope_free(lcsb__scope *scope); /* closes first; NULL-safe */
+
+/* ---- The Lua binding, shared with the script runner. ---- */
+
+struct lua_State;
+#define LCSB__REG_SHIM "lcsb.shim"
+#define LCSB__REG_RUN_SCOPE "lcsb.run_scope"
+#define LCSB__REG_RUN "lcsb.run"
+LCSB_API int luaopen_lcsb(struct lua_State *L);
+LCSB_API int luaopen_lcsb_core(struct lua_State *L);
+lcsb_policy *lcsb__lua_checkpolicy(struct lua_State *L, int idx);
+lcsb__scope *lcsb__lua_checkscope(struct lua_State *L, int idx);
+void lcsb__lua_push_attestation(struct lua_State *L, const lcsb_attestation *a);
+
+#endif

@@ -1,0 +1,230 @@
+/* The Landlock backend: a pure rewrite of the command into
+ * `lcsb-exec HEADER PART... -- COMMAND`, the policy carried as JSON on argv
+ * (docs/wire-format.md). The shim builds the ruleset; this file only writes. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The kernel's filesystem rights by name, with the ABI that introduced each. */
+static const struct right {
+    const char *name;
+    int abi;
+} fs_rights[] = {
+    {"execute", 1},     {"write_file", 1},  {"read_file", 1},  {"read_dir", 1},
+    {"remove_dir", 1},  {"remove_file", 1}, {"make_char", 1},  {"make_dir", 1},
+    {"make_reg", 1},    {"make_sock", 1},   {"make_fifo", 1},  {"make_block", 1},
+    {"make_sym", 1},    {"refer", 2},       {"truncate", 3},   {"ioctl_dev", 5},
+};
+#define FS_RIGHTS (sizeof fs_rights / sizeof fs_rights[0])
+
+enum tier { TIER_READ, TIER_EXEC, TIER_WRITE };
+
+/* Does TIER grant fs right NAME? Read: read files and list directories. Exec:
+ * that plus EXECUTE. Write: everything a writable tree needs, but not EXECUTE:
+ * a freshly written binary must not run unless the exec allowlist names it. */
+static bool tier_grants(enum tier tier, const char *name, bool exec_open) {
+    bool reading = strcmp(name, "read_file") == 0 || strcmp(name, "read_dir") == 0;
+    bool executing = strcmp(name, "execute") == 0;
+    switch (tier) {
+    case TIER_READ: return reading;
+    case TIER_EXEC: return reading || (executing && !exec_open);
+    case TIER_WRITE: return !executing;
+    }
+    return false;
+}
+
+static bool handled(const char *name, int abi, bool exec_open) {
+    for (size_t i = 0; i < FS_RIGHTS; i++)
+        if (strcmp(fs_rights[i].name, name) == 0)
+            return fs_rights[i].abi <= abi && !(exec_open && strcmp(name, "execute") == 0);
+    return false;
+}
+
+static void add_rights(lcsb__buf *b, int abi, bool exec_open, int tier /* -1: handled */) {
+    bool first = true;
+    lcsb__buf_adds(b, "[");
+    for (size_t i = 0; i < FS_RIGHTS; i++) {
+        const char *name = fs_rights[i].name;
+        if (!handled(name, abi, exec_open)) continue;
+        if (tier >= 0 && !tier_grants((enum tier)tier, name, exec_open)) continue;
+        lcsb__buf_addf(b, "%s\"%s\"", first ? "" : ",", name);
+        first = false;
+    }
+    lcsb__buf_adds(b, "]");
+}
+
+typedef struct parts_writer {
+    lcsb__strv parts;
+    lcsb__buf cur;
+    bool in_rule;
+    bool rule_has_path;
+    lcsb__buf rule_head; /* `{"access":[...],"paths":[` of the rule being written */
+} parts_writer;
+
+static int flush_part(parts_writer *w) {
+    if (w->cur.len == 0) return 0;
+    if (w->in_rule) lcsb__buf_adds(&w->cur, "]}");
+    lcsb__buf_adds(&w->cur, "]}");
+    if (w->cur.oom || lcsb__strv_push(&w->parts, w->cur.p)) return LCSB_ENOMEM;
+    w->cur.len = 0;
+    w->in_rule = false;
+    return 0;
+}
+
+static void open_part(parts_writer *w) {
+    lcsb__buf_addf(&w->cur, "{\"part\":%zu,\"rules\":[", w->parts.n + 1);
+}
+
+static int add_path(parts_writer *w, const char *path) {
+    lcsb__buf item = {0};
+    lcsb__buf_add_json_string(&item, path);
+    if (item.oom) return LCSB_ENOMEM;
+    /* Start a new part rather than cut a path: room for the rule head, the
+     * path, and the closing brackets. */
+    size_t need = w->rule_head.len + item.len + 8;
+    if (w->cur.len && w->cur.len + need > LCSB__WIRE_PART_MAX && flush_part(w)) goto oom;
+    if (w->cur.len == 0) open_part(w);
+    if (!w->in_rule) {
+        if (w->cur.p[w->cur.len - 1] == '}') lcsb__buf_adds(&w->cur, ",");
+        lcsb__buf_add(&w->cur, w->rule_head.p, w->rule_head.len);
+        w->in_rule = true;
+        w->rule_has_path = false;
+    }
+    if (w->rule_has_path) lcsb__buf_adds(&w->cur, ",");
+    lcsb__buf_add(&w->cur, item.p, item.len);
+    w->rule_has_path = true;
+    lcsb__buf_free(&item);
+    return w->cur.oom ? LCSB_ENOMEM : 0;
+oom:
+    lcsb__buf_free(&item);
+    return LCSB_ENOMEM;
+}
+
+static int add_rule(parts_writer *w, const lcsb__strv *paths, enum tier tier, int abi,
+                    bool exec_open) {
+    size_t n = 0;
+    const char **sorted = lcsb__strv_sorted_unique(paths, &n);
+    if (!sorted) return LCSB_ENOMEM;
+    int rc = 0;
+    w->rule_head.len = 0;
+    lcsb__buf_adds(&w->rule_head, "{\"access\":");
+    add_rights(&w->rule_head, abi, exec_open, (int)tier);
+    lcsb__buf_adds(&w->rule_head, ",\"paths\":[");
+    if (w->rule_head.oom) rc = LCSB_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) rc = add_path(w, sorted[i]);
+    if (!rc && w->in_rule) {
+        lcsb__buf_adds(&w->cur, "]}");
+        w->in_rule = false;
+    }
+    free(sorted);
+    return rc;
+}
+
+static void add_ports(lcsb__buf *b, const char *access, const lcsb__ports *ports, bool *first) {
+    if (ports->n == 0) return;
+    lcsb__buf_addf(b, "%s{\"access\":[\"%s\"],\"ports\":[", *first ? "" : ",", access);
+    *first = false;
+    /* Sorted and without repeats, so the same policy always gives the same bytes. */
+    int last = -1;
+    for (size_t emitted = 0;; emitted++) {
+        int next = 65536;
+        for (size_t i = 0; i < ports->n; i++)
+            if (ports->v[i] > last && ports->v[i] < next) next = ports->v[i];
+        if (next == 65536) break;
+        lcsb__buf_addf(b, "%s%d", emitted ? "," : "", next);
+        last = next;
+    }
+    lcsb__buf_adds(b, "]}");
+}
+
+static int landlock_wrap(const lcsb_backend *b, const lcsb_policy *policy,
+                         const char *const *argv, lcsb__strv *out, lcsb_error *err) {
+    int abi = b->landlock_abi;
+    if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)
+        return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)",
+                          abi, LCSB__LANDLOCK_ABI_MAX);
+    if (policy->net != LCSB_NET_OPEN && abi < 4)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: ABI %d cannot restrict the network (TCP rules need ABI 4)",
+                          abi);
+    if (!policy->exec_open) {
+        for (size_t i = 0; i < policy->exec.n; i++) {
+            const char *prefix = lcsb__system_prefix_within(policy->exec.v[i]);
+            if (prefix)
+                return lcsb__fail(err, LCSB_EINVAL,
+                                  "exec: %s: refusing EXECUTE on a directory that is or contains "
+                                  "the system prefix %s",
+                                  policy->exec.v[i], prefix);
+        }
+    }
+    bool exec_open = policy->exec_open;
+    parts_writer w = {0};
+    lcsb__buf header = {0};
+    int rc = add_rule(&w, &policy->read, TIER_READ, abi, exec_open);
+    if (!rc) rc = add_rule(&w, &policy->exec, TIER_EXEC, abi, exec_open);
+    if (!rc) rc = add_rule(&w, &policy->write, TIER_WRITE, abi, exec_open);
+    if (!rc) rc = flush_part(&w);
+    if (rc) goto out;
+
+    bool restrict_net = policy->net != LCSB_NET_OPEN;
+    lcsb__buf_addf(&header, "%s%d,\"abi\":%d,\"parts\":%zu,\"fs\":", LCSB__WIRE_KEY,
+                   LCSB__WIRE_VERSION, abi, w.parts.n);
+    add_rights(&header, abi, exec_open, -1);
+    lcsb__buf_addf(&header, ",\"net\":%s,\"ports\":[",
+                   restrict_net ? "[\"bind_tcp\",\"connect_tcp\"]" : "[]");
+    bool first = true;
+    if (policy->net == LCSB_NET_PORTS) {
+        add_ports(&header, "bind_tcp", &policy->bind, &first);
+        add_ports(&header, "connect_tcp", &policy->connect, &first);
+    }
+    lcsb__buf_addf(&header, "],\"scope\":%s}",
+                   abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]");
+    if (header.oom) {
+        rc = LCSB_ENOMEM;
+        goto out;
+    }
+    if (lcsb__strv_push(out, b->shim) || lcsb__strv_push(out, header.p) ||
+        lcsb__strv_push_all(out, (const char *const *)w.parts.v) || lcsb__strv_push(out, "--") ||
+        lcsb__strv_push_all(out, argv))
+        rc = LCSB_ENOMEM;
+out:
+    if (rc == LCSB_ENOMEM) lcsb__fail(err, rc, "landlock: out of memory");
+    lcsb__buf_free(&header);
+    lcsb__buf_free(&w.cur);
+    lcsb__buf_free(&w.rule_head);
+    lcsb__strv_clear(&w.parts);
+    return rc;
+}
+
+static int landlock_validate(const lcsb_backend *b, const lcsb_policy *policy,
+                             lcsb_error *err) {
+    if (access(b->shim, X_OK) != 0)
+        return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: the shim %s is not executable", b->shim);
+    if (policy->net != LCSB_NET_OPEN && b->landlock_abi < 4)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: this kernel's ABI %d cannot restrict the network (TCP rules "
+                          "need ABI 4); use net = true to run with the network open",
+                          b->landlock_abi);
+    if (lcsb__policy_has_env(policy) && !policy->exec_open) {
+        bool env_listed = false;
+        for (size_t i = 0; i < policy->exec.n && !env_listed; i++)
+            env_listed = strcmp(policy->exec.v[i], LCSB__ENV_PROGRAM) == 0;
+        if (!env_listed)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "exec: the env overlay runs %s, which the exec allowlist must name "
+                              "(with its ELF interpreter)",
+                              LCSB__ENV_PROGRAM);
+    }
+    return lcsb__validate_paths(policy, !policy->exec_open, err);
+}
+
+const lcsb__backend_ops lcsb__landlock_ops = {
+    .name = "landlock",
+    .contains_prefix = false,
+    .validate = landlock_validate,
+    .wrap = landlock_wrap,
+};

@@ -1,0 +1,503 @@
+/* The Lua binding: `require "lcsb.core"` (luaopen_lcsb), wrapped by
+ * lua/lcsb/init.lua. Misuse raises naming the argument or key; expected
+ * operational failures return nil, message. Nothing here raises while holding
+ * memory that no userdata owns. */
+#include "internal.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define POLICY_MT "lcsb.policy"
+#define SCOPE_MT "lcsb.scope"
+
+typedef struct policy_ud {
+    lcsb_policy *policy;
+} policy_ud;
+
+typedef struct scope_ud {
+    lcsb__scope *scope;
+} scope_ud;
+
+/* ---- helpers ---- */
+
+static int raise_error(lua_State *L, const lcsb_error *err) {
+    return luaL_error(L, "%s", err->message);
+}
+
+static const char *shim_path(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_SHIM);
+    const char *shim = lua_tostring(L, -1); /* kept alive by the registry */
+    lua_pop(L, 1);
+    return shim;
+}
+
+/* ---- lcsb.policy ---- */
+
+lcsb_policy *lcsb__lua_checkpolicy(lua_State *L, int idx) {
+    policy_ud *ud = luaL_checkudata(L, idx, POLICY_MT);
+    if (!ud->policy) luaL_argerror(L, idx, "policy already freed");
+    return ud->policy;
+}
+
+static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
+                      int (*add)(lcsb_policy *, const char *, lcsb_error *)) {
+    lcsb_error err;
+    int t = lua_gettop(L);
+    if (lua_type(L, t) != LUA_TTABLE)
+        luaL_error(L, "policy key '%s': expected a list of paths, got %s", key, luaL_typename(L, t));
+    lua_Integer n = luaL_len(L, t);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, t, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "policy key '%s': entry %d is a %s, expected a path string", key, (int)i,
+                       luaL_typename(L, -1));
+        size_t len;
+        const char *path = lua_tolstring(L, -1, &len);
+        if (strlen(path) != len) luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, (int)i);
+        if (add(p, path, &err)) raise_error(L, &err);
+        lua_pop(L, 1);
+    }
+}
+
+static void add_ports(lua_State *L, lcsb_policy *p, int net_idx, const char *field,
+                      lcsb_port_kind kind) {
+    lcsb_error err;
+    lua_getfield(L, net_idx, field);
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1))
+            luaL_error(L, "policy key 'net.%s': expected a list of ports", field);
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, -1, i);
+            int isnum;
+            lua_Integer port = lua_tointegerx(L, -1, &isnum);
+            if (!isnum) luaL_error(L, "policy key 'net.%s': entry %d is not an integer", field, (int)i);
+            if (lcsb_policy_add_port(p, kind, (long)port, &err)) raise_error(L, &err);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void set_net(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    if (lua_isboolean(L, t)) {
+        lcsb_policy_set_net(p, lua_toboolean(L, t) ? LCSB_NET_OPEN : LCSB_NET_DENY);
+        return;
+    }
+    if (!lua_istable(L, t))
+        luaL_error(L, "policy key 'net': expected true, false or { connect = {...}, bind = {...} }");
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (!k || (strcmp(k, "connect") != 0 && strcmp(k, "bind") != 0))
+            luaL_error(L, "policy key 'net': unknown key '%s' (expected connect, bind)",
+                       k ? k : luaL_typename(L, -2));
+        lua_pop(L, 1);
+    }
+    lcsb_policy_set_net(p, LCSB_NET_PORTS);
+    add_ports(L, p, t, "connect", LCSB_PORT_CONNECT);
+    add_ports(L, p, t, "bind", LCSB_PORT_BIND);
+}
+
+static void set_env(lua_State *L, lcsb_policy *p) {
+    lcsb_error err;
+    int t = lua_gettop(L);
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'env': expected a table of NAME = value");
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "policy key 'env': names must be strings");
+        const char *name = lua_tostring(L, -2);
+        const char *value = NULL;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            size_t len;
+            value = lua_tolstring(L, -1, &len);
+            if (strlen(value) != len) luaL_error(L, "policy key 'env.%s': value holds a NUL byte", name);
+        } else if (!(lua_isboolean(L, -1) && !lua_toboolean(L, -1))) {
+            luaL_error(L, "policy key 'env.%s': expected a string, or false to unset it", name);
+        }
+        if (lcsb_policy_set_env(p, name, value, &err)) raise_error(L, &err);
+        lua_pop(L, 1);
+    }
+}
+
+static int l_policy(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    policy_ud *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->policy = NULL; /* closed state first, so an error below leaves nothing half-owned */
+    luaL_setmetatable(L, POLICY_MT);
+    if (!(ud->policy = lcsb_policy_new())) return luaL_error(L, "out of memory");
+    lcsb_policy *p = ud->policy;
+    lcsb_error err;
+
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            return luaL_error(L, "policy: keys must be names, got a %s", luaL_typename(L, -2));
+        const char *key = lua_tostring(L, -2);
+        if (strcmp(key, "read") == 0) add_paths(L, p, key, lcsb_policy_add_read);
+        else if (strcmp(key, "write") == 0) add_paths(L, p, key, lcsb_policy_add_write);
+        else if (strcmp(key, "exec") == 0) {
+            if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "any") == 0)
+                lcsb_policy_set_exec_open(p, true);
+            else if (lua_type(L, -1) == LUA_TSTRING)
+                return luaL_error(L, "policy key 'exec': expected a list of paths or \"any\"");
+            else add_paths(L, p, key, lcsb_policy_add_exec);
+        } else if (strcmp(key, "env") == 0) set_env(L, p);
+        else if (strcmp(key, "net") == 0) set_net(L, p);
+        else if (strcmp(key, "cwd") == 0) {
+            if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "policy key 'cwd': expected a path");
+            if (lcsb_policy_set_cwd(p, lua_tostring(L, -1), &err)) return raise_error(L, &err);
+        } else
+            return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd)",
+                              key);
+        lua_settop(L, 3); /* drop the value, keep the key for lua_next */
+    }
+    return 1;
+}
+
+static void push_paths(lua_State *L, const lcsb_policy *p, const char *tier) {
+    size_t n = lcsb_policy_count(p, tier);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, lcsb_policy_path(p, tier, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static void push_ports(lua_State *L, const lcsb__ports *ports) {
+    lua_createtable(L, (int)ports->n, 0);
+    for (size_t i = 0; i < ports->n; i++) {
+        lua_pushinteger(L, ports->v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* The policy as a plain table, in the shape lcsb.policy takes. */
+static int l_policy_table(lua_State *L) {
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
+    lua_newtable(L);
+    push_paths(L, p, "read");
+    lua_setfield(L, -2, "read");
+    push_paths(L, p, "write");
+    lua_setfield(L, -2, "write");
+    if (p->exec_open) lua_pushliteral(L, "any");
+    else push_paths(L, p, "exec");
+    lua_setfield(L, -2, "exec");
+    lua_newtable(L);
+    for (size_t i = 0; i < p->env_n; i++) {
+        if (p->env[i].value) lua_pushstring(L, p->env[i].value);
+        else lua_pushboolean(L, 0);
+        lua_setfield(L, -2, p->env[i].name);
+    }
+    lua_setfield(L, -2, "env");
+    if (p->net == LCSB_NET_PORTS) {
+        lua_newtable(L);
+        push_ports(L, &p->connect);
+        lua_setfield(L, -2, "connect");
+        push_ports(L, &p->bind);
+        lua_setfield(L, -2, "bind");
+    } else {
+        lua_pushboolean(L, p->net == LCSB_NET_OPEN);
+    }
+    lua_setfield(L, -2, "net");
+    if (p->cwd) {
+        lua_pushstring(L, p->cwd);
+        lua_setfield(L, -2, "cwd");
+    }
+    return 1;
+}
+
+static int l_policy_tostring(lua_State *L) {
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
+    lua_pushfstring(L, "lcsb.policy (%d read, %d write, %d exec)", (int)p->read.n,
+                    (int)p->write.n, (int)p->exec.n);
+    return 1;
+}
+
+static int l_policy_gc(lua_State *L) {
+    policy_ud *ud = luaL_checkudata(L, 1, POLICY_MT);
+    lcsb_policy_free(ud->policy);
+    ud->policy = NULL;
+    return 0;
+}
+
+/* ---- lcsb.scope ---- */
+
+static int l_scope(lua_State *L) {
+    scope_ud *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->scope = NULL;
+    luaL_setmetatable(L, SCOPE_MT);
+    if (!(ud->scope = lcsb__scope_new())) return luaL_error(L, "out of memory");
+    return 1;
+}
+
+lcsb__scope *lcsb__lua_checkscope(lua_State *L, int idx) {
+    scope_ud *ud = luaL_checkudata(L, idx, SCOPE_MT);
+    if (!ud->scope) luaL_argerror(L, idx, "scope is closed");
+    return ud->scope;
+}
+
+static int l_scope_mkdtemp(lua_State *L) {
+    lcsb__scope *s = lcsb__lua_checkscope(L, 1);
+    const char *label = luaL_optstring(L, 2, "run");
+    for (const char *c = label; *c; c++)
+        if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
+    char path[PATH_MAX];
+    lcsb_error err;
+    if (lcsb__scope_mkdtemp(s, label, path, &err)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        return 2;
+    }
+    lua_pushstring(L, path);
+    return 1;
+}
+
+/* __close, __gc and :close() share this; closing twice is harmless. */
+static int l_scope_close(lua_State *L) {
+    scope_ud *ud = luaL_checkudata(L, 1, SCOPE_MT);
+    lcsb_error err = {0};
+    int rc = lcsb__scope_close(ud->scope, &err);
+    lcsb__scope_free(ud->scope);
+    ud->scope = NULL;
+    if (rc) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* The scope and the context (argv, cwd, env) of the run lcsb_script_open is
+ * making a policy for; nil in a plain Lua program. */
+static int l_run_scope(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN_SCOPE);
+    return 1;
+}
+
+static int l_run(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
+    return 1;
+}
+
+/* ---- detect, wrap, attest ---- */
+
+static int l_detect(lua_State *L) {
+    lcsb_capability cap;
+    lcsb_error err;
+    if (lcsb_detect(&cap, shim_path(L), &err)) return raise_error(L, &err);
+    lua_newtable(L);
+    lua_pushinteger(L, cap.landlock_abi);
+    lua_setfield(L, -2, "landlock_abi");
+    lua_pushboolean(L, cap.seccomp);
+    lua_setfield(L, -2, "seccomp");
+    lua_pushboolean(L, cap.user_namespaces);
+    lua_setfield(L, -2, "user_namespaces");
+    lua_pushboolean(L, cap.sandbox_exec);
+    lua_setfield(L, -2, "sandbox_exec");
+    lua_pushstring(L, cap.shim);
+    lua_setfield(L, -2, "shim");
+    lua_pushboolean(L, cap.shim_found);
+    lua_setfield(L, -2, "shim_found");
+    lua_pushstring(L, cap.oci_engine);
+    lua_setfield(L, -2, "oci_engine");
+    return 1;
+}
+
+/* A Lua list of strings as a NULL-terminated argv in a userdata the GC owns. */
+static const char **check_argv(lua_State *L, int idx, const char *what) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, idx);
+    if (n < 0 || n > 1000000) luaL_argerror(L, idx, "argv too long");
+    const char **argv = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *argv, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, idx, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "%s: entry %d is not a string", what, (int)i);
+        argv[i - 1] = lua_tostring(L, -1); /* kept alive by the table at IDX */
+        lua_pop(L, 1);
+    }
+    argv[n] = NULL;
+    return argv;
+}
+
+static void push_argv(lua_State *L, char **argv) {
+    lua_newtable(L);
+    for (size_t i = 0; argv[i]; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* lcsb.wrap(policy, argv [, backend [, prefix]]) -> final argv, attestation table */
+static int l_wrap(lua_State *L) {
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
+    const char **argv = check_argv(L, 2, "argv");
+    const char *name = luaL_optstring(L, 3, "auto");
+    const char **prefix = lua_isnoneornil(L, 4) ? NULL : check_argv(L, 4, "prefix");
+    lcsb_capability cap;
+    lcsb_backend *b = NULL;
+    char **final = NULL;
+    lcsb_error err;
+    int rc = lcsb_detect(&cap, shim_path(L), &err);
+    if (!rc) rc = lcsb_backend_select(&cap, name, &b, &err);
+    if (!rc) rc = lcsb_compose(b, p, prefix, argv, &final, &err);
+    lcsb_backend_free(b);
+    if (rc) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        return 2;
+    }
+    push_argv(L, final);
+    lcsb_argv_free(final);
+    return 1;
+}
+
+void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
+    lua_newtable(L);
+    lua_pushstring(L, a->backend);
+    lua_setfield(L, -2, "backend");
+    lua_pushstring(L, a->fs);
+    lua_setfield(L, -2, "fs");
+    lua_pushstring(L, a->exec);
+    lua_setfield(L, -2, "exec");
+    lua_pushstring(L, a->net);
+    lua_setfield(L, -2, "net");
+    if (a->net_covers[0]) {
+        lua_pushstring(L, a->net_covers);
+        lua_setfield(L, -2, "net_covers");
+    }
+    if (a->abi) {
+        lua_pushinteger(L, a->abi);
+        lua_setfield(L, -2, "abi");
+        lua_pushboolean(L, a->scoped);
+        lua_setfield(L, -2, "scoped");
+    }
+}
+
+static int l_attest(lua_State *L) {
+    const char **argv = check_argv(L, 1, "argv");
+    lcsb_attestation a;
+    lcsb_error err;
+    if (lcsb_attest(argv, &a, &err)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        return 2;
+    }
+    lcsb__lua_push_attestation(L, &a);
+    return 1;
+}
+
+/* ---- what exec_policy needs from the disk ---- */
+
+/* lcsb.which(name) -> { program, interpreter... } | nil, message */
+static int l_which(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    char **files = NULL;
+    lcsb_error err;
+    if (lcsb_resolve_program(name, &files, &err)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        return 2;
+    }
+    push_argv(L, files);
+    lcsb_argv_free(files);
+    return 1;
+}
+
+/* lcsb.kind(path) -> "dir" | "file" | "other" | nil (following symlinks) */
+static int l_kind(lua_State *L) {
+    struct stat st;
+    if (stat(luaL_checkstring(L, 1), &st) != 0) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushstring(L, S_ISDIR(st.st_mode) ? "dir" : S_ISREG(st.st_mode) ? "file" : "other");
+    return 1;
+}
+
+static int l_realpath(lua_State *L) {
+    char out[PATH_MAX];
+    const char *path = luaL_checkstring(L, 1);
+    if (!realpath(path, out)) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    lua_pushstring(L, out);
+    return 1;
+}
+
+/* lcsb.normalize(path) -> the policy's lexical normal form | nil, message */
+static int l_normalize(lua_State *L) {
+    char out[PATH_MAX];
+    lcsb_error err;
+    if (lcsb__path_normalize("path", luaL_checkstring(L, 1), out, &err)) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        return 2;
+    }
+    lua_pushstring(L, out);
+    return 1;
+}
+
+static const luaL_Reg policy_methods[] = {
+    {"table", l_policy_table},
+    {NULL, NULL},
+};
+
+static const luaL_Reg policy_meta[] = {
+    {"__gc", l_policy_gc},
+    {"__tostring", l_policy_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg scope_methods[] = {
+    {"mkdtemp", l_scope_mkdtemp},
+    {"close", l_scope_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg scope_meta[] = {
+    {"__gc", l_scope_close},
+    {"__close", l_scope_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg functions[] = {
+    {"policy", l_policy},       {"scope", l_scope},   {"run_scope", l_run_scope}, {"run", l_run},
+    {"detect", l_detect},       {"wrap", l_wrap},     {"attest", l_attest},
+    {"which", l_which},         {"kind", l_kind},     {"realpath", l_realpath},
+    {"normalize", l_normalize}, {NULL, NULL},
+};
+
+static void new_class(lua_State *L, const char *name, const luaL_Reg *meta,
+                      const luaL_Reg *methods) {
+    luaL_newmetatable(L, name);
+    luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+LCSB_API int luaopen_lcsb(lua_State *L) {
+    new_class(L, POLICY_MT, policy_meta, policy_methods);
+    new_class(L, SCOPE_MT, scope_meta, scope_methods);
+    luaL_newlib(L, functions);
+    lua_pushliteral(L, LCSB_VERSION);
+    lua_setfield(L, -2, "version");
+    return 1;
+}
+
+/* The name stock Lua's C searcher looks for when the module is installed as
+ * lcsb/core.so beside lua/lcsb/init.lua. */
+LCSB_API int luaopen_lcsb_core(lua_State *L) { return luaopen_lcsb(L); }

@@ -1,0 +1,181 @@
+/* The Policy: mechanism-free path sets, env overlay, network, working directory.
+ * Building one is pure: paths are checked and normalized lexically, never
+ * looked up on disk (that is validation's job, just before a run). */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+lcsb_policy *lcsb_policy_new(void) { return calloc(1, sizeof(lcsb_policy)); }
+
+void lcsb_policy_free(lcsb_policy *policy) {
+    if (!policy) return;
+    lcsb__strv_clear(&policy->read);
+    lcsb__strv_clear(&policy->write);
+    lcsb__strv_clear(&policy->exec);
+    for (size_t i = 0; i < policy->env_n; i++) {
+        free(policy->env[i].name);
+        free(policy->env[i].value);
+    }
+    free(policy->env);
+    free(policy->connect.v);
+    free(policy->bind.v);
+    free(policy->cwd);
+    free(policy);
+}
+
+int lcsb__path_normalize(const char *what, const char *path, char *out, lcsb_error *err) {
+    if (!path || !*path) return lcsb__fail(err, LCSB_EINVAL, "%s: empty path", what);
+    if (path[0] != '/')
+        return lcsb__fail(err, LCSB_EINVAL, "%s: %s: not an absolute path", what, path);
+    size_t len = 0;
+    const char *p = path;
+    while (*p) {
+        while (*p == '/') p++;
+        const char *start = p;
+        while (*p && *p != '/') p++;
+        size_t n = (size_t)(p - start);
+        if (n == 0 || (n == 1 && start[0] == '.')) continue;
+        if (n == 2 && start[0] == '.' && start[1] == '.')
+            return lcsb__fail(err, LCSB_EINVAL, "%s: %s: \"..\" is not allowed in a path", what,
+                              path);
+        if (len + 1 + n >= PATH_MAX)
+            return lcsb__fail(err, LCSB_EINVAL, "%s: path longer than %d bytes", what, PATH_MAX);
+        out[len++] = '/';
+        memcpy(out + len, start, n);
+        len += n;
+    }
+    if (len == 0) out[len++] = '/';
+    out[len] = '\0';
+    return 0;
+}
+
+static int add_path(lcsb__strv *set, const char *what, const char *path, lcsb_error *err) {
+    char norm[PATH_MAX];
+    int rc = lcsb__path_normalize(what, path, norm, err);
+    if (rc) return rc;
+    if (lcsb__strv_push(set, norm)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}
+
+int lcsb_policy_add_read(lcsb_policy *policy, const char *path, lcsb_error *err) {
+    return add_path(&policy->read, "read", path, err);
+}
+
+int lcsb_policy_add_write(lcsb_policy *policy, const char *path, lcsb_error *err) {
+    return add_path(&policy->write, "write", path, err);
+}
+
+int lcsb_policy_add_exec(lcsb_policy *policy, const char *path, lcsb_error *err) {
+    return add_path(&policy->exec, "exec", path, err);
+}
+
+void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open) { policy->exec_open = open; }
+
+static bool valid_env_name(const char *name) {
+    if (!*name) return false;
+    for (const char *p = name; *p; p++)
+        if (*p == '=') return false;
+    return true;
+}
+
+int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value,
+                        lcsb_error *err) {
+    if (!name || !valid_env_name(name))
+        return lcsb__fail(err, LCSB_EINVAL, "env: \"%s\" is not a variable name",
+                          name ? name : "(null)");
+    char *copy = NULL;
+    if (value && !(copy = strdup(value))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < policy->env_n; i++) {
+        if (strcmp(policy->env[i].name, name) == 0) {
+            free(policy->env[i].value);
+            policy->env[i].value = copy;
+            return 0;
+        }
+    }
+    lcsb__env *env = realloc(policy->env, (policy->env_n + 1) * sizeof *env);
+    char *name_copy = strdup(name);
+    if (env) policy->env = env;
+    if (!env || !name_copy) {
+        free(copy);
+        free(name_copy);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    policy->env[policy->env_n++] = (lcsb__env){.name = name_copy, .value = copy};
+    return 0;
+}
+
+bool lcsb__policy_has_env(const lcsb_policy *policy) { return policy->env_n > 0; }
+
+void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net) { policy->net = net; }
+
+int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind, long port, lcsb_error *err) {
+    const char *what = kind == LCSB_PORT_BIND ? "bind" : "connect";
+    if (port < 1 || port > 65535)
+        return lcsb__fail(err, LCSB_EINVAL, "net.%s: port %ld is not in 1..65535", what, port);
+    lcsb__ports *ports = kind == LCSB_PORT_BIND ? &policy->bind : &policy->connect;
+    uint16_t *v = realloc(ports->v, (ports->n + 1) * sizeof *v);
+    if (!v) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    ports->v = v;
+    ports->v[ports->n++] = (uint16_t)port;
+    if (policy->net == LCSB_NET_DENY) policy->net = LCSB_NET_PORTS;
+    return 0;
+}
+
+int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) {
+    char *copy = NULL;
+    if (path) {
+        char norm[PATH_MAX];
+        int rc = lcsb__path_normalize("cwd", path, norm, err);
+        if (rc) return rc;
+        if (!(copy = strdup(norm))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    free(policy->cwd);
+    policy->cwd = copy;
+    return 0;
+}
+
+static const lcsb__strv *tier(const lcsb_policy *policy, const char *name) {
+    if (!name) return NULL;
+    if (strcmp(name, "read") == 0) return &policy->read;
+    if (strcmp(name, "write") == 0) return &policy->write;
+    if (strcmp(name, "exec") == 0) return &policy->exec;
+    return NULL;
+}
+
+size_t lcsb_policy_count(const lcsb_policy *policy, const char *name) {
+    const lcsb__strv *set = tier(policy, name);
+    return set ? set->n : 0;
+}
+
+const char *lcsb_policy_path(const lcsb_policy *policy, const char *name, size_t i) {
+    const lcsb__strv *set = tier(policy, name);
+    return set && i < set->n ? set->v[i] : NULL;
+}
+
+bool lcsb_policy_exec_open(const lcsb_policy *policy) { return policy->exec_open; }
+lcsb_net lcsb_policy_net(const lcsb_policy *policy) { return policy->net; }
+const char *lcsb_policy_cwd(const lcsb_policy *policy) { return policy->cwd; }
+
+lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
+    lcsb_policy *p = lcsb_policy_new();
+    if (!p) return NULL;
+    bool ok = !lcsb__strv_push_all(&p->read, (const char *const *)src->read.v) &&
+              !lcsb__strv_push_all(&p->write, (const char *const *)src->write.v) &&
+              !lcsb__strv_push_all(&p->exec, (const char *const *)src->exec.v);
+    for (size_t i = 0; ok && i < src->env_n; i++)
+        ok = !lcsb_policy_set_env(p, src->env[i].name, src->env[i].value, NULL);
+    for (size_t i = 0; ok && i < src->connect.n; i++)
+        ok = !lcsb_policy_add_port(p, LCSB_PORT_CONNECT, src->connect.v[i], NULL);
+    for (size_t i = 0; ok && i < src->bind.n; i++)
+        ok = !lcsb_policy_add_port(p, LCSB_PORT_BIND, src->bind.v[i], NULL);
+    p->exec_open = src->exec_open;
+    p->net = src->net;
+    if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
+    if (!ok) {
+        lcsb_policy_free(p);
+        return NULL;
+    }
+    return p;
+}

@@ -1,0 +1,212 @@
+/* Running a policy script: a Lua 5.4 state with the standard libraries and
+ * lcsb preloaded (the way lua.c embeds Lua: everything under lua_pcall), the
+ * run's context and scope in the registry, and the policy it returns. */
+#include "internal.h"
+
+#include <lauxlib.h>
+#include <limits.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef LCSB_LUA_CPATH
+#define LCSB_LUA_CPATH ""
+#endif
+#ifndef LCSB_DEFAULT_LUA_DIR
+#define LCSB_DEFAULT_LUA_DIR "/usr/local/share/lua/5.4"
+#endif
+
+extern char **environ;
+
+struct lcsb_script {
+    lua_State *L;
+    lcsb_policy *policy;
+};
+
+typedef struct pmain_args {
+    const char *path;
+    const char *const *argv;
+    const char *lua_dir;
+    const char *shim;
+    lcsb_policy *policy; /* out */
+} pmain_args;
+
+static void push_run_context(lua_State *L, const char *const *argv) {
+    char cwd[PATH_MAX];
+    lua_newtable(L);
+    lua_newtable(L);
+    for (size_t i = 0; argv && argv[i]; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "argv");
+    if (getcwd(cwd, sizeof cwd)) {
+        lua_pushstring(L, cwd);
+        lua_setfield(L, -2, "cwd");
+    }
+    lua_newtable(L);
+    for (size_t i = 0; environ && environ[i]; i++) {
+        const char *eq = strchr(environ[i], '=');
+        if (!eq) continue;
+        lua_pushlstring(L, environ[i], (size_t)(eq - environ[i]));
+        lua_pushstring(L, eq + 1);
+        lua_settable(L, -3);
+    }
+    lua_setfield(L, -2, "env");
+}
+
+/* Everything that can raise runs here, under lua_pcall. */
+static int pmain(lua_State *L) {
+    pmain_args *args = lua_touserdata(L, 1);
+    luaL_openlibs(L);
+
+    /* `require "lcsb"` finds lua/lcsb/init.lua; its C half is preloaded. */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_lcsb);
+    lua_setfield(L, -2, "lcsb.core");
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua", args->lua_dir, args->lua_dir);
+    lua_setfield(L, -2, "path");
+    /* Only the system's Lua C modules (lua-cjson for JSON policy files). */
+    lua_pushliteral(L, LCSB_LUA_CPATH);
+    lua_setfield(L, -2, "cpath");
+    lua_pop(L, 1);
+
+    if (args->shim) {
+        lua_pushstring(L, args->shim);
+        lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_SHIM);
+    }
+    push_run_context(L, args->argv);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
+    int run = lua_gettop(L);
+
+    /* The run's scope: the private HOME and TMPDIR live in it until close. */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lcsb");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "scope");
+    lua_call(L, 0, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN_SCOPE);
+    lua_pop(L, 1);
+
+    if (luaL_loadfilex(L, args->path, "t") != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    if (lua_type(L, -1) == LUA_TFUNCTION) {
+        lua_pushvalue(L, run);
+        lua_call(L, 1, 1);
+    }
+    if (!luaL_testudata(L, -1, "lcsb.policy"))
+        return luaL_error(L, "%s: the script returned a %s; expected a policy (lcsb.exec_policy{...}) "
+                          "or a function returning one",
+                          args->path, luaL_typename(L, -1));
+    args->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1));
+    if (!args->policy) return luaL_error(L, "out of memory");
+    return 0;
+}
+
+int lcsb_script_open(const char *path, const char *const *argv, const char *lua_dir,
+                     const char *shim, lcsb_script **out, lcsb_error *err) {
+    *out = NULL;
+    if (!path) return lcsb__fail(err, LCSB_EINVAL, "no policy script given");
+    if (access(path, R_OK) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s", path);
+    lcsb_script *s = calloc(1, sizeof *s);
+    if (!s || !(s->L = luaL_newstate())) {
+        free(s);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    pmain_args args = {path, argv, lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR, shim, NULL};
+    lua_pushcfunction(s->L, pmain);
+    lua_pushlightuserdata(s->L, &args);
+    if (lua_pcall(s->L, 1, 0, 0) != LUA_OK) {
+        const char *msg = lua_tostring(s->L, -1);
+        int rc = lcsb__fail(err, LCSB_ESCRIPT, "%s", msg ? msg : "policy script failed (error object is not a string)");
+        lcsb_policy_free(args.policy);
+        lcsb_script_close(s);
+        return rc;
+    }
+    s->policy = args.policy;
+    *out = s;
+    return 0;
+}
+
+const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; }
+
+static int pexplain(lua_State *L) {
+    const char *const *argv = lua_touserdata(L, 1);
+    const lcsb_run_result *result = lua_touserdata(L, 2);
+    const lcsb_policy *policy = lua_touserdata(L, 3);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lcsb.remedies");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "explain");
+    lua_newtable(L); /* the evidence */
+    lua_newtable(L);
+    for (size_t i = 0; argv && argv[i]; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "argv");
+    lua_pushinteger(L, result->status);
+    lua_setfield(L, -2, "status");
+    lua_pushstring(L, result->note);
+    lua_setfield(L, -2, "note");
+    lcsb__lua_push_attestation(L, &result->attestation);
+    lua_setfield(L, -2, "attestation");
+    /* The policy as a table, through the binding's own method. */
+    lua_getfield(L, LUA_REGISTRYINDEX, "lcsb.policy");
+    lua_getfield(L, -1, "__index");
+    lua_getfield(L, -1, "table");
+    lcsb_policy **ud = lua_newuserdatauv(L, sizeof(lcsb_policy *), 0);
+    *ud = lcsb_policy_copy(policy);
+    luaL_setmetatable(L, "lcsb.policy");
+    if (!*ud) return luaL_error(L, "out of memory");
+    lua_call(L, 1, 1);
+    lua_setfield(L, -4, "policy");
+    lua_pop(L, 2);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+char *lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_run_result *result) {
+    if (!s || !s->L) return NULL;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    char *hints = NULL;
+    lua_pushcfunction(L, pexplain);
+    lua_pushlightuserdata(L, (void *)argv);
+    lua_pushlightuserdata(L, (void *)result);
+    lua_pushlightuserdata(L, (void *)s->policy);
+    if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        lcsb__buf b = {0};
+        lcsb__buf_addf(&b, "explain failed: %s", msg ? msg : "(no message)");
+        hints = b.oom ? NULL : b.p;
+    } else if (lua_istable(L, -1)) {
+        lcsb__buf b = {0};
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, -1, i);
+            const char *line = lua_tostring(L, -1);
+            if (line) lcsb__buf_addf(&b, "%s%s", b.len ? "\n" : "", line);
+            lua_pop(L, 1);
+        }
+        if (b.oom || b.len == 0) lcsb__buf_free(&b);
+        hints = b.p;
+    }
+    lua_settop(L, top);
+    return hints;
+}
+
+void lcsb_script_close(lcsb_script *s) {
+    if (!s) return;
+    /* Closing the state collects the run's scope, whose __gc removes the
+     * private directories. */
+    if (s->L) lua_close(s->L);
+    lcsb_policy_free(s->policy);
+    free(s);
+}

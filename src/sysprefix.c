@@ -1,0 +1,49 @@
+/* Rule 3: never grant EXECUTE on a directory that could be a system prefix.
+ * Landlock unions rights over ancestors, so one EXECUTE on /usr outranks the
+ * whole per-file allowlist. Pure: a lexical check on normalized paths; the
+ * symlink half of the rule needs the disk and lives in validation. */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *const system_prefixes[] = {
+    "/",
+    "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/usr", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
+    "/usr/libexec", "/usr/games", "/usr/local", "/usr/local/bin", "/usr/local/sbin",
+    "/usr/local/lib", "/usr/local/libexec",
+    "/opt", "/opt/homebrew", "/opt/homebrew/bin", "/opt/local", "/opt/local/bin",
+    "/nix", "/nix/store", "/run/current-system", "/snap", "/snap/bin", "/var/lib/snapd",
+    "/System", "/Library", "/Applications", "/usr/local/Cellar",
+    "/etc", "/home", "/root", "/tmp", "/var", "/var/tmp",
+    NULL,
+};
+
+/* A multiarch library directory such as /usr/lib/x86_64-linux-gnu holds every
+ * shared library and the dynamic loader: as much a system prefix as /usr/lib. */
+static bool is_multiarch_dir(const char *dir) {
+    static const char *const parents[] = {"/lib/", "/usr/lib/", "/usr/local/lib/", NULL};
+    for (size_t i = 0; parents[i]; i++) {
+        size_t n = strlen(parents[i]);
+        if (strncmp(dir, parents[i], n) != 0) continue;
+        const char *leaf = dir + n;
+        if (!strchr(leaf, '/') && strstr(leaf, "-linux-")) return true;
+    }
+    return false;
+}
+
+/* True when ANCESTOR is DIR or a directory above it. */
+static bool contains(const char *ancestor, const char *dir) {
+    size_t n = strlen(ancestor);
+    if (strcmp(ancestor, "/") == 0) return true;
+    return strncmp(ancestor, dir, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+const char *lcsb__system_prefix_within(const char *dir) {
+    if (is_multiarch_dir(dir)) return dir;
+    for (size_t i = 0; system_prefixes[i]; i++)
+        if (contains(dir, system_prefixes[i])) return system_prefixes[i];
+    return NULL;
+}
+
+bool lcsb__is_system_prefix(const char *dir) { return lcsb__system_prefix_within(dir) != NULL; }

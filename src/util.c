@@ -1,0 +1,182 @@
+/* Pure helpers: errors, string arrays, byte buffers. Memory allocation only. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *lcsb_strerror(int code) {
+    switch (code) {
+    case LCSB_OK: return "success";
+    case LCSB_EINVAL: return "invalid argument or policy";
+    case LCSB_ENOMEM: return "out of memory";
+    case LCSB_EUNAVAIL: return "mechanism not available on this host";
+    case LCSB_ESYS: return "system call failed";
+    case LCSB_ETOOBIG: return "policy too large for the kernel's limits";
+    case LCSB_ESCRIPT: return "policy script failed";
+    default: return "unknown error";
+    }
+}
+
+int lcsb__fail(lcsb_error *err, int code, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int strv_reserve(lcsb__strv *sv, size_t extra) {
+    if (sv->n + extra + 1 <= sv->cap) return 0;
+    size_t cap = sv->cap ? sv->cap : 8;
+    while (cap < sv->n + extra + 1) cap *= 2;
+    char **v = realloc(sv->v, cap * sizeof *v);
+    if (!v) return LCSB_ENOMEM;
+    sv->v = v;
+    sv->cap = cap;
+    return 0;
+}
+
+int lcsb__strv_push_n(lcsb__strv *sv, const char *s, size_t len) {
+    if (strv_reserve(sv, 1)) return LCSB_ENOMEM;
+    char *copy = malloc(len + 1);
+    if (!copy) return LCSB_ENOMEM;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    sv->v[sv->n++] = copy;
+    sv->v[sv->n] = NULL;
+    return 0;
+}
+
+int lcsb__strv_push(lcsb__strv *sv, const char *s) {
+    return lcsb__strv_push_n(sv, s, strlen(s));
+}
+
+int lcsb__strv_push_all(lcsb__strv *sv, const char *const *argv) {
+    for (size_t i = 0; argv && argv[i]; i++)
+        if (lcsb__strv_push(sv, argv[i])) return LCSB_ENOMEM;
+    return 0;
+}
+
+void lcsb__strv_clear(lcsb__strv *sv) {
+    for (size_t i = 0; i < sv->n; i++) free(sv->v[i]);
+    free(sv->v);
+    sv->v = NULL;
+    sv->n = sv->cap = 0;
+}
+
+char **lcsb__strv_take(lcsb__strv *sv) {
+    if (strv_reserve(sv, 0)) {
+        lcsb__strv_clear(sv);
+        return NULL;
+    }
+    sv->v[sv->n] = NULL;
+    char **v = sv->v;
+    sv->v = NULL;
+    sv->n = sv->cap = 0;
+    return v;
+}
+
+size_t lcsb__argv_len(const char *const *argv) {
+    size_t n = 0;
+    while (argv && argv[n]) n++;
+    return n;
+}
+
+void lcsb_argv_free(char **argv) {
+    for (size_t i = 0; argv && argv[i]; i++) free(argv[i]);
+    free(argv);
+}
+
+static int compare_strings(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **lcsb__strv_sorted_unique(const lcsb__strv *sv, size_t *count) {
+    const char **out = malloc((sv->n + 1) * sizeof *out);
+    if (!out) return NULL;
+    for (size_t i = 0; i < sv->n; i++) out[i] = sv->v[i];
+    qsort(out, sv->n, sizeof *out, compare_strings);
+    size_t k = 0;
+    for (size_t i = 0; i < sv->n; i++)
+        if (k == 0 || strcmp(out[k - 1], out[i]) != 0) out[k++] = out[i];
+    *count = k;
+    return out;
+}
+
+static bool buf_reserve(lcsb__buf *b, size_t extra) {
+    if (b->oom) return false;
+    if (b->len + extra + 1 <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+void lcsb__buf_add(lcsb__buf *b, const char *s, size_t len) {
+    if (!buf_reserve(b, len)) return;
+    memcpy(b->p + b->len, s, len);
+    b->len += len;
+    b->p[b->len] = '\0';
+}
+
+void lcsb__buf_adds(lcsb__buf *b, const char *s) { lcsb__buf_add(b, s, strlen(s)); }
+
+void lcsb__buf_addf(lcsb__buf *b, const char *fmt, ...) {
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        lcsb__buf_add(b, small, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void lcsb__buf_add_json_string(lcsb__buf *b, const char *s) {
+    lcsb__buf_add(b, "\"", 1);
+    const char *run = s;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        const char *esc = NULL;
+        char hex[8];
+        if (*p == '"') esc = "\\\"";
+        else if (*p == '\\') esc = "\\\\";
+        else if (*p < 0x20 || *p == 0x7f) {
+            snprintf(hex, sizeof hex, "\\u%04x", *p);
+            esc = hex;
+        }
+        if (!esc) continue;
+        lcsb__buf_add(b, run, (size_t)((const char *)p - run));
+        lcsb__buf_adds(b, esc);
+        run = (const char *)p + 1;
+    }
+    lcsb__buf_adds(b, run);
+    lcsb__buf_add(b, "\"", 1);
+}
+
+void lcsb__buf_free(lcsb__buf *b) {
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+    b->oom = false;
+}
