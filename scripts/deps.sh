@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages lcsb builds and tests with, when any is missing.
+# Sourced by demo.sh and test.sh; safe to run on its own.
+set -euo pipefail
+
+LCSB_PACKAGES=(cmake make gcc pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
+               python3 util-linux procps)
+LCSB_TEST_PACKAGES=(valgrind bubblewrap)
+
+lcsb_install_deps() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  ((${#missing[@]})) || return 0
+  echo "installing: ${missing[*]}" >&2
+  local sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  lcsb_install_deps "${LCSB_PACKAGES[@]}" "${LCSB_TEST_PACKAGES[@]}"
+fi
