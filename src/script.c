@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <lua.h>
 #include <lualib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,8 @@ struct lcsb_script {
 };
 
 typedef struct pmain_args {
+    char source[PATH_MAX + 1]; /* "@PATH", as Lua names the script's chunk */
+    int line;                  /* the script's line that ran last */
     const char *path;
     const char *const *argv;
     const char *lua_dir;
@@ -55,6 +58,14 @@ static void push_run_context(lua_State *L, const char *const *argv) {
         lua_settable(L, -3);
     }
     lua_setfield(L, -2, "env");
+}
+
+/* Errors raised for a call in tail position carry no line, since the caller's
+ * frame is gone; a line hook remembers where the script was. */
+static void track_line(lua_State *L, lua_Debug *ar) {
+    pmain_args *args = *(pmain_args **)lua_getextraspace(L);
+    if (!args || !lua_getinfo(L, "Sl", ar)) return;
+    if (strcmp(ar->source, args->source) == 0) args->line = ar->currentline;
 }
 
 /* Everything that can raise runs here, under lua_pcall. */
@@ -119,12 +130,25 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         free(s);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    pmain_args args = {path, argv, lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR, shim, NULL};
+    pmain_args args = {.path = path, .argv = argv, .shim = shim,
+                       .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
+    snprintf(args.source, sizeof args.source, "@%s", path);
+    *(pmain_args **)lua_getextraspace(s->L) = &args;
+    lua_sethook(s->L, track_line, LUA_MASKLINE, 0);
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
-    if (lua_pcall(s->L, 1, 0, 0) != LUA_OK) {
+    int status = lua_pcall(s->L, 1, 0, 0);
+    lua_sethook(s->L, NULL, 0, 0);
+    *(pmain_args **)lua_getextraspace(s->L) = NULL;
+    if (status != LUA_OK) {
         const char *msg = lua_tostring(s->L, -1);
-        int rc = lcsb__fail(err, LCSB_ESCRIPT, "%s", msg ? msg : "policy script failed (error object is not a string)");
+        if (!msg) msg = "policy script failed (its error is not a string)";
+        /* Name the script and line unless the message already does. */
+        size_t n = strlen(path);
+        bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
+        int rc = placed || args.line <= 0
+                     ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
+                     : lcsb__fail(err, LCSB_ESCRIPT, "%s:%d: %s", path, args.line, msg);
         lcsb_policy_free(args.policy);
         lcsb_script_close(s);
         return rc;

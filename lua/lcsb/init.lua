@@ -26,7 +26,9 @@ local KEYS = {
   env = "table", net = "boolean|table", scope = "userdata",
 }
 
-local function fail(msg) error(msg, 3) end -- 3: the script line that called exec_policy
+-- Errors carry no position here: exec_policy re-raises them at the script's
+-- line that called it.
+local function fail(msg) error(msg, 0) end
 
 local function check_keys(opts)
   for key, value in pairs(opts) do
@@ -74,13 +76,20 @@ local function existing(list, key, into)
   end
 end
 
+local function add_unique(into, path)
+  for _, have in ipairs(into) do
+    if have == path then return end
+  end
+  into[#into + 1] = path
+end
+
 local function add_program(name, into, key)
   local files, err = core.which(name)
   if not files then fail(("exec_policy: key '%s': %s"):format(key, err)) end
-  for _, f in ipairs(files) do into[#into + 1] = f end
+  for _, f in ipairs(files) do add_unique(into, f) end
 end
 
-function M.exec_policy(opts)
+local function build(opts)
   opts = opts or {}
   if type(opts) ~= "table" then fail("exec_policy: expected a table of options") end
   check_keys(opts)
@@ -120,13 +129,12 @@ function M.exec_policy(opts)
     -- to report as 127, not refused here.
     local command = run.argv and run.argv[1]
     if command then
-      local files = core.which(command)
-      for _, f in ipairs(files or {}) do exec[#exec + 1] = f end
+      for _, f in ipairs(core.which(command) or {}) do add_unique(exec, f) end
     end
     for _, entry in ipairs(opts.exec or {}) do
       local path = type(entry) == "string" and entry:find("/", 1, true) and absolute(entry, "exec")
       if path and core.kind(path) == "dir" then
-        exec[#exec + 1] = path -- validation refuses system prefixes and symlinks
+        add_unique(exec, path) -- validation refuses system prefixes and symlinks
       else
         add_program(path or expand(entry, "exec"), exec, "exec")
       end
@@ -152,6 +160,15 @@ function M.exec_policy(opts)
     env = env, net = net, cwd = project,
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
+  return policy
+end
+
+-- Level 2 names the script's line, unless the script called exec_policy in
+-- tail position (`return lcsb.exec_policy{...}`), which leaves no caller
+-- frame; lcsb's script runner then adds the line it last ran.
+function M.exec_policy(opts)
+  local ok, policy = pcall(build, opts)
+  if not ok then error(policy, 2) end
   return policy
 end
 

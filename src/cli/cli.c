@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,21 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     return result.status;
 }
 
+/* A signal that arrives while the policy script runs must not kill lcsb
+ * before it removes the private HOME: note it, clean up, exit 128+N. While the
+ * command runs, lcsb_run relays these signals to it instead. */
+static volatile sig_atomic_t pending_signal;
+static void note_signal(int sig) { pending_signal = sig; }
+
+static void hold_signals(void) {
+    static const int held[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof held / sizeof held[0]; i++) {
+        struct sigaction sa = {.sa_handler = note_signal};
+        sigemptyset(&sa.sa_mask);
+        sigaction(held[i], &sa, NULL);
+    }
+}
+
 static int with_policy(const cli_args *args, const cli_paths *paths) {
     lcsb_script *script = NULL;
     lcsb_backend *b = NULL;
@@ -233,6 +249,11 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         if (args->attest && write_attestation(args->attest, &att) != 0) status = LCSB_EXIT_USAGE;
         goto out;
     }
+    if (pending_signal) {
+        status = 128 + pending_signal;
+        say("interrupted by signal %d before the command started", (int)pending_signal);
+        goto out;
+    }
     status = cmd_run(args, b, p, script);
 out:
     lcsb_backend_free(b);
@@ -256,7 +277,10 @@ int cli_main(int argc, char **argv) {
     case CLI_HELP: fputs(cli_usage, stdout); status = 0; break;
     case CLI_VERSION: printf("lcsb %s\n", LCSB_VERSION); status = 0; break;
     case CLI_DETECT: status = cmd_detect(&args, &paths); break;
-    default: status = with_policy(&args, &paths); break;
+    default:
+        hold_signals();
+        status = with_policy(&args, &paths);
+        break;
     }
     cli_args_free(&args);
     return status;
