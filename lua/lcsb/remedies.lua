@@ -8,11 +8,14 @@ local M = {}
 local function basename(path) return (path:match("[^/]+$")) or path end
 
 M.heuristics = {
-  -- 126: found, but the kernel refused to execute it.
+  -- 126: a program was found but the kernel refused to execute it. The
+  -- command itself and its interpreters are always allowed, so it is most
+  -- likely a program the command started.
   function(ev)
     if ev.status ~= 126 or ev.attestation.exec ~= "allowlist" then return end
-    local name = ev.argv[1] and basename(ev.argv[1]) or "PROGRAM"
-    return ('%s may not be executed under this policy: add exec = { "%s" }'):format(name, name)
+    local name = ev.argv[1] and basename(ev.argv[1]) or "COMMAND"
+    return ('a program %s started was refused execution: name it in exec = { "PROGRAM" }, '
+      .. 'or set exec = "any" to turn the allowlist off'):format(name)
   end,
   -- 97: the shim said what failed above the trailer.
   function(ev)
