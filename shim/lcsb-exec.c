@@ -1,0 +1,858 @@
+/* lcsb-exec: the Landlock exec shim.
+ *
+ *     lcsb-exec HEADER PART_1 ... PART_N -- COMMAND [ARG...]
+ *
+ * The policy arrives as JSON on argv (docs/wire-format.md) because the library's
+ * `wrap` is pure and cannot hand over a ruleset descriptor. This file reads it
+ * with its own parser, builds the ruleset, restricts itself and execs COMMAND.
+ *
+ * It trusts nothing it is given: every byte is re-checked, and any fault, in
+ * the policy or in the kernel's answers, ends in a `lcsb-exec: cannot ...`
+ * message and exit 97 *before* COMMAND could run. There is no path on which
+ * COMMAND runs with less than the whole policy in force.
+ *
+ * Nothing is stored between parsing and acting: the policy is read twice from
+ * the same argv strings, once to check all of it and once, after the ruleset
+ * exists, to add its rules. Both passes run the same code, so what is checked
+ * and what is enforced cannot drift apart, and a 20,000-path policy needs no
+ * allocation at all.
+ *
+ * libc and kernel headers only; nothing from the library (DESIGN.md rule 2). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The wire format version this shim speaks, and the newest Landlock ABI it
+ * knows. A header asking for anything newer is refused, never guessed at. */
+#define WIRE_VERSION 1
+#define ABI_NEWEST 7
+#define EXIT_SETUP 97
+
+/* Landlock, carried here because distribution headers lag the kernel (Debian
+ * 12's stops at ABI 2). Values are the kernel's UAPI; the #ifndef guards let a
+ * newer system header win, as the kernel's samples/landlock/sandboxer.c does. */
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+#ifndef LANDLOCK_RULE_PATH_BENEATH
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#endif
+#ifndef LANDLOCK_RULE_NET_PORT
+#define LANDLOCK_RULE_NET_PORT 2
+#endif
+
+#ifndef LANDLOCK_ACCESS_FS_EXECUTE
+#define LANDLOCK_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_READ_FILE (1ULL << 2)
+#define LANDLOCK_ACCESS_FS_READ_DIR (1ULL << 3)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+
+/* Our own names for the UAPI structs, so that a system header defining the
+ * kernel's (with fewer fields) can never clash with these. */
+struct ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
+};
+
+struct path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+struct net_port_attr {
+    uint64_t allowed_access;
+    uint64_t port;
+};
+
+#ifndef landlock_create_ruleset
+static inline int landlock_create_ruleset(const struct ruleset_attr *attr, size_t size,
+                                          uint32_t flags) {
+    return (int)syscall(__NR_landlock_create_ruleset, attr, size, flags);
+}
+#endif
+
+#ifndef landlock_add_rule
+static inline int landlock_add_rule(int ruleset_fd, int rule_type, const void *rule_attr,
+                                    uint32_t flags) {
+    return (int)syscall(__NR_landlock_add_rule, ruleset_fd, rule_type, rule_attr, flags);
+}
+#endif
+
+#ifndef landlock_restrict_self
+static inline int landlock_restrict_self(int ruleset_fd, uint32_t flags) {
+    return (int)syscall(__NR_landlock_restrict_self, ruleset_fd, flags);
+}
+#endif
+
+#define FS_ALL (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
+    LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
+    LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | \
+    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
+    LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | \
+    LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER | \
+    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* The rights the kernel accepts on a rule for a non-directory; it refuses a
+ * rule on a file that names any other (EINVAL). */
+#define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+#define NET_ALL (LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP)
+#define SCOPE_ALL (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL)
+
+#define FALLTHROUGH __attribute__((fallthrough))
+
+struct right {
+    const char *name;
+    uint64_t bit;
+};
+
+static const struct right fs_rights[] = {
+    {"execute", LANDLOCK_ACCESS_FS_EXECUTE},       {"write_file", LANDLOCK_ACCESS_FS_WRITE_FILE},
+    {"read_file", LANDLOCK_ACCESS_FS_READ_FILE},   {"read_dir", LANDLOCK_ACCESS_FS_READ_DIR},
+    {"remove_dir", LANDLOCK_ACCESS_FS_REMOVE_DIR}, {"remove_file", LANDLOCK_ACCESS_FS_REMOVE_FILE},
+    {"make_char", LANDLOCK_ACCESS_FS_MAKE_CHAR},   {"make_dir", LANDLOCK_ACCESS_FS_MAKE_DIR},
+    {"make_reg", LANDLOCK_ACCESS_FS_MAKE_REG},     {"make_sock", LANDLOCK_ACCESS_FS_MAKE_SOCK},
+    {"make_fifo", LANDLOCK_ACCESS_FS_MAKE_FIFO},   {"make_block", LANDLOCK_ACCESS_FS_MAKE_BLOCK},
+    {"make_sym", LANDLOCK_ACCESS_FS_MAKE_SYM},     {"refer", LANDLOCK_ACCESS_FS_REFER},
+    {"truncate", LANDLOCK_ACCESS_FS_TRUNCATE},     {"ioctl_dev", LANDLOCK_ACCESS_FS_IOCTL_DEV},
+};
+
+static const struct right net_rights[] = {
+    {"bind_tcp", LANDLOCK_ACCESS_NET_BIND_TCP},
+    {"connect_tcp", LANDLOCK_ACCESS_NET_CONNECT_TCP},
+};
+
+static const struct right scope_rights[] = {
+    {"abstract_unix_socket", LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET},
+    {"signal", LANDLOCK_SCOPE_SIGNAL},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+struct rights {
+    uint64_t fs, net, scope;
+};
+
+/* What a policy written for ABI may name. Ascending, so each case strips what
+ * the next ABI added; ABI must already be within 1..ABI_NEWEST, and a new ABI
+ * gets its own case before ABI_NEWEST moves. */
+static struct rights rights_of_abi(unsigned abi) {
+    struct rights r = {FS_ALL, NET_ALL, SCOPE_ALL};
+
+    switch (abi) {
+    case 1:
+        r.fs &= ~LANDLOCK_ACCESS_FS_REFER;
+        FALLTHROUGH;
+    case 2:
+        r.fs &= ~LANDLOCK_ACCESS_FS_TRUNCATE;
+        FALLTHROUGH;
+    case 3:
+        r.net = 0;
+        FALLTHROUGH;
+    case 4:
+        r.fs &= ~LANDLOCK_ACCESS_FS_IOCTL_DEV;
+        FALLTHROUGH;
+    case 5:
+        r.scope = 0;
+        FALLTHROUGH;
+    case 6: /* ABI 7 added audit logging flags, not rights. */
+    case ABI_NEWEST:
+        break;
+    }
+    return r;
+}
+
+/* The header, once checked. Port rules are not kept: the second pass re-reads
+ * them from argv. */
+struct header {
+    unsigned abi;
+    uint64_t parts;
+    struct rights handled;
+    uint64_t port_rights; /* every right a port rule grants, to check against net */
+};
+
+/* One JSON argument being read. WHAT names it in messages ("header",
+ * "part 3"); argv strings end in NUL, which is also the parser's end of input,
+ * so no read goes past the terminating byte. */
+struct cursor {
+    const char *start;
+    const char *p;
+    char what[32];
+};
+
+/* Every message is one line that starts "lcsb-exec: " (CONTRACT.md). */
+static void say(const char *lead, const char *fmt, va_list ap) {
+    fputs(lead, stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+/* "cannot VERB OBJECT: REASON"; returns -1 for the caller to pass on. */
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
+    va_list ap;
+
+    va_start(ap, fmt);
+    say("lcsb-exec: cannot ", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Only where the user has a real remedy. */
+__attribute__((format(printf, 1, 2))) static void hint(const char *fmt, ...) {
+    va_list ap;
+
+    va_start(ap, fmt);
+    say("lcsb-exec: hint: ", fmt, ap);
+    va_end(ap);
+}
+
+/* A parse error, located so that the writer's bug can be found. */
+__attribute__((format(printf, 2, 3))) static int bad(const struct cursor *c, const char *fmt,
+                                                     ...) {
+    char lead[96];
+    va_list ap;
+
+    snprintf(lead, sizeof lead, "lcsb-exec: cannot parse %s: byte %td: ", c->what,
+             c->p - c->start);
+    va_start(ap, fmt);
+    say(lead, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* A decoded string made safe for a terminal: paths need not be text, and a
+ * hostile one must not write escape sequences to the user's stderr. One
+ * result is live at a time, so use it once per message. */
+static const char *show(const char *s) {
+    static char buf[4 * PATH_MAX + 1];
+    size_t n = 0;
+
+    for (; *s != '\0' && n + 5 < sizeof buf; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"')
+            buf[n++] = (char)ch;
+        else
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "\\x%02x", ch);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The byte under the cursor, for "expected X, found Y". */
+static const char *found(const struct cursor *c) {
+    static char buf[16];
+    unsigned char ch = (unsigned char)*c->p;
+
+    if (ch == '\0')
+        return "the end of the argument";
+    if (ch > 0x20 && ch < 0x7f)
+        snprintf(buf, sizeof buf, "'%c'", ch);
+    else
+        snprintf(buf, sizeof buf, "byte 0x%02x", ch);
+    return buf;
+}
+
+static bool is_digit(char ch) {
+    return ch >= '0' && ch <= '9';
+}
+
+static int hex_value(char ch) {
+    if (is_digit(ch))
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+static void skip_space(struct cursor *c) {
+    while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')
+        c->p++;
+}
+
+static int expect(struct cursor *c, char ch) {
+    skip_space(c);
+    if (*c->p != ch)
+        return bad(c, "expected '%c', found %s", ch, found(c));
+    c->p++;
+    return 0;
+}
+
+/* Opens an object or array; *MORE says whether an element follows. */
+static int list_open(struct cursor *c, char open, char close, bool *more) {
+    if (expect(c, open) != 0)
+        return -1;
+    skip_space(c);
+    *more = *c->p != close;
+    if (!*more)
+        c->p++;
+    return 0;
+}
+
+/* After an element: a comma means another follows, CLOSE ends the list. */
+static int list_next(struct cursor *c, char close, bool *more) {
+    skip_space(c);
+    if (*c->p != ',' && *c->p != close)
+        return bad(c, "expected ',' or '%c', found %s", close, found(c));
+    *more = *c->p == ',';
+    c->p++;
+    return 0;
+}
+
+/* The one end of an argument: its top-level object is all it may hold. */
+static int expect_end(struct cursor *c) {
+    skip_space(c);
+    if (*c->p != '\0')
+        return bad(c, "trailing bytes after the object, starting with %s", found(c));
+    return 0;
+}
+
+/* Decodes a string into BUF (CAP bytes, NUL included). Only the escapes the
+ * writer can produce are accepted; \u0000 is refused so that a decoded string
+ * never hides a NUL that would cut a path short. */
+static int parse_string(struct cursor *c, char *buf, size_t cap, const char *what) {
+    size_t n = 0;
+
+    skip_space(c);
+    if (*c->p != '"')
+        return bad(c, "expected %s as a string, found %s", what, found(c));
+    c->p++;
+    for (;;) {
+        unsigned char ch = (unsigned char)*c->p;
+        if (ch == '\0')
+            return bad(c, "unterminated string");
+        if (ch == '"')
+            break;
+        if (ch < 0x20)
+            return bad(c, "control byte 0x%02x in a string", ch);
+        if (ch == '\\') {
+            c->p++;
+            switch (*c->p) {
+            case '"': ch = '"'; break;
+            case '\\': ch = '\\'; break;
+            case '/': ch = '/'; break;
+            case 'b': ch = '\b'; break;
+            case 'f': ch = '\f'; break;
+            case 'n': ch = '\n'; break;
+            case 'r': ch = '\r'; break;
+            case 't': ch = '\t'; break;
+            case 'u': {
+                /* Short-circuit order keeps every read at or before the NUL. */
+                int hi, lo;
+                if (c->p[1] != '0' || c->p[2] != '0' || (hi = hex_value(c->p[3])) < 0 ||
+                    (lo = hex_value(c->p[4])) < 0 || hi > 7 || (hi == 0 && lo == 0))
+                    return bad(c, "only \\u0001 to \\u007f are accepted");
+                ch = (unsigned char)(hi * 16 + lo);
+                c->p += 4;
+                break;
+            }
+            default:
+                return bad(c, "unknown escape: found %s after '\\'", found(c));
+            }
+        }
+        if (n + 1 >= cap)
+            return bad(c, "%s longer than %zu bytes", what, cap - 1);
+        buf[n++] = (char)ch;
+        c->p++;
+    }
+    c->p++;
+    buf[n] = '\0';
+    return 0;
+}
+
+static int parse_key(struct cursor *c, char *buf, size_t cap) {
+    if (parse_string(c, buf, cap, "a key") != 0)
+        return -1;
+    return expect(c, ':');
+}
+
+/* Reads the next key of an object whose keys come in a fixed order. */
+static int fixed_key(struct cursor *c, bool first, const char *want) {
+    char key[32];
+    bool more;
+
+    if ((first ? list_open(c, '{', '}', &more) : list_next(c, '}', &more)) != 0)
+        return -1;
+    if (!more)
+        return bad(c, "missing key \"%s\"", want);
+    if (parse_key(c, key, sizeof key) != 0)
+        return -1;
+    if (strcmp(key, want) != 0)
+        return bad(c, "expected key \"%s\", found \"%s\"", want, show(key));
+    return 0;
+}
+
+/* Closes an object whose last key was LAST: anything more is unknown or repeated. */
+static int fixed_end(struct cursor *c, const char *last) {
+    bool more;
+
+    if (list_next(c, '}', &more) != 0)
+        return -1;
+    if (more)
+        return bad(c, "no key may follow \"%s\"", last);
+    return 0;
+}
+
+static int parse_uint(struct cursor *c, const char *what, uint64_t max, uint64_t *out) {
+    uint64_t v = 0;
+
+    skip_space(c);
+    if (!is_digit(*c->p))
+        return bad(c, "%s must be a non-negative integer, found %s", what, found(c));
+    if (c->p[0] == '0' && is_digit(c->p[1]))
+        return bad(c, "%s has a leading zero", what);
+    for (; is_digit(*c->p); c->p++) {
+        uint64_t d = (uint64_t)(*c->p - '0');
+        if (d > max || v > (max - d) / 10)
+            return bad(c, "%s is out of range (at most %" PRIu64 ")", what, max);
+        v = v * 10 + d;
+    }
+    if (*c->p == '.' || *c->p == 'e' || *c->p == 'E')
+        return bad(c, "%s must be an integer, without fraction or exponent", what);
+    *out = v;
+    return 0;
+}
+
+/* An array of right names from TABLE, as a mask; a name twice is a writer bug. */
+static int parse_rights(struct cursor *c, const struct right *table, size_t n, const char *kind,
+                        uint64_t *mask) {
+    char name[32];
+    bool more;
+
+    *mask = 0;
+    if (list_open(c, '[', ']', &more) != 0)
+        return -1;
+    while (more) {
+        size_t i;
+        if (parse_string(c, name, sizeof name, "a right name") != 0)
+            return -1;
+        for (i = 0; i < n && strcmp(table[i].name, name) != 0; i++)
+            continue;
+        if (i == n)
+            return bad(c, "unknown %s name \"%s\"", kind, show(name));
+        if ((*mask & table[i].bit) != 0)
+            return bad(c, "%s name \"%s\" given twice", kind, name);
+        *mask |= table[i].bit;
+        if (list_next(c, ']', &more) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The first name in TABLE among BITS, for a message. */
+static const char *name_of(const struct right *table, size_t n, uint64_t bits) {
+    for (size_t i = 0; i < n; i++)
+        if ((bits & table[i].bit) != 0)
+            return table[i].name;
+    return "?";
+}
+
+static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
+    struct path_beneath_attr attr;
+    struct stat st;
+    int ret = -1;
+    int fd = open(path, O_PATH | O_CLOEXEC);
+
+    if (fd < 0) {
+        fail("open %s: %s", show(path), strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, &st) != 0) {
+        fail("stat %s: %s", show(path), strerror(errno));
+        goto close_fd;
+    }
+    if (!S_ISDIR(st.st_mode))
+        access &= FS_FILE;
+    /* Only directory rights on a file: nothing the kernel could grant there. */
+    if (access == 0) {
+        ret = 0;
+        goto close_fd;
+    }
+    attr.allowed_access = access;
+    attr.parent_fd = fd;
+    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
+        fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
+        goto close_fd;
+    }
+    ret = 0;
+close_fd:
+    close(fd);
+out:
+    return ret;
+}
+
+static int add_port_rule(int ruleset_fd, uint64_t port, uint64_t access) {
+    struct net_port_attr attr = {.allowed_access = access, .port = port};
+
+    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_NET_PORT, &attr, 0) != 0)
+        return fail("add a Landlock rule for TCP port %" PRIu64 ": %s", port, strerror(errno));
+    return 0;
+}
+
+/* `ports`: [{"access": [net names], "ports": [0-65535, ...]}, ...]. With a
+ * ruleset (RULESET_FD >= 0) each port becomes a rule; without, this only
+ * checks and collects the rights granted, which the header checks against
+ * `net` once it has read all of itself. */
+static int parse_port_rules(struct cursor *c, struct header *h, int ruleset_fd) {
+    bool more;
+
+    if (list_open(c, '[', ']', &more) != 0)
+        return -1;
+    while (more) {
+        uint64_t access;
+        bool more_ports;
+        if (fixed_key(c, true, "access") != 0 ||
+            parse_rights(c, net_rights, COUNT(net_rights), "net right", &access) != 0)
+            return -1;
+        if (access == 0)
+            return bad(c, "a port rule grants no right");
+        h->port_rights |= access;
+        if (fixed_key(c, false, "ports") != 0 || list_open(c, '[', ']', &more_ports) != 0)
+            return -1;
+        while (more_ports) {
+            uint64_t port;
+            if (parse_uint(c, "a port", 65535, &port) != 0)
+                return -1;
+            if (ruleset_fd >= 0 && add_port_rule(ruleset_fd, port, access) != 0)
+                return -1;
+            if (list_next(c, ']', &more_ports) != 0)
+                return -1;
+        }
+        if (fixed_end(c, "ports") != 0 || list_next(c, ']', &more) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_COUNT };
+static const char *const header_keys[K_COUNT] = {"abi", "parts", "fs", "net", "ports", "scope"};
+
+/* What cannot be checked until the whole header is read: its keys may come in
+ * any order after "lcsb-exec", and a right's age depends on "abi". */
+static int check_header(unsigned seen, const struct header *h) {
+    struct rights known = rights_of_abi(h->abi);
+    uint64_t extra;
+
+    for (unsigned k = 0; k < K_COUNT; k++)
+        if ((seen & (1U << k)) == 0)
+            return fail("parse header: missing key \"%s\"", header_keys[k]);
+    if ((extra = h->handled.fs & ~known.fs) != 0)
+        return fail("parse header: fs right \"%s\" is newer than abi %u",
+                    name_of(fs_rights, COUNT(fs_rights), extra), h->abi);
+    if ((extra = h->handled.net & ~known.net) != 0)
+        return fail("parse header: net right \"%s\" is newer than abi %u",
+                    name_of(net_rights, COUNT(net_rights), extra), h->abi);
+    if ((extra = h->handled.scope & ~known.scope) != 0)
+        return fail("parse header: scope \"%s\" is newer than abi %u",
+                    name_of(scope_rights, COUNT(scope_rights), extra), h->abi);
+    if ((extra = h->port_rights & ~h->handled.net) != 0)
+        return fail("parse header: a port rule grants \"%s\", which \"net\" does not handle",
+                    name_of(net_rights, COUNT(net_rights), extra));
+    /* The kernel would refuse an empty ruleset (ENOMSG); say why instead. */
+    if ((h->handled.fs | h->handled.net | h->handled.scope) == 0)
+        return fail("parse header: the policy handles no right at all");
+    return 0;
+}
+
+static int parse_header(struct cursor *c, struct header *h, int ruleset_fd) {
+    char key[32];
+    unsigned seen = 0;
+    uint64_t v;
+    bool more;
+
+    memset(h, 0, sizeof *h);
+    /* The version comes first so that a newer format is named as such rather
+     * than reported as an unknown key. */
+    if (fixed_key(c, true, "lcsb-exec") != 0 || parse_uint(c, "lcsb-exec", UINT32_MAX, &v) != 0)
+        return -1;
+    if (v != WIRE_VERSION)
+        return bad(c, "wire format version %" PRIu64 " is not %d, the one this shim speaks", v,
+                   WIRE_VERSION);
+    for (;;) {
+        unsigned k;
+        int rc = -1;
+        if (list_next(c, '}', &more) != 0)
+            return -1;
+        if (!more)
+            break;
+        if (parse_key(c, key, sizeof key) != 0)
+            return -1;
+        for (k = 0; k < K_COUNT && strcmp(header_keys[k], key) != 0; k++)
+            continue;
+        if (k == K_COUNT && strcmp(key, "lcsb-exec") == 0)
+            return bad(c, "key \"lcsb-exec\" given twice");
+        if (k == K_COUNT)
+            return bad(c, "unknown key \"%s\"", show(key));
+        if ((seen & (1U << k)) != 0)
+            return bad(c, "key \"%s\" given twice", key);
+        seen |= 1U << k;
+        switch (k) {
+        case K_ABI:
+            rc = parse_uint(c, "abi", UINT32_MAX, &v);
+            if (rc == 0 && (v < 1 || v > ABI_NEWEST))
+                rc = bad(c, "abi %" PRIu64 " is not one this shim knows (1 to %d)", v,
+                         ABI_NEWEST);
+            h->abi = (unsigned)v;
+            break;
+        case K_PARTS:
+            rc = parse_uint(c, "parts", INT_MAX, &h->parts);
+            break;
+        case K_FS:
+            rc = parse_rights(c, fs_rights, COUNT(fs_rights), "fs right", &h->handled.fs);
+            break;
+        case K_NET:
+            rc = parse_rights(c, net_rights, COUNT(net_rights), "net right", &h->handled.net);
+            break;
+        case K_PORTS:
+            rc = parse_port_rules(c, h, ruleset_fd);
+            break;
+        case K_SCOPE:
+            rc = parse_rights(c, scope_rights, COUNT(scope_rights), "scope", &h->handled.scope);
+            break;
+        }
+        if (rc != 0)
+            return -1;
+    }
+    if (expect_end(c) != 0)
+        return -1;
+    return check_header(seen, h);
+}
+
+/* A rule: {"access": [fs names], "paths": [absolute paths]}. */
+static int parse_rule(struct cursor *c, const struct header *h, int ruleset_fd) {
+    char path[PATH_MAX];
+    uint64_t access;
+    bool more;
+
+    if (fixed_key(c, true, "access") != 0 ||
+        parse_rights(c, fs_rights, COUNT(fs_rights), "fs right", &access) != 0)
+        return -1;
+    if (access == 0)
+        return bad(c, "a rule grants no right");
+    if ((access & ~h->handled.fs) != 0)
+        return bad(c, "a rule grants \"%s\", which the header's \"fs\" does not handle",
+                   name_of(fs_rights, COUNT(fs_rights), access & ~h->handled.fs));
+    if (fixed_key(c, false, "paths") != 0 || list_open(c, '[', ']', &more) != 0)
+        return -1;
+    while (more) {
+        if (parse_string(c, path, sizeof path, "a path") != 0)
+            return -1;
+        if (path[0] != '/')
+            return bad(c, "path \"%s\" is not absolute", show(path));
+        if (ruleset_fd >= 0 && add_path_rule(ruleset_fd, path, access) != 0)
+            return -1;
+        if (list_next(c, ']', &more) != 0)
+            return -1;
+    }
+    return fixed_end(c, "paths");
+}
+
+/* A part: {"part": INDEX, "rules": [rule, ...]}, keys in that order. */
+static int parse_part(struct cursor *c, uint64_t index, const struct header *h, int ruleset_fd) {
+    uint64_t v;
+    bool more;
+
+    if (fixed_key(c, true, "part") != 0 || parse_uint(c, "part", INT_MAX, &v) != 0)
+        return -1;
+    if (v != index)
+        return bad(c, "this is part %" PRIu64 " but says it is part %" PRIu64, index, v);
+    if (fixed_key(c, false, "rules") != 0 || list_open(c, '[', ']', &more) != 0)
+        return -1;
+    while (more) {
+        if (parse_rule(c, h, ruleset_fd) != 0 || list_next(c, ']', &more) != 0)
+            return -1;
+    }
+    if (fixed_end(c, "rules") != 0)
+        return -1;
+    return expect_end(c);
+}
+
+static void cursor_init(struct cursor *c, const char *arg, int part) {
+    c->start = arg;
+    c->p = arg;
+    if (part == 0)
+        snprintf(c->what, sizeof c->what, "header");
+    else
+        snprintf(c->what, sizeof c->what, "part %d", part);
+}
+
+/* Reads the whole policy, argv[1] up to the first "--" at argv[DASHDASH]
+ * (ARGC when there is none). Called once to check (RULESET_FD < 0) and once
+ * more to add the rules. */
+static int read_policy(char **argv, int argc, int dashdash, struct header *h, int ruleset_fd) {
+    struct cursor c;
+
+    cursor_init(&c, argv[1], 0);
+    if (parse_header(&c, h, ruleset_fd) != 0)
+        return -1;
+    if (dashdash == argc)
+        return fail("find the command: no \"--\" after the policy");
+    if (h->parts != (uint64_t)(dashdash - 2))
+        return fail("parse header: it announces %" PRIu64 " parts and argv holds %d", h->parts,
+                    dashdash - 2);
+    for (int i = 1; i <= dashdash - 2; i++) {
+        cursor_init(&c, argv[1 + i], i);
+        if (parse_part(&c, (uint64_t)i, h, ruleset_fd) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The kernel must handle everything the policy names: a lower ABI would
+ * silently leave rights unrestricted, so it is a refusal, not a downgrade. */
+static int check_kernel(unsigned need) {
+    int abi = landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+    if (abi < 0) {
+        int err = errno;
+        fail("use Landlock: %s", strerror(err));
+        if (err == ENOSYS)
+            hint("this kernel was built without Landlock (CONFIG_SECURITY_LANDLOCK)");
+        else if (err == EOPNOTSUPP)
+            hint("Landlock is built in but disabled; add \"landlock\" to the lsm= boot option");
+        return -1;
+    }
+    if ((unsigned)abi < need) {
+        fail("enforce the policy: it needs Landlock ABI %u and this kernel has ABI %d", need,
+             abi);
+        hint("wrap the command again on this host (lcsb reads the kernel's ABI), "
+             "or boot a kernel with Landlock ABI %u", need);
+        return -1;
+    }
+    return 0;
+}
+
+static int create_ruleset(const struct header *h) {
+    struct ruleset_attr attr = {
+        .handled_access_fs = h->handled.fs,
+        .handled_access_net = h->handled.net,
+        .scoped = h->handled.scope,
+    };
+    /* The size tells the kernel which fields we fill: only those the policy's
+     * ABI has, so an older kernel never sees a field it does not know. */
+    size_t size = sizeof attr;
+    int fd;
+
+    if (h->abi < 4)
+        size = offsetof(struct ruleset_attr, handled_access_net);
+    else if (h->abi < 6)
+        size = offsetof(struct ruleset_attr, scoped);
+    fd = landlock_create_ruleset(&attr, size, 0);
+    if (fd < 0)
+        fail("create the Landlock ruleset: %s", strerror(errno));
+    return fd;
+}
+
+static void usage(void) {
+    fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
+          "lcsb-exec: the policy format is docs/wire-format.md, version 1\n",
+          stderr);
+}
+
+int main(int argc, char **argv) {
+    struct header h;
+    int dashdash = 2;
+    int ruleset_fd;
+    int err;
+
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("lcsb-exec %d\n", WIRE_VERSION);
+        return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_SETUP;
+    }
+    if (argc < 2) {
+        fail("read the policy: no arguments");
+        usage();
+        goto out;
+    }
+    /* A part is a JSON object, so the first "--" after the header is ours. */
+    while (dashdash < argc && strcmp(argv[dashdash], "--") != 0)
+        dashdash++;
+    if (read_policy(argv, argc, dashdash, &h, -1) != 0)
+        goto out;
+    if (dashdash + 1 == argc) {
+        fail("find the command: nothing follows \"--\"");
+        goto out;
+    }
+    if (check_kernel(h.abi) != 0)
+        goto out;
+    ruleset_fd = create_ruleset(&h);
+    if (ruleset_fd < 0)
+        goto out;
+    if (read_policy(argv, argc, dashdash, &h, ruleset_fd) != 0)
+        goto close_ruleset;
+    /* Required by the kernel for an unprivileged restrict_self, and what stops
+     * a set-uid binary from carrying privileges into the sandbox. */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        fail("set no_new_privs: %s", strerror(errno));
+        goto close_ruleset;
+    }
+    if (landlock_restrict_self(ruleset_fd, 0) != 0) {
+        fail("enforce the Landlock ruleset: %s", strerror(errno));
+        goto close_ruleset;
+    }
+    close(ruleset_fd);
+
+    execvp(argv[dashdash + 1], &argv[dashdash + 1]);
+    err = errno;
+    fail("execute %s: %s", show(argv[dashdash + 1]), strerror(err));
+    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+
+close_ruleset:
+    close(ruleset_fd);
+out:
+    return EXIT_SETUP;
+}
