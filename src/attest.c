@@ -39,18 +39,22 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     return 0;
 }
 
-int lcsb_attest(const char *const *argv, lcsb_attestation *out, lcsb_error *err) {
+int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
+                lcsb_error *err) {
     memset(out, 0, sizeof *out);
     SET(out->backend, "none");
     SET(out->fs, "open");
     SET(out->exec, "open");
     SET(out->net, "open");
-    /* A host launcher may stand in front of the shim, so look along the argv,
-     * up to the first "--" that ends a shim's policy. */
-    for (size_t i = 0; argv && argv[i] && argv[i + 1]; i++) {
-        if (is_shim(argv[i]) && strncmp(argv[i + 1], LCSB__WIRE_KEY, strlen(LCSB__WIRE_KEY)) == 0)
-            return attest_landlock(argv[i + 1], out, err);
-    }
+    size_t skip = 0;
+    for (; prefix && prefix[skip]; skip++)
+        if (!argv || !argv[skip] || strcmp(argv[skip], prefix[skip]) != 0)
+            return lcsb__fail(err, LCSB_EINVAL, "attest: the argv does not start with the prefix");
+    /* The mechanism, if any, is the first thing after the launcher. */
+    const char *const *rest = argv ? argv + skip : NULL;
+    if (rest && rest[0] && rest[1] && is_shim(rest[0]) &&
+        strncmp(rest[1], LCSB__WIRE_KEY, strlen(LCSB__WIRE_KEY)) == 0)
+        return attest_landlock(rest[1], out, err);
     return 0;
 }
 

@@ -10,29 +10,6 @@
 #define LCSB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define LCSB_PRINTF(fmt, args)
-/* ---- Scope: owner of a run's private directories (impure). ---- */
-
-typedef struct lcsb__scope lcsb__scope;
-lcsb__scope *lcsb__scope_new(void);
-/* Create a fresh directory (mode 0700) owned by the scope; its path into OUT (PATH_MAX). */
-int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
-/* Remove everything the scope owns, never following a symlink or crossing a
- * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
-int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);
-void lcsb__scope_free(lcsb__scope *scope); /* closes first; NULL-safe */
-
-/* ---- The Lua binding, shared with the script runner. ---- */
-
-struct lua_State;
-#define LCSB__REG_SHIM "lcsb.shim"
-#define LCSB__REG_RUN_SCOPE "lcsb.run_scope"
-#define LCSB__REG_RUN "lcsb.run"
-LCSB_API int luaopen_lcsb(struct lua_State *L);
-LCSB_API int luaopen_lcsb_core(struct lua_State *L);
-lcsb_policy *lcsb__lua_checkpolicy(struct lua_State *L, int idx);
-lcsb__scope *lcsb__lua_checkscope(struct lua_State *L, int idx);
-void lcsb__lua_push_attestation(struct lua_State *L, const lcsb_attestation *a);
-
 #endif
 
 /* Fill ERR (when non-NULL) and return CODE. */

@@ -385,9 +385,10 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
 
 static int l_attest(lua_State *L) {
     const char **argv = check_argv(L, 1, "argv");
+    const char **prefix = lua_isnoneornil(L, 2) ? NULL : check_argv(L, 2, "prefix");
     lcsb_attestation a;
     lcsb_error err;
-    if (lcsb_attest(argv, &a, &err)) {
+    if (lcsb_attest(argv, prefix, &a, &err)) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
         return 2;
@@ -400,9 +401,15 @@ static int l_attest(lua_State *L) {
 
 /* lcsb.which(name) -> { program, interpreter... } | nil, message */
 static int l_which(lua_State *L) {
-    const char *name = luaL_checkstring(L, 1);
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
     char **files = NULL;
     lcsb_error err;
+    if (strlen(name) != len) { /* C would resolve only what precedes the NUL */
+        luaL_pushfail(L);
+        lua_pushfstring(L, "exec: %s: holds a NUL byte", name);
+        return 2;
+    }
     if (lcsb_resolve_program(name, &files, &err)) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -440,7 +447,14 @@ static int l_realpath(lua_State *L) {
 static int l_normalize(lua_State *L) {
     char out[PATH_MAX];
     lcsb_error err;
-    if (lcsb__path_normalize("path", luaL_checkstring(L, 1), out, &err)) {
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    if (strlen(path) != len) { /* C would see only what precedes the NUL: a parent */
+        luaL_pushfail(L);
+        lua_pushfstring(L, "path: %s: holds a NUL byte", path);
+        return 2;
+    }
+    if (lcsb__path_normalize("path", path, out, &err)) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
         return 2;

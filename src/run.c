@@ -116,7 +116,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     char **final = NULL;
     rc = lcsb_compose(b, policy, opts->prefix, argv, &final, err);
     if (rc) return rc;
-    rc = lcsb_attest((const char *const *)final, &result->attestation, err);
+    rc = lcsb_attest((const char *const *)final, opts->prefix, &result->attestation, err);
     if (!rc)
         rc = spawn_and_wait((const char *const *)final, policy->cwd,
                             b->ops != &lcsb__unavailable_ops, result, err);

@@ -92,15 +92,35 @@ void lcsb_argv_free(char **argv) {
     free(argv);
 }
 
-static int compare_strings(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+/* Not qsort: glibc's asks the kernel how much memory the machine has
+ * (sysinfo) the first time it sorts more than 1 KiB of pointers, and keeps the
+ * answer in a static; wrap makes no syscall and keeps no state (rule 1). A
+ * bottom-up merge sort through TMP, which holds N pointers. */
+static void sort_strings(const char **v, const char **tmp, size_t n) {
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = n - lo > width ? lo + width : n;
+            size_t hi = n - mid > width ? mid + width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = strcmp(v[j], v[i]) < 0 ? v[j++] : v[i++];
+            while (i < mid) tmp[k++] = v[i++];
+            while (j < hi) tmp[k++] = v[j++];
+        }
+        memcpy(v, tmp, n * sizeof *v);
+    }
 }
 
 const char **lcsb__strv_sorted_unique(const lcsb__strv *sv, size_t *count) {
     const char **out = malloc((sv->n + 1) * sizeof *out);
-    if (!out) return NULL;
+    const char **tmp = malloc((sv->n + 1) * sizeof *tmp);
+    if (!out || !tmp) {
+        free(out);
+        free(tmp);
+        return NULL;
+    }
     for (size_t i = 0; i < sv->n; i++) out[i] = sv->v[i];
-    qsort(out, sv->n, sizeof *out, compare_strings);
+    sort_strings(out, tmp, sv->n);
+    free(tmp);
     size_t k = 0;
     for (size_t i = 0; i < sv->n; i++)
         if (k == 0 || strcmp(out[k - 1], out[i]) != 0) out[k++] = out[i];

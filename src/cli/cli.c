@@ -239,7 +239,8 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         lcsb_attestation att;
         if (lcsb_compose(b, p, (const char *const *)args->prefix, argv[0] ? argv : probe, &final,
                          &err) ||
-            lcsb_attest((const char *const *)final, &att, &err)) {
+            lcsb_attest((const char *const *)final, (const char *const *)args->prefix, &att,
+                        &err)) {
             lcsb_argv_free(final);
             say("%s", err.message);
             goto out;

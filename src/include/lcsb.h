@@ -191,8 +191,11 @@ typedef struct lcsb_attestation {
     bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
 } lcsb_attestation;
 
-LCSB_API LCSB_NODISCARD int lcsb_attest(const char *const *final_argv, lcsb_attestation *out,
-                                        lcsb_error *err);
+/* PREFIX is the launcher composed in front of a host mechanism (NULL: none):
+ * FINAL_ARGV must start with it, and only what follows it is read, so a
+ * command's own arguments can never pass for a mechanism. */
+LCSB_API LCSB_NODISCARD int lcsb_attest(const char *const *final_argv, const char *const *prefix,
+                                        lcsb_attestation *out, lcsb_error *err);
 /* JSON object; caller frees with free(). NULL on ENOMEM. */
 LCSB_API char *lcsb_attestation_json(const lcsb_attestation *att);
 /* "fs: enforced, exec: allowlist, net: denied (tcp), abi 7" into BUF. */

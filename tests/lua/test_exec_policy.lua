@@ -1,0 +1,389 @@
+-- exec_policy, the one policy: the private HOME and TMPDIR, the read
+-- baseline, the project, `~`, program resolution, errors that name the key and
+-- the caller's line, and the scope that removes what it made without
+-- following what the command planted. Run by ctest with stock lua5.4 and the
+-- built lcsb/core.so; the last cases drive the built lcsb CLI.
+
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local T = dofile(here .. "/harness.lua")
+local lcsb = require "lcsb"
+local cjson = require "cjson"
+
+local ME = "test_exec_policy.lua"
+
+local function policy(opts)
+  local p = lcsb.exec_policy(opts)
+  return p:table(), p
+end
+
+local function mode(path) return T.trim(T.sh("stat -c %a " .. T.q(path))) end
+
+local function realpath(path) return T.trim(T.sh("readlink -f " .. T.q(path))) end
+
+-- NAME looked up on PATH the way execvp does (not the shell: `true` is a builtin).
+local function on_path(name)
+  for dir in (os.getenv("PATH") or "/usr/bin:/bin"):gmatch("[^:]+") do
+    local f = dir .. "/" .. name
+    if lcsb.kind(f) == "file" then return f end
+  end
+end
+
+-- The error exec_policy raises for OPTS, and the line that made the call.
+local function policy_error(opts)
+  local line
+  local ok, err = pcall(function()
+    line = debug.getinfo(1, "l").currentline + 1
+    local p = lcsb.exec_policy(opts)
+    return p
+  end)
+  T.ok(not ok, "exec_policy should have failed")
+  err = tostring(err)
+  -- Blamed on the line that called exec_policy, wherever inside it the check was.
+  T.has(err, ("%s:%d:"):format(ME, line), "error position")
+  return err
+end
+
+-- PT_INTERP of a 64-bit little-endian ELF file, read here independently of
+-- lcsb's resolver; nil when it has none.
+local function elf_interp(path)
+  local f = assert(io.open(path, "rb"))
+  local data = f:read("a")
+  f:close()
+  if data:sub(1, 4) ~= "\127ELF" or data:byte(5) ~= 2 or data:byte(6) ~= 1 then return nil end
+  local phoff = string.unpack("<I8", data, 33)
+  local phentsize, phnum = string.unpack("<I2I2", data, 55)
+  for i = 0, phnum - 1 do
+    local at = phoff + i * phentsize + 1
+    local ptype = string.unpack("<I4", data, at)
+    if ptype == 3 then
+      local offset, _, _, filesz = string.unpack("<I8I8I8I8", data, at + 8)
+      return (data:sub(offset + 1, offset + filesz):gsub("%z+$", ""))
+    end
+  end
+end
+
+T.case("private HOME and TMPDIR: fresh, 0700, writable, in the environment", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s }
+  local home, tmp = t.env.HOME, t.env.TMPDIR
+  T.ok(type(home) == "string" and type(tmp) == "string", "HOME and TMPDIR set")
+  T.ok(home ~= tmp, "HOME and TMPDIR differ")
+  T.ok(home ~= os.getenv("HOME"), "not the real HOME")
+  for _, d in ipairs { home, tmp } do
+    T.eq(lcsb.kind(d), "dir", d)
+    T.eq(mode(d), "700", "mode of " .. d)
+    T.contains(t.write, d, "write")
+    T.eq(realpath(d), d, "named without symlinks")
+    T.eq(T.trim(T.sh("ls -A " .. T.q(d))), "", d .. " is empty")
+  end
+  T.ok(home:match("/lcsb%-home%.[^/]+$"), "HOME's name")
+  T.ok(tmp:match("/lcsb%-tmp%.[^/]+$"), "TMPDIR's name")
+  -- A second policy gets directories of its own.
+  local t2 = policy { scope = s }
+  T.ok(t2.env.HOME ~= home and t2.env.TMPDIR ~= tmp, "fresh per policy")
+end)
+
+T.case("read baseline: what exists, nothing private", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s }
+  for _, path in ipairs(lcsb.baseline_read) do
+    if lcsb.kind(path) then T.contains(t.read, path, "read") else T.lacks(t.read, path, "read") end
+  end
+  for _, path in ipairs(lcsb.baseline_write) do
+    if lcsb.kind(path) then T.contains(t.write, path, "write") else T.lacks(t.write, path) end
+  end
+  T.contains(t.read, "/usr", "read")
+  T.contains(t.read, "/etc", "read")
+  for _, private in ipairs { "/", "/home", "/root", "/tmp", "/var/tmp", "/srv", "/mnt", "/var",
+    os.getenv("HOME") } do
+    T.lacks(t.read, private, "read")
+    T.lacks(t.write, private, "write")
+  end
+  T.eq(t.net, false, "network denied by default")
+  T.ok(type(t.exec) == "table", "an exec allowlist by default")
+end)
+
+T.case("project: the current directory by default, or the one given", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s }
+  local cwd = lcsb.realpath(".")
+  T.eq(t.cwd, cwd, "cwd")
+  T.contains(t.write, cwd, "write")
+  T.lacks(t.exec, cwd, "exec")
+  local dir = T.tmpdir()
+  t = policy { scope = s, project = dir .. "//" }
+  T.eq(t.cwd, dir, "cwd, normalized")
+  T.contains(t.write, dir, "write")
+  T.lacks(t.write, cwd, "write")
+  T.has(policy_error { scope = s, project = dir .. "/missing" }, "is not a directory")
+  T.has(policy_error { scope = s, project = "relative/dir" }, "not an absolute path")
+  T.has(policy_error { scope = s, project = dir .. "/../x" }, '".."')
+end)
+
+T.case("~ is the caller's real HOME; missing entries are dropped", function()
+  local s <close> = lcsb.scope()
+  if not os.getenv("HOME") or os.getenv("HOME") == "" then
+    T.has(policy_error { scope = s, read = { "~" } }, "HOME is not set")
+    return print("     (HOME is not set: only that refusal was checked)")
+  end
+  local real_home = lcsb.normalize(os.getenv("HOME"))
+  local dir = T.tmpdir()
+  T.write(dir .. "/file", "x")
+  local t = policy {
+    scope = s,
+    read = { "~", "~/.lcsb-test-no-such-file", "/nonexistent/lcsb/x", dir .. "/file", dir .. "/nope" },
+    write = { "/nonexistent/lcsb/w", dir .. "/" },
+  }
+  if lcsb.kind(real_home) then T.contains(t.read, real_home, "read") end
+  T.lacks(t.read, real_home .. "/.lcsb-test-no-such-file", "read")
+  T.lacks(t.read, "/nonexistent/lcsb/x", "read")
+  T.lacks(t.read, dir .. "/nope", "read")
+  T.contains(t.read, dir .. "/file", "read")
+  T.lacks(t.write, "/nonexistent/lcsb/w", "write")
+  T.contains(t.write, dir, "write")
+  -- Only "~" and "~/": "~user" is a relative path.
+  T.has(policy_error { scope = s, read = { "~root/x" } }, "~root/x: not an absolute path")
+  T.has(policy_error { scope = s, write = { "rel" } }, "key 'write'")
+end)
+
+T.case("a NUL byte is refused, not cut short to a parent", function()
+  local s <close> = lcsb.scope()
+  -- C would see "/tmp" and grant all of it.
+  T.has(policy_error { scope = s, write = { "/tmp\0/proj/build" } }, "key 'write'")
+  T.has(policy_error { scope = s, write = { "/tmp\0/proj/build" } }, "NUL")
+  T.has(policy_error { scope = s, read = { "/etc\0/x" } }, "NUL")
+  T.has(policy_error { scope = s, project = "/tmp\0/x" }, "NUL")
+  T.has(policy_error { scope = s, exec = { "sh\0x" } }, "NUL")
+  T.has(policy_error { scope = s, exec = { "/usr/bin/env\0x" } }, "NUL")
+  T.eq(lcsb.normalize("/etc\0/x"), nil, "normalize")
+  T.eq(lcsb.which("sh\0x"), nil, "which")
+end)
+
+T.case("unknown key: named, at the caller's line", function()
+  local s <close> = lcsb.scope()
+  local line = debug.getinfo(1, "l").currentline + 1
+  local ok, err = pcall(function() local p = lcsb.exec_policy { scope = s, bogus = 1 }; return p end)
+  T.ok(not ok, "refused")
+  T.has(err, "unknown key 'bogus'")
+  T.has(err, ("%s:%d:"):format(ME, line), "position")
+  T.has(err, "project, read, scope, write", "the keys it knows")
+  T.has(policy_error { scope = s, [1] = "x" }, "unknown key '1'")
+  T.has(policy_error { scope = s, Read = {} }, "unknown key 'Read'")
+end)
+
+T.case("wrong types are named", function()
+  local s <close> = lcsb.scope()
+  T.has(policy_error { scope = s, read = "/etc" }, "key 'read' must be a table, not a string")
+  T.has(policy_error { scope = s, write = true }, "key 'write' must be a table, not a boolean")
+  T.has(policy_error { scope = s, project = 5 }, "key 'project' must be a string, not a number")
+  T.has(policy_error { scope = s, net = 1 }, "key 'net' must be a boolean or table, not a number")
+  T.has(policy_error { scope = s, exec = 5 }, "key 'exec' must be a table or string, not a number")
+  T.has(policy_error { scope = s, env = "CI=1" }, "key 'env' must be a table, not a string")
+  T.has(policy_error { scope = s, read = { 5 } }, "key 'read': entries must be strings, not number")
+  T.has(policy_error { scope = s, exec = { {} } }, "key 'exec': entries must be strings, not table")
+  T.has(policy_error { scope = s, env = { CI = 1 } }, "key 'env.CI': expected a string")
+  T.has(policy_error { scope = s, env = { CI = true } }, "env.CI")
+  T.has(policy_error { scope = s, env = { [1] = "x" } }, "names must be strings")
+  T.has(policy_error { scope = s, env = { ["A=B"] = "x" } }, "A=B")
+  T.has(policy_error { scope = s, exec = "all" }, "\"any\"")
+  T.has(policy_error { scope = s, net = { connect = { "https" } } }, "net.connect")
+  T.has(policy_error { scope = s, net = { connect = { 0 } } }, "port 0")
+  T.has(policy_error { scope = s, net = { udp = { 53 } } }, "unknown key 'udp'")
+  T.has(policy_error "not a table", "expected a table of options")
+  -- Without a scope (plain Lua, no lcsb run) there is nowhere to make HOME.
+  T.has(policy_error {}, "no scope owns the private HOME")
+end)
+
+T.case("env overlay and network", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s, env = { CI = "1", AWS_SECRET_ACCESS_KEY = false, EMPTY = "" } }
+  T.eq(t.env.CI, "1", "CI")
+  T.eq(t.env.AWS_SECRET_ACCESS_KEY, false, "unset")
+  T.eq(t.env.EMPTY, "", "empty value")
+  T.ok(t.env.HOME and t.env.TMPDIR, "HOME and TMPDIR still set")
+  -- The overlay is applied after HOME and TMPDIR.
+  t = policy { scope = s, env = { HOME = "/somewhere" } }
+  T.eq(t.env.HOME, "/somewhere", "HOME overridden")
+  T.eq(policy { scope = s, net = true }.net, true, "open")
+  T.eq(policy { scope = s, net = false }.net, false, "denied")
+  local ports = policy { scope = s, net = { connect = { 443, 80 }, bind = { 8080 } } }.net
+  T.eq(ports.connect[1], 443, "connect")
+  T.eq(ports.connect[2], 80, "connect")
+  T.eq(ports.bind[1], 8080, "bind")
+end)
+
+T.case('exec = "any" turns the allowlist off', function()
+  local s <close> = lcsb.scope()
+  local t, p = policy { scope = s, exec = "any" }
+  T.eq(t.exec, "any", "exec")
+  local cap = lcsb.detect()
+  if cap.landlock_abi > 0 and cap.shim_found then
+    local argv = assert(lcsb.wrap(p, { "true" }, "landlock"))
+    local a = lcsb.attest(argv)
+    T.eq(a.backend, "landlock", "backend")
+    T.eq(a.exec, "open", "attested exec")
+    argv = assert(lcsb.wrap(policy { scope = s }, { "true" }, "landlock"))
+    T.eq(lcsb.attest(argv).exec, "allowlist", "attested exec with the allowlist")
+  end
+end)
+
+T.case("exec names resolve to real files, interpreters included", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s, exec = { "sh" } }
+  local sh = realpath(on_path("sh"))
+  T.eq(t.exec[1], sh, "sh resolved through its symlinks first")
+  local interp = elf_interp(sh)
+  if interp then T.contains(t.exec, realpath(interp), "exec (sh's ELF interpreter)") end
+  T.contains(t.exec, "/usr/bin/env", "exec")
+  for _, f in ipairs(t.exec) do
+    T.eq(lcsb.kind(f), "file", f)
+    T.eq(realpath(f), f, "resolved: " .. f)
+    T.eq(T.count(t.exec, f), 1, "listed once: " .. f)
+  end
+
+  -- A script: itself, its #! interpreter and that one's ELF interpreter; for
+  -- `#!/usr/bin/env NAME`, env and NAME too.
+  local dir = T.tmpdir()
+  T.write(dir .. "/tool", "#!/bin/sh\necho hi\n", "755")
+  T.write(dir .. "/envtool", "#!/usr/bin/env sh\necho hi\n", "755")
+  t = policy { scope = s, exec = { dir .. "/tool", dir .. "/envtool" } }
+  T.contains(t.exec, dir .. "/tool", "exec")
+  T.contains(t.exec, dir .. "/envtool", "exec")
+  T.contains(t.exec, realpath("/bin/sh"), "exec")
+  T.contains(t.exec, "/usr/bin/env", "exec")
+  -- A directory is taken as it is; validation judges it.
+  t = policy { scope = s, exec = { dir } }
+  T.contains(t.exec, dir, "exec")
+  -- A name that cannot be found is an error naming it.
+  T.has(policy_error { scope = s, exec = { "lcsb-no-such-program" } }, "lcsb-no-such-program")
+  T.has(policy_error { scope = s, exec = { dir .. "/missing" } }, dir .. "/missing")
+end)
+
+T.case("/usr/bin/env is always in the allowlist", function()
+  local s <close> = lcsb.scope()
+  for _, opts in ipairs { { scope = s }, { scope = s, exec = {} }, { scope = s, exec = { "env" } },
+    { scope = s, exec = { "sh", "/usr/bin/env" } } } do
+    local t = policy(opts)
+    T.eq(T.count(t.exec, "/usr/bin/env"), 1, "/usr/bin/env")
+    local interp = elf_interp("/usr/bin/env")
+    if interp then T.contains(t.exec, realpath(interp), "env's interpreter") end
+  end
+end)
+
+T.case("closing the scope removes the private directories", function()
+  local s = lcsb.scope()
+  local t = policy { scope = s }
+  local home, tmp = t.env.HOME, t.env.TMPDIR
+  T.write(home .. "/.bashrc", "x")
+  T.sh("mkdir -p " .. T.q(home .. "/a/b/c") .. " && touch " .. T.q(home .. "/a/b/c/d"))
+  T.sh("chmod 0 " .. T.q(home .. "/a/b"))
+  T.write(tmp .. "/x", "y")
+  T.ok(s:close(), "close")
+  T.eq(lcsb.kind(home), nil, "HOME removed")
+  T.eq(lcsb.kind(tmp), nil, "TMPDIR removed")
+  T.ok(s:close(), "closing twice is harmless")
+  T.ok(select(2, pcall(s.mkdtemp, s, "x")) ~= nil, "a closed scope makes nothing")
+  -- A to-be-closed scope closes at the end of its block.
+  do
+    local s2 <close> = lcsb.scope()
+    home = policy({ scope = s2 }).env.HOME
+  end
+  T.eq(lcsb.kind(home), nil, "HOME removed at the end of the block")
+end)
+
+T.case("a symlink planted in HOME does not lead removal outside", function()
+  local outside = T.tmpdir()
+  T.write(outside .. "/precious", "keep me")
+  T.sh("mkdir " .. T.q(outside .. "/dir") .. " && echo keep > " .. T.q(outside .. "/dir/inner"))
+  local s = lcsb.scope()
+  local t = policy { scope = s }
+  local home, tmp = t.env.HOME, t.env.TMPDIR
+  for _, d in ipairs { home, tmp } do
+    T.sh(("ln -s %s %s/link && ln -s %s %s/flink && mkdir %s/sub && ln -s %s %s/sub/up && ln %s %s/hard")
+      :format(T.q(outside), T.q(d), T.q(outside .. "/precious"), T.q(d), T.q(d),
+        T.q(outside .. "/dir"), T.q(d), T.q(outside .. "/precious"), T.q(d)))
+    T.eq(lcsb.kind(d .. "/link/precious"), "file", "planted link works")
+  end
+  local closed, why = s:close()
+  T.eq(lcsb.kind(outside), "dir", "outside directory kept")
+  T.eq(lcsb.kind(outside .. "/dir"), "dir", "outside subdirectory kept")
+  local f = assert(io.open(outside .. "/precious"))
+  T.eq(f:read("a"), "keep me", "outside file untouched")
+  f:close()
+  T.eq(lcsb.kind(outside .. "/dir/inner"), "file", "file beneath the outside directory kept")
+  T.ok(closed, "close: " .. tostring(why))
+  T.eq(lcsb.kind(home), nil, "HOME removed")
+  T.eq(lcsb.kind(tmp), nil, "TMPDIR removed")
+end)
+
+-- ---- through the built lcsb ----
+
+local function lcsb_cli(dir, args)
+  local cmd = ("cd %s && %s %s 2>&1"):format(T.q(dir), T.q(T.build .. "/lcsb"), args)
+  return T.sh(cmd)
+end
+
+T.case("a script's error names its file and line, even from a tail call", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  T.write(dir .. "/tail.lua", 'local lcsb = require "lcsb"\n-- line 2\nreturn lcsb.exec_policy { bogus = 1 }\n')
+  local out, code = lcsb_cli(dir, "check tail.lua")
+  T.eq(code, 125, "exit status")
+  T.has(out, "tail.lua:3:", "position")
+  T.has(out, "unknown key 'bogus'", "message")
+  T.write(dir .. "/fn.lua", 'local lcsb = require "lcsb"\nreturn function(run)\n  return lcsb.exec_policy {\n    read = 5,\n  }\nend\n')
+  out, code = lcsb_cli(dir, "check fn.lua")
+  T.eq(code, 125, "exit status")
+  T.has(out, "fn.lua:", "position")
+  T.has(out, "key 'read' must be a table", "message")
+end)
+
+T.case("lcsb wrap prints the argv as JSON (read with lua-cjson)", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local detect = cjson.decode((T.sh(T.q(T.build .. "/lcsb") .. " detect --json")))
+  local dir = T.tmpdir()
+  T.write(dir .. "/policy.lua", 'local lcsb = require "lcsb"\nreturn lcsb.exec_policy { exec = { "sh" } }\n')
+  if detect.landlock_abi == 0 or not detect.shim_found then
+    local _, code = lcsb_cli(dir, "wrap policy.lua -- true")
+    T.eq(code, 125, "no mechanism: refused, not run unsandboxed")
+    return print("     (no Landlock here: only the refusal was checked)")
+  end
+  local out, code = T.sh(("cd %s && %s wrap policy.lua -- true"):format(T.q(dir), T.q(T.build .. "/lcsb")))
+  T.eq(code, 0, "exit status")
+  local argv = cjson.decode(out)
+  T.eq(argv[1], realpath(T.build .. "/lcsb-exec"), "the shim first")
+  T.eq(argv[1], detect.shim, "the shim detect reports")
+  local header = cjson.decode(argv[2])
+  T.eq(header["lcsb-exec"], 1, "wire version")
+  T.eq(header.abi, math.min(detect.landlock_abi, 7), "abi")
+  local sep = 3 + header.parts
+  T.eq(argv[sep], "--", "-- after the parts")
+  T.eq(argv[#argv], "true", "the command last")
+  T.eq(argv[sep + 1], "/usr/bin/env", "the env hop")
+  local home
+  for i = sep + 1, #argv do home = home or argv[i]:match("^HOME=(.*)$") end
+  T.ok(home, "HOME= in the overlay")
+  -- Every part decodes; the private HOME is in a write rule, the command's
+  -- own resolved file in an execute rule.
+  local writable, executable = {}, {}
+  for i = 1, header.parts do
+    local part = cjson.decode(argv[2 + i])
+    T.eq(part.part, i, "part index")
+    for _, rule in ipairs(part.rules) do
+      local access = table.concat(rule.access, ",")
+      for _, path in ipairs(rule.paths) do
+        if access:find("write_file", 1, true) then writable[#writable + 1] = path end
+        if access:find("execute", 1, true) then executable[#executable + 1] = path end
+      end
+    end
+  end
+  T.contains(writable, home, "write rules")
+  T.contains(writable, dir, "write rules (the project)")
+  T.contains(executable, realpath(on_path("true")), "execute rules")
+  T.contains(executable, realpath(on_path("sh")), "execute rules")
+  T.lacks(executable, dir, "execute rules")
+  -- wrap runs nothing, and the run's scope is gone when lcsb exits.
+  T.eq(lcsb.kind(home), nil, "private HOME removed after lcsb wrap")
+end)
+
+T.run()

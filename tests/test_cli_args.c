@@ -1,0 +1,324 @@
+/* The command line, parsed: every subcommand and option, and each usage error
+ * naming what was wrong (cli_parse is pure; cli_main is tested through the
+ * built lcsb elsewhere). */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define MAX_ARGS 32
+
+#define assert_contains(haystack, needle)                                                   \
+    do {                                                                                    \
+        const char *h_ = (haystack), *n_ = (needle);                                        \
+        if (!strstr(h_, n_)) fail_msg("expected \"%s\" in \"%s\"", n_, h_);                 \
+    } while (0)
+
+/* argv as cli_parse gets it: "lcsb" first, then the words, NULL-terminated.
+ * The words stay alive (static storage) while the parsed args point into them. */
+typedef struct parsed {
+    int rc;
+    cli_args args;
+    char err[512];
+    char *argv[MAX_ARGS];
+} parsed;
+
+static parsed *parse_v(const char *const *words) {
+    parsed *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    int argc = 0;
+    p->argv[argc++] = "lcsb";
+    for (size_t i = 0; words[i]; i++) {
+        assert_true(argc < MAX_ARGS - 1);
+        p->argv[argc++] = (char *)words[i];
+    }
+    p->argv[argc] = NULL;
+    memset(p->err, 0, sizeof p->err);
+    p->rc = cli_parse(argc, p->argv, &p->args, p->err, sizeof p->err);
+    return p;
+}
+
+#define PARSE(...) parse_v((const char *const[]){__VA_ARGS__, NULL})
+#define PARSE0() parse_v((const char *const[]){NULL})
+
+static void done(parsed *p) {
+    cli_args_free(&p->args);
+    assert_null(p->args.prefix);
+    free(p);
+}
+
+static parsed *ok(parsed *p) {
+    if (p->rc != 0) fail_msg("expected success, got: %s", p->err);
+    return p;
+}
+
+static void refused(parsed *p, const char *expect) {
+    if (p->rc == 0) fail_msg("expected a usage error naming \"%s\"", expect);
+    assert_int_equal(p->rc, -1);
+    assert_contains(p->err, expect);
+    done(p);
+}
+
+static void assert_words(char **got, const char *const *want) {
+    assert_non_null(got);
+    size_t i = 0;
+    for (; want[i]; i++) {
+        if (!got[i]) fail_msg("missing word %zu \"%s\"", i, want[i]);
+        assert_string_equal(got[i], want[i]);
+    }
+    if (got[i]) fail_msg("extra word %zu \"%s\"", i, got[i]);
+}
+
+/* ---- subcommands ---- */
+
+static void test_run(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("policy.lua", "--", "make", "-j8", "--", "x"));
+    assert_int_equal(p->args.command, CLI_RUN);
+    assert_string_equal(p->args.policy, "policy.lua");
+    assert_string_equal(p->args.backend, "auto");
+    assert_null(p->args.attest);
+    assert_null(p->args.prefix);
+    assert_false(p->args.no_capture);
+    assert_false(p->args.json);
+    /* The command is everything after the first "--", untouched, in place. */
+    assert_ptr_equal(p->args.argv, (const char *const *)&p->argv[3]);
+    assert_words((char **)p->args.argv, (const char *const[]){"make", "-j8", "--", "x", NULL});
+    done(p);
+
+    /* Options look like options only before "--". */
+    p = ok(PARSE("p.lua", "--", "--backend", "--frob", "--help"));
+    assert_string_equal(p->args.backend, "auto");
+    assert_words((char **)p->args.argv, (const char *const[]){"--backend", "--frob", "--help",
+                                                              NULL});
+    done(p);
+    /* "-" is a name, not an option. */
+    p = ok(PARSE("-", "--", "true"));
+    assert_string_equal(p->args.policy, "-");
+    done(p);
+}
+
+static void test_help_version(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("--help"));
+    assert_int_equal(p->args.command, CLI_HELP);
+    done(p);
+    p = ok(PARSE("-h"));
+    assert_int_equal(p->args.command, CLI_HELP);
+    done(p);
+    /* First word wins; the rest is not even looked at. */
+    p = ok(PARSE("--help", "--frob"));
+    assert_int_equal(p->args.command, CLI_HELP);
+    done(p);
+    p = ok(PARSE("--version"));
+    assert_int_equal(p->args.command, CLI_VERSION);
+    done(p);
+    /* Nothing at all is a usage error, not help. */
+    refused(PARSE0(), "no policy script given");
+    /* The usage text names every option the parser takes. */
+    const char *options[] = {"--backend", "--attest", "--prefix", "--no-capture", "--json",
+                             "--help", "--version", "detect", "check", "wrap"};
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        assert_contains(cli_usage, options[i]);
+}
+
+static void test_detect(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("detect"));
+    assert_int_equal(p->args.command, CLI_DETECT);
+    assert_false(p->args.json);
+    assert_null(p->args.policy);
+    done(p);
+    p = ok(PARSE("detect", "--json"));
+    assert_int_equal(p->args.command, CLI_DETECT);
+    assert_true(p->args.json);
+    done(p);
+    refused(PARSE("detect", "policy.lua"), "detect takes no argument (got policy.lua)");
+    refused(PARSE("detect", "--frob"), "unknown option --frob");
+    refused(PARSE("detect", "--backend", "bogus"), "unknown backend 'bogus'");
+    /* --json belongs to detect alone. */
+    refused(PARSE("--json", "p.lua", "--", "true"), "unknown option --json");
+    refused(PARSE("check", "--json", "p.lua"), "unknown option --json");
+    refused(PARSE("wrap", "p.lua", "--json", "--", "true"), "unknown option --json");
+    /* A subcommand is only the first word. */
+    p = ok(PARSE("p.lua", "--", "detect"));
+    assert_int_equal(p->args.command, CLI_RUN);
+    done(p);
+    refused(PARSE("p.lua", "detect", "--", "true"), "unexpected argument detect");
+}
+
+static void test_check(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("check", "p.lua"));
+    assert_int_equal(p->args.command, CLI_CHECK);
+    assert_string_equal(p->args.policy, "p.lua");
+    assert_null(p->args.argv); /* the command is optional */
+    done(p);
+    p = ok(PARSE("check", "p.lua", "--"));
+    assert_non_null(p->args.argv);
+    assert_null(p->args.argv[0]);
+    done(p);
+    p = ok(PARSE("check", "--backend", "none", "--attest", "-", "p.lua", "--", "git", "status"));
+    assert_int_equal(p->args.command, CLI_CHECK);
+    assert_string_equal(p->args.backend, "none");
+    assert_string_equal(p->args.attest, "-");
+    assert_words((char **)p->args.argv, (const char *const[]){"git", "status", NULL});
+    done(p);
+    refused(PARSE("check"), "no policy script given");
+    refused(PARSE("check", "--", "true"), "no policy script given");
+}
+
+static void test_wrap(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("wrap", "--backend", "landlock", "p.lua", "--", "true"));
+    assert_int_equal(p->args.command, CLI_WRAP);
+    assert_string_equal(p->args.backend, "landlock");
+    assert_string_equal(p->args.policy, "p.lua");
+    assert_words((char **)p->args.argv, (const char *const[]){"true", NULL});
+    done(p);
+    refused(PARSE("wrap", "p.lua"), "no command given");
+    refused(PARSE("wrap", "p.lua", "--"), "no command given");
+    refused(PARSE("wrap"), "no policy script given");
+}
+
+/* ---- options ---- */
+
+static void test_options_anywhere_before_dashdash(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("--no-capture", "p.lua", "--attest", "out.json", "--backend", "oci",
+                         "--", "true"));
+    assert_int_equal(p->args.command, CLI_RUN);
+    assert_true(p->args.no_capture);
+    assert_string_equal(p->args.attest, "out.json");
+    assert_string_equal(p->args.backend, "oci");
+    assert_string_equal(p->args.policy, "p.lua");
+    done(p);
+    /* The last value given wins. */
+    p = ok(PARSE("--backend", "none", "--backend", "seatbelt", "p.lua", "--", "true"));
+    assert_string_equal(p->args.backend, "seatbelt");
+    done(p);
+    /* A value that looks like an option is still the value. */
+    p = ok(PARSE("--attest", "--no-capture", "p.lua", "--", "true"));
+    assert_string_equal(p->args.attest, "--no-capture");
+    assert_false(p->args.no_capture);
+    done(p);
+}
+
+static void test_backends(void **state) {
+    (void)state;
+    const char *known[] = {"auto", "landlock", "seatbelt", "oci", "none"};
+    for (size_t i = 0; i < 5; i++) {
+        parsed *p = ok(PARSE("--backend", known[i], "p.lua", "--", "true"));
+        assert_string_equal(p->args.backend, known[i]);
+        done(p);
+    }
+    refused(PARSE("--backend", "docker", "p.lua", "--", "true"), "unknown backend 'docker'");
+    refused(PARSE("--backend", "", "p.lua", "--", "true"), "unknown backend ''");
+    refused(PARSE("--backend", "Landlock", "p.lua", "--", "true"), "expected auto, landlock");
+}
+
+static void test_missing_values(void **state) {
+    (void)state;
+    refused(PARSE("--backend"), "option --backend needs a value");
+    refused(PARSE("p.lua", "--attest"), "option --attest needs a value");
+    refused(PARSE("check", "p.lua", "--prefix"), "option --prefix needs a value");
+    refused(PARSE("detect", "--backend"), "option --backend needs a value");
+}
+
+static void test_unknown_and_extra(void **state) {
+    (void)state;
+    refused(PARSE("--frob", "p.lua", "--", "true"), "unknown option --frob");
+    refused(PARSE("p.lua", "-x", "--", "true"), "unknown option -x");
+    refused(PARSE("p.lua", "--backend=none", "--", "true"), "unknown option --backend=none");
+    refused(PARSE("check", "p.lua", "--help"), "unknown option --help");
+    refused(PARSE("p.lua", "make", "--", "true"), "unexpected argument make");
+    refused(PARSE("p.lua", "make"), "put the command after --");
+}
+
+static void test_missing_policy_or_command(void **state) {
+    (void)state;
+    refused(PARSE("--", "true"), "no policy script given");
+    refused(PARSE("--backend", "none"), "no policy script given");
+    refused(PARSE("p.lua"), "no command given (lcsb POLICY.lua -- COMMAND)");
+    refused(PARSE("p.lua", "--"), "no command given");
+    refused(PARSE("--no-capture", "p.lua", "--attest", "x"), "no command given");
+}
+
+/* ---- --prefix ---- */
+
+static void test_prefix(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("--prefix", "uv run --", "p.lua", "--", "pytest"));
+    assert_words(p->args.prefix, (const char *const[]){"uv", "run", "--", NULL});
+    assert_words((char **)p->args.argv, (const char *const[]){"pytest", NULL});
+    done(p);
+    /* Quotes group, blanks split, tabs too; quotes join with what touches them. */
+    p = ok(PARSE("wrap", "--prefix", "  nix\tdevelop  'a b' \"c 'd'\" e\"f g\"h '' \"\"  ",
+                 "p.lua", "--", "true"));
+    assert_words(p->args.prefix,
+                 (const char *const[]){"nix", "develop", "a b", "c 'd'", "ef gh", "", "", NULL});
+    done(p);
+    /* A later --prefix replaces the earlier one (and frees it). */
+    p = ok(PARSE("--prefix", "a b", "--prefix", "direnv exec .", "p.lua", "--", "true"));
+    assert_words(p->args.prefix, (const char *const[]){"direnv", "exec", ".", NULL});
+    done(p);
+    /* Unterminated quotes, and nothing at all, are refused by name. */
+    refused(PARSE("--prefix", "uv 'run", "p.lua", "--", "true"),
+            "--prefix 'uv 'run': no words, or an unclosed quote");
+    refused(PARSE("--prefix", "\"", "p.lua", "--", "true"), "unclosed quote");
+    refused(PARSE("--prefix", "a \"b' c", "p.lua", "--", "true"), "unclosed quote");
+    refused(PARSE("--prefix", "", "p.lua", "--", "true"), "no words");
+    refused(PARSE("--prefix", " \t ", "p.lua", "--", "true"), "no words");
+    /* A usage error after a good --prefix leaves it for cli_args_free. */
+    p = PARSE("--prefix", "uv run", "--frob", "p.lua", "--", "true");
+    assert_int_equal(p->rc, -1);
+    assert_non_null(p->args.prefix);
+    done(p);
+}
+
+static void test_split_words(void **state) {
+    (void)state;
+    char **w = cli_split_words("one");
+    assert_words(w, (const char *const[]){"one", NULL});
+    for (size_t i = 0; w[i]; i++) free(w[i]);
+    free(w);
+    /* More words than the first allocation holds. */
+    w = cli_split_words("a b c d e f g h i j k l m n o p q r s t");
+    assert_non_null(w);
+    size_t n = 0;
+    while (w[n]) n++;
+    assert_int_equal(n, 20);
+    assert_string_equal(w[19], "t");
+    for (size_t i = 0; w[i]; i++) free(w[i]);
+    free(w);
+    assert_null(cli_split_words(""));
+    assert_null(cli_split_words("'"));
+    assert_null(cli_split_words("ok 'not ok"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run),
+        cmocka_unit_test(test_help_version),
+        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_options_anywhere_before_dashdash),
+        cmocka_unit_test(test_backends),
+        cmocka_unit_test(test_missing_values),
+        cmocka_unit_test(test_unknown_and_extra),
+        cmocka_unit_test(test_missing_policy_or_command),
+        cmocka_unit_test(test_prefix),
+        cmocka_unit_test(test_split_words),
+    };
+    return cmocka_run_group_tests_name("cli_args", tests, NULL, NULL);
+}

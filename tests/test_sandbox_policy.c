@@ -1,0 +1,710 @@
+/* The Policy as data: normalization, refusals, the env overlay, ports, copies,
+ * the system-prefix check (rule 3) and the validation a backend does before
+ * anything runs (rule 8). Pure except for the validation cases, which look at
+ * files this suite makes in a private directory. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef LCSB_SHIM_PATH
+#error "build with -DLCSB_SHIM_PATH='\"/path/to/lcsb-exec\"'"
+#endif
+
+/* ---- helpers ---- */
+
+#define assert_contains(haystack, needle)                                                   \
+    do {                                                                                    \
+        const char *h_ = (haystack), *n_ = (needle);                                        \
+        if (!strstr(h_, n_)) fail_msg("expected \"%s\" in \"%s\"", n_, h_);                 \
+    } while (0)
+
+static lcsb_policy *new_policy(void) {
+    lcsb_policy *p = lcsb_policy_new();
+    assert_non_null(p);
+    return p;
+}
+
+/* Add PATH to TIER and return what the policy stored. */
+static const char *added(lcsb_policy *p, const char *tier, const char *path) {
+    lcsb_error err = {0};
+    int rc = strcmp(tier, "read") == 0    ? lcsb_policy_add_read(p, path, &err)
+             : strcmp(tier, "write") == 0 ? lcsb_policy_add_write(p, path, &err)
+                                          : lcsb_policy_add_exec(p, path, &err);
+    if (rc) fail_msg("%s %s refused: %s", tier, path, err.message);
+    size_t n = lcsb_policy_count(p, tier);
+    assert_true(n > 0);
+    return lcsb_policy_path(p, tier, n - 1);
+}
+
+/* Adding PATH is refused with LCSB_EINVAL and a message holding EXPECT. */
+static void refused(const char *tier, const char *path, const char *expect) {
+    lcsb_policy *p = new_policy();
+    lcsb_error err = {0};
+    int rc = strcmp(tier, "read") == 0    ? lcsb_policy_add_read(p, path, &err)
+             : strcmp(tier, "write") == 0 ? lcsb_policy_add_write(p, path, &err)
+                                          : lcsb_policy_add_exec(p, path, &err);
+    assert_int_equal(rc, LCSB_EINVAL);
+    assert_int_equal(err.code, LCSB_EINVAL);
+    assert_contains(err.message, tier); /* names which list it was for */
+    assert_contains(err.message, expect);
+    assert_int_equal(lcsb_policy_count(p, tier), 0); /* nothing half-added */
+    lcsb_policy_free(p);
+}
+
+/* ---- normalization ---- */
+
+static void test_normalize(void **state) {
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"/", "/"},
+        {"//", "/"},
+        {"///", "/"},
+        {"/.", "/"},
+        {"/./", "/"},
+        {"/usr", "/usr"},
+        {"/usr/", "/usr"},
+        {"/usr//", "/usr"},
+        {"//usr//bin//", "/usr/bin"},
+        {"/usr/./bin", "/usr/bin"},
+        {"/./usr/././bin/.", "/usr/bin"},
+        {"/a/.b/..c/c../...", "/a/.b/..c/c../..."}, /* dot names that are not "." or ".." */
+        {"/a b/ü/x\ty", "/a b/ü/x\ty"},             /* bytes other than '/' pass through */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lcsb_policy *p = new_policy();
+        assert_string_equal(added(p, "read", cases[i].in), cases[i].out);
+        assert_string_equal(added(p, "write", cases[i].in), cases[i].out);
+        assert_string_equal(added(p, "exec", cases[i].in), cases[i].out);
+        char out[PATH_MAX];
+        assert_int_equal(lcsb__path_normalize("x", cases[i].in, out, NULL), 0);
+        assert_string_equal(out, cases[i].out);
+        lcsb_policy_free(p);
+    }
+}
+
+static void test_normalize_keeps_order_and_copies(void **state) {
+    (void)state;
+    lcsb_policy *p = new_policy();
+    char path[32] = "/srv/data";
+    assert_string_equal(added(p, "read", path), "/srv/data");
+    path[1] = 'X'; /* the policy holds its own copy */
+    assert_string_equal(lcsb_policy_path(p, "read", 0), "/srv/data");
+    assert_string_equal(added(p, "read", "/etc/"), "/etc");
+    assert_string_equal(added(p, "read", "/srv/data"), "/srv/data"); /* twice is harmless */
+    assert_int_equal(lcsb_policy_count(p, "read"), 3);
+    assert_null(lcsb_policy_path(p, "read", 3));
+    assert_null(lcsb_policy_path(p, "nonsense", 0));
+    assert_int_equal(lcsb_policy_count(p, "nonsense"), 0);
+    assert_int_equal(lcsb_policy_count(p, NULL), 0);
+    assert_int_equal(lcsb_policy_count(p, "write"), 0);
+    lcsb_policy_free(p);
+}
+
+/* ---- refusals ---- */
+
+static void test_refuse_empty_and_relative(void **state) {
+    (void)state;
+    const char *tiers[] = {"read", "write", "exec"};
+    for (size_t t = 0; t < 3; t++) {
+        refused(tiers[t], "", "empty path");
+        refused(tiers[t], NULL, "empty path");
+        refused(tiers[t], "usr/bin", "usr/bin: not an absolute path");
+        refused(tiers[t], ".", ".: not an absolute path");
+        refused(tiers[t], "./usr", "not an absolute path");
+        refused(tiers[t], "~/x", "~/x: not an absolute path");
+        refused(tiers[t], " /usr", "not an absolute path");
+    }
+    lcsb_policy *p = new_policy();
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_policy_set_cwd(p, "rel", &err), LCSB_EINVAL);
+    assert_contains(err.message, "cwd");
+    assert_null(lcsb_policy_cwd(p));
+    assert_int_equal(lcsb_policy_set_cwd(p, "/srv//x/", &err), 0);
+    assert_string_equal(lcsb_policy_cwd(p), "/srv/x");
+    assert_int_equal(lcsb_policy_set_cwd(p, "/a/../b", &err), LCSB_EINVAL);
+    assert_string_equal(lcsb_policy_cwd(p), "/srv/x"); /* a refusal keeps the old one */
+    assert_int_equal(lcsb_policy_set_cwd(p, NULL, &err), 0);
+    assert_null(lcsb_policy_cwd(p));
+    lcsb_policy_free(p);
+}
+
+static void test_refuse_dotdot_anywhere(void **state) {
+    (void)state;
+    const char *paths[] = {"/..", "/../", "/../etc", "/usr/..", "/usr/../etc", "/usr/bin/../..",
+                           "/a/b/c/../../../../etc/shadow", "//..//", "/./.."};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        refused("read", paths[i], "\"..\" is not allowed");
+        refused("write", paths[i], paths[i]); /* the message names the path as given */
+        refused("exec", paths[i], "\"..\"");
+    }
+}
+
+static void test_refuse_too_long(void **state) {
+    (void)state;
+    /* One component of n bytes normalizes to n + 1 bytes; PATH_MAX counts the NUL. */
+    char *path = malloc(PATH_MAX + 64);
+    assert_non_null(path);
+    path[0] = '/';
+    memset(path + 1, 'a', PATH_MAX - 2);
+    path[PATH_MAX - 1] = '\0'; /* strlen PATH_MAX - 1: fits with its NUL */
+    lcsb_policy *p = new_policy();
+    assert_int_equal(strlen(added(p, "read", path)), PATH_MAX - 1);
+    lcsb_policy_free(p);
+
+    memset(path + 1, 'a', PATH_MAX - 1);
+    path[PATH_MAX] = '\0'; /* strlen PATH_MAX: no room for the NUL */
+    refused("read", path, "longer than");
+    refused("exec", path, "longer than");
+
+    /* Many components, each short. */
+    size_t len = 0;
+    while (len < PATH_MAX + 40) len += (size_t)sprintf(path + len, "/dir");
+    refused("write", path, "longer than 4096 bytes");
+
+    /* Long only before normalization: what is stored is the normal form. */
+    memset(path, '/', PATH_MAX + 10);
+    strcpy(path + PATH_MAX + 10, "etc");
+    p = new_policy();
+    assert_string_equal(added(p, "read", path), "/etc");
+    lcsb_policy_free(p);
+    free(path);
+}
+
+/* ---- env ---- */
+
+static void test_env_names(void **state) {
+    (void)state;
+    lcsb_policy *p = new_policy();
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_policy_set_env(p, "", "x", &err), LCSB_EINVAL);
+    assert_contains(err.message, "env: \"\" is not a variable name");
+    assert_int_equal(lcsb_policy_set_env(p, "A=B", "x", &err), LCSB_EINVAL);
+    assert_contains(err.message, "\"A=B\"");
+    assert_int_equal(lcsb_policy_set_env(p, "=", NULL, &err), LCSB_EINVAL);
+    assert_int_equal(lcsb_policy_set_env(p, "NAME=", "x", &err), LCSB_EINVAL);
+    assert_int_equal(lcsb_policy_set_env(p, NULL, "x", &err), LCSB_EINVAL);
+    assert_contains(err.message, "(null)");
+    assert_false(lcsb__policy_has_env(p));
+    assert_int_equal(p->env_n, 0);
+
+    /* Set, unset, and the last call for a name wins, in order of first setting. */
+    assert_int_equal(lcsb_policy_set_env(p, "CI", "1", &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "SECRET", NULL, &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "CI", "2", &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "EMPTY", "", &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "SECRET", "now-set", &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "CI", NULL, &err), 0);
+    assert_true(lcsb__policy_has_env(p));
+    assert_int_equal(p->env_n, 3);
+    assert_string_equal(p->env[0].name, "CI");
+    assert_null(p->env[0].value);
+    assert_string_equal(p->env[1].name, "SECRET");
+    assert_string_equal(p->env[1].value, "now-set");
+    assert_string_equal(p->env[2].name, "EMPTY");
+    assert_string_equal(p->env[2].value, "");
+    /* Values may hold '=' and anything else. */
+    assert_int_equal(lcsb_policy_set_env(p, "OPTS", "a=b c=d", &err), 0);
+    assert_string_equal(p->env[3].value, "a=b c=d");
+    lcsb_policy_free(p);
+}
+
+/* ---- network ---- */
+
+static void test_ports(void **state) {
+    (void)state;
+    lcsb_policy *p = new_policy();
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_policy_net(p), LCSB_NET_DENY); /* the default */
+    const long bad[] = {0, 65536, -1, -65535, 100000, LONG_MAX, LONG_MIN};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, bad[i], &err), LCSB_EINVAL);
+        assert_contains(err.message, "net.connect");
+        assert_contains(err.message, "1..65535");
+        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_BIND, bad[i], &err), LCSB_EINVAL);
+        assert_contains(err.message, "net.bind");
+    }
+    char expect[64];
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 65536, &err), LCSB_EINVAL);
+    snprintf(expect, sizeof expect, "port %d", 65536);
+    assert_contains(err.message, expect);
+    /* Refusals changed nothing. */
+    assert_int_equal(lcsb_policy_net(p), LCSB_NET_DENY);
+    assert_int_equal(p->connect.n + p->bind.n, 0);
+
+    /* The first accepted port switches a denying policy to ports. */
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+    assert_int_equal(lcsb_policy_net(p), LCSB_NET_PORTS);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 1, &err), 0);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_BIND, 65535, &err), 0);
+    assert_int_equal(p->connect.n, 2);
+    assert_int_equal(p->connect.v[0], 443);
+    assert_int_equal(p->connect.v[1], 1);
+    assert_int_equal(p->bind.n, 1);
+    assert_int_equal(p->bind.v[0], 65535);
+    lcsb_policy_free(p);
+
+    /* A bind port switches too; an open network stays open. */
+    p = new_policy();
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_BIND, 8080, &err), 0);
+    assert_int_equal(lcsb_policy_net(p), LCSB_NET_PORTS);
+    lcsb_policy_free(p);
+    p = new_policy();
+    lcsb_policy_set_net(p, LCSB_NET_OPEN);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+    assert_int_equal(lcsb_policy_net(p), LCSB_NET_OPEN);
+    lcsb_policy_set_net(p, LCSB_NET_DENY);
+    assert_int_equal(lcsb_policy_net(p), LCSB_NET_DENY);
+    lcsb_policy_free(p);
+}
+
+/* ---- copy and free ---- */
+
+static void test_policy_copy_is_deep(void **state) {
+    (void)state;
+    lcsb_policy *p = new_policy();
+    lcsb_error err = {0};
+    added(p, "read", "/usr");
+    added(p, "read", "/etc");
+    added(p, "write", "/srv/w");
+    added(p, "exec", "/usr/bin/git");
+    assert_int_equal(lcsb_policy_set_env(p, "CI", "1", &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "SECRET", NULL, &err), 0);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_BIND, 8080, &err), 0);
+    assert_int_equal(lcsb_policy_set_cwd(p, "/srv/w", &err), 0);
+    lcsb_policy_set_exec_open(p, true);
+
+    lcsb_policy *c = lcsb_policy_copy(p);
+    assert_non_null(c);
+    assert_ptr_not_equal(c, p);
+    const char *tiers[] = {"read", "write", "exec"};
+    for (size_t t = 0; t < 3; t++) {
+        assert_int_equal(lcsb_policy_count(c, tiers[t]), lcsb_policy_count(p, tiers[t]));
+        for (size_t i = 0; i < lcsb_policy_count(p, tiers[t]); i++) {
+            assert_string_equal(lcsb_policy_path(c, tiers[t], i), lcsb_policy_path(p, tiers[t], i));
+            assert_ptr_not_equal(lcsb_policy_path(c, tiers[t], i),
+                                 lcsb_policy_path(p, tiers[t], i));
+        }
+    }
+    assert_int_equal(c->env_n, 2);
+    assert_string_equal(c->env[0].name, "CI");
+    assert_string_equal(c->env[0].value, "1");
+    assert_ptr_not_equal(c->env[0].name, p->env[0].name);
+    assert_ptr_not_equal(c->env[0].value, p->env[0].value);
+    assert_string_equal(c->env[1].name, "SECRET");
+    assert_null(c->env[1].value);
+    assert_int_equal(c->connect.n, 1);
+    assert_int_equal(c->connect.v[0], 443);
+    assert_ptr_not_equal(c->connect.v, p->connect.v);
+    assert_int_equal(c->bind.n, 1);
+    assert_int_equal(c->bind.v[0], 8080);
+    assert_int_equal(lcsb_policy_net(c), LCSB_NET_PORTS);
+    assert_true(lcsb_policy_exec_open(c));
+    assert_string_equal(lcsb_policy_cwd(c), "/srv/w");
+    assert_ptr_not_equal(lcsb_policy_cwd(c), lcsb_policy_cwd(p));
+
+    /* Changing or freeing the original leaves the copy alone. */
+    added(p, "read", "/opt");
+    assert_int_equal(lcsb_policy_set_env(p, "CI", "changed", &err), 0);
+    lcsb_policy_set_net(p, LCSB_NET_OPEN);
+    lcsb_policy_set_exec_open(p, false);
+    lcsb_policy_free(p);
+    assert_int_equal(lcsb_policy_count(c, "read"), 2);
+    assert_string_equal(c->env[0].value, "1");
+    assert_int_equal(lcsb_policy_net(c), LCSB_NET_PORTS);
+    assert_true(lcsb_policy_exec_open(c));
+
+    /* The net mode is copied as it is, not re-derived from the ports. */
+    lcsb_policy *o = new_policy();
+    lcsb_policy_set_net(o, LCSB_NET_OPEN);
+    assert_int_equal(lcsb_policy_add_port(o, LCSB_PORT_CONNECT, 22, &err), 0);
+    lcsb_policy *oc = lcsb_policy_copy(o);
+    assert_int_equal(lcsb_policy_net(oc), LCSB_NET_OPEN);
+    lcsb_policy_free(o);
+    lcsb_policy_free(oc);
+
+    /* An empty policy copies to an empty, denying one. */
+    lcsb_policy *e = new_policy();
+    lcsb_policy *ec = lcsb_policy_copy(e);
+    assert_non_null(ec);
+    assert_int_equal(lcsb_policy_count(ec, "read"), 0);
+    assert_int_equal(lcsb_policy_net(ec), LCSB_NET_DENY);
+    assert_false(lcsb_policy_exec_open(ec));
+    assert_null(lcsb_policy_cwd(ec));
+    lcsb_policy_free(e);
+    lcsb_policy_free(ec);
+    lcsb_policy_free(c);
+}
+
+static void test_policy_free_null(void **state) {
+    (void)state;
+    lcsb_policy_free(NULL);
+    lcsb_backend_free(NULL);
+    lcsb_argv_free(NULL);
+}
+
+/* ---- rule 3: system prefixes ---- */
+
+static void test_system_prefix(void **state) {
+    (void)state;
+    static const char *const refused_dirs[] = {
+        "/", "/usr", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/local/lib/i386-linux-gnu",
+        "/bin", "/sbin", "/lib", "/lib64", "/usr/local", "/usr/local/bin", "/usr/libexec",
+        "/opt", "/opt/homebrew", "/opt/homebrew/bin", "/nix", "/nix/store", "/snap",
+        "/snap/bin", "/run/current-system", "/System", "/Library", "/Applications", "/etc",
+        "/home", "/root", "/tmp", "/var", "/var/tmp", "/usr/local/Cellar",
+    };
+    for (size_t i = 0; i < sizeof refused_dirs / sizeof refused_dirs[0]; i++) {
+        const char *d = refused_dirs[i];
+        const char *within = lcsb__system_prefix_within(d);
+        if (!within) fail_msg("%s should be refused as a system prefix", d);
+        assert_true(lcsb__is_system_prefix(d));
+        /* What it names is D itself or lies beneath it. */
+        size_t n = strlen(d);
+        assert_true(strcmp(d, "/") == 0 ||
+                    (strncmp(within, d, n) == 0 && (within[n] == '\0' || within[n] == '/')));
+    }
+    /* An ancestor of a prefix names the prefix it contains. */
+    assert_string_equal(lcsb__system_prefix_within("/usr"), "/usr");
+    assert_string_equal(lcsb__system_prefix_within("/nix"), "/nix");
+    assert_string_equal(lcsb__system_prefix_within("/usr/lib/x86_64-linux-gnu"),
+                        "/usr/lib/x86_64-linux-gnu");
+    assert_non_null(lcsb__system_prefix_within("/run"));        /* holds /run/current-system */
+    assert_non_null(lcsb__system_prefix_within("/var/lib"));    /* holds /var/lib/snapd */
+
+    /* Beneath a prefix without containing one: a project's build tree, a
+     * compiler's private libexec, a tool's own bin. Allowed lexically; the
+     * symlink half of rule 3 is validation's job. */
+    static const char *const allowed_dirs[] = {
+        "/home/u/proj/build", "/usr/lib/gcc/x86_64-linux-gnu/12", "/opt/tool/bin",
+        "/usr/libexec/gcc/x86_64-linux-gnu/12", "/usr/lib/jvm/java-17/bin",
+        "/usr/lib/x86_64-linux-gnu/perl5", "/srv/ci/bin", "/usrx", "/optical", "/tmpfoo",
+        "/usr/binaries", "/nix/storeroom", "/var/lib/app/bin", "/home/u",
+    };
+    for (size_t i = 0; i < sizeof allowed_dirs / sizeof allowed_dirs[0]; i++) {
+        const char *within = lcsb__system_prefix_within(allowed_dirs[i]);
+        if (within) fail_msg("%s refused as containing %s", allowed_dirs[i], within);
+        assert_false(lcsb__is_system_prefix(allowed_dirs[i]));
+    }
+}
+
+/* Wrap (pure) refuses an EXECUTE directory rule on a system prefix too, not
+ * only validation; with the allowlist off there is no EXECUTE rule to refuse. */
+static void test_wrap_refuses_system_prefix(void **state) {
+    (void)state;
+    lcsb_backend *b = NULL;
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_backend_landlock(7, LCSB_SHIM_PATH, &b, &err), 0);
+    static const char *const argv[] = {"true", NULL};
+    const char *dirs[] = {"/usr", "/usr/lib/x86_64-linux-gnu", "/", "/opt"};
+    for (size_t i = 0; i < 4; i++) {
+        lcsb_policy *p = new_policy();
+        added(p, "exec", "/usr/bin/true");
+        added(p, "exec", dirs[i]);
+        char **out = NULL;
+        memset(&err, 0, sizeof err);
+        assert_int_equal(lcsb_backend_wrap(b, p, argv, &out, &err), LCSB_EINVAL);
+        assert_null(out);
+        assert_contains(err.message, dirs[i]);
+        assert_contains(err.message, "system prefix");
+        lcsb_policy_set_exec_open(p, true);
+        assert_int_equal(lcsb_backend_wrap(b, p, argv, &out, &err), 0);
+        lcsb_argv_free(out);
+        lcsb_policy_free(p);
+    }
+    lcsb_backend_free(b);
+}
+
+/* ---- validation (rule 8) ---- */
+
+static char fixture[PATH_MAX]; /* a private directory for the validation cases */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int fixture_setup(void **state) {
+    (void)state;
+    char tmpl[] = "/tmp/lcsb-policy-test.XXXXXX";
+    if (!mkdtemp(tmpl) || !realpath(tmpl, fixture)) return -1;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/bin", fixture);
+    if (mkdir(path, 0755)) return -1;
+    snprintf(path, sizeof path, "%s/bin/tool", fixture);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs("#!/bin/sh\nexit 0\n", f);
+    fclose(f);
+    chmod(path, 0755);
+    char target[PATH_MAX + 64];
+    snprintf(target, sizeof target, "%s/bin", fixture);
+    snprintf(path, sizeof path, "%s/bin-link", fixture);
+    if (symlink(target, path)) return -1;
+    snprintf(target, sizeof target, "%s/bin/tool", fixture);
+    snprintf(path, sizeof path, "%s/tool-link", fixture);
+    if (symlink(target, path)) return -1;
+    snprintf(path, sizeof path, "%s/fifo", fixture);
+    if (mkfifo(path, 0600)) return -1;
+    return 0;
+}
+
+static int fixture_teardown(void **state) {
+    (void)state;
+    if (fixture[0]) nftw(fixture, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return 0;
+}
+
+static const char *fx(const char *rel) {
+    static char buf[4][PATH_MAX + 64];
+    static int next;
+    char *out = buf[next++ % 4];
+    snprintf(out, sizeof buf[0], "%s%s%s", fixture, rel[0] ? "/" : "", rel);
+    return out;
+}
+
+static lcsb_backend *landlock(int abi) {
+    lcsb_backend *b = NULL;
+    lcsb_error err = {0};
+    if (lcsb_backend_landlock(abi, LCSB_SHIM_PATH, &b, &err))
+        fail_msg("landlock backend: %s", err.message);
+    return b;
+}
+
+/* A policy that validates: the cases below each add one fault to it. */
+static lcsb_policy *valid_policy(void) {
+    lcsb_policy *p = new_policy();
+    added(p, "read", "/usr");
+    added(p, "read", "/etc");
+    added(p, "write", fx(""));
+    added(p, "exec", "/usr/bin/env");
+    added(p, "exec", fx("bin"));
+    added(p, "exec", fx("bin/tool"));
+    return p;
+}
+
+static void expect_valid(const lcsb_backend *b, const lcsb_policy *p) {
+    lcsb_error err = {0};
+    int rc = lcsb_backend_validate(b, p, &err);
+    if (rc) fail_msg("expected a valid policy, got %d: %s", rc, err.message);
+}
+
+static void expect_invalid(const lcsb_backend *b, const lcsb_policy *p, int code,
+                           const char *expect1, const char *expect2) {
+    lcsb_error err = {0};
+    int rc = lcsb_backend_validate(b, p, &err);
+    if (rc != code) fail_msg("expected %d, got %d (%s)", code, rc, err.message);
+    assert_int_equal(err.code, code);
+    assert_contains(err.message, expect1);
+    if (expect2) assert_contains(err.message, expect2);
+}
+
+static void test_validate_baseline(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    lcsb_policy *p = valid_policy();
+    expect_valid(b, p);
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_policy_set_cwd(p, fx(""), &err), 0);
+    expect_valid(b, p);
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+static void test_validate_missing_paths(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    const char *tiers[] = {"read", "write", "exec"};
+    for (size_t t = 0; t < 3; t++) {
+        lcsb_policy *p = valid_policy();
+        const char *missing = added(p, tiers[t], fx("no-such-file"));
+        expect_invalid(b, p, LCSB_EINVAL, missing, "No such file or directory");
+        lcsb_policy_free(p);
+    }
+    lcsb_policy *p = valid_policy();
+    added(p, "read", "/etc/passwd/x");
+    expect_invalid(b, p, LCSB_EINVAL, "read: /etc/passwd/x", "Not a directory");
+    lcsb_policy_free(p);
+
+    p = valid_policy();
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_policy_set_cwd(p, fx("gone"), &err), 0);
+    expect_invalid(b, p, LCSB_EINVAL, "cwd", fx("gone"));
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+static void test_validate_exec_symlinks(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    /* A directory named through a symlink. */
+    lcsb_policy *p = valid_policy();
+    added(p, "exec", fx("bin-link"));
+    expect_invalid(b, p, LCSB_EINVAL, fx("bin-link"), "symlink");
+    lcsb_policy_free(p);
+    /* A file named through a symlink. */
+    p = valid_policy();
+    added(p, "exec", fx("tool-link"));
+    expect_invalid(b, p, LCSB_EINVAL, fx("tool-link"), "symlink");
+    lcsb_policy_free(p);
+    /* A symlink further up: the entry itself is no link, its parent is. */
+    p = valid_policy();
+    added(p, "exec", fx("bin-link/tool"));
+    expect_invalid(b, p, LCSB_EINVAL, fx("bin-link/tool"), fx("bin/tool"));
+    lcsb_policy_free(p);
+    /* The same symlinks are fine to read: Landlock resolves them. */
+    p = valid_policy();
+    added(p, "read", fx("bin-link"));
+    added(p, "read", fx("tool-link"));
+    expect_valid(b, p);
+    /* With the exec allowlist off there are no exec rules to check. */
+    added(p, "exec", fx("bin-link"));
+    lcsb_policy_set_exec_open(p, true);
+    expect_valid(b, p);
+    lcsb_policy_free(p);
+    /* Neither file nor directory. */
+    p = valid_policy();
+    added(p, "exec", fx("fifo"));
+    expect_invalid(b, p, LCSB_EINVAL, fx("fifo"), "neither a file nor a directory");
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+static void test_validate_exec_system_dirs(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    const char *dirs[] = {"/usr", "/usr/bin", "/etc", "/tmp"};
+    for (size_t i = 0; i < 4; i++) {
+        lcsb_policy *p = valid_policy();
+        added(p, "exec", dirs[i]);
+        expect_invalid(b, p, LCSB_EINVAL, dirs[i], "system prefix");
+        lcsb_policy_free(p);
+    }
+    /* /bin is a symlink on a merged-/usr system, a directory elsewhere: refused
+     * either way. */
+    lcsb_policy *p = valid_policy();
+    added(p, "exec", "/bin");
+    expect_invalid(b, p, LCSB_EINVAL, "exec: /bin", NULL);
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+static void test_validate_env_needs_env(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    lcsb_error err = {0};
+    lcsb_policy *p = new_policy();
+    added(p, "read", "/usr");
+    added(p, "exec", "/usr/bin/true");
+    expect_valid(b, p); /* no overlay: env is not needed */
+    assert_int_equal(lcsb_policy_set_env(p, "CI", "1", &err), 0);
+    expect_invalid(b, p, LCSB_EINVAL, "/usr/bin/env", "exec allowlist");
+    /* An unset alone is an overlay too. */
+    lcsb_policy *u = new_policy();
+    added(u, "exec", "/usr/bin/true");
+    assert_int_equal(lcsb_policy_set_env(u, "SECRET", NULL, &err), 0);
+    expect_invalid(b, u, LCSB_EINVAL, "/usr/bin/env", NULL);
+    lcsb_policy_free(u);
+    /* Named, or the allowlist off: fine. */
+    added(p, "exec", "/usr/bin/env");
+    expect_valid(b, p);
+    lcsb_policy *o = new_policy();
+    assert_int_equal(lcsb_policy_set_env(o, "CI", "1", &err), 0);
+    lcsb_policy_set_exec_open(o, true);
+    expect_valid(b, o);
+    lcsb_policy_free(o);
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+static void test_validate_abi_and_net(void **state) {
+    (void)state;
+    for (int abi = 1; abi <= 7; abi++) {
+        lcsb_backend *b = landlock(abi);
+        lcsb_policy *p = valid_policy();
+        if (abi < 4) expect_invalid(b, p, LCSB_EUNAVAIL, "ABI", "net = true");
+        else expect_valid(b, p);
+        lcsb_error err = {0};
+        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+        if (abi < 4) expect_invalid(b, p, LCSB_EUNAVAIL, "ABI", NULL);
+        else expect_valid(b, p);
+        lcsb_policy_set_net(p, LCSB_NET_OPEN);
+        expect_valid(b, p);
+        lcsb_policy_free(p);
+        lcsb_backend_free(b);
+    }
+}
+
+static void test_backend_constructors(void **state) {
+    (void)state;
+    lcsb_backend *b = NULL;
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_backend_landlock(0, LCSB_SHIM_PATH, &b, &err), LCSB_EINVAL);
+    assert_contains(err.message, "ABI 0");
+    assert_int_equal(lcsb_backend_landlock(8, LCSB_SHIM_PATH, &b, &err), LCSB_EINVAL);
+    assert_int_equal(lcsb_backend_landlock(7, "lcsb-exec", &b, &err), LCSB_EINVAL);
+    assert_contains(err.message, "absolute");
+    assert_int_equal(lcsb_backend_landlock(7, NULL, &b, &err), LCSB_EINVAL);
+    assert_null(b);
+
+    /* A shim that is not there: EUNAVAIL naming it. */
+    assert_int_equal(lcsb_backend_landlock(7, "/nonexistent/lcsb-exec", &b, &err), 0);
+    lcsb_policy *p = new_policy();
+    lcsb_policy_set_net(p, LCSB_NET_OPEN);
+    expect_invalid(b, p, LCSB_EUNAVAIL, "/nonexistent/lcsb-exec", "not executable");
+    lcsb_backend_free(b);
+
+    /* none validates anything: it enforces nothing and says so elsewhere. */
+    assert_int_equal(lcsb_backend_none(&b, &err), 0);
+    assert_string_equal(lcsb_backend_name(b), "none");
+    assert_false(lcsb_backend_contains_prefix(b));
+    added(p, "exec", "/usr");
+    added(p, "read", "/no/such/path");
+    expect_valid(b, p);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_normalize_keeps_order_and_copies),
+        cmocka_unit_test(test_refuse_empty_and_relative),
+        cmocka_unit_test(test_refuse_dotdot_anywhere),
+        cmocka_unit_test(test_refuse_too_long),
+        cmocka_unit_test(test_env_names),
+        cmocka_unit_test(test_ports),
+        cmocka_unit_test(test_policy_copy_is_deep),
+        cmocka_unit_test(test_policy_free_null),
+        cmocka_unit_test(test_system_prefix),
+        cmocka_unit_test(test_wrap_refuses_system_prefix),
+        cmocka_unit_test(test_validate_baseline),
+        cmocka_unit_test(test_validate_missing_paths),
+        cmocka_unit_test(test_validate_exec_symlinks),
+        cmocka_unit_test(test_validate_exec_system_dirs),
+        cmocka_unit_test(test_validate_env_needs_env),
+        cmocka_unit_test(test_validate_abi_and_net),
+        cmocka_unit_test(test_backend_constructors),
+    };
+    return cmocka_run_group_tests_name("sandbox_policy", tests, fixture_setup, fixture_teardown);
+}
