@@ -6,6 +6,13 @@
  * `wrap` is pure and cannot hand over a ruleset descriptor. This file reads it
  * with its own parser, builds the ruleset, restricts itself and execs COMMAND.
  *
+ * Landlock's network rules cover TCP only, so when the header's "sockets" asks
+ * for it, a seccomp filter written out below closes every other socket family
+ * (UDP, raw, packet, ...) and io_uring, installed last, right before exec.
+ * Whatever the policy, the command cannot push input into the caller's
+ * terminal (TIOCSTI, TIOCLINUX) and, when lcsb runs as root, it runs with no
+ * capabilities: Landlock alone does not stop root from loading a module.
+ *
  * It trusts nothing it is given: every byte is re-checked, and any fault, in
  * the policy or in the kernel's answers, ends in a `lcsb-exec: cannot ...`
  * message and exit 97 *before* COMMAND could run. There is no path on which
@@ -23,6 +30,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,7 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -134,6 +149,24 @@ static inline int landlock_restrict_self(int ruleset_fd, uint32_t flags) {
 }
 #endif
 
+/* The socket filter's architecture: the one this shim is built for. A syscall
+ * made under any other (i386's int 0x80 on x86_64, where socketcall() reaches
+ * every socket call behind one number; arm32 on aarch64) kills the process.
+ * x32 is x86_64 with 32-bit pointers and its own syscall numbers, so an x32
+ * build of this shim counts as another architecture. Elsewhere the shim
+ * refuses to run: it could not hold the terminal either. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define FILTER_ARCH AUDIT_ARCH_X86_64
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT 0x40000000
+#endif
+#elif defined(__aarch64__) && !defined(__ILP32__)
+#define FILTER_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+
 #define FS_ALL (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
     LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
@@ -215,6 +248,12 @@ static struct rights rights_of_abi(unsigned abi) {
     return r;
 }
 
+/* What "sockets" allows the command to create: "any" (no filter), "unix"
+ * (AF_UNIX only) or "unix+tcp" (that, plus TCP over IPv4 and IPv6). */
+enum sockets { SOCKETS_ANY, SOCKETS_UNIX, SOCKETS_UNIX_TCP };
+
+static const char *const sockets_names[] = {"any", "unix", "unix+tcp"};
+
 /* The header, once checked. Port rules are not kept: the second pass re-reads
  * them from argv. */
 struct header {
@@ -222,6 +261,7 @@ struct header {
     uint64_t parts;
     struct rights handled;
     uint64_t port_rights; /* every right a port rule grants, to check against net */
+    enum sockets sockets;
 };
 
 /* One JSON argument being read. WHAT names it in messages ("header",
@@ -505,10 +545,14 @@ static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
     struct path_beneath_attr attr;
     struct stat st;
     int ret = -1;
-    int fd = open(path, O_PATH | O_CLOEXEC);
+    /* The library names real paths only; a symlink here was planted after it
+     * checked, and would move the grant to wherever it points. */
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
 
     if (fd < 0) {
-        fail("open %s: %s", show(path), strerror(errno));
+        fail("open %s: %s", show(path),
+             errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
         goto out;
     }
     if (fstat(fd, &st) != 0) {
@@ -578,8 +622,25 @@ static int parse_port_rules(struct cursor *c, struct header *h, int ruleset_fd) 
     return 0;
 }
 
-enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_COUNT };
-static const char *const header_keys[K_COUNT] = {"abi", "parts", "fs", "net", "ports", "scope"};
+/* "sockets": one of sockets_names, as a string. */
+static int parse_sockets(struct cursor *c, enum sockets *out) {
+    char name[16];
+
+    if (parse_string(c, name, sizeof name, "sockets") != 0)
+        return -1;
+    for (size_t i = 0; i < COUNT(sockets_names); i++) {
+        if (strcmp(sockets_names[i], name) == 0) {
+            *out = (enum sockets)i;
+            return 0;
+        }
+    }
+    return bad(c, "unknown sockets value \"%s\" (expected \"any\", \"unix\" or \"unix+tcp\")",
+               show(name));
+}
+
+enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_COUNT };
+static const char *const header_keys[K_COUNT] = {"abi",   "parts", "fs",     "net",
+                                                 "ports", "scope", "sockets"};
 
 /* What cannot be checked until the whole header is read: its keys may come in
  * any order after "lcsb-exec", and a right's age depends on "abi". */
@@ -605,6 +666,11 @@ static int check_header(unsigned seen, const struct header *h) {
     /* The kernel would refuse an empty ruleset (ENOMSG); say why instead. */
     if ((h->handled.fs | h->handled.net | h->handled.scope) == 0)
         return fail("parse header: the policy handles no right at all");
+#ifndef FILTER_ARCH
+    if (h->sockets != SOCKETS_ANY)
+        return fail("restrict sockets on this architecture: the socket filter knows x86_64 "
+                    "and aarch64 only (\"sockets\":\"%s\")", sockets_names[h->sockets]);
+#endif
     return 0;
 }
 
@@ -662,6 +728,9 @@ static int parse_header(struct cursor *c, struct header *h, int ruleset_fd) {
             break;
         case K_SCOPE:
             rc = parse_rights(c, scope_rights, COUNT(scope_rights), "scope", &h->handled.scope);
+            break;
+        case K_SOCKETS:
+            rc = parse_sockets(c, &h->sockets);
             break;
         }
         if (rc != 0)
@@ -797,6 +866,134 @@ static int create_ruleset(const struct header *h) {
     return fd;
 }
 
+#ifdef FILTER_ARCH
+/* The low 32 bits of syscall argument I: the socket calls take ints, and the
+ * kernel ignores the upper half too. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#else
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#endif
+#define LOAD(offset) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(offset))
+#define JEQ(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), jt, jf)
+#define RET(k) BPF_STMT(BPF_RET | BPF_K, (uint32_t)(k))
+#define ERRNO(e) RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+
+/* Landlock's network rules cover TCP only. This lets the command create
+ * AF_UNIX sockets and, with "unix+tcp", TCP sockets over IPv4 and IPv6 (which
+ * Landlock then holds to the policy's ports), and refuses every other socket
+ * with EACCES, the errno Landlock gives, so that the command and lcsb's
+ * explanations both see "Permission denied". io_uring is refused whole
+ * (EPERM): IORING_OP_SOCKET creates sockets without socket(). A jump's
+ * numbers count the instructions it skips when the test holds, and when not. */
+static int install_socket_filter(enum sockets sockets) {
+    bool tcp = sockets == SOCKETS_UNIX_TCP;
+    struct sock_filter filter[] = {
+        /* Native syscalls only; see FILTER_ARCH. */
+        LOAD(offsetof(struct seccomp_data, arch)),
+        JEQ(FILTER_ARCH, 1, 0),
+        RET(SECCOMP_RET_KILL_PROCESS),
+        LOAD(offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+        /* x32 calls come under the x86_64 arch with this bit in the number,
+         * so the checks below would miss x32's socket(). ENOSYS is what a
+         * kernel without x32 answers (as most do): a program probing for x32
+         * falls back quietly, where a kill would end it and EPERM would
+         * claim a policy that says nothing about x32. */
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
+        ERRNO(ENOSYS),
+#endif
+        JEQ(__NR_socket, 4, 0),         /* to the domain check */
+        JEQ(__NR_socketpair, 3, 0),     /* to the domain check */
+        JEQ(__NR_io_uring_setup, 1, 0), /* to EPERM */
+        RET(SECCOMP_RET_ALLOW),
+        ERRNO(EPERM),
+        /* socket(domain, type, protocol), socketpair(domain, type, protocol, sv) */
+        LOAD(ARG_LO(0)),
+        JEQ(AF_UNIX, 8, 0), /* allow */
+        /* With "unix" both compare with AF_UNIX, which cannot match here. */
+        JEQ(tcp ? AF_INET : AF_UNIX, 1, 0),  /* to the type check */
+        JEQ(tcp ? AF_INET6 : AF_UNIX, 0, 7), /* to the type check, or refuse */
+        LOAD(ARG_LO(1)),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)),
+        JEQ(SOCK_STREAM, 0, 4), /* to the protocol check, or refuse */
+        LOAD(ARG_LO(2)),
+        JEQ(0, 1, 0),           /* the family's default, which is TCP: allow */
+        JEQ(IPPROTO_TCP, 0, 1), /* allow, or refuse */
+        RET(SECCOMP_RET_ALLOW),
+        ERRNO(EACCES),
+    };
+    struct sock_fprog prog = {.len = (unsigned short)COUNT(filter), .filter = filter};
+
+    /* no_new_privs is already set, as an unprivileged filter requires. */
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return fail("install the socket filter: %s", strerror(errno));
+    return 0;
+}
+/* Whatever the policy: the command must not type into the caller's terminal
+ * (TIOCSTI pushes bytes into its input queue, TIOCLINUX can paste a selection),
+ * which would run commands in the caller's shell after lcsb exits. Interactive
+ * programs keep the terminal; no new session detaches them. */
+static int install_tty_filter(void) {
+    struct sock_filter filter[] = {
+        LOAD(offsetof(struct seccomp_data, arch)),
+        JEQ(FILTER_ARCH, 1, 0),
+        RET(SECCOMP_RET_KILL_PROCESS),
+        LOAD(offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+        /* x32's ioctl has its own number; see install_socket_filter. */
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
+        ERRNO(ENOSYS),
+#endif
+        JEQ(__NR_ioctl, 0, 3), /* to allow */
+        LOAD(ARG_LO(1)),
+        JEQ(TIOCSTI, 2, 0),    /* to EPERM */
+        JEQ(TIOCLINUX, 1, 0),  /* to EPERM */
+        RET(SECCOMP_RET_ALLOW),
+        ERRNO(EPERM),
+    };
+    struct sock_fprog prog = {.len = (unsigned short)COUNT(filter), .filter = filter};
+
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return fail("install the terminal filter: %s", strerror(errno));
+    return 0;
+}
+#else
+static int install_socket_filter(enum sockets sockets) {
+    (void)sockets; /* check_header has refused such a header already */
+    return fail("restrict sockets on this architecture");
+}
+
+static int install_tty_filter(void) {
+    return fail("guard the terminal on this architecture: the filter knows x86_64 and "
+                "aarch64 only");
+}
+#endif
+
+/* Root keeps its capabilities under Landlock, and with them ways around it
+ * (finit_module of any readable module, sethostname, raw devices): drop them
+ * all. The bounding set matters because exec as uid 0 hands root its
+ * capabilities back from it; only root needs it emptied, and only root may. */
+static int drop_capabilities(void) {
+    if (getuid() == 0 || geteuid() == 0) {
+        for (unsigned long cap = 0; cap < 64; cap++) {
+            int in_set = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+            if (in_set < 0)
+                break; /* past the kernel's last capability */
+            if (in_set && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+                return fail("drop capability %lu: %s", cap, strerror(errno));
+        }
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
+        return fail("clear the ambient capabilities: %s", strerror(errno));
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct none[2];
+    memset(none, 0, sizeof none);
+    if (syscall(SYS_capset, &hdr, none) != 0)
+        return fail("drop the capabilities: %s", strerror(errno));
+    return 0;
+}
+
 static void usage(void) {
     fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
           "lcsb-exec: the policy format is docs/wire-format.md, version 1\n",
@@ -845,6 +1042,14 @@ int main(int argc, char **argv) {
         goto close_ruleset;
     }
     close(ruleset_fd);
+    if (drop_capabilities() != 0)
+        goto out;
+    /* Last, so that nothing above runs under them, and right before exec,
+     * which they let through: the command starts with every rule in force. */
+    if (install_tty_filter() != 0)
+        goto out;
+    if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
+        goto out;
 
     execvp(argv[dashdash + 1], &argv[dashdash + 1]);
     err = errno;
