@@ -14,7 +14,19 @@ static bool is_shim(const char *arg) {
     return strcmp(base ? base + 1 : arg, LCSB__SHIM_NAME) == 0;
 }
 
+/* The string value at P when it is one of CHOICES (none needs an escape);
+ * NULL for anything else, another type included. */
+static const char *json_choice(const char *p, const char *const *choices) {
+    if (!p || *p != '"') return NULL;
+    for (size_t i = 0; choices[i]; i++) {
+        size_t n = strlen(choices[i]);
+        if (strncmp(p + 1, choices[i], n) == 0 && p[1 + n] == '"') return choices[i];
+    }
+    return NULL;
+}
+
 static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error *err) {
+    static const char *const socket_rules[] = {"any", "unix", "unix+tcp", NULL};
     long abi = lcsb__json_int(lcsb__json_find(header, "abi"));
     bool execute = false, connect = false, bind = false, signal = false, abstract = false;
     int fs = lcsb__json_array(lcsb__json_find(header, "fs"), "execute", &execute);
@@ -25,15 +37,18 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     const char *scope_p = lcsb__json_find(header, "scope");
     int scope = lcsb__json_array(scope_p, "signal", &signal);
     lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
-    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0)
+    const char *sockets = json_choice(lcsb__json_find(header, "sockets"), socket_rules);
+    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets)
         return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
     SET(out->backend, "landlock");
     SET(out->fs, fs > 0 ? "enforced" : "open");
     SET(out->exec, execute ? "allowlist" : "open");
     if (!(connect && bind)) SET(out->net, "open");
     else SET(out->net, ports > 0 ? "ports" : "denied");
-    /* Landlock's network rules cover TCP only. */
-    SET(out->net_covers, strcmp(out->net, "open") == 0 ? "" : "tcp");
+    /* Landlock's network rules cover TCP only; the shim's socket filter, when
+     * the header asks for one, covers every other socket. */
+    if (strcmp(out->net, "open") == 0) SET(out->net_covers, "");
+    else SET(out->net_covers, strcmp(sockets, "any") == 0 ? "tcp" : "all");
     out->abi = (int)abi;
     out->scoped = signal && abstract;
     return 0;
@@ -77,8 +92,9 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
 
 void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size) {
     char net[64];
-    snprintf(net, sizeof net, "%s%s%s%s", att->net, att->net_covers[0] ? " (" : "",
-             att->net_covers, att->net_covers[0] ? " only)" : "");
+    /* Only a gap is worth a word: "all" is what "denied" already says. */
+    snprintf(net, sizeof net, "%s%s", att->net,
+             strcmp(att->net_covers, "tcp") == 0 ? " (tcp only)" : "");
     if (strcmp(att->backend, "landlock") == 0)
         snprintf(buf, size, "fs: %s, exec: %s, net: %s, abi %d", att->fs, att->exec, net,
                  att->abi);

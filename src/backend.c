@@ -31,7 +31,10 @@ int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out, lcsb_er
                           abi, LCSB__LANDLOCK_ABI_MAX);
     if (!shim || shim[0] != '/')
         return lcsb__fail(err, LCSB_EINVAL, "landlock: the shim path must be absolute");
-    return make_backend(&lcsb__landlock_ops, abi, shim, out, err);
+    int rc = make_backend(&lcsb__landlock_ops, abi, shim, out, err);
+    /* Configured by hand: the caller vouches for the host, seccomp included. */
+    if (!rc) (*out)->seccomp = true;
+    return rc;
 }
 
 int lcsb_backend_none(lcsb_backend **out, lcsb_error *err) {
@@ -60,7 +63,9 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
                               cap->shim[0] ? cap->shim : "lcsb-exec");
         int abi = cap->landlock_abi > LCSB__LANDLOCK_ABI_MAX ? LCSB__LANDLOCK_ABI_MAX
                                                              : cap->landlock_abi;
-        return lcsb_backend_landlock(abi, cap->shim, out, err);
+        int rc = lcsb_backend_landlock(abi, cap->shim, out, err);
+        if (!rc) (*out)->seccomp = cap->seccomp;
+        return rc;
     }
     if (strcmp(name, "none") == 0) return lcsb_backend_none(out, err);
     if (strcmp(name, "seatbelt") == 0 || strcmp(name, "oci") == 0)
@@ -79,11 +84,32 @@ void lcsb_backend_free(lcsb_backend *b) {
 const char *lcsb_backend_name(const lcsb_backend *b) { return b->ops->name; }
 bool lcsb_backend_contains_prefix(const lcsb_backend *b) { return b->ops->contains_prefix; }
 
-static int check_exists(const char *what, const char *path, lcsb_error *err) {
-    struct stat st;
-    if (stat(path, &st) != 0)
+/* A path must name what it will grant: it exists, and no component is a
+ * symlink. Landlock resolves a rule to the inode at the end of the path, so a
+ * symlink left in a project by an earlier run would widen this run's grant to
+ * wherever it points; the shim re-checks with RESOLVE_NO_SYMLINKS. */
+static int check_real(const char *what, const char *path, lcsb_error *err) {
+    char real[PATH_MAX];
+    if (!realpath(path, real))
         return lcsb__fail(err, LCSB_EINVAL, "%s: %s: %s", what, path, strerror(errno));
+    if (strcmp(real, path) != 0)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "%s: %s is reached through a symlink (it resolves to %s); name %s",
+                          what, path, real, real);
     return 0;
+}
+
+/* Write access to a system prefix, or to a directory holding one, would
+ * hand the command the system itself (running lcsb from "/" made the project "/"). */
+static int check_write(const char *path, lcsb_error *err) {
+    int rc = check_real("write", path, err);
+    const char *prefix = rc ? NULL : lcsb__system_prefix_within(path);
+    if (prefix)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "write: %s: refusing write access to a directory that is or contains "
+                          "the system prefix %s",
+                          path, prefix);
+    return rc;
 }
 
 /* An exec entry must be a regular file or a directory that is no system prefix
@@ -96,13 +122,8 @@ static int check_exec(const char *path, lcsb_error *err) {
     if (S_ISLNK(st.st_mode))
         return lcsb__fail(err, LCSB_EINVAL,
                           "exec: %s is a symlink; name the file it resolves to instead", path);
-    char real[PATH_MAX];
-    if (!realpath(path, real))
-        return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", path, strerror(errno));
-    if (strcmp(real, path) != 0)
-        return lcsb__fail(err, LCSB_EINVAL,
-                          "exec: %s is reached through a symlink (it resolves to %s); name %s",
-                          path, real, real);
+    int rc = check_real("exec", path, err);
+    if (rc) return rc;
     if (S_ISREG(st.st_mode)) return 0;
     if (!S_ISDIR(st.st_mode))
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s is neither a file nor a directory", path);
@@ -118,12 +139,13 @@ static int check_exec(const char *path, lcsb_error *err) {
 int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_error *err) {
     int rc = 0;
     for (size_t i = 0; !rc && i < policy->read.n; i++)
-        rc = check_exists("read", policy->read.v[i], err);
-    for (size_t i = 0; !rc && i < policy->write.n; i++)
-        rc = check_exists("write", policy->write.v[i], err);
+        rc = check_real("read", policy->read.v[i], err);
+    for (size_t i = 0; !rc && i < policy->write.n; i++) rc = check_write(policy->write.v[i], err);
     for (size_t i = 0; !rc && check_exec_rules && i < policy->exec.n; i++)
         rc = check_exec(policy->exec.v[i], err);
-    if (!rc && policy->cwd) rc = check_exists("cwd", policy->cwd, err);
+    struct stat st;
+    if (!rc && policy->cwd && stat(policy->cwd, &st) != 0)
+        rc = lcsb__fail(err, LCSB_EINVAL, "cwd: %s: %s", policy->cwd, strerror(errno));
     return rc;
 }
 
@@ -136,9 +158,18 @@ static int check_argv_size(const lcsb_backend *b, const lcsb_policy *policy,
     char **final = NULL;
     int rc = lcsb_backend_wrap(b, policy, probe_argv, &final, err);
     if (rc) return rc;
-    size_t total = 0;
-    for (size_t i = 0; final[i]; i++) total += strlen(final[i]) + 1 + sizeof(char *);
+    size_t total = 0, longest = 0;
+    for (size_t i = 0; final[i]; i++) {
+        size_t len = strlen(final[i]) + 1;
+        if (len > longest) longest = len;
+        total += len + sizeof(char *);
+    }
     lcsb_argv_free(final);
+    if (longest > 128u * 1024u)
+        return lcsb__fail(err, LCSB_ETOOBIG,
+                          "the policy needs an argv string of %zu bytes, more than the kernel's "
+                          "limit of 128 KiB for one (too many ports?)",
+                          longest);
     for (size_t i = 0; environ && environ[i]; i++) total += strlen(environ[i]) + 1 + sizeof(char *);
     long arg_max = sysconf(_SC_ARG_MAX);
     if (arg_max > 0 && total + 64 * 1024 > (size_t)arg_max)

@@ -98,6 +98,9 @@ struct lcsb_backend {
     const lcsb__backend_ops *ops;
     int landlock_abi;
     char *shim;
+    /* The shim can install its socket filter (seccomp), which a restricted
+     * network needs beyond Landlock's TCP rules. */
+    bool seccomp;
 };
 
 extern const lcsb__backend_ops lcsb__landlock_ops;

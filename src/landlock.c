@@ -24,15 +24,18 @@ static const struct right {
 enum tier { TIER_READ, TIER_EXEC, TIER_WRITE };
 
 /* Does TIER grant fs right NAME? Read: read files and list directories. Exec:
- * that plus EXECUTE. Write: everything a writable tree needs, but not EXECUTE:
- * a freshly written binary must not run unless the exec allowlist names it. */
+ * that plus EXECUTE. Write: everything a writable tree needs, but not EXECUTE
+ * (a freshly written binary must not run unless the exec allowlist names it)
+ * and not device nodes (as root, `mknod kmsg c 1 11` would read the host's
+ * kernel log through the project). */
 static bool tier_grants(enum tier tier, const char *name, bool exec_open) {
     bool reading = strcmp(name, "read_file") == 0 || strcmp(name, "read_dir") == 0;
     bool executing = strcmp(name, "execute") == 0;
+    bool device = strcmp(name, "make_char") == 0 || strcmp(name, "make_block") == 0;
     switch (tier) {
     case TIER_READ: return reading;
     case TIER_EXEC: return reading || (executing && !exec_open);
-    case TIER_WRITE: return !executing;
+    case TIER_WRITE: return !executing && !device;
     }
     return false;
 }
@@ -181,8 +184,14 @@ static int landlock_wrap(const lcsb_backend *b, const lcsb_policy *policy,
         add_ports(&header, "bind_tcp", &policy->bind, &first);
         add_ports(&header, "connect_tcp", &policy->connect, &first);
     }
-    lcsb__buf_addf(&header, "],\"scope\":%s}",
-                   abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]");
+    /* Landlock's rules cover TCP only; the shim's socket filter closes the
+     * rest: only unix sockets when the network is denied, unix and TCP (held
+     * to the ports by Landlock) when ports are allowed. */
+    const char *sockets = policy->net == LCSB_NET_DENY    ? "unix"
+                          : policy->net == LCSB_NET_PORTS ? "unix+tcp"
+                                                          : "any";
+    lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\"}",
+                   abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
     if (header.oom) {
         rc = LCSB_ENOMEM;
         goto out;
@@ -209,6 +218,11 @@ static int landlock_validate(const lcsb_backend *b, const lcsb_policy *policy,
                           "landlock: this kernel's ABI %d cannot restrict the network (TCP rules "
                           "need ABI 4); use net = true to run with the network open",
                           b->landlock_abi);
+    if (policy->net != LCSB_NET_OPEN && !b->seccomp)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: this host cannot install seccomp filters, which the shim "
+                          "needs to refuse UDP and other non-TCP sockets (Landlock covers TCP "
+                          "only); use net = true to run with the network open");
     if (lcsb__policy_has_env(policy) && !policy->exec_open) {
         bool env_listed = false;
         for (size_t i = 0; i < policy->exec.n && !env_listed; i++)

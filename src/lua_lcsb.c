@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define POLICY_MT "lcsb.policy"
 #define SCOPE_MT "lcsb.scope"
@@ -312,14 +313,15 @@ static int l_detect(lua_State *L) {
     return 1;
 }
 
-/* A Lua list of strings as a NULL-terminated argv in a userdata the GC owns. */
+/* A Lua list of strings as a NULL-terminated argv in a userdata the GC owns.
+ * Raw access only: a metamethod could hand out strings nothing keeps alive. */
 static const char **check_argv(lua_State *L, int idx, const char *what) {
     luaL_checktype(L, idx, LUA_TTABLE);
-    lua_Integer n = luaL_len(L, idx);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     if (n < 0 || n > 1000000) luaL_argerror(L, idx, "argv too long");
     const char **argv = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *argv, 0);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, idx, i);
+        lua_rawgeti(L, idx, i);
         if (lua_type(L, -1) != LUA_TSTRING)
             luaL_error(L, "%s: entry %d is not a string", what, (int)i);
         argv[i - 1] = lua_tostring(L, -1); /* kept alive by the table at IDX */
@@ -339,6 +341,7 @@ static void push_argv(lua_State *L, char **argv) {
 
 /* lcsb.wrap(policy, argv [, backend [, prefix]]) -> final argv, attestation table */
 static int l_wrap(lua_State *L) {
+    lua_settop(L, 4); /* check_argv pushes; the optional arguments keep their slots */
     lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
     const char **argv = check_argv(L, 2, "argv");
     const char *name = luaL_optstring(L, 3, "auto");
@@ -384,6 +387,7 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
 }
 
 static int l_attest(lua_State *L) {
+    lua_settop(L, 2);
     const char **argv = check_argv(L, 1, "argv");
     const char **prefix = lua_isnoneornil(L, 2) ? NULL : check_argv(L, 2, "prefix");
     lcsb_attestation a;
@@ -443,6 +447,22 @@ static int l_realpath(lua_State *L) {
     return 1;
 }
 
+/* lcsb.ttys() -> the terminals on stdin, stdout and stderr, each once */
+static int l_ttys(lua_State *L) {
+    lua_newtable(L);
+    int n = 0;
+    char seen[3][PATH_MAX];
+    for (int fd = 0; fd <= 2; fd++) {
+        if (ttyname_r(fd, seen[n], sizeof seen[n]) != 0) continue;
+        bool dup = false;
+        for (int i = 0; i < n; i++) dup |= strcmp(seen[i], seen[n]) == 0;
+        if (dup) continue;
+        lua_pushstring(L, seen[n]);
+        lua_rawseti(L, -2, ++n);
+    }
+    return 1;
+}
+
 /* lcsb.normalize(path) -> the policy's lexical normal form | nil, message */
 static int l_normalize(lua_State *L) {
     char out[PATH_MAX];
@@ -490,7 +510,7 @@ static const luaL_Reg functions[] = {
     {"policy", l_policy},       {"scope", l_scope},   {"run_scope", l_run_scope}, {"run", l_run},
     {"detect", l_detect},       {"wrap", l_wrap},     {"attest", l_attest},
     {"which", l_which},         {"kind", l_kind},     {"realpath", l_realpath},
-    {"normalize", l_normalize}, {NULL, NULL},
+    {"normalize", l_normalize}, {"ttys", l_ttys},   {NULL, NULL},
 };
 
 static void new_class(lua_State *L, const char *name, const luaL_Reg *meta,

@@ -64,6 +64,9 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_san
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     if (cwd) posix_spawn_file_actions_addchdir_np(&actions, cwd);
+    /* Nothing lcsb or its host holds open (a policy script's files, a
+     * harness's pipes) reaches the command: only stdin, stdout and stderr. */
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 
     /* Hold the relayed signals until the child's pid is known, so none is lost. */
     sigprocmask(SIG_BLOCK, &relayed, &old_mask);
@@ -75,7 +78,11 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_san
     pid_t pid;
     int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *)final, environ);
     if (spawn_errno == 0) running_child = pid;
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    /* Unblock the relayed signals even if the caller held them: one that
+     * arrived before the spawn is delivered now, and relayed. */
+    sigset_t unblocked = old_mask;
+    for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
 
     if (spawn_errno != 0) {
         /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
@@ -95,7 +102,9 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_san
     }
     result->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 restore:
+    sigprocmask(SIG_BLOCK, &relayed, NULL);
     running_child = 0;
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     for (size_t i = 0; i < RELAYED; i++) sigaction(relayed_signals[i], &old[i], NULL);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);

@@ -39,6 +39,32 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
     return 0;
 }
 
+/* Open directory NAME in DIRFD for reading, on device DEV, never through a
+ * symlink. The command may have left it unreadable or unwritable (a Go module
+ * cache is 0555); we own it, so open it up to 0700 first, but through a
+ * descriptor: a process the command left behind may swap NAME for a symlink
+ * at any moment, and chmod by name would follow it. */
+static int open_dir_nofollow(int dirfd, const char *name, dev_t dev) {
+    struct stat st;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        /* Readable, but its entries cannot be removed unless it is writable. */
+        if (fstat(fd, &st) == 0 && st.st_dev == dev && (st.st_mode & 0700) != 0700)
+            fchmod(fd, 0700);
+        return fd;
+    }
+    if (errno != EACCES) return -1;
+    int path_fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    char proc[64];
+    if (path_fd < 0) return -1;
+    if (fstat(path_fd, &st) == 0 && st.st_dev == dev) {
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", path_fd);
+        if (chmod(proc, 0700) == 0) fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    close(path_fd);
+    return fd;
+}
+
 /* Empty the directory open as DIRFD, which lives on device DEV. */
 static int empty_dir(int dirfd, dev_t dev, int depth) {
     if (depth > 256) return -1;
@@ -63,9 +89,7 @@ static int empty_dir(int dirfd, dev_t dev, int depth) {
                 rc = -1;
                 continue;
             }
-            /* The command may have left it unreadable; we own it, so open it up. */
-            fchmodat(dirfd, e->d_name, 0700, 0);
-            int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            int sub = open_dir_nofollow(dirfd, e->d_name, dev);
             if (sub < 0 || empty_dir(sub, dev, depth + 1) != 0) rc = -1;
             if (sub >= 0) close(sub);
             if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) != 0) rc = -1;
@@ -78,9 +102,11 @@ static int empty_dir(int dirfd, dev_t dev, int depth) {
 }
 
 static int remove_tree(const char *path) {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 0 : -1;
     struct stat st;
+    if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+    /* The command may have made its HOME itself unreadable or unwritable. */
+    int fd = open_dir_nofollow(AT_FDCWD, path, st.st_dev);
+    if (fd < 0) return -1;
     int rc = fstat(fd, &st) == 0 ? empty_dir(fd, st.st_dev, 0) : -1;
     close(fd);
     if (rmdir(path) != 0 && errno != ENOENT) rc = -1;

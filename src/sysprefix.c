@@ -1,7 +1,9 @@
 /* Rule 3: never grant EXECUTE on a directory that could be a system prefix.
  * Landlock unions rights over ancestors, so one EXECUTE on /usr outranks the
- * whole per-file allowlist. Pure: a lexical check on normalized paths; the
- * symlink half of the rule needs the disk and lives in validation. */
+ * whole per-file allowlist. The same list bounds the write tier: write access
+ * to one of these hands the command the system itself. Pure: a lexical check
+ * on normalized paths; the symlink half of the rule needs the disk and lives
+ * in validation. */
 #include "internal.h"
 
 #include <string.h>
@@ -16,6 +18,7 @@ static const char *const system_prefixes[] = {
     "/nix", "/nix/store", "/run/current-system", "/snap", "/snap/bin", "/var/lib/snapd",
     "/System", "/Library", "/Applications", "/usr/local/Cellar",
     "/etc", "/home", "/root", "/tmp", "/var", "/var/tmp",
+    "/dev", "/proc", "/sys", "/run", "/boot", "/srv", "/mnt", "/media",
     NULL,
 };
 

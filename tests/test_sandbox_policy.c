@@ -10,12 +10,16 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -572,12 +576,8 @@ static void test_validate_exec_symlinks(void **state) {
     added(p, "exec", fx("bin-link/tool"));
     expect_invalid(b, p, LCSB_EINVAL, fx("bin-link/tool"), fx("bin/tool"));
     lcsb_policy_free(p);
-    /* The same symlinks are fine to read: Landlock resolves them. */
-    p = valid_policy();
-    added(p, "read", fx("bin-link"));
-    added(p, "read", fx("tool-link"));
-    expect_valid(b, p);
     /* With the exec allowlist off there are no exec rules to check. */
+    p = valid_policy();
     added(p, "exec", fx("bin-link"));
     lcsb_policy_set_exec_open(p, true);
     expect_valid(b, p);
@@ -586,6 +586,117 @@ static void test_validate_exec_symlinks(void **state) {
     p = valid_policy();
     added(p, "exec", fx("fifo"));
     expect_invalid(b, p, LCSB_EINVAL, fx("fifo"), "neither a file nor a directory");
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+/* Read and write paths must be real too: a rule names the inode at the end of
+ * the path, so a symlink (left in a project by an earlier run, say) would
+ * widen the grant to wherever it points. Refused, naming the target. */
+static void test_validate_read_write_symlinks(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    static const char *const tiers[] = {"read", "write"};
+    for (size_t t = 0; t < 2; t++) {
+        static const struct {
+            const char *entry, *target;
+        } cases[] = {
+            {"bin-link", "bin"},           /* a directory named through a symlink */
+            {"tool-link", "bin/tool"},     /* a file named through a symlink */
+            {"bin-link/tool", "bin/tool"}, /* a symlinked parent: the entry is no link */
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            lcsb_policy *p = valid_policy();
+            char entry[PATH_MAX + 64], want[2 * PATH_MAX + 64];
+            snprintf(entry, sizeof entry, "%s", fx(cases[i].entry));
+            added(p, tiers[t], entry);
+            snprintf(want, sizeof want, "%s: %s is reached through a symlink (it resolves to %s)",
+                     tiers[t], entry, fx(cases[i].target));
+            expect_invalid(b, p, LCSB_EINVAL, want, NULL);
+            lcsb_policy_free(p);
+        }
+        /* The real paths behind them are fine. */
+        lcsb_policy *p = valid_policy();
+        added(p, tiers[t], fx("bin"));
+        added(p, tiers[t], fx("bin/tool"));
+        expect_valid(b, p);
+        lcsb_policy_free(p);
+    }
+    /* /bin is a symlink on a merged-/usr system: the baseline must name
+     * /usr/bin (exec_policy resolves it); named as it is, it is refused. */
+    char real[PATH_MAX];
+    if (realpath("/bin", real) && strcmp(real, "/bin") != 0) {
+        lcsb_policy *p = valid_policy();
+        added(p, "read", "/bin");
+        expect_invalid(b, p, LCSB_EINVAL, "read: /bin is reached through a symlink", real);
+        lcsb_policy_free(p);
+    }
+    lcsb_backend_free(b);
+}
+
+/* No write path may be or contain a system prefix: running lcsb from "/" made
+ * the project "/", and a write rule on it hands the command the system. */
+static void test_validate_write_system_dirs(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    static const char *const dirs[] = {"/",    "/home", "/tmp", "/etc", "/usr",  "/var",
+                                       "/dev", "/proc", "/sys", "/run", "/boot", "/srv",
+                                       "/mnt", "/media", "/var/lib", "/usr/local"};
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char real[PATH_MAX];
+        struct stat st;
+        /* Only what exists here as a real directory reaches the prefix check. */
+        if (!realpath(dirs[i], real) || strcmp(real, dirs[i]) != 0 || stat(real, &st) != 0 ||
+            !S_ISDIR(st.st_mode))
+            continue;
+        lcsb_policy *p = valid_policy();
+        added(p, "write", dirs[i]);
+        char want[PATH_MAX + 16];
+        snprintf(want, sizeof want, "write: %s: ", dirs[i]);
+        expect_invalid(b, p, LCSB_EINVAL, want, "system prefix");
+        lcsb_policy_free(p);
+        /* Readable is another matter: /usr and /etc are in every baseline. */
+        p = valid_policy();
+        added(p, "read", dirs[i]);
+        expect_valid(b, p);
+        lcsb_policy_free(p);
+        checked++;
+    }
+    /* "/", "/home", "/tmp" and "/etc" exist on every host this runs on. */
+    assert_true(checked >= 4);
+    /* A project beneath /tmp is no system prefix: the fixture is one. */
+    assert_null(lcsb__system_prefix_within("/tmp/x-project"));
+    assert_null(lcsb__system_prefix_within("/home/u/project"));
+    assert_int_equal(strncmp(fixture, "/tmp/", 5), 0);
+    lcsb_policy *p = valid_policy(); /* writes the fixture */
+    char xproject[PATH_MAX + 64];
+    snprintf(xproject, sizeof xproject, "%s-x-project", fixture);
+    assert_int_equal(mkdir(xproject, 0700), 0);
+    added(p, "write", xproject);
+    expect_valid(b, p);
+    rmdir(xproject);
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+/* Each argv string must fit the kernel's limit for one (MAX_ARG_STRLEN,
+ * 128 KiB): the shim's header carries the ports, and 30,000 of them do not
+ * fit. Refused before anything runs, with a message saying why. */
+static void test_validate_too_many_ports(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    lcsb_policy *p = valid_policy();
+    lcsb_error err = {0};
+    for (int port = 1; port <= 30000; port++)
+        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, port, &err), 0);
+    expect_invalid(b, p, LCSB_ETOOBIG, "128 KiB", "ports");
+    lcsb_policy_free(p);
+    /* A few thousand fit. */
+    p = valid_policy();
+    for (int port = 1; port <= 5000; port++)
+        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, port, &err), 0);
+    expect_valid(b, p);
     lcsb_policy_free(p);
     lcsb_backend_free(b);
 }
@@ -655,6 +766,139 @@ static void test_validate_abi_and_net(void **state) {
     }
 }
 
+/* Landlock's rules cover TCP only, so a restricted network also needs the
+ * shim's seccomp filter: a host without seccomp is refused rather than left
+ * with UDP open. lcsb_backend_landlock() vouches for seccomp itself. */
+static void test_validate_net_needs_seccomp(void **state) {
+    (void)state;
+    lcsb_capability cap;
+    memset(&cap, 0, sizeof cap);
+    cap.landlock_abi = 7;
+    snprintf(cap.shim, sizeof cap.shim, "%s", LCSB_SHIM_PATH);
+    cap.shim_found = true;
+    for (int seccomp = 0; seccomp <= 1; seccomp++) {
+        lcsb_backend *b = NULL;
+        lcsb_error err = {0};
+        cap.seccomp = seccomp;
+        assert_int_equal(lcsb_backend_select(&cap, "landlock", &b, &err), 0);
+        lcsb_policy *p = valid_policy();
+        if (!seccomp) expect_invalid(b, p, LCSB_EUNAVAIL, "seccomp", "net = true");
+        else expect_valid(b, p);
+        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+        if (!seccomp) expect_invalid(b, p, LCSB_EUNAVAIL, "seccomp", "net = true");
+        else expect_valid(b, p);
+        lcsb_policy_set_net(p, LCSB_NET_OPEN);
+        expect_valid(b, p);
+        lcsb_policy_free(p);
+        lcsb_backend_free(b);
+        /* auto picks the same backend, with the same answer. */
+        assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), 0);
+        p = valid_policy();
+        if (!seccomp) expect_invalid(b, p, LCSB_EUNAVAIL, "seccomp", NULL);
+        else expect_valid(b, p);
+        lcsb_policy_free(p);
+        lcsb_backend_free(b);
+    }
+}
+
+/* ---- the scope's removal ---- */
+
+/* A process the command left behind swaps a directory in the private HOME
+ * with a symlink to somewhere outside, again and again, while lcsb removes
+ * HOME. Removal opens directories with O_NOFOLLOW and opens them up (chmod
+ * 0700) only through a descriptor: a chmod by name, between the check that
+ * saw a directory and the chmod, would follow the link and change the
+ * outside directory's mode. */
+struct swapper {
+    char dir[PATH_MAX];
+    atomic_bool stop;
+    atomic_long swaps;
+};
+
+static double seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Swap d and l until told to stop, or for 0.1 s at most: where threads take
+ * turns (valgrind runs one at a time), removal must get its turn. */
+static void *swap_loop(void *arg) {
+    struct swapper *sw = arg;
+    int dfd = open(sw->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return NULL;
+    double until = seconds() + 0.1;
+    for (unsigned long i = 0; !atomic_load(&sw->stop); i++) {
+        if (renameat2(dfd, "d", dfd, "l", RENAME_EXCHANGE) == 0) atomic_fetch_add(&sw->swaps, 1);
+        if (i % 256 == 0 && seconds() > until) break;
+    }
+    close(dfd);
+    return NULL;
+}
+
+static void test_scope_close_races_symlink_swap(void **state) {
+    (void)state;
+    char outside[PATH_MAX + 64];
+    snprintf(outside, sizeof outside, "%s/outside", fixture);
+    assert_int_equal(mkdir(outside, 0755), 0);
+    assert_int_equal(chmod(outside, 0755), 0);
+    double start = seconds();
+    long rounds = 0, swaps = 0;
+    do {
+        lcsb__scope *scope = lcsb__scope_new();
+        assert_non_null(scope);
+        struct swapper sw = {.stop = false, .swaps = 0};
+        lcsb_error err = {0};
+        assert_int_equal(lcsb__scope_mkdtemp(scope, "race", sw.dir, &err), 0);
+        char d[PATH_MAX + 8], l[PATH_MAX + 8], f[PATH_MAX + 16];
+        snprintf(d, sizeof d, "%s/d", sw.dir);
+        snprintf(l, sizeof l, "%s/l", sw.dir);
+        snprintf(f, sizeof f, "%s/d/f", sw.dir);
+        assert_int_equal(mkdir(d, 0700), 0);
+        FILE *fp = fopen(f, "w");
+        assert_non_null(fp);
+        fclose(fp);
+        /* Unreadable, so that an ordinary user's removal must open it up. */
+        assert_int_equal(chmod(d, 0), 0);
+        assert_int_equal(symlink(outside, l), 0);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, swap_loop, &sw), 0);
+        while (atomic_load(&sw.swaps) < 2 && seconds() - start < 10) sched_yield();
+        (void)lcsb__scope_close(scope, NULL); /* may lose entries to the swapper */
+        atomic_store(&sw.stop, true);
+        pthread_join(t, NULL);
+        swaps += atomic_load(&sw.swaps);
+        lcsb__scope_free(scope);
+        /* Whatever the race left behind: gone now, by hand, the swapper
+         * stopped (and no chmod of a name that may be the link). */
+        struct stat st;
+        if (lstat(sw.dir, &st) == 0) {
+            chmod(sw.dir, 0700);
+            const char *names[] = {d, l};
+            for (size_t i = 0; i < 2; i++) {
+                if (lstat(names[i], &st) != 0) continue;
+                if (!S_ISDIR(st.st_mode)) {
+                    unlink(names[i]);
+                    continue;
+                }
+                chmod(names[i], 0700);
+                snprintf(f, sizeof f, "%s/f", names[i]);
+                unlink(f);
+                rmdir(names[i]);
+            }
+            rmdir(sw.dir);
+        }
+        assert_int_equal(stat(outside, &st), 0);
+        if ((st.st_mode & 07777) != 0755)
+            fail_msg("round %ld: removal followed the swapped-in link: %s is now %o", rounds,
+                     outside, (unsigned)(st.st_mode & 07777));
+        rounds++;
+    } while (rounds < 20000 && seconds() - start < 1.5);
+    print_message("%ld rounds, %ld swaps: %s kept its mode\n", rounds, swaps, outside);
+    assert_true(swaps > rounds); /* the swapper did swap, or this proved nothing */
+    rmdir(outside);
+}
+
 static void test_backend_constructors(void **state) {
     (void)state;
     lcsb_backend *b = NULL;
@@ -701,10 +945,15 @@ int main(void) {
         cmocka_unit_test(test_validate_baseline),
         cmocka_unit_test(test_validate_missing_paths),
         cmocka_unit_test(test_validate_exec_symlinks),
+        cmocka_unit_test(test_validate_read_write_symlinks),
+        cmocka_unit_test(test_validate_write_system_dirs),
+        cmocka_unit_test(test_validate_too_many_ports),
         cmocka_unit_test(test_validate_exec_system_dirs),
         cmocka_unit_test(test_validate_env_needs_env),
         cmocka_unit_test(test_validate_abi_and_net),
+        cmocka_unit_test(test_validate_net_needs_seccomp),
         cmocka_unit_test(test_backend_constructors),
+        cmocka_unit_test(test_scope_close_races_symlink_swap),
     };
     return cmocka_run_group_tests_name("sandbox_policy", tests, fixture_setup, fixture_teardown);
 }

@@ -155,15 +155,16 @@ static void replace(char **s, const char *from, const char *to) {
     "\"execute\",\"write_file\",\"read_file\",\"read_dir\",\"remove_dir\",\"remove_file\","  \
     "\"make_char\",\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_block\","    \
     "\"make_sym\""
+/* The write tier: everything but execute, make_char and make_block (no device
+ * nodes, not even in a writable tree). */
 #define WRITE_V1                                                                            \
     "\"write_file\",\"read_file\",\"read_dir\",\"remove_dir\",\"remove_file\","              \
-    "\"make_char\",\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_block\","    \
-    "\"make_sym\""
+    "\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_sym\""
 
 static const char header_abi7[] =
     "{\"lcsb-exec\":1,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
-    "\"scope\":[\"abstract_unix_socket\",\"signal\"]}";
+    "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\"}";
 static const char part_abi7[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -172,7 +173,7 @@ static const char part_abi7[] =
 
 static const char header_abi3[] =
     "{\"lcsb-exec\":1,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
-    "\"net\":[],\"ports\":[],\"scope\":[]}";
+    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\"}";
 static const char part_abi3[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -181,7 +182,7 @@ static const char part_abi3[] =
 
 static const char header_abi1[] =
     "{\"lcsb-exec\":1,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
-    "\"net\":[],\"ports\":[],\"scope\":[]}";
+    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\"}";
 static const char part_abi1[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -237,8 +238,12 @@ static void test_header_per_abi(void **state) {
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));
         assert_true((strstr(h, "\"ioctl_dev\"") != NULL) == (abi >= 5));
         assert_true((strstr(h, "\"net\":[\"bind_tcp\",\"connect_tcp\"]") != NULL) == (abi >= 4));
-        assert_true((strstr(h, "\"scope\":[\"abstract_unix_socket\",\"signal\"]}") != NULL) ==
+        assert_true((strstr(h, "\"scope\":[\"abstract_unix_socket\",\"signal\"],") != NULL) ==
                     (abi >= 6));
+        /* sockets last: only unix where the network is denied, else no filter. */
+        const char *want_end = abi >= 4 ? ",\"sockets\":\"unix\"}" : ",\"sockets\":\"any\"}";
+        assert_true(strlen(h) > strlen(want_end));
+        assert_string_equal(h + strlen(h) - strlen(want_end), want_end);
         lcsb_argv_free(out);
         lcsb_policy_free(p);
         lcsb_backend_free(b);
@@ -335,9 +340,11 @@ static void test_ports_sorted_unique(void **state) {
                         ",\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":["
                         "{\"access\":[\"bind_tcp\"],\"ports\":[22,9000]},"
                         "{\"access\":[\"connect_tcp\"],\"ports\":[1,80,443,8080,65535]}],");
+        /* TCP sockets may be created (Landlock holds them to the ports), no others. */
+        assert_contains(out[1], ",\"sockets\":\"unix+tcp\"}");
         lcsb_attestation a = attest(out);
         assert_string_equal(a.net, "ports");
-        assert_string_equal(a.net_covers, "tcp");
+        assert_string_equal(a.net_covers, "all");
         lcsb_argv_free(out);
         lcsb_backend_free(b);
     }
@@ -353,14 +360,18 @@ static void test_ports_sorted_unique(void **state) {
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     out = wrap(b, p, cmd);
     assert_contains(out[1], "\"net\":[],\"ports\":[],");
+    assert_contains(out[1], ",\"sockets\":\"any\"}");
     assert_string_equal(attest(out).net, "open");
+    assert_string_equal(attest(out).net_covers, "");
     lcsb_argv_free(out);
     /* PORTS without a port denies everything, and attests so. */
     lcsb_policy *q = lcsb_policy_new();
     lcsb_policy_set_net(q, LCSB_NET_PORTS);
     out = wrap(b, q, cmd);
     assert_contains(out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],");
+    assert_contains(out[1], ",\"sockets\":\"unix+tcp\"}");
     assert_string_equal(attest(out).net, "denied");
+    assert_string_equal(attest(out).net_covers, "all");
     lcsb_argv_free(out);
     lcsb_policy_free(q);
     lcsb_policy_free(p);
@@ -683,21 +694,21 @@ static void test_attest_from_argv(void **state) {
     lcsb_policy *p = small_policy(LCSB_NET_DENY);
     static const char *const cmd[] = {"true", NULL};
     char **out = wrap(b, p, cmd);
-    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "tcp", 7, true);
+    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "all", 7, true);
     lcsb_attestation a = attest(out);
     char *json = lcsb_attestation_json(&a);
     assert_string_equal(json, "{\"backend\":\"landlock\",\"fs\":\"enforced\",\"exec\":"
-                              "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"tcp\","
+                              "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
                               "\"abi\":7,\"scoped\":true}");
     free(json);
     char summary[256];
     lcsb_attestation_summary(&a, summary, sizeof summary);
-    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: denied (tcp only), abi 7");
+    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: denied, abi 7");
 
     /* One flag flipped in the argv, one answer changed: the attestation reads
      * the argv, not the policy. */
     replace(&out[1], "\"execute\",", "");
-    expect_attestation(out, "landlock", "enforced", "open", "denied", "tcp", 7, true);
+    expect_attestation(out, "landlock", "enforced", "open", "denied", "all", 7, true);
     replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[]");
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 7, true);
     replace(&out[1], "\"scope\":[\"abstract_unix_socket\",\"signal\"]", "\"scope\":[\"signal\"]");
@@ -712,13 +723,36 @@ static void test_attest_from_argv(void **state) {
     lcsb_argv_free(out);
     out = wrap(b, p, cmd);
     replace(&out[1], "\"ports\":[]", "\"ports\":[{\"access\":[\"connect_tcp\"],\"ports\":[1]}]");
-    expect_attestation(out, "landlock", "enforced", "allowlist", "ports", "tcp", 7, true);
+    expect_attestation(out, "landlock", "enforced", "allowlist", "ports", "all", 7, true);
     lcsb_argv_free(out);
     out = wrap(b, p, cmd);
     char *fs = strstr(out[1], "\"fs\":[");
     char *fs_end = strchr(fs, ']');
     memmove(fs + 6, fs_end, strlen(fs_end) + 1);
-    expect_attestation(out, "landlock", "open", "open", "denied", "tcp", 7, true);
+    expect_attestation(out, "landlock", "open", "open", "denied", "all", 7, true);
+    lcsb_argv_free(out);
+
+    /* The socket filter: without it Landlock covers TCP only, and says so. */
+    out = wrap(b, p, cmd);
+    replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"any\"");
+    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "tcp", 7, true);
+    a = attest(out);
+    json = lcsb_attestation_json(&a);
+    assert_contains(json, "\"net\":\"denied\",\"net_covers\":\"tcp\",");
+    free(json);
+    lcsb_attestation_summary(&a, summary, sizeof summary);
+    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: denied (tcp only), abi 7");
+    replace(&out[1], "\"ports\":[]", "\"ports\":[{\"access\":[\"connect_tcp\"],\"ports\":[1]}]");
+    expect_attestation(out, "landlock", "enforced", "allowlist", "ports", "tcp", 7, true);
+    replace(&out[1], "\"sockets\":\"any\"", "\"sockets\":\"unix+tcp\"");
+    expect_attestation(out, "landlock", "enforced", "allowlist", "ports", "all", 7, true);
+    /* A filter with Landlock's network rules off: the network is attested
+     * open, which is never more than what holds. */
+    replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[]");
+    expect_attestation(out, "landlock", "enforced", "allowlist", "open", "", 7, true);
+    a = attest(out);
+    lcsb_attestation_summary(&a, summary, sizeof summary);
+    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: open, abi 7");
     lcsb_argv_free(out);
 
     /* The whole header malformed: an error, not a guess. */
@@ -732,6 +766,22 @@ static void test_attest_from_argv(void **state) {
     replace(&out[1], "\"abi\":7", "\"abi\":0");
     assert_int_equal(lcsb_attest((const char *const *)out, NULL, &a, &err), LCSB_EINVAL);
     lcsb_argv_free(out);
+    /* So is a missing or unknown "sockets": no filter is never assumed away. */
+    static const char *const bad_sockets[] = {
+        "",                       /* missing */
+        ",\"sockets\":\"tcp\"",     ",\"sockets\":\"\"",          ",\"sockets\":\"UNIX\"",
+        ",\"sockets\":\"unix+\"",   ",\"sockets\":\"unix+tcp+\"", ",\"sockets\":[\"unix\"]",
+        ",\"sockets\":1",           ",\"sockets\":\"unix",         ",\"sockets\":null",
+    };
+    for (size_t i = 0; i < sizeof bad_sockets / sizeof bad_sockets[0]; i++) {
+        out = wrap(b, p, cmd);
+        replace(&out[1], ",\"sockets\":\"unix\"", bad_sockets[i]);
+        memset(&err, 0, sizeof err);
+        if (lcsb_attest((const char *const *)out, NULL, &a, &err) != LCSB_EINVAL)
+            fail_msg("attested %s: net %s (%s)", out[1], a.net, a.net_covers);
+        assert_contains(err.message, "malformed");
+        lcsb_argv_free(out);
+    }
     lcsb_policy_free(p);
     lcsb_backend_free(b);
 }
@@ -752,14 +802,16 @@ static void test_attest_without_shim(void **state) {
     assert_contains(summary, "nothing was enforced");
     /* The header without the shim in front, or the shim without a header. */
     char header[] = "{\"lcsb-exec\":1,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
-                    "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],\"scope\":[]}";
+                    "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],\"scope\":[],"
+                    "\"sockets\":\"any\"}";
     char *no_shim[] = {"/usr/bin/lcsb-exec-not", header, "--", "true", NULL};
     expect_attestation(no_shim, "none", "open", "open", "open", "", 0, false);
     char *no_header[] = {"/usr/libexec/lcsb/lcsb-exec", "--", "true", NULL};
     expect_attestation(no_header, "none", "open", "open", "open", "", 0, false);
     char *shim_last[] = {"/usr/libexec/lcsb/lcsb-exec", NULL};
     expect_attestation(shim_last, "none", "open", "open", "open", "", 0, false);
-    /* The shim by any directory (or none): the name is what counts. */
+    /* The shim by any directory (or none): the name is what counts. This
+     * hand-made header asks for no socket filter: TCP only. */
     char *bare[] = {"lcsb-exec", header, "--", "true", NULL};
     expect_attestation(bare, "landlock", "enforced", "allowlist", "denied", "tcp", 7, false);
     assert_int_equal(lcsb_attest(NULL, NULL, &a, NULL), 0);
@@ -796,7 +848,7 @@ static void test_attest_through_prefix(void **state) {
     assert_int_equal(lcsb_backend_none(&none, &err), 0);
     static const char *const mimic[] = {"sh", "-c", "x", "lcsb-exec",
         "{\"lcsb-exec\":1,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
-        "\"ports\":[],\"scope\":[]}", "--", "true", NULL};
+        "\"ports\":[],\"scope\":[],\"sockets\":\"unix\"}", "--", "true", NULL};
     assert_int_equal(lcsb_compose(none, p, prefix, mimic, &out, &err), 0);
     assert_int_equal(lcsb_attest((const char *const *)out, prefix, &a, &err), 0);
     assert_string_equal(a.backend, "none");

@@ -18,8 +18,10 @@ M.baseline_read = {
   "/proc", "/sys/devices/system/cpu", "/dev/random", "/dev/urandom",
 }
 
--- Devices a command writes to as a matter of course.
-M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx" }
+-- Devices a command writes to as a matter of course, plus the caller's own
+-- terminal (added per run): never all of /dev/pts, which would reach other
+-- sessions' terminals.
+M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
@@ -47,6 +49,13 @@ local function check_keys(opts)
   end
 end
 
+local function add_unique(into, path)
+  for _, have in ipairs(into) do
+    if have == path then return end
+  end
+  into[#into + 1] = path
+end
+
 -- "~" and "~/x" are the caller's real HOME.
 local function expand(path, key)
   if type(path) ~= "string" then
@@ -68,7 +77,8 @@ local function absolute(path, key)
 end
 
 -- Paths that do not exist grant nothing; leave them out rather than let the
--- shim refuse the whole run.
+-- shim refuse the whole run. A path reached through a symlink is kept as
+-- written, for validation to refuse by name.
 local function existing(list, key, into)
   for _, path in ipairs(list or {}) do
     local abs = absolute(path, key)
@@ -76,11 +86,19 @@ local function existing(list, key, into)
   end
 end
 
-local function add_unique(into, path)
-  for _, have in ipairs(into) do
-    if have == path then return end
+-- The system baseline is trusted, so its symlinks (/bin -> usr/bin on a
+-- merged-/usr system) are resolved rather than refused.
+local function within(path, dir)
+  return path == dir or dir == "/" or path:sub(1, #dir + 1) == dir .. "/"
+end
+
+local function resolved(list, into)
+  for _, path in ipairs(list) do
+    local real = core.realpath(path)
+    local covered = false
+    for _, have in ipairs(into) do covered = covered or (real and within(real, have)) end
+    if real and not covered then into[#into + 1] = real end
   end
-  into[#into + 1] = path
 end
 
 local function add_program(name, into, key)
@@ -104,6 +122,11 @@ local function build(opts)
   if core.kind(project) ~= "dir" then
     fail(("exec_policy: project %s is not a directory"):format(project))
   end
+  local real_home = os.getenv("HOME")
+  if not opts.project and real_home and core.realpath(real_home) == project then
+    fail(("exec_policy: the project would be your whole HOME (%s); run lcsb from a project "
+      .. "directory, or say project = \"~\" if you mean it"):format(project))
+  end
 
   local home, err = scope:mkdtemp("home")
   if not home then fail("exec_policy: cannot create the private HOME: " .. err) end
@@ -112,9 +135,10 @@ local function build(opts)
   if not tmp then fail("exec_policy: cannot create the private TMPDIR: " .. err) end
 
   local read, write, exec = {}, {}, {}
-  existing(M.baseline_read, "read", read)
+  resolved(M.baseline_read, read)
   existing(opts.read, "read", read)
-  existing(M.baseline_write, "write", write)
+  resolved(M.baseline_write, write)
+  resolved(core.ttys(), write)
   existing(opts.write, "write", write)
   write[#write + 1] = project
   write[#write + 1] = home

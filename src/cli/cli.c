@@ -106,21 +106,21 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
     return 0;
 }
 
-static int write_attestation(const char *where, const lcsb_attestation *att) {
+/* --attest FILE is opened before anything runs: a path that cannot be
+ * written is a usage error (125), never found out after the command ran. */
+static FILE *open_attestation(const char *where) {
+    if (strcmp(where, "-") == 0) return stderr;
+    FILE *f = fopen(where, "we");
+    if (!f) say("cannot write the attestation to %s: %s", where, strerror(errno));
+    return f;
+}
+
+static int write_attestation(FILE *f, const char *where, const lcsb_attestation *att) {
     char *json = lcsb_attestation_json(att);
-    if (!json) {
-        say("out of memory");
-        return -1;
-    }
     int rc = 0;
-    if (strcmp(where, "-") == 0) {
-        fprintf(stderr, "%s\n", json);
-    } else {
-        FILE *f = fopen(where, "we");
-        if (!f || fprintf(f, "%s\n", json) < 0 || fclose(f) != 0) {
-            say("cannot write the attestation to %s: %s", where, strerror(errno));
-            rc = -1;
-        }
+    if (!json || fprintf(f, "%s\n", json) < 0 || (f != stderr && fclose(f) != 0)) {
+        say("cannot write the attestation to %s: %s", where, json ? strerror(errno) : "out of memory");
+        rc = -1;
     }
     free(json);
     return rc;
@@ -182,15 +182,17 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     lcsb_error err;
     lcsb_run_options_init(&opts);
     opts.prefix = (const char *const *)args->prefix;
+    FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
+    if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
         say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
     if (lcsb_run(b, p, args->argv, &opts, &result, &err)) {
         say("%s", err.message);
+        if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;
     }
-    if (args->attest && write_attestation(args->attest, &result.attestation) != 0 &&
-        result.status == 0)
-        return LCSB_EXIT_USAGE;
+    /* The command ran: its status stands even if the attestation is lost. */
+    if (attest) write_attestation(attest, args->attest, &result.attestation);
     if (result.status != 0) print_hints(script, args, &result);
     return result.status;
 }
@@ -247,9 +249,19 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         }
         lcsb_argv_free(final);
         status = cmd_check(args, b, p, &att);
-        if (args->attest && write_attestation(args->attest, &att) != 0) status = LCSB_EXIT_USAGE;
+        FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
+        if (args->attest && (!attest || write_attestation(attest, args->attest, &att) != 0))
+            status = LCSB_EXIT_USAGE;
         goto out;
     }
+    /* Held from here until lcsb_run has the command's pid and relays them. */
+    sigset_t held;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    sigaddset(&held, SIGHUP);
+    sigaddset(&held, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &held, NULL);
     if (pending_signal) {
         status = 128 + pending_signal;
         say("interrupted by signal %d before the command started", (int)pending_signal);

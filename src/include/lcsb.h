@@ -186,7 +186,11 @@ typedef struct lcsb_attestation {
     char fs[16];       /* "enforced", "open" */
     char exec[16];     /* "allowlist", "open" */
     char net[16];      /* "denied", "ports", "open" */
-    char net_covers[16]; /* what "denied"/"ports" covers: "tcp", "all" or "" */
+    /* What "denied"/"ports" covers: "all" (Landlock holds TCP to the policy,
+     * and the shim's socket filter refuses every other socket but unix ones),
+     * "tcp" (Landlock alone: UDP, raw and other sockets get out), or "" when
+     * the network is open. */
+    char net_covers[16];
     int abi;           /* Landlock ABI, 0 otherwise */
     bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
 } lcsb_attestation;

@@ -86,14 +86,35 @@ end)
 T.case("read baseline: what exists, nothing private", function()
   local s <close> = lcsb.scope()
   local t = policy { scope = s }
-  for _, path in ipairs(lcsb.baseline_read) do
-    if lcsb.kind(path) then T.contains(t.read, path, "read") else T.lacks(t.read, path, "read") end
+  -- The baseline is trusted, so it is named by its real paths: on a
+  -- merged-/usr system /bin becomes /usr/bin (a symlink in a rule would be
+  -- refused), which /usr already covers; what does not exist is left out.
+  local function covered(list, path)
+    for _, have in ipairs(list) do
+      if path == have or path:sub(1, #have + 1) == have .. "/" then return true end
+    end
   end
-  for _, path in ipairs(lcsb.baseline_write) do
-    if lcsb.kind(path) then T.contains(t.write, path, "write") else T.lacks(t.write, path) end
+  for _, list in ipairs { { lcsb.baseline_read, t.read, "read" }, { lcsb.baseline_write, t.write, "write" } } do
+    local baseline, got, what = list[1], list[2], list[3]
+    for _, path in ipairs(baseline) do
+      local real = lcsb.realpath(path)
+      if real then T.ok(covered(got, real), ("%s: %s (%s) is covered"):format(what, path, real)) end
+      if real ~= path then T.lacks(got, path, what) end
+    end
+    for _, path in ipairs(got) do T.eq(lcsb.realpath(path), path, what .. " entry is real") end
+  end
+  if lcsb.kind("/bin") and lcsb.realpath("/bin") == "/usr/bin" then
+    T.lacks(t.read, "/bin", "read (merged /usr)")
+    T.lacks(t.read, "/lib", "read (merged /usr)")
   end
   T.contains(t.read, "/usr", "read")
   T.contains(t.read, "/etc", "read")
+  -- Never all of /dev/pts, nor /dev/ptmx (a new terminal pair): at most the
+  -- terminals lcsb's own stdin, stdout and stderr are on.
+  T.lacks(lcsb.baseline_write, "/dev/pts", "baseline_write")
+  T.lacks(lcsb.baseline_write, "/dev/ptmx", "baseline_write")
+  T.lacks(t.write, "/dev/pts", "write")
+  T.lacks(t.write, "/dev/ptmx", "write")
   for _, private in ipairs { "/", "/home", "/root", "/tmp", "/var/tmp", "/srv", "/mnt", "/var",
     os.getenv("HOME") } do
     T.lacks(t.read, private, "read")
@@ -101,6 +122,84 @@ T.case("read baseline: what exists, nothing private", function()
   end
   T.eq(t.net, false, "network denied by default")
   T.ok(type(t.exec) == "table", "an exec allowlist by default")
+end)
+
+-- The terminals on fds 0-2, each once; exec_policy adds them to write.
+T.case("lcsb.ttys(): only lcsb's own terminals are writable", function()
+  local ttys = lcsb.ttys()
+  T.eq(type(ttys), "table", "lcsb.ttys()")
+  for _, tty in ipairs(ttys) do
+    T.ok(type(tty) == "string" and tty:sub(1, 5) == "/dev/", "a device path: " .. tostring(tty))
+    T.eq(T.count(ttys, tty), 1, "listed once: " .. tty)
+  end
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s }
+  for _, tty in ipairs(ttys) do T.contains(t.write, lcsb.realpath(tty), "write") end
+  for _, path in ipairs(t.write) do
+    if path:sub(1, 9) == "/dev/pts/" then T.contains(ttys, path, "a /dev/pts entry in write") end
+  end
+
+  -- In a child with no terminal on 0-2: none, and no /dev/pts entry at all.
+  local probe = [[
+    local lcsb = require "lcsb"
+    local s <close> = lcsb.scope()
+    local t = lcsb.exec_policy({ scope = s }):table()
+    io.stderr:write(#lcsb.ttys(), "\n")
+    for _, p in ipairs(t.write) do
+      if p:find("^/dev/pts") or p == "/dev/ptmx" then io.stderr:write(p, "\n") end
+    end
+  ]]
+  local dir = T.tmpdir()
+  T.write(dir .. "/probe.lua", probe)
+  local lua = T.q(arg[-1] or "lua5.4")
+  local out, code = T.sh(("%s %s </dev/null 2>&1 | cat"):format(lua, T.q(dir .. "/probe.lua")))
+  T.eq(code, 0, "probe without a terminal")
+  T.eq(out, "0\n", "no terminal, no /dev/pts entry")
+
+  -- Under script(1), on a fresh pty: that one terminal, and only it.
+  if T.sh("command -v script >/dev/null && echo y") ~= "y\n" then
+    return print("     (script(1) missing: the terminal case was not checked)")
+  end
+  local inner = ("%s %s"):format(lua, T.q(dir .. "/probe.lua"))
+  out, code = T.sh(("script -qec %s /dev/null </dev/null 2>&1"):format(T.q(inner)))
+  if code ~= 0 or not out:find("^1\r?\n") then
+    return print("     (script(1) gave no terminal here: " .. T.trim(out) .. ")")
+  end
+  local lines = {}
+  for line in out:gmatch("[^\r\n]+") do lines[#lines + 1] = line end
+  T.eq(#lines, 2, "one tty count and one entry: " .. out)
+  T.ok(lines[2]:match("^/dev/pts/%d+$"), "the pty script(1) made: " .. lines[2])
+end)
+
+-- A project that is the whole real HOME is refused unless named on purpose.
+T.case("a defaulted project that is HOME is refused; project = \"~\" is not", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local home = T.tmpdir()
+  local function check(body, where)
+    T.write(home .. "/p.lua", 'local lcsb = require "lcsb"\nreturn lcsb.exec_policy { ' .. body .. ' }\n')
+    return T.sh(("cd %s && HOME=%s %s check --backend none %s 2>&1"):format(
+      T.q(where or home), T.q(home), T.q(T.build .. "/lcsb"), T.q(home .. "/p.lua")))
+  end
+  local out, code = check("")
+  T.eq(code, 125, "run from HOME: exit status")
+  T.has(out, "lcsb: ", "message prefix")
+  T.has(out, "whole HOME (" .. home .. ")", "names HOME")
+  T.has(out, "p.lua:2:", "names the script line")
+  -- Through a symlink to HOME: the same directory, the same refusal.
+  local other = T.tmpdir()
+  T.sh(("ln -s %s %s"):format(T.q(home), T.q(other .. "/h")))
+  out, code = check("", other .. "/h")
+  T.eq(code, 125, "run from a link to HOME: exit status")
+  T.has(out, home, "names HOME")
+  -- Said on purpose: accepted, with HOME as the project.
+  out, code = check('project = "~"')
+  T.eq(code, 0, 'project = "~": ' .. out)
+  out, code = check("project = " .. ("%q"):format(home))
+  T.eq(code, 0, "project = HOME spelled out: " .. out)
+  -- A directory beneath HOME is a project like any other.
+  T.sh("mkdir " .. T.q(home .. "/proj"))
+  out, code = check("", home .. "/proj")
+  T.eq(code, 0, "run from a directory in HOME: " .. out)
 end)
 
 T.case("project: the current directory by default, or the one given", function()
@@ -314,6 +413,105 @@ T.case("a symlink planted in HOME does not lead removal outside", function()
   T.ok(closed, "close: " .. tostring(why))
   T.eq(lcsb.kind(home), nil, "HOME removed")
   T.eq(lcsb.kind(tmp), nil, "TMPDIR removed")
+end)
+
+T.case("a scope removes a mode-000 directory, through a descriptor, never a link", function()
+  -- An outside directory, mode 0755, that a symlink in the scope points at:
+  -- opening up an unreadable entry by name (chmod follows links) would have
+  -- made it 0700. As root, mode 000 blocks nothing; the unprivileged pass
+  -- runs this as an ordinary user, where it does.
+  local outside = T.tmpdir()
+  T.sh("chmod 0755 " .. T.q(outside))
+  T.write(outside .. "/keep", "keep me")
+  T.sh("mkdir " .. T.q(outside .. "/sub") .. " && echo inner > " .. T.q(outside .. "/sub/inner"))
+  T.sh("chmod 0755 " .. T.q(outside .. "/sub"))
+  local s = lcsb.scope()
+  local dir = assert(s:mkdtemp("t"))
+  T.sh(("mkdir -p %s/locked/deeper && echo x > %s/locked/deeper/f && echo y > %s/locked/g")
+    :format(T.q(dir), T.q(dir), T.q(dir)))
+  -- Read-only too, as a Go module cache leaves its trees.
+  T.sh(("mkdir -p %s/ro/sub && echo z > %s/ro/sub/h && chmod 0555 %s/ro/sub %s/ro")
+    :format(T.q(dir), T.q(dir), T.q(dir), T.q(dir)))
+  T.sh(("chmod 000 %s/locked/deeper %s/locked"):format(T.q(dir), T.q(dir)))
+  for _, name in ipairs { "link", "locked-link" } do
+    T.sh(("ln -s %s %s/%s"):format(T.q(outside), T.q(dir), name))
+  end
+  T.sh(("ln -s %s %s/sublink"):format(T.q(outside .. "/sub"), T.q(dir)))
+  T.sh("chmod 0500 " .. T.q(dir)) -- the scope's own directory, too
+  local closed, why = s:close()
+  T.ok(closed, "close: " .. tostring(why))
+  T.eq(lcsb.kind(dir), nil, "the scope's directory is gone")
+  T.eq(mode(outside), "755", "outside directory's mode")
+  T.eq(mode(outside .. "/sub"), "755", "outside subdirectory's mode")
+  local f = assert(io.open(outside .. "/keep"))
+  T.eq(f:read("a"), "keep me", "outside file intact")
+  f:close()
+  T.eq(T.trim(T.sh("cat " .. T.q(outside .. "/sub/inner"))), "inner", "outside subdirectory's file intact")
+end)
+
+T.case("lcsb.wrap and lcsb.attest take their optional arguments as optional", function()
+  local cap = lcsb.detect()
+  local s <close> = lcsb.scope()
+  local _, p = policy { scope = s, exec = { "sh" } }
+  local cmd = { "sh", "-c", "true" }
+  -- Two arguments: auto. Without a mechanism, auto refuses rather than
+  -- running unsandboxed; either way no argument error.
+  local argv, err = lcsb.wrap(p, cmd)
+  local landlock = cap.landlock_abi > 0 and cap.shim_found
+  if not landlock then
+    T.eq(argv, nil, "auto without a mechanism")
+    T.ok(type(err) == "string" and err ~= "", "a message")
+  else
+    T.ok(argv, "wrap(policy, argv): " .. tostring(err))
+    T.eq(argv[1], cap.shim, "the shim first")
+    T.ok(T.member(argv, "--"), "-- in the argv")
+    T.eq(argv[#argv], "true", "the command last")
+    -- attest with one argument: that argv's backend.
+    local a = assert(lcsb.attest(argv))
+    T.eq(a.backend, "landlock", "attest(argv)")
+    T.eq(a.fs, "enforced", "fs")
+    T.eq(a.exec, "allowlist", "exec")
+    -- With a prefix: the launcher rides in front of the shim, and the
+    -- attestation composed with it still finds the shim behind it.
+    local prefix = { "/usr/bin/env", "LCSB_T=1" }
+    local with = assert(lcsb.wrap(p, cmd, "landlock", prefix))
+    T.eq(with[1], "/usr/bin/env", "the launcher first")
+    T.eq(with[3], cap.shim, "then the shim")
+    a = assert(lcsb.attest(with, prefix))
+    T.eq(a.backend, "landlock", "attest(argv, prefix)")
+    T.eq(a.exec, "allowlist", "attest(argv, prefix): exec")
+    -- Without the prefix it was composed with, the argv does not start with
+    -- the shim: nothing is attested as enforced.
+    a = assert(lcsb.attest(with))
+    T.eq(a.backend, "none", "attest without the prefix")
+  end
+  -- none, with and without a prefix.
+  argv = assert(lcsb.wrap(p, cmd, "none"))
+  T.eq(lcsb.attest(argv).backend, "none", "none")
+  argv = assert(lcsb.wrap(p, cmd, "none", { "/usr/bin/env" }))
+  T.eq(argv[1], "/usr/bin/env", "none with a prefix")
+  T.eq(lcsb.attest(argv, { "/usr/bin/env" }).backend, "none", "none with a prefix")
+  T.eq(lcsb.attest(argv, nil).backend, "none", "an explicit nil prefix")
+end)
+
+T.case("argv tables are read raw: metatables are ignored", function()
+  local s <close> = lcsb.scope()
+  local _, p = policy { scope = s }
+  -- A proxy that would hand out entries through __index and __len is empty.
+  local proxy = setmetatable({}, {
+    __len = function() return 2 end,
+    __index = function(_, i) return ({ "sh", "-c" })[i] end,
+  })
+  local argv, err = lcsb.wrap(p, proxy, "none")
+  T.eq(argv, nil, "wrap of a proxy")
+  T.has(err, "no command", "message")
+  -- A real table with a metatable is read for what it holds.
+  local real = setmetatable({ "true" }, { __index = function() error("read through __index") end,
+    __len = function() return 5 end })
+  argv = assert(lcsb.wrap(p, real, "none"))
+  T.eq(argv[#argv], "true", "the command")
+  T.eq(lcsb.attest(real).backend, "none", "attest of a table with a metatable")
+  T.has(T.raises(function() return lcsb.attest({ "a", 5 }) end), "entry 2 is not a string")
 end)
 
 -- ---- through the built lcsb ----
