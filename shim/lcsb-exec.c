@@ -879,6 +879,33 @@ static int create_ruleset(const struct header *h) {
 #define RET(k) BPF_STMT(BPF_RET | BPF_K, (uint32_t)(k))
 #define ERRNO(e) RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
+/* Every filter starts here: native syscalls only (see FILTER_ARCH), then the
+ * syscall number loaded for the checks that follow. On x86_64, x32 calls come
+ * under the same arch with a bit set in the number, so a check for socket() or
+ * ioctl() would miss x32's; they fail with ENOSYS, what a kernel without x32
+ * answers (as most do): a program probing for x32 falls back quietly, where a
+ * kill would end it and EPERM would claim a policy that says nothing of x32. */
+#if defined(__x86_64__)
+#define NATIVE_SYSCALL_NUMBER                                                   \
+    LOAD(offsetof(struct seccomp_data, arch)), JEQ(FILTER_ARCH, 1, 0),          \
+        RET(SECCOMP_RET_KILL_PROCESS), LOAD(offsetof(struct seccomp_data, nr)), \
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1), ERRNO(ENOSYS)
+#else
+#define NATIVE_SYSCALL_NUMBER                                                   \
+    LOAD(offsetof(struct seccomp_data, arch)), JEQ(FILTER_ARCH, 1, 0),          \
+        RET(SECCOMP_RET_KILL_PROCESS), LOAD(offsetof(struct seccomp_data, nr))
+#endif
+
+/* WHAT names the filter in the message when the kernel refuses it. */
+static int install_filter(struct sock_filter *filter, size_t len, const char *what) {
+    struct sock_fprog prog = {.len = (unsigned short)len, .filter = filter};
+
+    /* no_new_privs is already set, as an unprivileged filter requires. */
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return fail("install the %s filter: %s", what, strerror(errno));
+    return 0;
+}
+
 /* Landlock's network rules cover TCP only. This lets the command create
  * AF_UNIX sockets and, with "unix+tcp", TCP sockets over IPv4 and IPv6 (which
  * Landlock then holds to the policy's ports), and refuses every other socket
@@ -889,20 +916,7 @@ static int create_ruleset(const struct header *h) {
 static int install_socket_filter(enum sockets sockets) {
     bool tcp = sockets == SOCKETS_UNIX_TCP;
     struct sock_filter filter[] = {
-        /* Native syscalls only; see FILTER_ARCH. */
-        LOAD(offsetof(struct seccomp_data, arch)),
-        JEQ(FILTER_ARCH, 1, 0),
-        RET(SECCOMP_RET_KILL_PROCESS),
-        LOAD(offsetof(struct seccomp_data, nr)),
-#if defined(__x86_64__)
-        /* x32 calls come under the x86_64 arch with this bit in the number,
-         * so the checks below would miss x32's socket(). ENOSYS is what a
-         * kernel without x32 answers (as most do): a program probing for x32
-         * falls back quietly, where a kill would end it and EPERM would
-         * claim a policy that says nothing about x32. */
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
-        ERRNO(ENOSYS),
-#endif
+        NATIVE_SYSCALL_NUMBER,
         JEQ(__NR_socket, 4, 0),         /* to the domain check */
         JEQ(__NR_socketpair, 3, 0),     /* to the domain check */
         JEQ(__NR_io_uring_setup, 1, 0), /* to EPERM */
@@ -923,28 +937,16 @@ static int install_socket_filter(enum sockets sockets) {
         RET(SECCOMP_RET_ALLOW),
         ERRNO(EACCES),
     };
-    struct sock_fprog prog = {.len = (unsigned short)COUNT(filter), .filter = filter};
-
-    /* no_new_privs is already set, as an unprivileged filter requires. */
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
-        return fail("install the socket filter: %s", strerror(errno));
-    return 0;
+    return install_filter(filter, COUNT(filter), "socket");
 }
+
 /* Whatever the policy: the command must not type into the caller's terminal
  * (TIOCSTI pushes bytes into its input queue, TIOCLINUX can paste a selection),
  * which would run commands in the caller's shell after lcsb exits. Interactive
  * programs keep the terminal; no new session detaches them. */
 static int install_tty_filter(void) {
     struct sock_filter filter[] = {
-        LOAD(offsetof(struct seccomp_data, arch)),
-        JEQ(FILTER_ARCH, 1, 0),
-        RET(SECCOMP_RET_KILL_PROCESS),
-        LOAD(offsetof(struct seccomp_data, nr)),
-#if defined(__x86_64__)
-        /* x32's ioctl has its own number; see install_socket_filter. */
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
-        ERRNO(ENOSYS),
-#endif
+        NATIVE_SYSCALL_NUMBER,
         JEQ(__NR_ioctl, 0, 3), /* to allow */
         LOAD(ARG_LO(1)),
         JEQ(TIOCSTI, 2, 0),    /* to EPERM */
@@ -952,11 +954,7 @@ static int install_tty_filter(void) {
         RET(SECCOMP_RET_ALLOW),
         ERRNO(EPERM),
     };
-    struct sock_fprog prog = {.len = (unsigned short)COUNT(filter), .filter = filter};
-
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
-        return fail("install the terminal filter: %s", strerror(errno));
-    return 0;
+    return install_filter(filter, COUNT(filter), "terminal");
 }
 #else
 static int install_socket_filter(enum sockets sockets) {
