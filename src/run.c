@@ -44,7 +44,7 @@ static void write_all(int fd, const char *s) {
     }
 }
 
-static int spawn_and_wait(const char *const *final, const char *cwd, bool is_sandboxed,
+static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
                           lcsb_run_result *result, lcsb_error *err) {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
@@ -86,7 +86,7 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_san
 
     if (spawn_errno != 0) {
         /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
-        result->status = is_sandboxed ? LCSB_EXIT_SETUP
+        result->status = is_mechanism ? LCSB_EXIT_SETUP
                          : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
                                                                               : LCSB_EXIT_NOEXEC;
         snprintf(result->note, sizeof result->note, "cannot execute %s: %s", final[0],
@@ -111,6 +111,13 @@ restore:
     return rc;
 }
 
+/* Does the final argv start with the mechanism itself? Then failing to start
+ * it is a setup failure (97); a launcher in front is a program like any other. */
+static bool starts_with_mechanism(const lcsb_backend *b, const char *const *prefix) {
+    bool launcher_first = prefix && prefix[0] && !lcsb_backend_contains_prefix(b);
+    return b->ops != &lcsb__unavailable_ops && !launcher_first;
+}
+
 int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
              const lcsb_run_options *opts, lcsb_run_result *result, lcsb_error *err) {
     lcsb_run_options defaults;
@@ -128,7 +135,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     rc = lcsb_attest((const char *const *)final, opts->prefix, &result->attestation, err);
     if (!rc)
         rc = spawn_and_wait((const char *const *)final, policy->cwd,
-                            b->ops != &lcsb__unavailable_ops, result, err);
+                            starts_with_mechanism(b, opts->prefix), result, err);
     lcsb_argv_free(final);
     if (rc) return rc;
 

@@ -3,6 +3,7 @@
  * run's context and scope in the registry, and the policy it returns. */
 #include "internal.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -124,7 +125,8 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
     *out = NULL;
     if (!path) return lcsb__fail(err, LCSB_EINVAL, "no policy script given");
     if (access(path, R_OK) != 0)
-        return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s", path);
+        return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
+                          strerror(errno));
     lcsb_script *s = calloc(1, sizeof *s);
     if (!s || !(s->L = luaL_newstate())) {
         free(s);

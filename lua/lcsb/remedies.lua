@@ -5,7 +5,6 @@
 
 local M = {}
 
-local function basename(path) return (path:match("[^/]+$")) or path end
 
 M.heuristics = {
   -- 126: a program was found but the kernel refused to execute it. The
@@ -13,14 +12,14 @@ M.heuristics = {
   -- likely a program the command started.
   function(ev)
     if ev.status ~= 126 or ev.attestation.exec ~= "allowlist" then return end
-    local name = ev.argv[1] and basename(ev.argv[1]) or "COMMAND"
-    return ('a program %s started was refused execution: name it in exec = { "PROGRAM" }, '
-      .. 'or set exec = "any" to turn the allowlist off'):format(name)
+    return 'if a program was refused execution, name it in exec = { "PROGRAM" } (the command '
+      .. 'and its interpreters are allowed already), or set exec = "any" to turn the '
+      .. 'allowlist off' 
   end,
   -- 97: the shim said what failed above the trailer.
   function(ev)
     if ev.status ~= 97 then return end
-    return "the sandbox could not be set up (see the lcsb-exec line above); "
+    return "the sandbox could not be set up (the message above says why); "
       .. "`lcsb detect` shows what this host can enforce"
   end,
 }

@@ -137,6 +137,8 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     char summary[256];
     lcsb_attestation_summary(att, summary, sizeof summary);
     printf("policy:  %s\nbackend: %s\nenforced: %s\n", args->policy, lcsb_backend_name(b), summary);
+    if (strcmp(lcsb_backend_name(b), "none") == 0)
+        printf("(the rules below are what the policy asks; under none, none of them is enforced)\n");
     print_tier(p, "read");
     print_tier(p, "write");
     if (lcsb_policy_exec_open(p)) printf("exec: any (no allowlist)\n");
@@ -232,7 +234,8 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         goto out;
     }
     if (lcsb_backend_validate(b, p, &err)) {
-        say("%s", err.message);
+        /* The policy script built this policy: name it. */
+        say("%s: %s", args->policy, err.message);
         goto out;
     }
     if (args->command == CLI_CHECK) {

@@ -28,7 +28,10 @@ T.case("status 126 under an exec allowlist: the exec hint", function()
   T.ok(#hints >= 1, "a hint")
   local text = table.concat(hints, "\n")
   T.has(text, "exec = {", "names the exec key")
-  T.has(text, "make", "names the command")
+  T.has(text, "allowed already", "says the command itself is not the one refused")
+  local open = evidence { status = 126 }
+  open.attestation = { backend = "none", fs = "open", exec = "open", net = "open" }
+  T.eq(#remedies.explain(open), 0, "no exec hint without an allowlist")
 end)
 
 T.case("nothing to say about success", function()
