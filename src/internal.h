@@ -79,8 +79,6 @@ int lcsb__path_normalize(const char *what, const char *path, char *out, lcsb_err
 
 /* ---- System prefixes (rule 3). ---- */
 
-/* True when DIR equals or contains a directory that could be a system prefix. */
-bool lcsb__is_system_prefix(const char *dir);
 /* The first system prefix DIR equals or contains, for messages; NULL when none. */
 const char *lcsb__system_prefix_within(const char *dir);
 

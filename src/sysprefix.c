@@ -49,4 +49,3 @@ const char *lcsb__system_prefix_within(const char *dir) {
     return NULL;
 }
 
-bool lcsb__is_system_prefix(const char *dir) { return lcsb__system_prefix_within(dir) != NULL; }
