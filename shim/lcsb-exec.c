@@ -36,6 +36,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -992,6 +993,20 @@ static int drop_capabilities(void) {
     return 0;
 }
 
+/* The command dies with lcsb: killed with SIGKILL, lcsb cannot pass anything
+ * on, so the kernel does. The signal survives the exec below (no set-uid
+ * can intervene under no_new_privs). A parent already gone before the prctl
+ * took effect would never send it: then nobody is waiting, and nothing runs. */
+static int die_with_parent(void) {
+    pid_t parent = getppid();
+
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        return fail("ask to die with lcsb: %s", strerror(errno));
+    if (getppid() != parent)
+        return fail("run the command: lcsb exited before it started");
+    return 0;
+}
+
 static void usage(void) {
     fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
           "lcsb-exec: the policy format is docs/wire-format.md, version 1\n",
@@ -1041,6 +1056,8 @@ int main(int argc, char **argv) {
     }
     close(ruleset_fd);
     if (drop_capabilities() != 0)
+        goto out;
+    if (die_with_parent() != 0)
         goto out;
     /* Last, so that nothing above runs under them, and right before exec,
      * which they let through: the command starts with every rule in force. */
