@@ -4,6 +4,7 @@
  * memory that no userdata owns. */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <lauxlib.h>
 #include <limits.h>
@@ -447,6 +448,35 @@ static int l_realpath(lua_State *L) {
     return 1;
 }
 
+static int not_dots(const struct dirent *e) {
+    return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b) {
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* lcsb.listdir(path) -> PATH's entry names, sorted bytewise, without . and ..
+ * | nil, message */
+static int l_listdir(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    struct dirent **names;
+    int n = scandir(path, &names, not_dots, by_name);
+    if (n < 0) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushstring(L, names[i]->d_name);
+        lua_rawseti(L, -2, i + 1);
+        free(names[i]);
+    }
+    free(names);
+    return 1;
+}
+
 /* lcsb.ttys() -> the terminals on stdin, stdout and stderr, each once */
 static int l_ttys(lua_State *L) {
     lua_newtable(L);
@@ -510,7 +540,8 @@ static const luaL_Reg functions[] = {
     {"policy", l_policy},       {"scope", l_scope},   {"run_scope", l_run_scope}, {"run", l_run},
     {"detect", l_detect},       {"wrap", l_wrap},     {"attest", l_attest},
     {"which", l_which},         {"kind", l_kind},     {"realpath", l_realpath},
-    {"normalize", l_normalize}, {"ttys", l_ttys},   {NULL, NULL},
+    {"normalize", l_normalize}, {"ttys", l_ttys},   {"listdir", l_listdir},
+    {NULL, NULL},
 };
 
 static void new_class(lua_State *L, const char *name, const luaL_Reg *meta,

@@ -516,6 +516,31 @@ static void test_proc_self_root(void **state) {
     assert_contains(P.out, SECRET, "stdout");
 }
 
+/* /etc is granted entry by entry, minus lcsb.etc_secrets (lua/lcsb/init.lua):
+ * /etc/shadow is refused. As root the same cat works unsandboxed, which proves
+ * the refusal was Landlock's. As an ordinary user /etc/shadow is unreadable
+ * anyway, so there is no succeeding twin; the twin for everyone is that the
+ * rest of /etc still reads. Listing /etc itself is the accepted cost. */
+static void test_read_etc_secrets(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    if (access("/etc/shadow", F_OK) != 0) {
+        fprintf(stderr, "# skipped: no /etc/shadow on this host\n");
+        skip();
+    }
+    fs_policy(f);
+    expect_denied(f, CMD("cat", "/etc/shadow"), 1, &P);
+    assert_lacks(P.out, "root:", "stdout");
+    assert_contains(P.err, "Permission denied", "stderr");
+    if (geteuid() == 0) {
+        expect_unsandboxed_ok(f, CMD("cat", "/etc/shadow"), &P);
+        assert_contains(P.out, "root:", "stdout");
+    }
+    expect_allowed(f, CMD("cat", "/etc/passwd"), &P);
+    assert_contains(P.out, "root:", "stdout");
+    if (access("/etc/hostname", R_OK) == 0) expect_allowed(f, CMD("cat", "/etc/hostname"), &P);
+}
+
 /* ---- writing ---- */
 
 static void test_create_outside(void **state) {
@@ -1282,6 +1307,56 @@ static double now_seconds(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* SIGKILL to lcsb, which can relay nothing: under Landlock the shim asked the
+ * kernel to kill the command with its parent; under none nothing does, and
+ * the command outlives lcsb (the twin that proves the check can fail). */
+static void test_command_dies_with_lcsb(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"sleep\" }");
+    static const char *const backends[] = {"landlock", "none"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy, "--", "sh",
+                              "-c", "echo $$; exec sleep 30", NULL};
+        int out[2];
+        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int devnull = open("/dev/null", O_RDWR);
+            if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 ||
+                dup2(out[1], STDOUT_FILENO) < 0 || dup2(devnull, STDERR_FILENO) < 0 ||
+                chdir(f->project) != 0)
+                _exit(120);
+            setenv("PATH", "/usr/bin:/bin", 1);
+            execv(argv[0], (char *const *)argv);
+            _exit(122);
+        }
+        close(out[1]);
+        char cmd_pid[32];
+        bool started = read_line(out[0], cmd_pid, sizeof cmd_pid);
+        close(out[0]);
+        if (!started) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            fail_msg("%s: the command did not start", backends[i]);
+        }
+        pid_t command = (pid_t)atol(cmd_pid);
+        assert_true(command > 0 && command != pid);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(waitpid(pid, NULL, 0), pid);
+        /* Orphans are reaped by init; a dead one stops answering kill(0). */
+        bool gone = false;
+        for (int k = 0; k < 200 && !gone; k++) {
+            gone = kill(command, 0) != 0 && errno == ESRCH;
+            if (!gone) usleep(10000);
+        }
+        if (!gone) kill(command, SIGKILL);
+        if (i == 0 && !gone) fail_msg("landlock: the command outlived lcsb killed by SIGKILL");
+        if (i == 1 && gone) fail_msg("none: the command died with lcsb; the twin proves nothing");
+    }
+}
+
 /* SIGTERM sent to lcsb alone (not its process group) while the command runs:
  * lcsb relays it, the command dies of it, lcsb removes the private HOME and
  * exits 143, all at once, not after the command's 30 seconds. */
@@ -1546,6 +1621,7 @@ int main(void) {
         T(test_list_outside_dir),
         T(test_symlink_to_outside),
         T(test_proc_self_root),
+        T(test_read_etc_secrets),
         T(test_create_outside),
         T(test_write_outside),
         T(test_delete_outside),
@@ -1574,6 +1650,7 @@ int main(void) {
         T(test_leaked_fd_closed),
         T(test_attest_unwritable),
         T(test_sigterm_while_running),
+        T(test_command_dies_with_lcsb),
         T(test_mknod_refused),
         T(test_other_terminal_refused),
         T(test_run_from_root_refused),

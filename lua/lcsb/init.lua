@@ -10,11 +10,26 @@ local core = require "lcsb.core"
 local M = {}
 for name, fn in pairs(core) do M[name] = fn end
 
+-- What in /etc is never readable, as paths relative to /etc; `*` matches
+-- within the last component only. Landlock cannot take a subpath back from a
+-- granted directory, so /etc itself is not granted: its entries are, one by
+-- one, leaving these out (and /etc can no longer be listed).
+M.etc_secrets = {
+  "shadow", "shadow-",        -- password hashes (and the backup copy)
+  "gshadow", "gshadow-",      -- group password hashes
+  "sudoers", "sudoers.d",     -- who may become root, and how: root-only for a reason
+  "ssh/ssh_host_*_key",       -- sshd's private host keys (*.pub and ssh_config stay)
+  "security/opasswd",         -- pam_pwhistory's old password hashes
+  "ssl/private",              -- TLS private keys
+  "krb5.keytab",              -- Kerberos service keys
+}
+
 -- What ordinary programs need to read: system trees and the few /proc, /sys
 -- and /dev entries runtimes open. /proc is safe to list: Landlock refuses
--- ptrace-class access (environ, mem) to processes outside the sandbox.
+-- ptrace-class access (environ, mem) to processes outside the sandbox. /etc
+-- is added by M.etc_read, minus M.etc_secrets.
 M.baseline_read = {
-  "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+  "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
   "/proc", "/sys/devices/system/cpu", "/dev/random", "/dev/urandom",
 }
 
@@ -101,6 +116,53 @@ local function resolved(list, into)
   end
 end
 
+-- /etc's entries minus M.etc_secrets, each by its real path, read when the
+-- policy is built. A directory holding a secret is not granted but entered and
+-- its entries granted the same way. An entry that does not resolve, or whose
+-- real path is a secret or lies within one, is left out; so is a symlink to a
+-- directory holding a secret (to /etc/ssh, to /).
+function M.etc_read()
+  local etc = core.realpath("/etc")
+  if not etc then return {} end
+  local secrets = {}
+  for _, rel in ipairs(M.etc_secrets) do
+    local abs = etc .. "/" .. rel
+    secrets[#secrets + 1] = {
+      abs = abs, parent = abs:match("^(.*)/[^/]*$"),
+      pattern = "^" .. abs:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*"),
+    }
+  end
+  local function is_secret(path)
+    for _, s in ipairs(secrets) do
+      if path:match(s.pattern .. "$") or path:match(s.pattern .. "/") then return true end
+    end
+  end
+  -- PATH is (or contains) the directory a secret lies in.
+  local function holds_secret(path)
+    for _, s in ipairs(secrets) do
+      if within(s.parent, path) then return true end
+    end
+  end
+  local out = {}
+  local function walk(dir)
+    for _, name in ipairs(core.listdir(dir) or {}) do
+      local path = dir .. "/" .. name
+      local real = core.realpath(path)
+      if not real or is_secret(path) or is_secret(real) then
+        -- left out
+      elseif holds_secret(path) or holds_secret(real) then
+        -- Entered only where it is the real directory: a symlink to one is
+        -- left out, as it would grant the secret under another name.
+        if real == path and core.kind(path) == "dir" then walk(path) end
+      else
+        out[#out + 1] = real
+      end
+    end
+  end
+  walk(etc)
+  return out
+end
+
 local function add_program(name, into, key)
   local files, err = core.which(name)
   if not files then fail(("exec_policy: key '%s': %s"):format(key, err)) end
@@ -136,6 +198,7 @@ local function build(opts)
 
   local read, write, exec = {}, {}, {}
   resolved(M.baseline_read, read)
+  resolved(M.etc_read(), read)
   existing(opts.read, "read", read)
   resolved(M.baseline_write, write)
   resolved(core.ttys(), write)

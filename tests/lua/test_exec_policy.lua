@@ -108,7 +108,64 @@ T.case("read baseline: what exists, nothing private", function()
     T.lacks(t.read, "/lib", "read (merged /usr)")
   end
   T.contains(t.read, "/usr", "read")
-  T.contains(t.read, "/etc", "read")
+  T.lacks(lcsb.baseline_read, "/etc", "baseline_read")
+  T.lacks(t.read, "/etc", "read")
+end)
+
+-- /etc is granted entry by entry, minus lcsb.etc_secrets: Landlock cannot take
+-- /etc/shadow back from a grant of /etc. Checks only what exists on this host.
+T.case("read baseline: /etc without its secrets", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s }
+  local function covered(path)
+    for _, have in ipairs(t.read) do
+      if path == have or path:sub(1, #have + 1) == have .. "/" then return have end
+    end
+  end
+  for _, ok in ipairs { "/etc/passwd", "/etc/hosts", "/etc/hostname", "/etc/group" } do
+    local real = lcsb.realpath(ok)
+    if real then T.ok(covered(real), ok .. " is readable") end
+  end
+  local secrets = { "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+    "/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd", "/etc/ssl/private",
+    "/etc/krb5.keytab" }
+  for _, key in ipairs(lcsb.listdir("/etc/ssh") or {}) do
+    if key:match("^ssh_host_.*_key$") then secrets[#secrets + 1] = "/etc/ssh/" .. key end
+  end
+  for _, secret in ipairs(secrets) do
+    T.eq(covered(secret), nil, secret .. " is not readable")
+    local real = lcsb.realpath(secret)
+    if real then T.eq(covered(real), nil, secret .. " (" .. real .. ") is not readable") end
+  end
+  -- No rule is /etc/shadow's ancestor: not /, not /etc.
+  for _, have in ipairs(t.read) do
+    T.ok(("/etc/shadow"):sub(1, #have + 1) ~= have .. "/" and have ~= "/", "rule " .. have)
+  end
+  -- Where /etc/ssh or /etc/ssl exists, its harmless entries are still granted.
+  if lcsb.kind("/etc/ssh/ssh_config") then T.contains(t.read, "/etc/ssh/ssh_config", "read") end
+  if lcsb.kind("/etc/ssl/certs") then T.ok(covered("/etc/ssl/certs"), "/etc/ssl/certs") end
+  T.lacks(t.read, "/etc/ssh", "read")
+  T.lacks(t.read, "/etc/ssl", "read")
+  T.lacks(t.read, "/etc/security", "read")
+  for _, path in ipairs(t.read) do T.eq(lcsb.realpath(path), path, "read entry is real") end
+end)
+
+T.case("lcsb.listdir: sorted names without . and ..", function()
+  local dir = T.tmpdir()
+  for _, name in ipairs { "b", "a", ".hidden", "c d" } do T.write(dir .. "/" .. name, "x") end
+  local names = lcsb.listdir(dir)
+  T.eq(table.concat(names, "|"), ".hidden|a|b|c d", "listdir")
+  local none, err = lcsb.listdir(dir .. "/missing")
+  T.eq(none, nil, "listdir of a missing directory")
+  T.has(err, "No such file or directory", "message")
+  none, err = lcsb.listdir(dir .. "/a")
+  T.eq(none, nil, "listdir of a file")
+  T.has(err, "Not a directory", "message")
+end)
+
+T.case("read baseline: private trees stay out", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s }
   -- Never all of /dev/pts, nor /dev/ptmx (a new terminal pair): at most the
   -- terminals lcsb's own stdin, stdout and stderr are on.
   T.lacks(lcsb.baseline_write, "/dev/pts", "baseline_write")
