@@ -5,7 +5,7 @@ set -euo pipefail
 
 LCSB_PACKAGES=(cmake make gcc pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
                python3 util-linux procps)
-LCSB_TEST_PACKAGES=(valgrind bubblewrap)
+LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev)
 
 lcsb_install_deps() {
   local missing=()

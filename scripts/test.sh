@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install what is missing, build lcsb (warnings are errors), and run every test:
 # the ctest suites as root and as an unprivileged user, then again under
-# AddressSanitizer and UndefinedBehaviorSanitizer, the shim under valgrind, and
-# the demo. LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing mechanism into a failure.
+# AddressSanitizer and UndefinedBehaviorSanitizer, valgrind, each libFuzzer
+# target briefly, and the demo. LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing
+# mechanism into a failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
@@ -60,6 +61,9 @@ cp "$root/examples/demo/policy.lua" "$vg_project/"
   sh -c 'echo built > out.txt' 2>/dev/null && test -s out.txt)
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" detect >/dev/null)
 rm -rf "$vg_project"
+
+echo "== fuzzing, briefly (scripts/fuzz.sh runs each target for minutes)"
+"$root/scripts/fuzz.sh" "${LCSB_FUZZ_SECONDS:-15}"
 
 echo "== demo"
 "$root/examples/demo/run.sh" "$root/build/lcsb"

@@ -275,7 +275,8 @@ struct cursor {
 };
 
 /* Every message is one line that starts "lcsb-exec: " (CONTRACT.md). */
-static void say(const char *lead, const char *fmt, va_list ap) {
+__attribute__((format(printf, 2, 0))) static void say(const char *lead, const char *fmt,
+                                                       va_list ap) {
     fputs(lead, stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

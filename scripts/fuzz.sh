@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Fuzz everything lcsb parses from outside: the shim's policy argv and the
+# attestation's reading of a header. Usage: scripts/fuzz.sh [SECONDS-PER-TARGET]
+# (default 300). Corpora start from tests/fuzz/corpus; findings land in
+# build-fuzz/findings.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-300}
+source "$root/scripts/deps.sh"
+lcsb_install_deps "${LCSB_PACKAGES[@]}" clang libclang-rt-14-dev
+out=$root/build-fuzz
+CC=clang cmake -S "$root" -B "$out" -DLCSB_FUZZ=ON -DLCSB_SANITIZE=address,undefined \
+  -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$out" -j "$(nproc)" --target fuzz_shim_policy fuzz_attest >/dev/null
+mkdir -p "$out/findings"
+for target in shim_policy attest; do
+  corpus=$out/corpus/$target
+  mkdir -p "$corpus"
+  cp -n "$root/tests/fuzz/corpus/$target/"* "$corpus/" 2>/dev/null || true
+  echo "== fuzz_$target for ${seconds}s"
+  "$out/tests/fuzz_$target" -max_total_time="$seconds" -close_fd_mask=2 \
+    -artifact_prefix="$out/findings/$target-" "$corpus" 2>&1 | tail -n 2
+done
