@@ -188,8 +188,9 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
         say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
+    /* lcsb_run validates before it spawns; what it refuses, the script built. */
     if (lcsb_run(b, p, args->argv, &opts, &result, &err)) {
-        say("%s", err.message);
+        say("%s: %s", args->policy, err.message);
         if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;
     }
@@ -205,12 +206,15 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
 static volatile sig_atomic_t pending_signal;
 static void note_signal(int sig) { pending_signal = sig; }
 
+/* The signals lcsb_run relays to the command. */
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define HELD (sizeof held_signals / sizeof held_signals[0])
+
 static void hold_signals(void) {
-    static const int held[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof held / sizeof held[0]; i++) {
+    for (size_t i = 0; i < HELD; i++) {
         struct sigaction sa = {.sa_handler = note_signal};
         sigemptyset(&sa.sa_mask);
-        sigaction(held[i], &sa, NULL);
+        sigaction(held_signals[i], &sa, NULL);
     }
 }
 
@@ -233,13 +237,13 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         status = cmd_wrap(b, p, args);
         goto out;
     }
-    if (lcsb_backend_validate(b, p, &err)) {
-        /* The policy script built this policy: name it. */
-        say("%s: %s", args->policy, err.message);
-        goto out;
-    }
     if (args->command == CLI_CHECK) {
         static const char *const probe[] = {"true", NULL};
+        if (lcsb_backend_validate(b, p, &err)) {
+            /* The policy script built this policy: name it. */
+            say("%s: %s", args->policy, err.message);
+            goto out;
+        }
         char **final = NULL;
         lcsb_attestation att;
         if (lcsb_compose(b, p, (const char *const *)args->prefix, argv[0] ? argv : probe, &final,
@@ -260,10 +264,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     /* Held from here until lcsb_run has the command's pid and relays them. */
     sigset_t held;
     sigemptyset(&held);
-    sigaddset(&held, SIGINT);
-    sigaddset(&held, SIGTERM);
-    sigaddset(&held, SIGHUP);
-    sigaddset(&held, SIGQUIT);
+    for (size_t i = 0; i < HELD; i++) sigaddset(&held, held_signals[i]);
     sigprocmask(SIG_BLOCK, &held, NULL);
     if (pending_signal) {
         status = 128 + pending_signal;
