@@ -214,6 +214,15 @@ static const struct right scope_rights[] = {
     {"signal", LANDLOCK_SCOPE_SIGNAL},
 };
 
+/* "dropped": the parts of the policy this host cannot enforce and the policy
+ * let go; the attestation reports them. Only "terminal" changes what the shim
+ * does: without seccomp there is no terminal filter to install. */
+#define DROPPED_TERMINAL (1U << 4)
+static const struct right dropped_parts[] = {
+    {"net", 1U << 0},   {"scope", 1U << 1},          {"truncate", 1U << 2},
+    {"ioctl", 1U << 3}, {"terminal", DROPPED_TERMINAL},
+};
+
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 struct rights {
@@ -263,6 +272,7 @@ struct header {
     struct rights handled;
     uint64_t port_rights; /* every right a port rule grants, to check against net */
     enum sockets sockets;
+    uint64_t dropped;
 };
 
 /* One JSON argument being read. WHAT names it in messages ("header",
@@ -640,9 +650,9 @@ static int parse_sockets(struct cursor *c, enum sockets *out) {
                show(name));
 }
 
-enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_COUNT };
-static const char *const header_keys[K_COUNT] = {"abi",   "parts", "fs",     "net",
-                                                 "ports", "scope", "sockets"};
+enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_DROPPED, K_COUNT };
+static const char *const header_keys[K_COUNT] = {"abi",   "parts",   "fs",     "net",
+                                                 "ports", "scope",   "sockets", "dropped"};
 
 /* What cannot be checked until the whole header is read: its keys may come in
  * any order after "lcsb-exec", and a right's age depends on "abi". */
@@ -665,6 +675,9 @@ static int check_header(unsigned seen, const struct header *h) {
     if ((extra = h->port_rights & ~h->handled.net) != 0)
         return fail("parse header: a port rule grants \"%s\", which \"net\" does not handle",
                     name_of(net_rights, COUNT(net_rights), extra));
+    /* Both filters are seccomp: a host without one has neither. */
+    if ((h->dropped & DROPPED_TERMINAL) != 0 && h->sockets != SOCKETS_ANY)
+        return fail("parse header: \"terminal\" is dropped, yet \"sockets\" asks for a filter");
     /* The kernel would refuse an empty ruleset (ENOMSG); say why instead. */
     if ((h->handled.fs | h->handled.net | h->handled.scope) == 0)
         return fail("parse header: the policy handles no right at all");
@@ -733,6 +746,10 @@ static int parse_header(struct cursor *c, struct header *h, int ruleset_fd) {
             break;
         case K_SOCKETS:
             rc = parse_sockets(c, &h->sockets);
+            break;
+        case K_DROPPED:
+            rc = parse_rights(c, dropped_parts, COUNT(dropped_parts), "dropped part",
+                              &h->dropped);
             break;
         }
         if (rc != 0)
@@ -1062,7 +1079,7 @@ int main(int argc, char **argv) {
         goto out;
     /* Last, so that nothing above runs under them, and right before exec,
      * which they let through: the command starts with every rule in force. */
-    if (install_tty_filter() != 0)
+    if ((h.dropped & DROPPED_TERMINAL) == 0 && install_tty_filter() != 0)
         goto out;
     if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
         goto out;

@@ -25,6 +25,19 @@ static const char *json_choice(const char *p, const char *const *choices) {
     return NULL;
 }
 
+/* The "dropped" array at P as lcsb_part bits; -1 when it is missing, malformed
+ * or names a part lcsb does not know. */
+static long read_dropped(const char *p) {
+    int count = lcsb__json_array(p, NULL, NULL), known = 0;
+    long parts = 0;
+    for (unsigned part = 1; count > 0 && part <= LCSB_PARTS_ALL; part <<= 1) {
+        bool found = false;
+        lcsb__json_array(p, lcsb_part_name(part), &found);
+        if (found) parts |= part, known++;
+    }
+    return count >= 0 && known == count ? parts : -1;
+}
+
 static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error *err) {
     static const char *const socket_rules[] = {"any", "unix", "unix+tcp", NULL};
     long abi = lcsb__json_int(lcsb__json_find(header, "abi"));
@@ -38,19 +51,23 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     int scope = lcsb__json_array(scope_p, "signal", &signal);
     lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
     const char *sockets = json_choice(lcsb__json_find(header, "sockets"), socket_rules);
-    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets)
+    long dropped = read_dropped(lcsb__json_find(header, "dropped"));
+    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0)
         return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
     SET(out->backend, "landlock");
     SET(out->fs, fs > 0 ? "enforced" : "open");
     SET(out->exec, execute ? "allowlist" : "open");
-    if (!(connect && bind)) SET(out->net, "open");
-    else SET(out->net, ports > 0 ? "ports" : "denied");
     /* Landlock's network rules cover TCP only; the shim's socket filter, when
-     * the header asks for one, covers every other socket. */
+     * the header asks for one, covers every other socket, and "unix" refuses
+     * TCP sockets as well. */
+    bool tcp_rules = connect && bind;
+    if (tcp_rules) SET(out->net, ports > 0 ? "ports" : "denied");
+    else SET(out->net, strcmp(sockets, "unix") == 0 ? "denied" : "open");
     if (strcmp(out->net, "open") == 0) SET(out->net_covers, "");
     else SET(out->net_covers, strcmp(sockets, "any") == 0 ? "tcp" : "all");
     out->abi = (int)abi;
     out->scoped = signal && abstract;
+    out->dropped = (unsigned)dropped;
     return 0;
 }
 
@@ -80,8 +97,12 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
     lcsb__buf_addf(&b, ",\"fs\":\"%s\",\"exec\":\"%s\",\"net\":\"%s\"", att->fs, att->exec,
                    att->net);
     if (att->net_covers[0]) lcsb__buf_addf(&b, ",\"net_covers\":\"%s\"", att->net_covers);
-    if (strcmp(att->backend, "landlock") == 0)
-        lcsb__buf_addf(&b, ",\"abi\":%d,\"scoped\":%s", att->abi, att->scoped ? "true" : "false");
+    if (strcmp(att->backend, "landlock") == 0) {
+        lcsb__buf_addf(&b, ",\"abi\":%d,\"scoped\":%s,\"dropped\":[", att->abi,
+                       att->scoped ? "true" : "false");
+        lcsb__add_part_names(&b, att->dropped, "\"", ",");
+        lcsb__buf_adds(&b, "]");
+    }
     lcsb__buf_adds(&b, "}");
     if (b.oom) {
         lcsb__buf_free(&b);
@@ -95,10 +116,13 @@ void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t siz
     /* Only a gap is worth a word: "all" is what "denied" already says. */
     snprintf(net, sizeof net, "%s%s", att->net,
              strcmp(att->net_covers, "tcp") == 0 ? " (tcp only)" : "");
+    lcsb__buf dropped = {0};
+    lcsb__add_part_names(&dropped, att->dropped, "", " ");
     if (strcmp(att->backend, "landlock") == 0)
-        snprintf(buf, size, "fs: %s, exec: %s, net: %s, abi %d", att->fs, att->exec, net,
-                 att->abi);
+        snprintf(buf, size, "fs: %s, exec: %s, net: %s, abi %d%s%s", att->fs, att->exec, net,
+                 att->abi, dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
     else
         snprintf(buf, size, "fs: %s, exec: %s, net: %s%s", att->fs, att->exec, net,
                  strcmp(att->backend, "none") == 0 ? "; nothing was enforced" : "");
+    lcsb__buf_free(&dropped);
 }

@@ -2,6 +2,8 @@
  * platform branch; every other file is mechanism-neutral. */
 #include "internal.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,24 @@ static int read_int_file(const char *path, int fallback) {
     fclose(f);
     return value;
 }
+
+/* LCSB_LANDLOCK_ABI_MAX=N makes this host look older than it is, to try a
+ * policy against an older kernel; it can only lower the ABI (0: no Landlock),
+ * and a value that is not a small number is refused rather than ignored. */
+static int abi_cap(int *out, lcsb_error *err) {
+    const char *text = getenv("LCSB_LANDLOCK_ABI_MAX");
+    *out = INT_MAX;
+    if (!text) return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || errno || v < 0 || v > 1000)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "LCSB_LANDLOCK_ABI_MAX=\"%s\": expected a number from 0 (no Landlock) up",
+                          text);
+    *out = (int)v;
+    return 0;
+}
 #endif
 
 int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
@@ -57,6 +77,9 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
 #ifdef __linux__
     long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     cap->landlock_abi = abi > 0 ? (int)abi : 0;
+    int cap_abi, rc = abi_cap(&cap_abi, err);
+    if (rc) return rc;
+    if (cap_abi < cap->landlock_abi) cap->landlock_abi = cap_abi;
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
     cap->user_namespaces = read_int_file("/proc/sys/user/max_user_namespaces", 0) > 0 &&
                            read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) != 0;

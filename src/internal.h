@@ -48,6 +48,8 @@ void lcsb__buf_addf(lcsb__buf *b, const char *fmt, ...) LCSB_PRINTF(2, 3);
 /* A JSON string literal, quotes included; bytes >= 0x80 pass through. */
 void lcsb__buf_add_json_string(lcsb__buf *b, const char *s);
 void lcsb__buf_free(lcsb__buf *b);
+/* The names of PARTS (lcsb_part bits), each between QUOTE and QUOTE, SEP between. */
+void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const char *sep);
 
 /* ---- Policy internals. ---- */
 
@@ -72,6 +74,7 @@ struct lcsb_policy {
     lcsb__ports connect; /* in insertion order, may repeat */
     lcsb__ports bind;
     char *cwd;
+    unsigned degradable; /* lcsb_part bits */
 };
 
 /* Normalize an absolute path lexically into OUT (PATH_MAX bytes); 0 or LCSB_EINVAL. */

@@ -144,16 +144,83 @@ static void add_ports(lcsb__buf *b, const char *access, const lcsb__ports *ports
     lcsb__buf_adds(b, "]}");
 }
 
+/* What each part needs from the host, and why, for the refusal. */
+static const char *part_gap(const lcsb_backend *b, const lcsb_policy *policy, unsigned part,
+                            char *why, size_t size) {
+    int abi = b->landlock_abi;
+    switch (part) {
+    case LCSB_PART_NET:
+        if (policy->net == LCSB_NET_OPEN) return NULL;
+        if (!b->seccomp)
+            return "no seccomp filters here, which refuse UDP and other non-TCP sockets";
+        if (policy->net == LCSB_NET_PORTS && abi < 4) {
+            snprintf(why, size, "Landlock ABI %d has no TCP port rules (they need ABI 4)", abi);
+            return why;
+        }
+        return NULL;
+    case LCSB_PART_SCOPE:
+        if (abi >= 6) return NULL;
+        snprintf(why, size,
+                 "Landlock ABI %d cannot keep signals and abstract unix sockets inside the "
+                 "sandbox (ABI 6)",
+                 abi);
+        return why;
+    case LCSB_PART_TRUNCATE:
+        if (abi >= 3) return NULL;
+        snprintf(why, size, "Landlock ABI %d cannot refuse truncating read-only files (ABI 3)",
+                 abi);
+        return why;
+    case LCSB_PART_IOCTL:
+        if (abi >= 5) return NULL;
+        snprintf(why, size, "Landlock ABI %d cannot refuse device ioctls (ABI 5)", abi);
+        return why;
+    case LCSB_PART_TERMINAL:
+        return b->seccomp ? NULL : "no seccomp filters here, which refuse TIOCSTI";
+    }
+    return NULL;
+}
+
+/* The parts of POLICY this host cannot enforce go to *DROPPED when the policy
+ * lets them degrade; any other is a refusal that names it and its remedy. */
+static int check_parts(const lcsb_backend *b, const lcsb_policy *policy, unsigned *dropped,
+                       lcsb_error *err) {
+    lcsb__buf refused = {0}, names = {0};
+    char why[160];
+    unsigned missing = 0;
+    *dropped = 0;
+    for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1) {
+        const char *gap = part_gap(b, policy, part, why, sizeof why);
+        if (!gap) continue;
+        if (policy->degradable & part) {
+            *dropped |= part;
+            continue;
+        }
+        lcsb__buf_addf(&refused, "%s%s (%s)", refused.len ? "; " : "", lcsb_part_name(part), gap);
+        missing |= part;
+    }
+    lcsb__add_part_names(&names, missing, "\"", ", ");
+    int rc = 0;
+    if (refused.oom || names.oom)
+        rc = lcsb__fail(err, LCSB_ENOMEM, "landlock: out of memory");
+    else if (refused.len)
+        rc = lcsb__fail(err, LCSB_EUNAVAIL,
+                        "landlock: this host cannot enforce %s; to run without %s, the policy "
+                        "must say degrade = { %s }",
+                        refused.p, missing & (missing - 1) ? "them" : "it", names.p);
+    lcsb__buf_free(&refused);
+    lcsb__buf_free(&names);
+    return rc;
+}
+
 static int landlock_wrap(const lcsb_backend *b, const lcsb_policy *policy,
                          const char *const *argv, lcsb__strv *out, lcsb_error *err) {
     int abi = b->landlock_abi;
     if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)
         return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)",
                           abi, LCSB__LANDLOCK_ABI_MAX);
-    if (policy->net != LCSB_NET_OPEN && abi < 4)
-        return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "landlock: ABI %d cannot restrict the network (TCP rules need ABI 4)",
-                          abi);
+    unsigned dropped = 0;
+    int rc = check_parts(b, policy, &dropped, err);
+    if (rc) return rc;
     if (!policy->exec_open) {
         for (size_t i = 0; i < policy->exec.n; i++) {
             const char *prefix = lcsb__system_prefix_within(policy->exec.v[i]);
@@ -167,31 +234,34 @@ static int landlock_wrap(const lcsb_backend *b, const lcsb_policy *policy,
     bool exec_open = policy->exec_open;
     parts_writer w = {0};
     lcsb__buf header = {0};
-    int rc = add_rule(&w, &policy->read, TIER_READ, abi, exec_open);
+    rc = add_rule(&w, &policy->read, TIER_READ, abi, exec_open);
     if (!rc) rc = add_rule(&w, &policy->exec, TIER_EXEC, abi, exec_open);
     if (!rc) rc = add_rule(&w, &policy->write, TIER_WRITE, abi, exec_open);
     if (!rc) rc = flush_part(&w);
     if (rc) goto out;
 
-    bool restrict_net = policy->net != LCSB_NET_OPEN;
+    bool tcp_rules = policy->net != LCSB_NET_OPEN && abi >= 4;
     lcsb__buf_addf(&header, "%s%d,\"abi\":%d,\"parts\":%zu,\"fs\":", LCSB__WIRE_KEY,
                    LCSB__WIRE_VERSION, abi, w.parts.n);
     add_rights(&header, abi, exec_open, -1);
     lcsb__buf_addf(&header, ",\"net\":%s,\"ports\":[",
-                   restrict_net ? "[\"bind_tcp\",\"connect_tcp\"]" : "[]");
+                   tcp_rules ? "[\"bind_tcp\",\"connect_tcp\"]" : "[]");
     bool first = true;
-    if (policy->net == LCSB_NET_PORTS) {
+    if (tcp_rules && policy->net == LCSB_NET_PORTS) {
         add_ports(&header, "bind_tcp", &policy->bind, &first);
         add_ports(&header, "connect_tcp", &policy->connect, &first);
     }
     /* Landlock's rules cover TCP only; the shim's socket filter closes the
-     * rest: only unix sockets when the network is denied, unix and TCP (held
-     * to the ports by Landlock) when ports are allowed. */
-    const char *sockets = policy->net == LCSB_NET_DENY    ? "unix"
-                          : policy->net == LCSB_NET_PORTS ? "unix+tcp"
-                                                          : "any";
-    lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\"}",
+     * rest: only unix sockets when the network is denied (TCP included, so a
+     * denied network needs no TCP rules), unix and TCP (held to the ports by
+     * Landlock) when ports are allowed. */
+    const char *sockets = !b->seccomp || policy->net == LCSB_NET_OPEN ? "any"
+                          : policy->net == LCSB_NET_DENY              ? "unix"
+                                                                      : "unix+tcp";
+    lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
                    abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
+    lcsb__add_part_names(&header, dropped, "\"", ",");
+    lcsb__buf_adds(&header, "]}");
     if (header.oom) {
         rc = LCSB_ENOMEM;
         goto out;
@@ -213,16 +283,9 @@ static int landlock_validate(const lcsb_backend *b, const lcsb_policy *policy,
                              lcsb_error *err) {
     if (access(b->shim, X_OK) != 0)
         return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: the shim %s is not executable", b->shim);
-    if (policy->net != LCSB_NET_OPEN && b->landlock_abi < 4)
-        return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "landlock: this kernel's ABI %d cannot restrict the network (TCP rules "
-                          "need ABI 4); use net = true to run with the network open",
-                          b->landlock_abi);
-    if (policy->net != LCSB_NET_OPEN && !b->seccomp)
-        return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "landlock: this host cannot install seccomp filters, which the shim "
-                          "needs to refuse UDP and other non-TCP sockets (Landlock covers TCP "
-                          "only); use net = true to run with the network open");
+    unsigned dropped;
+    int rc = check_parts(b, policy, &dropped, err);
+    if (rc) return rc;
     if (lcsb__policy_has_env(policy) && !policy->exec_open) {
         bool env_listed = false;
         for (size_t i = 0; i < policy->exec.n && !env_listed; i++)

@@ -38,6 +38,17 @@ static const char *shim_path(lua_State *L) {
     return shim;
 }
 
+/* PARTS (lcsb_part bits) as a list of their names. */
+static void push_part_names(lua_State *L, unsigned parts) {
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1) {
+        if (!(parts & part)) continue;
+        lua_pushstring(L, lcsb_part_name(part));
+        lua_rawseti(L, -2, ++n);
+    }
+}
+
 /* ---- lcsb.policy ---- */
 
 lcsb_policy *lcsb__lua_checkpolicy(lua_State *L, int idx) {
@@ -128,6 +139,34 @@ static void set_env(lua_State *L, lcsb_policy *p) {
     }
 }
 
+/* `degrade = { "scope", ... }`: the parts the host may leave unenforced. */
+static void set_degradable(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    unsigned parts = 0;
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'degrade': expected a list of part names");
+    lua_Integer n = luaL_len(L, t);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, t, i);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        unsigned part = lcsb_part_from_name(name);
+        if (!part) {
+            luaL_Buffer known;
+            luaL_buffinit(L, &known);
+            for (unsigned bit = 1; bit <= LCSB_PARTS_ALL; bit <<= 1) {
+                if (bit > 1) luaL_addstring(&known, ", ");
+                luaL_addstring(&known, lcsb_part_name(bit));
+            }
+            luaL_pushresult(&known);
+            luaL_error(L, "policy key 'degrade': entry %d is %s%s%s, not a part (expected %s)",
+                       (int)i, name ? "\"" : "a ", name ? name : luaL_typename(L, -2),
+                       name ? "\"" : "", lua_tostring(L, -1));
+        }
+        parts |= part;
+        lua_pop(L, 1);
+    }
+    lcsb_policy_set_degradable(p, parts);
+}
+
 static int l_policy(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
@@ -153,11 +192,12 @@ static int l_policy(lua_State *L) {
             else add_paths(L, p, key, lcsb_policy_add_exec);
         } else if (strcmp(key, "env") == 0) set_env(L, p);
         else if (strcmp(key, "net") == 0) set_net(L, p);
+        else if (strcmp(key, "degrade") == 0) set_degradable(L, p);
         else if (strcmp(key, "cwd") == 0) {
             if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "policy key 'cwd': expected a path");
             if (lcsb_policy_set_cwd(p, lua_tostring(L, -1), &err)) return raise_error(L, &err);
         } else
-            return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd)",
+            return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade)",
                               key);
         lua_settop(L, 3); /* drop the value, keep the key for lua_next */
     }
@@ -213,6 +253,8 @@ static int l_policy_table(lua_State *L) {
         lua_pushstring(L, p->cwd);
         lua_setfield(L, -2, "cwd");
     }
+    push_part_names(L, p->degradable);
+    lua_setfield(L, -2, "degrade");
     return 1;
 }
 
@@ -384,6 +426,8 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
         lua_setfield(L, -2, "abi");
         lua_pushboolean(L, a->scoped);
         lua_setfield(L, -2, "scoped");
+        push_part_names(L, a->dropped);
+        lua_setfield(L, -2, "dropped");
     }
 }
 

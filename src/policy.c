@@ -136,6 +136,36 @@ int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) 
     return 0;
 }
 
+static const char *const part_names[] = {"net", "scope", "truncate", "ioctl", "terminal"};
+#define PART_COUNT (sizeof part_names / sizeof part_names[0])
+
+const char *lcsb_part_name(unsigned part) {
+    for (size_t i = 0; i < PART_COUNT; i++)
+        if (part == 1u << i) return part_names[i];
+    return NULL;
+}
+
+unsigned lcsb_part_from_name(const char *name) {
+    for (size_t i = 0; name && i < PART_COUNT; i++)
+        if (strcmp(part_names[i], name) == 0) return 1u << i;
+    return 0;
+}
+
+void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const char *sep) {
+    bool first = true;
+    for (size_t i = 0; i < PART_COUNT; i++) {
+        if (!(parts & (1u << i))) continue;
+        lcsb__buf_addf(b, "%s%s%s%s", first ? "" : sep, quote, part_names[i], quote);
+        first = false;
+    }
+}
+
+void lcsb_policy_set_degradable(lcsb_policy *policy, unsigned parts) {
+    policy->degradable = parts & LCSB_PARTS_ALL;
+}
+
+unsigned lcsb_policy_degradable(const lcsb_policy *policy) { return policy->degradable; }
+
 static const lcsb__strv *tier(const lcsb_policy *policy, const char *name) {
     if (!name) return NULL;
     if (strcmp(name, "read") == 0) return &policy->read;
@@ -172,6 +202,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
         ok = !lcsb_policy_add_port(p, LCSB_PORT_BIND, src->bind.v[i], NULL);
     p->exec_open = src->exec_open;
     p->net = src->net;
+    p->degradable = src->degradable;
     if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
     if (!ok) {
         lcsb_policy_free(p);

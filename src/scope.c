@@ -65,50 +65,130 @@ static int open_dir_nofollow(int dirfd, const char *name, dev_t dev) {
     return fd;
 }
 
-/* Empty the directory open as DIRFD, which lives on device DEV. */
-static int empty_dir(int dirfd, dev_t dev, int depth) {
-    if (depth > 256) return -1;
+/* A file by identity: removal remembers what it could not remove (a mount
+ * point, a file it may not unlink) so that it never tries it twice. */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+} file_id;
+
+typedef struct id_set {
+    file_id *v;
+    size_t n;
+} id_set;
+
+static bool id_set_has(const id_set *set, const struct stat *st) {
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].dev == st->st_dev && set->v[i].ino == st->st_ino) return true;
+    return false;
+}
+
+static int id_set_add(id_set *set, const struct stat *st) {
+    file_id *v = realloc(set->v, (set->n + 1) * sizeof *v);
+    if (!v) return -1;
+    set->v = v;
+    set->v[set->n++] = (file_id){st->st_dev, st->st_ino};
+    return 0;
+}
+
+/* Remove what DIRFD holds but its subdirectories; *CHILD gets the name of
+ * one subdirectory to descend into (NULL when none is left). Entries in
+ * STUCK are skipped; what cannot be removed joins them. -1 on a failure. */
+static int remove_files(int dirfd, dev_t dev, id_set *stuck, char **child) {
+    *child = NULL;
     int fd = dup(dirfd);
-    if (fd < 0) return -1;
-    DIR *dir = fdopendir(fd);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
     if (!dir) {
-        close(fd);
+        if (fd >= 0) close(fd);
         return -1;
     }
     int rc = 0;
     struct dirent *e;
-    while ((e = readdir(dir))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    while (!*child && (e = readdir(dir))) {
         struct stat st;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             rc = -1;
             continue;
         }
-        if (S_ISDIR(st.st_mode)) {
-            if (st.st_dev != dev) { /* a mount point: leave what is mounted alone */
-                rc = -1;
-                continue;
-            }
-            int sub = open_dir_nofollow(dirfd, e->d_name, dev);
-            if (sub < 0 || empty_dir(sub, dev, depth + 1) != 0) rc = -1;
-            if (sub >= 0) close(sub);
-            if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) != 0) rc = -1;
-        } else if (unlinkat(dirfd, e->d_name, 0) != 0) {
-            rc = -1;
-        }
+        if (id_set_has(stuck, &st)) continue;
+        /* A mount point: what is mounted there is left alone. */
+        bool removable = S_ISDIR(st.st_mode) ? st.st_dev == dev : unlinkat(dirfd, e->d_name, 0) == 0;
+        if (removable && S_ISDIR(st.st_mode) && !(*child = strdup(e->d_name))) removable = false;
+        if (!removable && (rc = -1, id_set_add(stuck, &st) != 0)) break;
     }
     closedir(dir);
     return rc;
 }
 
+typedef struct frame {
+    char *name;     /* of the directory being emptied, in its parent */
+    file_id parent; /* who the parent was when removal went down */
+} frame;
+
+/* Remove the tree at PATH depth first, holding one descriptor at a time, so
+ * no depth the command can make runs removal out of descriptors or stack.
+ * The way back up is "..", checked against the directory removal came down
+ * from: a process the command left behind may move a directory elsewhere
+ * meanwhile, and then removal stops rather than empty whatever is above it. */
 static int remove_tree(const char *path) {
     struct stat st;
     if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
     /* The command may have made its HOME itself unreadable or unwritable. */
     int fd = open_dir_nofollow(AT_FDCWD, path, st.st_dev);
     if (fd < 0) return -1;
-    int rc = fstat(fd, &st) == 0 ? empty_dir(fd, st.st_dev, 0) : -1;
+    dev_t dev = st.st_dev;
+    frame *stack = NULL;
+    size_t depth = 0;
+    id_set stuck = {0};
+    int rc = 0;
+    for (;;) {
+        char *child;
+        if (remove_files(fd, dev, &stuck, &child) != 0) rc = -1;
+        if (child) {
+            struct stat here, sub_st;
+            frame *grown = realloc(stack, (depth + 1) * sizeof *stack);
+            int sub = grown && fstat(fd, &here) == 0 ? open_dir_nofollow(fd, child, dev) : -1;
+            if (grown) stack = grown;
+            if (sub < 0) {
+                rc = -1;
+                bool known = fstatat(fd, child, &sub_st, AT_SYMLINK_NOFOLLOW) == 0;
+                free(child);
+                if (known && id_set_add(&stuck, &sub_st) == 0) continue;
+                break;
+            }
+            stack[depth++] = (frame){child, {here.st_dev, here.st_ino}};
+            close(fd);
+            fd = sub;
+            continue;
+        }
+        if (depth == 0) break;
+        frame top = stack[--depth];
+        struct stat emptied, up_st;
+        int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        bool same = up >= 0 && fstat(up, &up_st) == 0 && fstat(fd, &emptied) == 0 &&
+                    up_st.st_dev == top.parent.dev && up_st.st_ino == top.parent.ino;
+        if (!same) {
+            free(top.name);
+            if (up >= 0) close(up);
+            rc = -1;
+            break;
+        }
+        close(fd);
+        fd = up;
+        if (unlinkat(fd, top.name, AT_REMOVEDIR) != 0 && id_set_add(&stuck, &emptied) != 0) {
+            free(top.name);
+            rc = -1;
+            break;
+        }
+        free(top.name);
+    }
     close(fd);
+    for (size_t i = 0; i < depth; i++) free(stack[i].name);
+    free(stack);
+    bool left = stuck.n > 0;
+    free(stuck.v);
+    if (left) rc = -1;
     if (rmdir(path) != 0 && errno != ENOENT) rc = -1;
     return rc;
 }

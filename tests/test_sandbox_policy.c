@@ -748,57 +748,149 @@ static void test_validate_env_needs_env(void **state) {
     lcsb_backend_free(b);
 }
 
-static void test_validate_abi_and_net(void **state) {
+/* What a host with Landlock ABI ABI (and seccomp or not) cannot enforce of a
+ * policy with network NET, written out from the kernel's history rather than
+ * from the backend's code: TCP port rules came with ABI 4, scoping with 6,
+ * truncate with 3, device ioctls with 5; the socket filter and the terminal
+ * filter are seccomp. A denied network needs only the socket filter, which
+ * refuses TCP sockets too. */
+static unsigned expected_gaps(int abi, bool seccomp, lcsb_net net) {
+    unsigned gaps = 0;
+    if (net != LCSB_NET_OPEN && !seccomp) gaps |= LCSB_PART_NET;
+    if (net == LCSB_NET_PORTS && abi < 4) gaps |= LCSB_PART_NET;
+    if (abi < 6) gaps |= LCSB_PART_SCOPE;
+    if (abi < 3) gaps |= LCSB_PART_TRUNCATE;
+    if (abi < 5) gaps |= LCSB_PART_IOCTL;
+    if (!seccomp) gaps |= LCSB_PART_TERMINAL;
+    return gaps;
+}
+
+static lcsb_backend *host(int abi, bool seccomp) {
+    lcsb_capability cap;
+    memset(&cap, 0, sizeof cap);
+    cap.landlock_abi = abi;
+    cap.seccomp = seccomp;
+    cap.shim_found = true;
+    snprintf(cap.shim, sizeof cap.shim, "%s", LCSB_SHIM_PATH);
+    lcsb_backend *b = NULL;
+    lcsb_error err = {0};
+    if (lcsb_backend_select(&cap, "auto", &b, &err)) fail_msg("select: %s", err.message);
+    return b;
+}
+
+/* The parts the attestation of POLICY wrapped by B says were dropped. */
+static unsigned attested_drops(const lcsb_backend *b, const lcsb_policy *policy) {
+    static const char *const cmd[] = {"true", NULL};
+    char **final = NULL;
+    lcsb_attestation att;
+    lcsb_error err = {0};
+    if (lcsb_backend_wrap(b, policy, cmd, &final, &err) ||
+        lcsb_attest((const char *const *)final, NULL, &att, &err))
+        fail_msg("wrap/attest: %s", err.message);
+    lcsb_argv_free(final);
+    return att.dropped;
+}
+
+/* On every host lcsb knows, a part the host cannot enforce is refused by
+ * name, with the remedy, by validation and by wrap alike; allowed to degrade,
+ * it is dropped and attested, and nothing else is. */
+static void test_validate_parts_per_host(void **state) {
     (void)state;
+    static const lcsb_net nets[] = {LCSB_NET_DENY, LCSB_NET_PORTS, LCSB_NET_OPEN};
     for (int abi = 1; abi <= 7; abi++) {
-        lcsb_backend *b = landlock(abi);
-        lcsb_policy *p = valid_policy();
-        if (abi < 4) expect_invalid(b, p, LCSB_EUNAVAIL, "ABI", "net = true");
-        else expect_valid(b, p);
-        lcsb_error err = {0};
-        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
-        if (abi < 4) expect_invalid(b, p, LCSB_EUNAVAIL, "ABI", NULL);
-        else expect_valid(b, p);
-        lcsb_policy_set_net(p, LCSB_NET_OPEN);
-        expect_valid(b, p);
-        lcsb_policy_free(p);
-        lcsb_backend_free(b);
+        for (int seccomp = 0; seccomp <= 1; seccomp++) {
+            lcsb_backend *b = host(abi, seccomp);
+            for (size_t n = 0; n < 3; n++) {
+                lcsb_policy *p = valid_policy();
+                lcsb_error err = {0};
+                lcsb_policy_set_net(p, nets[n]);
+                if (nets[n] == LCSB_NET_PORTS)
+                    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+                unsigned gaps = expected_gaps(abi, seccomp, nets[n]);
+                print_message("abi %d, seccomp %d, net %d: gaps %#x\n", abi, seccomp, (int)nets[n],
+                              gaps);
+                if (!gaps) {
+                    expect_valid(b, p);
+                    assert_int_equal(attested_drops(b, p), 0);
+                } else {
+                    expect_invalid(b, p, LCSB_EUNAVAIL, "cannot enforce", "degrade = {");
+                    for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1) {
+                        char quoted[32];
+                        snprintf(quoted, sizeof quoted, "\"%s\"", lcsb_part_name(part));
+                        lcsb_error e = {0};
+                        char **final = NULL;
+                        assert_int_not_equal(lcsb_backend_validate(b, p, &e), 0);
+                        if (gaps & part) assert_contains(e.message, quoted);
+                        else assert_null(strstr(e.message, quoted));
+                        static const char *const cmd[] = {"true", NULL};
+                        assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &e), LCSB_EUNAVAIL);
+                    }
+                    /* Allowing all but one part still refuses, naming that one. */
+                    unsigned last = gaps & -gaps;
+                    lcsb_policy_set_degradable(p, gaps & ~last);
+                    if (gaps != last) {
+                        expect_invalid(b, p, LCSB_EUNAVAIL, lcsb_part_name(last), NULL);
+                    }
+                    lcsb_policy_set_degradable(p, gaps);
+                    expect_valid(b, p);
+                    assert_int_equal(attested_drops(b, p), gaps);
+                }
+                /* Allowing more than the host lacks drops no more than it lacks. */
+                lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+                expect_valid(b, p);
+                assert_int_equal(attested_drops(b, p), gaps);
+                lcsb_policy_free(p);
+            }
+            lcsb_backend_free(b);
+        }
     }
 }
 
-/* Landlock's rules cover TCP only, so a restricted network also needs the
- * shim's seccomp filter: a host without seccomp is refused rather than left
- * with UDP open. lcsb_backend_landlock() vouches for seccomp itself. */
-static void test_validate_net_needs_seccomp(void **state) {
+static void test_part_names(void **state) {
+    (void)state;
+    for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1) {
+        const char *name = lcsb_part_name(part);
+        assert_non_null(name);
+        assert_int_equal(lcsb_part_from_name(name), part);
+    }
+    assert_null(lcsb_part_name(0));
+    assert_null(lcsb_part_name(LCSB_PART_NET | LCSB_PART_SCOPE));
+    assert_null(lcsb_part_name(LCSB_PARTS_ALL + 1));
+    assert_int_equal(lcsb_part_from_name("fs"), 0);
+    assert_int_equal(lcsb_part_from_name(""), 0);
+    assert_int_equal(lcsb_part_from_name(NULL), 0);
+    lcsb_policy *p = new_policy();
+    lcsb_policy_set_degradable(p, ~0u);
+    assert_int_equal(lcsb_policy_degradable(p), LCSB_PARTS_ALL);
+    lcsb_policy *copy = lcsb_policy_copy(p);
+    assert_int_equal(lcsb_policy_degradable(copy), LCSB_PARTS_ALL);
+    lcsb_policy_free(copy);
+    lcsb_policy_free(p);
+}
+
+/* LCSB_LANDLOCK_ABI_MAX lowers what detect reports, never raises it, and a
+ * value that is not a number is an error rather than ignored. */
+static void test_detect_abi_cap(void **state) {
     (void)state;
     lcsb_capability cap;
-    memset(&cap, 0, sizeof cap);
-    cap.landlock_abi = 7;
-    snprintf(cap.shim, sizeof cap.shim, "%s", LCSB_SHIM_PATH);
-    cap.shim_found = true;
-    for (int seccomp = 0; seccomp <= 1; seccomp++) {
-        lcsb_backend *b = NULL;
-        lcsb_error err = {0};
-        cap.seccomp = seccomp;
-        assert_int_equal(lcsb_backend_select(&cap, "landlock", &b, &err), 0);
-        lcsb_policy *p = valid_policy();
-        if (!seccomp) expect_invalid(b, p, LCSB_EUNAVAIL, "seccomp", "net = true");
-        else expect_valid(b, p);
-        assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
-        if (!seccomp) expect_invalid(b, p, LCSB_EUNAVAIL, "seccomp", "net = true");
-        else expect_valid(b, p);
-        lcsb_policy_set_net(p, LCSB_NET_OPEN);
-        expect_valid(b, p);
-        lcsb_policy_free(p);
-        lcsb_backend_free(b);
-        /* auto picks the same backend, with the same answer. */
-        assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), 0);
-        p = valid_policy();
-        if (!seccomp) expect_invalid(b, p, LCSB_EUNAVAIL, "seccomp", NULL);
-        else expect_valid(b, p);
-        lcsb_policy_free(p);
-        lcsb_backend_free(b);
+    lcsb_error err = {0};
+    unsetenv("LCSB_LANDLOCK_ABI_MAX");
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    int kernel = cap.landlock_abi;
+    char text[16];
+    for (int want = 0; want <= kernel + 2; want++) {
+        snprintf(text, sizeof text, "%d", want);
+        setenv("LCSB_LANDLOCK_ABI_MAX", text, 1);
+        assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+        assert_int_equal(cap.landlock_abi, want < kernel ? want : kernel);
     }
+    static const char *const bad[] = {"", "x", "-1", "3x", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("LCSB_LANDLOCK_ABI_MAX", bad[i], 1);
+        assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), LCSB_EINVAL);
+        assert_contains(err.message, "LCSB_LANDLOCK_ABI_MAX");
+    }
+    unsetenv("LCSB_LANDLOCK_ABI_MAX");
 }
 
 /* ---- the scope's removal ---- */
@@ -950,8 +1042,9 @@ int main(void) {
         cmocka_unit_test(test_validate_too_many_ports),
         cmocka_unit_test(test_validate_exec_system_dirs),
         cmocka_unit_test(test_validate_env_needs_env),
-        cmocka_unit_test(test_validate_abi_and_net),
-        cmocka_unit_test(test_validate_net_needs_seccomp),
+        cmocka_unit_test(test_validate_parts_per_host),
+        cmocka_unit_test(test_part_names),
+        cmocka_unit_test(test_detect_abi_cap),
         cmocka_unit_test(test_backend_constructors),
         cmocka_unit_test(test_scope_close_races_symlink_swap),
     };

@@ -76,13 +76,15 @@
  * thousand '['. An argv element "{CMD}" becomes `/usr/bin/touch MARKER`. */
 #define HEAD "{'lcsb-exec':1,'abi':1,'parts':1,"
 #define FS "'fs':['execute','write_file','read_file','read_dir','make_reg']"
-#define TAIL ",'net':[],'ports':[],'scope':[],'sockets':'any'}"
+#define TAIL ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[]}"
 #define H_OK HEAD FS TAIL
-#define H_SOCKETS(value) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'" value "'}"
+#define H_DROPPED(parts) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[" parts "]}"
+#define TIOCSTI_PY "import fcntl,termios,sys; fcntl.ioctl(0, termios.TIOCSTI, b\"x\")"
+#define H_SOCKETS(value) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'" value "','dropped':[]}"
 #define RULE_T "{'access':['write_file','make_reg'],'paths':['{T}']}"
 #define P_OK "{'part':1,'rules':[{SYS}," RULE_T "]}"
 #define H_NET "{'lcsb-exec':1,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':[" \
-    "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp'}"
+    "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[]}"
 
 struct edit {
     const char *from; /* replaced at its first occurrence, which must exist */
@@ -131,8 +133,8 @@ static const struct refusal refusals[] = {
     EDIT("single-quoted key", "a key as a string", 0, "'abi':1", "`abi`:1"),
     EDIT("trailing comma", "as a string, found ']'", 0, "'make_reg']", "'make_reg',]"),
     EDIT("missing comma", "expected ',' or ']'", 0, "'read_dir',", "'read_dir' "),
-    EDIT("trailing garbage", "trailing bytes", 0, "'any'}", "'any'} x"),
-    EDIT("second object", "trailing bytes", 0, "'any'}", "'any'}{}"),
+    EDIT("trailing garbage", "trailing bytes", 0, "[]}", "[]} x"),
+    EDIT("second object", "trailing bytes", 0, "[]}", "[]}{}"),
     EDIT("part trailing garbage", "trailing bytes", 1, "]}]}", "]}]},"),
     EDIT("part truncated", "expected ',' or '}'", 1, "]}]}", "]}]"),
     /* keys */
@@ -189,7 +191,7 @@ static const struct refusal refusals[] = {
           "'scope':['everything']"),
     EDIT("unknown net right", "unknown net right name", 0, "'net':[]", "'net':['udp']"),
     ARGV("nothing handled", "handles no right", "{'lcsb-exec':1,'abi':1,'parts':0,'fs':[],"
-         "'net':[],'ports':[],'scope':[],'sockets':'any'}", "--", "{CMD}"),
+         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[]}", "--", "{CMD}"),
     EDIT("rule right not in fs", "\"make_dir\", which the header's \"fs\" does not handle", 1,
          "'write_file','make_reg']", "'write_file','make_dir']"),
     EDIT("rule unknown right", "unknown fs right name", 1, "'make_reg']", "'make_all']"),
@@ -224,6 +226,16 @@ static const struct refusal refusals[] = {
          "'sockets':'unix+tcp+udp+raw'"),
     EDIT("sockets given twice", "key \"sockets\" given twice", 0, "'sockets':'any'",
          "'sockets':'unix','sockets':'any'"),
+    EDIT("dropped missing", "missing key \"dropped\"", 0, ",'dropped':[]", ""),
+    EDIT("dropped unknown part", "unknown dropped part name \"fs\"", 0, "'dropped':[]",
+         "'dropped':['fs']"),
+    EDIT("dropped a string", "expected", 0, "'dropped':[]", "'dropped':'scope'"),
+    EDIT("dropped part twice", "dropped part name \"scope\" given twice", 0, "'dropped':[]",
+         "'dropped':['scope','scope']"),
+    EDIT("dropped given twice", "key \"dropped\" given twice", 0, "'dropped':[]",
+         "'dropped':[],'dropped':[]"),
+    EDIT2("terminal dropped with a socket filter", "\"terminal\" is dropped, yet", 0,
+          "'sockets':'any'", "'sockets':'unix'", "'dropped':[]", "'dropped':['terminal']"),
     EDIT("sockets twice, same value", "key \"sockets\" given twice", 0, "'sockets':'any'",
          "'sockets':'any','sockets':'any'"),
     /* paths */
@@ -776,7 +788,7 @@ static void test_valid_policy_runs(void **state) {
 static void test_valid_policy_spelled_differently(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        " {\n\t'lcsb-exec' : 1 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'parts':1,"
+        " {\n\t'lcsb-exec' : 1 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], 'parts':1,"
         "'abi' :1, 'net':[],'ports':[],"
         "'fs':['\\u0065xecute','write\\u005ffile','read_file','read_dir','make_reg']} ",
         ("{'part':1,\n'rules':[ {SYS} , {'access':['write_file','make_reg'],"
@@ -828,7 +840,7 @@ static void test_valid_policy_newest_abi(void **state) {
         "'make_block','make_sym','refer','truncate','ioctl_dev'],'net':['bind_tcp',"
         "'connect_tcp'],'ports':[{'access':['connect_tcp'],'ports':[0,443,65535]},"
         "{'access':['bind_tcp','connect_tcp'],'ports':[8080]}],"
-        "'scope':['abstract_unix_socket','signal'],'sockets':'unix+tcp'}",
+        "'scope':['abstract_unix_socket','signal'],'sockets':'unix+tcp','dropped':[]}",
         ("{'part':1,'rules':[{SYS},{'access':['write_file','make_reg','truncate'],"
          "'paths':['{T}']}]}"),
         "--", "{CMD}"};
@@ -1036,7 +1048,7 @@ static void test_many_paths(void **state) {
     snprintf(header, sizeof header,
              "{\"lcsb-exec\":1,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
              "\"read_file\",\"read_dir\",\"make_reg\"],\"net\":[],\"ports\":[],\"scope\":[],"
-             "\"sockets\":\"any\"}",
+             "\"sockets\":\"any\",\"dropped\":[]}",
              nargs - 1);
     args[0] = header;
     assert_true(nargs - 1 >= 5);
@@ -1300,7 +1312,7 @@ static void run_probes(struct fixture *f, const char *sockets, struct probe_resu
     struct result r;
     bool any = strcmp(sockets, "any") == 0;
 
-    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s'}",
+    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[]}",
              sockets);
     for (size_t i = 0; i < N_SOCKET_CASES; i++) {
         if (any && strcmp(socket_cases[i].name, "sctp") == 0)
@@ -1439,7 +1451,7 @@ static void run_self_probe(struct fixture *f, const char *sockets, const char *w
     const char *tmpls[] = {header, part, "--"};
 
     assert_true(self_exe[0] == '/' && strpbrk(self_exe, "\"\\'`{") == NULL);
-    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s'}",
+    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[]}",
              sockets);
     snprintf(part, sizeof part,
              "{'part':1,'rules':[{SYS},{'access':['read_file','execute'],'paths':['%s']}]}",
@@ -1546,8 +1558,9 @@ static bool typed(int slave) {
 /* Sets the fixture to run python's -c SCRIPT under a policy granting the
  * system directories, with a new pty as its stdin and controlling terminal:
  * TIOCSTI works on the caller's own terminal only. */
-static void set_tty_command(struct fixture *f, const char *script, int *master, int *slave) {
-    const char *tmpls[] = {H_OK, "{'part':1,'rules':[{SYS}]}", "--", PYTHON, "-c"};
+static void set_tty_command(struct fixture *f, const char *header, const char *script,
+                            int *master, int *slave) {
+    const char *tmpls[] = {header, "{'part':1,'rules':[{SYS}]}", "--", PYTHON, "-c"};
     struct termios raw;
 
     open_pty(master, slave);
@@ -1564,8 +1577,9 @@ static void set_tty_command(struct fixture *f, const char *script, int *master, 
 }
 
 /* TIOCSTI would type into the caller's terminal, to be run by its shell once
- * lcsb exits. The twin, the same command on the same terminal without the
- * shim, types "x". */
+ * lcsb exits. The twins, the same command on the same terminal without the
+ * shim, and under a header that drops "terminal" (a host without seccomp),
+ * type "x". */
 static void test_terminal_tiocsti_refused(void **state) {
     struct fixture *f = *state;
     struct result r;
@@ -1578,23 +1592,26 @@ static void test_terminal_tiocsti_refused(void **state) {
     skip();
 #endif
     require_tiocsti();
-    set_tty_command(f, "import fcntl,termios,sys; fcntl.ioctl(0, termios.TIOCSTI, b\"x\")",
-                    &master, &slave);
-    run(f, NULL, &r);
-    if (r.status == 0 || r.status == SETUP_FAILED ||
-        strstr(r.err, "Operation not permitted") == NULL)
-        fail_msg("TIOCSTI under the shim: status %d, stderr: %s", r.status, r.err);
-    assert_false(typed(slave));
-
-    run_direct(f, &r);
-    if (r.status != 0)
-        fail_msg("TIOCSTI without the shim: status %d, stderr: %s", r.status, r.err);
-    assert_true(typed(slave));
-    assert_int_equal(read(slave, got, sizeof got), 1);
-    assert_int_equal(got[0], 'x');
-    f->stdin_fd = 0;
-    close(slave);
-    close(master);
+    for (int dropped = 0; dropped <= 1; dropped++) {
+        set_tty_command(f, dropped ? H_DROPPED("'terminal'") : H_OK, TIOCSTI_PY, &master, &slave);
+        run(f, NULL, &r);
+        if (!dropped) {
+            if (r.status == 0 || r.status == SETUP_FAILED ||
+                strstr(r.err, "Operation not permitted") == NULL)
+                fail_msg("TIOCSTI under the shim: status %d, stderr: %s", r.status, r.err);
+            assert_false(typed(slave));
+            run_direct(f, &r);
+        }
+        if (r.status != 0)
+            fail_msg("TIOCSTI %s: status %d, stderr: %s",
+                     dropped ? "with \"terminal\" dropped" : "without the shim", r.status, r.err);
+        assert_true(typed(slave));
+        assert_int_equal(read(slave, got, sizeof got), 1);
+        assert_int_equal(got[0], 'x');
+        f->stdin_fd = 0;
+        close(slave);
+        close(master);
+    }
 }
 
 /* Each line: an ioctl on stdin and its result, "ok" or the errno's name.
@@ -1638,7 +1655,7 @@ static void test_terminal_other_ioctls(void **state) {
     skip();
 #endif
     require_tiocsti();
-    set_tty_command(f, tty_probe_py, &master, &slave);
+    set_tty_command(f, H_OK, tty_probe_py, &master, &slave);
     run(f, NULL, &shim);
     if (shim.status != 0)
         fail_msg("the probe under the shim exited %d; stderr: %s", shim.status, shim.err);

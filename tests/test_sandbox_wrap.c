@@ -105,7 +105,9 @@ static void add_port(lcsb_policy *p, lcsb_port_kind kind, long port) {
     if (lcsb_policy_add_port(p, kind, port, &err)) fail_msg("port %ld: %s", port, err.message);
 }
 
-/* read /usr, /etc (given out of order and once twice); exec /usr/bin/true; write /srv/w. */
+/* read /usr, /etc (given out of order and once twice); exec /usr/bin/true; write /srv/w.
+ * Every part may degrade, so that older ABIs wrap too; what each drops is
+ * checked below. */
 static lcsb_policy *small_policy(lcsb_net net) {
     lcsb_policy *p = lcsb_policy_new();
     assert_non_null(p);
@@ -115,6 +117,7 @@ static lcsb_policy *small_policy(lcsb_net net) {
     add(p, "exec", "/usr/bin/true");
     add(p, "write", "/srv/w");
     lcsb_policy_set_net(p, net);
+    lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
     return p;
 }
 
@@ -164,7 +167,7 @@ static void replace(char **s, const char *from, const char *to) {
 static const char header_abi7[] =
     "{\"lcsb-exec\":1,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
-    "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\"}";
+    "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[]}";
 static const char part_abi7[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -173,7 +176,7 @@ static const char part_abi7[] =
 
 static const char header_abi3[] =
     "{\"lcsb-exec\":1,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
-    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\"}";
+    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"unix\",\"dropped\":[\"scope\",\"ioctl\"]}";
 static const char part_abi3[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -182,7 +185,8 @@ static const char part_abi3[] =
 
 static const char header_abi1[] =
     "{\"lcsb-exec\":1,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
-    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\"}";
+    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\","
+    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"]}";
 static const char part_abi1[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -209,7 +213,8 @@ static void test_golden_abi7(void **state) {
 
 static void test_golden_abi3(void **state) {
     (void)state;
-    check_golden(3, LCSB_NET_OPEN, header_abi3, part_abi3);
+    /* A denied network needs no TCP rules: the socket filter refuses TCP too. */
+    check_golden(3, LCSB_NET_DENY, header_abi3, part_abi3);
 }
 
 static void test_golden_abi1(void **state) {
@@ -224,26 +229,39 @@ static void test_header_per_abi(void **state) {
     for (int abi = 1; abi <= 7; abi++) {
         lcsb_backend *b = landlock(abi);
         lcsb_policy *p = lcsb_policy_new();
-        lcsb_policy_set_net(p, abi >= 4 ? LCSB_NET_DENY : LCSB_NET_OPEN);
+        lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
         char **out = wrap(b, p, cmd);
         assert_int_equal(argc_of(out), 4);
         assert_string_equal(out[0], SHIM);
         assert_string_equal(out[2], "--");
         assert_string_equal(out[3], "true");
-        const char *h = out[1];
+        char h[1024];
+        snprintf(h, sizeof h, "%.*s", (int)strcspn(out[1], "]"), out[1]); /* up to fs's end */
         char want[64];
         snprintf(want, sizeof want, "{\"lcsb-exec\":1,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
         assert_int_equal(strncmp(h, want, strlen(want)), 0);
         assert_true((strstr(h, "\"refer\"") != NULL) == (abi >= 2));
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));
         assert_true((strstr(h, "\"ioctl_dev\"") != NULL) == (abi >= 5));
+        h[0] = '\0';
+        snprintf(h, sizeof h, "%s", out[1]);
         assert_true((strstr(h, "\"net\":[\"bind_tcp\",\"connect_tcp\"]") != NULL) == (abi >= 4));
         assert_true((strstr(h, "\"scope\":[\"abstract_unix_socket\",\"signal\"],") != NULL) ==
                     (abi >= 6));
-        /* sockets last: only unix where the network is denied, else no filter. */
-        const char *want_end = abi >= 4 ? ",\"sockets\":\"unix\"}" : ",\"sockets\":\"any\"}";
+        /* The network is denied on every ABI by the socket filter; what the
+         * ABI lacks is dropped, and said so. */
+        assert_contains(h, ",\"sockets\":\"unix\",");
+        const char *dropped = abi >= 6 ? "[]"
+                              : abi >= 5 ? "[\"scope\"]"
+                              : abi >= 3 ? "[\"scope\",\"ioctl\"]"
+                                         : "[\"scope\",\"truncate\",\"ioctl\"]";
+        char want_end[96];
+        snprintf(want_end, sizeof want_end, ",\"dropped\":%s}", dropped);
         assert_true(strlen(h) > strlen(want_end));
         assert_string_equal(h + strlen(h) - strlen(want_end), want_end);
+        lcsb_attestation a = attest(out);
+        assert_string_equal(a.net, "denied");
+        assert_string_equal(a.net_covers, "all");
         lcsb_argv_free(out);
         lcsb_policy_free(p);
         lcsb_backend_free(b);
@@ -257,15 +275,25 @@ static void test_wrap_refusals(void **state) {
     static const char *const cmd[] = {"true", NULL};
     static const char *const empty[] = {NULL};
     lcsb_policy *p = small_policy(LCSB_NET_DENY);
-    /* The network cannot be restricted before ABI 4: refused, not left open. */
+    /* Ports cannot be held before ABI 4: refused, not left open, unless the
+     * policy lets the network degrade (then TCP is open, and attested so). */
+    add_port(p, LCSB_PORT_CONNECT, 443);
     for (int abi = 1; abi <= 3; abi++) {
         lcsb_backend *b = landlock(abi);
+        lcsb_policy_set_degradable(p, LCSB_PARTS_ALL & ~LCSB_PART_NET);
         assert_int_equal(lcsb_backend_wrap(b, p, cmd, &out, &err), LCSB_EUNAVAIL);
         assert_contains(err.message, "ABI 4");
+        assert_contains(err.message, "degrade = { \"net\" }");
         assert_null(out);
-        lcsb_policy_set_net(p, LCSB_NET_PORTS);
-        assert_int_equal(lcsb_backend_wrap(b, p, cmd, &out, &err), LCSB_EUNAVAIL);
-        lcsb_policy_set_net(p, LCSB_NET_DENY);
+        lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+        out = wrap(b, p, cmd);
+        assert_contains(out[1], "\"net\":[],\"ports\":[],");
+        assert_contains(out[1], "\"sockets\":\"unix+tcp\"");
+        lcsb_attestation a = attest(out);
+        assert_string_equal(a.net, "open");
+        assert_true(a.dropped & LCSB_PART_NET);
+        lcsb_argv_free(out);
+        out = NULL;
         lcsb_backend_free(b);
     }
     /* No command. */
@@ -341,7 +369,7 @@ static void test_ports_sorted_unique(void **state) {
                         "{\"access\":[\"bind_tcp\"],\"ports\":[22,9000]},"
                         "{\"access\":[\"connect_tcp\"],\"ports\":[1,80,443,8080,65535]}],");
         /* TCP sockets may be created (Landlock holds them to the ports), no others. */
-        assert_contains(out[1], ",\"sockets\":\"unix+tcp\"}");
+        assert_contains(out[1], ",\"sockets\":\"unix+tcp\",");
         lcsb_attestation a = attest(out);
         assert_string_equal(a.net, "ports");
         assert_string_equal(a.net_covers, "all");
@@ -360,7 +388,7 @@ static void test_ports_sorted_unique(void **state) {
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     out = wrap(b, p, cmd);
     assert_contains(out[1], "\"net\":[],\"ports\":[],");
-    assert_contains(out[1], ",\"sockets\":\"any\"}");
+    assert_contains(out[1], ",\"sockets\":\"any\",");
     assert_string_equal(attest(out).net, "open");
     assert_string_equal(attest(out).net_covers, "");
     lcsb_argv_free(out);
@@ -369,7 +397,7 @@ static void test_ports_sorted_unique(void **state) {
     lcsb_policy_set_net(q, LCSB_NET_PORTS);
     out = wrap(b, q, cmd);
     assert_contains(out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],");
-    assert_contains(out[1], ",\"sockets\":\"unix+tcp\"}");
+    assert_contains(out[1], ",\"sockets\":\"unix+tcp\",");
     assert_string_equal(attest(out).net, "denied");
     assert_string_equal(attest(out).net_covers, "all");
     lcsb_argv_free(out);
@@ -699,7 +727,7 @@ static void test_attest_from_argv(void **state) {
     char *json = lcsb_attestation_json(&a);
     assert_string_equal(json, "{\"backend\":\"landlock\",\"fs\":\"enforced\",\"exec\":"
                               "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
-                              "\"abi\":7,\"scoped\":true}");
+                              "\"abi\":7,\"scoped\":true,\"dropped\":[]}");
     free(json);
     char summary[256];
     lcsb_attestation_summary(&a, summary, sizeof summary);
@@ -709,16 +737,42 @@ static void test_attest_from_argv(void **state) {
      * the argv, not the policy. */
     replace(&out[1], "\"execute\",", "");
     expect_attestation(out, "landlock", "enforced", "open", "denied", "all", 7, true);
+    /* Without TCP rules, the "unix" socket filter still refuses TCP sockets. */
     replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[]");
+    expect_attestation(out, "landlock", "enforced", "open", "denied", "all", 7, true);
+    replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"unix+tcp\"");
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 7, true);
     replace(&out[1], "\"scope\":[\"abstract_unix_socket\",\"signal\"]", "\"scope\":[\"signal\"]");
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 7, false);
     replace(&out[1], "\"abi\":7", "\"abi\":5");
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 5, false);
+    /* What the header says was dropped, and only names lcsb knows. */
+    replace(&out[1], "\"dropped\":[]", "\"dropped\":[\"terminal\",\"scope\"]");
+    lcsb_attestation d = attest(out);
+    assert_int_equal(d.dropped, LCSB_PART_TERMINAL | LCSB_PART_SCOPE);
+    json = lcsb_attestation_json(&d);
+    assert_contains(json, "\"dropped\":[\"scope\",\"terminal\"]}");
+    free(json);
+    lcsb_attestation_summary(&d, summary, sizeof summary);
+    assert_contains(summary, "abi 5, not enforced here: scope terminal");
+    static const char *const bad_dropped[] = {"[\"fs\"]", "[\"scope\",1]", "\"scope\"", "{}",
+                                              "[\"scope\",\"fs\"]"};
+    for (size_t i = 0; i < sizeof bad_dropped / sizeof bad_dropped[0]; i++) {
+        char *copy = strdup(out[1]);
+        char with[64];
+        snprintf(with, sizeof with, "\"dropped\":%s}", bad_dropped[i]);
+        replace(&copy, "\"dropped\":[\"terminal\",\"scope\"]}", with);
+        const char *argv[] = {out[0], copy, "--", "true", NULL};
+        lcsb_error e = {0};
+        if (lcsb_attest(argv, NULL, &d, &e) != LCSB_EINVAL) fail_msg("attested %s", copy);
+        free(copy);
+    }
     lcsb_argv_free(out);
 
     out = wrap(b, p, cmd);
     replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[\"connect_tcp\"]");
+    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "all", 7, true);
+    replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"any\"");
     expect_attestation(out, "landlock", "enforced", "allowlist", "open", "", 7, true);
     lcsb_argv_free(out);
     out = wrap(b, p, cmd);
@@ -803,7 +857,7 @@ static void test_attest_without_shim(void **state) {
     /* The header without the shim in front, or the shim without a header. */
     char header[] = "{\"lcsb-exec\":1,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
                     "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],\"scope\":[],"
-                    "\"sockets\":\"any\"}";
+                    "\"sockets\":\"any\",\"dropped\":[]}";
     char *no_shim[] = {"/usr/bin/lcsb-exec-not", header, "--", "true", NULL};
     expect_attestation(no_shim, "none", "open", "open", "open", "", 0, false);
     char *no_header[] = {"/usr/libexec/lcsb/lcsb-exec", "--", "true", NULL};
@@ -878,7 +932,8 @@ static const char *const pure_prefix[] = {"uv", "run", "--", NULL};
 /* A policy large enough that sorting its read tier takes more than a small
  * stack buffer in a libc's qsort (glibc allocates, and asks the system how
  * much memory it has, past 1 KiB of pointers), with every tier, the env
- * overlay and ports; net open below ABI 4, where it cannot be restricted. */
+ * overlay and ports; net open below ABI 4, where ports cannot be held; every
+ * part allowed to degrade, so that older ABIs drop some. */
 static lcsb_policy *pure_policy(int abi) {
     lcsb_policy *p = lcsb_policy_new();
     if (!p) return NULL;
@@ -899,6 +954,7 @@ static lcsb_policy *pure_policy(int abi) {
          !lcsb_policy_set_env(p, "HOME", "/tmp/lcsb-home.abc123", NULL) &&
          !lcsb_policy_set_env(p, "AWS_SECRET_ACCESS_KEY", NULL, NULL) &&
          !lcsb_policy_set_cwd(p, "/home/u/proj", NULL);
+    lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
     if (abi >= 4 || abi == 0) {
         ok = ok && !lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, NULL) &&
              !lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 80, NULL) &&

@@ -40,7 +40,7 @@ M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
-  env = "table", net = "boolean|table", scope = "userdata",
+  env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
 }
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
@@ -244,7 +244,7 @@ local function build(opts)
 
   local ok, policy = pcall(core.policy, {
     read = read, write = write, exec = exec_open and "any" or exec,
-    env = env, net = net, cwd = project,
+    env = env, net = net, cwd = project, degrade = opts.degrade,
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   return policy

@@ -106,6 +106,29 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path,
                                                 lcsb_error *err);
 
+/* Parts of a policy that a host may be unable to enforce. A backend refuses a
+ * policy it cannot enforce in full, naming the missing part, unless the policy
+ * allows that part to degrade; then the run goes ahead without it and the
+ * attestation lists it under "dropped". */
+typedef enum lcsb_part {
+    LCSB_PART_NET = 1u << 0,      /* a restricted network: TCP rules, the socket filter */
+    LCSB_PART_SCOPE = 1u << 1,    /* signals, abstract unix sockets kept inside the sandbox */
+    LCSB_PART_TRUNCATE = 1u << 2, /* truncating files outside the write tier refused */
+    LCSB_PART_IOCTL = 1u << 3,    /* device ioctls outside the write tier refused */
+    LCSB_PART_TERMINAL = 1u << 4, /* input injection into the terminal refused (TIOCSTI) */
+} lcsb_part;
+#define LCSB_PARTS_ALL 0x1fu
+
+/* "net", "scope", "truncate", "ioctl", "terminal" for one part; NULL for
+ * anything else. */
+LCSB_API const char *lcsb_part_name(unsigned part);
+/* The part named NAME, or 0. */
+LCSB_API unsigned lcsb_part_from_name(const char *name);
+/* PARTS (lcsb_part bits; 0, the default, allows none) may be dropped where the
+ * host cannot enforce them. */
+LCSB_API void lcsb_policy_set_degradable(lcsb_policy *policy, unsigned parts);
+LCSB_API unsigned lcsb_policy_degradable(const lcsb_policy *policy);
+
 /* Read access. The returned arrays belong to the policy and live until it
  * changes or is freed. */
 LCSB_API size_t lcsb_policy_count(const lcsb_policy *policy, const char *tier);
@@ -193,6 +216,9 @@ typedef struct lcsb_attestation {
     char net_covers[16];
     int abi;           /* Landlock ABI, 0 otherwise */
     bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
+    /* The parts (lcsb_part bits) this run does not enforce because the host
+     * cannot and the policy allowed it; 0 when none. */
+    unsigned dropped;
 } lcsb_attestation;
 
 /* PREFIX is the launcher composed in front of a host mechanism (NULL: none):

@@ -368,6 +368,20 @@ T.case("env overlay and network", function()
   T.eq(ports.bind[1], 8080, "bind")
 end)
 
+T.case("degrade: none by default; names the parts, refuses others", function()
+  local s <close> = lcsb.scope()
+  T.eq(#policy { scope = s }.degrade, 0, "nothing degrades unless asked")
+  local t = policy { scope = s, degrade = { "terminal", "scope", "scope" } }
+  T.eq(table.concat(t.degrade, ","), "scope,terminal", "the parts, once each, in lcsb's order")
+  local err = policy_error { scope = s, degrade = { "scope", "fs" } }
+  T.has(err, "entry 2 is \"fs\", not a part", "unknown part named")
+  T.has(err, "net, scope, truncate, ioctl, terminal", "the parts listed")
+  err = policy_error { scope = s, degrade = { 7 } }
+  T.has(err, "entry 1 is a number", "wrong type named")
+  err = policy_error { scope = s, degrade = "scope" }
+  T.has(err, "key 'degrade' must be a table", "a list, not a string")
+end)
+
 T.case('exec = "any" turns the allowlist off', function()
   local s <close> = lcsb.scope()
   local t, p = policy { scope = s, exec = "any" }
