@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -44,8 +45,47 @@ static void write_all(int fd, const char *s) {
     }
 }
 
+static bool kept(const lcsb_run_options *opts, int fd) {
+    for (size_t i = 0; i < opts->keep_fds_count; i++)
+        if (opts->keep_fds[i] == fd) return true;
+    return false;
+}
+
+/* Nothing lcsb or its host holds open (a policy script's files, a harness's
+ * pipes) reaches the command but stdin, stdout, stderr and what the caller
+ * passes on purpose. Closing a descriptor that is not open is no error. */
+static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts) {
+    int highest = 2;
+    for (size_t i = 0; i < opts->keep_fds_count; i++)
+        if (opts->keep_fds[i] > highest) highest = opts->keep_fds[i];
+    for (int fd = 3; fd < highest; fd++)
+        if (!kept(opts, fd) && posix_spawn_file_actions_addclose(actions, fd)) return -1;
+    /* A dup2 onto itself clears close-on-exec. */
+    for (size_t i = 0; i < opts->keep_fds_count; i++)
+        if (posix_spawn_file_actions_adddup2(actions, opts->keep_fds[i], opts->keep_fds[i]))
+            return -1;
+    return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
+}
+
+static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
+    if (opts->keep_fds_count && !opts->keep_fds)
+        return lcsb__fail(err, LCSB_EINVAL, "run: keep_fds is NULL");
+    for (size_t i = 0; i < opts->keep_fds_count; i++) {
+        int fd = opts->keep_fds[i];
+        if (fd < 3 || fd >= LCSB_KEEP_FD_MAX)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "keep fd %d: only descriptors from 3 to %d can be kept (0, 1 and 2 "
+                              "always are)",
+                              fd, LCSB_KEEP_FD_MAX - 1);
+        if (fcntl(fd, F_GETFD) < 0)
+            return lcsb__fail(err, LCSB_EINVAL, "keep fd %d: not open in lcsb", fd);
+    }
+    return 0;
+}
+
 static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
-                          lcsb_run_result *result, lcsb_error *err) {
+                          const lcsb_run_options *opts, lcsb_run_result *result,
+                          lcsb_error *err) {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
@@ -63,10 +103,12 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
     posix_spawnattr_setsigdefault(&attr, &relayed);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    if (cwd) posix_spawn_file_actions_addchdir_np(&actions, cwd);
-    /* Nothing lcsb or its host holds open (a policy script's files, a
-     * harness's pipes) reaches the command: only stdin, stdout and stderr. */
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if ((cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
+        add_fd_actions(&actions, opts)) {
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attr);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
 
     /* Hold the relayed signals until the child's pid is known, so none is lost. */
     sigprocmask(SIG_BLOCK, &relayed, &old_mask);
@@ -120,14 +162,17 @@ static bool starts_with_mechanism(const lcsb_backend *b, const char *const *pref
 
 int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
              const lcsb_run_options *opts, lcsb_run_result *result, lcsb_error *err) {
-    lcsb_run_options defaults;
-    lcsb_run_options_init(&defaults);
-    if (!opts) opts = &defaults;
-    if (opts->size < sizeof(size_t) || opts->size > sizeof *opts)
+    /* A caller built against an older, shorter struct gets defaults for the rest. */
+    lcsb_run_options given;
+    lcsb_run_options_init(&given);
+    if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof *opts))
         return lcsb__fail(err, LCSB_EINVAL, "run: options of unknown size %zu", opts->size);
+    if (opts) memcpy(&given, opts, opts->size);
+    opts = &given;
     memset(result, 0, sizeof *result);
 
-    int rc = lcsb_backend_validate(b, policy, err);
+    int rc = check_keep_fds(opts, err);
+    if (!rc) rc = lcsb_backend_validate(b, policy, err);
     if (rc) return rc;
     char **final = NULL;
     rc = lcsb_compose(b, policy, opts->prefix, argv, &final, err);
@@ -135,7 +180,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     rc = lcsb_attest((const char *const *)final, opts->prefix, &result->attestation, err);
     if (!rc)
         rc = spawn_and_wait((const char *const *)final, policy->cwd,
-                            starts_with_mechanism(b, opts->prefix), result, err);
+                            starts_with_mechanism(b, opts->prefix), opts, result, err);
     lcsb_argv_free(final);
     if (rc) return rc;
 

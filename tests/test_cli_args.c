@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 
-#define MAX_ARGS 32
+#define MAX_ARGS 160
 
 #define assert_contains(haystack, needle)                                                   \
     do {                                                                                    \
@@ -234,6 +234,36 @@ static void test_missing_values(void **state) {
     refused(PARSE("detect", "--backend"), "option --backend needs a value");
 }
 
+static void test_keep_fd(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("--keep-fd", "3", "p.lua", "--keep-fd", "65535", "--", "x"));
+    assert_int_equal(p->args.keep_fds_count, 2);
+    assert_int_equal(p->args.keep_fds[0], 3);
+    assert_int_equal(p->args.keep_fds[1], 65535);
+    done(p);
+    p = ok(PARSE("p.lua", "--", "x", "--keep-fd", "5"));
+    assert_int_equal(p->args.keep_fds_count, 0); /* the command's own argument */
+    done(p);
+    static const char *const bad[] = {"0", "1", "2", "-3", "+3", "", "3x", "x", "65536",
+                                      "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        refused(PARSE("--keep-fd", bad[i], "p.lua", "--", "x"), "expected a descriptor number");
+    refused(PARSE("p.lua", "--keep-fd"), "option --keep-fd needs a value");
+    const char *many[2 * CLI_KEEP_FDS_MAX + 6];
+    size_t n = 0;
+    for (int fd = 3; fd < 3 + CLI_KEEP_FDS_MAX + 1; fd++) {
+        static char numbers[CLI_KEEP_FDS_MAX + 1][8];
+        snprintf(numbers[fd - 3], sizeof numbers[0], "%d", fd);
+        many[n++] = "--keep-fd";
+        many[n++] = numbers[fd - 3];
+    }
+    many[n++] = "p.lua";
+    many[n++] = "--";
+    many[n++] = "x";
+    many[n] = NULL;
+    refused(parse_v(many), "more than 64 --keep-fd options");
+}
+
 static void test_unknown_and_extra(void **state) {
     (void)state;
     refused(PARSE("--frob", "p.lua", "--", "true"), "unknown option --frob");
@@ -315,6 +345,7 @@ int main(void) {
         cmocka_unit_test(test_options_anywhere_before_dashdash),
         cmocka_unit_test(test_backends),
         cmocka_unit_test(test_missing_values),
+        cmocka_unit_test(test_keep_fd),
         cmocka_unit_test(test_unknown_and_extra),
         cmocka_unit_test(test_missing_policy_or_command),
         cmocka_unit_test(test_prefix),

@@ -1,6 +1,8 @@
 /* Command-line parsing for lcsb. Pure: no I/O, so it is tested on its own. */
 #include "cli.h"
 
+#include <lcsb.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,8 @@ const char cli_usage[] =
     "  --attest FILE      write the attestation JSON to FILE (- for stderr)\n"
     "  --prefix 'ARGV'    a launcher in front of the command, e.g. 'uv run --'\n"
     "                     (words split on blanks; quotes group)\n"
+    "  --keep-fd N        pass descriptor N (3 or above) on to the command; every other\n"
+    "                     descriptor but 0, 1 and 2 is closed before it starts\n"
     "  --no-capture       leave the command's stderr untouched (lcsb keeps no copy)\n"
     "\n"
     "exit status: the command's own (128+N if killed by signal N); 97 the sandbox\n"
@@ -111,7 +115,7 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             break;
         }
         bool takes_value = strcmp(a, "--backend") == 0 || strcmp(a, "--attest") == 0 ||
-                           strcmp(a, "--prefix") == 0;
+                           strcmp(a, "--prefix") == 0 || strcmp(a, "--keep-fd") == 0;
         if (takes_value && i + 1 >= argc)
             return usage_error(err, err_size, "option %s needs a value", a);
         if (strcmp(a, "--backend") == 0) out->backend = argv[++i];
@@ -121,6 +125,18 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             if (!(out->prefix = cli_split_words(argv[++i])))
                 return usage_error(err, err_size, "--prefix '%s': no words, or an unclosed quote",
                                    argv[i]);
+        } else if (strcmp(a, "--keep-fd") == 0) {
+            const char *v = argv[++i];
+            char *end;
+            long fd = strtol(v, &end, 10);
+            if (!*v || *end || v[0] == '+' || v[0] == '-' || fd < 3 || fd >= LCSB_KEEP_FD_MAX)
+                return usage_error(err, err_size,
+                                   "--keep-fd '%s': expected a descriptor number from 3 to %d", v,
+                                   LCSB_KEEP_FD_MAX - 1);
+            if (out->keep_fds_count == CLI_KEEP_FDS_MAX)
+                return usage_error(err, err_size, "more than %d --keep-fd options",
+                                   CLI_KEEP_FDS_MAX);
+            out->keep_fds[out->keep_fds_count++] = (int)fd;
         } else if (strcmp(a, "--no-capture") == 0) out->no_capture = true;
         else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT) out->json = true;
         else if (a[0] == '-' && a[1] != '\0')

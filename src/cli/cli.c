@@ -4,6 +4,7 @@
 #include <lcsb.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -184,6 +185,8 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     lcsb_error err;
     lcsb_run_options_init(&opts);
     opts.prefix = (const char *const *)args->prefix;
+    opts.keep_fds = args->keep_fds;
+    opts.keep_fds_count = args->keep_fds_count;
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
@@ -287,6 +290,15 @@ int cli_main(int argc, char **argv) {
         fprintf(stderr, "%s", cli_usage);
         cli_args_free(&args);
         return LCSB_EXIT_USAGE;
+    }
+    /* Checked before lcsb opens anything itself: a descriptor that was not
+     * open in the caller could otherwise turn out to be one of lcsb's own. */
+    for (size_t i = 0; i < args.keep_fds_count; i++) {
+        if (fcntl(args.keep_fds[i], F_GETFD) < 0) {
+            say("--keep-fd %d: that descriptor is not open", args.keep_fds[i]);
+            cli_args_free(&args);
+            return LCSB_EXIT_USAGE;
+        }
     }
     cli_paths paths;
     cli_find_paths(&paths);

@@ -14,6 +14,8 @@ typedef enum cli_command {
     CLI_VERSION,
 } cli_command;
 
+#define CLI_KEEP_FDS_MAX 64
+
 typedef struct cli_args {
     cli_command command;
     const char *backend;      /* "auto" unless given */
@@ -21,6 +23,8 @@ typedef struct cli_args {
     char **prefix;            /* --prefix split into words, or NULL; free with cli_args_free */
     bool no_capture;
     bool json;                /* detect --json */
+    int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
+    size_t keep_fds_count;
     const char *policy;       /* POLICY.lua */
     const char *const *argv;  /* the command after "--", NULL-terminated, or NULL */
 } cli_args;

@@ -237,7 +237,13 @@ typedef struct lcsb_run_options {
     size_t size;                /* sizeof(lcsb_run_options), so the struct can grow */
     const char *const *prefix;  /* launcher argv in front of the command, or NULL */
     int trailer_fd;             /* where the trailer goes on a nonzero exit; -1: nowhere */
+    /* The command inherits stdin, stdout and stderr and nothing else, unless
+     * listed here: descriptors above 2 passed on as they are (close-on-exec
+     * cleared), each open in the caller and below LCSB_KEEP_FD_MAX. */
+    const int *keep_fds;
+    size_t keep_fds_count;
 } lcsb_run_options;
+#define LCSB_KEEP_FD_MAX 65536
 
 typedef struct lcsb_run_result {
     int status;                 /* exit status as a shell reports it (128+N for signal N) */
