@@ -149,40 +149,39 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_
     return rc;
 }
 
-/* The wrapped argv must fit what execve takes: each string under 128 KiB (the
- * wire format splits), and all of them together under ARG_MAX, which the stack
+/* FINAL must fit what execve takes: each string under 128 KiB (the wire
+ * format splits), and all of them together under ARG_MAX, which the stack
  * limit sets. The environment shares that space. */
-static int check_argv_size(const lcsb_backend *b, const lcsb_policy *policy,
-                           lcsb_error *err) {
-    static const char *const probe_argv[] = {"true", NULL};
-    char **final = NULL;
-    int rc = lcsb_backend_wrap(b, policy, probe_argv, &final, err);
-    if (rc) return rc;
+int lcsb__check_exec_size(const char *const *final, lcsb_error *err) {
     size_t total = 0, longest = 0;
     for (size_t i = 0; final[i]; i++) {
         size_t len = strlen(final[i]) + 1;
         if (len > longest) longest = len;
         total += len + sizeof(char *);
     }
-    lcsb_argv_free(final);
     if (longest > 128u * 1024u)
         return lcsb__fail(err, LCSB_ETOOBIG,
-                          "the policy needs an argv string of %zu bytes, more than the kernel's "
-                          "limit of 128 KiB for one (too many ports?)",
+                          "the run needs an argv string of %zu bytes, more than the kernel's "
+                          "limit of 128 KiB for one (a huge env value or argument, or too many ports?)",
                           longest);
     for (size_t i = 0; environ && environ[i]; i++) total += strlen(environ[i]) + 1 + sizeof(char *);
     long arg_max = sysconf(_SC_ARG_MAX);
     if (arg_max > 0 && total + 64 * 1024 > (size_t)arg_max)
         return lcsb__fail(err, LCSB_ETOOBIG,
-                          "the policy needs %zu bytes of argv and environment, more than this "
+                          "the run needs %zu bytes of argv and environment, more than this "
                           "host's limit of %ld (ARG_MAX, set by the stack size limit)",
                           total, arg_max);
     return 0;
 }
 
 int lcsb_backend_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+    static const char *const probe_argv[] = {"true", NULL};
     int rc = b->ops->validate(b, policy, err);
-    if (!rc) rc = check_argv_size(b, policy, err);
+    if (rc) return rc;
+    char **final = NULL;
+    rc = lcsb_compose(b, policy, NULL, probe_argv, &final, err);
+    if (!rc) rc = lcsb__check_exec_size((const char *const *)final, err);
+    lcsb_argv_free(final);
     return rc;
 }
 

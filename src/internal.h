@@ -107,6 +107,9 @@ struct lcsb_backend {
 extern const lcsb__backend_ops lcsb__landlock_ops;
 extern const lcsb__backend_ops lcsb__unavailable_ops;
 
+/* FINAL fits execve's limits (with this process's environment); impure. */
+int lcsb__check_exec_size(const char *const *final, lcsb_error *err);
+
 /* Checks every backend shares: paths exist, exec entries are safe. Impure (stat). */
 int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, lcsb_error *err);
 

@@ -171,13 +171,15 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     opts = &given;
     memset(result, 0, sizeof *result);
 
+    /* The backend's checks, then the size check on the very argv that runs. */
     int rc = check_keep_fds(opts, err);
-    if (!rc) rc = lcsb_backend_validate(b, policy, err);
+    if (!rc) rc = b->ops->validate(b, policy, err);
     if (rc) return rc;
     char **final = NULL;
     rc = lcsb_compose(b, policy, opts->prefix, argv, &final, err);
     if (rc) return rc;
-    rc = lcsb_attest((const char *const *)final, opts->prefix, &result->attestation, err);
+    rc = lcsb__check_exec_size((const char *const *)final, err);
+    if (!rc) rc = lcsb_attest((const char *const *)final, opts->prefix, &result->attestation, err);
     if (!rc)
         rc = spawn_and_wait((const char *const *)final, policy->cwd,
                             starts_with_mechanism(b, opts->prefix), opts, result, err);

@@ -22,10 +22,37 @@
 
 extern char **environ;
 
+/* What a policy script may allocate: far more than any real policy needs
+ * (a 20,000-path one takes a few MB), far less than would take the host down. */
+#define SCRIPT_MEMORY_MAX ((size_t)1 << 30)
+
 struct lcsb_script {
     lua_State *L;
     lcsb_policy *policy;
+    size_t memory_used;
 };
+
+/* Lua's allocator, with a ceiling: a script that allocates without end gets
+ * a Lua memory error, and lcsb a message, instead of the OOM killer. */
+static void *capped_alloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
+    lcsb_script *s = ud;
+    if (!ptr) old_size = 0; /* then old_size tells the kind of object, not a size */
+    if (new_size == 0) {
+        free(ptr);
+        s->memory_used -= old_size;
+        return NULL;
+    }
+    if (new_size > old_size && new_size - old_size > SCRIPT_MEMORY_MAX - s->memory_used)
+        return NULL;
+    void *grown = realloc(ptr, new_size);
+    if (grown) s->memory_used = s->memory_used - old_size + new_size;
+    return grown;
+}
+
+static int panic(lua_State *L) {
+    (void)L; /* unreachable: everything runs under lua_pcall */
+    return 0;
+}
 
 typedef struct pmain_args {
     char source[PATH_MAX + 1]; /* "@PATH", as Lua names the script's chunk */
@@ -128,10 +155,11 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
     lcsb_script *s = calloc(1, sizeof *s);
-    if (!s || !(s->L = luaL_newstate())) {
+    if (!s || !(s->L = lua_newstate(capped_alloc, s))) {
         free(s);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    lua_atpanic(s->L, panic);
     pmain_args args = {.path = path, .argv = argv, .shim = shim,
                        .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
     snprintf(args.source, sizeof args.source, "@%s", path);
@@ -145,6 +173,8 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
     if (status != LUA_OK) {
         const char *msg = lua_tostring(s->L, -1);
         if (!msg) msg = "policy script failed (its error is not a string)";
+        if (status == LUA_ERRMEM)
+            msg = "the policy script ran out of memory (it may use 1 GiB)";
         /* Name the script and line unless the message already does. */
         size_t n = strlen(path);
         bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
