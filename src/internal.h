@@ -157,6 +157,8 @@ LCSB_API int luaopen_lcsb(struct lua_State *L);
 LCSB_API int luaopen_lcsb_core(struct lua_State *L);
 lcsb_policy *lcsb__lua_checkpolicy(struct lua_State *L, int idx);
 lcsb__scope *lcsb__lua_checkscope(struct lua_State *L, int idx);
+/* Close the scope at IDX if it is an open one (never raises); as lcsb__scope_close. */
+int lcsb__lua_close_scope(struct lua_State *L, int idx, lcsb_error *err);
 void lcsb__lua_push_attestation(struct lua_State *L, const lcsb_attestation *a);
 
 #endif

@@ -305,13 +305,19 @@ static int l_scope_mkdtemp(lua_State *L) {
 }
 
 /* __close, __gc and :close() share this; closing twice is harmless. */
-static int l_scope_close(lua_State *L) {
-    scope_ud *ud = luaL_checkudata(L, 1, SCOPE_MT);
-    lcsb_error err = {0};
-    int rc = lcsb__scope_close(ud->scope, &err);
+int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err) {
+    scope_ud *ud = luaL_testudata(L, idx, SCOPE_MT);
+    if (!ud || !ud->scope) return 0;
+    int rc = lcsb__scope_close(ud->scope, err);
     lcsb__scope_free(ud->scope);
     ud->scope = NULL;
-    if (rc) {
+    return rc;
+}
+
+static int l_scope_close(lua_State *L) {
+    luaL_checkudata(L, 1, SCOPE_MT);
+    lcsb_error err = {0};
+    if (lcsb__lua_close_scope(L, 1, &err)) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
         return 2;

@@ -198,7 +198,10 @@ int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err) {
     if (!scope) return 0;
     for (size_t i = scope->dirs.n; i-- > 0;) {
         if (remove_tree(scope->dirs.v[i]) != 0 && rc == 0)
-            rc = lcsb__fail(err, LCSB_ESYS, "could not remove all of %s", scope->dirs.v[i]);
+            rc = lcsb__fail(err, LCSB_ESYS,
+                            "could not remove all of %s (a mount point inside, or a file lcsb "
+                            "may not remove, is left where it is)",
+                            scope->dirs.v[i]);
     }
     lcsb__strv_clear(&scope->dirs);
     return rc;

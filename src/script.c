@@ -182,7 +182,8 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
                      ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
                      : lcsb__fail(err, LCSB_ESCRIPT, "%s:%d: %s", path, args.line, msg);
         lcsb_policy_free(args.policy);
-        lcsb_script_close(s);
+        lcsb_error ignored;
+        (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
         return rc;
     }
     s->policy = args.policy;
@@ -258,11 +259,17 @@ char *lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_ru
     return hints;
 }
 
-void lcsb_script_close(lcsb_script *s) {
-    if (!s) return;
-    /* Closing the state collects the run's scope, whose __gc removes the
-     * private directories. */
-    if (s->L) lua_close(s->L);
+int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
+    if (!s) return 0;
+    int rc = 0;
+    /* The run's scope first, to hear whether its private directories went;
+     * closing the state then collects whatever other scopes the script made. */
+    if (s->L) {
+        lua_getfield(s->L, LUA_REGISTRYINDEX, LCSB__REG_RUN_SCOPE);
+        rc = lcsb__lua_close_scope(s->L, -1, err);
+        lua_close(s->L);
+    }
     lcsb_policy_free(s->policy);
     free(s);
+    return rc;
 }

@@ -92,7 +92,7 @@ typedef struct proc {
 
 /* What the next run_child's child holds besides stdout and stderr: stdin is
  * /dev/null unless CHILD_STDIN names a file to open; CHILD_FD7, when set, is
- * opened on fd 7 without O_CLOEXEC (a descriptor lcsb's caller leaks). Both
+ * opened on fds 7 and 8 without O_CLOEXEC (a descriptor lcsb's caller leaks). Both
  * are cleared by the test that sets them. */
 static const char *child_stdin;
 static const char *child_fd7;
@@ -135,8 +135,9 @@ static void run_child(const char *cwd, const char *const *argv, const char *cons
         int in = open(child_stdin ? child_stdin : "/dev/null", O_RDWR | O_NOCTTY);
         if (in < 0 || dup2(in, STDIN_FILENO) < 0) _exit(123);
         if (child_fd7) {
-            int fd = open(child_fd7, O_RDONLY); /* no O_CLOEXEC: it is meant to leak */
-            if (fd < 0 || (fd != 7 && dup2(fd, 7) != 7)) _exit(124);
+            /* Open as fds 7 and 8, without O_CLOEXEC: they are meant to leak. */
+            int fd = open(child_fd7, O_RDONLY);
+            if (fd < 0 || (fd != 7 && dup2(fd, 7) != 7) || dup2(7, 8) != 8) _exit(124);
         }
         if (cwd && chdir(cwd) != 0) _exit(121);
         execve(argv[0], (char *const *)argv, (char *const *)envp);
@@ -332,13 +333,15 @@ static int teardown(void **state) {
 #define CMD(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define ENV(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-static void lcsb_env(fx *f, const char *backend, const char *const *cmd, const char *const *env,
-                     proc *p) {
+/* lcsb --backend BACKEND OPTIONS... p.lua -- CMD..., with ENV on top. */
+static void lcsb_opts(fx *f, const char *backend, const char *const *options,
+                      const char *const *cmd, const char *const *env, proc *p) {
     const char *argv[MAX_ARGV];
     size_t n = 0;
     argv[n++] = LCSB_CLI_PATH;
     argv[n++] = "--backend";
     argv[n++] = backend;
+    for (size_t i = 0; options && options[i]; i++) argv[n++] = options[i];
     argv[n++] = f->policy;
     argv[n++] = "--";
     for (size_t i = 0; cmd[i]; i++) {
@@ -347,6 +350,11 @@ static void lcsb_env(fx *f, const char *backend, const char *const *cmd, const c
     }
     argv[n] = NULL;
     run_child(f->project, argv, env, p);
+}
+
+static void lcsb_env(fx *f, const char *backend, const char *const *cmd, const char *const *env,
+                     proc *p) {
+    lcsb_opts(f, backend, NULL, cmd, env, p);
 }
 
 static void lcsb(fx *f, const char *backend, const char *const *cmd, proc *p) {
@@ -424,6 +432,38 @@ static void assert_lacks(const char *text, const char *needle, const char *what)
 }
 
 /* The default policy of the file-system cases: the tools, RO readable. */
+/* ---- where lcsb keeps the private HOME and TMPDIR ---- */
+
+/* The TMPDIR lcsb itself runs with, where it makes each run's private HOME
+ * and TMPDIR: OUTSIDE/tmp, fresh and empty, and empty again after every run. */
+typedef struct run_tmp {
+    char dir[PATH_MAX];
+    char env[PATH_MAX + 8]; /* TMPDIR=dir */
+} run_tmp;
+
+static void make_run_tmp(fx *f, run_tmp *t) {
+    assert_int_equal(mkdir(path_in(t->dir, f->outside, "tmp"), 0700), 0);
+    FMT(t->env, "TMPDIR=%s", t->dir);
+}
+
+/* DIR holds nothing: whatever is left in it is named in the failure. */
+static void assert_left_nothing(const char *dir, const char *when) {
+    DIR *d = opendir(dir);
+    if (!d) fail_msg("cannot list %s: %s", dir, strerror(errno));
+    char left[1024] = "";
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (n++ < 8 && strlen(left) + strlen(e->d_name) + 2 < sizeof left) {
+            strcat(left, " ");
+            strcat(left, e->d_name);
+        }
+    }
+    closedir(d);
+    if (n) fail_msg("%s: lcsb left %zu entries behind in its TMPDIR %s:%s", when, n, dir, left);
+}
+
 static void fs_policy(fx *f) { policy(f, "exec = { " TOOLS " }, read = { \"%s\" }", f->ro); }
 
 static proc P; /* one result buffer: the tests run one at a time */
@@ -899,21 +939,7 @@ static const char udp_py[] = "import socket, sys\n"
 
 /* Run CMD under landlock with `--attest -`: the attestation goes to stderr. */
 static void lcsb_attested(fx *f, const char *const *cmd, proc *p) {
-    const char *argv[MAX_ARGV];
-    size_t n = 0;
-    argv[n++] = LCSB_CLI_PATH;
-    argv[n++] = "--backend";
-    argv[n++] = "landlock";
-    argv[n++] = "--attest";
-    argv[n++] = "-";
-    argv[n++] = f->policy;
-    argv[n++] = "--";
-    for (size_t i = 0; cmd[i]; i++) {
-        assert_true(n < MAX_ARGV - 1);
-        argv[n++] = cmd[i];
-    }
-    argv[n] = NULL;
-    run_child(f->project, argv, NULL, p);
+    lcsb_opts(f, "landlock", CMD("--attest", "-"), cmd, NULL, p);
 }
 
 /* Did a datagram arrive on FD? Drains one. */
@@ -1236,12 +1262,27 @@ static void test_leaked_fd_closed(void **state) {
         assert_trailer(&P, backends[i]);
     }
     run_child(f->project, CMD("/bin/sh", "-c", "cat <&7"), NULL, &P);
-    child_fd7 = NULL;
     if (P.status != 0) {
+        child_fd7 = NULL;
         describe("direct run", cmd, &P);
         fail_msg("cat <&7 failed without lcsb too (%d): the test proves nothing", P.status);
     }
     assert_contains(P.out, SECRET, "stdout of the direct run");
+    /* Passed on on purpose, it reaches the command, sandboxed or not: a
+     * descriptor opened before the sandbox is not the sandbox's to refuse. */
+    for (size_t i = 0; i < 2; i++) {
+        lcsb_opts(f, backends[i], CMD("--keep-fd", "7"), cmd, NULL, &P);
+        if (P.status != 0 || !strstr(P.out, SECRET)) {
+            child_fd7 = NULL;
+            describe(backends[i], cmd, &P);
+            fail_msg("--keep-fd 7 did not pass fd 7 on under %s", backends[i]);
+        }
+    }
+    /* Only that one: fd 8, open too, is still closed. */
+    lcsb_opts(f, "landlock", CMD("--keep-fd", "7"), CMD("sh", "-c", "cat <&8"), NULL, &P);
+    child_fd7 = NULL;
+    assert_int_not_equal(P.status, 0);
+    assert_contains(P.err, "Bad file descriptor", "stderr");
 }
 
 /* ---- the CLI around the run ---- */
@@ -1322,6 +1363,9 @@ static void test_command_dies_with_lcsb(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\" }");
+    /* lcsb killed by SIGKILL cannot remove its private HOME: keep it out of /tmp. */
+    run_tmp t;
+    make_run_tmp(f, &t);
     static const char *const backends[] = {"landlock", "none"};
     for (size_t i = 0; i < 2; i++) {
         const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy, "--", "sh",
@@ -1337,6 +1381,7 @@ static void test_command_dies_with_lcsb(void **state) {
                 chdir(f->project) != 0)
                 _exit(120);
             setenv("PATH", "/usr/bin:/bin", 1);
+            setenv("TMPDIR", t.dir, 1);
             execv(argv[0], (char *const *)argv);
             _exit(122);
         }
@@ -1874,38 +1919,6 @@ static void test_ptrace_outside(void **state) {
     if (!outside_alive(target)) fail_msg("the outside process died of the unsandboxed run");
 }
 
-/* ---- where lcsb keeps the private HOME and TMPDIR ---- */
-
-/* The TMPDIR lcsb itself runs with, where it makes each run's private HOME
- * and TMPDIR: OUTSIDE/tmp, fresh and empty, and empty again after every run. */
-typedef struct run_tmp {
-    char dir[PATH_MAX];
-    char env[PATH_MAX + 8]; /* TMPDIR=dir */
-} run_tmp;
-
-static void make_run_tmp(fx *f, run_tmp *t) {
-    assert_int_equal(mkdir(path_in(t->dir, f->outside, "tmp"), 0700), 0);
-    FMT(t->env, "TMPDIR=%s", t->dir);
-}
-
-/* DIR holds nothing: whatever is left in it is named in the failure. */
-static void assert_left_nothing(const char *dir, const char *when) {
-    DIR *d = opendir(dir);
-    if (!d) fail_msg("cannot list %s: %s", dir, strerror(errno));
-    char left[1024] = "";
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (n++ < 8 && strlen(left) + strlen(e->d_name) + 2 < sizeof left) {
-            strcat(left, " ");
-            strcat(left, e->d_name);
-        }
-    }
-    closedir(d);
-    if (n) fail_msg("%s: lcsb left %zu entries behind in its TMPDIR %s:%s", when, n, dir, left);
-}
-
 /* Things outside that no run may touch, and their check. */
 static void plant_sentinels(fx *f) {
     char path[PATH_MAX];
@@ -2245,6 +2258,106 @@ static void test_kernel_refuses(void **state) {
     }
 }
 
+/* ---- older kernels: refuse what cannot be enforced, unless told ---- */
+
+/* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
+ * rules, scoping or device-ioctl rules. A policy that does not say what may
+ * degrade is refused before anything runs, naming the parts; one that does
+ * runs, attests what was dropped, and still has no network: the socket
+ * filter refuses TCP sockets on its own. The twin: the same connect under
+ * none reaches the listener. */
+static void test_older_abi_refused_unless_degraded(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    int port;
+    int l = listener(SOCK_STREAM, &port);
+    char marker[PATH_MAX], script[PATH_MAX + 64];
+    path_in(marker, f->project, "marker");
+    FMT(script, "touch '%s'; exec 3<>/dev/tcp/127.0.0.1/%d", marker, port);
+    const char *const *cmd = CMD("bash", "-c", script);
+    const char *const *abi3 = ENV("LCSB_LANDLOCK_ABI_MAX=3");
+
+    policy(f, "exec = { \"bash\", \"touch\" }");
+    lcsb_env(f, "landlock", cmd, abi3, &P);
+    if (P.status != 125) {
+        describe("ABI 3 without degrade", cmd, &P);
+        fail_msg("expected 125 on an ABI 3 host without degrade, got %d", P.status);
+    }
+    assert_contains(P.err, "cannot enforce scope", "stderr");
+    assert_contains(P.err, "degrade = { \"scope\", \"ioctl\" }", "stderr");
+    assert_lacks(P.err, "\"net\"", "stderr"); /* a denied network holds on ABI 3 */
+    assert_exists(marker, false);
+
+    policy(f, "exec = { \"bash\", \"touch\" }, degrade = { \"scope\", \"ioctl\" }");
+    lcsb_opts(f, "landlock", CMD("--attest", "-"), cmd, abi3, &P);
+    if (P.status != 1) {
+        describe("ABI 3, scope and ioctl degraded", cmd, &P);
+        fail_msg("expected the connect to fail (1), got %d", P.status);
+    }
+    assert_exists(marker, true);
+    assert_false(accepted(l));
+    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"abi\":3", "attestation");
+    assert_contains(P.err, "\"scoped\":false,\"dropped\":[\"scope\",\"ioctl\"]", "attestation");
+    assert_contains(P.err, "not enforced here: scope ioctl", "trailer");
+    unlink(marker);
+
+    /* Ports need TCP rules: refused even with scope and ioctl let go. */
+    policy(f, "exec = { \"bash\", \"touch\" }, net = { connect = { %d } }, "
+              "degrade = { \"scope\", \"ioctl\" }", port);
+    lcsb_env(f, "landlock", cmd, abi3, &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "net (Landlock ABI 3 has no TCP port rules", "stderr");
+    assert_exists(marker, false);
+
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_true(accepted(l));
+    close(l);
+}
+
+/* The cap only lowers, and a bad value is refused, not ignored. */
+static void test_abi_cap_only_lowers(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\" }");
+    const char *const *cmd = CMD("sh", "-c", "exit 0");
+    lcsb_opts(f, "landlock", CMD("--attest", "-"), cmd, ENV("LCSB_LANDLOCK_ABI_MAX=99"), &P);
+    assert_int_equal(P.status, 0);
+    char abi[32];
+    FMT(abi, "\"abi\":%d", landlock_abi > 7 ? 7 : landlock_abi);
+    assert_contains(P.err, abi, "attestation");
+    lcsb_env(f, "landlock", cmd, ENV("LCSB_LANDLOCK_ABI_MAX=0"), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "no Landlock", "stderr");
+    lcsb_env(f, "landlock", cmd, ENV("LCSB_LANDLOCK_ABI_MAX=seven"), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "LCSB_LANDLOCK_ABI_MAX=\"seven\"", "stderr");
+}
+
+/* A mount inside the private HOME (only root can make one, and only
+ * unsandboxed) is never crossed: what is mounted survives, and lcsb says
+ * that HOME could not be removed instead of keeping quiet. */
+static void test_cleanup_reports_what_stays(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    if (geteuid() != 0) skip();
+    run_tmp t;
+    make_run_tmp(f, &t);
+    policy(f, "exec = { \"sh\", \"mount\", \"mkdir\" }");
+    const char *const *cmd = CMD("sh", "-c",
+                                 "echo \"$HOME\"; mkdir \"$HOME/m\" && "
+                                 "mount -t tmpfs none \"$HOME/m\" && echo kept > \"$HOME/m/f\"");
+    lcsb_env(f, "none", cmd, ENV(t.env), &P);
+    char home[PATH_MAX], mounted[PATH_MAX + 4], file[PATH_MAX + 8];
+    first_line(P.out, home, sizeof home);
+    FMT(mounted, "%s/m", home);
+    if (P.status == 0) FMT(f->mounted, "%s", mounted); /* teardown unmounts */
+    assert_int_equal(P.status, 0);
+    assert_true(is_mount_point(mounted));
+    assert_content(path_in(file, mounted, "f"), "kept\n");
+    if (!has_line(P.err, "lcsb: warning: ", CMD("could not remove all of", home)))
+        fail_msg("no warning naming %s:\n%s", home, P.err);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 #define T_OUTSIDE(name) cmocka_unit_test_setup_teardown(name, setup, teardown_outside)
 
@@ -2297,6 +2410,9 @@ int main(void) {
         T(test_cleanup_mode_000),
         T(test_cleanup_deep_tree),
         T(test_kernel_refuses),
+        T(test_older_abi_refused_unless_degraded),
+        T(test_abi_cap_only_lowers),
+        T(test_cleanup_reports_what_stays),
     };
     return cmocka_run_group_tests_name("sandbox_enforcement", tests, group_setup, NULL);
 }

@@ -277,7 +277,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     status = cmd_run(args, b, p, script);
 out:
     lcsb_backend_free(b);
-    lcsb_script_close(script);
+    if (lcsb_script_close(script, &err)) say("warning: %s", err.message);
     return status;
 }
 

@@ -281,8 +281,10 @@ LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
  * newline-separated; caller frees. NULL when none. */
 LCSB_API char *lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                    const lcsb_run_result *result);
-/* Remove the run's private directories and close the state. NULL-safe. */
-LCSB_API void lcsb_script_close(lcsb_script *script);
+/* Remove the run's private directories and free SCRIPT (NULL-safe). It is
+ * freed either way; LCSB_ESYS names what could not be removed (a mount point
+ * inside, say: removal never crosses one). */
+LCSB_API int lcsb_script_close(lcsb_script *script, lcsb_error *err);
 
 #ifdef __cplusplus
 }
