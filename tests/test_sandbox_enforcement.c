@@ -1194,6 +1194,67 @@ static void test_policy_syntax_error(void **state) {
     }
 }
 
+/* Hostile or broken scripts: each is refused with 125 and a line naming the
+ * problem, never a crash, and the command never runs. The first case is
+ * the same script made valid, which does run it. */
+static const struct hostile_script {
+    const char *what;
+    const char *body; /* after `local lcsb = require "lcsb"` */
+    const char *needle;
+} hostile_scripts[] = {
+    {"valid", "return lcsb.exec_policy { exec = { \"touch\" } }", NULL},
+    {"100 MB path", "return lcsb.exec_policy { read = { \"/\" .. string.rep(\"a\", 100 << 20) } }",
+     "path longer than"},
+    {"100 MB env value",
+     "return lcsb.exec_policy { exec = { \"touch\" }, env = { X = string.rep(\"a\", 100 << 20) } }",
+     "more than the kernel's limit of 128 KiB"},
+    {"endless allocation", "local t = {} while true do t[#t + 1] = string.rep(\"x\", 1 << 20) end",
+     "ran out of memory"},
+    {"deep recursion", "local function f(n) return 1 + f(n + 1) end return f(1)", "stack overflow"},
+    {"deeply nested table",
+     "local t = {} local c = t for i = 1, 1e6 do c[1] = {} c = c[1] end "
+     "return lcsb.exec_policy { read = t }",
+     "entries must be strings"},
+    {"NUL byte in a path", "return lcsb.exec_policy { read = { \"/usr\\0/etc\" } }", "NUL"},
+    {"empty path", "return lcsb.exec_policy { write = { \"\" } }", "empty path"},
+    {"relative path", "return lcsb.exec_policy { read = { \"src\" } }", "not an absolute path"},
+    {"wrong type", "return lcsb.exec_policy { net = \"yes\" }", "key 'net' must be"},
+    {"unknown key", "return lcsb.exec_policy { networking = false }", "unknown key 'networking'"},
+    {"unknown degrade part", "return lcsb.exec_policy { degrade = { \"everything\" } }",
+     "not a part"},
+    {"returns a number", "return 42", "returned a number"},
+    {"error with a table", "error({})", "its error is not a string"},
+    {"error from __tostring", "error(setmetatable({}, { __tostring = function() error(1) end }))",
+     "its error is not a string"},
+};
+
+static void test_policy_hostile_scripts(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char marker[PATH_MAX], text[1024];
+    path_in(marker, f->project, "marker");
+    const char *const *cmd = CMD("touch", marker);
+    for (size_t i = 0; i < sizeof hostile_scripts / sizeof hostile_scripts[0]; i++) {
+        const struct hostile_script *h = &hostile_scripts[i];
+        FMT(text, "local lcsb = require \"lcsb\"\n%s\n", h->body);
+        raw_policy(f, text);
+        lcsb(f, "landlock", cmd, &P);
+        if (!h->needle) {
+            if (P.status != 0) describe(h->what, cmd, &P);
+            assert_int_equal(P.status, 0);
+            assert_exists(marker, true);
+            unlink(marker);
+            continue;
+        }
+        if (P.status != 125 || !has_line(P.err, "lcsb: ", CMD(h->needle))) {
+            describe(h->what, cmd, &P);
+            fail_msg("%s: expected 125 and a line with \"%s\", got %d", h->what, h->needle,
+                     P.status);
+        }
+        assert_exists(marker, false);
+    }
+}
+
 static void test_policy_unknown_key(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -2391,6 +2452,7 @@ int main(void) {
         T(test_no_new_privs),
         T(test_exit_statuses),
         T(test_policy_syntax_error),
+        T(test_policy_hostile_scripts),
         T(test_policy_unknown_key),
         T(test_policy_relative_read),
         T(test_backend_none_warns),
