@@ -63,8 +63,11 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     bool tcp_rules = connect && bind;
     if (tcp_rules) SET(out->net, ports > 0 ? "ports" : "denied");
     else SET(out->net, strcmp(sockets, "unix") == 0 ? "denied" : "open");
+    bool filter = strcmp(sockets, "any") != 0;
     if (strcmp(out->net, "open") == 0) SET(out->net_covers, "");
-    else SET(out->net_covers, strcmp(sockets, "any") == 0 ? "tcp" : "all");
+    else SET(out->net_covers, filter ? "all" : "tcp");
+    if (strcmp(out->net, "open") != 0)
+        SET(out->net_by, tcp_rules && filter ? "landlock+seccomp" : tcp_rules ? "landlock" : "seccomp");
     out->abi = (int)abi;
     out->scoped = signal && abstract;
     out->dropped = (unsigned)dropped;
@@ -96,7 +99,9 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
     lcsb__buf_add_json_string(&b, att->backend);
     lcsb__buf_addf(&b, ",\"fs\":\"%s\",\"exec\":\"%s\",\"net\":\"%s\"", att->fs, att->exec,
                    att->net);
-    if (att->net_covers[0]) lcsb__buf_addf(&b, ",\"net_covers\":\"%s\"", att->net_covers);
+    if (att->net_covers[0])
+        lcsb__buf_addf(&b, ",\"net_covers\":\"%s\",\"net_by\":\"%s\"", att->net_covers,
+                       att->net_by);
     if (strcmp(att->backend, "landlock") == 0) {
         lcsb__buf_addf(&b, ",\"abi\":%d,\"scoped\":%s,\"dropped\":[", att->abi,
                        att->scoped ? "true" : "false");

@@ -426,6 +426,8 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
     if (a->net_covers[0]) {
         lua_pushstring(L, a->net_covers);
         lua_setfield(L, -2, "net_covers");
+        lua_pushstring(L, a->net_by);
+        lua_setfield(L, -2, "net_by");
     }
     if (a->abi) {
         lua_pushinteger(L, a->abi);

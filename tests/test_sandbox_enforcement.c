@@ -2357,7 +2357,7 @@ static void test_older_abi_refused_unless_degraded(void **state) {
     }
     assert_exists(marker, true);
     assert_false(accepted(l));
-    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"abi\":3", "attestation");
+    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"seccomp\",\"abi\":3", "attestation");
     assert_contains(P.err, "\"scoped\":false,\"dropped\":[\"scope\",\"ioctl\"]", "attestation");
     assert_contains(P.err, "not enforced here: scope ioctl", "trailer");
     unlink(marker);

@@ -712,6 +712,10 @@ static void expect_attestation(char **argv, const char *backend, const char *fs,
     assert_string_equal(a.exec, exec);
     assert_string_equal(a.net, net);
     assert_string_equal(a.net_covers, covers);
+    /* Who holds it follows from the header: TCP rules, the socket filter, or both. */
+    if (!covers[0]) assert_string_equal(a.net_by, "");
+    else if (strcmp(covers, "tcp") == 0) assert_string_equal(a.net_by, "landlock");
+    else assert_true(strcmp(a.net_by, "landlock+seccomp") == 0 || strcmp(a.net_by, "seccomp") == 0);
     assert_int_equal(a.abi, abi);
     assert_int_equal(a.scoped, scoped);
 }
@@ -727,7 +731,8 @@ static void test_attest_from_argv(void **state) {
     char *json = lcsb_attestation_json(&a);
     assert_string_equal(json, "{\"backend\":\"landlock\",\"fs\":\"enforced\",\"exec\":"
                               "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
-                              "\"abi\":7,\"scoped\":true,\"dropped\":[]}");
+                              "\"net_by\":\"landlock+seccomp\",\"abi\":7,\"scoped\":true,"
+                              "\"dropped\":[]}");
     free(json);
     char summary[256];
     lcsb_attestation_summary(&a, summary, sizeof summary);
@@ -740,6 +745,7 @@ static void test_attest_from_argv(void **state) {
     /* Without TCP rules, the "unix" socket filter still refuses TCP sockets. */
     replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[]");
     expect_attestation(out, "landlock", "enforced", "open", "denied", "all", 7, true);
+    assert_string_equal(attest(out).net_by, "seccomp");
     replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"unix+tcp\"");
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 7, true);
     replace(&out[1], "\"scope\":[\"abstract_unix_socket\",\"signal\"]", "\"scope\":[\"signal\"]");

@@ -214,6 +214,10 @@ typedef struct lcsb_attestation {
      * "tcp" (Landlock alone: UDP, raw and other sockets get out), or "" when
      * the network is open. */
     char net_covers[16];
+    /* Which kernel mechanisms hold the network: "landlock+seccomp" (TCP
+     * rules and the socket filter), "seccomp" (the filter alone, refusing
+     * TCP sockets too), "landlock" (TCP rules alone), or "" when open. */
+    char net_by[24];
     int abi;           /* Landlock ABI, 0 otherwise */
     bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
     /* The parts (lcsb_part bits) this run does not enforce because the host
