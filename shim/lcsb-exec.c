@@ -9,9 +9,10 @@
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
  * for it, a seccomp filter written out below closes every other socket family
  * (UDP, raw, packet, ...) and io_uring, installed last, right before exec.
- * Whatever the policy, the command cannot push input into the caller's
- * terminal (TIOCSTI, TIOCLINUX) and, when lcsb runs as root, it runs with no
- * capabilities: Landlock alone does not stop root from loading a module.
+ * The command cannot push input into the caller's terminal (TIOCSTI,
+ * TIOCLINUX) unless the header lists "terminal" as dropped (a host without
+ * seccomp), and, when lcsb runs as root, it runs with no capabilities:
+ * Landlock alone does not stop root from loading a module.
  *
  * It trusts nothing it is given: every byte is re-checked, and any fault, in
  * the policy or in the kernel's answers, ends in a `lcsb-exec: cannot ...`
