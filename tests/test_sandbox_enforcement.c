@@ -1471,15 +1471,23 @@ static void test_command_dies_with_lcsb(void **state) {
     }
 }
 
-/* SIGTERM sent to lcsb alone (not its process group) while the command runs:
- * lcsb relays it, the command dies of it, lcsb removes the private HOME and
- * exits 143, all at once, not after the command's 30 seconds. */
-static void test_sigterm_while_running(void **state) {
+/* SIGTERM, SIGINT, SIGHUP or SIGQUIT sent to lcsb alone (not its process
+ * group) while the command runs: lcsb relays it, the command dies of it,
+ * lcsb removes the private HOME and exits 128+N, all at once, not after the
+ * command's 30 seconds. */
+static void test_signals_while_running(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\" }");
     static const char *const backends[] = {"landlock", "none"};
-    for (size_t i = 0; i < 2; i++) {
+    static const struct {
+        int sig;
+        const char *name;
+    } sigs[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGHUP, "SIGHUP"}, {SIGQUIT, "SIGQUIT"}};
+    for (size_t run = 0; run < 2 * 4; run++) {
+        size_t i = run % 2;
+        int sig = sigs[run / 2].sig;
+        const char *name = sigs[run / 2].name;
         const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy, "--", "sh",
                               "-c", "echo \"$HOME\"; echo $$; exec sleep 30", NULL};
         int out[2], err[2];
@@ -1518,7 +1526,7 @@ static void test_sigterm_while_running(void **state) {
         assert_int_equal(kill(command, 0), 0); /* sleeping, under lcsb */
 
         double sent = now_seconds();
-        assert_int_equal(kill(pid, SIGTERM), 0);
+        assert_int_equal(kill(pid, sig), 0);
         int wstatus = 0;
         pid_t waited;
         while ((waited = waitpid(pid, &wstatus, WNOHANG)) == 0 && now_seconds() - sent < 10)
@@ -1529,7 +1537,7 @@ static void test_sigterm_while_running(void **state) {
             waitpid(pid, NULL, 0);
             close(out[0]);
             close(err[0]);
-            fail_msg("%s: lcsb still running %.1f s after SIGTERM", backends[i], took);
+            fail_msg("%s: lcsb still running %.1f s after %s", backends[i], took, name);
         }
         char errbuf[8192];
         ssize_t n = read(err[0], errbuf, sizeof errbuf - 1);
@@ -1544,16 +1552,19 @@ static void test_sigterm_while_running(void **state) {
             if (!command_gone) usleep(10000);
         }
         kill(-pid, SIGKILL);
-        if (status != 143 || !WIFEXITED(wstatus))
-            fail_msg("%s: lcsb ended with %d (%s), expected exit 143; stderr:\n%s", backends[i],
-                     status, WIFEXITED(wstatus) ? "exited" : "killed", errbuf);
-        if (took > 5) fail_msg("%s: lcsb took %.1f s to exit after SIGTERM", backends[i], took);
+        if (status != 128 + sig || !WIFEXITED(wstatus))
+            fail_msg("%s: lcsb ended with %d (%s) after %s, expected exit %d; stderr:\n%s",
+                     backends[i], status, WIFEXITED(wstatus) ? "exited" : "killed", name,
+                     128 + sig, errbuf);
+        if (took > 5) fail_msg("%s: lcsb took %.1f s to exit after %s", backends[i], took, name);
         if (!command_gone) fail_msg("%s: the command (pid %d) outlived lcsb", backends[i], command);
         assert_exists(home, false);
         char under[64];
         FMT(under, "under %s", backends[i]);
-        if (!has_line(errbuf, "lcsb: ", CMD("sh exited 143", "SIGTERM", under)))
-            fail_msg("%s: no trailer for the SIGTERM:\n%s", backends[i], errbuf);
+        char exited[32];
+        FMT(exited, "sh exited %d", 128 + sig);
+        if (!has_line(errbuf, "lcsb: ", CMD(exited, name, under)))
+            fail_msg("%s: no trailer for the %s:\n%s", backends[i], name, errbuf);
     }
 }
 
@@ -2458,7 +2469,7 @@ int main(void) {
         T(test_backend_none_warns),
         T(test_leaked_fd_closed),
         T(test_attest_unwritable),
-        T(test_sigterm_while_running),
+        T(test_signals_while_running),
         T(test_command_dies_with_lcsb),
         T(test_mknod_refused),
         T(test_other_terminal_refused),
