@@ -1570,6 +1570,52 @@ static void test_signals_while_running(void **state) {
 
 /* ---- devices and terminals ---- */
 
+/* Whatever the command leaves running (in the background, in a new session)
+ * is ended when the command exits: lcsb is its subreaper, so nothing can
+ * double-fork away from it. The twin: the same command run directly leaves
+ * its processes alive. */
+static bool alive(pid_t pid) {
+    char path[64], state[512];
+    FMT(path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    bool running = fgets(state, sizeof state, f) && !strstr(state, ") Z ");
+    fclose(f);
+    return running;
+}
+
+static void test_leftovers_ended(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"sleep\", \"setsid\" }");
+    /* Each in a session of its own, out of reach of the test's group kill:
+     * a child, a grandchild, and one whose parent is gone. */
+    const char *script = "setsid sleep 30 >/dev/null 2>&1 & echo $!; "
+                         "setsid sh -c 'sleep 31 >/dev/null 2>&1 & echo $!' </dev/null; "
+                         "(setsid sleep 32 >/dev/null 2>&1 & echo $!)";
+    static const char *const backends[] = {"landlock", "none", NULL};
+    for (size_t i = 0; i < 3; i++) {
+        if (backends[i]) lcsb(f, backends[i], CMD("sh", "-c", script), &P);
+        else run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+        assert_int_equal(P.status, 0);
+        pid_t pids[3];
+        const char *line = P.out;
+        for (int k = 0; k < 3; k++) {
+            pids[k] = (pid_t)atol(line);
+            assert_true(pids[k] > 0);
+            line = strchr(line, '\n');
+            assert_non_null(line);
+            line++;
+        }
+        for (int k = 0; k < 3; k++) {
+            bool up = alive(pids[k]);
+            if (!backends[i]) kill(pids[k], SIGKILL);
+            if (backends[i] && up) fail_msg("%s: sleep %d outlived lcsb", backends[i], 30 + k);
+            if (!backends[i] && !up) fail_msg("sleep %d died unsandboxed too: proves nothing", 30 + k);
+        }
+    }
+}
+
 /* The write tier grants no make_char or make_block: as root a command could
  * otherwise mknod the host's kmsg or a disk inside the project and use it.
  * Landlock refuses with EACCES before the kernel's CAP_MKNOD check (EPERM). As
@@ -2471,6 +2517,7 @@ int main(void) {
         T(test_attest_unwritable),
         T(test_signals_while_running),
         T(test_command_dies_with_lcsb),
+        T(test_leftovers_ended),
         T(test_mknod_refused),
         T(test_other_terminal_refused),
         T(test_run_from_root_refused),

@@ -191,8 +191,17 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
         say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
+    if (cli_adopt_leftovers() != 0) {
+        say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
+        if (attest && attest != stderr) fclose(attest);
+        return LCSB_EXIT_USAGE;
+    }
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
-    if (lcsb_run(b, p, args->argv, &opts, &result, &err)) {
+    int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
+    /* Before the private HOME goes: nothing may still be using it. */
+    if (cli_end_leftovers() < 0)
+        say("warning: cannot list what the command left running: %s", strerror(errno));
+    if (ran) {
         say("%s: %s", args->policy, err.message);
         if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;

@@ -45,6 +45,11 @@ typedef struct cli_paths {
 } cli_paths;
 void cli_find_paths(cli_paths *paths);
 
+/* Make lcsb the subreaper of what the command leaves behind (0 or -1), and
+ * kill and reap all of it once the command has exited (how many, or -1). */
+int cli_adopt_leftovers(void);
+int cli_end_leftovers(void);
+
 int cli_main(int argc, char **argv);
 
 extern const char cli_usage[];
