@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Fuzz everything lcsb parses from outside: the shim's policy argv and the
-# attestation's reading of a header. Usage: scripts/fuzz.sh [SECONDS-PER-TARGET]
-# (default 300). Corpora start from tests/fuzz/corpus; findings land in
-# build-fuzz/findings.
+# Fuzz everything lcsb parses from outside: the shim's policy argv, the
+# attestation's reading of a header, and the Lua tables lcsb.policy takes.
+# Usage: scripts/fuzz.sh [SECONDS-PER-TARGET] (default 300). Corpora start
+# from tests/fuzz/corpus; findings land in build-fuzz/findings.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-300}
@@ -11,9 +11,9 @@ lcsb_install_deps "${LCSB_PACKAGES[@]}" clang libclang-rt-14-dev
 out=$root/build-fuzz
 CC=clang cmake -S "$root" -B "$out" -DLCSB_FUZZ=ON -DLCSB_SANITIZE=address,undefined \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build "$out" -j "$(nproc)" --target fuzz_shim_policy fuzz_attest >/dev/null
+cmake --build "$out" -j "$(nproc)" --target fuzz_shim_policy fuzz_attest fuzz_lua_policy >/dev/null
 mkdir -p "$out/findings"
-for target in shim_policy attest; do
+for target in shim_policy attest lua_policy; do
   corpus=$out/corpus/$target
   mkdir -p "$corpus"
   cp -n "$root/tests/fuzz/corpus/$target/"* "$corpus/" 2>/dev/null || true
