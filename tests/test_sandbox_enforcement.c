@@ -1587,31 +1587,34 @@ static bool alive(pid_t pid) {
 static void test_leftovers_ended(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
-    policy(f, "exec = { \"sh\", \"sleep\", \"setsid\" }");
+    policy(f, "exec = { \"sh\", \"sleep\", \"setsid\", \"wc\" }");
     /* Each in a session of its own, out of reach of the test's group kill:
-     * a child, a grandchild, and one whose parent is gone. */
-    const char *script = "setsid sleep 30 >/dev/null 2>&1 & echo $!; "
-                         "setsid sh -c 'sleep 31 >/dev/null 2>&1 & echo $!' </dev/null; "
-                         "(setsid sleep 32 >/dev/null 2>&1 & echo $!)";
+     * a child, a grandchild, and one whose parent is gone. Each notes its pid
+     * once it has left the session, and the command waits for all three. */
+    char leftover[PATH_MAX], pids_file[PATH_MAX];
+    write_file(path_in(leftover, f->project, "leftover.sh"),
+               "echo $$ >> pids; exec sleep \"$1\" </dev/null >/dev/null 2>&1\n");
+    path_in(pids_file, f->project, "pids");
+    const char *script = "setsid sh leftover.sh 30 & "
+                         "sh -c 'setsid sh leftover.sh 31 &'; "
+                         "(setsid sh leftover.sh 32 &); "
+                         "while [ \"$(wc -l < pids 2>/dev/null)\" != 3 ]; do sleep 0.01; done";
     static const char *const backends[] = {"landlock", "none", NULL};
     for (size_t i = 0; i < 3; i++) {
+        unlink(pids_file);
         if (backends[i]) lcsb(f, backends[i], CMD("sh", "-c", script), &P);
         else run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
         assert_int_equal(P.status, 0);
-        pid_t pids[3];
-        const char *line = P.out;
-        for (int k = 0; k < 3; k++) {
-            pids[k] = (pid_t)atol(line);
-            assert_true(pids[k] > 0);
-            line = strchr(line, '\n');
-            assert_non_null(line);
-            line++;
-        }
+        FILE *list = fopen(pids_file, "re");
+        assert_non_null(list);
+        int pids[3];
+        for (int k = 0; k < 3; k++) assert_int_equal(fscanf(list, "%d", &pids[k]), 1);
+        fclose(list);
         for (int k = 0; k < 3; k++) {
             bool up = alive(pids[k]);
             if (!backends[i]) kill(pids[k], SIGKILL);
-            if (backends[i] && up) fail_msg("%s: sleep %d outlived lcsb", backends[i], 30 + k);
-            if (!backends[i] && !up) fail_msg("sleep %d died unsandboxed too: proves nothing", 30 + k);
+            if (backends[i] && up) fail_msg("%s: leftover %d outlived lcsb", backends[i], pids[k]);
+            if (!backends[i] && !up) fail_msg("leftover %d died unsandboxed too", pids[k]);
         }
     }
 }
@@ -2306,14 +2309,22 @@ static const struct fault_case {
      97,
      "lcsb-exec: ",
      {"cannot enforce the Landlock ruleset", "Operation not permitted", NULL}},
-    /* Every prctl: lcsb's probe (PR_GET_SECCOMP) finds no seccomp, and the
-     * policy's net and terminal guards need it. */
+    /* Every prctl: lcsb cannot become the reaper of what the command leaves
+     * running, and refuses to run it at all. */
     {"prctl: EPERM",
      {{SYS_prctl, EPERM, -1}},
      1,
      125,
      "lcsb: ",
-     {"this host cannot", "seccomp", NULL}},
+     {"cannot become the reaper", "Operation not permitted", NULL}},
+    /* Only lcsb's probe: it finds no seccomp, and the policy's net and
+     * terminal guards need it: refused, naming what is missing. */
+    {"prctl(PR_GET_SECCOMP): EPERM",
+     {{SYS_prctl, EPERM, PR_GET_SECCOMP}},
+     1,
+     125,
+     "lcsb: ",
+     {"this host cannot enforce", "seccomp", "degrade = {", NULL}},
     {"prctl(PR_SET_NO_NEW_PRIVS): EPERM",
      {{SYS_prctl, EPERM, PR_SET_NO_NEW_PRIVS}},
      1,
