@@ -125,7 +125,9 @@ static void set_env(lua_State *L, lcsb_policy *p) {
     lua_pushnil(L);
     while (lua_next(L, t)) {
         if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "policy key 'env': names must be strings");
-        const char *name = lua_tostring(L, -2);
+        size_t name_len;
+        const char *name = lua_tolstring(L, -2, &name_len);
+        if (strlen(name) != name_len) luaL_error(L, "policy key 'env': a name holds a NUL byte");
         const char *value = NULL;
         if (lua_type(L, -1) == LUA_TSTRING) {
             size_t len;
@@ -194,8 +196,11 @@ static int l_policy(lua_State *L) {
         else if (strcmp(key, "net") == 0) set_net(L, p);
         else if (strcmp(key, "degrade") == 0) set_degradable(L, p);
         else if (strcmp(key, "cwd") == 0) {
-            if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "policy key 'cwd': expected a path");
-            if (lcsb_policy_set_cwd(p, lua_tostring(L, -1), &err)) return raise_error(L, &err);
+            size_t len;
+            const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+            if (!cwd) return luaL_error(L, "policy key 'cwd': expected a path");
+            if (strlen(cwd) != len) return luaL_error(L, "policy key 'cwd': the path holds a NUL byte");
+            if (lcsb_policy_set_cwd(p, cwd, &err)) return raise_error(L, &err);
         } else
             return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade)",
                               key);
