@@ -1,12 +1,15 @@
-/* Capability: what this host can enforce. This file holds the library's only
- * platform branch; every other file is mechanism-neutral. */
+/* Capability: what this host can enforce, and how it tells mounts apart.
+ * This file holds the library's only platform branch; every other file is
+ * mechanism-neutral. */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __linux__
@@ -66,6 +69,25 @@ static int abi_cap(int *out, lcsb_error *err) {
     return 0;
 }
 #endif
+
+int lcsb__mount_of(int fd, uint64_t *out) {
+#ifdef __linux__
+    /* A bind mount of the same file system shares its device number; only the
+     * mount ID tells it apart. */
+    struct statx stx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0) return -1;
+    if (!(stx.stx_mask & STATX_MNT_ID)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    *out = stx.stx_mnt_id;
+#else
+    struct stat st;
+    if (fstat(fd, &st) != 0) return -1;
+    *out = (uint64_t)st.st_dev;
+#endif
+    return 0;
+}
 
 int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     memset(cap, 0, sizeof *cap);

@@ -136,6 +136,10 @@ long lcsb__json_int(const char *p);
  * non-NULL, set *found when one element is the string NAME. */
 int lcsb__json_array(const char *p, const char *name, bool *found);
 
+/* The mount that the file open as FD lives on, as an identity to compare (a
+ * platform's own notion: Linux's mount ID, else the device). 0 or -1. */
+int lcsb__mount_of(int fd, uint64_t *out);
+
 /* ---- Scope: owner of a run's private directories (impure). ---- */
 
 typedef struct lcsb__scope lcsb__scope;

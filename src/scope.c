@@ -1,7 +1,8 @@
 /* A run's scope owns the private directories made for it (HOME, TMPDIR) and
  * removes them on every way out. The command may have planted symlinks, made
  * directories unwritable or mounted something: removal works on descriptors,
- * never follows a symlink and never leaves the filesystem it started on. */
+ * never follows a symlink and never leaves the mount it started on (a bind
+ * mount of the same file system included). */
 #include "internal.h"
 
 #include <dirent.h>
@@ -16,6 +17,7 @@
 
 struct lcsb__scope {
     lcsb__strv dirs;
+    uint64_t *mounts; /* the mount each of DIRS was made on */
 };
 
 lcsb__scope *lcsb__scope_new(void) { return calloc(1, sizeof(lcsb__scope)); }
@@ -32,34 +34,62 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
     if (!mkdtemp(out))
         return lcsb__fail(err, LCSB_ESYS, "cannot create a directory in %s: %s", real_base,
                           strerror(errno));
-    if (lcsb__strv_push(&scope->dirs, out)) {
+    /* Removal stays on the mount the directory was made on: a mount the
+     * command (or anyone) puts on it later is never emptied. */
+    uint64_t mount;
+    int fd = open(out, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int known = fd >= 0 ? lcsb__mount_of(fd, &mount) : -1;
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    if (known != 0) {
+        rmdir(out);
+        return lcsb__fail(err, LCSB_ESYS, "cannot tell which mount %s is on: %s", out,
+                          strerror(saved));
+    }
+    uint64_t *mounts = realloc(scope->mounts, (scope->dirs.n + 1) * sizeof *mounts);
+    if (mounts) scope->mounts = mounts;
+    if (!mounts || lcsb__strv_push(&scope->dirs, out)) {
         rmdir(out);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    scope->mounts[scope->dirs.n - 1] = mount;
     return 0;
 }
 
-/* Open directory NAME in DIRFD for reading, on device DEV, never through a
- * symlink. The command may have left it unreadable or unwritable (a Go module
- * cache is 0555); we own it, so open it up to 0700 first, but through a
- * descriptor: a process the command left behind may swap NAME for a symlink
- * at any moment, and chmod by name would follow it. */
-static int open_dir_nofollow(int dirfd, const char *name, dev_t dev) {
+/* Is the file open as FD on MOUNT? */
+static bool on_mount(int fd, uint64_t mount) {
+    uint64_t here;
+    return lcsb__mount_of(fd, &here) == 0 && here == mount;
+}
+
+/* Open directory NAME in DIRFD for reading, never through a symlink, and
+ * only when it is on MOUNT (else -1, errno EXDEV). The command may have left
+ * it unreadable or unwritable (a Go module cache is 0555); we own it, so open
+ * it up to 0700 first, but through a descriptor: a process the command left
+ * behind may swap NAME for a symlink at any moment, and chmod by name would
+ * follow it. */
+static int open_dir_nofollow(int dirfd, const char *name, uint64_t mount) {
     struct stat st;
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
+        if (!on_mount(fd, mount)) {
+            close(fd);
+            errno = EXDEV;
+            return -1;
+        }
         /* Readable, but its entries cannot be removed unless it is writable. */
-        if (fstat(fd, &st) == 0 && st.st_dev == dev && (st.st_mode & 0700) != 0700)
-            fchmod(fd, 0700);
+        if (fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700) fchmod(fd, 0700);
         return fd;
     }
     if (errno != EACCES) return -1;
     int path_fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     char proc[64];
     if (path_fd < 0) return -1;
-    if (fstat(path_fd, &st) == 0 && st.st_dev == dev) {
+    if (on_mount(path_fd, mount)) {
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", path_fd);
         if (chmod(proc, 0700) == 0) fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } else {
+        errno = EXDEV;
     }
     close(path_fd);
     return fd;
@@ -94,7 +124,7 @@ static int id_set_add(id_set *set, const struct stat *st) {
 /* Remove what DIRFD holds but its subdirectories; *CHILD gets the name of
  * one subdirectory to descend into (NULL when none is left). Entries in
  * STUCK are skipped; what cannot be removed joins them. -1 on a failure. */
-static int remove_files(int dirfd, dev_t dev, id_set *stuck, char **child) {
+static int remove_files(int dirfd, id_set *stuck, char **child) {
     *child = NULL;
     int fd = dup(dirfd);
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
@@ -112,8 +142,9 @@ static int remove_files(int dirfd, dev_t dev, id_set *stuck, char **child) {
             continue;
         }
         if (id_set_has(stuck, &st)) continue;
-        /* A mount point: what is mounted there is left alone. */
-        bool removable = S_ISDIR(st.st_mode) ? st.st_dev == dev : unlinkat(dirfd, e->d_name, 0) == 0;
+        /* A directory is entered (and checked for a mount there) below; a
+         * file with something mounted on it cannot be unlinked (EBUSY). */
+        bool removable = S_ISDIR(st.st_mode) || unlinkat(dirfd, e->d_name, 0) == 0;
         if (removable && S_ISDIR(st.st_mode) && !(*child = strdup(e->d_name))) removable = false;
         if (!removable && (rc = -1, id_set_add(stuck, &st) != 0)) break;
     }
@@ -131,24 +162,24 @@ typedef struct frame {
  * The way back up is "..", checked against the directory removal came down
  * from: a process the command left behind may move a directory elsewhere
  * meanwhile, and then removal stops rather than empty whatever is above it. */
-static int remove_tree(const char *path) {
+static int remove_tree(const char *path, uint64_t mount) {
     struct stat st;
     if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
-    /* The command may have made its HOME itself unreadable or unwritable. */
-    int fd = open_dir_nofollow(AT_FDCWD, path, st.st_dev);
+    /* The command may have made its HOME itself unreadable or unwritable, or
+     * mounted something on it. */
+    int fd = open_dir_nofollow(AT_FDCWD, path, mount);
     if (fd < 0) return -1;
-    dev_t dev = st.st_dev;
     frame *stack = NULL;
     size_t depth = 0;
     id_set stuck = {0};
     int rc = 0;
     for (;;) {
         char *child;
-        if (remove_files(fd, dev, &stuck, &child) != 0) rc = -1;
+        if (remove_files(fd, &stuck, &child) != 0) rc = -1;
         if (child) {
             struct stat here, sub_st;
             frame *grown = realloc(stack, (depth + 1) * sizeof *stack);
-            int sub = grown && fstat(fd, &here) == 0 ? open_dir_nofollow(fd, child, dev) : -1;
+            int sub = grown && fstat(fd, &here) == 0 ? open_dir_nofollow(fd, child, mount) : -1;
             if (grown) stack = grown;
             if (sub < 0) {
                 rc = -1;
@@ -197,13 +228,15 @@ int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err) {
     int rc = 0;
     if (!scope) return 0;
     for (size_t i = scope->dirs.n; i-- > 0;) {
-        if (remove_tree(scope->dirs.v[i]) != 0 && rc == 0)
+        if (remove_tree(scope->dirs.v[i], scope->mounts[i]) != 0 && rc == 0)
             rc = lcsb__fail(err, LCSB_ESYS,
                             "could not remove all of %s (a mount point inside, or a file lcsb "
                             "may not remove, is left where it is)",
                             scope->dirs.v[i]);
     }
     lcsb__strv_clear(&scope->dirs);
+    free(scope->mounts);
+    scope->mounts = NULL;
     return rc;
 }
 

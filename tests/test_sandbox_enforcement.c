@@ -2463,26 +2463,40 @@ static void test_abi_cap_only_lowers(void **state) {
 }
 
 /* A mount inside the private HOME (only root can make one, and only
- * unsandboxed) is never crossed: what is mounted survives, and lcsb says
- * that HOME could not be removed instead of keeping quiet. */
+ * unsandboxed) is never crossed, a bind mount of this very file system
+ * included: what is mounted survives with its modes, and lcsb says that HOME
+ * could not be removed instead of keeping quiet. */
 static void test_cleanup_reports_what_stays(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
     if (geteuid() != 0) skip();
     run_tmp t;
     make_run_tmp(f, &t);
+    char victim[PATH_MAX], file[PATH_MAX], script[2 * PATH_MAX];
+    assert_int_equal(mkdir(path_in(victim, f->outside, "victim"), 0755), 0);
+    assert_int_equal(mkdir(path_in(file, victim, "sub"), 0750), 0);
+    write_file(path_in(file, victim, "keep"), "keep\n");
     policy(f, "exec = { \"sh\", \"mount\", \"mkdir\" }");
-    const char *const *cmd = CMD("sh", "-c",
-                                 "echo \"$HOME\"; mkdir \"$HOME/m\" && "
-                                 "mount -t tmpfs none \"$HOME/m\" && echo kept > \"$HOME/m/f\"");
-    lcsb_env(f, "none", cmd, ENV(t.env), &P);
-    char home[PATH_MAX], mounted[PATH_MAX + 4], file[PATH_MAX + 8];
+    FMT(script,
+        "echo \"$HOME\"; mkdir \"$HOME/b\" \"$HOME/t\" && mount --bind '%s' \"$HOME/b\" && "
+        "mount -t tmpfs none \"$HOME/t\" && echo kept > \"$HOME/t/f\"",
+        victim);
+    lcsb_env(f, "none", CMD("sh", "-c", script), ENV(t.env), &P);
+    char home[PATH_MAX], bound[PATH_MAX + 4], tmpfs[PATH_MAX + 4];
     first_line(P.out, home, sizeof home);
-    FMT(mounted, "%s/m", home);
-    if (P.status == 0) FMT(f->mounted, "%s", mounted); /* teardown unmounts */
+    FMT(bound, "%s/b", home);
+    FMT(tmpfs, "%s/t", home);
+    bool bind_made = is_mount_point(bound), tmpfs_made = is_mount_point(tmpfs);
+    if (bind_made) FMT(f->mounted, "%s", bound); /* teardown unmounts on failure */
+    if (P.status != 0 || !bind_made || !tmpfs_made) describe("mounting in HOME", CMD(script), &P);
     assert_int_equal(P.status, 0);
-    assert_true(is_mount_point(mounted));
-    assert_content(path_in(file, mounted, "f"), "kept\n");
+    assert_true(bind_made && tmpfs_made);
+    assert_content(path_in(file, tmpfs, "f"), "kept\n");
+    assert_int_equal(umount2(tmpfs, MNT_DETACH), 0);
+    assert_content(path_in(file, victim, "keep"), "keep\n");
+    struct stat st;
+    assert_int_equal(stat(path_in(file, victim, "sub"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0750);
     if (!has_line(P.err, "lcsb: warning: ", CMD("could not remove all of", home)))
         fail_msg("no warning naming %s:\n%s", home, P.err);
 }
