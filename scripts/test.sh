@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install what is missing, build lcsb (warnings are errors), and run every test:
-# the ctest suites as root and as an unprivileged user, then again under
-# AddressSanitizer and UndefinedBehaviorSanitizer, valgrind, each libFuzzer
-# target briefly, and the demo. LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing
-# mechanism into a failure.
+# the ctest suites as root, the benchmark once in quick mode, the suites as an
+# unprivileged user, then again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, valgrind, each libFuzzer target briefly, and the
+# demo. LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing mechanism into a failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
@@ -19,6 +19,9 @@ build() { # DIR [CMAKE ARGS...]
 echo "== build and test (release)"
 build "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
+
+echo "== benchmark, quick mode (it must run; it asserts nothing about time)"
+"$root/build/bench/bench" --quick
 
 if [[ $(id -u) -eq 0 ]]; then
   echo "== enforcement and shim suites as an unprivileged user"
