@@ -1617,6 +1617,24 @@ static void test_leftovers_ended(void **state) {
             if (!backends[i] && !up) fail_msg("leftover %d died unsandboxed too", pids[k]);
         }
     }
+    /* Children lcsb already had when its caller exec'd it are not the
+     * command's: they live on. */
+    char caller[3 * PATH_MAX];
+    FMT(caller,
+        "setsid sleep 33 </dev/null >/dev/null 2>&1 & echo $! > caller-child; "
+        "exec '%s' --backend landlock '%s' -- sh -c 'setsid sleep 34 >/dev/null 2>&1 &'",
+        LCSB_CLI_PATH, f->policy);
+    run_child(f->project, CMD("/bin/sh", "-c", caller), NULL, &P);
+    assert_int_equal(P.status, 0);
+    char spared_file[PATH_MAX];
+    FILE *c = fopen(path_in(spared_file, f->project, "caller-child"), "re");
+    assert_non_null(c);
+    int spared = 0;
+    assert_int_equal(fscanf(c, "%d", &spared), 1);
+    fclose(c);
+    bool lives = alive(spared);
+    kill(spared, SIGKILL);
+    if (!lives) fail_msg("lcsb killed its caller's child %d", spared);
 }
 
 /* The write tier grants no make_char or make_block: as root a command could

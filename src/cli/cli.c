@@ -200,7 +200,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
     if (cli_end_leftovers() < 0)
-        say("warning: cannot list what the command left running: %s", strerror(errno));
+        say("warning: could not end what the command left running: %s", strerror(errno));
     if (ran) {
         say("%s: %s", args->policy, err.message);
         if (attest && attest != stderr) fclose(attest);
