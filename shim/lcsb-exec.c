@@ -476,7 +476,7 @@ static int parse_key(struct cursor *c, char *buf, size_t cap) {
 /* Reads the next key of an object whose keys come in a fixed order. */
 static int fixed_key(struct cursor *c, bool first, const char *want) {
     char key[32];
-    bool more;
+    bool more = false; /* set on success; gcc -O3 cannot see that */
 
     if ((first ? list_open(c, '{', '}', &more) : list_next(c, '}', &more)) != 0)
         return -1;
@@ -491,7 +491,7 @@ static int fixed_key(struct cursor *c, bool first, const char *want) {
 
 /* Closes an object whose last key was LAST: anything more is unknown or repeated. */
 static int fixed_end(struct cursor *c, const char *last) {
-    bool more;
+    bool more = false;
 
     if (list_next(c, '}', &more) != 0)
         return -1;
