@@ -75,6 +75,7 @@ struct lcsb_policy {
     lcsb__ports bind;
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
+    size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */
 };
 
 /* Normalize an absolute path lexically into OUT (PATH_MAX bytes); 0 or LCSB_EINVAL. */

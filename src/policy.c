@@ -51,24 +51,36 @@ int lcsb__path_normalize(const char *what, const char *path, char *out, lcsb_err
     return 0;
 }
 
-static int add_path(lcsb__strv *set, const char *what, const char *path, lcsb_error *err) {
+/* Count LEN more bytes held by POLICY, unless that passes the ceiling. */
+static int hold(lcsb_policy *policy, const char *what, size_t len, lcsb_error *err) {
+    if (len > LCSB_POLICY_BYTES_MAX - policy->bytes)
+        return lcsb__fail(err, LCSB_ETOOBIG,
+                          "%s: the policy would hold more than %zu MiB of paths and environment",
+                          what, LCSB_POLICY_BYTES_MAX >> 20);
+    policy->bytes += len;
+    return 0;
+}
+
+static int add_path(lcsb_policy *policy, lcsb__strv *set, const char *what, const char *path,
+                    lcsb_error *err) {
     char norm[PATH_MAX];
     int rc = lcsb__path_normalize(what, path, norm, err);
+    if (!rc) rc = hold(policy, what, strlen(norm) + 1, err);
     if (rc) return rc;
     if (lcsb__strv_push(set, norm)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     return 0;
 }
 
 int lcsb_policy_add_read(lcsb_policy *policy, const char *path, lcsb_error *err) {
-    return add_path(&policy->read, "read", path, err);
+    return add_path(policy, &policy->read, "read", path, err);
 }
 
 int lcsb_policy_add_write(lcsb_policy *policy, const char *path, lcsb_error *err) {
-    return add_path(&policy->write, "write", path, err);
+    return add_path(policy, &policy->write, "write", path, err);
 }
 
 int lcsb_policy_add_exec(lcsb_policy *policy, const char *path, lcsb_error *err) {
-    return add_path(&policy->exec, "exec", path, err);
+    return add_path(policy, &policy->exec, "exec", path, err);
 }
 
 void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open) { policy->exec_open = open; }
@@ -85,6 +97,8 @@ int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value
     if (!name || !valid_env_name(name))
         return lcsb__fail(err, LCSB_EINVAL, "env: \"%s\" is not a variable name",
                           name ? name : "(null)");
+    int rc = hold(policy, "env", strlen(name) + (value ? strlen(value) : 0) + 2, err);
+    if (rc) return rc;
     char *copy = NULL;
     if (value && !(copy = strdup(value))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     for (size_t i = 0; i < policy->env_n; i++) {
@@ -114,6 +128,8 @@ int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind, long port, lc
     const char *what = kind == LCSB_PORT_BIND ? "bind" : "connect";
     if (port < 1 || port > 65535)
         return lcsb__fail(err, LCSB_EINVAL, "net.%s: port %ld is not in 1..65535", what, port);
+    int rc = hold(policy, what, sizeof(uint16_t), err);
+    if (rc) return rc;
     lcsb__ports *ports = kind == LCSB_PORT_BIND ? &policy->bind : &policy->connect;
     uint16_t *v = realloc(ports->v, (ports->n + 1) * sizeof *v);
     if (!v) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
@@ -202,6 +218,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
         ok = !lcsb_policy_add_port(p, LCSB_PORT_BIND, src->bind.v[i], NULL);
     p->exec_open = src->exec_open;
     p->net = src->net;
+    p->bytes = src->bytes;
     p->degradable = src->degradable;
     if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
     if (!ok) {

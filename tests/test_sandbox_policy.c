@@ -846,6 +846,32 @@ static void test_validate_parts_per_host(void **state) {
     }
 }
 
+/* A policy stops growing at LCSB_POLICY_BYTES_MAX, whichever adder fills it,
+ * and a copy carries its count. */
+static void test_policy_bytes_ceiling(void **state) {
+    (void)state;
+    char path[4000];
+    memset(path, 'a', sizeof path - 1);
+    path[0] = '/';
+    path[sizeof path - 1] = '\0';
+    lcsb_policy *p = new_policy();
+    lcsb_error err = {0};
+    size_t added = 0;
+    int rc;
+    while ((rc = lcsb_policy_add_read(p, path, &err)) == 0) added++;
+    assert_int_equal(rc, LCSB_ETOOBIG);
+    assert_contains(err.message, "64 MiB");
+    assert_int_equal(added, LCSB_POLICY_BYTES_MAX / sizeof path);
+    assert_int_equal(lcsb_policy_add_exec(p, path, &err), LCSB_ETOOBIG);
+    assert_int_equal(lcsb_policy_set_env(p, "X", path, &err), LCSB_ETOOBIG);
+    lcsb_policy *copy = lcsb_policy_copy(p);
+    assert_non_null(copy);
+    assert_int_equal(lcsb_policy_add_write(copy, path, &err), LCSB_ETOOBIG);
+    assert_int_equal(lcsb_policy_count(copy, "read"), added);
+    lcsb_policy_free(copy);
+    lcsb_policy_free(p);
+}
+
 static void test_part_names(void **state) {
     (void)state;
     for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1) {
@@ -1044,6 +1070,7 @@ int main(void) {
         cmocka_unit_test(test_validate_env_needs_env),
         cmocka_unit_test(test_validate_parts_per_host),
         cmocka_unit_test(test_part_names),
+        cmocka_unit_test(test_policy_bytes_ceiling),
         cmocka_unit_test(test_detect_abi_cap),
         cmocka_unit_test(test_backend_constructors),
         cmocka_unit_test(test_scope_close_races_symlink_swap),

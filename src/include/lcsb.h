@@ -79,6 +79,11 @@ LCSB_API void lcsb_policy_free(lcsb_policy *policy);
 /* A deep copy; NULL on ENOMEM. */
 LCSB_API lcsb_policy *lcsb_policy_copy(const lcsb_policy *policy);
 
+/* A policy holds at most this many bytes of paths and environment: far more
+ * than execve could carry, far less than would exhaust memory. Past it, the
+ * adders below fail with LCSB_ETOOBIG. */
+#define LCSB_POLICY_BYTES_MAX ((size_t)64 << 20)
+
 /* Paths must be absolute; they are normalized lexically ("//", "/./", a trailing
  * "/") and refused when empty, relative, longer than PATH_MAX or holding "..".
  * Each copies PATH. Adding a path twice is harmless. */
