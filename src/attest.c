@@ -59,15 +59,20 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     SET(out->exec, execute ? "allowlist" : "open");
     /* Landlock's network rules cover TCP only; the shim's socket filter, when
      * the header asks for one, covers every other socket, and "unix" refuses
-     * TCP sockets as well. */
+     * TCP sockets as well. "denied" and "ports" are said only when every
+     * socket is held: TCP rules alone (no filter) leave UDP and the rest
+     * open, which is "open", with net_covers "tcp" for what is held. */
     bool tcp_rules = connect && bind;
-    if (tcp_rules) SET(out->net, ports > 0 ? "ports" : "denied");
-    else SET(out->net, strcmp(sockets, "unix") == 0 ? "denied" : "open");
-    bool filter = strcmp(sockets, "any") != 0;
-    if (strcmp(out->net, "open") == 0) SET(out->net_covers, "");
-    else SET(out->net_covers, filter ? "all" : "tcp");
-    if (strcmp(out->net, "open") != 0)
-        SET(out->net_by, tcp_rules && filter ? "landlock+seccomp" : tcp_rules ? "landlock" : "seccomp");
+    bool unix_only = strcmp(sockets, "unix") == 0, filter = strcmp(sockets, "any") != 0;
+    if (unix_only || (filter && tcp_rules)) {
+        SET(out->net, tcp_rules && ports > 0 ? "ports" : "denied");
+        SET(out->net_covers, "all");
+        SET(out->net_by, tcp_rules ? "landlock+seccomp" : "seccomp");
+    } else {
+        SET(out->net, "open");
+        SET(out->net_covers, tcp_rules ? "tcp" : "");
+        SET(out->net_by, tcp_rules ? "landlock" : "");
+    }
     out->abi = (int)abi;
     out->scoped = signal && abstract;
     out->dropped = (unsigned)dropped;
@@ -120,7 +125,7 @@ void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t siz
     char net[64];
     /* Only a gap is worth a word: "all" is what "denied" already says. */
     snprintf(net, sizeof net, "%s%s", att->net,
-             strcmp(att->net_covers, "tcp") == 0 ? " (tcp only)" : "");
+             strcmp(att->net_covers, "tcp") == 0 ? " but for TCP" : "");
     lcsb__buf dropped = {0};
     lcsb__add_part_names(&dropped, att->dropped, "", " ");
     if (strcmp(att->backend, "landlock") == 0)

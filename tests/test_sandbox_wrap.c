@@ -792,18 +792,18 @@ static void test_attest_from_argv(void **state) {
     expect_attestation(out, "landlock", "open", "open", "denied", "all", 7, true);
     lcsb_argv_free(out);
 
-    /* The socket filter: without it Landlock covers TCP only, and says so. */
+    /* The socket filter: without it Landlock holds TCP only, and UDP gets out: "open". */
     out = wrap(b, p, cmd);
     replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"any\"");
-    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "tcp", 7, true);
+    expect_attestation(out, "landlock", "enforced", "allowlist", "open", "tcp", 7, true);
     a = attest(out);
     json = lcsb_attestation_json(&a);
-    assert_contains(json, "\"net\":\"denied\",\"net_covers\":\"tcp\",");
+    assert_contains(json, "\"net\":\"open\",\"net_covers\":\"tcp\",\"net_by\":\"landlock\",");
     free(json);
     lcsb_attestation_summary(&a, summary, sizeof summary);
-    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: denied (tcp only), abi 7");
+    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: open but for TCP, abi 7");
     replace(&out[1], "\"ports\":[]", "\"ports\":[{\"access\":[\"connect_tcp\"],\"ports\":[1]}]");
-    expect_attestation(out, "landlock", "enforced", "allowlist", "ports", "tcp", 7, true);
+    expect_attestation(out, "landlock", "enforced", "allowlist", "open", "tcp", 7, true);
     replace(&out[1], "\"sockets\":\"any\"", "\"sockets\":\"unix+tcp\"");
     expect_attestation(out, "landlock", "enforced", "allowlist", "ports", "all", 7, true);
     /* A filter with Landlock's network rules off: the network is attested
@@ -873,7 +873,7 @@ static void test_attest_without_shim(void **state) {
     /* The shim by any directory (or none): the name is what counts. This
      * hand-made header asks for no socket filter: TCP only. */
     char *bare[] = {"lcsb-exec", header, "--", "true", NULL};
-    expect_attestation(bare, "landlock", "enforced", "allowlist", "denied", "tcp", 7, false);
+    expect_attestation(bare, "landlock", "enforced", "allowlist", "open", "tcp", 7, false);
     assert_int_equal(lcsb_attest(NULL, NULL, &a, NULL), 0);
     assert_string_equal(a.backend, "none");
     char *empty[] = {NULL};

@@ -214,14 +214,14 @@ typedef struct lcsb_attestation {
     char fs[16];       /* "enforced", "open" */
     char exec[16];     /* "allowlist", "open" */
     char net[16];      /* "denied", "ports", "open" */
-    /* What "denied"/"ports" covers: "all" (Landlock holds TCP to the policy,
-     * and the shim's socket filter refuses every other socket but unix ones),
-     * "tcp" (Landlock alone: UDP, raw and other sockets get out), or "" when
-     * the network is open. */
+    /* What is held: "all" (Landlock holds TCP to the policy, or the shim's
+     * socket filter refuses TCP too, and the filter refuses every other
+     * socket but unix ones), "tcp" (Landlock alone: net is then "open",
+     * since UDP, raw and other sockets get out), or "". */
     char net_covers[16];
     /* Which kernel mechanisms hold the network: "landlock+seccomp" (TCP
      * rules and the socket filter), "seccomp" (the filter alone, refusing
-     * TCP sockets too), "landlock" (TCP rules alone), or "" when open. */
+     * TCP sockets too), "landlock" (TCP rules alone, net "open"), or "". */
     char net_by[24];
     int abi;           /* Landlock ABI, 0 otherwise */
     bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
@@ -237,7 +237,7 @@ LCSB_API LCSB_NODISCARD int lcsb_attest(const char *const *final_argv, const cha
                                         lcsb_attestation *out, lcsb_error *err);
 /* JSON object; caller frees with free(). NULL on ENOMEM. */
 LCSB_API char *lcsb_attestation_json(const lcsb_attestation *att);
-/* "fs: enforced, exec: allowlist, net: denied (tcp), abi 7" into BUF. */
+/* "fs: enforced, exec: allowlist, net: denied, abi 7" (plus what was not enforced) into BUF. */
 LCSB_API void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size);
 
 /* ---- Running. ---- */

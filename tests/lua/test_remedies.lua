@@ -15,7 +15,7 @@ local function evidence(over)
     status = 1,
     note = "",
     attestation = { backend = "landlock", fs = "enforced", exec = "allowlist", net = "denied",
-      net_covers = "tcp", abi = 7, scoped = true },
+      net_covers = "all", net_by = "landlock+seccomp", abi = 7, scoped = true, dropped = {} },
     policy = { read = { "/usr", "/etc" }, write = { "/home/u/proj" }, exec = { "/usr/bin/make" },
       env = { HOME = "/tmp/lcsb-home.x" }, net = false, cwd = "/home/u/proj" },
   }
@@ -70,8 +70,8 @@ local function walk()
   local out = {}
   local statuses = { 0, 1, 2, 97, 124, 125, 126, 127, 128 + 2, 128 + 9, 128 + 15, 255 }
   local attestations = {
-    { backend = "landlock", fs = "enforced", exec = "allowlist", net = "denied", net_covers = "tcp", abi = 7, scoped = true },
-    { backend = "landlock", fs = "enforced", exec = "allowlist", net = "ports", net_covers = "tcp", abi = 4, scoped = false },
+    { backend = "landlock", fs = "enforced", exec = "allowlist", net = "denied", net_covers = "all", net_by = "landlock+seccomp", abi = 7, scoped = true, dropped = {} },
+    { backend = "landlock", fs = "enforced", exec = "allowlist", net = "open", net_covers = "tcp", net_by = "landlock", abi = 4, scoped = false, dropped = { "net", "scope", "ioctl", "terminal" } },
     { backend = "landlock", fs = "enforced", exec = "open", net = "open", abi = 3, scoped = false },
     { backend = "none", fs = "open", exec = "open", net = "open" },
   }
