@@ -42,8 +42,12 @@ int lcsb_backend_none(lcsb_backend **out, lcsb_error *err) {
 }
 
 static void describe(const lcsb_capability *cap, char *buf, size_t size) {
-    snprintf(buf, size, "landlock ABI %d, shim %s%s, seccomp %s, sandbox-exec %s, engine %s",
-             cap->landlock_abi, cap->shim[0] ? cap->shim : "(none)",
+    char capped[96] = "";
+    if (cap->landlock_abi != cap->landlock_abi_kernel)
+        snprintf(capped, sizeof capped, " (lowered by LCSB_LANDLOCK_ABI_MAX; the kernel's is %d)",
+                 cap->landlock_abi_kernel);
+    snprintf(buf, size, "landlock ABI %d%s, shim %s%s, seccomp %s, sandbox-exec %s, engine %s",
+             cap->landlock_abi, capped, cap->shim[0] ? cap->shim : "(none)",
              cap->shim_found ? "" : " (missing)", cap->seccomp ? "yes" : "no",
              cap->sandbox_exec ? "yes" : "no", cap->oci_engine[0] ? cap->oci_engine : "none");
 }
@@ -56,7 +60,7 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
         bool asked = name && strcmp(name, "landlock") == 0;
         if (cap->landlock_abi < 1)
             return lcsb__fail(err, LCSB_EUNAVAIL,
-                              "%s: this kernel has no Landlock (detected: %s)",
+                              "%s: no Landlock here (detected: %s)",
                               asked ? "landlock" : "no sandbox mechanism available", seen);
         if (!cap->shim_found)
             return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: shim %s not found or not executable",

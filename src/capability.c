@@ -61,7 +61,7 @@ static int abi_cap(int *out, lcsb_error *err) {
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (!*text || *end || errno || v < 0 || v > 1000)
+    if (strspn(text, "0123456789") != strlen(text) || !*text || *end || errno || v > 1000)
         return lcsb__fail(err, LCSB_EINVAL,
                           "LCSB_LANDLOCK_ABI_MAX=\"%s\": expected a number from 0 (no Landlock) up",
                           text);
@@ -98,7 +98,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     cap->shim_found = use[0] == '/' && access(use, X_OK) == 0;
 #ifdef __linux__
     long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    cap->landlock_abi = abi > 0 ? (int)abi : 0;
+    cap->landlock_abi = cap->landlock_abi_kernel = abi > 0 ? (int)abi : 0;
     int cap_abi, rc = abi_cap(&cap_abi, err);
     if (rc) return rc;
     if (cap_abi < cap->landlock_abi) cap->landlock_abi = cap_abi;

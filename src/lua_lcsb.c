@@ -352,6 +352,8 @@ static int l_detect(lua_State *L) {
     lua_newtable(L);
     lua_pushinteger(L, cap.landlock_abi);
     lua_setfield(L, -2, "landlock_abi");
+    lua_pushinteger(L, cap.landlock_abi_kernel);
+    lua_setfield(L, -2, "landlock_abi_kernel");
     lua_pushboolean(L, cap.seccomp);
     lua_setfield(L, -2, "seccomp");
     lua_pushboolean(L, cap.user_namespaces);

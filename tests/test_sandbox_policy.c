@@ -909,8 +909,9 @@ static void test_detect_abi_cap(void **state) {
         setenv("LCSB_LANDLOCK_ABI_MAX", text, 1);
         assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
         assert_int_equal(cap.landlock_abi, want < kernel ? want : kernel);
+        assert_int_equal(cap.landlock_abi_kernel, kernel);
     }
-    static const char *const bad[] = {"", "x", "-1", "3x", "99999999999999999999"};
+    static const char *const bad[] = {"", "x", "-1", "+3", " 3", "3 ", "3x", "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("LCSB_LANDLOCK_ABI_MAX", bad[i], 1);
         assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), LCSB_EINVAL);

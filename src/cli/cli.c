@@ -85,9 +85,9 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
     const char *chosen = have ? lcsb_backend_name(b) : "none available";
     if (args->json) {
         char *shim = json_string(cap.shim), *engine = json_string(cap.oci_engine);
-        printf("{\"landlock_abi\":%d,\"seccomp\":%s,\"user_namespaces\":%s,\"sandbox_exec\":%s,"
+        printf("{\"landlock_abi\":%d,\"landlock_abi_kernel\":%d,\"seccomp\":%s,\"user_namespaces\":%s,\"sandbox_exec\":%s,"
                "\"shim\":%s,\"shim_found\":%s,\"oci_engine\":%s,\"auto\":\"%s\"}\n",
-               cap.landlock_abi, cap.seccomp ? "true" : "false",
+               cap.landlock_abi, cap.landlock_abi_kernel, cap.seccomp ? "true" : "false",
                cap.user_namespaces ? "true" : "false", cap.sandbox_exec ? "true" : "false",
                shim ? shim : "\"\"", cap.shim_found ? "true" : "false",
                engine ? engine : "\"\"", have ? chosen : "");
@@ -95,7 +95,11 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
         free(engine);
     } else {
         printf("landlock:        %s\n", cap.landlock_abi ? "yes" : "no");
-        printf("landlock ABI:    %d\n", cap.landlock_abi);
+        printf("landlock ABI:    %d", cap.landlock_abi);
+        if (cap.landlock_abi != cap.landlock_abi_kernel)
+            printf(" (lowered by LCSB_LANDLOCK_ABI_MAX; the kernel's is %d)",
+                   cap.landlock_abi_kernel);
+        printf("\n");
         printf("seccomp:         %s\n", cap.seccomp ? "yes" : "no");
         printf("user namespaces: %s\n", cap.user_namespaces ? "yes" : "no");
         printf("sandbox-exec:    %s\n", cap.sandbox_exec ? "yes" : "no");

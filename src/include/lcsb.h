@@ -153,6 +153,7 @@ LCSB_API LCSB_NODISCARD int lcsb_resolve_program(const char *name, char ***out, 
 
 typedef struct lcsb_capability {
     int landlock_abi;          /* 0: no Landlock */
+    int landlock_abi_kernel;   /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
     bool seccomp;              /* seccomp filters can be installed */
     bool user_namespaces;      /* unprivileged user namespaces can be created */
     bool sandbox_exec;         /* macOS sandbox-exec is present */
