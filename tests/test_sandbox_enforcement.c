@@ -1235,6 +1235,38 @@ static const struct hostile_script {
      "its error is not a string"},
 };
 
+/* A 20,000-path policy, through the CLI: every listed file is readable (the
+ * last one read), and the one file next to them that is not listed is not.
+ * The twin: unsandboxed, that file reads. */
+#define MANY_PATHS 20000
+
+static void test_many_paths_policy(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char dir[PATH_MAX], file[PATH_MAX + 16], text[2 * PATH_MAX];
+    assert_int_equal(mkdir(path_in(dir, f->outside, "many"), 0755), 0);
+    for (int i = 0; i <= MANY_PATHS; i++) {
+        FMT(file, "%s/f%05d", dir, i);
+        write_file(file, "x\n");
+    }
+    FMT(text,
+        "local lcsb = require \"lcsb\"\n"
+        "local read = {}\n"
+        "for i = 0, %d do read[#read + 1] = (\"%s/f%%05d\"):format(i) end\n"
+        "return lcsb.exec_policy { exec = { \"cat\" }, read = read }\n",
+        MANY_PATHS - 1, dir);
+    raw_policy(f, text);
+    char last[PATH_MAX + 16], unlisted[PATH_MAX + 16];
+    FMT(last, "%s/f%05d", dir, MANY_PATHS - 1);
+    FMT(unlisted, "%s/f%05d", dir, MANY_PATHS);
+    expect_allowed(f, CMD("cat", last), &P);
+    assert_string_equal(P.out, "x\n");
+    expect_denied(f, CMD("cat", unlisted), 1, &P);
+    assert_contains(P.err, "Permission denied", "stderr");
+    expect_unsandboxed_ok(f, CMD("cat", unlisted), &P);
+    assert_string_equal(P.out, "x\n");
+}
+
 static void test_policy_hostile_scripts(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -2085,13 +2117,13 @@ static void assert_sentinels(fx *f) {
     assert_int_equal(st.st_mode & 07777, 0755);
 }
 
-#define CONCURRENT_RUNS 100
+#define CONCURRENT_RUNS 200
 
 static int compare_strings(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A hundred runs started at the same instant, all with one TMPDIR: each gets
+/* Two hundred runs started at the same instant, all with one TMPDIR: each gets
  * its own HOME and TMPDIR, all succeed, and nothing is left afterwards. */
 static void test_concurrent_runs(void **state) {
     NEED_LANDLOCK();
@@ -2560,6 +2592,7 @@ int main(void) {
         T(test_exit_statuses),
         T(test_policy_syntax_error),
         T(test_policy_hostile_scripts),
+        T(test_many_paths_policy),
         T(test_policy_unknown_key),
         T(test_policy_relative_read),
         T(test_backend_none_warns),
