@@ -343,6 +343,33 @@ static int l_run(lua_State *L) {
     return 1;
 }
 
+/* Call the function in upvalue 1 with this call's arguments; an error it
+ * raises is prefixed with the position of whoever called this closure. A Lua
+ * function called in tail position (`return lcsb.exec_policy{...}`) has no
+ * caller frame left to blame; a C closure keeps it, so this is how lcsb's Lua
+ * functions name the script's line without a line hook, which slows every
+ * line the interpreter runs. */
+static int call_blaming_caller(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    if (lua_pcall(L, n, LUA_MULTRET, 0) == LUA_OK) return lua_gettop(L);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/* lcsb.blame_caller(f) -> a function like F whose errors name the caller's line */
+static int l_blame_caller(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_pushcclosure(L, call_blaming_caller, 1);
+    return 1;
+}
+
 /* ---- detect, wrap, attest ---- */
 
 static int l_detect(lua_State *L) {
@@ -600,6 +627,7 @@ static const luaL_Reg functions[] = {
     {"detect", l_detect},       {"wrap", l_wrap},     {"attest", l_attest},
     {"which", l_which},         {"kind", l_kind},     {"realpath", l_realpath},
     {"normalize", l_normalize}, {"ttys", l_ttys},   {"listdir", l_listdir},
+    {"blame_caller", l_blame_caller},
     {NULL, NULL},
 };
 

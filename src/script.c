@@ -55,8 +55,6 @@ static int panic(lua_State *L) {
 }
 
 typedef struct pmain_args {
-    char source[PATH_MAX + 1]; /* "@PATH", as Lua names the script's chunk */
-    int line;                  /* the script's line that ran last */
     const char *path;
     const char *const *argv;
     const char *lua_dir;
@@ -86,14 +84,6 @@ static void push_run_context(lua_State *L, const char *const *argv) {
         lua_settable(L, -3);
     }
     lua_setfield(L, -2, "env");
-}
-
-/* Errors raised for a call in tail position carry no line, since the caller's
- * frame is gone; a line hook remembers where the script was. */
-static void track_line(lua_State *L, lua_Debug *ar) {
-    pmain_args *args = *(pmain_args **)lua_getextraspace(L);
-    if (!args || !lua_getinfo(L, "Sl", ar)) return;
-    if (strcmp(ar->source, args->source) == 0) args->line = ar->currentline;
 }
 
 /* Everything that can raise runs here, under lua_pcall. */
@@ -162,25 +152,20 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
     lua_atpanic(s->L, panic);
     pmain_args args = {.path = path, .argv = argv, .shim = shim,
                        .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
-    snprintf(args.source, sizeof args.source, "@%s", path);
-    *(pmain_args **)lua_getextraspace(s->L) = &args;
-    lua_sethook(s->L, track_line, LUA_MASKLINE, 0);
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
     int status = lua_pcall(s->L, 1, 0, 0);
-    lua_sethook(s->L, NULL, 0, 0);
-    *(pmain_args **)lua_getextraspace(s->L) = NULL;
     if (status != LUA_OK) {
         const char *msg = lua_tostring(s->L, -1);
         if (!msg) msg = "policy script failed (its error is not a string)";
         if (status == LUA_ERRMEM)
             msg = "the policy script ran out of memory (it may use 1 GiB)";
-        /* Name the script and line unless the message already does. */
+        /* Name the script unless the message already does (with its line:
+         * lcsb's own functions blame the line that called them). */
         size_t n = strlen(path);
         bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
-        int rc = placed || args.line <= 0
-                     ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
-                     : lcsb__fail(err, LCSB_ESCRIPT, "%s:%d: %s", path, args.line, msg);
+        int rc = placed ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
+                        : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
         lcsb_policy_free(args.policy);
         lcsb_error ignored;
         (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */

@@ -250,13 +250,8 @@ local function build(opts)
   return policy
 end
 
--- Level 2 names the script's line, unless the script called exec_policy in
--- tail position (`return lcsb.exec_policy{...}`), which leaves no caller
--- frame; lcsb's script runner then adds the line it last ran.
-function M.exec_policy(opts)
-  local ok, policy = pcall(build, opts)
-  if not ok then error(policy, 2) end
-  return policy
-end
+-- Errors name the script's line that called exec_policy, even in tail
+-- position (`return lcsb.exec_policy{...}`): the C wrapper keeps that frame.
+M.exec_policy = core.blame_caller(build)
 
 return M
