@@ -64,10 +64,11 @@ local function check_keys(opts)
   end
 end
 
+-- A list that keeps its order and its entries unique: the list part holds
+-- the paths (all core.policy reads), the hash part marks them.
 local function add_unique(into, path)
-  for _, have in ipairs(into) do
-    if have == path then return end
-  end
+  if into[path] then return end
+  into[path] = true
   into[#into + 1] = path
 end
 
@@ -97,7 +98,7 @@ end
 local function existing(list, key, into)
   for _, path in ipairs(list or {}) do
     local abs = absolute(path, key)
-    if core.kind(abs) then into[#into + 1] = abs end
+    if core.kind(abs) then add_unique(into, abs) end
   end
 end
 
@@ -107,12 +108,19 @@ local function within(path, dir)
   return path == dir or dir == "/" or path:sub(1, #dir + 1) == dir .. "/"
 end
 
+-- Is PATH, or a directory above it, in SET?
+local function covered(set, path)
+  if set["/"] or set[path] then return true end
+  for at in path:gmatch("()/") do
+    if at > 1 and set[path:sub(1, at - 1)] then return true end
+  end
+  return false
+end
+
 local function resolved(list, into)
   for _, path in ipairs(list) do
     local real = core.realpath(path)
-    local covered = false
-    for _, have in ipairs(into) do covered = covered or (real and within(real, have)) end
-    if real and not covered then into[#into + 1] = real end
+    if real and not covered(into, real) then add_unique(into, real) end
   end
 end
 
@@ -203,9 +211,9 @@ local function build(opts)
   resolved(M.baseline_write, write)
   resolved(core.ttys(), write)
   existing(opts.write, "write", write)
-  write[#write + 1] = project
-  write[#write + 1] = home
-  write[#write + 1] = tmp
+  add_unique(write, project)
+  add_unique(write, home)
+  add_unique(write, tmp)
 
   local exec_open = opts.exec == "any"
   if type(opts.exec) == "string" and not exec_open then
