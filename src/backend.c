@@ -94,7 +94,7 @@ bool lcsb_backend_contains_prefix(const lcsb_backend *b) { return b->ops->contai
  * wherever it points; the shim re-checks with RESOLVE_NO_SYMLINKS. */
 static int check_real(const char *what, const char *path, lcsb_error *err) {
     char real[PATH_MAX];
-    if (!realpath(path, real))
+    if (!lcsb__realpath(path, real))
         return lcsb__fail(err, LCSB_EINVAL, "%s: %s: %s", what, path, strerror(errno));
     if (strcmp(real, path) != 0)
         return lcsb__fail(err, LCSB_EINVAL,

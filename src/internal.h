@@ -137,6 +137,10 @@ long lcsb__json_int(const char *p);
  * non-NULL, set *found when one element is the string NAME. */
 int lcsb__json_array(const char *p, const char *name, bool *found);
 
+/* realpath(3), faster where the host can tell at once that a normalized path
+ * holds no symlink. OUT has PATH_MAX bytes. */
+char *lcsb__realpath(const char *path, char *out);
+
 /* The mount that the file open as FD lives on, as an identity to compare (a
  * platform's own notion: Linux's mount ID, else the device). 0 or -1. */
 int lcsb__mount_of(int fd, uint64_t *out);

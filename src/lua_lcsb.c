@@ -525,7 +525,7 @@ static int l_kind(lua_State *L) {
 static int l_realpath(lua_State *L) {
     char out[PATH_MAX];
     const char *path = luaL_checkstring(L, 1);
-    if (!realpath(path, out)) {
+    if (!lcsb__realpath(path, out)) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;

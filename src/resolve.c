@@ -114,7 +114,7 @@ static int resolve_into(const char *name, lcsb__strv *out, int depth, lcsb_error
     if (depth > 8) return lcsb__fail(err, LCSB_EINVAL, "exec: %s: interpreters nest too deep", name);
     int rc = locate(name, found, err);
     if (rc) return rc;
-    if (!realpath(found, real))
+    if (!lcsb__realpath(found, real))
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", found, strerror(errno));
     if (listed(out, real)) return 0;
     int fd = open(real, O_RDONLY | O_CLOEXEC);

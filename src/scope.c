@@ -27,7 +27,7 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
     char real_base[PATH_MAX];
     if (!base || base[0] != '/') base = "/tmp";
     /* The grant must name the directory itself, not a symlink to it. */
-    if (!realpath(base, real_base))
+    if (!lcsb__realpath(base, real_base))
         return lcsb__fail(err, LCSB_ESYS, "cannot resolve %s: %s", base, strerror(errno));
     if (snprintf(out, PATH_MAX, "%s/lcsb-%s.XXXXXX", real_base, label) >= PATH_MAX)
         return lcsb__fail(err, LCSB_ESYS, "temporary directory path too long");

@@ -102,12 +102,6 @@ local function existing(list, key, into)
   end
 end
 
--- The system baseline is trusted, so its symlinks (/bin -> usr/bin on a
--- merged-/usr system) are resolved rather than refused.
-local function within(path, dir)
-  return path == dir or dir == "/" or path:sub(1, #dir + 1) == dir .. "/"
-end
-
 -- Is PATH, or a directory above it, in SET?
 local function covered(set, path)
   if set["/"] or set[path] then return true end
@@ -117,6 +111,8 @@ local function covered(set, path)
   return false
 end
 
+-- The system baseline is trusted, so its symlinks (/bin -> usr/bin on a
+-- merged-/usr system) are resolved rather than refused.
 local function resolved(list, into)
   for _, path in ipairs(list) do
     local real = core.realpath(path)
@@ -132,24 +128,32 @@ end
 function M.etc_read()
   local etc = core.realpath("/etc")
   if not etc then return {} end
-  local secrets = {}
+  -- Secrets named outright go in a set; those with a "*" (ssh host keys)
+  -- become a pattern tried only on the entries of their own directory.
+  -- HOLDERS is every directory a secret lies in, with its ancestors.
+  local exact, globs, holders = {}, {}, { ["/"] = true }
   for _, rel in ipairs(M.etc_secrets) do
     local abs = etc .. "/" .. rel
-    secrets[#secrets + 1] = {
-      abs = abs, parent = abs:match("^(.*)/[^/]*$"),
-      pattern = "^" .. abs:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*"),
-    }
+    local parent = abs:match("^(.*)/[^/]*$")
+    if rel:find("*", 1, true) then
+      globs[#globs + 1] = {
+        parent = parent,
+        pattern = "^" .. abs:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*") .. "$",
+      }
+    else
+      exact[abs] = true
+    end
+    for slash in (parent .. "/"):gmatch("()/") do holders[parent:sub(1, slash - 1)] = true end
   end
+  -- PATH is a secret or lies within one.
   local function is_secret(path)
-    for _, s in ipairs(secrets) do
-      if path:match(s.pattern .. "$") or path:match(s.pattern .. "/") then return true end
+    if covered(exact, path) then return true end
+    for _, g in ipairs(globs) do
+      if path:sub(1, #g.parent + 1) == g.parent .. "/" and path:match(g.pattern) then
+        return true
+      end
     end
-  end
-  -- PATH is (or contains) the directory a secret lies in.
-  local function holds_secret(path)
-    for _, s in ipairs(secrets) do
-      if within(s.parent, path) then return true end
-    end
+    return false
   end
   local out = {}
   local function walk(dir)
@@ -158,7 +162,7 @@ function M.etc_read()
       local real = core.realpath(path)
       if not real or is_secret(path) or is_secret(real) then
         -- left out
-      elseif holds_secret(path) or holds_secret(real) then
+      elseif holders[path] or holders[real] then
         -- Entered only where it is the real directory: a symlink to one is
         -- left out, as it would grant the secret under another name.
         if real == path and core.kind(path) == "dir" then walk(path) end
