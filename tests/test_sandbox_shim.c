@@ -763,6 +763,55 @@ static void test_refusal(void **state) {
     assert_refused(f, &r, c->after_ruleset && kernel_abi < 1 ? NULL : c->expect);
 }
 
+/* The seam's env hop (`/usr/bin/env -u NAME -- NAME=VALUE CMD`) is carried
+ * out by the shim, not executed: with /usr/bin/env not executable, the hop
+ * still runs CMD, and CMD sees the environment env would have made. The
+ * twin: the same hop in a shape the shim leaves to env (no "--") runs env,
+ * which the policy refuses (126). */
+#define P_NO_ENV "{'part':1,'rules':[{'access':['read_file','read_dir'],'paths':['/usr','/etc']}," \
+    "{'access':['execute','read_file'],'paths':['/usr/bin/touch','/usr/lib']}," RULE_T "]}"
+
+static void test_env_hop_carried_out(void **state) {
+    struct fixture *f = *state;
+    struct result r;
+    const char *elided[] = {H_OK, P_NO_ENV, "--", "/usr/bin/env", "-u", "LCSB_T_GONE", "--",
+                            "LCSB_T=1", "{CMD}"};
+    const char *exec_env[] = {H_OK, P_NO_ENV, "--", "/usr/bin/env", "LCSB_T=1", "{CMD}"};
+    const char *sees[] = {H_OK, P_OK, "--", "/usr/bin/env", "-u", "LCSB_T_GONE", "--",
+                          "LCSB_T=a=b", "PATH=/nowhere:/usr/bin", "sh", "-c",
+                          "test \"$LCSB_T\" = a=b && test -z \"${LCSB_T_GONE+set}\" && "
+                          "test \"$PATH\" = /nowhere:/usr/bin && touch \"$0\""};
+
+    require_landlock();
+    setenv("LCSB_T_GONE", "x", 1);
+    free_args(f);
+    set_args(f, elided, 9);
+    run(f, NULL, &r);
+    if (r.status != 0)
+        print_error("hop: stderr: %s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_true(exists(f->marker));
+    unlink(f->marker);
+
+    free_args(f);
+    set_args(f, exec_env, 6);
+    run(f, NULL, &r);
+    assert_int_equal(r.status, 126);
+    assert_false(exists(f->marker));
+
+    /* What the command sees; sh found through the new PATH, as env would. */
+    free_args(f);
+    set_args(f, sees, 12);
+    f->args[12] = strdup(f->marker);
+    f->args[13] = NULL;
+    run(f, NULL, &r);
+    unsetenv("LCSB_T_GONE");
+    if (r.status != 0)
+        print_error("environment: stderr: %s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_true(exists(f->marker));
+}
+
 static void test_valid_policy_runs(void **state) {
     static const char *const headers[] = {H_OK, H_SOCKETS("unix"), H_SOCKETS("unix+tcp")};
     struct fixture *f = *state;
@@ -1780,6 +1829,7 @@ int main(int argc, char **argv) {
     static const struct CMUnitTest fixed[] = {
         cmocka_unit_test_setup_teardown(test_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_valid_policy_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_env_hop_carried_out, setup, teardown),
         cmocka_unit_test_setup_teardown(test_valid_policy_spelled_differently, setup, teardown),
         cmocka_unit_test_setup_teardown(test_valid_policy_newest_abi, setup, teardown),
         cmocka_unit_test_setup_teardown(test_path_bytes_decoded, setup, teardown),
