@@ -3,7 +3,7 @@
 # Sourced by demo.sh and test.sh; safe to run on its own.
 set -euo pipefail
 
-LCSB_PACKAGES=(cmake make gcc pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
+LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
                python3 util-linux procps)
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev)
 # bench/run.sh: bwrap is a row of the table, gnuplot draws the scaling curve.
