@@ -542,8 +542,9 @@ static int by_name(const struct dirent **a, const struct dirent **b) {
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* lcsb.listdir(path) -> PATH's entry names, sorted bytewise, without . and ..
- * | nil, message */
+/* lcsb.listdir(path) -> PATH's entry names, sorted bytewise, without . and
+ * .., and their kinds as the directory says ("file", "dir", "link", "other",
+ * or "unknown" where the file system does not say) | nil, message */
 static int l_listdir(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     struct dirent **names;
@@ -554,13 +555,21 @@ static int l_listdir(lua_State *L) {
         return 2;
     }
     lua_createtable(L, n, 0);
+    lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
+        unsigned char type = names[i]->d_type;
         lua_pushstring(L, names[i]->d_name);
+        lua_rawseti(L, -3, i + 1);
+        lua_pushstring(L, type == DT_REG   ? "file"
+                          : type == DT_DIR ? "dir"
+                          : type == DT_LNK ? "link"
+                          : type == DT_UNKNOWN ? "unknown"
+                                               : "other");
         lua_rawseti(L, -2, i + 1);
         free(names[i]);
     }
     free(names);
-    return 1;
+    return 2;
 }
 
 /* lcsb.ttys() -> the terminals on stdin, stdout and stderr, each once */

@@ -157,9 +157,12 @@ function M.etc_read()
   end
   local out = {}
   local function walk(dir)
-    for _, name in ipairs(core.listdir(dir) or {}) do
+    local names, kinds = core.listdir(dir)
+    for i, name in ipairs(names or {}) do
+      -- DIR is a real path, so an entry that is no symlink is its own.
       local path = dir .. "/" .. name
-      local real = core.realpath(path)
+      local plain = kinds[i] == "file" or kinds[i] == "dir"
+      local real = plain and path or core.realpath(path)
       if not real or is_secret(path) or is_secret(real) then
         -- left out
       elseif holders[path] or holders[real] then

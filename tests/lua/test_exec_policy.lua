@@ -153,8 +153,17 @@ end)
 T.case("lcsb.listdir: sorted names without . and ..", function()
   local dir = T.tmpdir()
   for _, name in ipairs { "b", "a", ".hidden", "c d" } do T.write(dir .. "/" .. name, "x") end
-  local names = lcsb.listdir(dir)
+  local names, kinds = lcsb.listdir(dir)
   T.eq(table.concat(names, "|"), ".hidden|a|b|c d", "listdir")
+  T.eq(#kinds, #names, "a kind per name")
+  os.execute("mkdir " .. T.q(dir .. "/sub") .. " && ln -s a " .. T.q(dir .. "/link"))
+  names, kinds = lcsb.listdir(dir)
+  local kind = {}
+  for i, name in ipairs(names) do kind[name] = kinds[i] end
+  -- The file system may not say (then "unknown"); this one does.
+  T.eq(kind.a, "file", "a file")
+  T.eq(kind.sub, "dir", "a directory")
+  T.eq(kind.link, "link", "a symlink")
   local none, err = lcsb.listdir(dir .. "/missing")
   T.eq(none, nil, "listdir of a missing directory")
   T.has(err, "No such file or directory", "message")
