@@ -333,11 +333,14 @@ static int teardown(void **state) {
 #define CMD(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define ENV(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* lcsb --backend BACKEND OPTIONS... p.lua -- CMD..., with ENV on top. */
-static void lcsb_opts(fx *f, const char *backend, const char *const *options,
-                      const char *const *cmd, const char *const *env, proc *p) {
+/* Run `LAUNCHER... lcsb --backend BACKEND OPTIONS... p.lua -- CMD...` (the
+ * launcher may be NULL), with ENV on top. */
+static void lcsb_launched(fx *f, const char *const *launcher, const char *backend,
+                          const char *const *options, const char *const *cmd,
+                          const char *const *env, proc *p) {
     const char *argv[MAX_ARGV];
     size_t n = 0;
+    for (size_t i = 0; launcher && launcher[i]; i++) argv[n++] = launcher[i];
     argv[n++] = LCSB_CLI_PATH;
     argv[n++] = "--backend";
     argv[n++] = backend;
@@ -350,6 +353,11 @@ static void lcsb_opts(fx *f, const char *backend, const char *const *options,
     }
     argv[n] = NULL;
     run_child(f->project, argv, env, p);
+}
+
+static void lcsb_opts(fx *f, const char *backend, const char *const *options,
+                      const char *const *cmd, const char *const *env, proc *p) {
+    lcsb_launched(f, NULL, backend, options, cmd, env, p);
 }
 
 static void lcsb_env(fx *f, const char *backend, const char *const *cmd, const char *const *env,
@@ -2332,17 +2340,8 @@ static void lcsb_faulted(fx *f, const struct fault *faults, size_t n, const char
         if (faults[i].arg0 >= 0) argv[k++] = nums[i][2];
         argv[k++] = "--";
     }
-    argv[k++] = LCSB_CLI_PATH;
-    argv[k++] = "--backend";
-    argv[k++] = "landlock";
-    argv[k++] = f->policy;
-    argv[k++] = "--";
-    for (size_t i = 0; cmd[i]; i++) {
-        assert_true(k < MAX_ARGV - 1);
-        argv[k++] = cmd[i];
-    }
     argv[k] = NULL;
-    run_child(f->project, argv, env, p);
+    lcsb_launched(f, argv, "landlock", NULL, cmd, env, p);
     if (p->status == 98) fail_msg("fault_launcher itself failed:\n%s", p->err);
 }
 
