@@ -2,7 +2,8 @@
 # Install what is missing, build lcsb (warnings are errors), and run every test:
 # the ctest suites as root, the benchmark once in quick mode, the suites as an
 # unprivileged user, then again under AddressSanitizer and
-# UndefinedBehaviorSanitizer, valgrind, each libFuzzer target briefly, and the
+# UndefinedBehaviorSanitizer, valgrind, each libFuzzer target briefly, an install
+# into a fresh prefix (scripts/install-test.sh), and the
 # demo. LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing mechanism into a failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,6 +68,9 @@ rm -rf "$vg_project"
 
 echo "== fuzzing, briefly (scripts/fuzz.sh runs each target for minutes)"
 "$root/scripts/fuzz.sh" "${LCSB_FUZZ_SECONDS:-15}"
+
+echo "== install into a prefix and use it from there (pkg-config, CMake, Lua, man)"
+"$root/scripts/install-test.sh"
 
 echo "== demo"
 "$root/examples/demo/run.sh" "$root/build/lcsb"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Install lcsb into a fresh prefix and use it from there alone, as a packager
+# and a host program would: pkg-config and find_package(lcsb) build
+# examples/embed.c, which writes in its directory and is refused a secret
+# outside; stock lua5.4 requires the module and runs examples/host.lua; the
+# CLI runs from the prefix; the man pages are there; the libraries export
+# nothing but lcsb_ (and the module luaopen_) symbols. Called by test.sh.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/lcsb-install.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+build=$root/build-install
+fail() { echo "install-test: $*" >&2; exit 1; }
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
+  -DLCSB_TESTS=OFF -DLCSB_BENCH=OFF -DLCSB_WERROR=ON >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null
+cmake --install "$build" >/dev/null
+
+for f in bin/lcsb libexec/lcsb/lcsb-exec include/lcsb.h lib/liblcsb.so lib/liblcsb.a \
+  lib/pkgconfig/lcsb.pc lib/cmake/lcsb/lcsbConfig.cmake lib/lua/5.4/lcsb/core.so \
+  share/lua/5.4/lcsb/init.lua share/man/man1/lcsb.1 share/man/man5/lcsb-policy.5; do
+  [[ -e $prefix/$f ]] || fail "not installed: $f"
+done
+man -M "$prefix/share/man" lcsb 2>/dev/null | grep -q "kernel-enforced sandbox" || fail "man lcsb"
+man -M "$prefix/share/man" 5 lcsb-policy 2>/dev/null | grep -q "degrade" || fail "man lcsb-policy"
+
+echo "== exported symbols"
+leaked=$(nm -D --defined-only "$prefix/lib/liblcsb.so" | awk '{print $3}' | grep -v '^lcsb_' || true)
+[[ -z $leaked ]] || fail "liblcsb.so exports more than lcsb_*: $leaked"
+leaked=$(nm -D --defined-only "$prefix/lib/lua/5.4/lcsb/core.so" | awk '{print $3}' |
+  grep -v '^luaopen_' || true)
+[[ -z $leaked ]] || fail "core.so exports more than luaopen_*: $leaked"
+
+# A project directory to write in, and a secret outside it.
+mkdir -p "$work/project" "$work/outside"
+echo secret >"$work/outside/secret"
+probe="echo written > out && read -r line < '$work/outside/secret' && echo \"read: \$line\""
+
+check_embed() { # BINARY: writes in the project, is refused the secret
+  local status=0
+  rm -f "$work/project/out"
+  "$1" "$work/project" -- /bin/sh -c "$probe" >"$work/embed.out" 2>"$work/embed.err" || status=$?
+  [[ -s $work/project/out ]] || fail "$1 did not write in its directory: $(cat "$work/embed.err")"
+  [[ $status -ne 0 ]] || fail "$1 read the secret: $(cat "$work/embed.out")"
+  grep -q "Permission denied" "$work/embed.err" || fail "$1: no denial: $(cat "$work/embed.err")"
+}
+
+echo "== pkg-config builds examples/embed.c"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+# shellcheck disable=SC2046 # pkg-config's words are meant to split
+cc -Wall -Werror "$root/examples/embed.c" $(pkg-config --cflags --libs lcsb) \
+  -Wl,-rpath,"$prefix/lib" -o "$work/embed"
+check_embed "$work/embed"
+# The twin: unsandboxed, the same probe reads the secret.
+(cd "$work/project" && /bin/sh -c "$probe" | grep -q "read: secret") || fail "the probe proves nothing"
+
+echo "== find_package(lcsb) builds it too"
+mkdir -p "$work/cmake"
+cat >"$work/cmake/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.21)
+project(embed C)
+find_package(lcsb REQUIRED)
+add_executable(embed $root/examples/embed.c)
+target_link_libraries(embed PRIVATE lcsb::lcsb)
+EOF
+cmake -S "$work/cmake" -B "$work/cmake/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake/build" >/dev/null
+check_embed "$work/cmake/build/embed"
+
+echo "== stock lua5.4 requires lcsb"
+export LUA_PATH="$prefix/share/lua/5.4/?.lua;$prefix/share/lua/5.4/?/init.lua;;"
+export LUA_CPATH="$prefix/lib/lua/5.4/?.so;;"
+lua5.4 -e 'local l = require "lcsb"
+  for _, f in ipairs { "exec_policy", "policy", "detect", "wrap", "attest", "scope" } do
+    assert(type(l[f]) == "function", f .. " is missing")
+  end
+  assert(l.detect().landlock_abi > 0, "no Landlock seen from Lua")'
+rm -f "$work/project/out"
+status=0
+(cd "$work" && lua5.4 "$root/examples/host.lua" "$work/project" /bin/sh -c "$probe") \
+  >/dev/null 2>"$work/host.err" || status=$?
+[[ -s $work/project/out && $status -ne 0 ]] || fail "host.lua: status $status: $(cat "$work/host.err")"
+
+echo "== the CLI from the prefix"
+cat >"$work/project/p.lua" <<'EOF'
+return require("lcsb").exec_policy { exec = { "sh" } }
+EOF
+(cd "$work/project" && "$prefix/bin/lcsb" p.lua -- /bin/sh -c 'echo cli > cli-out') ||
+  fail "lcsb from the prefix"
+[[ $(cat "$work/project/cli-out") == cli ]] || fail "the CLI did not write"
+echo "install test passed"
