@@ -171,7 +171,7 @@ typedef struct lcsb_backend lcsb_backend;
 
 /* NAME: "auto", "landlock", "seatbelt", "oci" or "none". "auto" picks the
  * strongest mechanism present and never "none": with nothing present it fails
- * with LCSB_EUNAVAIL naming what it detected. */
+ * with LCSB_EUNAVAIL naming what it detected. *OUT: free with lcsb_backend_free. */
 LCSB_API LCSB_NODISCARD int lcsb_backend_select(const lcsb_capability *cap, const char *name,
                                                 lcsb_backend **out, lcsb_error *err);
 /* A backend for the given Landlock ABI and shim, whatever this host has:
@@ -179,13 +179,16 @@ LCSB_API LCSB_NODISCARD int lcsb_backend_select(const lcsb_capability *cap, cons
 LCSB_API LCSB_NODISCARD int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out,
                                                   lcsb_error *err);
 LCSB_API LCSB_NODISCARD int lcsb_backend_none(lcsb_backend **out, lcsb_error *err);
+/* NULL-safe. */
 LCSB_API void lcsb_backend_free(lcsb_backend *backend);
+/* "landlock", "none", ...: a static string. */
 LCSB_API const char *lcsb_backend_name(const lcsb_backend *backend);
 /* True when a launcher prefix rides inside the mechanism (containers). */
 LCSB_API bool lcsb_backend_contains_prefix(const lcsb_backend *backend);
 /* Check POLICY against the backend and the host, before anything runs:
- * paths exist, exec rules are safe, the shim is executable, the policy fits
- * the kernel's argv limits. */
+ * paths exist, exec rules are safe, the shim is executable, every part of the
+ * policy is enforceable here or allowed to degrade (else LCSB_EUNAVAIL naming
+ * it), the policy fits the kernel's argv limits. */
 LCSB_API LCSB_NODISCARD int lcsb_backend_validate(const lcsb_backend *backend,
                                                   const lcsb_policy *policy, lcsb_error *err);
 
@@ -195,7 +198,8 @@ LCSB_API void lcsb_argv_free(char **argv);
 /* ARGV as a JSON array of strings; caller frees with free(). NULL on ENOMEM. */
 LCSB_API char *lcsb_argv_json(const char *const *argv);
 
-/* The seam: the env overlay as a prefix on ARGV (`/usr/bin/env -u K -- K=V ARGV`). */
+/* The seam: the env overlay as a prefix on ARGV (`/usr/bin/env -u K -- K=V ARGV`).
+ * *OUT, here and below: an lcsb argv, freed with lcsb_argv_free. */
 LCSB_API LCSB_NODISCARD int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv,
                                           char ***out, lcsb_error *err);
 /* The backend's pure rewrite of ARGV. */
