@@ -4,7 +4,8 @@
 # examples/embed.c, which writes in its directory and is refused a secret
 # outside; stock lua5.4 requires the module and runs examples/host.lua; the
 # CLI runs from the prefix; the man pages are there; the libraries export
-# nothing but lcsb_ (and the module luaopen_) symbols. Called by test.sh.
+# nothing but lcsb_ (and the module luaopen_) symbols; the example policies
+# build a C, a Python and a Node project. Called by test.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/lcsb-install.XXXXXX)
@@ -90,4 +91,20 @@ EOF
 (cd "$work/project" && "$prefix/bin/lcsb" p.lua -- /bin/sh -c 'echo cli > cli-out') ||
   fail "lcsb from the prefix"
 [[ $(cat "$work/project/cli-out") == cli ]] || fail "the CLI did not write"
+echo "== the example policies, from the prefix's CLI"
+# The system's programs, not a version manager's shims (pyenv's python3 is a
+# script that runs pyenv from HOME, which no policy here grants).
+export PATH=/usr/local/bin:/usr/bin:/bin
+mkdir -p "$work/c" "$work/py" "$work/node"
+printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' >"$work/c/hello.c"
+printf 'hello: hello.c\n\tcc -o hello hello.c\n' >"$work/c/Makefile"
+(cd "$work/c" && "$prefix/bin/lcsb" "$root/examples/policies/make.lua" -- make >/dev/null) ||
+  fail "make.lua"
+[[ -x $work/c/hello ]] || fail "make.lua built nothing"
+[[ $(cd "$work/py" && "$prefix/bin/lcsb" "$root/examples/policies/python.lua" -- \
+  python3 -c 'print(6 * 7)') == 42 ]] || fail "python.lua"
+printf '{"name":"t","version":"1.0.0","scripts":{"test":"node -e \\"console.log(6 * 7)\\""}}\n' \
+  >"$work/node/package.json"
+(cd "$work/node" && "$prefix/bin/lcsb" "$root/examples/policies/node.lua" -- npm test) |
+  grep -qx 42 || fail "node.lua"
 echo "install test passed"
