@@ -4,7 +4,9 @@
 
 #include "lcsb.h"
 
+#include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #if defined(__GNUC__)
 #define LCSB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -155,6 +157,25 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
  * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
 int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);
 void lcsb__scope_free(lcsb__scope *scope); /* closes first; NULL-safe */
+
+/* ---- The command's stderr, relayed and remembered (capture.c). ---- */
+
+typedef struct lcsb__capture {
+    int out[2];  /* the command's stderr */
+    int note[2]; /* SIGCHLD's self-pipe */
+    struct sigaction old_chld, old_pipe;
+    bool installed, relaying;
+} lcsb__capture;
+
+/* Make the pipes and hear SIGCHLD (and ignore SIGPIPE) until close. */
+int lcsb__capture_open(lcsb__capture *c, lcsb_error *err);
+/* After spawning a child whose stderr is c->out[1]. */
+void lcsb__capture_spawned(lcsb__capture *c);
+/* Relay to RELAY_FD (-1: keep the tail only) until PID exits; its wait
+ * status into *WSTATUS. 0, or -1 with errno. */
+int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
+                       lcsb_run_result *result);
+void lcsb__capture_close(lcsb__capture *c);
 
 /* ---- The Lua binding, shared with the script runner. ---- */
 

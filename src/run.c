@@ -32,6 +32,7 @@ void lcsb_run_options_init(lcsb_run_options *opts) {
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
     opts->trailer_fd = STDERR_FILENO;
+    opts->relay_fd = STDERR_FILENO;
 }
 
 static void write_all(int fd, const char *s) {
@@ -90,23 +91,34 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
     struct sigaction old[RELAYED];
+    lcsb__capture capture;
+    bool capturing = opts->capture_stderr;
     int rc = 0;
 
+    if (capturing && (rc = lcsb__capture_open(&capture, err)) != 0) return rc;
     sigemptyset(&relayed);
     sigemptyset(&none);
     for (size_t i = 0; i < RELAYED; i++) sigaddset(&relayed, relayed_signals[i]);
-    if (posix_spawnattr_init(&attr)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (posix_spawnattr_init(&attr)) {
+        if (capturing) lcsb__capture_close(&capture);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
     if (posix_spawn_file_actions_init(&actions)) {
         posix_spawnattr_destroy(&attr);
+        if (capturing) lcsb__capture_close(&capture);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     posix_spawnattr_setsigdefault(&attr, &relayed);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    if ((cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
+    /* stderr onto the pipe before everything else above 2 is closed. */
+    if ((capturing &&
+         posix_spawn_file_actions_adddup2(&actions, capture.out[1], STDERR_FILENO)) ||
+        (cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
         add_fd_actions(&actions, opts)) {
         posix_spawn_file_actions_destroy(&actions);
         posix_spawnattr_destroy(&attr);
+        if (capturing) lcsb__capture_close(&capture);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
 
@@ -136,8 +148,13 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
         goto restore;
     }
     int wstatus;
-    pid_t waited;
-    while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {}
+    pid_t waited = pid;
+    if (capturing) {
+        lcsb__capture_spawned(&capture);
+        if (lcsb__capture_wait(&capture, pid, opts->relay_fd, &wstatus, result) != 0) waited = -1;
+    } else {
+        while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {}
+    }
     if (waited < 0) {
         rc = lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", final[0], strerror(errno));
         goto restore;
@@ -148,6 +165,7 @@ restore:
     running_child = 0;
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     for (size_t i = 0; i < RELAYED; i++) sigaction(relayed_signals[i], &old[i], NULL);
+    if (capturing) lcsb__capture_close(&capture);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     return rc;

@@ -197,6 +197,10 @@ static int pexplain(lua_State *L) {
     lua_setfield(L, -2, "status");
     lua_pushstring(L, result->note);
     lua_setfield(L, -2, "note");
+    if (result->stderr_tail_len > 0) {
+        lua_pushlstring(L, result->stderr_tail, result->stderr_tail_len);
+        lua_setfield(L, -2, "stderr");
+    }
     lcsb__lua_push_attestation(L, &result->attestation);
     lua_setfield(L, -2, "attestation");
     /* The policy as a table, through the binding's own method. */

@@ -2443,6 +2443,83 @@ static void test_kernel_refuses(void **state) {
     }
 }
 
+/* ---- denials users understand ---- */
+
+/* Real refusals from the real kernel, each ending in the trailer and a hint
+ * naming the policy key that would allow it; the twins run unsandboxed. */
+static void expect_hint(fx *f, const char *const *cmd, const char *hint) {
+    expect_denied(f, cmd, -1, &P);
+    if (!has_line(P.err, "lcsb: hint: ", CMD(hint))) {
+        describe("landlock run", cmd, &P);
+        fail_msg("no hint naming %s", hint);
+    }
+    expect_unsandboxed_ok(f, cmd, &P);
+}
+
+static void test_hints_name_the_key(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char secret[PATH_MAX], created[PATH_MAX], write_hint[PATH_MAX + 32], read_hint[PATH_MAX + 32];
+    write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
+    path_in(created, f->outside, "created");
+    policy(f, "exec = { \"sh\", \"cat\", \"touch\", \"python3\" }");
+    FMT(write_hint, "write = { \"%s\" }", f->outside);
+    expect_hint(f, CMD("touch", created), write_hint);
+    unlink(created);
+    FMT(read_hint, "read = { \"%s\" }", secret);
+    expect_hint(f, CMD("cat", secret), read_hint);
+    expect_hint(f, CMD("sh", "-c", "ls / >/dev/null"), "exec = { \"ls\" }");
+    int port;
+    int l = listener(SOCK_STREAM, &port);
+    char url[64], net_hint[64];
+    FMT(url, "http://127.0.0.1:%d/", port);
+    FMT(net_hint, "net = { connect = { %d } }", port);
+    /* The request fails unsandboxed too (nothing answers HTTP), after it
+     * connected: so the twin is the connection, not the exit status. */
+    const char *const *fetch =
+        CMD("python3", "-c",
+            "import socket, sys, urllib.parse as u; p = u.urlparse(sys.argv[1]); "
+            "socket.create_connection((p.hostname, p.port)).close()",
+            url);
+    expect_hint(f, fetch, net_hint);
+    assert_true(accepted(l));
+    close(l);
+}
+
+/* The command's stderr goes through lcsb byte for byte (NUL bytes, no final
+ * newline, 200 KiB of it) and before the trailer; with --no-capture, the
+ * same bytes, and no hint that needs the tail. */
+static void test_stderr_relayed_exactly(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char secret[PATH_MAX], script[2 * PATH_MAX];
+    write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
+    FMT(script,
+        "printf 'a\\000b\\nc' >&2; head -c 204800 /dev/zero | tr '\\0' x >&2; "
+        "printf 'end' >&2; cat '%s'; exit 3",
+        secret);
+    const char *const *cmd = CMD("sh", "-c", script);
+    policy(f, "exec = { \"sh\", \"head\", \"tr\", \"cat\" }");
+    static const char *const options[][2] = {{NULL, NULL}, {"--no-capture", NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        lcsb_opts(f, "landlock", options[i], cmd, NULL, &P);
+        assert_int_equal(P.status, 3);
+        assert_true(P.err_n > 5 + 204800 + 3);
+        assert_memory_equal(P.err, "a\0b\nc", 5);
+        for (size_t k = 5; k < 5 + 204800; k++)
+            if (P.err[k] != 'x') fail_msg("byte %zu is %#x, not 'x'", k, (unsigned char)P.err[k]);
+        assert_memory_equal(P.err + 5 + 204800, "end", 3);
+        /* After the NUL byte, so read past it: the trailer comes last. */
+        const char *trailer = strstr(P.err + 5 + 204800, "lcsb: sh exited 3 under landlock");
+        if (!trailer) fail_msg("no trailer after the command's stderr:\n%s", P.err + 5 + 204800);
+        /* The tail feeds the read hint; without it there is nothing to read. */
+        bool hinted = strstr(trailer, "read = {") != NULL;
+        if (hinted != (options[i][0] == NULL))
+            fail_msg("%s: read hint %s", options[i][0] ? options[i][0] : "captured",
+                     hinted ? "present" : "missing");
+    }
+}
+
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
 
 /* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
@@ -2612,6 +2689,8 @@ int main(void) {
         T(test_cleanup_mode_000),
         T(test_cleanup_deep_tree),
         T(test_kernel_refuses),
+        T(test_hints_name_the_key),
+        T(test_stderr_relayed_exactly),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

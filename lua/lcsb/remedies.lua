@@ -1,28 +1,202 @@
 -- Best-guess remedies for a failed sandboxed run: an ordered list of small
--- heuristics from the evidence (argv, status, note, policy, attestation) to
--- hint lines. Finding nothing is a fine answer; the trailer fires anyway.
--- Hints name only policy keys and flags that exist.
+-- heuristics from the evidence to hint lines. The evidence: argv, status,
+-- note (why lcsb itself ended the run), stderr (the last 64 KiB the command
+-- wrote there, when captured), policy (as lcsb.policy takes it: read, write,
+-- exec, env, net, cwd) and attestation. Finding nothing is a fine answer; the
+-- trailer fires anyway. Hints name only policy keys and flags that exist (a
+-- test walks them). Host programs and policy scripts add their own with
+-- M.add(function(evidence) return "hint" or nil end).
 
 local M = {}
 
+-- The C half tells whether a path exists; without it, guess that it does not.
+local has_core, core = pcall(require, "lcsb.core")
+local function exists(path)
+  return has_core and core.kind(path) ~= nil
+end
 
-M.heuristics = {
-  -- 126: a program was found but the kernel refused to execute it. The
-  -- command itself and its interpreters are always allowed, so it is most
-  -- likely a program the command started.
-  function(ev)
-    if ev.status ~= 126 or ev.attestation.exec ~= "allowlist" then return end
-    return 'if a program was refused execution, name it in exec = { "PROGRAM" } (the command '
-      .. 'and its interpreters are allowed already), or set exec = "any" to turn the '
-      .. 'allowlist off' 
-  end,
-  -- 97: the shim said what failed above the trailer.
-  function(ev)
-    if ev.status ~= 97 then return end
-    return "the sandbox could not be set up (the message above says why); "
-      .. "`lcsb detect` shows what this host can enforce"
-  end,
-}
+-- ---- reading the evidence ----
+
+-- Lines of the stderr tail that report a refusal by the kernel.
+local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "EACCES", "EPERM" }
+
+local function refusal_lines(stderr)
+  local lines = {}
+  for line in (stderr or ""):gmatch("[^\n]+") do
+    for _, pattern in ipairs(REFUSED) do
+      if line:find(pattern) then
+        lines[#lines + 1] = line
+        break
+      end
+    end
+  end
+  return lines
+end
+
+-- The absolute path a refusal line names: quoted ('x', "x", `x', ‘x’) or bare
+-- up to a colon or a blank, the way coreutils, shells, Python, Go and Node
+-- print them.
+local function path_in(line)
+  for _, pattern in ipairs { "'(/[^']*)'", '"(/[^"]*)"', "`(/[^']*)'", "\226\128\152(/.-)\226\128\153",
+    "(/[^%s:'\"]+)" } do
+    local path = line:match(pattern)
+    if path and path ~= "/" then return (path:gsub("/+$", "")) end
+  end
+end
+
+-- A program a shell could not start: dash's "sh: 1: NAME: Permission denied",
+-- bash's "SCRIPT: line 3: NAME: ..." and "bash: NAME: ...".
+local function refused_program(line)
+  return line:match("^[^:]+: %d+: ([^:%s]+): [Pp]ermission denied")
+    or line:match("^[^:]+: line %d+: ([^:%s]+): [Pp]ermission denied")
+    or line:match("^[%w_%./-]*sh: ([^:%s]+): [Pp]ermission denied")
+end
+
+-- Was the refused operation one that writes?
+local WRITING = { "cannot create", "cannot touch", "cannot remove", "cannot make", "mkdir",
+  "[Rr]ead%-only", "cannot open .* for writing", "[Ww]rite", "unlink", "rename", "cannot move",
+  "cannot copy", "O_WRONLY", "O_CREAT", "open '.-', 'w'", "mode 'w'" }
+
+local function writes(line)
+  for _, pattern in ipairs(WRITING) do
+    if line:find(pattern) then return true end
+  end
+  return false
+end
+
+local function list(value)
+  return type(value) == "table" and value or {}
+end
+
+-- Is PATH one of LIST's entries or beneath one?
+local function covered(entries, path)
+  for _, entry in ipairs(list(entries)) do
+    if path == entry or entry == "/" or path:sub(1, #entry + 1) == entry .. "/" then return true end
+  end
+  return false
+end
+
+local function dirname(path)
+  return path:match("^(.+)/[^/]*$") or "/"
+end
+
+-- The private HOME the run had, and PATH written as ~/... when it lies in it.
+local function in_private_home(ev, path)
+  local home = ev.policy and ev.policy.env and ev.policy.env.HOME
+  if type(home) == "string" and path:sub(1, #home + 1) == home .. "/" then
+    return "~" .. path:sub(#home + 1)
+  end
+end
+
+-- ---- the heuristics, in order ----
+
+M.heuristics = {}
+
+function M.add(heuristic)
+  M.heuristics[#M.heuristics + 1] = heuristic
+end
+
+-- A path the kernel refused: outside every tier -> read (or write, for a
+-- write); readable but not writable -> write. A path in the private HOME
+-- means the command looked for a file of the real HOME.
+M.add(function(ev)
+  if ev.status == 0 or ev.attestation.fs ~= "enforced" then return end
+  for _, line in ipairs(refusal_lines(ev.stderr)) do
+    local path = not refused_program(line) and path_in(line)
+    local policy = ev.policy or {}
+    if path and not in_private_home(ev, path) then
+      local readable = covered(policy.read, path) or covered(policy.write, path)
+      if writes(line) and not covered(policy.write, path) then
+        -- A file that is not there yet needs its directory.
+        local where = exists(path) and path or dirname(path)
+        return ('%s was refused for writing; to allow it, add write = { "%s" } to the policy')
+          :format(path, where)
+      elseif not readable then
+        return ('%s is outside the policy; to let the command read it, add read = { "%s" }')
+          :format(path, path)
+      end
+    end
+  end
+end)
+
+-- The private HOME: the command looked for a file of the real one.
+M.add(function(ev)
+  if ev.status == 0 then return end
+  for line in (ev.stderr or ""):gmatch("[^\n]+") do
+    for path in line:gmatch("/[^%s:'\"]+") do
+      local rel = in_private_home(ev, path)
+      if rel and rel ~= "~" then
+        return ("the command's HOME is a fresh private directory, so %s is empty there; to use "
+          .. 'your real one, add read = { "%s" } and point the tool at it through env = { ... }')
+          :format(rel, rel)
+      end
+    end
+  end
+end)
+
+-- A program refused execution under the allowlist: name the one the shell
+-- reports, else (126) say what to look for.
+M.add(function(ev)
+  if ev.status == 0 or ev.attestation.exec ~= "allowlist" then return end
+  for _, line in ipairs(refusal_lines(ev.stderr)) do
+    local name = refused_program(line)
+    if name then
+      return ('%s was refused execution; to allow it, add exec = { "%s" } to the policy')
+        :format(name, name)
+    end
+  end
+  if ev.status ~= 126 then return end
+  return 'if a program was refused execution, name it in exec = { "PROGRAM" } (the command '
+    .. 'and its interpreters are allowed already), or set exec = "any" to turn the '
+    .. 'allowlist off'
+end)
+
+-- The network, under net = false or a port list.
+local NETWORK = { "[Tt]emporary failure in name resolution", "[Cc]ould not resolve",
+  "[Nn]ame or service not known", "getaddrinfo", "[Nn]etwork is unreachable",
+  "[Cc]onnection refused", "[Ff]ailed to connect", "connect", "socket", "ENETUNREACH",
+  "EAI_AGAIN", "ECONNREFUSED", "[Nn]ame resolution" }
+
+-- The TCP port TEXT (the stderr tail, then the command line) points at.
+local function port_in(text)
+  local port = text:match("https?://[^/%s:]+:(%d+)") or text:match("[Pp]ort (%d+)")
+  if port then return tonumber(port) end
+  if text:find("https://", 1, true) then return 443 end
+  if text:find("http://", 1, true) then return 80 end
+end
+
+M.add(function(ev)
+  local net = ev.policy and ev.policy.net
+  if ev.status == 0 or net == true or ev.attestation.net == "open" then return end
+  local stderr = ev.stderr or ""
+  local seen = false
+  for _, pattern in ipairs(NETWORK) do seen = seen or stderr:find(pattern) ~= nil end
+  if not seen then return end
+  local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
+    or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
+  if resolving then
+    return "name resolution failed: the policy allows no network, and DNS needs UDP, which "
+      .. "only net = true allows (or resolve the name outside and connect by address)"
+  end
+  local port = port_in(stderr .. "\n" .. table.concat(list(ev.argv), " "))
+  if port then
+    for _, allowed in ipairs(list(type(net) == "table" and net.connect)) do
+      if allowed == port then return end
+    end
+    return ("a connection was refused by the policy; to allow TCP to port %d, set "
+      .. "net = { connect = { %d } } (or net = true for all of the network)"):format(port, port)
+  end
+  return "a network operation failed and the policy restricts the network; "
+    .. "net = { connect = { PORT } } allows TCP to a port, net = true all of it"
+end)
+
+-- 97: the shim said what failed; repeat it with where to look.
+M.add(function(ev)
+  if ev.status ~= 97 then return end
+  local reason = (ev.stderr or ""):match("lcsb%-exec: cannot ([^\n]+)")
+  return ("the sandbox could not be set up%s; `lcsb detect` shows what this host can enforce")
+    :format(reason and (" (the shim could not " .. reason .. ")") or " (the message above says why)")
+end)
 
 function M.explain(evidence)
   local hints = {}

@@ -191,6 +191,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     opts.prefix = (const char *const *)args->prefix;
     opts.keep_fds = args->keep_fds;
     opts.keep_fds_count = args->keep_fds_count;
+    opts.capture_stderr = !args->no_capture;
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)

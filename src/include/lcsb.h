@@ -256,13 +256,24 @@ typedef struct lcsb_run_options {
      * cleared), each open in the caller and below LCSB_KEEP_FD_MAX. */
     const int *keep_fds;
     size_t keep_fds_count;
+    /* The command's stderr goes through lcsb: relayed live, in order and byte
+     * for byte to relay_fd (-1: nowhere), its tail kept in the result for
+     * explain. The command then sees a pipe, not a terminal, on stderr. Off:
+     * the command writes to the caller's stderr itself. */
+    bool capture_stderr;
+    int relay_fd;               /* STDERR_FILENO unless set */
 } lcsb_run_options;
 #define LCSB_KEEP_FD_MAX 65536
+#define LCSB_STDERR_TAIL_MAX 65536
 
 typedef struct lcsb_run_result {
     int status;                 /* exit status as a shell reports it (128+N for signal N) */
     lcsb_attestation attestation;
     char note[512];             /* why lcsb itself ended the run (exec failure), or "" */
+    /* The last bytes the command wrote to stderr, when captured (any bytes,
+     * NULs included: use the length). */
+    char stderr_tail[LCSB_STDERR_TAIL_MAX];
+    size_t stderr_tail_len;
 } lcsb_run_result;
 
 LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);

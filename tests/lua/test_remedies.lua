@@ -7,7 +7,10 @@ local T = dofile(here .. "/harness.lua")
 local remedies = require "lcsb.remedies"
 
 -- The keys exec_policy takes (CONTRACT.md) that a user would write.
-local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true }
+local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
+  degrade = true }
+-- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
+local NESTED = { connect = "net", bind = "net" }
 
 local function evidence(over)
   local ev = {
@@ -32,6 +35,68 @@ T.case("status 126 under an exec allowlist: the exec hint", function()
   local open = evidence { status = 126 }
   open.attestation = { backend = "none", fs = "open", exec = "open", net = "open" }
   T.eq(#remedies.explain(open), 0, "no exec hint without an allowlist")
+end)
+
+local function hints_for(over)
+  return table.concat(remedies.explain(evidence(over)), "\n")
+end
+
+T.case("a refused read names the path and the read key", function()
+  local text = hints_for { stderr = "cat: /srv/data/a.csv: Permission denied\n" }
+  T.has(text, 'read = { "/srv/data/a.csv" }', "read hint")
+  text = hints_for { stderr = "PermissionError: [Errno 13] Permission denied: '/srv/x y'\n" }
+  T.has(text, 'read = { "/srv/x y" }', "a quoted path, blanks and all")
+end)
+
+T.case("a refused write names the directory and the write key", function()
+  local text = hints_for { stderr = "touch: cannot touch '/srv/out/f': Permission denied\n" }
+  T.has(text, 'write = { "/srv/out" }', "the directory to create in")
+  text = hints_for { stderr = "sh: 1: cannot create /usr/x: Permission denied\n" }
+  T.has(text, 'write = { "/usr" }', "readable but not writable: its directory")
+  -- A path the policy already lets it write is not the problem.
+  T.hasnt(hints_for { stderr = "touch: cannot touch '/home/u/proj/f': Permission denied\n" },
+    "write = {", "no hint for a writable path")
+end)
+
+T.case("a program the shell could not start names the exec key", function()
+  T.has(hints_for { status = 126, stderr = "sh: 1: ls: Permission denied\n" },
+    'exec = { "ls" }', "dash")
+  T.has(hints_for { status = 2, stderr = "./build.sh: line 3: cc: Permission denied\n" },
+    'exec = { "cc" }', "bash, not the last command")
+  T.hasnt(hints_for { status = 126, stderr = "sh: 1: ls: Permission denied\n" }, "read = {",
+    "the script's own path is no read hint")
+end)
+
+T.case("network failures name the net key, with the port when visible", function()
+  T.has(hints_for { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 8443 after 0 ms\n" },
+    "net = { connect = { 8443 } }", "the port from curl")
+  local ev = evidence { stderr = "PermissionError: [Errno 13] Permission denied\n" .. "socket\n" }
+  ev.argv = { "python3", "fetch.py", "https://example.com/x" }
+  T.has(table.concat(remedies.explain(ev), "\n"), "connect = { 443 }", "the port from a URL")
+  T.has(hints_for { stderr = "curl: (6) Could not resolve host: example.com\n" }, "net = true",
+    "name resolution needs UDP")
+  local open = evidence { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 80\n" }
+  open.policy.net = true
+  open.attestation.net = "open"
+  T.eq(#remedies.explain(open), 0, "nothing when the network is open")
+end)
+
+T.case("the private HOME: the real file is one read entry away", function()
+  local ev = evidence { stderr = "fatal: unable to access '/tmp/lcsb-home.x/.gitconfig': "
+    .. "No such file or directory\n" }
+  T.has(table.concat(remedies.explain(ev), "\n"), 'read = { "~/.gitconfig" }', "hint")
+end)
+
+T.case("97 repeats what the shim could not do", function()
+  T.has(hints_for { status = 97, stderr = "lcsb-exec: cannot set no_new_privs: EPERM\n" },
+    "the shim could not set no_new_privs", "reason")
+end)
+
+T.case("hosts and policy scripts add their own heuristics", function()
+  local n = #remedies.heuristics
+  remedies.add(function(ev) if ev.status == 3 then return "three is special" end end)
+  T.has(hints_for { status = 3 }, "three is special", "added heuristic")
+  remedies.heuristics[n + 1] = nil
 end)
 
 T.case("nothing to say about success", function()
@@ -78,11 +143,18 @@ local function walk()
   local argvs = { { "/usr/bin/make", "-j8" }, { "python3", "-c", "pass" }, { "./build/app" }, {} }
   local notes = { "", "cannot execute ./build/app: Permission denied", "not found" }
   local stderrs = { nil, "Permission denied\n", "connect: Connection refused\n",
-    "Read-only file system\n", "No such file or directory\n", "Operation not permitted\n" }
+    "Read-only file system\n", "No such file or directory\n", "Operation not permitted\n",
+    "cat: /srv/secret: Permission denied\n", "touch: cannot touch '/srv/x': Permission denied\n",
+    "sh: 1: ls: Permission denied\n", "curl: (6) Could not resolve host: example.com\n",
+    "curl: (7) Failed to connect to 1.2.3.4 port 443 after 0 ms\n",
+    "lcsb-exec: cannot enforce the Landlock ruleset: Operation not permitted\n",
+    "fatal: unable to access '/tmp/lcsb-home.x/.config/git/config': No such file\n" }
   local policies = {
     { read = {}, write = { "/p" }, exec = { "/usr/bin/make" }, env = {}, net = false, cwd = "/p" },
     { read = {}, write = {}, exec = "any", env = { CI = "1" }, net = true },
     { read = {}, write = {}, exec = {}, env = {}, net = { connect = { 443 }, bind = {} } },
+    { read = { "/usr" }, write = { "/p" }, exec = {}, env = { HOME = "/tmp/lcsb-home.x" },
+      net = false, cwd = "/p" },
   }
   for _, status in ipairs(statuses) do
     for _, att in ipairs(attestations) do
@@ -128,6 +200,8 @@ T.case("every hint names only real policy keys and lcsb flags", function()
         -- `key = {` and `key = "..."`, as a policy script writes them.
         for key in hint:gmatch("([%a_][%w_%.]*)%s*=%s*[{\"'%w]") do
           local top = key:match("^[^.]+")
+          local nested_in = NESTED[top]
+          if nested_in and hint:find(nested_in .. " = {", 1, true) then top = nested_in end
           if not POLICY_KEYS[top] then
             error(("hint names policy key '%s', which exec_policy does not take: %s"):format(key, hint))
           end

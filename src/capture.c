@@ -1,0 +1,120 @@
+/* The command's stderr, relayed and remembered: while the command runs, every
+ * byte it writes to stderr goes on to the caller's, live and in order, and
+ * the last LCSB_STDERR_TAIL_MAX bytes stay in the result for explain. stdout
+ * is never touched. The child's exit is heard through SIGCHLD on a self-pipe,
+ * so that a process the command left behind, holding the pipe open, cannot
+ * keep lcsb waiting for an end of file. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t child_note_fd = -1;
+
+static void note_child(int sig) {
+    (void)sig;
+    int saved = errno;
+    if (child_note_fd >= 0) (void)!write(child_note_fd, "", 1);
+    errno = saved;
+}
+
+int lcsb__capture_open(lcsb__capture *c, lcsb_error *err) {
+    memset(c, 0, sizeof *c);
+    c->out[0] = c->out[1] = c->note[0] = c->note[1] = -1;
+    if (pipe2(c->out, O_CLOEXEC) != 0 || pipe2(c->note, O_CLOEXEC | O_NONBLOCK) != 0) {
+        int saved = errno;
+        lcsb__capture_close(c);
+        return lcsb__fail(err, LCSB_ESYS, "cannot make a pipe for the command's stderr: %s",
+                          strerror(saved));
+    }
+    child_note_fd = c->note[1];
+    struct sigaction sa = {.sa_handler = note_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, &c->old_chld);
+    /* A caller whose stderr is gone must not die of SIGPIPE for it. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &c->old_pipe);
+    c->installed = true;
+    return 0;
+}
+
+void lcsb__capture_close(lcsb__capture *c) {
+    if (c->installed) {
+        sigaction(SIGCHLD, &c->old_chld, NULL);
+        sigaction(SIGPIPE, &c->old_pipe, NULL);
+        child_note_fd = -1;
+        c->installed = false;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (c->out[i] >= 0) close(c->out[i]);
+        if (c->note[i] >= 0) close(c->note[i]);
+        c->out[i] = c->note[i] = -1;
+    }
+}
+
+/* After the spawn: only the child writes into the pipe. */
+void lcsb__capture_spawned(lcsb__capture *c) {
+    close(c->out[1]);
+    c->out[1] = -1;
+}
+
+static void keep_tail(lcsb_run_result *result, const char *bytes, size_t n) {
+    const size_t max = sizeof result->stderr_tail;
+    if (n >= max) {
+        memcpy(result->stderr_tail, bytes + n - max, max);
+        result->stderr_tail_len = max;
+        return;
+    }
+    size_t keep = result->stderr_tail_len + n > max ? max - n : result->stderr_tail_len;
+    memmove(result->stderr_tail, result->stderr_tail + result->stderr_tail_len - keep, keep);
+    memcpy(result->stderr_tail + keep, bytes, n);
+    result->stderr_tail_len = keep + n;
+}
+
+enum pumped { PUMPED_DATA, PUMPED_NOTHING, PUMPED_END };
+
+/* Relay what the pipe holds now. */
+static enum pumped pump(lcsb__capture *c, int relay_fd, lcsb_run_result *result) {
+    char buf[16384];
+    ssize_t n = read(c->out[0], buf, sizeof buf);
+    if (n < 0) return errno == EINTR || errno == EAGAIN ? PUMPED_NOTHING : PUMPED_END;
+    if (n == 0) return PUMPED_END;
+    keep_tail(result, buf, (size_t)n);
+    for (ssize_t done = 0; c->relaying && done < n;) {
+        ssize_t w = write(relay_fd, buf + done, (size_t)(n - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) c->relaying = false; /* the caller's stderr is gone: keep the tail only */
+        else done += w;
+    }
+    return PUMPED_DATA;
+}
+
+int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
+                       lcsb_run_result *result) {
+    bool open = true;
+    c->relaying = relay_fd >= 0;
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = c->out[0], .events = POLLIN},
+                                {.fd = c->note[0], .events = POLLIN}};
+        int n = poll(open ? fds : fds + 1, open ? 2 : 1, -1);
+        if (n < 0 && errno != EINTR) return -1;
+        if (open && n > 0 && fds[0].revents) open = pump(c, relay_fd, result) != PUMPED_END;
+        char drain[64];
+        while (read(c->note[0], drain, sizeof drain) > 0) {}
+        pid_t done = waitpid(pid, wstatus, WNOHANG);
+        if (done < 0 && errno != EINTR) return -1;
+        if (done == pid) break;
+    }
+    /* The command is gone; what it wrote before it went is still relayed,
+     * without waiting on a pipe something it left behind may hold open. */
+    int flags = fcntl(c->out[0], F_GETFL);
+    if (open && flags >= 0 && fcntl(c->out[0], F_SETFL, flags | O_NONBLOCK) == 0)
+        while (pump(c, relay_fd, result) == PUMPED_DATA) {}
+    return 0;
+}
