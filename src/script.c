@@ -248,6 +248,32 @@ char *lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_ru
     return hints;
 }
 
+char *lcsb_script_left_out(lcsb_script *s) {
+    if (!s || !s->L) return NULL;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    lcsb__buf b = {0};
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "left_out") == LUA_TTABLE) {
+        for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TTABLE; i++) {
+            lua_getfield(L, -1, "tier");
+            lua_getfield(L, -2, "path");
+            lua_getfield(L, -3, "why");
+            const char *tier = lua_tostring(L, -3), *path = lua_tostring(L, -2),
+                       *why = lua_tostring(L, -1);
+            if (tier && path && why)
+                lcsb__buf_addf(&b, "%s%s\t%s\t%s", b.len ? "\n" : "", tier, path, why);
+            lua_pop(L, 4);
+        }
+    }
+    lua_settop(L, top);
+    if (b.oom || b.len == 0) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
 int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     if (!s) return 0;
     int rc = 0;

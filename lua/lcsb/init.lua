@@ -95,10 +95,17 @@ end
 -- Paths that do not exist grant nothing; leave them out rather than let the
 -- shim refuse the whole run. A path reached through a symlink is kept as
 -- written, for validation to refuse by name.
-local function existing(list, key, into)
+-- What the policy asked for and left out is noted in the run context, for
+-- `lcsb check` to show (run.left_out: { tier, path, why }).
+local function existing(list, key, into, run)
   for _, path in ipairs(list or {}) do
     local abs = absolute(path, key)
-    if core.kind(abs) then add_unique(into, abs) end
+    if core.kind(abs) then
+      add_unique(into, abs)
+    elseif run then
+      run.left_out = run.left_out or {}
+      table.insert(run.left_out, { tier = key, path = abs, why = "does not exist" })
+    end
   end
 end
 
@@ -214,10 +221,10 @@ local function build(opts)
   local read, write, exec = {}, {}, {}
   resolved(M.baseline_read, read)
   resolved(M.etc_read(), read)
-  existing(opts.read, "read", read)
+  existing(opts.read, "read", read, core.run())
   resolved(M.baseline_write, write)
   resolved(core.ttys(), write)
-  existing(opts.write, "write", write)
+  existing(opts.write, "write", write, core.run())
   add_unique(write, project)
   add_unique(write, home)
   add_unique(write, tmp)

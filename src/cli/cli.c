@@ -131,25 +131,54 @@ static int write_attestation(FILE *f, const char *where, const lcsb_attestation 
     return rc;
 }
 
-static void print_tier(const lcsb_policy *p, const char *tier) {
+/* TIER's rules, each marked enforced (or only requested, under none), then
+ * what the script asked for in TIER and was left out, with why. */
+static void print_tier(const lcsb_policy *p, const char *tier, bool enforced,
+                       const char *left_out) {
     size_t n = lcsb_policy_count(p, tier);
-    printf("%s:%s\n", tier, n ? "" : " (none)");
-    for (size_t i = 0; i < n; i++) printf("  %s\n", lcsb_policy_path(p, tier, i));
+    printf("%s:\n", tier);
+    for (size_t i = 0; i < n; i++)
+        printf("  %-9s %s\n", enforced ? "enforced" : "requested", lcsb_policy_path(p, tier, i));
+    size_t tier_len = strlen(tier);
+    for (const char *line = left_out; line && *line;) {
+        const char *end = strchr(line, '\n');
+        int len = (int)(end ? (size_t)(end - line) : strlen(line));
+        if (strncmp(line, tier, tier_len) == 0 && line[tier_len] == '\t') {
+            const char *path = line + tier_len + 1;
+            const char *why = memchr(path, '\t', (size_t)(len - (int)tier_len - 1));
+            if (why)
+                printf("  %-9s %.*s (%.*s)\n", "dropped", (int)(why - path), path,
+                       (int)(line + len - why - 1), why + 1);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    if (n == 0 && !left_out) printf("  (none)\n");
 }
 
 static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                     const lcsb_attestation *att) {
+                     const lcsb_attestation *att, lcsb_script *script) {
     char summary[256];
+    bool enforced = strcmp(lcsb_backend_name(b), "none") != 0;
     lcsb_attestation_summary(att, summary, sizeof summary);
     printf("policy:  %s\nbackend: %s\nenforced: %s\n", args->policy, lcsb_backend_name(b), summary);
-    if (strcmp(lcsb_backend_name(b), "none") == 0)
+    if (!enforced)
         printf("(the rules below are what the policy asks; under none, none of them is enforced)\n");
-    print_tier(p, "read");
-    print_tier(p, "write");
+    char *left_out = lcsb_script_left_out(script);
+    print_tier(p, "read", enforced, left_out);
+    print_tier(p, "write", enforced, left_out);
     if (lcsb_policy_exec_open(p)) printf("exec: any (no allowlist)\n");
-    else print_tier(p, "exec");
+    else print_tier(p, "exec", enforced, left_out);
+    free(left_out);
     static const char *const net[] = {"denied", "ports", "open"};
-    printf("net: %s\n", net[lcsb_policy_net(p)]);
+    printf("net: %s%s\n", net[lcsb_policy_net(p)],
+           enforced && strcmp(att->net, "open") == 0 && lcsb_policy_net(p) != LCSB_NET_OPEN
+               ? " (requested; dropped here: see degrade)"
+               : "");
+    for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1)
+        if (att->dropped & part)
+            printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "
+                   "that)\n",
+                   lcsb_part_name(part));
     return 0;
 }
 
@@ -272,7 +301,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
             goto out;
         }
         lcsb_argv_free(final);
-        status = cmd_check(args, b, p, &att);
+        status = cmd_check(args, b, p, &att, script);
         FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
         if (args->attest && (!attest || write_attestation(attest, args->attest, &att) != 0))
             status = LCSB_EXIT_USAGE;

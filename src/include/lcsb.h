@@ -306,6 +306,9 @@ LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
  * newline-separated; caller frees. NULL when none. */
 LCSB_API char *lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                    const lcsb_run_result *result);
+/* What the script asked for and exec_policy left out (a path that does not
+ * exist), as "TIER\tPATH\tWHY" lines; caller frees. NULL when nothing was. */
+LCSB_API char *lcsb_script_left_out(lcsb_script *script);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */

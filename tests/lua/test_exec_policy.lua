@@ -600,10 +600,28 @@ end)
 
 -- ---- through the built lcsb ----
 
-local function lcsb_cli(dir, args)
-  local cmd = ("cd %s && %s %s 2>&1"):format(T.q(dir), T.q(T.build .. "/lcsb"), args)
+local function lcsb_cli(dir, args, env)
+  local cmd = ("cd %s && %s %s %s 2>&1"):format(T.q(dir), env or "", T.q(T.build .. "/lcsb"), args)
   return T.sh(cmd)
 end
+
+T.case("lcsb check marks every rule enforced or dropped, and why", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  T.write(dir .. "/p.lua", 'return require("lcsb").exec_policy { read = { "' .. dir
+    .. '/missing", "/usr/share" }, exec = { "sh" }, degrade = { "scope" } }\n')
+  local out, code = lcsb_cli(dir, "check p.lua")
+  T.eq(code, 0, "a valid policy: " .. out)
+  T.has(out, "  enforced  /usr/share", "an enforced rule")
+  T.has(out, "  dropped   " .. dir .. "/missing (does not exist)", "a requested path left out")
+  T.hasnt(out, "dropped: scope", "nothing dropped where the kernel has it all")
+  out, code = lcsb_cli(dir, "check p.lua", "LCSB_LANDLOCK_ABI_MAX=5")
+  T.eq(code, 0, "degrade lets it through: " .. out)
+  T.has(out, "dropped: scope (this host cannot enforce it", "the part dropped, and why")
+  T.has(out, "not enforced here: scope", "the summary says so too")
+  out = lcsb_cli(dir, "check --backend none p.lua")
+  T.has(out, "  requested /usr/share", "under none, only requested")
+end)
 
 T.case("a script's error names its file and line, even from a tail call", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
