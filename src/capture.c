@@ -66,10 +66,9 @@ void lcsb__capture_spawned(lcsb__capture *c) {
 
 static void keep_tail(lcsb_run_result *result, const char *bytes, size_t n) {
     const size_t max = sizeof result->stderr_tail;
-    if (n >= max) {
-        memcpy(result->stderr_tail, bytes + n - max, max);
-        result->stderr_tail_len = max;
-        return;
+    if (n > max) {
+        bytes += n - max;
+        n = max;
     }
     size_t keep = result->stderr_tail_len + n > max ? max - n : result->stderr_tail_len;
     memmove(result->stderr_tail, result->stderr_tail + result->stderr_tail_len - keep, keep);

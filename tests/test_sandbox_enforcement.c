@@ -2240,7 +2240,7 @@ static void test_concurrent_runs(void **state) {
     for (int i = 1; i < 2 * CONCURRENT_RUNS; i++)
         if (strcmp(dirs[i - 1], dirs[i]) == 0) fail_msg("two runs were both given %s", dirs[i]);
     for (int i = 0; i < 2 * CONCURRENT_RUNS; i++) free(dirs[i]);
-    assert_left_nothing(t.dir, "after 100 concurrent runs");
+    assert_left_nothing(t.dir, "after the concurrent runs");
 }
 
 /* The command leaves its HOME hard to remove: a tree of directories with
