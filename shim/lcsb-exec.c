@@ -37,6 +37,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -45,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -54,7 +56,7 @@
 
 /* The wire format version this shim speaks, and the newest Landlock ABI it
  * knows. A header asking for anything newer is refused, never guessed at. */
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 #define ABI_NEWEST 7
 #define EXIT_SETUP 97
 
@@ -184,6 +186,10 @@ static inline int landlock_restrict_self(int ruleset_fd, uint32_t flags) {
     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
     LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
+/* Rights that make a rule's path part of the write tier. */
+#define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
+    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR)
+
 #define NET_ALL (LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP)
 #define SCOPE_ALL (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL)
 
@@ -221,7 +227,7 @@ static const struct right scope_rights[] = {
 #define DROPPED_TERMINAL (1U << 4)
 static const struct right dropped_parts[] = {
     {"net", 1U << 0},   {"scope", 1U << 1},          {"truncate", 1U << 2},
-    {"ioctl", 1U << 3}, {"terminal", DROPPED_TERMINAL},
+    {"ioctl", 1U << 3}, {"terminal", DROPPED_TERMINAL}, {"metadata", 1U << 5},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -274,6 +280,8 @@ struct header {
     uint64_t port_rights; /* every right a port rule grants, to check against net */
     enum sockets sockets;
     uint64_t dropped;
+    bool readonly_world; /* "world": "readonly" */
+    unsigned protected_paths;
 };
 
 /* One JSON argument being read. WHAT names it in messages ("header",
@@ -635,6 +643,113 @@ static int parse_port_rules(struct cursor *c, struct header *h, int ruleset_fd) 
     return 0;
 }
 
+/* The new mount API by number, as libc headers lag; new system calls share
+ * one number on every architecture. */
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#define OPEN_TREE_CLONE_ 1
+#define MOVE_MOUNT_F_EMPTY_PATH_ 0x4
+#define MOVE_MOUNT_T_EMPTY_PATH_ 0x40
+#define MOUNT_ATTR_RDONLY_ 0x1
+#define AT_RECURSIVE_ 0x8000
+
+struct mount_attr_v0 {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+/* Make the mounts at DIRFD/PATH, and every mount below, read-only or not. */
+static int set_readonly(int dirfd, const char *path, unsigned flags, bool readonly) {
+    struct mount_attr_v0 attr = {0};
+
+    if (readonly)
+        attr.attr_set = MOUNT_ATTR_RDONLY_;
+    else
+        attr.attr_clr = MOUNT_ATTR_RDONLY_;
+    return (int)syscall(SYS_mount_setattr, dirfd, path, flags | AT_RECURSIVE_, &attr, sizeof attr);
+}
+
+/* A copy of the tree at PATH mounted on top of it, read-only or writable: by
+ * descriptor, so a symlink planted on the way cannot move it elsewhere. */
+static int remount_over(const char *path, bool readonly) {
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+    int at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    int tree, ret = -1;
+
+    if (at < 0)
+        return fail("open %s: %s", show(path),
+                    errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
+    tree = (int)syscall(SYS_open_tree, at, "",
+                        OPEN_TREE_CLONE_ | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE_);
+    if (tree < 0 || set_readonly(tree, "", AT_EMPTY_PATH, readonly) != 0 ||
+        syscall(SYS_move_mount, tree, "", at, "",
+                MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_) != 0)
+        fail("mount %s %s: %s", show(path), readonly ? "read-only" : "writable",
+             strerror(errno));
+    else
+        ret = 0;
+    if (tree >= 0)
+        close(tree);
+    close(at);
+    return ret;
+}
+
+static int write_proc(const char *file, const char *text) {
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+    int err = errno;
+
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)strlen(text))
+        return fail("write %s: %s", file, strerror(err));
+    return 0;
+}
+
+static int reenter_cwd(void) {
+    char cwd[PATH_MAX];
+
+    if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0)
+        return fail("enter the working directory again: %s", strerror(errno));
+    return 0;
+}
+
+/* Landlock has no right for metadata (chmod, chown, utimes, xattrs), so
+ * outside the write tier the file system itself says no: a mount namespace
+ * of its own (in a user namespace of its own, mapping only the caller's uid
+ * and gid, when not root), every mount private and read-only. The write
+ * tier's paths are then mounted writable again as the rules are added. */
+static int enter_readonly_world(void) {
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    char map[64];
+
+    if (uid != 0) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+            return fail("enter a user and mount namespace: %s", strerror(errno));
+        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+        if (write_proc("/proc/self/uid_map", map) != 0 ||
+            write_proc("/proc/self/setgroups", "deny") != 0)
+            return -1;
+        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+        if (write_proc("/proc/self/gid_map", map) != 0)
+            return -1;
+    } else if (unshare(CLONE_NEWNS) != 0) {
+        return fail("enter a mount namespace: %s", strerror(errno));
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return fail("make the mounts private: %s", strerror(errno));
+    if (set_readonly(AT_FDCWD, "/", 0, true) != 0)
+        return fail("make the file system read-only: %s", strerror(errno));
+    return 0;
+}
+
 /* "sockets": one of sockets_names, as a string. */
 static int parse_sockets(struct cursor *c, enum sockets *out) {
     char name[16];
@@ -651,9 +766,46 @@ static int parse_sockets(struct cursor *c, enum sockets *out) {
                show(name));
 }
 
-enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_DROPPED, K_COUNT };
-static const char *const header_keys[K_COUNT] = {"abi",   "parts",   "fs",     "net",
-                                                 "ports", "scope",   "sockets", "dropped"};
+/* "world": "readonly" (the namespace above) or "open". */
+static int parse_world(struct cursor *c, bool *readonly) {
+    char name[16];
+
+    if (parse_string(c, name, sizeof name, "world") != 0)
+        return -1;
+    if (strcmp(name, "readonly") != 0 && strcmp(name, "open") != 0)
+        return bad(c, "unknown world value \"%s\" (expected \"readonly\" or \"open\")",
+                   show(name));
+    *readonly = strcmp(name, "readonly") == 0;
+    return 0;
+}
+
+/* "protect": paths mounted read-only on top of the write tier, once it is
+ * writable (NOW); otherwise only checked and counted. */
+static int parse_protect(struct cursor *c, bool now, unsigned *count) {
+    char path[PATH_MAX];
+    bool more;
+
+    *count = 0;
+    if (list_open(c, '[', ']', &more) != 0)
+        return -1;
+    while (more) {
+        if (parse_string(c, path, sizeof path, "a path") != 0)
+            return -1;
+        if (path[0] != '/')
+            return bad(c, "protected path \"%s\" is not absolute", show(path));
+        if (now && remount_over(path, true) != 0)
+            return -1;
+        ++*count;
+        if (list_next(c, ']', &more) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_DROPPED, K_WORLD, K_PROTECT,
+       K_COUNT };
+static const char *const header_keys[K_COUNT] = {
+    "abi", "parts", "fs", "net", "ports", "scope", "sockets", "dropped", "world", "protect"};
 
 /* What cannot be checked until the whole header is read: its keys may come in
  * any order after "lcsb-exec", and a right's age depends on "abi". */
@@ -676,6 +828,8 @@ static int check_header(unsigned seen, const struct header *h) {
     if ((extra = h->port_rights & ~h->handled.net) != 0)
         return fail("parse header: a port rule grants \"%s\", which \"net\" does not handle",
                     name_of(net_rights, COUNT(net_rights), extra));
+    if (h->protected_paths > 0 && !h->readonly_world)
+        return fail("parse header: protected paths need \"world\": \"readonly\"");
     /* Both filters are seccomp: a host without one has neither. */
     if ((h->dropped & DROPPED_TERMINAL) != 0 && h->sockets != SOCKETS_ANY)
         return fail("parse header: \"terminal\" is dropped, yet \"sockets\" asks for a filter");
@@ -690,7 +844,7 @@ static int check_header(unsigned seen, const struct header *h) {
     return 0;
 }
 
-static int parse_header(struct cursor *c, struct header *h, int ruleset_fd) {
+static int parse_header(struct cursor *c, struct header *h, int ruleset_fd, bool protect_now) {
     char key[32];
     unsigned seen = 0;
     uint64_t v;
@@ -752,6 +906,12 @@ static int parse_header(struct cursor *c, struct header *h, int ruleset_fd) {
             rc = parse_rights(c, dropped_parts, COUNT(dropped_parts), "dropped part",
                               &h->dropped);
             break;
+        case K_WORLD:
+            rc = parse_world(c, &h->readonly_world);
+            break;
+        case K_PROTECT:
+            rc = parse_protect(c, protect_now, &h->protected_paths);
+            break;
         }
         if (rc != 0)
             return -1;
@@ -782,6 +942,9 @@ static int parse_rule(struct cursor *c, const struct header *h, int ruleset_fd) 
             return -1;
         if (path[0] != '/')
             return bad(c, "path \"%s\" is not absolute", show(path));
+        if (ruleset_fd >= 0 && h->readonly_world && (access & WRITES) != 0 &&
+            remount_over(path, false) != 0)
+            return -1;
         if (ruleset_fd >= 0 && add_path_rule(ruleset_fd, path, access) != 0)
             return -1;
         if (list_next(c, ']', &more) != 0)
@@ -826,7 +989,7 @@ static int read_policy(char **argv, int argc, int dashdash, struct header *h, in
     struct cursor c;
 
     cursor_init(&c, argv[1], 0);
-    if (parse_header(&c, h, ruleset_fd) != 0)
+    if (parse_header(&c, h, ruleset_fd, false) != 0)
         return -1;
     if (dashdash == argc)
         return fail("find the command: no \"--\" after the policy");
@@ -1059,7 +1222,7 @@ static int env_hop(char **argv, int at) {
 
 static void usage(void) {
     fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
-          "lcsb-exec: the policy format is docs/wire-format.md, version 1\n",
+          "lcsb-exec: the policy format is docs/wire-format.md, version 2\n",
           stderr);
 }
 
@@ -1093,7 +1256,20 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
+    if (h.readonly_world && enter_readonly_world() != 0)
+        goto close_ruleset;
     if (read_policy(argv, argc, dashdash, &h, ruleset_fd) != 0)
+        goto close_ruleset;
+    /* Protected paths go on top of the writable tree, so last; then the
+     * working directory is entered again, by name, to stand on the new
+     * mounts rather than on the read-only one it was opened on. */
+    if (h.protected_paths > 0) {
+        struct cursor c;
+        cursor_init(&c, argv[1], 0);
+        if (parse_header(&c, &h, ruleset_fd, true) != 0)
+            goto close_ruleset;
+    }
+    if (h.readonly_world && reenter_cwd() != 0)
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */

@@ -52,7 +52,11 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
     const char *sockets = json_choice(lcsb__json_find(header, "sockets"), socket_rules);
     long dropped = read_dropped(lcsb__json_find(header, "dropped"));
-    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0)
+    static const char *const worlds[] = {"readonly", "open", NULL};
+    const char *world = json_choice(lcsb__json_find(header, "world"), worlds);
+    int protect = lcsb__json_array(lcsb__json_find(header, "protect"), NULL, NULL);
+    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0 ||
+        !world || protect < 0)
         return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
     SET(out->backend, "landlock");
     SET(out->fs, fs > 0 ? "enforced" : "open");
@@ -76,6 +80,9 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     out->abi = (int)abi;
     out->scoped = signal && abstract;
     out->dropped = (unsigned)dropped;
+    bool readonly = strcmp(world, "readonly") == 0;
+    SET(out->metadata, readonly ? "readonly" : "open");
+    SET(out->protected_paths, !readonly ? "open" : protect > 0 ? "readonly" : "none");
     return 0;
 }
 
@@ -108,6 +115,8 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
         lcsb__buf_addf(&b, ",\"net_covers\":\"%s\",\"net_by\":\"%s\"", att->net_covers,
                        att->net_by);
     if (strcmp(att->backend, "landlock") == 0) {
+        lcsb__buf_addf(&b, ",\"metadata\":\"%s\",\"protected\":\"%s\"", att->metadata,
+                       att->protected_paths);
         lcsb__buf_addf(&b, ",\"abi\":%d,\"scoped\":%s,\"dropped\":[", att->abi,
                        att->scoped ? "true" : "false");
         lcsb__add_part_names(&b, att->dropped, "\"", ",");

@@ -32,8 +32,9 @@ int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out, lcsb_er
     if (!shim || shim[0] != '/')
         return lcsb__fail(err, LCSB_EINVAL, "landlock: the shim path must be absolute");
     int rc = make_backend(&lcsb__landlock_ops, abi, shim, out, err);
-    /* Configured by hand: the caller vouches for the host, seccomp included. */
-    if (!rc) (*out)->seccomp = true;
+    /* Configured by hand: the caller vouches for the host, seccomp and
+     * namespaces included. */
+    if (!rc) (*out)->seccomp = (*out)->namespaces = true;
     return rc;
 }
 
@@ -68,7 +69,10 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
         int abi = cap->landlock_abi > LCSB__LANDLOCK_ABI_MAX ? LCSB__LANDLOCK_ABI_MAX
                                                              : cap->landlock_abi;
         int rc = lcsb_backend_landlock(abi, cap->shim, out, err);
-        if (!rc) (*out)->seccomp = cap->seccomp;
+        if (!rc) {
+            (*out)->seccomp = cap->seccomp;
+            (*out)->namespaces = cap->mount_namespaces;
+        }
         return rc;
     }
     if (strcmp(name, "none") == 0) return lcsb_backend_none(out, err);
@@ -147,6 +151,8 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_
     for (size_t i = 0; !rc && i < policy->write.n; i++) rc = check_write(policy->write.v[i], err);
     for (size_t i = 0; !rc && check_exec_rules && i < policy->exec.n; i++)
         rc = check_exec(policy->exec.v[i], err);
+    for (size_t i = 0; !rc && i < policy->protect.n; i++)
+        rc = check_real("protect", policy->protect.v[i], err);
     struct stat st;
     if (!rc && policy->cwd && stat(policy->cwd, &st) != 0)
         rc = lcsb__fail(err, LCSB_EINVAL, "cwd: %s: %s", policy->cwd, strerror(errno));

@@ -138,6 +138,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
     cap->user_namespaces = read_int_file("/proc/sys/user/max_user_namespaces", 0) > 0 &&
                            read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) != 0;
+    cap->mount_namespaces = geteuid() == 0 || cap->user_namespaces;
 #elif defined(__APPLE__)
     cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;
 #endif

@@ -69,6 +69,7 @@ struct lcsb_policy {
     lcsb__strv read;
     lcsb__strv write;
     lcsb__strv exec;
+    lcsb__strv protect;
     lcsb__env *env; /* in order of first setting; a later setting replaces the value */
     size_t env_n;
     bool exec_open;
@@ -105,6 +106,9 @@ struct lcsb_backend {
     /* The shim can install its socket filter (seccomp), which a restricted
      * network needs beyond Landlock's TCP rules. */
     bool seccomp;
+    /* The shim can enter a mount namespace (as root, or in a user namespace)
+     * to make the file system read-only outside the write tier. */
+    bool namespaces;
 };
 
 extern const lcsb__backend_ops lcsb__landlock_ops;
@@ -119,7 +123,7 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, lcsb_error 
 /* The Landlock header's argv marker and the shim's name, used by wrap and attest. */
 #define LCSB__SHIM_NAME "lcsb-exec"
 #define LCSB__WIRE_KEY "{\"lcsb-exec\":"
-#define LCSB__WIRE_VERSION 1
+#define LCSB__WIRE_VERSION 2
 #define LCSB__LANDLOCK_ABI_MAX 7
 /* Each argv string holds at most this many bytes; the kernel's limit is 128 KiB. */
 #define LCSB__WIRE_PART_MAX (120u * 1024u)

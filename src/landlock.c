@@ -176,6 +176,10 @@ static const char *part_gap(const lcsb_backend *b, const lcsb_policy *policy, un
         return why;
     case LCSB_PART_TERMINAL:
         return b->seccomp ? NULL : "no seccomp filters here, which refuse TIOCSTI";
+    case LCSB_PART_METADATA:
+        return b->namespaces ? NULL
+                             : "no user namespaces here, in which the shim makes the file system "
+                               "read-only outside the write tier (chmod, chown, touch)";
     }
     return NULL;
 }
@@ -261,7 +265,19 @@ static int landlock_wrap(const lcsb_backend *b, const lcsb_policy *policy,
     lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
                    abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
     lcsb__add_part_names(&header, dropped, "\"", ",");
+    bool readonly_world = !(dropped & LCSB_PART_METADATA);
+    lcsb__buf_addf(&header, "],\"world\":\"%s\",\"protect\":[",
+                   readonly_world ? "readonly" : "open");
+    size_t n_protect = 0;
+    const char **protect = lcsb__strv_sorted_unique(&policy->protect, &n_protect);
+    if (!protect) rc = LCSB_ENOMEM;
+    for (size_t i = 0; protect && readonly_world && i < n_protect; i++) {
+        if (i) lcsb__buf_adds(&header, ",");
+        lcsb__buf_add_json_string(&header, protect[i]);
+    }
+    free(protect);
     lcsb__buf_adds(&header, "]}");
+    if (rc) goto out;
     if (header.oom) {
         rc = LCSB_ENOMEM;
         goto out;

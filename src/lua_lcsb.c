@@ -195,6 +195,7 @@ static int l_policy(lua_State *L) {
         } else if (strcmp(key, "env") == 0) set_env(L, p);
         else if (strcmp(key, "net") == 0) set_net(L, p);
         else if (strcmp(key, "degrade") == 0) set_degradable(L, p);
+        else if (strcmp(key, "protect") == 0) add_paths(L, p, key, lcsb_policy_add_protect);
         else if (strcmp(key, "cwd") == 0) {
             size_t len;
             const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
@@ -202,7 +203,8 @@ static int l_policy(lua_State *L) {
             if (strlen(cwd) != len) return luaL_error(L, "policy key 'cwd': the path holds a NUL byte");
             if (lcsb_policy_set_cwd(p, cwd, &err)) return raise_error(L, &err);
         } else
-            return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade)",
+            return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
+                              "protect)",
                               key);
         lua_settop(L, 3); /* drop the value, keep the key for lua_next */
     }
@@ -260,6 +262,8 @@ static int l_policy_table(lua_State *L) {
     }
     push_part_names(L, p->degradable);
     lua_setfield(L, -2, "degrade");
+    push_paths(L, p, "protect");
+    lua_setfield(L, -2, "protect");
     return 1;
 }
 
@@ -470,6 +474,10 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
         lua_setfield(L, -2, "scoped");
         push_part_names(L, a->dropped);
         lua_setfield(L, -2, "dropped");
+        lua_pushstring(L, a->metadata);
+        lua_setfield(L, -2, "metadata");
+        lua_pushstring(L, a->protected_paths);
+        lua_setfield(L, -2, "protected");
     }
 }
 

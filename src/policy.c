@@ -14,6 +14,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
     lcsb__strv_clear(&policy->read);
     lcsb__strv_clear(&policy->write);
     lcsb__strv_clear(&policy->exec);
+    lcsb__strv_clear(&policy->protect);
     for (size_t i = 0; i < policy->env_n; i++) {
         free(policy->env[i].name);
         free(policy->env[i].value);
@@ -81,6 +82,10 @@ int lcsb_policy_add_write(lcsb_policy *policy, const char *path, lcsb_error *err
 
 int lcsb_policy_add_exec(lcsb_policy *policy, const char *path, lcsb_error *err) {
     return add_path(policy, &policy->exec, "exec", path, err);
+}
+
+int lcsb_policy_add_protect(lcsb_policy *policy, const char *path, lcsb_error *err) {
+    return add_path(policy, &policy->protect, "protect", path, err);
 }
 
 void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open) { policy->exec_open = open; }
@@ -152,7 +157,8 @@ int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) 
     return 0;
 }
 
-static const char *const part_names[] = {"net", "scope", "truncate", "ioctl", "terminal"};
+static const char *const part_names[] = {"net", "scope", "truncate", "ioctl", "terminal",
+                                         "metadata"};
 #define PART_COUNT (sizeof part_names / sizeof part_names[0])
 
 const char *lcsb_part_name(unsigned part) {
@@ -187,6 +193,7 @@ static const lcsb__strv *tier(const lcsb_policy *policy, const char *name) {
     if (strcmp(name, "read") == 0) return &policy->read;
     if (strcmp(name, "write") == 0) return &policy->write;
     if (strcmp(name, "exec") == 0) return &policy->exec;
+    if (strcmp(name, "protect") == 0) return &policy->protect;
     return NULL;
 }
 
@@ -209,7 +216,8 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     if (!p) return NULL;
     bool ok = !lcsb__strv_push_all(&p->read, (const char *const *)src->read.v) &&
               !lcsb__strv_push_all(&p->write, (const char *const *)src->write.v) &&
-              !lcsb__strv_push_all(&p->exec, (const char *const *)src->exec.v);
+              !lcsb__strv_push_all(&p->exec, (const char *const *)src->exec.v) &&
+              !lcsb__strv_push_all(&p->protect, (const char *const *)src->protect.v);
     for (size_t i = 0; ok && i < src->env_n; i++)
         ok = !lcsb_policy_set_env(p, src->env[i].name, src->env[i].value, NULL);
     for (size_t i = 0; ok && i < src->connect.n; i++)

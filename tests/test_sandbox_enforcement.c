@@ -49,6 +49,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #ifndef LCSB_CLI_PATH
 #error "build with -DLCSB_CLI_PATH='\"/path/to/lcsb\"'"
@@ -2526,6 +2527,72 @@ static void test_stderr_relayed_exactly(void **state) {
     }
 }
 
+/* ---- metadata and protected paths (a read-only world) ---- */
+
+/* chmod, chown and touch -d on a file outside the policy: Landlock has no
+ * right for them, the read-only mount namespace refuses them (EROFS). */
+static void test_metadata_outside_refused(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char file[PATH_MAX], chown_script[2 * PATH_MAX];
+    write_file(path_in(file, f->outside, "owned"), "x\n");
+    assert_int_equal(chmod(file, 0644), 0);
+    policy(f, "exec = { \"sh\", \"chmod\", \"chown\", \"touch\", \"id\" }");
+    FMT(chown_script, "chown \"$(id -u):$(id -g)\" '%s'", file);
+    const char *const *cmds[] = {CMD("chmod", "600", file), CMD("touch", "-d", "2001-02-03", file),
+                                 CMD("sh", "-c", chown_script)};
+    for (size_t i = 0; i < 3; i++) {
+        expect_denied(f, cmds[i], -1, &P);
+        assert_contains(P.err, "Read-only file system", "stderr");
+        struct stat st;
+        assert_int_equal(stat(file, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_true(st.st_mtime > 981158400 + 86400); /* not set back to 2001 */
+        expect_unsandboxed_ok(f, cmds[i], &P);
+        assert_int_equal(chmod(file, 0644), 0);
+        assert_int_equal(utime(file, NULL), 0);
+    }
+}
+
+/* In a repository inside the project, hooks and config stay read-only, also
+ * through a symlink the command makes; the rest of the project, and git
+ * commit, still work. */
+static void test_git_hooks_protected(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char hook[PATH_MAX], script[4 * PATH_MAX];
+    FMT(script,
+        "cd '%s' && git init -q . && git config user.email t@example.com && "
+        "git config user.name t && git config maintenance.auto false && git config gc.auto 0",
+        f->project);
+    run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+    assert_int_equal(P.status, 0);
+    path_in(hook, f->project, ".git/hooks/pre-commit");
+    policy(f, "exec = { \"sh\", \"git\", \"ln\" }");
+    FMT(script, "printf '#!/bin/sh\\ntouch planted\\n' > '%s' && chmod +x '%s'", hook, hook);
+    const char *const *plant = CMD("sh", "-c", script);
+    expect_denied(f, plant, -1, &P);
+    assert_contains(P.err, "Read-only file system", "stderr");
+    assert_exists(hook, false);
+    const char *const *via_link =
+        CMD("sh", "-c", "ln -s .git/hooks hooks-link && echo x > hooks-link/post-commit");
+    expect_denied(f, via_link, -1, &P);
+    char linked[PATH_MAX];
+    assert_exists(path_in(linked, f->project, ".git/hooks/post-commit"), false);
+    unlink(path_in(linked, f->project, "hooks-link"));
+    expect_denied(f, CMD("sh", "-c", "git config core.hooksPath /tmp"), -1, &P);
+    const char *const *commit =
+        CMD("sh", "-c", "echo a > a.txt && git add a.txt && git commit -qm sandboxed && "
+                        "git log --format=%s");
+    expect_allowed(f, commit, &P);
+    assert_contains(P.out, "sandboxed", "git log");
+    /* The twins: unsandboxed, the hook is planted (and removed again). */
+    expect_unsandboxed_ok(f, plant, &P);
+    assert_exists(hook, true);
+    unlink(hook);
+    expect_unsandboxed_ok(f, via_link, &P);
+}
+
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
 
 /* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
@@ -2564,7 +2631,8 @@ static void test_older_abi_refused_unless_degraded(void **state) {
     }
     assert_exists(marker, true);
     assert_false(accepted(l));
-    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"seccomp\",\"abi\":3", "attestation");
+    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"seccomp\",", "attestation");
+    assert_contains(P.err, "\"abi\":3,", "attestation");
     assert_contains(P.err, "\"scoped\":false,\"dropped\":[\"scope\",\"ioctl\"]", "attestation");
     assert_contains(P.err, "not enforced here: scope ioctl", "trailer");
     unlink(marker);
@@ -2697,6 +2765,8 @@ int main(void) {
         T(test_kernel_refuses),
         T(test_hints_name_the_key),
         T(test_stderr_relayed_exactly),
+        T(test_metadata_outside_refused),
+        T(test_git_hooks_protected),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

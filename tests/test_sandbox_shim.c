@@ -74,17 +74,19 @@
  * every '/' written as the escape \/, {SYS} a rule granting read and execute
  * on the system directories, {LONG} a path longer than PATH_MAX, {NEST} ten
  * thousand '['. An argv element "{CMD}" becomes `/usr/bin/touch MARKER`. */
-#define HEAD "{'lcsb-exec':1,'abi':1,'parts':1,"
+#define HEAD "{'lcsb-exec':2,'abi':1,'parts':1,"
 #define FS "'fs':['execute','write_file','read_file','read_dir','make_reg']"
-#define TAIL ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[]}"
+#define TAIL ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[]}"
 #define H_OK HEAD FS TAIL
-#define H_DROPPED(parts) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[" parts "]}"
+#define H_READONLY HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[]," \
+    "'world':'readonly','protect':[]}"
+#define H_DROPPED(parts) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[" parts "],'world':'open','protect':[]}"
 #define TIOCSTI_PY "import fcntl,termios,sys; fcntl.ioctl(0, termios.TIOCSTI, b\"x\")"
-#define H_SOCKETS(value) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'" value "','dropped':[]}"
+#define H_SOCKETS(value) HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'" value "','dropped':[],'world':'open','protect':[]}"
 #define RULE_T "{'access':['write_file','make_reg'],'paths':['{T}']}"
 #define P_OK "{'part':1,'rules':[{SYS}," RULE_T "]}"
-#define H_NET "{'lcsb-exec':1,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':[" \
-    "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[]}"
+#define H_NET "{'lcsb-exec':2,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':[" \
+    "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[],'world':'open','protect':[]}"
 
 struct edit {
     const char *from; /* replaced at its first occurrence, which must exist */
@@ -140,10 +142,10 @@ static const struct refusal refusals[] = {
     /* keys */
     EDIT("unknown key", "unknown key \"extra\"", 0, "'scope':[]", "'scope':[],'extra':1"),
     EDIT("duplicate key", "key \"abi\" given twice", 0, "'abi':1,", "'abi':1,'abi':1,"),
-    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':1"),
+    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':2"),
     EDIT("missing key", "missing key \"scope\"", 0, ",'scope':[]", ""),
-    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':1,'abi':1",
-         "'abi':1,'lcsb-exec':1"),
+    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':2,'abi':1",
+         "'abi':1,'lcsb-exec':2"),
     ARGV("empty header object", "missing key \"lcsb-exec\"", "{}", P_OK, "--", "{CMD}"),
     ARGV("part empty object", "missing key \"part\"", H_OK, "{}", "--", "{CMD}"),
     ARGV("part not an object", "expected '{'", H_OK, "'x'", "--", "{CMD}"),
@@ -157,9 +159,10 @@ static const struct refusal refusals[] = {
     EDIT("rule unknown key", "no key may follow \"paths\"", 1, "'{T}']}", "'{T}'],'x':[]}"),
     ARGV("rules an object", "expected '['", H_OK, "{'part':1,'rules':{}}", "--", "{CMD}"),
     /* integers and types */
-    EDIT("version 2", "version 2 is not 1", 0, "'lcsb-exec':1", "'lcsb-exec':2"),
-    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':1", "'lcsb-exec':'1'"),
-    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':1", "'lcsb-exec':01"),
+    EDIT("version 1", "version 1 is not 2", 0, "'lcsb-exec':2", "'lcsb-exec':1"),
+    EDIT("version 3", "version 3 is not 2", 0, "'lcsb-exec':2", "'lcsb-exec':3"),
+    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':2", "'lcsb-exec':'1'"),
+    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':2", "'lcsb-exec':01"),
     EDIT("abi 0", "abi 0 is not", 0, "'abi':1", "'abi':0"),
     EDIT("abi 8", "abi 8 is not", 0, "'abi':1", "'abi':8"),
     EDIT("abi negative", "non-negative integer", 0, "'abi':1", "'abi':-1"),
@@ -190,8 +193,8 @@ static const struct refusal refusals[] = {
     EDIT2("unknown scope", "unknown scope name", 0, "'abi':1", "'abi':6", "'scope':[]",
           "'scope':['everything']"),
     EDIT("unknown net right", "unknown net right name", 0, "'net':[]", "'net':['udp']"),
-    ARGV("nothing handled", "handles no right", "{'lcsb-exec':1,'abi':1,'parts':0,'fs':[],"
-         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[]}", "--", "{CMD}"),
+    ARGV("nothing handled", "handles no right", "{'lcsb-exec':2,'abi':1,'parts':0,'fs':[],"
+         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[]}", "--", "{CMD}"),
     EDIT("rule right not in fs", "\"make_dir\", which the header's \"fs\" does not handle", 1,
          "'write_file','make_reg']", "'write_file','make_dir']"),
     EDIT("rule unknown right", "unknown fs right name", 1, "'make_reg']", "'make_all']"),
@@ -226,6 +229,15 @@ static const struct refusal refusals[] = {
          "'sockets':'unix+tcp+udp+raw'"),
     EDIT("sockets given twice", "key \"sockets\" given twice", 0, "'sockets':'any'",
          "'sockets':'unix','sockets':'any'"),
+    EDIT("world missing", "missing key \"world\"", 0, ",'world':'open'", ""),
+    EDIT("world unknown", "unknown world value \"ro\"", 0, "'world':'open'", "'world':'ro'"),
+    EDIT("world not a string", "expected world as a string", 0, "'world':'open'", "'world':1"),
+    EDIT("protect missing", "missing key \"protect\"", 0, ",'protect':[]", ""),
+    EDIT("protect relative", "protected path \"x\" is not absolute", 0, "'protect':[]",
+         "'protect':['x']"),
+    EDIT("protect an open world", "protected paths need", 0, "'protect':[]", "'protect':['/tmp']"),
+    EDIT("protect given twice", "key \"protect\" given twice", 0, "'protect':[]",
+         "'protect':[],'protect':[]"),
     EDIT("dropped missing", "missing key \"dropped\"", 0, ",'dropped':[]", ""),
     EDIT("dropped unknown part", "unknown dropped part name \"fs\"", 0, "'dropped':[]",
          "'dropped':['fs']"),
@@ -251,7 +263,7 @@ static const struct refusal refusals[] = {
          "'parts':0"),
     ARGV("extra part", "announces 1 parts and argv holds 2", H_OK, P_OK, P_OK, "--", "{CMD}"),
     ARGV("parts out of order", "says it is part 2",
-         "{'lcsb-exec':1,'abi':1,'parts':2," FS TAIL, "{'part':2,'rules':[]}", P_OK, "--",
+         "{'lcsb-exec':2,'abi':1,'parts':2," FS TAIL, "{'part':2,'rules':[]}", P_OK, "--",
          "{CMD}"),
     ARGV("missing --", "no \"--\"", H_OK, P_OK, "{CMD}"),
     ARGV("empty command", "nothing follows \"--\"", H_OK, P_OK, "--"),
@@ -813,7 +825,8 @@ static void test_env_hop_carried_out(void **state) {
 }
 
 static void test_valid_policy_runs(void **state) {
-    static const char *const headers[] = {H_OK, H_SOCKETS("unix"), H_SOCKETS("unix+tcp")};
+    static const char *const headers[] = {H_OK, H_SOCKETS("unix"), H_SOCKETS("unix+tcp"),
+                                          H_READONLY};
     struct fixture *f = *state;
     struct result r;
 
@@ -837,7 +850,7 @@ static void test_valid_policy_runs(void **state) {
 static void test_valid_policy_spelled_differently(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        " {\n\t'lcsb-exec' : 1 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], 'parts':1,"
+        " {\n\t'lcsb-exec' : 2 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], 'world':'open', 'protect' : [ ], 'parts':1,"
         "'abi' :1, 'net':[],'ports':[],"
         "'fs':['\\u0065xecute','write\\u005ffile','read_file','read_dir','make_reg']} ",
         ("{'part':1,\n'rules':[ {SYS} , {'access':['write_file','make_reg'],"
@@ -884,12 +897,12 @@ static void test_path_bytes_decoded(void **state) {
 static void test_valid_policy_newest_abi(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        "{'lcsb-exec':1,'abi':7,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
+        "{'lcsb-exec':2,'abi':7,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
         "'remove_dir','remove_file','make_char','make_dir','make_reg','make_sock','make_fifo',"
         "'make_block','make_sym','refer','truncate','ioctl_dev'],'net':['bind_tcp',"
         "'connect_tcp'],'ports':[{'access':['connect_tcp'],'ports':[0,443,65535]},"
         "{'access':['bind_tcp','connect_tcp'],'ports':[8080]}],"
-        "'scope':['abstract_unix_socket','signal'],'sockets':'unix+tcp','dropped':[]}",
+        "'scope':['abstract_unix_socket','signal'],'sockets':'unix+tcp','dropped':[],'world':'open','protect':[]}",
         ("{'part':1,'rules':[{SYS},{'access':['write_file','make_reg','truncate'],"
          "'paths':['{T}']}]}"),
         "--", "{CMD}"};
@@ -1095,9 +1108,9 @@ static void test_many_paths(void **state) {
     len += (size_t)sprintf(cur + len, "]}]}");
     args[nargs++] = cur;
     snprintf(header, sizeof header,
-             "{\"lcsb-exec\":1,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
+             "{\"lcsb-exec\":2,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
              "\"read_file\",\"read_dir\",\"make_reg\"],\"net\":[],\"ports\":[],\"scope\":[],"
-             "\"sockets\":\"any\",\"dropped\":[]}",
+             "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[]}",
              nargs - 1);
     args[0] = header;
     assert_true(nargs - 1 >= 5);
@@ -1137,7 +1150,7 @@ static void test_version(void **state) {
     set_args(f, tmpls, 1);
     run(f, NULL, &r);
     assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "lcsb-exec 1\n");
+    assert_string_equal(r.out, "lcsb-exec 2\n");
     assert_string_equal(r.err, "");
 }
 
@@ -1361,7 +1374,7 @@ static void run_probes(struct fixture *f, const char *sockets, struct probe_resu
     struct result r;
     bool any = strcmp(sockets, "any") == 0;
 
-    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[]}",
+    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[],'world':'open','protect':[]}",
              sockets);
     for (size_t i = 0; i < N_SOCKET_CASES; i++) {
         if (any && strcmp(socket_cases[i].name, "sctp") == 0)
@@ -1500,7 +1513,7 @@ static void run_self_probe(struct fixture *f, const char *sockets, const char *w
     const char *tmpls[] = {header, part, "--"};
 
     assert_true(self_exe[0] == '/' && strpbrk(self_exe, "\"\\'`{") == NULL);
-    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[]}",
+    snprintf(header, sizeof header, HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[],'world':'open','protect':[]}",
              sockets);
     snprintf(part, sizeof part,
              "{'part':1,'rules':[{SYS},{'access':['read_file','execute'],'paths':['%s']}]}",

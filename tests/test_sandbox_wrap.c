@@ -91,6 +91,7 @@ static void add(lcsb_policy *p, const char *tier, const char *path) {
     lcsb_error err = {0};
     int rc = strcmp(tier, "read") == 0    ? lcsb_policy_add_read(p, path, &err)
              : strcmp(tier, "write") == 0 ? lcsb_policy_add_write(p, path, &err)
+             : strcmp(tier, "protect") == 0 ? lcsb_policy_add_protect(p, path, &err)
                                           : lcsb_policy_add_exec(p, path, &err);
     if (rc) fail_msg("%s %s: %s", tier, path, err.message);
 }
@@ -165,9 +166,9 @@ static void replace(char **s, const char *from, const char *to) {
     "\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_sym\""
 
 static const char header_abi7[] =
-    "{\"lcsb-exec\":1,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "{\"lcsb-exec\":2,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
-    "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[]}";
+    "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],\"world\":\"readonly\",\"protect\":[]}";
 static const char part_abi7[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -175,8 +176,8 @@ static const char part_abi7[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\",\"ioctl_dev\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi3[] =
-    "{\"lcsb-exec\":1,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
-    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"unix\",\"dropped\":[\"scope\",\"ioctl\"]}";
+    "{\"lcsb-exec\":2,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
+    "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"unix\",\"dropped\":[\"scope\",\"ioctl\"],\"world\":\"readonly\",\"protect\":[]}";
 static const char part_abi3[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -184,9 +185,9 @@ static const char part_abi3[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi1[] =
-    "{\"lcsb-exec\":1,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
+    "{\"lcsb-exec\":2,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\","
-    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"]}";
+    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"readonly\",\"protect\":[]}";
 static const char part_abi1[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -238,7 +239,7 @@ static void test_header_per_abi(void **state) {
         char h[1024];
         snprintf(h, sizeof h, "%.*s", (int)strcspn(out[1], "]"), out[1]); /* up to fs's end */
         char want[64];
-        snprintf(want, sizeof want, "{\"lcsb-exec\":1,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
+        snprintf(want, sizeof want, "{\"lcsb-exec\":2,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
         assert_int_equal(strncmp(h, want, strlen(want)), 0);
         assert_true((strstr(h, "\"refer\"") != NULL) == (abi >= 2));
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));
@@ -255,8 +256,9 @@ static void test_header_per_abi(void **state) {
                               : abi >= 5 ? "[\"scope\"]"
                               : abi >= 3 ? "[\"scope\",\"ioctl\"]"
                                          : "[\"scope\",\"truncate\",\"ioctl\"]";
-        char want_end[96];
-        snprintf(want_end, sizeof want_end, ",\"dropped\":%s}", dropped);
+        char want_end[160];
+        snprintf(want_end, sizeof want_end, ",\"dropped\":%s,\"world\":\"readonly\",\"protect\":[]}",
+                 dropped);
         assert_true(strlen(h) > strlen(want_end));
         assert_string_equal(h + strlen(h) - strlen(want_end), want_end);
         lcsb_attestation a = attest(out);
@@ -307,6 +309,61 @@ static void test_wrap_refusals(void **state) {
 }
 
 /* Path bytes the JSON needs escaped are escaped; the rest pass as they are. */
+/* Protected paths ride in the header, sorted, once each; a host that cannot
+ * make the world read-only drops "metadata" and with it the protection, and
+ * the attestation says which. */
+static void test_world_and_protect(void **state) {
+    (void)state;
+    static const char *const cmd[] = {"true", NULL};
+    lcsb_policy *p = small_policy(LCSB_NET_DENY);
+    add(p, "protect", "/srv/w/.git/hooks");
+    add(p, "protect", "/srv/w/.git/config");
+    add(p, "protect", "/srv/w/.git/hooks/");
+    lcsb_backend *b = landlock(7);
+    char **out = wrap(b, p, cmd);
+    assert_contains(out[1], ",\"world\":\"readonly\",\"protect\":[\"/srv/w/.git/config\","
+                            "\"/srv/w/.git/hooks\"]}");
+    lcsb_attestation a = attest(out);
+    assert_string_equal(a.metadata, "readonly");
+    assert_string_equal(a.protected_paths, "readonly");
+    lcsb_argv_free(out);
+    lcsb_backend_free(b);
+
+    lcsb_capability cap;
+    memset(&cap, 0, sizeof cap);
+    cap.landlock_abi = 7;
+    cap.seccomp = true;
+    cap.shim_found = true;
+    snprintf(cap.shim, sizeof cap.shim, "%s", SHIM);
+    lcsb_error err = {0};
+    { /* a host that can enter no mount namespace */
+        assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), 0);
+        lcsb_policy_set_degradable(p, 0);
+        assert_int_equal(lcsb_backend_wrap(b, p, cmd, &out, &err), LCSB_EUNAVAIL);
+        assert_contains(err.message, "degrade = { \"metadata\" }");
+        lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+        out = wrap(b, p, cmd);
+        assert_contains(out[1], "\"world\":\"open\",\"protect\":[]}");
+        a = attest(out);
+        assert_string_equal(a.metadata, "open");
+        assert_string_equal(a.protected_paths, "open");
+        assert_true(a.dropped & LCSB_PART_METADATA);
+        lcsb_argv_free(out);
+        lcsb_backend_free(b);
+    }
+    lcsb_policy_free(p);
+    /* Nothing to protect: "none". */
+    p = small_policy(LCSB_NET_DENY);
+    b = landlock(7);
+    out = wrap(b, p, cmd);
+    assert_string_equal(attest(out).protected_paths, "none");
+    replace(&out[1], "\"world\":\"readonly\"", "\"world\":\"rw\"");
+    assert_int_equal(lcsb_attest((const char *const *)out, NULL, &a, &err), LCSB_EINVAL);
+    lcsb_argv_free(out);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
 static void test_wrap_escapes_paths(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
@@ -498,7 +555,7 @@ static void test_many_paths_split(void **state) {
 
     size_t argc = argc_of(out);
     size_t parts = 0;
-    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":1,\"abi\":7,\"parts\":%zu,", &parts), 1);
+    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":2,\"abi\":7,\"parts\":%zu,", &parts), 1);
     assert_true(parts >= 5); /* about a megabyte of paths */
     assert_int_equal(argc, 1 + 1 + parts + 1 + 2);
     assert_string_equal(out[0], SHIM);
@@ -566,7 +623,7 @@ static void test_longest_paths_split(void **state) {
     static const char *const cmd[] = {"true", NULL};
     char **out = wrap(b, p, cmd);
     size_t parts = 0;
-    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":1,\"abi\":7,\"parts\":%zu,", &parts), 1);
+    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":2,\"abi\":7,\"parts\":%zu,", &parts), 1);
     assert_true(parts >= 4);
     size_t paths = 0;
     for (size_t i = 0; i < parts; i++) {
@@ -731,7 +788,8 @@ static void test_attest_from_argv(void **state) {
     char *json = lcsb_attestation_json(&a);
     assert_string_equal(json, "{\"backend\":\"landlock\",\"fs\":\"enforced\",\"exec\":"
                               "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
-                              "\"net_by\":\"landlock+seccomp\",\"abi\":7,\"scoped\":true,"
+                              "\"net_by\":\"landlock+seccomp\",\"metadata\":\"readonly\","
+                              "\"protected\":\"none\",\"abi\":7,\"scoped\":true,"
                               "\"dropped\":[]}");
     free(json);
     char summary[256];
@@ -766,8 +824,8 @@ static void test_attest_from_argv(void **state) {
     for (size_t i = 0; i < sizeof bad_dropped / sizeof bad_dropped[0]; i++) {
         char *copy = strdup(out[1]);
         char with[64];
-        snprintf(with, sizeof with, "\"dropped\":%s}", bad_dropped[i]);
-        replace(&copy, "\"dropped\":[\"terminal\",\"scope\"]}", with);
+        snprintf(with, sizeof with, "\"dropped\":%s,", bad_dropped[i]);
+        replace(&copy, "\"dropped\":[\"terminal\",\"scope\"],", with);
         const char *argv[] = {out[0], copy, "--", "true", NULL};
         lcsb_error e = {0};
         if (lcsb_attest(argv, NULL, &d, &e) != LCSB_EINVAL) fail_msg("attested %s", copy);
@@ -861,9 +919,9 @@ static void test_attest_without_shim(void **state) {
     lcsb_attestation_summary(&a, summary, sizeof summary);
     assert_contains(summary, "nothing was enforced");
     /* The header without the shim in front, or the shim without a header. */
-    char header[] = "{\"lcsb-exec\":1,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
+    char header[] = "{\"lcsb-exec\":2,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
                     "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],\"scope\":[],"
-                    "\"sockets\":\"any\",\"dropped\":[]}";
+                    "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[]}";
     char *no_shim[] = {"/usr/bin/lcsb-exec-not", header, "--", "true", NULL};
     expect_attestation(no_shim, "none", "open", "open", "open", "", 0, false);
     char *no_header[] = {"/usr/libexec/lcsb/lcsb-exec", "--", "true", NULL};
@@ -907,7 +965,7 @@ static void test_attest_through_prefix(void **state) {
     lcsb_backend *none = NULL;
     assert_int_equal(lcsb_backend_none(&none, &err), 0);
     static const char *const mimic[] = {"sh", "-c", "x", "lcsb-exec",
-        "{\"lcsb-exec\":1,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
+        "{\"lcsb-exec\":2,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
         "\"ports\":[],\"scope\":[],\"sockets\":\"unix\"}", "--", "true", NULL};
     assert_int_equal(lcsb_compose(none, p, prefix, mimic, &out, &err), 0);
     assert_int_equal(lcsb_attest((const char *const *)out, prefix, &a, &err), 0);
@@ -1348,6 +1406,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_golden_abi1),
         cmocka_unit_test(test_header_per_abi),
         cmocka_unit_test(test_wrap_refusals),
+        cmocka_unit_test(test_world_and_protect),
         cmocka_unit_test(test_wrap_escapes_paths),
         cmocka_unit_test(test_exec_any_drops_execute),
         cmocka_unit_test(test_ports_sorted_unique),

@@ -41,6 +41,7 @@ M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
   env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
+  protect = "table|boolean",
 }
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
@@ -185,6 +186,35 @@ function M.etc_read()
   return out
 end
 
+-- What stays read-only inside the write tier. By default a repository's hooks
+-- and config: a hook the command plants there would run, unsandboxed, the
+-- next time the user commits. `protect = false` turns that off; a list adds
+-- to it. Only what exists can be protected (a mount needs something to sit
+-- on), and only what is writable needs it; the rest is noted for check.
+M.protect_default = { ".git/hooks", ".git/config" }
+
+local function protected(opts_protect, project, write, run)
+  if opts_protect == true then
+    fail("exec_policy: key 'protect' must be a list of paths, or false")
+  end
+  local wanted, out = {}, {}
+  if opts_protect ~= false then
+    for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
+  end
+  for _, path in ipairs(opts_protect or {}) do wanted[#wanted + 1] = absolute(path, "protect") end
+  for i, path in ipairs(wanted) do
+    local user = type(opts_protect) == "table" and i > #wanted - #opts_protect
+    if core.kind(path) and covered(write, path) then
+      add_unique(out, core.realpath(path) or path)
+    elseif user and run then
+      run.left_out = run.left_out or {}
+      table.insert(run.left_out, { tier = "protect", path = path,
+        why = core.kind(path) and "not writable anyway" or "does not exist" })
+    end
+  end
+  return out
+end
+
 local function add_program(name, into, key)
   local files, err = core.which(name)
   if not files then fail(("exec_policy: key '%s': %s"):format(key, err)) end
@@ -267,6 +297,7 @@ local function build(opts)
   local ok, policy = pcall(core.policy, {
     read = read, write = write, exec = exec_open and "any" or exec,
     env = env, net = net, cwd = project, degrade = opts.degrade,
+    protect = protected(opts.protect, project, write, run),
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   return policy

@@ -18,7 +18,8 @@ end
 -- ---- reading the evidence ----
 
 -- Lines of the stderr tail that report a refusal by the kernel.
-local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "EACCES", "EPERM" }
+local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead%-only file system",
+  "EACCES", "EPERM", "EROFS" }
 
 local function refusal_lines(stderr)
   local lines = {}
@@ -106,7 +107,10 @@ M.add(function(ev)
     local policy = ev.policy or {}
     if path and not in_private_home(ev, path) then
       local readable = covered(policy.read, path) or covered(policy.write, path)
-      if writes(line) and not covered(policy.write, path) then
+      if covered(policy.protect, path) then
+        return ("%s is protected: it stays read-only inside the writable project (a hook "
+          .. "planted there would run outside the sandbox); protect = false turns that off"):format(path)
+      elseif writes(line) and not covered(policy.write, path) then
         -- A file that is not there yet needs its directory.
         local where = exists(path) and path or dirname(path)
         return ('%s was refused for writing; to allow it, add write = { "%s" } to the policy')

@@ -96,6 +96,10 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_write(lcsb_policy *policy, const cha
  * symlink). */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_exec(lcsb_policy *policy, const char *path,
                                                  lcsb_error *err);
+/* A path inside the write tier that stays read-only (a repository's
+ * .git/hooks): it must exist and is not reached through a symlink. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_protect(lcsb_policy *policy, const char *path,
+                                                    lcsb_error *err);
 /* Turn the exec allowlist off: anything readable may run. */
 LCSB_API void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open);
 /* Set NAME to VALUE in the command's environment, or unset it when VALUE is
@@ -121,11 +125,13 @@ typedef enum lcsb_part {
     LCSB_PART_TRUNCATE = 1u << 2, /* truncating files outside the write tier refused */
     LCSB_PART_IOCTL = 1u << 3,    /* device ioctls outside the write tier refused */
     LCSB_PART_TERMINAL = 1u << 4, /* input injection into the terminal refused (TIOCSTI) */
+    LCSB_PART_METADATA = 1u << 5, /* the file system read-only outside the write tier
+                                     (chmod, chown, utimes), protected paths inside it */
 } lcsb_part;
-#define LCSB_PARTS_ALL 0x1fu
+#define LCSB_PARTS_ALL 0x3fu
 
-/* "net", "scope", "truncate", "ioctl", "terminal" for one part; NULL for
- * anything else. */
+/* "net", "scope", "truncate", "ioctl", "terminal", "metadata" for one part;
+ * NULL for anything else. */
 LCSB_API const char *lcsb_part_name(unsigned part);
 /* The part named NAME, or 0. */
 LCSB_API unsigned lcsb_part_from_name(const char *name);
@@ -156,6 +162,7 @@ typedef struct lcsb_capability {
     int landlock_abi_kernel;   /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
     bool seccomp;              /* seccomp filters can be installed */
     bool user_namespaces;      /* unprivileged user namespaces can be created */
+    bool mount_namespaces;     /* the shim can enter one: as root, or in a user namespace */
     bool sandbox_exec;         /* macOS sandbox-exec is present */
     char shim[4096];           /* the lcsb-exec path used by the Landlock backend */
     bool shim_found;           /* shim names an executable file */
@@ -233,6 +240,11 @@ typedef struct lcsb_attestation {
     /* The parts (lcsb_part bits) this run does not enforce because the host
      * cannot and the policy allowed it; 0 when none. */
     unsigned dropped;
+    /* Outside the write tier: "readonly" (chmod, chown, utimes refused too),
+     * or "open" (Landlock alone, which has no right for metadata). */
+    char metadata[16];
+    /* Protected paths: "readonly", "open" (not enforced here), or "none". */
+    char protected_paths[16];
 } lcsb_attestation;
 
 /* PREFIX is the launcher composed in front of a host mechanism (NULL: none):

@@ -335,7 +335,7 @@ T.case("unknown key: named, at the caller's line", function()
   T.ok(not ok, "refused")
   T.has(err, "unknown key 'bogus'")
   T.has(err, ("%s:%d:"):format(ME, line), "position")
-  T.has(err, "project, read, scope, write", "the keys it knows")
+  T.has(err, "project, protect, read, scope, write", "the keys it knows")
   T.has(policy_error { scope = s, [1] = "x" }, "unknown key '1'")
   T.has(policy_error { scope = s, Read = {} }, "unknown key 'Read'")
 end)
@@ -393,6 +393,24 @@ T.case("degrade: none by default; names the parts, refuses others", function()
   T.has(err, "entry 1 is a number", "wrong type named")
   err = policy_error { scope = s, degrade = "scope" }
   T.has(err, "key 'degrade' must be a table", "a list, not a string")
+end)
+
+T.case("protect: a repository's hooks and config by default, more on request", function()
+  local s <close> = lcsb.scope()
+  local dir = T.tmpdir()
+  T.eq(#policy { scope = s, project = dir }.protect, 0, "no repository, nothing to protect")
+  T.sh("mkdir -p " .. T.q(dir .. "/.git/hooks") .. " " .. T.q(dir .. "/keep") .. " && touch "
+    .. T.q(dir .. "/.git/config"))
+  local t = policy { scope = s, project = dir }
+  table.sort(t.protect)
+  T.eq(table.concat(t.protect, " "), dir .. "/.git/config " .. dir .. "/.git/hooks", "the default")
+  t = policy { scope = s, project = dir, protect = { dir .. "/keep" } }
+  T.eq(#t.protect, 3, "added to the default")
+  t = policy { scope = s, project = dir, protect = false }
+  T.eq(#t.protect, 0, "protect = false turns the default off")
+  T.has(policy_error { scope = s, project = dir, protect = true }, "must be a list", "true")
+  T.has(policy_error { scope = s, project = dir, protect = { "rel" } }, "not an absolute path",
+    "relative")
 end)
 
 T.case('exec = "any" turns the allowlist off', function()
@@ -654,7 +672,7 @@ T.case("lcsb wrap prints the argv as JSON (read with lua-cjson)", function()
   T.eq(argv[1], realpath(T.build .. "/lcsb-exec"), "the shim first")
   T.eq(argv[1], detect.shim, "the shim detect reports")
   local header = cjson.decode(argv[2])
-  T.eq(header["lcsb-exec"], 1, "wire version")
+  T.eq(header["lcsb-exec"], 2, "wire version")
   T.eq(header.abi, math.min(detect.landlock_abi, 7), "abi")
   local sep = 3 + header.parts
   T.eq(argv[sep], "--", "-- after the parts")

@@ -8,7 +8,7 @@ local remedies = require "lcsb.remedies"
 
 -- The keys exec_policy takes (CONTRACT.md) that a user would write.
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
-  degrade = true }
+  degrade = true, protect = true }
 -- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
 local NESTED = { connect = "net", bind = "net" }
 
@@ -148,13 +148,14 @@ local function walk()
     "sh: 1: ls: Permission denied\n", "curl: (6) Could not resolve host: example.com\n",
     "curl: (7) Failed to connect to 1.2.3.4 port 443 after 0 ms\n",
     "lcsb-exec: cannot enforce the Landlock ruleset: Operation not permitted\n",
-    "fatal: unable to access '/tmp/lcsb-home.x/.config/git/config': No such file\n" }
+    "fatal: unable to access '/tmp/lcsb-home.x/.config/git/config': No such file\n",
+    "sh: 1: cannot create /p/.git/hooks/pre-commit: Read-only file system\n" }
   local policies = {
     { read = {}, write = { "/p" }, exec = { "/usr/bin/make" }, env = {}, net = false, cwd = "/p" },
     { read = {}, write = {}, exec = "any", env = { CI = "1" }, net = true },
     { read = {}, write = {}, exec = {}, env = {}, net = { connect = { 443 }, bind = {} } },
     { read = { "/usr" }, write = { "/p" }, exec = {}, env = { HOME = "/tmp/lcsb-home.x" },
-      net = false, cwd = "/p" },
+      net = false, cwd = "/p", protect = { "/p/.git/hooks" } },
   }
   for _, status in ipairs(statuses) do
     for _, att in ipairs(attestations) do
