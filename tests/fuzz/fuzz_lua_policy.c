@@ -153,6 +153,9 @@ int __wrap_lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) 
     cap->shim_found = true;
     cap->landlock_abi = host.abi;
     cap->seccomp = host.seccomp;
+    /* A host without seccomp here also lacks namespaces, so both kinds of
+     * host reach wrap, with and without the read-only world. */
+    cap->mount_namespaces = host.seccomp;
     return 0;
 }
 
