@@ -190,7 +190,8 @@ end
 -- and config: a hook the command plants there would run, unsandboxed, the
 -- next time the user commits. `protect = false` turns that off; a list adds
 -- to it. Only what exists can be protected (a mount needs something to sit
--- on), and only what is writable needs it; the rest is noted for check.
+-- on): a listed path that does not exist is an error, a default one is
+-- skipped; what is not writable anyway needs no protection (noted for check).
 M.protect_default = { ".git/hooks", ".git/config" }
 
 local function protected(opts_protect, project, write, run)
@@ -204,12 +205,16 @@ local function protected(opts_protect, project, write, run)
   for _, path in ipairs(opts_protect or {}) do wanted[#wanted + 1] = absolute(path, "protect") end
   for i, path in ipairs(wanted) do
     local user = type(opts_protect) == "table" and i > #wanted - #opts_protect
-    if core.kind(path) and covered(write, path) then
+    if user and not core.kind(path) then
+      -- A mount needs something to sit on: what does not exist cannot be
+      -- kept from being created, so say so rather than protect nothing.
+      fail(("exec_policy: key 'protect': %s does not exist, and lcsb can only keep an existing "
+        .. "path read-only; create it first"):format(path))
+    elseif core.kind(path) and covered(write, path) then
       add_unique(out, core.realpath(path) or path)
     elseif user and run then
       run.left_out = run.left_out or {}
-      table.insert(run.left_out, { tier = "protect", path = path,
-        why = core.kind(path) and "not writable anyway" or "does not exist" })
+      table.insert(run.left_out, { tier = "protect", path = path, why = "not writable anyway" })
     end
   end
   return out

@@ -411,6 +411,8 @@ T.case("protect: a repository's hooks and config by default, more on request", f
   T.has(policy_error { scope = s, project = dir, protect = true }, "must be a list", "true")
   T.has(policy_error { scope = s, project = dir, protect = { "rel" } }, "not an absolute path",
     "relative")
+  T.has(policy_error { scope = s, project = dir, protect = { dir .. "/later" } },
+    "does not exist", "a path that is not there cannot be kept from being created")
 end)
 
 T.case('exec = "any" turns the allowlist off', function()
