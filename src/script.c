@@ -248,6 +248,37 @@ char *lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_ru
     return hints;
 }
 
+static int pafter(lua_State *L) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lcsb");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "after_run");
+    lua_call(L, 0, 1);
+    return 1;
+}
+
+char *lcsb_script_after_run(lcsb_script *s) {
+    if (!s || !s->L) return NULL;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    lcsb__buf b = {0};
+    lua_pushcfunction(L, pafter);
+    if (lua_pcall(L, 0, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+        for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TSTRING; i++) {
+            lcsb__buf_addf(&b, "%s%s", b.len ? "\n" : "", lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
+        lcsb__buf_addf(&b, "checking after the run failed: %s", lua_tostring(L, -1));
+    }
+    lua_settop(L, top);
+    if (b.oom || b.len == 0) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
 char *lcsb_script_left_out(lcsb_script *s) {
     if (!s || !s->L) return NULL;
     lua_State *L = s->L;

@@ -2593,6 +2593,33 @@ static void test_git_hooks_protected(void **state) {
     expect_unsandboxed_ok(f, via_link, &P);
 }
 
+/* Where there is nothing to hold yet: a repository without a hooks
+ * directory gets an empty one, held like any other; a project that is not a
+ * repository cannot be kept from becoming one, so lcsb says when it did. */
+static void test_git_hooks_before_they_exist(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char git[PATH_MAX], hooks[PATH_MAX], script[2 * PATH_MAX];
+    policy(f, "exec = { \"sh\", \"git\" }");
+    const char *const *init = CMD("sh", "-c", "git init -q . && echo made > .git/hooks/pre-commit");
+    expect_allowed(f, init, &P);
+    path_in(git, f->project, ".git");
+    if (!has_line(P.err, "lcsb: warning: ", CMD("created", git, "hooks")))
+        fail_msg("no warning about the repository the command made:\n%s", P.err);
+    /* Now a repository, but without hooks: lcsb makes the directory and holds it. */
+    FMT(script, "rm -rf '%s'", path_in(hooks, f->project, ".git/hooks"));
+    run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+    assert_exists(hooks, false);
+    const char *const *plant = CMD("sh", "-c", "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit");
+    expect_denied(f, plant, -1, &P);
+    assert_exists(hooks, true);
+    char hook[PATH_MAX + 16];
+    FMT(hook, "%s/pre-commit", hooks);
+    assert_exists(hook, false);
+    expect_unsandboxed_ok(f, plant, &P);
+    assert_exists(hook, true);
+}
+
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
 
 /* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
@@ -2767,6 +2794,7 @@ int main(void) {
         T(test_stderr_relayed_exactly),
         T(test_metadata_outside_refused),
         T(test_git_hooks_protected),
+        T(test_git_hooks_before_they_exist),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

@@ -200,6 +200,18 @@ local function protected(opts_protect, project, write, run)
   end
   local wanted, out = {}, {}
   if opts_protect ~= false then
+    local git = project .. "/.git"
+    if core.kind(git) == "dir" and not core.kind(git .. "/hooks") then
+      -- A repository without a hooks directory (cloned with an empty
+      -- template) gets the empty one git init makes, so that it can be held.
+      core.mkdir(git .. "/hooks")
+    elseif not core.kind(git) and run then
+      -- Not a repository yet: nothing to hold, so lcsb looks afterwards.
+      run.watch = run.watch or {}
+      table.insert(run.watch, { path = git, why = "a repository in the project, whose hooks "
+        .. "were not protected (there was none when the run began); check " .. git
+        .. "/hooks before you run git there" })
+    end
     for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
   end
   for _, path in ipairs(opts_protect or {}) do wanted[#wanted + 1] = absolute(path, "protect") end
@@ -306,6 +318,19 @@ local function build(opts)
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   return policy
+end
+
+-- After the run: what the policy could not hold beforehand and the command
+-- made anyway (run.watch: { path, why }), as warning lines.
+function M.after_run()
+  local run = core.run()
+  local warnings = {}
+  for _, w in ipairs(run and run.watch or {}) do
+    if core.kind(w.path) then
+      warnings[#warnings + 1] = ("the command created %s: %s"):format(w.path, w.why)
+    end
+  end
+  return warnings
 end
 
 -- Errors name the script's line that called exec_policy, even in tail

@@ -200,15 +200,15 @@ static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args 
     return 0;
 }
 
-static void print_hints(lcsb_script *script, const cli_args *args, const lcsb_run_result *result) {
-    char *hints = lcsb_script_explain(script, args->argv, result);
-    for (char *line = hints, *next; line && *line; line = next) {
+/* Each line of TEXT (which it frees) on stderr as "lcsb: LEAD LINE". */
+static void say_lines(const char *lead, char *text) {
+    for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
-        fprintf(stderr, "lcsb: hint: %s\n", line);
+        fprintf(stderr, "lcsb: %s%s\n", lead, line);
         if (!next) break;
     }
-    free(hints);
+    free(text);
 }
 
 static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
@@ -240,9 +240,10 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
         if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;
     }
+    say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
     if (attest) write_attestation(attest, args->attest, &result.attestation);
-    if (result.status != 0) print_hints(script, args, &result);
+    if (result.status != 0) say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
     return result.status;
 }
 

@@ -318,6 +318,10 @@ LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
  * newline-separated; caller frees. NULL when none. */
 LCSB_API char *lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                    const lcsb_run_result *result);
+/* What the policy could not hold beforehand and the run created anyway (a
+ * repository in a project that had none, with hooks nobody protected), as
+ * warning lines, after lcsb_run; caller frees. NULL when there is nothing. */
+LCSB_API char *lcsb_script_after_run(lcsb_script *script);
 /* What the script asked for and exec_policy left out (a path that does not
  * exist), as "TIER\tPATH\tWHY" lines; caller frees. NULL when nothing was. */
 LCSB_API char *lcsb_script_left_out(lcsb_script *script);
