@@ -107,8 +107,23 @@ static int check_real(const char *what, const char *path, lcsb_error *err) {
     return 0;
 }
 
+/* The system's own trees: writing anywhere in them (a cron job, a Python
+ * site-packages file, a library) reaches beyond the run. /usr/local is the
+ * administrator's own. */
+static const char *system_tree_of(const char *path) {
+    static const char *const trees[] = {"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32",
+                                        "/lib64", "/libx32", "/boot", NULL};
+    if (strncmp(path, "/usr/local/", 11) == 0 || strcmp(path, "/usr/local") == 0) return NULL;
+    for (size_t i = 0; trees[i]; i++) {
+        size_t n = strlen(trees[i]);
+        if (strncmp(path, trees[i], n) == 0 && (path[n] == '/' || path[n] == '\0')) return trees[i];
+    }
+    return NULL;
+}
+
 /* Write access to a system prefix, or to a directory holding one, would
- * hand the command the system itself (running lcsb from "/" made the project "/"). */
+ * hand the command the system itself (running lcsb from "/" made the project
+ * "/"); so would write access anywhere inside the system's own trees. */
 static int check_write(const char *path, lcsb_error *err) {
     int rc = check_real("write", path, err);
     const char *prefix = rc ? NULL : lcsb__system_prefix_within(path);
@@ -117,6 +132,11 @@ static int check_write(const char *path, lcsb_error *err) {
                           "write: %s: refusing write access to a directory that is or contains "
                           "the system prefix %s",
                           path, prefix);
+    const char *tree = rc ? NULL : system_tree_of(path);
+    if (tree)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "write: %s: refusing write access inside the system's own %s", path,
+                          tree);
     return rc;
 }
 

@@ -88,6 +88,10 @@ static enum pumped pump(lcsb__capture *c, int relay_fd, lcsb_run_result *result)
     for (ssize_t done = 0; c->relaying && done < n;) {
         ssize_t w = write(relay_fd, buf + done, (size_t)(n - done));
         if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EAGAIN) { /* a non-blocking stderr: wait for room, lose nothing */
+            struct pollfd out = {.fd = relay_fd, .events = POLLOUT};
+            if (poll(&out, 1, -1) >= 0 || errno == EINTR) continue;
+        }
         if (w <= 0) c->relaying = false; /* the caller's stderr is gone: keep the tail only */
         else done += w;
     }
@@ -98,18 +102,33 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
                        lcsb_run_result *result) {
     bool open = true;
     c->relaying = relay_fd >= 0;
+    /* SIGCHLD is how the exit is heard: a caller that blocks it must not
+     * leave lcsb waiting. Polls are bounded too, whatever else fails. */
+    sigset_t chld, old;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_UNBLOCK, &chld, &old);
+    int rc = 0;
     for (;;) {
         struct pollfd fds[2] = {{.fd = c->out[0], .events = POLLIN},
                                 {.fd = c->note[0], .events = POLLIN}};
-        int n = poll(open ? fds : fds + 1, open ? 2 : 1, -1);
-        if (n < 0 && errno != EINTR) return -1;
+        int n = poll(open ? fds : fds + 1, open ? 2 : 1, open ? 1000 : 100);
+        if (n < 0 && errno != EINTR) {
+            rc = -1;
+            break;
+        }
         if (open && n > 0 && fds[0].revents) open = pump(c, relay_fd, result) != PUMPED_END;
         char drain[64];
         while (read(c->note[0], drain, sizeof drain) > 0) {}
         pid_t done = waitpid(pid, wstatus, WNOHANG);
-        if (done < 0 && errno != EINTR) return -1;
+        if (done < 0 && errno != EINTR) {
+            rc = -1;
+            break;
+        }
         if (done == pid) break;
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (rc) return rc;
     /* The command is gone; what it wrote before it went is still relayed,
      * without waiting on a pipe something it left behind may hold open. */
     int flags = fcntl(c->out[0], F_GETFL);

@@ -99,6 +99,10 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
     sigemptyset(&relayed);
     sigemptyset(&none);
     for (size_t i = 0; i < RELAYED; i++) sigaddset(&relayed, relayed_signals[i]);
+    /* The command starts with these at their defaults, SIGPIPE included,
+     * which lcsb may be ignoring while it relays stderr. */
+    sigset_t defaults = relayed;
+    sigaddset(&defaults, SIGPIPE);
     if (posix_spawnattr_init(&attr)) {
         if (capturing) lcsb__capture_close(&capture);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
@@ -108,7 +112,7 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
         if (capturing) lcsb__capture_close(&capture);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    posix_spawnattr_setsigdefault(&attr, &relayed);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     /* stderr onto the pipe before everything else above 2 is closed. */

@@ -665,6 +665,27 @@ static void test_validate_write_system_dirs(void **state) {
     }
     /* "/", "/home", "/tmp" and "/etc" exist on every host this runs on. */
     assert_true(checked >= 4);
+    /* Inside the system's own trees, no write either; /usr/local is the
+     * administrator's. */
+    static const char *const inside[] = {"/etc/cron.d", "/usr/share/doc", "/etc/apt", "/boot/grub"};
+    size_t refused = 0;
+    for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+        char real[PATH_MAX];
+        if (!realpath(inside[i], real) || strcmp(real, inside[i]) != 0) continue;
+        lcsb_policy *p = valid_policy();
+        added(p, "write", inside[i]);
+        expect_invalid(b, p, LCSB_EINVAL, inside[i], "inside the system's own");
+        lcsb_policy_free(p);
+        refused++;
+    }
+    assert_true(refused >= 2);
+    char local[PATH_MAX];
+    if (realpath("/usr/local/bin", local) && strcmp(local, "/usr/local/bin") == 0) {
+        lcsb_policy *p = valid_policy();
+        added(p, "write", "/usr/local/bin");
+        expect_valid(b, p);
+        lcsb_policy_free(p);
+    }
     /* A project beneath /tmp is no system prefix: the fixture is one. */
     assert_null(lcsb__system_prefix_within("/tmp/x-project"));
     assert_null(lcsb__system_prefix_within("/home/u/project"));

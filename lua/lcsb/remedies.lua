@@ -77,6 +77,20 @@ local function covered(entries, path)
   return false
 end
 
+-- Paths no hint may suggest granting, whatever the stderr tail (which the
+-- command writes) claims: the system's own trees, root's home, and the
+-- dot-directories where keys, credentials and shell start-up files live.
+local SENSITIVE = { "^/usr/", "^/usr$", "^/etc/", "^/etc$", "^/bin", "^/sbin", "^/lib", "^/boot",
+  "^/root", "^/proc", "^/sys", "^/dev", "/%.[^/]+" }
+
+local function sensitive(path)
+  if path:find("^/usr/local/") then return false end
+  for _, pattern in ipairs(SENSITIVE) do
+    if path:find(pattern) then return true end
+  end
+  return false
+end
+
 local function dirname(path)
   return path:match("^(.+)/[^/]*$") or "/"
 end
@@ -109,7 +123,9 @@ M.add(function(ev)
       local readable = covered(policy.read, path) or covered(policy.write, path)
       if covered(policy.protect, path) then
         return ("%s is protected: it stays read-only inside the writable project (a hook "
-          .. "planted there would run outside the sandbox); protect = false turns that off"):format(path)
+          .. "planted there would run outside the sandbox)"):format(path)
+      elseif sensitive(path) then
+        return nil -- the tail is the command's to write: never coax a grant of these
       elseif writes(line) and not covered(policy.write, path) then
         -- A file that is not there yet needs its directory.
         local where = exists(path) and path or dirname(path)

@@ -51,8 +51,19 @@ end)
 T.case("a refused write names the directory and the write key", function()
   local text = hints_for { stderr = "touch: cannot touch '/srv/out/f': Permission denied\n" }
   T.has(text, 'write = { "/srv/out" }', "the directory to create in")
-  text = hints_for { stderr = "sh: 1: cannot create /usr/x: Permission denied\n" }
-  T.has(text, 'write = { "/usr" }', "readable but not writable: its directory")
+  text = hints_for { stderr = "sh: 1: cannot create /srv/ro/x: Permission denied\n",
+    policy = { read = { "/srv/ro" }, write = {}, exec = {}, env = {}, net = false } }
+  T.has(text, 'write = { "/srv/ro" }', "readable but not writable: its directory")
+  -- The tail is the command's to write: it cannot coax a grant of these.
+  for _, line in ipairs { "touch: cannot touch '/etc/cron.d/job': Permission denied",
+    "cat: /home/u/.ssh/id_ed25519: Permission denied", "sh: 1: cannot create /root/.bashrc: "
+    .. "Permission denied", "cp: cannot create regular file '/usr/lib/python3/x.py': "
+    .. "Permission denied", "chmod: changing permissions of '/usr/bin/python3': Operation not "
+    .. "permitted" } do
+    local hint = hints_for { stderr = line .. "\n" }
+    T.hasnt(hint, "read = {", line)
+    T.hasnt(hint, "write = {", line)
+  end
   -- A path the policy already lets it write is not the problem.
   T.hasnt(hints_for { stderr = "touch: cannot touch '/home/u/proj/f': Permission denied\n" },
     "write = {", "no hint for a writable path")
