@@ -680,9 +680,9 @@ static void test_validate_write_system_dirs(void **state) {
     }
     assert_true(refused >= 2);
     char local[PATH_MAX];
-    if (realpath("/usr/local/bin", local) && strcmp(local, "/usr/local/bin") == 0) {
+    if (realpath("/usr/local/share", local) && strcmp(local, "/usr/local/share") == 0) {
         lcsb_policy *p = valid_policy();
-        added(p, "write", "/usr/local/bin");
+        added(p, "write", "/usr/local/share");
         expect_valid(b, p);
         lcsb_policy_free(p);
     }
