@@ -664,7 +664,9 @@ struct mount_attr_v0 {
     uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-/* Make the mounts at DIRFD/PATH, and every mount below, read-only or not. */
+/* Make the mount at DIRFD/PATH read-only, and every mount below it; or
+ * writable again, that one mount only: a mount below a write-tier path that
+ * was read-only before lcsb came stays so. */
 static int set_readonly(int dirfd, const char *path, unsigned flags, bool readonly) {
     struct mount_attr_v0 attr = {0};
 
@@ -672,7 +674,8 @@ static int set_readonly(int dirfd, const char *path, unsigned flags, bool readon
         attr.attr_set = MOUNT_ATTR_RDONLY_;
     else
         attr.attr_clr = MOUNT_ATTR_RDONLY_;
-    return (int)syscall(SYS_mount_setattr, dirfd, path, flags | AT_RECURSIVE_, &attr, sizeof attr);
+    return (int)syscall(SYS_mount_setattr, dirfd, path, flags | (readonly ? AT_RECURSIVE_ : 0),
+                        &attr, sizeof attr);
 }
 
 /* A copy of the tree at PATH mounted on top of it, read-only or writable: by
@@ -730,7 +733,10 @@ static int enter_readonly_world(void) {
     gid_t gid = getegid();
     char map[64];
 
-    if (uid != 0) {
+    /* Root with CAP_SYS_ADMIN needs only the mount namespace; anyone else
+     * (root in a container without it too) maps its own ids into a user
+     * namespace of its own, and gets the capability there. */
+    if (uid != 0 || unshare(CLONE_NEWNS) != 0) {
         if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
             return fail("enter a user and mount namespace: %s", strerror(errno));
         snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
@@ -740,8 +746,6 @@ static int enter_readonly_world(void) {
         snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
         if (write_proc("/proc/self/gid_map", map) != 0)
             return -1;
-    } else if (unshare(CLONE_NEWNS) != 0) {
-        return fail("enter a mount namespace: %s", strerror(errno));
     }
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return fail("make the mounts private: %s", strerror(errno));
@@ -1061,6 +1065,7 @@ static int create_ruleset(const struct header *h) {
 #define JEQ(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), jt, jf)
 #define RET(k) BPF_STMT(BPF_RET | BPF_K, (uint32_t)(k))
 #define ERRNO(e) RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define JSET(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (uint32_t)(k), jt, jf)
 
 /* Every filter starts here: native syscalls only (see FILTER_ARCH), then the
  * syscall number loaded for the checks that follow. On x86_64, x32 calls come
@@ -1139,6 +1144,59 @@ static int install_tty_filter(void) {
     };
     return install_filter(filter, COUNT(filter), "terminal");
 }
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#define SETID (S_ISUID | S_ISGID)
+#define CREATING (O_CREAT | 020000000) /* O_CREAT, __O_TMPFILE */
+
+/* Syscall NR sets a mode from argument MODE: refused when it holds a set-id bit. */
+#define MODE_RULE(nr, mode) \
+    JEQ(nr, 0, 4), LOAD(ARG_LO(mode)), JSET(SETID, 0, 1), ERRNO(EPERM), RET(SECCOMP_RET_ALLOW)
+/* The same for a call that takes a mode only when FLAGS create a file. */
+#define CREATE_RULE(nr, flags, mode)                                                   \
+    JEQ(nr, 0, 6), LOAD(ARG_LO(flags)), JSET(CREATING, 0, 3), LOAD(ARG_LO(mode)),       \
+        JSET(SETID, 0, 1), ERRNO(EPERM), RET(SECCOMP_RET_ALLOW)
+
+/* Files the command leaves behind outlive the sandbox: a set-uid root shell,
+ * or one with file capabilities, made by a command lcsb ran as root, would
+ * hand root to whoever runs it later. So no set-id bit is set (chmod, or a
+ * mode given when creating) and no extended attribute is written
+ * (security.capability is one; the name cannot be read from here, so none
+ * is, and tools take EOPNOTSUPP as "no xattrs here"). openat2 and io_uring,
+ * whose modes sit behind pointers, are left to their callers' fallbacks. */
+static int install_setid_filter(void) {
+    struct sock_filter filter[] = {
+        NATIVE_SYSCALL_NUMBER,
+#ifdef __NR_chmod
+        MODE_RULE(__NR_chmod, 1),
+#endif
+        MODE_RULE(__NR_fchmod, 1),
+        MODE_RULE(__NR_fchmodat, 2),
+        MODE_RULE(__NR_fchmodat2, 2),
+#ifdef __NR_creat
+        MODE_RULE(__NR_creat, 1),
+#endif
+#ifdef __NR_mknod
+        MODE_RULE(__NR_mknod, 1),
+#endif
+        MODE_RULE(__NR_mknodat, 2),
+#ifdef __NR_open
+        CREATE_RULE(__NR_open, 1, 2),
+#endif
+        CREATE_RULE(__NR_openat, 2, 3),
+        JEQ(__NR_openat2, 0, 1), ERRNO(ENOSYS),
+        JEQ(__NR_io_uring_setup, 0, 1), ERRNO(EPERM),
+        JEQ(__NR_setxattr, 2, 0), JEQ(__NR_lsetxattr, 1, 0), JEQ(__NR_fsetxattr, 0, 1),
+        ERRNO(EOPNOTSUPP),
+        RET(SECCOMP_RET_ALLOW),
+    };
+    return install_filter(filter, COUNT(filter), "set-id");
+}
 #else
 static int install_socket_filter(enum sockets sockets) {
     (void)sockets; /* check_header has refused such a header already */
@@ -1147,6 +1205,11 @@ static int install_socket_filter(enum sockets sockets) {
 
 static int install_tty_filter(void) {
     return fail("guard the terminal on this architecture: the filter knows x86_64 and "
+                "aarch64 only");
+}
+
+static int install_setid_filter(void) {
+    return fail("refuse set-id bits on this architecture: the filter knows x86_64 and "
                 "aarch64 only");
 }
 #endif
@@ -1288,7 +1351,8 @@ int main(int argc, char **argv) {
         goto out;
     /* Last, so that nothing above runs under them, and right before exec,
      * which they let through: the command starts with every rule in force. */
-    if ((h.dropped & DROPPED_TERMINAL) == 0 && install_tty_filter() != 0)
+    if ((h.dropped & DROPPED_TERMINAL) == 0 &&
+        (install_tty_filter() != 0 || install_setid_filter() != 0))
         goto out;
     if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
         goto out;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #ifdef __linux__
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -50,6 +51,14 @@ static int read_int_file(const char *path, int fallback) {
     if (fscanf(f, "%d", &value) != 1) value = fallback;
     fclose(f);
     return value;
+}
+
+/* Does this process hold CAP_SYS_ADMIN (root in a container may not)? */
+static bool can_admin(void) {
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1u << CAP_SYS_ADMIN));
 }
 
 /* LCSB_LANDLOCK_ABI_MAX=N makes this host look older than it is, to try a
@@ -138,7 +147,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
     cap->user_namespaces = read_int_file("/proc/sys/user/max_user_namespaces", 0) > 0 &&
                            read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) != 0;
-    cap->mount_namespaces = geteuid() == 0 || cap->user_namespaces;
+    cap->mount_namespaces = cap->user_namespaces || (geteuid() == 0 && can_admin());
 #elif defined(__APPLE__)
     cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;
 #endif

@@ -2568,7 +2568,7 @@ static void test_git_hooks_protected(void **state) {
     run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
     assert_int_equal(P.status, 0);
     path_in(hook, f->project, ".git/hooks/pre-commit");
-    policy(f, "exec = { \"sh\", \"git\", \"ln\" }");
+    policy(f, "exec = { \"sh\", \"git\", \"ln\", \"mv\" }");
     FMT(script, "printf '#!/bin/sh\\ntouch planted\\n' > '%s' && chmod +x '%s'", hook, hook);
     const char *const *plant = CMD("sh", "-c", script);
     expect_denied(f, plant, -1, &P);
@@ -2581,6 +2581,9 @@ static void test_git_hooks_protected(void **state) {
     assert_exists(path_in(linked, f->project, ".git/hooks/post-commit"), false);
     unlink(path_in(linked, f->project, "hooks-link"));
     expect_denied(f, CMD("sh", "-c", "git config core.hooksPath /tmp"), -1, &P);
+    /* Nor can .git be renamed away and replaced by a copy nobody holds. */
+    expect_denied(f, CMD("sh", "-c", "mv .git .git2"), -1, &P);
+    assert_contains(P.err, "busy", "stderr");
     const char *const *commit =
         CMD("sh", "-c", "echo a > a.txt && git add a.txt && git commit -qm sandboxed && "
                         "git log --format=%s");
@@ -2591,6 +2594,32 @@ static void test_git_hooks_protected(void **state) {
     assert_exists(hook, true);
     unlink(hook);
     expect_unsandboxed_ok(f, via_link, &P);
+    expect_unsandboxed_ok(f, CMD("sh", "-c", "mv .git .git2 && mv .git2 .git"), &P);
+}
+
+/* Files outlive the sandbox: no set-id bit (chmod, or a mode given at
+ * creation) and no extended attribute (file capabilities are one) can be
+ * set, or a command run as root could leave a set-uid root shell behind. */
+static void test_setid_refused(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"cp\", \"chmod\", \"python3\" }");
+    const char *const *cases[] = {
+        CMD("sh", "-c", "cp /bin/true t && chmod 4755 t"),
+        CMD("python3", "-c", "import os; os.close(os.open('t2', os.O_CREAT | os.O_WRONLY, 0o2755))"),
+        CMD("python3", "-c", "open('t3', 'w').close(); import os; os.setxattr('t3', 'user.t', b'1')"),
+    };
+    char file[PATH_MAX];
+    for (size_t i = 0; i < 3; i++) {
+        expect_denied(f, cases[i], -1, &P);
+        struct stat st;
+        if (i < 2 && stat(path_in(file, f->project, i == 0 ? "t" : "t2"), &st) == 0)
+            assert_int_equal(st.st_mode & (S_ISUID | S_ISGID), 0);
+        expect_unsandboxed_ok(f, cases[i], &P);
+    }
+    struct stat st;
+    assert_int_equal(stat(path_in(file, f->project, "t"), &st), 0);
+    assert_true(st.st_mode & S_ISUID); /* the twin did set it */
 }
 
 /* Where there is nothing to hold yet: a repository without a hooks
@@ -2795,6 +2824,7 @@ int main(void) {
         T(test_metadata_outside_refused),
         T(test_git_hooks_protected),
         T(test_git_hooks_before_they_exist),
+        T(test_setid_refused),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

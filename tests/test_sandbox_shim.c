@@ -1242,13 +1242,23 @@ static void test_fault_terminal_filter(void **state) {
  * one names it. Under "any" there is no second call, so the same fault lets
  * the command run: the first call did go through, and the refusal above is
  * the socket filter's own. */
+/* The second filter, whatever the policy: set-id bits and xattrs. */
+static void test_fault_setid_filter(void **state) {
+    static const char *const headers[] = {H_OK, H_SOCKETS("unix"), H_READONLY};
+
+    require_landlock();
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+        check_fault_nth(state, headers[i], __NR_prctl, PR_SET_SECCOMP, 2, EPERM,
+                        "lcsb-exec: cannot install the set-id filter: Operation not permitted");
+}
+
 static void test_fault_socket_filter(void **state) {
     require_landlock();
-    check_fault_nth(state, H_SOCKETS("unix"), __NR_prctl, PR_SET_SECCOMP, 2, EPERM,
+    check_fault_nth(state, H_SOCKETS("unix"), __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
                     "lcsb-exec: cannot install the socket filter: Operation not permitted");
-    check_fault_nth(state, H_SOCKETS("unix+tcp"), __NR_prctl, PR_SET_SECCOMP, 2, EPERM,
+    check_fault_nth(state, H_SOCKETS("unix+tcp"), __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
                     "lcsb-exec: cannot install the socket filter: Operation not permitted");
-    check_fault_harmless(state, __NR_prctl, PR_SET_SECCOMP, 2, EPERM);
+    check_fault_harmless(state, __NR_prctl, PR_SET_SECCOMP, 3, EPERM);
 }
 
 static void test_fault_capset(void **state) {
@@ -1859,6 +1869,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_fault_no_new_privs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_restrict_self, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_terminal_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fault_setid_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_socket_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_capset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fault_ambient_capabilities, setup, teardown),

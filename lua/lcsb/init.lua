@@ -201,10 +201,14 @@ local function protected(opts_protect, project, write, run)
   local wanted, out = {}, {}
   if opts_protect ~= false then
     local git = project .. "/.git"
-    if core.kind(git) == "dir" and not core.kind(git .. "/hooks") then
+    if core.kind(git) == "dir" then
       -- A repository without a hooks directory (cloned with an empty
       -- template) gets the empty one git init makes, so that it can be held.
-      core.mkdir(git .. "/hooks")
+      if not core.kind(git .. "/hooks") then core.mkdir(git .. "/hooks") end
+      -- .git itself, granted on its own, becomes a mount point of its own in
+      -- the shim: it cannot be renamed away and replaced by a copy whose
+      -- hooks are not held.
+      add_unique(write, git)
     elseif not core.kind(git) and run then
       -- Not a repository yet: nothing to hold, so lcsb looks afterwards.
       run.watch = run.watch or {}

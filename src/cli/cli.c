@@ -85,10 +85,12 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
     const char *chosen = have ? lcsb_backend_name(b) : "none available";
     if (args->json) {
         char *shim = json_string(cap.shim), *engine = json_string(cap.oci_engine);
-        printf("{\"landlock_abi\":%d,\"landlock_abi_kernel\":%d,\"seccomp\":%s,\"user_namespaces\":%s,\"sandbox_exec\":%s,"
+        printf("{\"landlock_abi\":%d,\"landlock_abi_kernel\":%d,\"seccomp\":%s,\"user_namespaces\":%s,"
+               "\"mount_namespaces\":%s,\"sandbox_exec\":%s,"
                "\"shim\":%s,\"shim_found\":%s,\"oci_engine\":%s,\"auto\":\"%s\"}\n",
                cap.landlock_abi, cap.landlock_abi_kernel, cap.seccomp ? "true" : "false",
-               cap.user_namespaces ? "true" : "false", cap.sandbox_exec ? "true" : "false",
+               cap.user_namespaces ? "true" : "false", cap.mount_namespaces ? "true" : "false",
+               cap.sandbox_exec ? "true" : "false",
                shim ? shim : "\"\"", cap.shim_found ? "true" : "false",
                engine ? engine : "\"\"", have ? chosen : "");
         free(shim);
@@ -102,6 +104,7 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
         printf("\n");
         printf("seccomp:         %s\n", cap.seccomp ? "yes" : "no");
         printf("user namespaces: %s\n", cap.user_namespaces ? "yes" : "no");
+        printf("mount namespace: %s\n", cap.mount_namespaces ? "yes" : "no");
         printf("sandbox-exec:    %s\n", cap.sandbox_exec ? "yes" : "no");
         printf("shim:            %s%s\n", cap.shim, cap.shim_found ? "" : " (missing)");
         printf("oci engine:      %s\n", cap.oci_engine[0] ? cap.oci_engine : "none");
