@@ -1289,12 +1289,27 @@ static void usage(void) {
           stderr);
 }
 
+/* lcsb passes a pipe's write end, named in LCSB_EXEC_REPORT_FD, on which a
+ * failed setup is said out of band: the command can exit 97 too. The name
+ * goes before anything runs, and the descriptor with the exec. */
+static int take_report_fd(void) {
+    const char *text = getenv("LCSB_EXEC_REPORT_FD");
+    char *end;
+    long fd = text ? strtol(text, &end, 10) : -1;
+
+    unsetenv("LCSB_EXEC_REPORT_FD");
+    if (!text || !*text || *end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+        return -1;
+    return (int)fd;
+}
+
 int main(int argc, char **argv) {
     struct header h;
     int dashdash = 2;
     int ruleset_fd;
     int command;
     int err;
+    int report_fd = take_report_fd();
 
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("lcsb-exec %d\n", WIRE_VERSION);
@@ -1368,5 +1383,7 @@ int main(int argc, char **argv) {
 close_ruleset:
     close(ruleset_fd);
 out:
+    if (report_fd >= 0)
+        (void)!write(report_fd, "F", 1);
     return EXIT_SETUP;
 }

@@ -132,6 +132,12 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, lcsb_error 
 #define LCSB__ENV_PROGRAM "/usr/bin/env"
 bool lcsb__policy_has_env(const lcsb_policy *policy);
 
+/* The environment variable naming the descriptor on which the shim reports a
+ * setup failure, and the trailer that takes that report into account. */
+#define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
+void lcsb__trailer(const char *command, int status, bool setup_failed,
+                   const lcsb_attestation *att, char *buf, size_t size);
+
 /* ---- A minimal JSON reader for what lcsb itself wrote (attest). ---- */
 
 /* Find KEY at the top level of the JSON object TEXT. Returns a pointer to its

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,26 +47,48 @@ static void write_all(int fd, const char *s) {
     }
 }
 
-static bool kept(const lcsb_run_options *opts, int fd) {
+/* The descriptors the child keeps above 2: the caller's, and lcsb's own
+ * report pipe (EXTRA, or -1). */
+static bool kept(const lcsb_run_options *opts, int extra, int fd) {
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (opts->keep_fds[i] == fd) return true;
-    return false;
+    return fd == extra;
 }
 
 /* Nothing lcsb or its host holds open (a policy script's files, a harness's
  * pipes) reaches the command but stdin, stdout, stderr and what the caller
  * passes on purpose. Closing a descriptor that is not open is no error. */
-static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts) {
-    int highest = 2;
+static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts,
+                          int extra) {
+    int highest = extra > 2 ? extra : 2;
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (opts->keep_fds[i] > highest) highest = opts->keep_fds[i];
     for (int fd = 3; fd < highest; fd++)
-        if (!kept(opts, fd) && posix_spawn_file_actions_addclose(actions, fd)) return -1;
+        if (!kept(opts, extra, fd) && posix_spawn_file_actions_addclose(actions, fd)) return -1;
     /* A dup2 onto itself clears close-on-exec. */
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (posix_spawn_file_actions_adddup2(actions, opts->keep_fds[i], opts->keep_fds[i]))
             return -1;
+    if (extra > 2 && posix_spawn_file_actions_adddup2(actions, extra, extra)) return -1;
     return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
+}
+
+/* The environment for a child that is the mechanism: the caller's, and the
+ * descriptor on which the shim reports a failed setup. NULL on ENOMEM. */
+static char **report_environ(int fd) {
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **env = calloc(n + 2, sizeof *env);
+    static char entry[64];
+    if (!env) return NULL;
+    size_t k = 0, name = strlen(LCSB__REPORT_ENV);
+    for (size_t i = 0; i < n; i++)
+        if (!(strncmp(environ[i], LCSB__REPORT_ENV, name) == 0 && environ[i][name] == '='))
+            env[k++] = environ[i];
+    snprintf(entry, sizeof entry, "%s=%d", LCSB__REPORT_ENV, fd);
+    env[k++] = entry;
+    env[k] = NULL;
+    return env;
 }
 
 static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
@@ -84,9 +107,11 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
     return 0;
 }
 
-static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
-                          const lcsb_run_options *opts, lcsb_run_result *result,
-                          lcsb_error *err) {
+/* REPORT is the shim's report pipe (-1s when the child is no mechanism),
+ * ENV the environment that names its write end. */
+static int spawn_and_wait_with(const char *const *final, const char *cwd, bool is_mechanism,
+                               const lcsb_run_options *opts, int report[2], char **env,
+                               lcsb_run_result *result, lcsb_error *err) {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
@@ -119,7 +144,7 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
     if ((capturing &&
          posix_spawn_file_actions_adddup2(&actions, capture.out[1], STDERR_FILENO)) ||
         (cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
-        add_fd_actions(&actions, opts)) {
+        add_fd_actions(&actions, opts, report[1])) {
         posix_spawn_file_actions_destroy(&actions);
         posix_spawnattr_destroy(&attr);
         if (capturing) lcsb__capture_close(&capture);
@@ -134,7 +159,9 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
         sigaction(relayed_signals[i], &sa, &old[i]);
     }
     pid_t pid;
-    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *)final, environ);
+    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *)final, env);
+    if (report[1] >= 0) close(report[1]);
+    report[1] = -1;
     if (spawn_errno == 0) running_child = pid;
     /* Unblock the relayed signals even if the caller held them: one that
      * arrived before the spawn is delivered now, and relayed. */
@@ -147,6 +174,7 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
         result->status = is_mechanism ? LCSB_EXIT_SETUP
                          : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
                                                                               : LCSB_EXIT_NOEXEC;
+        result->setup_failed = is_mechanism;
         snprintf(result->note, sizeof result->note, "cannot execute %s: %s", final[0],
                  strerror(spawn_errno));
         goto restore;
@@ -164,6 +192,10 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
         goto restore;
     }
     result->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    /* The pipe's write end is gone with the shim (or the exec it made). */
+    char said;
+    if (report[0] >= 0 && result->status == LCSB_EXIT_SETUP && read(report[0], &said, 1) == 1)
+        result->setup_failed = said == 'F';
 restore:
     sigprocmask(SIG_BLOCK, &relayed, NULL);
     running_child = 0;
@@ -172,6 +204,26 @@ restore:
     if (capturing) lcsb__capture_close(&capture);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
+/* The shim says "setup failed" on a pipe of its own, so that an exit status
+ * of 97, which the command can give too, is never taken for that alone. */
+static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
+                          const lcsb_run_options *opts, lcsb_run_result *result,
+                          lcsb_error *err) {
+    int report[2] = {-1, -1};
+    char **env = environ;
+    if (is_mechanism && (pipe2(report, O_CLOEXEC) != 0 || !(env = report_environ(report[1])))) {
+        int saved = errno;
+        if (report[0] >= 0) close(report[0]), close(report[1]);
+        return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
+                          strerror(saved));
+    }
+    int rc = spawn_and_wait_with(final, cwd, is_mechanism, opts, report, env, result, err);
+    for (int i = 0; i < 2; i++)
+        if (report[i] >= 0) close(report[i]);
+    if (env != environ) free(env);
     return rc;
 }
 
@@ -214,7 +266,8 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
             snprintf(line, sizeof line, "lcsb: %s\n", result->note);
             write_all(opts->trailer_fd, line);
         }
-        lcsb_trailer(argv[0], result->status, &result->attestation, line, sizeof line);
+        lcsb__trailer(argv[0], result->status, result->setup_failed, &result->attestation, line,
+                      sizeof line);
         write_all(opts->trailer_fd, line);
     }
     return 0;

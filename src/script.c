@@ -197,6 +197,8 @@ static int pexplain(lua_State *L) {
     lua_setfield(L, -2, "status");
     lua_pushstring(L, result->note);
     lua_setfield(L, -2, "note");
+    lua_pushboolean(L, result->setup_failed);
+    lua_setfield(L, -2, "setup_failed");
     if (result->stderr_tail_len > 0) {
         lua_pushlstring(L, result->stderr_tail, result->stderr_tail_len);
         lua_setfield(L, -2, "stderr");

@@ -76,13 +76,18 @@ out:
 
 void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
                   size_t size) {
+    lcsb__trailer(command, status, status == LCSB_EXIT_SETUP, att, buf, size);
+}
+
+void lcsb__trailer(const char *command, int status, bool setup_failed,
+                   const lcsb_attestation *att, char *buf, size_t size) {
     char summary[256];
     char how[64] = "";
     lcsb_attestation_summary(att, summary, sizeof summary);
     if (status > 128 && status < 128 + 65) {
         const char *name = sigabbrev_np(status - 128);
         snprintf(how, sizeof how, " (signal %s%s)", name ? "SIG" : "", name ? name : "?");
-    } else if (status == LCSB_EXIT_SETUP) {
+    } else if (setup_failed) {
         snprintf(how, sizeof how, " (sandbox setup failed; the command did not run)");
     } else if (status == LCSB_EXIT_NOEXEC) {
         snprintf(how, sizeof how, " (could not be executed)");

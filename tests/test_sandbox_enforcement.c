@@ -2622,6 +2622,23 @@ static void test_setid_refused(void **state) {
     assert_true(st.st_mode & S_ISUID); /* the twin did set it */
 }
 
+/* A command that exits 97 and prints what the shim would is still the
+ * command: only the shim's report pipe makes lcsb say nothing ran. */
+static void test_fake_setup_failure(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char ran[PATH_MAX], script[2 * PATH_MAX];
+    path_in(ran, f->project, "ran");
+    FMT(script, "echo 'lcsb-exec: cannot reach the kernel: fake' >&2; touch '%s'; exit 97", ran);
+    policy(f, "exec = { \"sh\", \"touch\" }");
+    lcsb(f, "landlock", CMD("sh", "-c", script), &P);
+    assert_int_equal(P.status, 97);
+    assert_exists(ran, true);
+    assert_contains(P.err, "lcsb: sh exited 97 under landlock", "trailer");
+    assert_lacks(P.err, "did not run", "trailer");
+    assert_lacks(P.err, "the shim could not", "hints");
+}
+
 /* Where there is nothing to hold yet: a repository without a hooks
  * directory gets an empty one, held like any other; a project that is not a
  * repository cannot be kept from becoming one, so lcsb says when it did. */
@@ -2825,6 +2842,7 @@ int main(void) {
         T(test_git_hooks_protected),
         T(test_git_hooks_before_they_exist),
         T(test_setid_refused),
+        T(test_fake_setup_failure),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

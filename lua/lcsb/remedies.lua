@@ -1,6 +1,7 @@
 -- Best-guess remedies for a failed sandboxed run: an ordered list of small
 -- heuristics from the evidence to hint lines. The evidence: argv, status,
--- note (why lcsb itself ended the run), stderr (the last 64 KiB the command
+-- note (why lcsb itself ended the run), setup_failed (the mechanism reported
+-- that nothing ran), stderr (the last 64 KiB the command
 -- wrote there, when captured), policy (as lcsb.policy takes it: read, write,
 -- exec, env, net, cwd) and attestation. Finding nothing is a fine answer; the
 -- trailer fires anyway. Hints name only policy keys and flags that exist (a
@@ -210,9 +211,10 @@ M.add(function(ev)
     .. "net = { connect = { PORT } } allows TCP to a port, net = true all of it"
 end)
 
--- 97: the shim said what failed; repeat it with where to look.
+-- 97, as the mechanism reported it (the command can exit 97 too): the shim
+-- said what failed; repeat it with where to look.
 M.add(function(ev)
-  if ev.status ~= 97 then return end
+  if ev.status ~= 97 or not ev.setup_failed then return end
   local reason = (ev.stderr or ""):match("lcsb%-exec: cannot ([^\n]+)")
   return ("the sandbox could not be set up%s; `lcsb detect` shows what this host can enforce")
     :format(reason and (" (the shim could not " .. reason .. ")") or " (the message above says why)")

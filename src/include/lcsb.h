@@ -282,6 +282,10 @@ typedef struct lcsb_run_result {
     int status;                 /* exit status as a shell reports it (128+N for signal N) */
     lcsb_attestation attestation;
     char note[512];             /* why lcsb itself ended the run (exec failure), or "" */
+    /* The sandbox could not be set up and nothing ran: said by the mechanism
+     * out of band (the shim's report pipe) or by lcsb failing to start it,
+     * never read from the exit status alone, which the command can fake. */
+    bool setup_failed;
     /* The last bytes the command wrote to stderr, when captured (any bytes,
      * NULs included: use the length). */
     char stderr_tail[LCSB_STDERR_TAIL_MAX];

@@ -99,7 +99,7 @@ T.case("the private HOME: the real file is one read entry away", function()
 end)
 
 T.case("97 repeats what the shim could not do", function()
-  T.has(hints_for { status = 97, stderr = "lcsb-exec: cannot set no_new_privs: EPERM\n" },
+  T.has(hints_for { status = 97, setup_failed = true, stderr = "lcsb-exec: cannot set no_new_privs: EPERM\n" },
     "the shim could not set no_new_privs", "reason")
 end)
 
@@ -125,7 +125,7 @@ T.case("no exec hint when nothing restricted execution", function()
 end)
 
 T.case("status 97: the setup hint", function()
-  local hints = remedies.explain(evidence { status = 97 })
+  local hints = remedies.explain(evidence { status = 97, setup_failed = true })
   T.ok(#hints >= 1, "a hint")
   T.has(table.concat(hints, "\n"), "lcsb detect")
 end)
@@ -175,7 +175,7 @@ local function walk()
           for si = 1, #stderrs + 1 do
             for _, pol in ipairs(policies) do
               out[#out + 1] = { argv = argv, status = status, note = note, attestation = att,
-                stderr = stderrs[si], policy = pol }
+                stderr = stderrs[si], policy = pol, setup_failed = status == 97 }
             end
           end
         end
