@@ -451,21 +451,21 @@ static int l_wrap(lua_State *L) {
     return 1;
 }
 
+/* t[NAME] = VALUE for the table on top of the stack. */
+static void set_string(lua_State *L, const char *name, const char *value) {
+    lua_pushstring(L, value);
+    lua_setfield(L, -2, name);
+}
+
 void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
     lua_newtable(L);
-    lua_pushstring(L, a->backend);
-    lua_setfield(L, -2, "backend");
-    lua_pushstring(L, a->fs);
-    lua_setfield(L, -2, "fs");
-    lua_pushstring(L, a->exec);
-    lua_setfield(L, -2, "exec");
-    lua_pushstring(L, a->net);
-    lua_setfield(L, -2, "net");
+    set_string(L, "backend", a->backend);
+    set_string(L, "fs", a->fs);
+    set_string(L, "exec", a->exec);
+    set_string(L, "net", a->net);
     if (a->net_covers[0]) {
-        lua_pushstring(L, a->net_covers);
-        lua_setfield(L, -2, "net_covers");
-        lua_pushstring(L, a->net_by);
-        lua_setfield(L, -2, "net_by");
+        set_string(L, "net_covers", a->net_covers);
+        set_string(L, "net_by", a->net_by);
     }
     if (a->abi) {
         lua_pushinteger(L, a->abi);
@@ -474,10 +474,8 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
         lua_setfield(L, -2, "scoped");
         push_part_names(L, a->dropped);
         lua_setfield(L, -2, "dropped");
-        lua_pushstring(L, a->metadata);
-        lua_setfield(L, -2, "metadata");
-        lua_pushstring(L, a->protected_paths);
-        lua_setfield(L, -2, "protected");
+        set_string(L, "metadata", a->metadata);
+        set_string(L, "protected", a->protected_paths);
     }
 }
 
