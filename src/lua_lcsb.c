@@ -531,6 +531,19 @@ static int l_mkdir(lua_State *L) {
     return 1;
 }
 
+/* lcsb.rmdir(path) -> true | nil, message (an empty directory only) */
+static int l_rmdir(lua_State *L) {
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    if (strlen(path) != len || rmdir(path) != 0) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strlen(path) != len ? "holds a NUL byte" : strerror(errno));
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* lcsb.kind(path) -> "dir" | "file" | "other" | nil (following symlinks) */
 static int l_kind(lua_State *L) {
     struct stat st;
@@ -656,7 +669,7 @@ static const luaL_Reg functions[] = {
     {"detect", l_detect},       {"wrap", l_wrap},     {"attest", l_attest},
     {"which", l_which},         {"kind", l_kind},     {"realpath", l_realpath},
     {"normalize", l_normalize}, {"ttys", l_ttys},   {"listdir", l_listdir},
-    {"blame_caller", l_blame_caller}, {"mkdir", l_mkdir},
+    {"blame_caller", l_blame_caller}, {"mkdir", l_mkdir}, {"rmdir", l_rmdir},
     {NULL, NULL},
 };
 

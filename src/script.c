@@ -310,11 +310,21 @@ char *lcsb_script_left_out(lcsb_script *s) {
 int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     if (!s) return 0;
     int rc = 0;
-    /* The run's scope first, to hear whether its private directories went;
-     * closing the state then collects whatever other scopes the script made. */
+    /* What exec_policy put in the project for the run (a placeholder .git)
+     * goes on every way out, check and wrap included; then the run's scope,
+     * to hear whether its private directories went; closing the state then
+     * collects whatever other scopes the script made. */
+    char *left = lcsb_script_after_run(s);
+    if (left) rc = lcsb__fail(err, LCSB_ESYS, "%s", left);
+    free(left);
     if (s->L) {
         lua_getfield(s->L, LUA_REGISTRYINDEX, LCSB__REG_RUN_SCOPE);
-        rc = lcsb__lua_close_scope(s->L, -1, err);
+        lcsb_error scope_err;
+        int scope_rc = lcsb__lua_close_scope(s->L, -1, &scope_err);
+        if (scope_rc && !rc) {
+            rc = scope_rc;
+            if (err) *err = scope_err;
+        }
         lua_close(s->L);
     }
     lcsb_policy_free(s->policy);

@@ -2581,6 +2581,12 @@ static void test_git_hooks_protected(void **state) {
     assert_exists(path_in(linked, f->project, ".git/hooks/post-commit"), false);
     unlink(path_in(linked, f->project, "hooks-link"));
     expect_denied(f, CMD("sh", "-c", "git config core.hooksPath /tmp"), -1, &P);
+    /* .git/commondir cannot be held before it exists; lcsb says it appeared. */
+    expect_allowed(f, CMD("sh", "-c", "echo ../elsewhere > .git/commondir"), &P);
+    if (!has_line(P.err, "lcsb: warning: ", CMD(".git/commondir", "remove it")))
+        fail_msg("no warning about .git/commondir:\n%s", P.err);
+    char commondir[PATH_MAX];
+    unlink(path_in(commondir, f->project, ".git/commondir"));
     /* Nor can .git be renamed away and replaced by a copy nobody holds. */
     expect_denied(f, CMD("sh", "-c", "mv .git .git2"), -1, &P);
     assert_contains(P.err, "busy", "stderr");
@@ -2640,26 +2646,30 @@ static void test_fake_setup_failure(void **state) {
 }
 
 /* Where there is nothing to hold yet: a repository without a hooks
- * directory gets an empty one, held like any other; a project that is not a
- * repository cannot be kept from becoming one, so lcsb says when it did. */
+ * directory gets an empty one, held like any other; in a project that is
+ * not a repository, .git itself is held (an empty directory git passes
+ * over), so the command cannot make one with hooks of its own, and it is
+ * gone again after the run. */
 static void test_git_hooks_before_they_exist(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
-    char git[PATH_MAX], hooks[PATH_MAX], script[2 * PATH_MAX];
-    policy(f, "exec = { \"sh\", \"git\" }");
-    const char *const *init = CMD("sh", "-c", "git init -q . && echo made > .git/hooks/pre-commit");
-    expect_allowed(f, init, &P);
+    char git[PATH_MAX], hooks[PATH_MAX], hook[PATH_MAX + 16];
     path_in(git, f->project, ".git");
-    if (!has_line(P.err, "lcsb: warning: ", CMD("created", git, "hooks")))
-        fail_msg("no warning about the repository the command made:\n%s", P.err);
+    policy(f, "exec = { \"sh\", \"git\", \"mkdir\" }");
+    const char *const *init = CMD("sh", "-c", "git init -q . && echo made > .git/hooks/pre-commit");
+    expect_denied(f, init, -1, &P);
+    assert_contains(P.err, "Read-only file system", "stderr");
+    assert_exists(git, false);
+    expect_unsandboxed_ok(f, init, &P);
+    assert_exists(git, true);
     /* Now a repository, but without hooks: lcsb makes the directory and holds it. */
+    char script[2 * PATH_MAX];
     FMT(script, "rm -rf '%s'", path_in(hooks, f->project, ".git/hooks"));
     run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
     assert_exists(hooks, false);
     const char *const *plant = CMD("sh", "-c", "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit");
     expect_denied(f, plant, -1, &P);
     assert_exists(hooks, true);
-    char hook[PATH_MAX + 16];
     FMT(hook, "%s/pre-commit", hooks);
     assert_exists(hook, false);
     expect_unsandboxed_ok(f, plant, &P);

@@ -209,12 +209,21 @@ local function protected(opts_protect, project, write, run)
       -- the shim: it cannot be renamed away and replaced by a copy whose
       -- hooks are not held.
       add_unique(write, git)
-    elseif not core.kind(git) and run then
-      -- Not a repository yet: nothing to hold, so lcsb looks afterwards.
-      run.watch = run.watch or {}
-      table.insert(run.watch, { path = git, why = "a repository in the project, whose hooks "
-        .. "were not protected (there was none when the run began); check " .. git
-        .. "/hooks before you run git there" })
+      -- .git/commondir would send git to another directory's hooks and
+      -- config; it cannot be held before it exists (an empty one breaks
+      -- git), so lcsb looks for it afterwards.
+      if run and not core.kind(git .. "/commondir") then
+        run.watch = run.watch or {}
+        table.insert(run.watch, git .. "/commondir")
+      end
+    elseif not core.kind(git) and run and core.mkdir(git) then
+      -- Not a repository: the command must not make one, hooks of its own
+      -- included, for the user to trust later. An empty .git held
+      -- read-only (git passes over it as no repository) keeps the name
+      -- taken for the run; after_run removes it again.
+      run.placeholders = run.placeholders or {}
+      table.insert(run.placeholders, git)
+      add_unique(out, git)
     end
     for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
   end
@@ -318,22 +327,33 @@ local function build(opts)
   local ok, policy = pcall(core.policy, {
     read = read, write = write, exec = exec_open and "any" or exec,
     env = env, net = net, cwd = project, degrade = opts.degrade,
-    protect = protected(opts.protect, project, write, run),
+    protect = protected(opts.protect, project, write, core.run()),
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   return policy
 end
 
--- After the run: what the policy could not hold beforehand and the command
--- made anyway (run.watch: { path, why }), as warning lines.
+-- After the run: the placeholders exec_policy made are removed again; what
+-- cannot be is a warning line.
 function M.after_run()
   local run = core.run()
   local warnings = {}
-  for _, w in ipairs(run and run.watch or {}) do
-    if core.kind(w.path) then
-      warnings[#warnings + 1] = ("the command created %s: %s"):format(w.path, w.why)
+  for _, path in ipairs(run and run.placeholders or {}) do
+    local ok, err = core.rmdir(path)
+    -- Not empty: a repository was made there after all, and not through the
+    -- read-only placeholder (an unsandboxed run, another process): it stays.
+    if not ok and core.kind(path) and not (core.listdir(path) or {})[1] then
+      warnings[#warnings + 1] = ("cannot remove %s, the empty directory lcsb held to keep a "
+        .. "repository from being made there: %s"):format(path, err)
     end
   end
+  for _, path in ipairs(run and run.watch or {}) do
+    if core.kind(path) then
+      warnings[#warnings + 1] = ("the command created %s, which sends git to another "
+        .. "directory's hooks and config; remove it before you run git there"):format(path)
+    end
+  end
+  if run then run.placeholders, run.watch = nil, nil end
   return warnings
 end
 
