@@ -2580,7 +2580,8 @@ static void test_git_hooks_protected(void **state) {
     char linked[PATH_MAX];
     assert_exists(path_in(linked, f->project, ".git/hooks/post-commit"), false);
     unlink(path_in(linked, f->project, "hooks-link"));
-    expect_denied(f, CMD("sh", "-c", "git config core.hooksPath /tmp"), -1, &P);
+    const char *const *hooks_path = CMD("sh", "-c", "git config core.hooksPath /tmp");
+    expect_denied(f, hooks_path, -1, &P);
     /* .git/commondir cannot be held before it exists; lcsb says it appeared. */
     expect_allowed(f, CMD("sh", "-c", "echo ../elsewhere > .git/commondir"), &P);
     if (!has_line(P.err, "lcsb: warning: ", CMD(".git/commondir", "remove it")))
@@ -2601,6 +2602,7 @@ static void test_git_hooks_protected(void **state) {
     unlink(hook);
     expect_unsandboxed_ok(f, via_link, &P);
     expect_unsandboxed_ok(f, CMD("sh", "-c", "mv .git .git2 && mv .git2 .git"), &P);
+    expect_unsandboxed_ok(f, hooks_path, &P);
 }
 
 /* Files outlive the sandbox: no set-id bit (chmod, or a mode given at

@@ -308,7 +308,6 @@ static void test_wrap_refusals(void **state) {
     lcsb_policy_free(p);
 }
 
-/* Path bytes the JSON needs escaped are escaped; the rest pass as they are. */
 /* Protected paths ride in the header, sorted, once each; a host that cannot
  * make the world read-only drops "metadata" and with it the protection, and
  * the attestation says which. */
@@ -364,6 +363,7 @@ static void test_world_and_protect(void **state) {
     lcsb_policy_free(p);
 }
 
+/* Path bytes the JSON needs escaped are escaped; the rest pass as they are. */
 static void test_wrap_escapes_paths(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
