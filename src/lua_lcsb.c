@@ -517,31 +517,35 @@ static int l_which(lua_State *L) {
     return 1;
 }
 
-/* lcsb.mkdir(path [, mode]) -> true | nil, message (one directory, not a chain) */
-static int l_mkdir(lua_State *L) {
+/* The path at IDX, refused (raised) when it holds a NUL byte. */
+static const char *check_path(lua_State *L, int idx) {
     size_t len;
-    const char *path = luaL_checklstring(L, 1, &len);
-    lua_Integer mode = luaL_optinteger(L, 2, 0755);
-    if (strlen(path) != len || mkdir(path, (mode_t)mode) != 0) {
+    const char *path = luaL_checklstring(L, idx, &len);
+    if (strlen(path) != len) luaL_argerror(L, idx, "the path holds a NUL byte");
+    return path;
+}
+
+/* true, or nil and "PATH: REASON" from errno, for a call that returned RC. */
+static int push_outcome(lua_State *L, int rc, const char *path) {
+    if (rc != 0) {
         luaL_pushfail(L);
-        lua_pushfstring(L, "%s: %s", path, strlen(path) != len ? "holds a NUL byte" : strerror(errno));
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;
     }
     lua_pushboolean(L, 1);
     return 1;
 }
 
+/* lcsb.mkdir(path [, mode]) -> true | nil, message (one directory, not a chain) */
+static int l_mkdir(lua_State *L) {
+    const char *path = check_path(L, 1);
+    return push_outcome(L, mkdir(path, (mode_t)luaL_optinteger(L, 2, 0755)), path);
+}
+
 /* lcsb.rmdir(path) -> true | nil, message (an empty directory only) */
 static int l_rmdir(lua_State *L) {
-    size_t len;
-    const char *path = luaL_checklstring(L, 1, &len);
-    if (strlen(path) != len || rmdir(path) != 0) {
-        luaL_pushfail(L);
-        lua_pushfstring(L, "%s: %s", path, strlen(path) != len ? "holds a NUL byte" : strerror(errno));
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    const char *path = check_path(L, 1);
+    return push_outcome(L, rmdir(path), path);
 }
 
 /* lcsb.kind(path) -> "dir" | "file" | "other" | nil (following symlinks) */

@@ -73,19 +73,19 @@ static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_op
     return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
 }
 
-/* The environment for a child that is the mechanism: the caller's, and the
- * descriptor on which the shim reports a failed setup. NULL on ENOMEM. */
-static char **report_environ(int fd) {
+/* The environment for a child that is the mechanism: the caller's, and
+ * ENTRY (which must outlive the spawn) naming the descriptor on which the
+ * shim reports a failed setup. NULL on ENOMEM. */
+static char **report_environ(int fd, char *entry, size_t size) {
     size_t n = 0;
     while (environ[n]) n++;
     char **env = calloc(n + 2, sizeof *env);
-    static char entry[64];
     if (!env) return NULL;
     size_t k = 0, name = strlen(LCSB__REPORT_ENV);
     for (size_t i = 0; i < n; i++)
         if (!(strncmp(environ[i], LCSB__REPORT_ENV, name) == 0 && environ[i][name] == '='))
             env[k++] = environ[i];
-    snprintf(entry, sizeof entry, "%s=%d", LCSB__REPORT_ENV, fd);
+    snprintf(entry, size, "%s=%d", LCSB__REPORT_ENV, fd);
     env[k++] = entry;
     env[k] = NULL;
     return env;
@@ -108,19 +108,18 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
 }
 
 /* REPORT is the shim's report pipe (-1s when the child is no mechanism),
- * ENV the environment that names its write end. */
+ * ENV the environment that names its write end, CAPTURE the stderr relay
+ * (NULL: the command writes to the caller's stderr itself). */
 static int spawn_and_wait_with(const char *const *final, const char *cwd, bool is_mechanism,
                                const lcsb_run_options *opts, int report[2], char **env,
-                               lcsb_run_result *result, lcsb_error *err) {
+                               lcsb__capture *capture, lcsb_run_result *result,
+                               lcsb_error *err) {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
     struct sigaction old[RELAYED];
-    lcsb__capture capture;
-    bool capturing = opts->capture_stderr;
     int rc = 0;
 
-    if (capturing && (rc = lcsb__capture_open(&capture, err)) != 0) return rc;
     sigemptyset(&relayed);
     sigemptyset(&none);
     for (size_t i = 0; i < RELAYED; i++) sigaddset(&relayed, relayed_signals[i]);
@@ -128,26 +127,20 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
      * which lcsb may be ignoring while it relays stderr. */
     sigset_t defaults = relayed;
     sigaddset(&defaults, SIGPIPE);
-    if (posix_spawnattr_init(&attr)) {
-        if (capturing) lcsb__capture_close(&capture);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
+    if (posix_spawnattr_init(&attr)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     if (posix_spawn_file_actions_init(&actions)) {
         posix_spawnattr_destroy(&attr);
-        if (capturing) lcsb__capture_close(&capture);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     /* stderr onto the pipe before everything else above 2 is closed. */
-    if ((capturing &&
-         posix_spawn_file_actions_adddup2(&actions, capture.out[1], STDERR_FILENO)) ||
+    if ((capture && posix_spawn_file_actions_adddup2(&actions, capture->out[1], STDERR_FILENO)) ||
         (cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
         add_fd_actions(&actions, opts, report[1])) {
         posix_spawn_file_actions_destroy(&actions);
         posix_spawnattr_destroy(&attr);
-        if (capturing) lcsb__capture_close(&capture);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
 
@@ -181,9 +174,9 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
     }
     int wstatus;
     pid_t waited = pid;
-    if (capturing) {
-        lcsb__capture_spawned(&capture);
-        if (lcsb__capture_wait(&capture, pid, opts->relay_fd, &wstatus, result) != 0) waited = -1;
+    if (capture) {
+        lcsb__capture_spawned(capture);
+        if (lcsb__capture_wait(capture, pid, opts->relay_fd, &wstatus, result) != 0) waited = -1;
     } else {
         while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {}
     }
@@ -201,26 +194,33 @@ restore:
     running_child = 0;
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     for (size_t i = 0; i < RELAYED; i++) sigaction(relayed_signals[i], &old[i], NULL);
-    if (capturing) lcsb__capture_close(&capture);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     return rc;
 }
 
-/* The shim says "setup failed" on a pipe of its own, so that an exit status
- * of 97, which the command can give too, is never taken for that alone. */
+/* The resources one spawn needs, made and released here: the shim says
+ * "setup failed" on a pipe of its own, so that an exit status of 97, which
+ * the command can give too, is never taken for that alone; the stderr relay
+ * when it is asked for. */
 static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
                           const lcsb_run_options *opts, lcsb_run_result *result,
                           lcsb_error *err) {
     int report[2] = {-1, -1};
-    char **env = environ;
-    if (is_mechanism && (pipe2(report, O_CLOEXEC) != 0 || !(env = report_environ(report[1])))) {
+    char **env = environ, entry[64];
+    if (is_mechanism && (pipe2(report, O_CLOEXEC) != 0 ||
+                         !(env = report_environ(report[1], entry, sizeof entry)))) {
         int saved = errno;
         if (report[0] >= 0) close(report[0]), close(report[1]);
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
                           strerror(saved));
     }
-    int rc = spawn_and_wait_with(final, cwd, is_mechanism, opts, report, env, result, err);
+    lcsb__capture capture;
+    int rc = opts->capture_stderr ? lcsb__capture_open(&capture, err) : 0;
+    if (!rc)
+        rc = spawn_and_wait_with(final, cwd, is_mechanism, opts, report, env,
+                                 opts->capture_stderr ? &capture : NULL, result, err);
+    if (opts->capture_stderr) lcsb__capture_close(&capture);
     for (int i = 0; i < 2; i++)
         if (report[i] >= 0) close(report[i]);
     if (env != environ) free(env);

@@ -255,7 +255,10 @@ local function build(opts)
   opts = opts or {}
   if type(opts) ~= "table" then fail("exec_policy: expected a table of options") end
   check_keys(opts)
-  local run = core.run() or {}
+  -- The run context, when lcsb runs this script for a command (nil in a
+  -- plain Lua program, where nothing is noted for later).
+  local context = core.run()
+  local run = context or {}
   local scope = opts.scope or core.run_scope()
   if not scope then
     fail("exec_policy: no scope owns the private HOME; pass scope = lcsb.scope() "
@@ -281,10 +284,10 @@ local function build(opts)
   local read, write, exec = {}, {}, {}
   resolved(M.baseline_read, read)
   resolved(M.etc_read(), read)
-  existing(opts.read, "read", read, core.run())
+  existing(opts.read, "read", read, context)
   resolved(M.baseline_write, write)
   resolved(core.ttys(), write)
-  existing(opts.write, "write", write, core.run())
+  existing(opts.write, "write", write, context)
   add_unique(write, project)
   add_unique(write, home)
   add_unique(write, tmp)
@@ -327,7 +330,7 @@ local function build(opts)
   local ok, policy = pcall(core.policy, {
     read = read, write = write, exec = exec_open and "any" or exec,
     env = env, net = net, cwd = project, degrade = opts.degrade,
-    protect = protected(opts.protect, project, write, core.run()),
+    protect = protected(opts.protect, project, write, context),
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   return policy

@@ -18,6 +18,14 @@ end
 
 -- ---- reading the evidence ----
 
+-- Does TEXT match one of PATTERNS?
+local function matches_any(text, patterns)
+  for _, pattern in ipairs(patterns) do
+    if text:find(pattern) then return true end
+  end
+  return false
+end
+
 -- Lines of the stderr tail that report a refusal by the kernel.
 local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead%-only file system",
   "EACCES", "EPERM", "EROFS" }
@@ -25,12 +33,7 @@ local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead
 local function refusal_lines(stderr)
   local lines = {}
   for line in (stderr or ""):gmatch("[^\n]+") do
-    for _, pattern in ipairs(REFUSED) do
-      if line:find(pattern) then
-        lines[#lines + 1] = line
-        break
-      end
-    end
+    if matches_any(line, REFUSED) then lines[#lines + 1] = line end
   end
   return lines
 end
@@ -60,10 +63,7 @@ local WRITING = { "cannot create", "cannot touch", "cannot remove", "cannot make
   "cannot copy", "O_WRONLY", "O_CREAT", "open '.-', 'w'", "mode 'w'" }
 
 local function writes(line)
-  for _, pattern in ipairs(WRITING) do
-    if line:find(pattern) then return true end
-  end
-  return false
+  return matches_any(line, WRITING)
 end
 
 local function list(value)
@@ -85,11 +85,7 @@ local SENSITIVE = { "^/usr/", "^/usr$", "^/etc/", "^/etc$", "^/bin", "^/sbin", "
   "^/root", "^/proc", "^/sys", "^/dev", "/%.[^/]+" }
 
 local function sensitive(path)
-  if path:find("^/usr/local/") then return false end
-  for _, pattern in ipairs(SENSITIVE) do
-    if path:find(pattern) then return true end
-  end
-  return false
+  return not path:find("^/usr/local/") and matches_any(path, SENSITIVE)
 end
 
 local function dirname(path)
@@ -190,9 +186,7 @@ M.add(function(ev)
   local net = ev.policy and ev.policy.net
   if ev.status == 0 or net == true or ev.attestation.net == "open" then return end
   local stderr = ev.stderr or ""
-  local seen = false
-  for _, pattern in ipairs(NETWORK) do seen = seen or stderr:find(pattern) ~= nil end
-  if not seen then return end
+  if not matches_any(stderr, NETWORK) then return end
   local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
   if resolving then
