@@ -5,7 +5,7 @@ set -euo pipefail
 
 LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
                python3 util-linux procps)
-LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils)
+LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs)
 # bench/run.sh: bwrap is a row of the table, gnuplot draws the scaling curve.
 LCSB_BENCH_PACKAGES=(bubblewrap gnuplot-nox)
 

@@ -103,6 +103,8 @@ printf 'hello: hello.c\n\tcc -o hello hello.c\n' >"$work/c/Makefile"
 [[ -x $work/c/hello ]] || fail "make.lua built nothing"
 [[ $(cd "$work/py" && "$prefix/bin/lcsb" "$root/examples/policies/python.lua" -- \
   python3 -c 'print(6 * 7)') == 42 ]] || fail "python.lua"
+# npm comes with some builds of nodejs and is a package of its own in Debian's.
+command -v npm >/dev/null || { source "$root/scripts/deps.sh"; lcsb_install_deps npm; }
 printf '{"name":"t","version":"1.0.0","scripts":{"test":"node -e \\"console.log(6 * 7)\\""}}\n' \
   >"$work/node/package.json"
 (cd "$work/node" && "$prefix/bin/lcsb" "$root/examples/policies/node.lua" -- npm test) |
