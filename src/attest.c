@@ -94,9 +94,14 @@ int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attesta
     SET(out->exec, "open");
     SET(out->net, "open");
     size_t skip = 0;
-    for (; prefix && prefix[skip]; skip++)
-        if (!argv || !argv[skip] || strcmp(argv[skip], prefix[skip]) != 0)
+    bool has_prefix = prefix && prefix[0];
+    for (; has_prefix && prefix[skip]; skip++)
+        if (!argv || !argv[skip] || strcmp(argv[skip], prefix[skip]) != 0) {
+            /* A container carries the launcher inside, after its world. */
+            if (lcsb__oci_is_run(argv)) return lcsb__oci_attest(argv, prefix, out, err);
             return lcsb__fail(err, LCSB_EINVAL, "attest: the argv does not start with the prefix");
+        }
+    if (!has_prefix && lcsb__oci_is_run(argv)) return lcsb__oci_attest(argv, NULL, out, err);
     /* The mechanism, if any, is the first thing after the launcher. */
     const char *const *rest = argv ? argv + skip : NULL;
     if (rest && rest[0] && rest[1] && is_shim(rest[0]) &&
@@ -114,11 +119,11 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
     if (att->net_covers[0])
         lcsb__buf_addf(&b, ",\"net_covers\":\"%s\",\"net_by\":\"%s\"", att->net_covers,
                        att->net_by);
-    if (strcmp(att->backend, "landlock") == 0) {
+    if (strcmp(att->backend, "none") != 0) {
         lcsb__buf_addf(&b, ",\"metadata\":\"%s\",\"protected\":\"%s\"", att->metadata,
                        att->protected_paths);
-        lcsb__buf_addf(&b, ",\"abi\":%d,\"scoped\":%s,\"dropped\":[", att->abi,
-                       att->scoped ? "true" : "false");
+        if (att->abi) lcsb__buf_addf(&b, ",\"abi\":%d", att->abi);
+        lcsb__buf_addf(&b, ",\"scoped\":%s,\"dropped\":[", att->scoped ? "true" : "false");
         lcsb__add_part_names(&b, att->dropped, "\"", ",");
         lcsb__buf_adds(&b, "]");
     }
@@ -137,9 +142,11 @@ void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t siz
              strcmp(att->net_covers, "tcp") == 0 ? " but for TCP" : "");
     lcsb__buf dropped = {0};
     lcsb__add_part_names(&dropped, att->dropped, "", " ");
-    if (strcmp(att->backend, "landlock") == 0)
-        snprintf(buf, size, "fs: %s, exec: %s, net: %s, abi %d%s%s", att->fs, att->exec, net,
-                 att->abi, dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
+    char abi[16] = "";
+    if (att->abi) snprintf(abi, sizeof abi, ", abi %d", att->abi);
+    if (strcmp(att->backend, "none") != 0)
+        snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s", att->fs, att->exec, net, abi,
+                 dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
     else
         snprintf(buf, size, "fs: %s, exec: %s, net: %s%s", att->fs, att->exec, net,
                  strcmp(att->backend, "none") == 0 ? "; nothing was enforced" : "");

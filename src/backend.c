@@ -76,7 +76,11 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
         return rc;
     }
     if (strcmp(name, "none") == 0) return lcsb_backend_none(out, err);
-    if (strcmp(name, "seatbelt") == 0 || strcmp(name, "oci") == 0)
+    if (strcmp(name, "oci") == 0)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "oci: a container needs a world: oci = { rootfs = DIR } or "
+                          "oci = { image = NAME } in exec_policy (lcsb_backend_oci in C)");
+    if (strcmp(name, "seatbelt") == 0)
         return lcsb__fail(err, LCSB_EUNAVAIL, "backend %s is not built into this lcsb yet", name);
     return lcsb__fail(err, LCSB_EINVAL,
                       "unknown backend \"%s\" (expected auto, landlock, seatbelt, oci or none)",
@@ -86,6 +90,12 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
 void lcsb_backend_free(lcsb_backend *b) {
     if (!b) return;
     free(b->shim);
+    free(b->engine);
+    free(b->image);
+    free(b->rootfs);
+    lcsb__strv_clear(&b->engine_args);
+    lcsb__strv_clear(&b->link_paths);
+    lcsb__strv_clear(&b->link_targets);
     free(b);
 }
 
@@ -107,20 +117,6 @@ static int check_real(const char *what, const char *path, lcsb_error *err) {
     return 0;
 }
 
-/* The system's own trees: writing anywhere in them (a cron job, a Python
- * site-packages file, a library) reaches beyond the run. /usr/local is the
- * administrator's own. */
-static const char *system_tree_of(const char *path) {
-    static const char *const trees[] = {"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32",
-                                        "/lib64", "/libx32", "/boot", NULL};
-    if (strncmp(path, "/usr/local/", 11) == 0 || strcmp(path, "/usr/local") == 0) return NULL;
-    for (size_t i = 0; trees[i]; i++) {
-        size_t n = strlen(trees[i]);
-        if (strncmp(path, trees[i], n) == 0 && (path[n] == '/' || path[n] == '\0')) return trees[i];
-    }
-    return NULL;
-}
-
 /* Write access to a system prefix, or to a directory holding one, would
  * hand the command the system itself (running lcsb from "/" made the project
  * "/"); so would write access anywhere inside the system's own trees. */
@@ -132,7 +128,7 @@ static int check_write(const char *path, lcsb_error *err) {
                           "write: %s: refusing write access to a directory that is or contains "
                           "the system prefix %s",
                           path, prefix);
-    const char *tree = rc ? NULL : system_tree_of(path);
+    const char *tree = rc ? NULL : lcsb__system_tree_of(path);
     if (tree)
         return lcsb__fail(err, LCSB_EINVAL,
                           "write: %s: refusing write access inside the system's own %s", path,

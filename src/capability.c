@@ -27,7 +27,7 @@
 #define LCSB_DEFAULT_SHIM "/usr/local/libexec/lcsb/lcsb-exec"
 #endif
 
-static bool find_on_path(const char *name, char *out, size_t size) {
+bool lcsb__find_on_path(const char *name, char *out, size_t size) {
     const char *path = getenv("PATH");
     if (!path) path = "/usr/local/bin:/usr/bin:/bin";
     while (*path) {
@@ -151,7 +151,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
 #elif defined(__APPLE__)
     cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;
 #endif
-    if (!find_on_path("podman", cap->oci_engine, sizeof cap->oci_engine))
-        find_on_path("docker", cap->oci_engine, sizeof cap->oci_engine);
+    if (!lcsb__find_on_path("podman", cap->oci_engine, sizeof cap->oci_engine))
+        lcsb__find_on_path("docker", cap->oci_engine, sizeof cap->oci_engine);
     return 0;
 }

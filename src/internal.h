@@ -88,6 +88,11 @@ int lcsb__path_normalize(const char *what, const char *path, char *out, lcsb_err
 
 /* The first system prefix DIR equals or contains, for messages; NULL when none. */
 const char *lcsb__system_prefix_within(const char *dir);
+/* The system's own tree PATH lies in (/usr but not /usr/local, /etc, /bin,
+ * /sbin, /lib*, /boot), or NULL. */
+const char *lcsb__system_tree_of(const char *path);
+/* NAME on PATH (an executable file) into OUT; false when there is none. */
+bool lcsb__find_on_path(const char *name, char *out, size_t size);
 
 /* ---- Backends. ---- */
 
@@ -109,10 +114,39 @@ struct lcsb_backend {
     /* The shim can enter a mount namespace (as root, or in a user namespace)
      * to make the file system read-only outside the write tier. */
     bool namespaces;
+    /* OCI: the engine (a path, or its bare name when none was found), its
+     * kind, the world and the caller's ids the container runs as. */
+    char *engine;
+    bool engine_found;
+    bool podman;
+    char *image;
+    char *rootfs;
+    lcsb__strv engine_args;
+    unsigned uid, gid;
+    /* The host's top-level symlinks into its system (/lib64 -> /usr/lib64 on
+     * a merged /usr), read when the world is a rootfs: a root made of bare
+     * mounts has no /lib64 for the ELF interpreter path unless one is made. */
+    lcsb__strv link_paths, link_targets;
 };
 
 extern const lcsb__backend_ops lcsb__landlock_ops;
 extern const lcsb__backend_ops lcsb__unavailable_ops;
+extern const lcsb__backend_ops lcsb__oci_ops;
+
+/* The OCI mount table (src/oci.c), pure: each path of the policy the
+ * container sees, read-only or read-write, parents before children; paths
+ * point into POLICY. IMAGE_WORLD leaves the system's trees to the image. */
+typedef struct lcsb__oci_mount {
+    const char *path;
+    bool rw;
+} lcsb__oci_mount;
+int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_mount **out,
+                     size_t *count);
+/* Is ARGV an engine's `run` (podman or docker)? Then lcsb__oci_attest reads
+ * it, with PREFIX (may be NULL) expected right after the world. */
+bool lcsb__oci_is_run(const char *const *argv);
+int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
+                     lcsb_error *err);
 
 /* FINAL fits execve's limits (with this process's environment); impure. */
 int lcsb__check_exec_size(const char *const *final, lcsb_error *err);

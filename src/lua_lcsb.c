@@ -426,19 +426,42 @@ static void push_argv(lua_State *L, char **argv) {
     }
 }
 
-/* lcsb.wrap(policy, argv [, backend [, prefix]]) -> final argv, attestation table */
+/* The string at WORLD[FIELD], or NULL; raises on another type. */
+static const char *opt_field(lua_State *L, int world, const char *field) {
+    int type = lua_getfield(L, world, field);
+    if (type != LUA_TNIL && type != LUA_TSTRING)
+        luaL_error(L, "oci world: %s must be a string", field);
+    const char *value = lua_tostring(L, -1); /* kept alive by the world table */
+    lua_pop(L, 1);
+    return value;
+}
+
+/* lcsb.wrap(policy, argv [, backend [, prefix]]) -> final argv | nil, message
+ * BACKEND is a name, or the world exec_policy returned second (a table with
+ * image or rootfs) for the OCI backend. */
 static int l_wrap(lua_State *L) {
     lua_settop(L, 4); /* check_argv pushes; the optional arguments keep their slots */
     lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
     const char **argv = check_argv(L, 2, "argv");
-    const char *name = luaL_optstring(L, 3, "auto");
+    bool container = lua_istable(L, 3);
+    const char *name = container ? "oci" : luaL_optstring(L, 3, "auto");
     const char **prefix = lua_isnoneornil(L, 4) ? NULL : check_argv(L, 4, "prefix");
+    lcsb_oci_world world = {0};
+    if (container) {
+        world.engine = opt_field(L, 3, "engine");
+        world.image = opt_field(L, 3, "image");
+        world.rootfs = opt_field(L, 3, "rootfs");
+        if (lua_getfield(L, 3, "args") != LUA_TNIL)
+            world.engine_args = check_argv(L, lua_gettop(L), "args");
+    }
     lcsb_capability cap;
     lcsb_backend *b = NULL;
     char **final = NULL;
     lcsb_error err;
     int rc = lcsb_detect(&cap, shim_path(L), &err);
-    if (!rc) rc = lcsb_backend_select(&cap, name, &b, &err);
+    if (!rc)
+        rc = container ? lcsb_backend_oci(&cap, &world, &b, &err)
+                       : lcsb_backend_select(&cap, name, &b, &err);
     if (!rc) rc = lcsb_compose(b, p, prefix, argv, &final, &err);
     lcsb_backend_free(b);
     if (rc) {
@@ -467,9 +490,11 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
         set_string(L, "net_covers", a->net_covers);
         set_string(L, "net_by", a->net_by);
     }
-    if (a->abi) {
-        lua_pushinteger(L, a->abi);
-        lua_setfield(L, -2, "abi");
+    if (strcmp(a->backend, "none") != 0) {
+        if (a->abi) {
+            lua_pushinteger(L, a->abi);
+            lua_setfield(L, -2, "abi");
+        }
         lua_pushboolean(L, a->scoped);
         lua_setfield(L, -2, "scoped");
         push_part_names(L, a->dropped);

@@ -26,10 +26,18 @@ extern char **environ;
  * (a 20,000-path one takes a few MB), far less than would take the host down. */
 #define SCRIPT_MEMORY_MAX ((size_t)1 << 30)
 
+/* The container world exec_policy named (oci = {...}): copies. */
+typedef struct oci_world_copy {
+    bool named;
+    char *engine, *image, *rootfs;
+    lcsb__strv args;
+} oci_world_copy;
+
 struct lcsb_script {
     lua_State *L;
     lcsb_policy *policy;
     size_t memory_used;
+    oci_world_copy oci;
 };
 
 /* Lua's allocator, with a ceiling: a script that allocates without end gets
@@ -60,7 +68,35 @@ typedef struct pmain_args {
     const char *lua_dir;
     const char *shim;
     lcsb_policy *policy; /* out */
+    oci_world_copy *oci; /* out */
 } pmain_args;
+
+/* FIELD of the table on top as a copy in *OUT (NULL when absent). */
+static void copy_field(lua_State *L, const char *field, char **out) {
+    if (lua_getfield(L, -1, field) == LUA_TSTRING && !(*out = strdup(lua_tostring(L, -1))))
+        luaL_error(L, "out of memory");
+    lua_pop(L, 1);
+}
+
+/* What exec_policy left in the run context for --backend oci. */
+static void copy_oci_world(lua_State *L, int run, oci_world_copy *oci) {
+    if (lua_getfield(L, run, "oci") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    oci->named = true;
+    copy_field(L, "engine", &oci->engine);
+    copy_field(L, "image", &oci->image);
+    copy_field(L, "rootfs", &oci->rootfs);
+    if (lua_getfield(L, -1, "args") == LUA_TTABLE) {
+        for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+            if (lcsb__strv_push(&oci->args, lua_tostring(L, -1))) luaL_error(L, "out of memory");
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+}
 
 static void push_run_context(lua_State *L, const char *const *argv) {
     char cwd[PATH_MAX];
@@ -134,6 +170,7 @@ static int pmain(lua_State *L) {
                           args->path, luaL_typename(L, -1));
     args->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1));
     if (!args->policy) return luaL_error(L, "out of memory");
+    copy_oci_world(L, run, args->oci);
     return 0;
 }
 
@@ -150,7 +187,7 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     lua_atpanic(s->L, panic);
-    pmain_args args = {.path = path, .argv = argv, .shim = shim,
+    pmain_args args = {.path = path, .argv = argv, .shim = shim, .oci = &s->oci,
                        .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
@@ -177,6 +214,16 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
 }
 
 const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; }
+
+bool lcsb_script_oci_world(const lcsb_script *s, lcsb_oci_world *out) {
+    memset(out, 0, sizeof *out);
+    if (!s || !s->oci.named) return false;
+    out->engine = s->oci.engine;
+    out->image = s->oci.image;
+    out->rootfs = s->oci.rootfs;
+    out->engine_args = (const char *const *)s->oci.args.v;
+    return true;
+}
 
 static int pexplain(lua_State *L) {
     const char *const *argv = lua_touserdata(L, 1);
@@ -328,6 +375,10 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
         lua_close(s->L);
     }
     lcsb_policy_free(s->policy);
+    free(s->oci.engine);
+    free(s->oci.image);
+    free(s->oci.rootfs);
+    lcsb__strv_clear(&s->oci.args);
     free(s);
     return rc;
 }

@@ -49,3 +49,17 @@ const char *lcsb__system_prefix_within(const char *dir) {
     return NULL;
 }
 
+
+/* The system's own trees: writing anywhere in them (a cron job, a Python
+ * site-packages file, a library) reaches beyond the run, and an image brings
+ * its own. /usr/local is the administrator's own. */
+const char *lcsb__system_tree_of(const char *path) {
+    static const char *const trees[] = {"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32",
+                                        "/lib64", "/libx32", "/boot", NULL};
+    if (strncmp(path, "/usr/local/", 11) == 0 || strcmp(path, "/usr/local") == 0) return NULL;
+    for (size_t i = 0; trees[i]; i++) {
+        size_t n = strlen(trees[i]);
+        if (strncmp(path, trees[i], n) == 0 && (path[n] == '/' || path[n] == '\0')) return trees[i];
+    }
+    return NULL;
+}

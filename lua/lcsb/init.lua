@@ -41,7 +41,7 @@ M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
   env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
-  protect = "table|boolean",
+  protect = "table|boolean", oci = "table",
 }
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
@@ -245,6 +245,41 @@ local function protected(opts_protect, project, write, run)
   return out
 end
 
+-- The container's world for --backend oci: an image, or a directory as the
+-- root (an empty one will do: the read baseline is mounted into it); the
+-- engine (podman or docker; the detected one by default) and more `run`
+-- options. Only the OCI backend reads it; the C core checks the rest.
+local OCI_KEYS = { image = "string", rootfs = "string", engine = "string", args = "table" }
+
+local function oci_world(opts_oci)
+  if opts_oci == nil then return nil end
+  for key, value in pairs(opts_oci) do
+    local want = type(key) == "string" and OCI_KEYS[key]
+    if not want then
+      fail(("exec_policy: unknown key 'oci.%s' (expected one of: args, engine, image, rootfs)")
+        :format(tostring(key)))
+    end
+    if type(value) ~= want then
+      fail(("exec_policy: key 'oci.%s' must be a %s, not a %s"):format(key, want, type(value)))
+    end
+  end
+  if (opts_oci.image == nil) == (opts_oci.rootfs == nil) then
+    fail("exec_policy: key 'oci' needs exactly one of image = NAME and rootfs = DIR")
+  end
+  local world = { image = opts_oci.image, engine = opts_oci.engine, args = {} }
+  if opts_oci.rootfs then
+    world.rootfs = absolute(opts_oci.rootfs, "oci.rootfs")
+    if core.kind(world.rootfs) ~= "dir" then
+      fail(("exec_policy: key 'oci.rootfs': %s is not a directory"):format(world.rootfs))
+    end
+  end
+  for i, arg in ipairs(opts_oci.args or {}) do
+    if type(arg) ~= "string" then fail("exec_policy: key 'oci.args': entries must be strings") end
+    world.args[i] = arg
+  end
+  return world
+end
+
 local function add_program(name, into, key)
   local files, err = core.which(name)
   if not files then fail(("exec_policy: key '%s': %s"):format(key, err)) end
@@ -326,6 +361,8 @@ local function build(opts)
 
   local net = opts.net
   if net == nil then net = false end
+  local world = oci_world(opts.oci)
+  if context then context.oci = world end
 
   local ok, policy = pcall(core.policy, {
     read = read, write = write, exec = exec_open and "any" or exec,
@@ -333,7 +370,8 @@ local function build(opts)
     protect = protected(opts.protect, project, write, context),
   })
   if not ok then fail("exec_policy: " .. tostring(policy)) end
-  return policy
+  -- The world goes with the policy, for a host program's lcsb.wrap.
+  return policy, world
 end
 
 -- After the run: the placeholders exec_policy made are removed again; what

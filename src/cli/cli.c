@@ -268,6 +268,16 @@ static void hold_signals(void) {
     }
 }
 
+/* --backend oci runs the container world the policy script names. */
+static int select_backend(const cli_args *args, const lcsb_script *script,
+                          const lcsb_capability *cap, lcsb_backend **b, lcsb_error *err) {
+    lcsb_oci_world world;
+    if (!args->backend || strcmp(args->backend, "oci") != 0 ||
+        !lcsb_script_oci_world(script, &world))
+        return lcsb_backend_select(cap, args->backend, b, err);
+    return lcsb_backend_oci(cap, &world, b, err);
+}
+
 static int with_policy(const cli_args *args, const cli_paths *paths) {
     lcsb_script *script = NULL;
     lcsb_backend *b = NULL;
@@ -278,7 +288,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     const char *const *argv = args->argv ? args->argv : no_command;
 
     if (lcsb_script_open(args->policy, argv, paths->lua_dir, paths->shim, &script, &err) ||
-        lcsb_detect(&cap, paths->shim, &err) || lcsb_backend_select(&cap, args->backend, &b, &err)) {
+        lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
         say("%s", err.message);
         goto out;
     }

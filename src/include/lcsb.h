@@ -186,6 +186,34 @@ LCSB_API LCSB_NODISCARD int lcsb_backend_select(const lcsb_capability *cap, cons
 LCSB_API LCSB_NODISCARD int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out,
                                                   lcsb_error *err);
 LCSB_API LCSB_NODISCARD int lcsb_backend_none(lcsb_backend **out, lcsb_error *err);
+/* A container's world, for the OCI backend: what the container starts from
+ * (exactly one of IMAGE and ROOTFS) and the engine that runs it. */
+typedef struct lcsb_oci_world {
+    /* podman or docker: an absolute path, a name looked up on PATH, or NULL
+     * for the one lcsb_detect found. */
+    const char *engine;
+    /* An image name: the container's system is the image's own, so the
+     * policy's read paths inside the system's trees (/usr, /etc, /lib, ...)
+     * are not mounted from the host. */
+    const char *image;
+    /* An absolute directory used as the root (podman only). Every read path
+     * is mounted into it, the system's read baseline included, so an empty
+     * directory is a root. The engine creates mount points in it. */
+    const char *rootfs;
+    /* More `run` options (NULL-terminated, or NULL), each one word in the
+     * --name=value form, from the few lcsb can vouch for (docs/policy.md):
+     * --cpus, --memory, --pids-limit, --env, ...; nothing that mounts,
+     * networks or privileges. */
+    const char *const *engine_args;
+} lcsb_oci_world;
+
+/* The OCI backend for WORLD, run by the caller's uid and gid (read here).
+ * The engine must be podman or docker; a missing one is only refused by
+ * validation (LCSB_EUNAVAIL), so argvs can be composed on any host.
+ * lcsb_backend_select(cap, "oci") refuses: a container needs a world. */
+LCSB_API LCSB_NODISCARD int lcsb_backend_oci(const lcsb_capability *cap,
+                                             const lcsb_oci_world *world, lcsb_backend **out,
+                                             lcsb_error *err);
 /* NULL-safe. */
 LCSB_API void lcsb_backend_free(lcsb_backend *backend);
 /* "landlock", "none", ...: a static string. */
@@ -326,6 +354,10 @@ LCSB_API char *lcsb_script_explain(lcsb_script *script, const char *const *argv,
  * repository in a project that had none, with hooks nobody protected), as
  * warning lines, after lcsb_run; caller frees. NULL when there is nothing. */
 LCSB_API char *lcsb_script_after_run(lcsb_script *script);
+/* The container world the script's exec_policy named (oci = {...}), for
+ * lcsb_backend_oci; its strings belong to the script. False when it named
+ * none. */
+LCSB_API bool lcsb_script_oci_world(const lcsb_script *script, lcsb_oci_world *out);
 /* What the script asked for and exec_policy left out (a path that does not
  * exist), as "TIER\tPATH\tWHY" lines; caller frees. NULL when nothing was. */
 LCSB_API char *lcsb_script_left_out(lcsb_script *script);

@@ -1,0 +1,469 @@
+/* The OCI backend: the policy as a container's world. The mount table holds
+ * the policy's paths and nothing else of the host; the argv is `ENGINE run
+ * OPTIONS... WORLD COMMAND...` for podman or docker. Everything but the
+ * constructor and validation is pure. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the mount table ---- */
+
+enum kind { KIND_READ, KIND_WRITE, KIND_PROTECT }; /* a later kind wins for one path */
+
+typedef struct candidate {
+    const char *path;
+    enum kind kind;
+} candidate;
+
+static int by_path_then_kind(const void *a, const void *b) {
+    const candidate *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (int)y->kind - (int)x->kind;
+}
+
+static bool within(const char *path, const char *tree) {
+    size_t n = strlen(tree);
+    return strncmp(path, tree, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* The engine gives the container its own /dev, /proc and /sys: the host's
+ * device nodes (a terminal included) stay out. */
+static bool engine_owned(const char *path) {
+    return within(path, "/dev") || within(path, "/proc") || within(path, "/sys");
+}
+
+static int by_mount_path(const void *key, const void *elem) {
+    return strcmp(key, ((const candidate *)elem)->path);
+}
+
+/* The nearest of KEPT (sorted) that is PATH's proper ancestor, or NULL. */
+static const candidate *nearest_ancestor(const char *path, const candidate *kept, size_t n) {
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len >= sizeof buf) return NULL;
+    memcpy(buf, path, len + 1);
+    while (len > 1) {
+        char *slash = strrchr(buf, '/');
+        if (!slash) break;
+        *(slash == buf ? slash + 1 : slash) = '\0';
+        const candidate *hit = bsearch(buf, kept, n, sizeof *kept, by_mount_path);
+        if (hit) return hit;
+        len = strlen(buf);
+    }
+    return NULL;
+}
+
+int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_mount **out,
+                     size_t *count) {
+    *out = NULL;
+    *count = 0;
+    size_t total = policy->read.n + policy->exec.n + policy->write.n + policy->protect.n;
+    candidate *all = calloc(total + 1, sizeof *all);
+    if (!all) return LCSB_ENOMEM;
+    size_t n = 0;
+    const struct {
+        const lcsb__strv *paths;
+        enum kind kind;
+    } tiers[] = {{&policy->read, KIND_READ},
+                 {&policy->exec, KIND_READ}, /* seen, not enforced: a container runs anything */
+                 {&policy->write, KIND_WRITE},
+                 {&policy->protect, KIND_PROTECT}};
+    for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++)
+        for (size_t i = 0; i < tiers[t].paths->n; i++) {
+            const char *path = tiers[t].paths->v[i];
+            if (engine_owned(path)) continue;
+            if (image_world && tiers[t].kind == KIND_READ && lcsb__system_tree_of(path)) continue;
+            all[n++] = (candidate){path, tiers[t].kind};
+        }
+    qsort(all, n, sizeof *all, by_path_then_kind);
+
+    /* Kept in sorted order, so ancestors come first and bsearch finds them.
+     * Landlock unions rights over ancestors; so does this table: a path
+     * under a writable one is writable, one under a read-only one adds
+     * nothing, and only protection and writes put a mount on top. */
+    candidate *kept = all; /* compacted in place: kept[k] never overtakes all[i] */
+    size_t k = 0;
+    const char *last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (last && strcmp(last, all[i].path) == 0) continue; /* the same path, a lesser kind */
+        candidate c = all[i];
+        last = c.path;
+        const candidate *up = nearest_ancestor(c.path, kept, k);
+        bool under_rw = up && up->kind == KIND_WRITE;
+        /* A protected path with nothing above it is read like any other. */
+        bool keep = c.kind == KIND_PROTECT ? under_rw || !up
+                    : c.kind == KIND_WRITE ? !under_rw
+                                           : !up;
+        if (keep) kept[k++] = c;
+    }
+    lcsb__oci_mount *mounts = calloc(k + 1, sizeof *mounts);
+    if (!mounts) {
+        free(all);
+        return LCSB_ENOMEM;
+    }
+    for (size_t i = 0; i < k; i++) mounts[i] = (lcsb__oci_mount){kept[i].path, kept[i].kind == KIND_WRITE};
+    free(all);
+    *out = mounts;
+    *count = k;
+    return 0;
+}
+
+/* ---- the engine's options ---- */
+
+/* What a caller may add to `run`, in the --name=value form: resources,
+ * names and the environment; nothing that mounts, networks, maps users or
+ * grants privileges, so the attestation read from the argv stays true. */
+static const char *const vouched_options[] = {
+    "--cpus=", "--memory=", "--memory-swap=", "--pids-limit=", "--ulimit=", "--shm-size=",
+    "--hostname=", "--name=", "--label=", "--env=", "--pull=", "--platform=", "--stop-timeout=",
+    "--tz=", NULL};
+
+static bool vouched(const char *arg) {
+    if (strncmp(arg, "--label=lcsb.", 13) == 0) return false; /* lcsb's own marks */
+    for (size_t i = 0; vouched_options[i]; i++)
+        if (strncmp(arg, vouched_options[i], strlen(vouched_options[i])) == 0 &&
+            arg[strlen(vouched_options[i])] != '\0')
+            return true;
+    return false;
+}
+
+static int check_engine_args(const lcsb__strv *args, lcsb_error *err) {
+    for (size_t i = 0; i < args->n; i++)
+        if (!vouched(args->v[i]))
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "oci: engine argument \"%s\" is not one lcsb can vouch for; it "
+                              "takes --cpus, --memory, --memory-swap, --pids-limit, --ulimit, "
+                              "--shm-size, --hostname, --name, --label, --env, --pull, "
+                              "--platform, --stop-timeout and --tz, each as --name=value",
+                              args->v[i]);
+    return 0;
+}
+
+/* The label that carries what was dropped, for the attestation. */
+#define DROPPED_LABEL "--label=lcsb.dropped="
+
+/* A TCP port allowlist is no mount: the container gets the engine's own
+ * network (open) only when the policy lets the network degrade. */
+static int check_net(const lcsb_policy *policy, bool *dropped, lcsb_error *err) {
+    *dropped = false;
+    if (policy->net != LCSB_NET_PORTS) return 0;
+    if (!(policy->degradable & LCSB_PART_NET))
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "oci: a container cannot hold the network to TCP ports (only none or "
+                          "all of it); to run with the network open, the policy must say "
+                          "degrade = { \"net\" }");
+    *dropped = true;
+    return 0;
+}
+
+static int check_world(const lcsb_backend *b, lcsb_error *err) {
+    if (b->rootfs && !b->podman)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "oci: %s cannot start from a rootfs directory; use podman, or an image",
+                          b->engine);
+    return 0;
+}
+
+/* -v takes SRC:DST:MODE: a path holding ':' would be cut. */
+static int check_mount_path(const char *path, lcsb_error *err) {
+    if (strchr(path, ':'))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "oci: %s holds ':', which an engine's volume syntax cannot carry", path);
+    return 0;
+}
+
+static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+                    lcsb__strv *out, lcsb_error *err) {
+    bool net_dropped;
+    int rc = check_world(b, err);
+    if (!rc) rc = check_net(policy, &net_dropped, err);
+    if (rc) return rc;
+    if (!policy->cwd)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "oci: the policy names no working directory, and a container has "
+                          "none of the caller's");
+    if ((rc = check_mount_path(policy->cwd, err)) != 0) return rc;
+    lcsb__oci_mount *mounts = NULL;
+    size_t n = 0;
+    if (lcsb__oci_mounts(policy, b->image != NULL, &mounts, &n))
+        return lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
+    for (size_t i = 0; !rc && i < n; i++) rc = check_mount_path(mounts[i].path, err);
+    lcsb__buf word = {0};
+    /* Stdin stays open (--interactive) but no terminal is allocated: the
+     * engine relays the streams, so the command never holds the caller's
+     * terminal. */
+    rc = rc ? rc
+            : lcsb__strv_push_all(out, (const char *const[]){
+                                           b->engine, "run", "--rm", "--interactive",
+                                           "--read-only", "--cap-drop=all",
+                                           "--security-opt=no-new-privileges", NULL});
+    lcsb__buf_addf(&word, "--user=%u:%u", b->uid, b->gid);
+    if (!rc) rc = lcsb__strv_push(out, word.p);
+    /* Rootless podman maps the caller to root in its user namespace unless
+     * told to keep the caller's own id, which files written in the project
+     * must carry. */
+    if (!rc && b->podman && b->uid != 0) rc = lcsb__strv_push(out, "--userns=keep-id");
+    if (!rc && policy->net == LCSB_NET_DENY) rc = lcsb__strv_push(out, "--network=none");
+    if (!rc && net_dropped) rc = lcsb__strv_push(out, DROPPED_LABEL "net");
+    word.len = 0;
+    lcsb__buf_addf(&word, "--workdir=%s", policy->cwd);
+    if (!rc) rc = lcsb__strv_push(out, word.p);
+    for (size_t i = 0; !rc && i < n; i++) {
+        word.len = 0;
+        lcsb__buf_addf(&word, "--volume=%s:%s:%s", mounts[i].path, mounts[i].path,
+                       mounts[i].rw ? "rw" : "ro");
+        rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+    }
+    for (size_t i = 0; !rc && i < b->link_paths.n; i++) {
+        const char *link = b->link_paths.v[i], *target = b->link_targets.v[i];
+        /* The link's target as a mount at the link: only what the table
+         * already shows, and only where the table puts nothing itself. */
+        bool shown = false, taken = false;
+        for (size_t m = 0; m < n; m++) {
+            shown |= !mounts[m].rw && within(target, mounts[m].path);
+            taken |= within(mounts[m].path, link) || within(link, mounts[m].path);
+        }
+        if (!shown || taken) continue;
+        word.len = 0;
+        lcsb__buf_addf(&word, "--volume=%s:%s:ro", target, link);
+        rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+    }
+    if (!rc) rc = lcsb__strv_push_all(out, (const char *const *)b->engine_args.v);
+    if (!rc && b->rootfs) rc = lcsb__strv_push_all(out, (const char *const[]){"--rootfs", b->rootfs, NULL});
+    if (!rc && b->image) rc = lcsb__strv_push(out, b->image);
+    if (!rc) rc = lcsb__strv_push_all(out, argv);
+    if (rc == LCSB_ENOMEM || word.oom) rc = lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
+    lcsb__buf_free(&word);
+    free(mounts);
+    return rc;
+}
+
+static int oci_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+    if (!b->engine_found)
+        return lcsb__fail(err, LCSB_EUNAVAIL, "oci: the container engine %s was not found%s",
+                          b->engine,
+                          strchr(b->engine, '/') ? "" : " on PATH (install podman or docker)");
+    bool dropped;
+    int rc = check_world(b, err);
+    if (!rc) rc = check_net(policy, &dropped, err);
+    if (!rc && b->rootfs) {
+        struct stat st;
+        char real[4096];
+        if (stat(b->rootfs, &st) != 0 || !S_ISDIR(st.st_mode))
+            return lcsb__fail(err, LCSB_EINVAL, "oci: rootfs %s is not a directory", b->rootfs);
+        if (!lcsb__realpath(b->rootfs, real) || strcmp(real, b->rootfs) != 0)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "oci: rootfs %s is reached through a symlink; name %s", b->rootfs,
+                              real);
+    }
+    /* The exec tier is not enforced here (the attestation says exec: open);
+     * its paths are only mounted, so they need to exist, not to be safe. */
+    return rc ? rc : lcsb__validate_paths(policy, false, err);
+}
+
+const lcsb__backend_ops lcsb__oci_ops = {
+    .name = "oci",
+    .contains_prefix = true,
+    .validate = oci_validate,
+    .wrap = oci_wrap,
+};
+
+/* ---- configuration (impure: PATH, the caller's ids) ---- */
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool is_engine_name(const char *name) {
+    return strcmp(name, "podman") == 0 || strcmp(name, "docker") == 0;
+}
+
+static int set_engine(lcsb_backend *b, const lcsb_capability *cap, const char *engine,
+                      lcsb_error *err) {
+    char found[4096] = "";
+    const char *use;
+    if (!engine || !engine[0]) {
+        use = cap && cap->oci_engine[0] ? cap->oci_engine : "podman";
+    } else if (strchr(engine, '/')) {
+        if (engine[0] != '/')
+            return lcsb__fail(err, LCSB_EINVAL, "oci: engine %s: give an absolute path or a name",
+                              engine);
+        use = engine;
+    } else {
+        use = lcsb__find_on_path(engine, found, sizeof found) ? found : engine;
+    }
+    if (!is_engine_name(base_name(use)))
+        return lcsb__fail(err, LCSB_EINVAL, "oci: engine %s is neither podman nor docker", use);
+    b->podman = strcmp(base_name(use), "podman") == 0;
+    b->engine_found = use[0] == '/' && access(use, X_OK) == 0;
+    if (!(b->engine = strdup(use))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}
+
+static int set_world(lcsb_backend *b, const lcsb_oci_world *world, lcsb_error *err) {
+    bool image = world->image && world->image[0], rootfs = world->rootfs && world->rootfs[0];
+    if (image == rootfs)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "oci: a container needs exactly one of an image and a rootfs directory");
+    if (image && world->image[0] == '-')
+        return lcsb__fail(err, LCSB_EINVAL, "oci: image \"%s\" would be taken for an option",
+                          world->image);
+    if (rootfs) {
+        char norm[4096];
+        int rc = lcsb__path_normalize("oci rootfs", world->rootfs, norm, err);
+        if (rc) return rc;
+        const char *prefix = lcsb__system_prefix_within(norm);
+        if (prefix)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "oci: rootfs %s is or contains the host's %s; give a directory of "
+                              "its own (an empty one will do)",
+                              norm, prefix);
+        if (!(b->rootfs = strdup(norm))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    } else if (!(b->image = strdup(world->image))) {
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    if (lcsb__strv_push_all(&b->engine_args, world->engine_args))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return check_engine_args(&b->engine_args, err);
+}
+
+static int read_root_links(lcsb_backend *b, lcsb_error *err) {
+    static const char *const links[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+                                         NULL};
+    for (size_t i = 0; links[i]; i++) {
+        char target[4000], joined[4096], norm[4096];
+        ssize_t len = readlink(links[i], target, sizeof target - 1);
+        if (len <= 0) continue; /* not a symlink here */
+        target[len] = '\0';
+        snprintf(joined, sizeof joined, "%s%s", target[0] == '/' ? "" : "/", target);
+        lcsb_error ignored;
+        if (lcsb__path_normalize("link", joined, norm, &ignored) != 0) continue;
+        if (lcsb__strv_push(&b->link_paths, links[i]) || lcsb__strv_push(&b->link_targets, norm))
+            return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+int lcsb_backend_oci(const lcsb_capability *cap, const lcsb_oci_world *world, lcsb_backend **out,
+                     lcsb_error *err) {
+    *out = NULL;
+    if (!world) return lcsb__fail(err, LCSB_EINVAL, "oci: no container world given");
+    lcsb_backend *b = calloc(1, sizeof *b);
+    if (!b) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    b->ops = &lcsb__oci_ops;
+    b->uid = (unsigned)getuid();
+    b->gid = (unsigned)getgid();
+    int rc = set_engine(b, cap, world->engine, err);
+    if (!rc) rc = set_world(b, world, err);
+    if (!rc && b->rootfs) rc = read_root_links(b, err);
+    if (rc) {
+        lcsb_backend_free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}
+
+/* ---- the attestation, read back from the argv ---- */
+
+bool lcsb__oci_is_run(const char *const *argv) {
+    return argv && argv[0] && argv[1] && is_engine_name(base_name(argv[0])) &&
+           strcmp(argv[1], "run") == 0;
+}
+
+/* The options lcsb writes itself, each one word. */
+static const char *const own_flags[] = {"--rm", "--interactive", "--read-only", "--cap-drop=all",
+                                        "--security-opt=no-new-privileges", "--userns=keep-id",
+                                        "--network=none", NULL};
+static const char *const own_valued[] = {"--user=", "--workdir=", "--volume=", NULL};
+
+static bool one_of(const char *arg, const char *const *words, bool as_prefix) {
+    for (size_t i = 0; words[i]; i++)
+        if (as_prefix ? strncmp(arg, words[i], strlen(words[i])) == 0 : strcmp(arg, words[i]) == 0)
+            return true;
+    return false;
+}
+
+/* "--volume=SRC:DST:MODE" -> DST into OUT, and whether it is writable. */
+static bool read_volume(const char *arg, char *dst, size_t size, bool *rw) {
+    const char *src = arg + strlen("--volume=");
+    const char *colon = strchr(src, ':');
+    const char *mode = colon ? strrchr(colon + 1, ':') : NULL;
+    if (!colon || !mode || mode == colon) return false;
+    if (strcmp(mode, ":rw") != 0 && strcmp(mode, ":ro") != 0) return false;
+    size_t len = (size_t)(mode - colon - 1);
+    if (len == 0 || len >= size) return false;
+    memcpy(dst, colon + 1, len);
+    dst[len] = '\0';
+    *rw = strcmp(mode, ":rw") == 0;
+    return dst[0] == '/';
+}
+
+int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
+                     lcsb_error *err) {
+    bool read_only = false, net_none = false, holds_protect = false;
+    unsigned dropped = 0;
+    lcsb__strv writable = {0};
+    size_t i = 2;
+    int rc = 0;
+    for (; argv[i] && strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--rootfs") != 0; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--read-only") == 0) read_only = true;
+        if (strcmp(arg, "--network=none") == 0) net_none = true;
+        if (strncmp(arg, DROPPED_LABEL, strlen(DROPPED_LABEL)) == 0) {
+            unsigned part = lcsb_part_from_name(arg + strlen(DROPPED_LABEL));
+            if (!part) goto malformed;
+            dropped |= part;
+            continue;
+        }
+        if (strncmp(arg, "--volume=", 9) == 0) {
+            char dst[4096];
+            bool rw;
+            if (!read_volume(arg, dst, sizeof dst, &rw)) goto malformed;
+            /* lcsb writes parents first: a read-only mount under a writable
+             * one is a protected path. */
+            for (size_t w = 0; !rw && w < writable.n; w++)
+                holds_protect |= within(dst, writable.v[w]);
+            if (rw && lcsb__strv_push(&writable, dst)) rc = LCSB_ENOMEM;
+            continue;
+        }
+        if (!one_of(arg, own_flags, false) && !one_of(arg, own_valued, true) && !vouched(arg))
+            goto malformed;
+    }
+    if (argv[i] && strcmp(argv[i], "--rootfs") == 0) i++;
+    if (!argv[i] || argv[i][0] == '-') goto malformed;
+    i++; /* the world */
+    for (size_t p = 0; prefix && prefix[p]; p++, i++)
+        if (!argv[i] || strcmp(argv[i], prefix[p]) != 0) {
+            lcsb__strv_clear(&writable);
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "attest: the container's command does not start with the prefix");
+        }
+    lcsb__strv_clear(&writable);
+    if (rc) return lcsb__fail(err, rc, "attest: out of memory");
+    snprintf(out->backend, sizeof out->backend, "oci");
+    snprintf(out->fs, sizeof out->fs, "enforced");
+    /* A container runs whatever its world holds: no exec allowlist. */
+    snprintf(out->exec, sizeof out->exec, "open");
+    snprintf(out->net, sizeof out->net, "%s", net_none ? "denied" : "open");
+    snprintf(out->net_covers, sizeof out->net_covers, "%s", net_none ? "all" : "");
+    snprintf(out->net_by, sizeof out->net_by, "%s", net_none ? "namespace" : "");
+    /* Its own PID and network namespaces: signals and abstract unix sockets
+     * reach nothing outside. */
+    out->scoped = true;
+    out->dropped = dropped;
+    snprintf(out->metadata, sizeof out->metadata, "%s", read_only ? "readonly" : "open");
+    snprintf(out->protected_paths, sizeof out->protected_paths, "%s",
+             holds_protect ? "readonly" : "none");
+    return 0;
+malformed:
+    lcsb__strv_clear(&writable);
+    return lcsb__fail(err, LCSB_EINVAL, "attest: the engine's argv holds \"%s\", which lcsb "
+                                        "does not write",
+                      argv[i] ? argv[i] : "(nothing where the world should be)");
+}
