@@ -19,12 +19,6 @@ typedef struct candidate {
     enum kind kind;
 } candidate;
 
-static int by_path_then_kind(const void *a, const void *b) {
-    const candidate *x = a, *y = b;
-    int c = strcmp(x->path, y->path);
-    return c ? c : (int)y->kind - (int)x->kind;
-}
-
 static bool within(const char *path, const char *tree) {
     size_t n = strlen(tree);
     return strncmp(path, tree, n) == 0 && (path[n] == '/' || path[n] == '\0');
@@ -57,56 +51,60 @@ static const candidate *nearest_ancestor(const char *path, const candidate *kept
     return NULL;
 }
 
+#define TIERS 4
+
 int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_mount **out,
                      size_t *count) {
     *out = NULL;
     *count = 0;
-    size_t total = policy->read.n + policy->exec.n + policy->write.n + policy->protect.n;
-    candidate *all = calloc(total + 1, sizeof *all);
-    if (!all) return LCSB_ENOMEM;
-    size_t n = 0;
-    const struct {
-        const lcsb__strv *paths;
-        enum kind kind;
-    } tiers[] = {{&policy->read, KIND_READ},
-                 {&policy->exec, KIND_READ}, /* seen, not enforced: a container runs anything */
-                 {&policy->write, KIND_WRITE},
-                 {&policy->protect, KIND_PROTECT}};
-    for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++)
-        for (size_t i = 0; i < tiers[t].paths->n; i++) {
-            const char *path = tiers[t].paths->v[i];
-            if (engine_owned(path)) continue;
-            if (image_world && tiers[t].kind == KIND_READ && lcsb__system_tree_of(path)) continue;
-            all[n++] = (candidate){path, tiers[t].kind};
-        }
-    qsort(all, n, sizeof *all, by_path_then_kind);
-
-    /* Kept in sorted order, so ancestors come first and bsearch finds them.
-     * Landlock unions rights over ancestors; so does this table: a path
-     * under a writable one is writable, one under a read-only one adds
-     * nothing, and only protection and writes put a mount on top. */
-    candidate *kept = all; /* compacted in place: kept[k] never overtakes all[i] */
+    /* Each tier sorted (not qsort: rule 1), then merged: every path once, in
+     * order, with the strongest kind any tier gives it. */
+    const lcsb__strv *tiers[TIERS] = {&policy->read, &policy->exec, &policy->write,
+                                      &policy->protect};
+    const enum kind kinds[TIERS] = {KIND_READ, KIND_READ, KIND_WRITE, KIND_PROTECT};
+    const char **sorted[TIERS] = {0};
+    size_t n[TIERS] = {0}, at[TIERS] = {0}, total = 0;
+    int rc = 0;
+    for (int t = 0; t < TIERS; t++) {
+        if (!(sorted[t] = lcsb__strv_sorted_unique(tiers[t], &n[t]))) rc = LCSB_ENOMEM;
+        total += n[t];
+    }
+    candidate *kept = rc ? NULL : calloc(total + 1, sizeof *kept);
+    if (!kept) rc = LCSB_ENOMEM;
     size_t k = 0;
-    const char *last = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (last && strcmp(last, all[i].path) == 0) continue; /* the same path, a lesser kind */
-        candidate c = all[i];
-        last = c.path;
-        const candidate *up = nearest_ancestor(c.path, kept, k);
+    for (;;) {
+        if (rc) break;
+        const char *next = NULL;
+        for (int t = 0; t < TIERS; t++)
+            if (at[t] < n[t] && (!next || strcmp(sorted[t][at[t]], next) < 0))
+                next = sorted[t][at[t]];
+        if (!next) break;
+        enum kind kind = KIND_READ;
+        for (int t = 0; t < TIERS; t++)
+            if (at[t] < n[t] && strcmp(sorted[t][at[t]], next) == 0) {
+                if (kinds[t] > kind) kind = kinds[t];
+                at[t]++;
+            }
+        if (engine_owned(next)) continue;
+        if (image_world && kind == KIND_READ && lcsb__system_tree_of(next)) continue;
+        /* Landlock unions rights over ancestors; so does this table: a path
+         * under a writable one is writable, one under a read-only one adds
+         * nothing, and only writes and protection put a mount on top (a
+         * protected path with nothing above it is read like any other). */
+        const candidate *up = nearest_ancestor(next, kept, k);
         bool under_rw = up && up->kind == KIND_WRITE;
-        /* A protected path with nothing above it is read like any other. */
-        bool keep = c.kind == KIND_PROTECT ? under_rw || !up
-                    : c.kind == KIND_WRITE ? !under_rw
-                                           : !up;
-        if (keep) kept[k++] = c;
+        bool keep = kind == KIND_PROTECT ? under_rw || !up
+                    : kind == KIND_WRITE ? !under_rw
+                                         : !up;
+        if (keep) kept[k++] = (candidate){next, kind};
     }
-    lcsb__oci_mount *mounts = calloc(k + 1, sizeof *mounts);
-    if (!mounts) {
-        free(all);
-        return LCSB_ENOMEM;
-    }
-    for (size_t i = 0; i < k; i++) mounts[i] = (lcsb__oci_mount){kept[i].path, kept[i].kind == KIND_WRITE};
-    free(all);
+    lcsb__oci_mount *mounts = rc ? NULL : calloc(k + 1, sizeof *mounts);
+    if (!rc && !mounts) rc = LCSB_ENOMEM;
+    for (size_t i = 0; mounts && i < k; i++)
+        mounts[i] = (lcsb__oci_mount){kept[i].path, kept[i].kind == KIND_WRITE};
+    for (int t = 0; t < TIERS; t++) free(sorted[t]);
+    free(kept);
+    if (rc) return rc;
     *out = mounts;
     *count = k;
     return 0;

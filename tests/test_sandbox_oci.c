@@ -1,0 +1,433 @@
+/* The OCI backend without an engine: the mount table, the engine's argv, the
+ * attestation read back from it, and where the launcher prefix lands for
+ * every backend. Pure but for the few constructor and validation cases that
+ * look at the disk. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PODMAN "/usr/bin/podman"
+#define ROOTFS "/srv/root"
+#define ARGV(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- helpers ---- */
+
+static lcsb_policy *project_policy(void) {
+    lcsb_policy *p = lcsb_policy_new();
+    assert_non_null(p);
+    const char *reads[] = {"/usr", "/etc/passwd", "/proc", "/dev/urandom", "/srv/data",
+                           "/home/u/proj/docs", "/usr/lib/x86_64-linux-gnu"};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++)
+        assert_int_equal(lcsb_policy_add_read(p, reads[i], NULL), 0);
+    const char *writes[] = {"/home/u/proj", "/tmp/lcsb-home.x", "/dev/null", "/srv/data/out"};
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
+        assert_int_equal(lcsb_policy_add_write(p, writes[i], NULL), 0);
+    assert_int_equal(lcsb_policy_add_exec(p, "/usr/bin/env", NULL), 0);
+    assert_int_equal(lcsb_policy_add_exec(p, "/opt/tool/bin/tool", NULL), 0);
+    assert_int_equal(lcsb_policy_add_protect(p, "/home/u/proj/.git/hooks", NULL), 0);
+    assert_int_equal(lcsb_policy_set_cwd(p, "/home/u/proj", NULL), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "HOME", "/tmp/lcsb-home.x", NULL), 0);
+    return p;
+}
+
+static lcsb_backend *oci_backend(const char *engine, const char *image, const char *rootfs,
+                                 const char *const *args) {
+    lcsb_oci_world world = {.engine = engine, .image = image, .rootfs = rootfs,
+                            .engine_args = args};
+    lcsb_backend *b = NULL;
+    lcsb_error err;
+    if (lcsb_backend_oci(NULL, &world, &b, &err)) fail_msg("lcsb_backend_oci: %s", err.message);
+    /* Fixed ids and host links, whoever runs the suite. */
+    b->uid = b->gid = 0;
+    lcsb__strv_clear(&b->link_paths);
+    lcsb__strv_clear(&b->link_targets);
+    return b;
+}
+
+static char **compose(const lcsb_backend *b, const lcsb_policy *p, const char *const *prefix,
+                      const char *const *argv) {
+    char **final = NULL;
+    lcsb_error err;
+    if (lcsb_compose(b, p, prefix, argv, &final, &err)) fail_msg("compose: %s", err.message);
+    return final;
+}
+
+static long index_of(char **argv, const char *word) {
+    for (long i = 0; argv[i]; i++)
+        if (strcmp(argv[i], word) == 0) return i;
+    return -1;
+}
+
+static void assert_has(char **argv, const char *word, bool want) {
+    if ((index_of(argv, word) >= 0) != want)
+        fail_msg("\"%s\" %s the argv", word, want ? "is missing from" : "is in");
+}
+
+/* ---- the mount table ---- */
+
+static void assert_mounts(const lcsb_policy *p, bool image, const char *const *want) {
+    lcsb__oci_mount *m = NULL;
+    size_t n = 0;
+    assert_int_equal(lcsb__oci_mounts(p, image, &m, &n), 0);
+    char got[4096] = "", expected[4096] = "";
+    for (size_t i = 0; i < n; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s:%s ", m[i].path,
+                 m[i].rw ? "rw" : "ro");
+    for (size_t i = 0; want[i]; i++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s ", want[i]);
+    free(m);
+    assert_string_equal(got, expected);
+}
+
+static void test_mount_table(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    /* Parents before children; a read under a writable path or a read-only
+     * one adds nothing; a write under a read-only path and a protected path
+     * under a writable one go on top; /dev and /proc are the engine's. */
+    assert_mounts(p, false,
+                  ARGV("/etc/passwd:ro", "/home/u/proj:rw", "/home/u/proj/.git/hooks:ro",
+                       "/opt/tool/bin/tool:ro", "/srv/data:ro", "/srv/data/out:rw",
+                       "/tmp/lcsb-home.x:rw", "/usr:ro"));
+    /* An image brings its own system. */
+    assert_mounts(p, true,
+                  ARGV("/home/u/proj:rw", "/home/u/proj/.git/hooks:ro", "/opt/tool/bin/tool:ro",
+                       "/srv/data:ro", "/srv/data/out:rw", "/tmp/lcsb-home.x:rw"));
+    lcsb_policy_free(p);
+}
+
+static void test_mount_table_one_path_many_tiers(void **state) {
+    (void)state;
+    lcsb_policy *p = lcsb_policy_new();
+    assert_non_null(p);
+    assert_int_equal(lcsb_policy_add_read(p, "/a", NULL), 0);
+    assert_int_equal(lcsb_policy_add_write(p, "/a", NULL), 0);
+    assert_int_equal(lcsb_policy_add_write(p, "/a/b", NULL), 0);
+    assert_int_equal(lcsb_policy_add_protect(p, "/c", NULL), 0);
+    assert_int_equal(lcsb_policy_add_write(p, "/c", NULL), 0);
+    assert_int_equal(lcsb_policy_add_read(p, "/a-b", NULL), 0);
+    /* The writable wins over the read; a protected path that is also
+     * written stays read-only; "/a-b" is no child of "/a". */
+    assert_mounts(p, false, ARGV("/a:rw", "/a-b:ro", "/c:ro"));
+    lcsb_policy_free(p);
+}
+
+/* ---- the engine's argv ---- */
+
+static void test_wrap_rootfs(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    lcsb_backend *b = oci_backend(PODMAN, NULL, ROOTFS, NULL);
+    char **argv = compose(b, p, NULL, ARGV("make", "test"));
+    assert_string_equal(argv[0], PODMAN);
+    assert_string_equal(argv[1], "run");
+    const char *const must[] = {"--rm", "--read-only", "--cap-drop=all",
+                                "--security-opt=no-new-privileges", "--user=0:0",
+                                "--network=none", "--workdir=/home/u/proj",
+                                "--volume=/home/u/proj:/home/u/proj:rw",
+                                "--volume=/home/u/proj/.git/hooks:/home/u/proj/.git/hooks:ro",
+                                "--volume=/usr:/usr:ro", NULL};
+    for (size_t i = 0; must[i]; i++) assert_has(argv, must[i], true);
+    assert_has(argv, "--userns=keep-id", false); /* root needs no mapping */
+    /* The world, then the env overlay and the command: the seam rides inside. */
+    long world = index_of(argv, "--rootfs");
+    assert_true(world > 0);
+    assert_string_equal(argv[world + 1], ROOTFS);
+    assert_string_equal(argv[world + 2], "/usr/bin/env");
+    assert_string_equal(argv[world + 3], "--");
+    assert_string_equal(argv[world + 4], "HOME=/tmp/lcsb-home.x");
+    assert_string_equal(argv[world + 5], "make");
+    lcsb_argv_free(argv);
+
+    /* The caller keeps their own id under rootless podman. */
+    b->uid = b->gid = 1001;
+    argv = compose(b, p, NULL, ARGV("make"));
+    assert_has(argv, "--user=1001:1001", true);
+    assert_has(argv, "--userns=keep-id", true);
+    lcsb_argv_free(argv);
+
+    /* On a merged /usr, /lib64 is the way to the ELF interpreter: made a
+     * mount of what the table already shows, never of anything else. */
+    assert_int_equal(lcsb__strv_push(&b->link_paths, "/lib64"), 0);
+    assert_int_equal(lcsb__strv_push(&b->link_targets, "/usr/lib64"), 0);
+    assert_int_equal(lcsb__strv_push(&b->link_paths, "/bin"), 0);
+    assert_int_equal(lcsb__strv_push(&b->link_targets, "/opt/elsewhere/bin"), 0);
+    argv = compose(b, p, NULL, ARGV("make"));
+    assert_has(argv, "--volume=/usr/lib64:/lib64:ro", true);
+    assert_has(argv, "--volume=/opt/elsewhere/bin:/bin:ro", false);
+    lcsb_argv_free(argv);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
+static void test_wrap_image_and_docker(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    lcsb_policy_set_net(p, LCSB_NET_OPEN);
+    lcsb_backend *b = oci_backend("/usr/bin/docker", "debian:12", NULL,
+                                  ARGV("--memory=1g", "--env=CI=1"));
+    b->uid = b->gid = 1001;
+    char **argv = compose(b, p, NULL, ARGV("make"));
+    assert_string_equal(argv[0], "/usr/bin/docker");
+    assert_has(argv, "--network=none", false); /* the engine's own network: open */
+    assert_has(argv, "--userns=keep-id", false); /* podman's */
+    assert_has(argv, "--volume=/usr:/usr:ro", false);
+    long image = index_of(argv, "debian:12");
+    assert_true(image > 0);
+    assert_string_equal(argv[image - 1], "--env=CI=1");
+    assert_string_equal(argv[image - 2], "--memory=1g");
+    assert_string_equal(argv[image + 1], "/usr/bin/env");
+    lcsb_argv_free(argv);
+    lcsb_backend_free(b);
+
+    /* docker has no rootfs mode. */
+    b = oci_backend("/usr/bin/docker", NULL, ROOTFS, NULL);
+    char **final = NULL;
+    lcsb_error err;
+    assert_int_equal(lcsb_compose(b, p, NULL, ARGV("make"), &final, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "rootfs"));
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
+static void test_ports_need_degrade(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, NULL), 0);
+    lcsb_backend *b = oci_backend(PODMAN, NULL, ROOTFS, NULL);
+    char **final = NULL;
+    lcsb_error err;
+    assert_int_equal(lcsb_compose(b, p, NULL, ARGV("curl"), &final, &err), LCSB_EUNAVAIL);
+    assert_non_null(strstr(err.message, "degrade = { \"net\" }"));
+    lcsb_policy_set_degradable(p, LCSB_PART_NET);
+    final = compose(b, p, NULL, ARGV("curl"));
+    assert_has(final, "--network=none", false);
+    lcsb_attestation att;
+    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_string_equal(att.net, "open");
+    assert_int_equal(att.dropped, LCSB_PART_NET);
+    lcsb_argv_free(final);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
+static void test_bad_worlds_refused(void **state) {
+    (void)state;
+    const struct {
+        lcsb_oci_world world;
+        const char *says;
+    } cases[] = {
+        {{.engine = PODMAN}, "exactly one"},
+        {{.engine = PODMAN, .image = "x", .rootfs = ROOTFS}, "exactly one"},
+        {{.engine = PODMAN, .rootfs = "/"}, "the host's /"},
+        {{.engine = PODMAN, .rootfs = "/usr"}, "the host's /usr"},
+        {{.engine = PODMAN, .rootfs = "relative/root"}, "absolute"},
+        {{.engine = PODMAN, .image = "--privileged"}, "option"},
+        {{.engine = "/usr/bin/runc", .image = "x"}, "neither podman nor docker"},
+        {{.engine = "bin/podman", .image = "x"}, "absolute path or a name"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--privileged")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--network=host")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--volume=/:/host")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--memory")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("-e", "A=1")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--label=lcsb.dropped=net")},
+         "vouch"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lcsb_backend *b = NULL;
+        lcsb_error err = {0};
+        int rc = lcsb_backend_oci(NULL, &cases[i].world, &b, &err);
+        if (rc != LCSB_EINVAL || !strstr(err.message, cases[i].says))
+            fail_msg("case %zu: rc %d, \"%s\", expected \"%s\"", i, rc, err.message,
+                     cases[i].says);
+        assert_null(b);
+    }
+}
+
+static void test_select_needs_a_world(void **state) {
+    (void)state;
+    lcsb_capability cap = {0};
+    lcsb_backend *b = NULL;
+    lcsb_error err;
+    assert_int_equal(lcsb_backend_select(&cap, "oci", &b, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "oci = { rootfs = DIR }"));
+    assert_null(b);
+}
+
+static void test_validate_on_this_host(void **state) {
+    (void)state;
+    lcsb_policy *p = lcsb_policy_new();
+    assert_non_null(p);
+    assert_int_equal(lcsb_policy_add_write(p, "/tmp", NULL), 0);
+    assert_int_equal(lcsb_policy_set_cwd(p, "/tmp", NULL), 0);
+    lcsb_error err;
+    /* A missing engine is only found out here: argvs compose anywhere. */
+    lcsb_backend *b = oci_backend("/nonexistent/podman", "x", NULL, NULL);
+    assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EUNAVAIL);
+    assert_non_null(strstr(err.message, "/nonexistent/podman was not found"));
+    lcsb_backend_free(b);
+    /* A rootfs must be a real directory (validation reads the disk; the
+     * engine is whatever this host has, so only the rootfs is in question). */
+    lcsb_oci_world world = {.rootfs = "/nonexistent-lcsb-root"};
+    lcsb_capability cap = {0};
+    snprintf(cap.oci_engine, sizeof cap.oci_engine, "/bin/sh-not-an-engine/podman");
+    assert_int_equal(lcsb_backend_oci(&cap, &world, &b, &err), 0);
+    b->engine_found = true; /* as if it were there */
+    assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "is not a directory"));
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
+static void test_unmountable_paths_refused(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    assert_int_equal(lcsb_policy_add_read(p, "/srv/a:b", NULL), 0);
+    lcsb_backend *b = oci_backend(PODMAN, NULL, ROOTFS, NULL);
+    char **final = NULL;
+    lcsb_error err;
+    assert_int_equal(lcsb_compose(b, p, NULL, ARGV("true"), &final, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "/srv/a:b holds ':'"));
+    lcsb_policy_free(p);
+    /* No working directory: a container has none of the caller's. */
+    p = lcsb_policy_new();
+    assert_non_null(p);
+    assert_int_equal(lcsb_compose(b, p, NULL, ARGV("true"), &final, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "no working directory"));
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
+/* ---- the attestation ---- */
+
+static void test_attest_reads_the_argv(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    lcsb_backend *b = oci_backend(PODMAN, NULL, ROOTFS, ARGV("--pids-limit=100"));
+    char **final = compose(b, p, NULL, ARGV("sh", "-c", "true"));
+    lcsb_attestation att;
+    lcsb_error err;
+    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_string_equal(att.backend, "oci");
+    assert_string_equal(att.fs, "enforced");
+    assert_string_equal(att.exec, "open"); /* honestly: a container has no allowlist */
+    assert_string_equal(att.net, "denied");
+    assert_string_equal(att.net_covers, "all");
+    assert_string_equal(att.net_by, "namespace");
+    assert_string_equal(att.metadata, "readonly");
+    assert_string_equal(att.protected_paths, "readonly");
+    assert_true(att.scoped);
+    assert_int_equal(att.dropped, 0);
+    char *json = lcsb_attestation_json(&att);
+    assert_non_null(json);
+    assert_string_equal(json, "{\"backend\":\"oci\",\"fs\":\"enforced\",\"exec\":\"open\","
+                              "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"namespace\","
+                              "\"metadata\":\"readonly\",\"protected\":\"readonly\","
+                              "\"scoped\":true,\"dropped\":[]}");
+    free(json);
+    char summary[256];
+    lcsb_attestation_summary(&att, summary, sizeof summary);
+    assert_string_equal(summary, "fs: enforced, exec: open, net: denied");
+    lcsb_argv_free(final);
+
+    /* What the command says after the world is its own: "--network=none"
+     * there does not deny an open network. */
+    lcsb_policy_set_net(p, LCSB_NET_OPEN);
+    final = compose(b, p, NULL, ARGV("echo", "--network=none"));
+    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_string_equal(att.net, "open");
+    lcsb_argv_free(final);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
+static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
+    (void)state;
+    const char *const *bad[] = {
+        ARGV(PODMAN, "run", "--rm", "--privileged", "--rootfs", ROOTFS, "true"),
+        ARGV(PODMAN, "run", "--network=none", "--volume=/x", "--rootfs", ROOTFS, "true"),
+        ARGV(PODMAN, "run", "--network=none", "--label=lcsb.dropped=nothing", "img", "true"),
+        ARGV(PODMAN, "run", "--network=none"),
+        ARGV(PODMAN, "run", "--network=none", "-v", "/:/host", "img", "true"),
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        lcsb_attestation att;
+        lcsb_error err;
+        if (lcsb_attest(bad[i], NULL, &att, &err) != LCSB_EINVAL)
+            fail_msg("case %zu was attested as %s", i, att.backend);
+    }
+}
+
+/* ---- the launcher prefix, for every backend ---- */
+
+static void test_prefix_placement_every_backend(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    lcsb_policy_set_exec_open(p, true);
+    const char *const *prefix = ARGV("uv", "run", "--");
+    lcsb_backend *backends[3] = {NULL};
+    assert_int_equal(lcsb_backend_landlock(7, "/opt/lcsb/libexec/lcsb-exec", &backends[0], NULL),
+                     0);
+    assert_int_equal(lcsb_backend_none(&backends[1], NULL), 0);
+    backends[2] = oci_backend(PODMAN, NULL, ROOTFS, NULL);
+    for (size_t i = 0; i < 3; i++) {
+        lcsb_backend *b = backends[i];
+        char **final = compose(b, p, prefix, ARGV("pytest"));
+        long uv = index_of(final, "uv");
+        assert_true(uv >= 0);
+        assert_string_equal(final[uv + 1], "run");
+        assert_string_equal(final[uv + 2], "--");
+        if (lcsb_backend_contains_prefix(b)) {
+            /* Inside the container: after the world, before the seam. */
+            assert_string_equal(lcsb_backend_name(b), "oci");
+            assert_string_equal(final[uv - 1], ROOTFS);
+            assert_string_equal(final[uv + 3], "/usr/bin/env");
+        } else {
+            /* Outside the host mechanism: first, in front of the shim. */
+            assert_int_equal(uv, 0);
+            if (strcmp(lcsb_backend_name(b), "landlock") == 0)
+                assert_string_equal(final[3], "/opt/lcsb/libexec/lcsb-exec");
+        }
+        lcsb_attestation att;
+        lcsb_error err;
+        if (lcsb_attest((const char *const *)final, prefix, &att, &err))
+            fail_msg("%s: %s", lcsb_backend_name(b), err.message);
+        assert_string_equal(att.backend, lcsb_backend_name(b));
+        /* A prefix that is not there is refused, inside or out. */
+        assert_int_equal(lcsb_attest((const char *const *)final, ARGV("nix", "develop", "-c"),
+                                     &att, &err),
+                         LCSB_EINVAL);
+        lcsb_argv_free(final);
+        lcsb_backend_free(b);
+    }
+    lcsb_policy_free(p);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mount_table),
+        cmocka_unit_test(test_mount_table_one_path_many_tiers),
+        cmocka_unit_test(test_wrap_rootfs),
+        cmocka_unit_test(test_wrap_image_and_docker),
+        cmocka_unit_test(test_ports_need_degrade),
+        cmocka_unit_test(test_bad_worlds_refused),
+        cmocka_unit_test(test_select_needs_a_world),
+        cmocka_unit_test(test_validate_on_this_host),
+        cmocka_unit_test(test_unmountable_paths_refused),
+        cmocka_unit_test(test_attest_reads_the_argv),
+        cmocka_unit_test(test_attest_refuses_what_lcsb_does_not_write),
+        cmocka_unit_test(test_prefix_placement_every_backend),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
