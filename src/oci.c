@@ -87,15 +87,15 @@ int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_moun
             }
         if (engine_owned(next)) continue;
         if (image_world && kind == KIND_READ && lcsb__system_tree_of(next)) continue;
-        /* Landlock unions rights over ancestors; so does this table: a path
-         * under a writable one is writable, one under a read-only one adds
-         * nothing, and only writes and protection put a mount on top (a
-         * protected path with nothing above it is read like any other). */
+        /* Landlock unions rights over ancestors; so does this table: a read
+         * path under any mount adds nothing, and protection goes on top of a
+         * writable one (a protected path with nothing above it is read like
+         * any other). Every write path is a mount of its own, as in the
+         * shim: a repository's .git then cannot be renamed away (EBUSY) and
+         * replaced by one whose hooks nobody holds. */
         const candidate *up = nearest_ancestor(next, kept, k);
         bool under_rw = up && up->kind == KIND_WRITE;
-        bool keep = kind == KIND_PROTECT ? under_rw || !up
-                    : kind == KIND_WRITE ? !under_rw
-                                         : !up;
+        bool keep = kind == KIND_PROTECT ? under_rw || !up : kind == KIND_WRITE || !up;
         if (keep) kept[k++] = (candidate){next, kind};
     }
     lcsb__oci_mount *mounts = rc ? NULL : calloc(k + 1, sizeof *mounts);

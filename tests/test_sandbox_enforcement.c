@@ -82,6 +82,13 @@
 
 static int landlock_abi;
 
+/* The mechanism the denial cases run under: landlock, then (a second group)
+ * oci, through podman, with an empty directory as the container's root. */
+static const char *mech = "landlock";
+static bool oci_ready;
+static char oci_rootfs[PATH_MAX];
+static char oci_conf[PATH_MAX];
+
 /* ---- running a child ---- */
 
 typedef struct proc {
@@ -124,7 +131,7 @@ static void run_child(const char *cwd, const char *const *argv, const char *cons
     static const char *const path[] = {"PATH=/usr/bin:/bin", NULL};
     for (size_t i = 0; i < n; i++)
         if (!env_named(environ[i], path) && !env_named(environ[i], env)) envp[k++] = environ[i];
-    envp[k++] = path[0];
+    if (!env_named(path[0], env)) envp[k++] = path[0];
     for (size_t i = 0; env && env[i] && k < n + 31; i++) envp[k++] = env[i];
     envp[k] = NULL;
 
@@ -270,7 +277,11 @@ static void policy(fx *f, const char *body_fmt, ...) {
     va_start(ap, body_fmt);
     vsnprintf(body, sizeof body, body_fmt, ap);
     va_end(ap);
-    FMT(text, "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ %s }\n", body);
+    if (strcmp(mech, "oci") == 0)
+        FMT(text, "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ %s, oci = { rootfs = \"%s\" } }\n",
+            body, oci_rootfs);
+    else
+        FMT(text, "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ %s }\n", body);
     write_file(f->policy, text);
 }
 
@@ -318,12 +329,14 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* At the top of every test: no Landlock means skip, or fail when required. */
-#define NEED_LANDLOCK()                                                                            \
+/* At the top of every test: no mechanism means skip, or fail when required. */
+#define NEED_MECHANISM()                                                                           \
     do {                                                                                           \
-        if (!landlock_abi) {                                                                       \
+        bool oci_ = strcmp(mech, "oci") == 0;                                                      \
+        if (oci_ ? !oci_ready : !landlock_abi) {                                                   \
             if (landlock_required())                                                               \
-                fail_msg("Landlock is unavailable and LCSB_SANDBOX_TESTS_REQUIRED=1");             \
+                fail_msg("%s is unavailable and LCSB_SANDBOX_TESTS_REQUIRED=1",                    \
+                         oci_ ? "a container engine (podman)" : "Landlock");                        \
             skip();                                                                                \
         }                                                                                          \
     } while (0)
@@ -399,18 +412,18 @@ static void describe(const char *what, const char *const *cmd, const proc *p) {
     fprintf(stderr, "\n# -> status %d\n# stdout: %s\n# stderr: %s\n", p->status, p->out, p->err);
 }
 
-/* Under landlock CMD must fail with WANT (or any status but 0, 97 and 125 when
- * WANT is -1), with the trailer. The result is left in P. */
+/* Under the mechanism CMD must fail with WANT (or any status but 0, 97 and 125
+ * when WANT is -1), with the trailer. The result is left in P. */
 static void expect_denied(fx *f, const char *const *cmd, int want, proc *p) {
-    lcsb(f, "landlock", cmd, p);
+    lcsb(f, mech, cmd, p);
     bool ok =
         want >= 0 ? p->status == want : (p->status != 0 && p->status != 97 && p->status != 125);
     if (!ok) {
-        describe("landlock run", cmd, p);
-        if (want >= 0) fail_msg("expected status %d under landlock, got %d", want, p->status);
-        fail_msg("expected the command's own refusal under landlock, got %d", p->status);
+        describe(mech, cmd, p);
+        if (want >= 0) fail_msg("expected status %d under %s, got %d", want, mech, p->status);
+        fail_msg("expected the command's own refusal under %s, got %d", mech, p->status);
     }
-    assert_trailer(p, "landlock");
+    assert_trailer(p, mech);
 }
 
 /* Under none the same CMD must succeed: the denial above was the sandbox's. */
@@ -423,12 +436,12 @@ static void expect_unsandboxed_ok(fx *f, const char *const *cmd, proc *p) {
     }
 }
 
-/* Under landlock CMD must succeed. */
+/* Under the mechanism CMD must succeed. */
 static void expect_allowed(fx *f, const char *const *cmd, proc *p) {
-    lcsb(f, "landlock", cmd, p);
+    lcsb(f, mech, cmd, p);
     if (p->status != 0) {
-        describe("landlock run", cmd, p);
-        fail_msg("expected success under landlock, got %d", p->status);
+        describe(mech, cmd, p);
+        fail_msg("expected success under %s, got %d", mech, p->status);
     }
 }
 
@@ -480,7 +493,7 @@ static proc P; /* one result buffer: the tests run one at a time */
 /* ---- reading ---- */
 
 static void test_read_outside_file(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -493,7 +506,7 @@ static void test_read_outside_file(void **state) {
 
 /* The caller's real HOME: /root for root, the passwd HOME otherwise. */
 static void test_read_real_home(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     const char *home = "/root";
     if (geteuid() != 0) {
@@ -527,7 +540,7 @@ static void test_read_real_home(void **state) {
 }
 
 static void test_list_outside_dir(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char file[PATH_MAX];
     write_file(path_in(file, f->outside, "listed-name"), "x");
@@ -539,7 +552,7 @@ static void test_list_outside_dir(void **state) {
 }
 
 static void test_symlink_to_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX], link[PATH_MAX], script[3 * PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -561,7 +574,7 @@ static void test_symlink_to_outside(void **state) {
 }
 
 static void test_proc_self_root(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX], via[2 * PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -579,7 +592,7 @@ static void test_proc_self_root(void **state) {
  * anyway, so there is no succeeding twin; the twin for everyone is that the
  * rest of /etc still reads. Listing /etc itself is the accepted cost. */
 static void test_read_etc_secrets(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     if (access("/etc/shadow", F_OK) != 0) {
         fprintf(stderr, "# skipped: no /etc/shadow on this host\n");
@@ -601,7 +614,7 @@ static void test_read_etc_secrets(void **state) {
 /* ---- writing ---- */
 
 static void test_create_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], script[2 * PATH_MAX];
     path_in(target, f->outside, "created");
@@ -616,7 +629,7 @@ static void test_create_outside(void **state) {
 }
 
 static void test_write_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(target, f->outside, "existing"), "old\n");
@@ -629,7 +642,7 @@ static void test_write_outside(void **state) {
 }
 
 static void test_delete_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], dir[PATH_MAX];
     write_file(path_in(target, f->outside, "victim"), "x");
@@ -646,7 +659,7 @@ static void test_delete_outside(void **state) {
 }
 
 static void test_truncate_read_only(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(target, f->ro, "file"), "keep\n");
@@ -669,7 +682,7 @@ static void test_truncate_read_only(void **state) {
 }
 
 static void test_overwrite_read_only(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], source[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(target, f->ro, "file"), "keep\n");
@@ -690,7 +703,7 @@ static void test_overwrite_read_only(void **state) {
 }
 
 static void test_hard_link(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char outside_file[PATH_MAX], project_link[PATH_MAX], project_file[PATH_MAX],
         outside_link[PATH_MAX];
@@ -712,7 +725,7 @@ static void test_hard_link(void **state) {
 }
 
 static void test_rename(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char in[PATH_MAX], out_dest[PATH_MAX], out[PATH_MAX], in_dest[PATH_MAX];
     write_file(path_in(in, f->project, "inside"), "inside\n");
@@ -739,7 +752,7 @@ static void test_rename(void **state) {
 /* ---- executing ---- */
 
 static void test_exec_unlisted(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\" }");
     const char *const *cmd = CMD("sh", "-c", "/usr/bin/id");
@@ -763,7 +776,7 @@ static void copy_file(const char *from, const char *to) {
 }
 
 static void test_exec_fresh_binary(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char copy[PATH_MAX];
     /* Copied in by the caller: the project is writable, not executable. */
@@ -783,7 +796,7 @@ static void test_exec_fresh_binary(void **state) {
 /* Rule 3. An exec directory reached through a symlink, or one that is or holds
  * a system prefix, is refused before anything runs (125). */
 static void test_exec_dir_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX], venv[PATH_MAX], bin[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -828,7 +841,7 @@ static void test_exec_dir_refused(void **state) {
 /* The venv itself, named as a real directory: its python3 is a symlink to the
  * system python, and EXECUTE on venv/bin must not reach through that link. */
 static void test_exec_dir_symlinked_python(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char venv[PATH_MAX], bin[PATH_MAX], link[PATH_MAX];
     const char *system_python = access(PYTHON, X_OK) == 0 ? PYTHON : "/usr/bin/true";
@@ -879,7 +892,7 @@ static bool accepted(int fd) {
 }
 
 static void test_tcp_connect(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     int a_port, b_port;
     int a = listener(SOCK_STREAM, &a_port), b = listener(SOCK_STREAM, &b_port);
@@ -914,7 +927,7 @@ static const char bind_py[] = "import socket, sys\n"
                               "print('bound', sys.argv[1])\n";
 
 static void test_tcp_bind(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     if (access(PYTHON, X_OK) != 0) {
         fprintf(stderr, "# skipped: %s is missing; nothing here can bind a TCP port\n", PYTHON);
@@ -963,7 +976,7 @@ static bool received(int fd) {
  * none, and the attestation says that all of the network is covered. With
  * ports, UDP stays refused, even to a port the policy lets TCP reach. */
 static void test_udp_denied(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     if (access(PYTHON, X_OK) != 0) {
         fprintf(stderr, "# skipped: %s is missing\n", PYTHON);
@@ -1017,9 +1030,15 @@ static bool is_mount_point(const char *dir) {
  * an unprivileged user may create (where the host allows it) and mount in.
  * Either way the sandboxed command must not get a mount. */
 static void test_mount(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     bool root = geteuid() == 0;
+    if (!root && strcmp(mech, "oci") == 0) {
+        /* A rootless container may make a user namespace of its own, and
+         * mount in it: inside the container's world, never the host's. */
+        fprintf(stderr, "# skipped: rootless, a container's mounts are its own\n");
+        skip();
+    }
     char point[PATH_MAX], probe[PATH_MAX], script[2 * PATH_MAX];
     assert_int_equal(mkdir(path_in(point, f->project, "m"), 0755), 0);
     FMT(script, "mount -t tmpfs none '%s' && echo mounted", point);
@@ -1054,14 +1073,14 @@ static void first_line(const char *out, char *buf, size_t size) {
 }
 
 static void test_private_home(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     fs_policy(f);
     const char *caller_home = getenv("HOME");
     const char *const *cmd = CMD("sh", "-c",
                                  "echo \"$HOME\"; echo \"$TMPDIR\"; stat -c %a \"$HOME\"; "
                                  "echo w > \"$HOME/written\" && cat \"$HOME/written\"");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb(f, backends[i], cmd, &P);
         if (P.status != 0) {
@@ -1085,7 +1104,7 @@ static void test_private_home(void **state) {
 }
 
 static void test_home_removed_after_signal(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     fs_policy(f);
     const char *const *cmd = CMD("sh", "-c", "echo \"$HOME\"; touch \"$HOME/x\"; kill -9 $$");
@@ -1099,7 +1118,7 @@ static void test_home_removed_after_signal(void **state) {
 
 /* Links the command plants in HOME are removed, never followed. */
 static void test_home_cleanup_follows_no_link(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char keep[PATH_MAX], script[3 * PATH_MAX];
     write_file(path_in(keep, f->outside, "keep"), "keep\n");
@@ -1108,7 +1127,7 @@ static void test_home_cleanup_follows_no_link(void **state) {
         "echo \"$HOME\"; ln -s '%s' \"$HOME/dir-link\"; ln -s '%s' \"$HOME/file-link\"; "
         "ln -s '%s' \"$TMPDIR/dir-link\"",
         f->outside, keep, f->outside);
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb(f, backends[i], CMD("sh", "-c", script), &P);
         assert_int_equal(P.status, 0);
@@ -1122,12 +1141,12 @@ static void test_home_cleanup_follows_no_link(void **state) {
 /* ---- environment ---- */
 
 static void test_env_overlay(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     const char *const *env = ENV("SECRET=hunter2", "FOO=caller");
     const char *const *cmd =
         CMD("sh", "-c", "echo \"FOO=$FOO\"; echo \"SECRET=${SECRET-<unset>}\"");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         /* Without an overlay the caller's SECRET would get through... */
         policy(f, "exec = { \"sh\" }");
@@ -1145,7 +1164,7 @@ static void test_env_overlay(void **state) {
 }
 
 static void test_no_new_privs(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     fs_policy(f);
     expect_allowed(f, CMD("cat", "/proc/self/status"), &P);
@@ -1163,7 +1182,7 @@ static void test_no_new_privs(void **state) {
 /* ---- exit statuses and messages ---- */
 
 static void test_exit_statuses(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     fs_policy(f);
     /* The command's own status, with the trailer. */
@@ -1180,7 +1199,7 @@ static void test_exit_statuses(void **state) {
 }
 
 static void test_policy_syntax_error(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1193,7 +1212,7 @@ static void test_policy_syntax_error(void **state) {
 
     raw_policy(f, "local lcsb = require \"lcsb\"\n"
                   "return lcsb.exec_policy{ exec = { \"sh\" ) }\n");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb(f, backends[i], cmd, &P);
         assert_int_equal(P.status, 125);
@@ -1250,7 +1269,7 @@ static const struct hostile_script {
 #define MANY_PATHS 20000
 
 static void test_many_paths_policy(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char dir[PATH_MAX], file[PATH_MAX + 16], text[2 * PATH_MAX];
     assert_int_equal(mkdir(path_in(dir, f->outside, "many"), 0755), 0);
@@ -1277,7 +1296,7 @@ static void test_many_paths_policy(void **state) {
 }
 
 static void test_policy_hostile_scripts(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX], text[1024];
     path_in(marker, f->project, "marker");
@@ -1304,7 +1323,7 @@ static void test_policy_hostile_scripts(void **state) {
 }
 
 static void test_policy_unknown_key(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1319,7 +1338,7 @@ static void test_policy_unknown_key(void **state) {
 }
 
 static void test_policy_relative_read(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1332,7 +1351,7 @@ static void test_policy_relative_read(void **state) {
 }
 
 static void test_backend_none_warns(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     fs_policy(f);
     lcsb(f, "none", CMD("true"), &P);
@@ -1352,14 +1371,14 @@ static void test_backend_none_warns(void **state) {
  * 0-2 for every backend, so `none` fails too; run directly, without lcsb, the
  * same command reads the secret: the twin that proves the test can fail. */
 static void test_leaked_fd_closed(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
     policy(f, "exec = { \"sh\", \"cat\" }");
     const char *const *cmd = CMD("sh", "-c", "cat <&7");
     child_fd7 = secret;
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb(f, backends[i], cmd, &P);
         if (P.status == 0 || strstr(P.out, SECRET)) {
@@ -1399,13 +1418,13 @@ static void test_leaked_fd_closed(void **state) {
 /* --attest FILE is opened before the command runs: a path that cannot be
  * written is refused (125) and nothing runs. */
 static void test_attest_unwritable(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX], attest[PATH_MAX];
     path_in(marker, f->project, "marker");
     path_in(attest, f->project, "a.json");
     policy(f, "exec = { \"touch\" }");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         const char *bad[] = {LCSB_CLI_PATH, "--backend", backends[i], "--attest",
                              "/nonexistent/dir/a.json", f->policy, "--", "touch", marker, NULL};
@@ -1469,13 +1488,13 @@ static double now_seconds(void) {
  * kernel to kill the command with its parent; under none nothing does, and
  * the command outlives lcsb (the twin that proves the check can fail). */
 static void test_command_dies_with_lcsb(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\" }");
     /* lcsb killed by SIGKILL cannot remove its private HOME: keep it out of /tmp. */
     run_tmp t;
     make_run_tmp(f, &t);
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy, "--", "sh",
                               "-c", "echo $$; exec sleep 30", NULL};
@@ -1524,10 +1543,10 @@ static void test_command_dies_with_lcsb(void **state) {
  * lcsb removes the private HOME and exits 128+N, all at once, not after the
  * command's 30 seconds. */
 static void test_signals_while_running(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\" }");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     static const struct {
         int sig;
         const char *name;
@@ -1633,7 +1652,7 @@ static bool alive(pid_t pid) {
 }
 
 static void test_leftovers_ended(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\", \"setsid\", \"wc\" }");
     /* Each in a session of its own, out of reach of the test's group kill:
@@ -1692,7 +1711,7 @@ static void test_leftovers_ended(void **state) {
  * unsandboxed at all (EPERM), so there is no succeeding twin: the twin shows
  * the different errno instead, which proves the EACCES was Landlock's. */
 static void test_mknod_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     bool root = geteuid() == 0;
     char node[PATH_MAX], fifo[PATH_MAX];
@@ -1750,7 +1769,7 @@ static void read_master(int master, char *buf, size_t size) {
  * pty pair the test opens; another session's, in life) is refused. The
  * terminal lcsb's own stdin is on is granted. */
 static void test_other_terminal_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0) {
@@ -1792,7 +1811,7 @@ static void test_other_terminal_refused(void **state) {
  * and validates no paths: from "/" it runs, which shows the refusal is the
  * sandbox's validation and that the command would have run. */
 static void test_run_from_root_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1821,7 +1840,7 @@ static void test_run_from_root_refused(void **state) {
  * be all of HOME: refused (125) naming HOME under every backend, since
  * exec_policy refuses it. Said on purpose (project = "~"), the same run works. */
 static void test_run_from_home_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char marker[PATH_MAX], home_env[PATH_MAX + 8];
     path_in(marker, f->project, "marker");
@@ -1829,7 +1848,7 @@ static void test_run_from_home_refused(void **state) {
     const char *const *env = ENV(home_env);
     const char *const *cmd = CMD("touch", marker);
     policy(f, "exec = { \"touch\" }");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb_env(f, backends[i], cmd, env, &P);
         if (P.status != 125) {
@@ -2005,7 +2024,7 @@ static void take_message(int fd, char *buf, size_t size) {
  * outside the domain. The shim's socket filter lets AF_UNIX sockets be
  * created, so the refusal is the connect's, EPERM. */
 static void test_abstract_unix_socket_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     need_python();
     fx *f = *state;
     char hex[17], name[64], token[64], got[256];
@@ -2033,7 +2052,7 @@ static void test_abstract_unix_socket_outside(void **state) {
 /* LANDLOCK_SCOPE_SIGNAL (ABI 6): no signal to a process outside the domain,
  * even one of the same user. Inside it signals still work. */
 static void test_signal_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     pid_t target = start_outside_process();
     char script[64];
@@ -2081,7 +2100,7 @@ static const char ptrace_py[] =
  * capability the tracer lacks. When the tracer exits the kernel detaches it,
  * so the target runs on either way. */
 static void test_ptrace_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     need_python();
     fx *f = *state;
     pid_t target = start_outside_process();
@@ -2135,7 +2154,7 @@ static int compare_strings(const void *a, const void *b) {
 /* Two hundred runs started at the same instant, all with one TMPDIR: each gets
  * its own HOME and TMPDIR, all succeed, and nothing is left afterwards. */
 static void test_concurrent_runs(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2248,7 +2267,7 @@ static void test_concurrent_runs(void **state) {
  * files in them, every directory mode 000, HOME itself and its TMPDIR
  * included. lcsb removes all of it, and nothing else. */
 static void test_cleanup_mode_000(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2262,7 +2281,7 @@ static void test_cleanup_mode_000(void **state) {
             "echo y > a/b/f && echo z > a/f && echo w > d/f && chmod 000 a/b/c a/b a d && "
             "stat -c %a a d && echo v > \"$TMPDIR/f\" && chmod 000 \"$HOME\" \"$TMPDIR\" && "
             "stat -c %a \"$HOME\" \"$TMPDIR\"");
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb_env(f, backends[i], cmd, ENV(t.env), &P);
         if (P.status != 0) {
@@ -2284,7 +2303,7 @@ static void test_cleanup_mode_000(void **state) {
 /* 300 nested directories in the private TMPDIR, a file at the bottom: all of
  * it goes, and nothing else. */
 static void test_cleanup_deep_tree(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2296,7 +2315,7 @@ static void test_cleanup_deep_tree(void **state) {
         "mkdir d && cd d || exit 1; i=$((i+1)); done && echo deep > f && echo made",
         DEEP_TREE);
     const char *const *cmd = CMD("sh", "-c", script);
-    static const char *const backends[] = {"landlock", "none"};
+    const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         lcsb_env(f, backends[i], cmd, ENV(t.env), &P);
         if (P.status != 0) {
@@ -2404,7 +2423,7 @@ static const struct fault_case {
  * TMPDIR left behind. The twin: launchers refusing a call nobody makes (acct)
  * let the same command run. */
 static void test_kernel_refuses(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2458,7 +2477,7 @@ static void expect_hint(fx *f, const char *const *cmd, const char *hint) {
 }
 
 static void test_hints_name_the_key(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX], created[PATH_MAX], write_hint[PATH_MAX + 32], read_hint[PATH_MAX + 32];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -2497,7 +2516,7 @@ static void test_hints_name_the_key(void **state) {
  * newline, 200 KiB of it) and before the trailer; with --no-capture, the
  * same bytes, and no hint that needs the tail. */
 static void test_stderr_relayed_exactly(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -2532,12 +2551,15 @@ static void test_stderr_relayed_exactly(void **state) {
 /* chmod, chown and touch -d on a file outside the policy: Landlock has no
  * right for them, the read-only mount namespace refuses them (EROFS). */
 static void test_metadata_outside_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char file[PATH_MAX], chown_script[2 * PATH_MAX];
-    write_file(path_in(file, f->outside, "owned"), "x\n");
+    /* Outside the policy; in a container, where nothing outside exists,
+     * a file it may read. */
+    write_file(path_in(file, strcmp(mech, "oci") == 0 ? f->ro : f->outside, "owned"), "x\n");
     assert_int_equal(chmod(file, 0644), 0);
-    policy(f, "exec = { \"sh\", \"chmod\", \"chown\", \"touch\", \"id\" }");
+    policy(f, "exec = { \"sh\", \"chmod\", \"chown\", \"touch\", \"id\" }, read = { \"%s\" }",
+           f->ro);
     FMT(chown_script, "chown \"$(id -u):$(id -g)\" '%s'", file);
     const char *const *cmds[] = {CMD("chmod", "600", file), CMD("touch", "-d", "2001-02-03", file),
                                  CMD("sh", "-c", chown_script)};
@@ -2558,7 +2580,7 @@ static void test_metadata_outside_refused(void **state) {
  * through a symlink the command makes; the rest of the project, and git
  * commit, still work. */
 static void test_git_hooks_protected(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char hook[PATH_MAX], script[4 * PATH_MAX];
     FMT(script,
@@ -2609,7 +2631,7 @@ static void test_git_hooks_protected(void **state) {
  * creation) and no extended attribute (file capabilities are one) can be
  * set, or a command run as root could leave a set-uid root shell behind. */
 static void test_setid_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"cp\", \"chmod\", \"python3\" }");
     const char *const *cases[] = {
@@ -2633,7 +2655,7 @@ static void test_setid_refused(void **state) {
 /* A command that exits 97 and prints what the shim would is still the
  * command: only the shim's report pipe makes lcsb say nothing ran. */
 static void test_fake_setup_failure(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char ran[PATH_MAX], script[2 * PATH_MAX];
     path_in(ran, f->project, "ran");
@@ -2653,7 +2675,7 @@ static void test_fake_setup_failure(void **state) {
  * over), so the command cannot make one with hooks of its own, and it is
  * gone again after the run. */
 static void test_git_hooks_before_they_exist(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char git[PATH_MAX], hooks[PATH_MAX], hook[PATH_MAX + 16];
     path_in(git, f->project, ".git");
@@ -2687,7 +2709,7 @@ static void test_git_hooks_before_they_exist(void **state) {
  * filter refuses TCP sockets on its own. The twin: the same connect under
  * none reaches the listener. */
 static void test_older_abi_refused_unless_degraded(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     int port;
     int l = listener(SOCK_STREAM, &port);
@@ -2737,7 +2759,7 @@ static void test_older_abi_refused_unless_degraded(void **state) {
 
 /* The cap only lowers, and a bad value is refused, not ignored. */
 static void test_abi_cap_only_lowers(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\" }");
     const char *const *cmd = CMD("sh", "-c", "exit 0");
@@ -2759,7 +2781,7 @@ static void test_abi_cap_only_lowers(void **state) {
  * included: what is mounted survives with its modes, and lcsb says that HOME
  * could not be removed instead of keeping quiet. */
 static void test_cleanup_reports_what_stays(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     if (geteuid() != 0) skip();
     run_tmp t;
@@ -2795,6 +2817,202 @@ static void test_cleanup_reports_what_stays(void **state) {
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 #define T_OUTSIDE(name) cmocka_unit_test_setup_teardown(name, setup, teardown_outside)
+
+/* ---- the OCI backend: the same policy as a container's world ---- */
+
+/* What podman needs on this kind of host (Debian's podman, runc, hybrid
+ * cgroups): cgroupfs, runc, and explicit limits a rootless container may set. */
+static const char containers_conf[] =
+    "[containers]\n"
+    "default_ulimits = [\"nofile=1024:1024\", \"nproc=4096:4096\"]\n"
+    "[engine]\n"
+    "cgroup_manager = \"cgroupfs\"\n"
+    "runtime = \"runc\"\n"
+    "events_logger = \"file\"\n";
+
+static int oci_group_setup(void **state) {
+    (void)state;
+    mech = "oci";
+    oci_ready = access("/usr/bin/podman", X_OK) == 0;
+    if (!oci_ready) {
+        fprintf(stderr, "# no podman on this host%s\n",
+                landlock_required() ? "; LCSB_SANDBOX_TESTS_REQUIRED=1: failing" : "; skipping");
+        return 0;
+    }
+    /* The container's root: an empty directory the read baseline is mounted into. */
+    FMT(oci_rootfs, "/tmp/lcsb-enf-rootfs.XXXXXX");
+    if (!mkdtemp(oci_rootfs)) return -1;
+    if (!getenv("CONTAINERS_CONF")) {
+        FMT(oci_conf, "/tmp/lcsb-enf-containers.XXXXXX");
+        int fd = mkstemp(oci_conf);
+        if (fd < 0 || write(fd, containers_conf, strlen(containers_conf)) < 0) return -1;
+        close(fd);
+        setenv("CONTAINERS_CONF", oci_conf, 1);
+    }
+    return 0;
+}
+
+static int oci_group_teardown(void **state) {
+    (void)state;
+    rm_rf(oci_rootfs);
+    if (oci_conf[0]) {
+        unlink(oci_conf);
+        unsetenv("CONTAINERS_CONF");
+    }
+    mech = "landlock";
+    return 0;
+}
+
+/* The issue's "done when", as a new user would try it: the command writes in
+ * the project (as the caller), cannot read or write outside, and sees only
+ * the loopback interface: TCP and UDP to the host's own loopback do not
+ * arrive. Each refusal works under none. */
+static void test_oci_world(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char secret[PATH_MAX], made[PATH_MAX], outside_new[PATH_MAX], script[4 * PATH_MAX];
+    write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
+    path_in(made, f->project, "made");
+    path_in(outside_new, f->outside, "new");
+    fs_policy(f);
+
+    expect_allowed(f, CMD("sh", "-c", "echo built > made && cat made"), &P);
+    assert_content(made, "built\n");
+    struct stat st;
+    assert_int_equal(stat(made, &st), 0);
+    assert_int_equal(st.st_uid, geteuid());
+    assert_int_equal(st.st_gid, getegid());
+
+    expect_denied(f, CMD("cat", secret), 1, &P);
+    assert_lacks(P.out, SECRET, "stdout");
+    FMT(script, "echo x > '%s'", outside_new);
+    expect_denied(f, CMD("sh", "-c", script), 2, &P);
+    assert_exists(outside_new, false);
+
+    /* Only lo: the interface table's lines past its two headers. */
+    const char *const *ifaces = CMD("sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+    expect_allowed(f, ifaces, &P);
+    assert_string_equal(P.out, "lo\n");
+
+    int tcp_port, udp_port;
+    int tcp = listener(SOCK_STREAM, &tcp_port), udp = listener(SOCK_DGRAM, &udp_port);
+    FMT(script, "exec 3<>/dev/tcp/127.0.0.1/%d", tcp_port);
+    policy(f, "exec = { \"bash\" }");
+    expect_denied(f, CMD("bash", "-c", script), 1, &P);
+    assert_false(accepted(tcp));
+    char port[16];
+    FMT(port, "%d", udp_port);
+    lcsb(f, mech, CMD(PYTHON, "-c", udp_py, port), &P);
+    if (received(udp)) fail_msg("a datagram from the container reached the host's loopback");
+
+    /* The twins. */
+    expect_unsandboxed_ok(f, CMD("cat", secret), &P);
+    assert_contains(P.out, SECRET, "stdout");
+    expect_unsandboxed_ok(f, CMD("bash", "-c", script), &P);
+    assert_true(accepted(tcp));
+    expect_unsandboxed_ok(f, CMD(PYTHON, "-c", udp_py, port), &P);
+    assert_true(received(udp));
+    close(tcp);
+    close(udp);
+}
+
+/* The attestation says what a container holds, and that it runs any
+ * program it finds: exec is open. */
+static void test_oci_attestation(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    fs_policy(f);
+    lcsb_opts(f, mech, CMD("--attest", "-"), CMD("true"), NULL, &P);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.err,
+                    "{\"backend\":\"oci\",\"fs\":\"enforced\",\"exec\":\"open\",\"net\":\"denied\","
+                    "\"net_covers\":\"all\",\"net_by\":\"namespace\",\"metadata\":\"readonly\"",
+                    "the attestation");
+    expect_denied(f, CMD("sh", "-c", "exit 3"), 3, &P);
+    assert_contains(P.err, "lcsb: sh exited 3 under oci (fs: enforced, exec: open, net: denied)",
+                    "the trailer");
+}
+
+/* A launcher prefix rides inside a container and in front of a host
+ * mechanism's shim. The launcher notes where it ran: inside, no_new_privs is
+ * already set (the engine's); in front of the shim, it is not yet. */
+static void test_oci_prefix_placement(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char *mine = slurp("/proc/self/status");
+    assert_non_null(mine);
+    bool caller_has_nnp = strstr(mine, "NoNewPrivs:\t1\n") != NULL;
+    free(mine);
+    if (caller_has_nnp) {
+        fprintf(stderr, "# skipped: this test runs with no_new_privs set already\n");
+        skip();
+    }
+    char launcher[PATH_MAX], saw[PATH_MAX], script[3 * PATH_MAX];
+    path_in(saw, f->project, "launcher-saw");
+    FMT(script, "#!/bin/sh\ngrep NoNewPrivs /proc/self/status > '%s'\nexec \"$@\"\n", saw);
+    write_file(path_in(launcher, f->project, "launch"), script);
+    assert_int_equal(chmod(launcher, 0755), 0);
+    policy(f, "exec = { \"sh\", \"grep\", \"%s\" }", launcher);
+    static const struct {
+        const char *backend, *launcher_saw;
+    } where[] = {{"oci", "NoNewPrivs:\t1\n"}, {"landlock", "NoNewPrivs:\t0\n"}};
+    for (size_t i = 0; i < 2; i++) {
+        unlink(saw);
+        lcsb_opts(f, where[i].backend, CMD("--prefix", launcher), CMD("sh", "-c", "echo ran"), NULL,
+                  &P);
+        if (P.status != 0) {
+            describe(where[i].backend, CMD("sh"), &P);
+            fail_msg("the prefixed run failed under %s", where[i].backend);
+        }
+        assert_contains(P.out, "ran", "stdout");
+        assert_content(saw, where[i].launcher_saw);
+    }
+}
+
+/* Nothing of the caller's environment enters the container but what the
+ * policy's overlay puts there. */
+static void test_oci_environment(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\" }, env = { FOO = \"bar\" }");
+    lcsb_env(f, mech, CMD("sh", "-c", "echo \"FOO=$FOO\"; echo \"SECRET=${SECRET-<unset>}\""),
+             ENV("SECRET=hunter2"), &P);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "FOO=bar\n", "stdout");
+    assert_contains(P.out, "SECRET=<unset>\n", "stdout");
+}
+
+/* TCP ports are no mount: refused before anything runs, unless the network
+ * may degrade, and then the attestation says it was dropped. */
+static void test_oci_ports_refused_unless_degraded(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char marker[PATH_MAX], script[PATH_MAX + 16];
+    FMT(script, "touch '%s'", path_in(marker, f->project, "ran"));
+    policy(f, "exec = { \"sh\" }, net = { connect = { 443 } }");
+    lcsb(f, mech, CMD("sh", "-c", script), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "degrade = { \"net\" }", "stderr");
+    assert_exists(marker, false);
+    /* An open network for a rootless container is slirp4netns's, which needs
+     * /dev/net/tun: where this user cannot open it, the engine cannot give one. */
+    if (geteuid() != 0 && access("/dev/net/tun", R_OK | W_OK) != 0) {
+        fprintf(stderr, "# the degraded run skipped: /dev/net/tun is closed to uid %u\n",
+                geteuid());
+        return;
+    }
+    policy(f, "exec = { \"sh\" }, net = { connect = { 443 } }, degrade = { \"net\" }");
+    /* The engine sets up its network with iptables, from sbin. */
+    lcsb_opts(f, mech, CMD("--attest", "-"), CMD("sh", "-c", script),
+              ENV("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), &P);
+    if (P.status != 0) {
+        describe(mech, CMD("sh", "-c", script), &P);
+        fail_msg("expected the run with the network open to succeed, got %d", P.status);
+    }
+    assert_exists(marker, true);
+    assert_contains(P.err, "\"net\":\"open\"", "the attestation");
+    assert_contains(P.err, "\"dropped\":[\"net\"]", "the attestation");
+}
 
 int main(void) {
     const struct CMUnitTest tests[] = {
@@ -2859,5 +3077,34 @@ int main(void) {
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),
     };
-    return cmocka_run_group_tests_name("sandbox_enforcement", tests, group_setup, NULL);
+    /* The cases whose refusal a container gives too (the exec allowlist, the
+     * ABI and the shim's own cases are Landlock's), and the OCI ones. */
+    const struct CMUnitTest oci_tests[] = {
+        T(test_oci_world),
+        T(test_oci_attestation),
+        T(test_oci_prefix_placement),
+        T(test_oci_environment),
+        T(test_oci_ports_refused_unless_degraded),
+        T(test_read_outside_file),
+        T(test_read_real_home),
+        T(test_list_outside_dir),
+        T(test_symlink_to_outside),
+        T(test_proc_self_root),
+        T(test_create_outside),
+        T(test_write_outside),
+        T(test_truncate_read_only),
+        T(test_overwrite_read_only),
+        T(test_hard_link),
+        T(test_rename),
+        T(test_mount),
+        T(test_private_home),
+        T(test_home_cleanup_follows_no_link),
+        T(test_no_new_privs),
+        T(test_metadata_outside_refused),
+        T(test_git_hooks_protected),
+        T(test_git_hooks_before_they_exist),
+    };
+    int failed = cmocka_run_group_tests_name("sandbox_enforcement", tests, group_setup, NULL);
+    return failed | cmocka_run_group_tests_name("sandbox_enforcement_oci", oci_tests,
+                                                oci_group_setup, oci_group_teardown);
 }

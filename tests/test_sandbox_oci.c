@@ -93,9 +93,9 @@ static void assert_mounts(const lcsb_policy *p, bool image, const char *const *w
 static void test_mount_table(void **state) {
     (void)state;
     lcsb_policy *p = project_policy();
-    /* Parents before children; a read under a writable path or a read-only
-     * one adds nothing; a write under a read-only path and a protected path
-     * under a writable one go on top; /dev and /proc are the engine's. */
+    /* Parents before children; a read under any mount adds nothing; a
+     * write path is always a mount, and a protected path under a writable
+     * one goes on top; /dev and /proc are the engine's. */
     assert_mounts(p, false,
                   ARGV("/etc/passwd:ro", "/home/u/proj:rw", "/home/u/proj/.git/hooks:ro",
                        "/opt/tool/bin/tool:ro", "/srv/data:ro", "/srv/data/out:rw",
@@ -117,9 +117,10 @@ static void test_mount_table_one_path_many_tiers(void **state) {
     assert_int_equal(lcsb_policy_add_protect(p, "/c", NULL), 0);
     assert_int_equal(lcsb_policy_add_write(p, "/c", NULL), 0);
     assert_int_equal(lcsb_policy_add_read(p, "/a-b", NULL), 0);
-    /* The writable wins over the read; a protected path that is also
-     * written stays read-only; "/a-b" is no child of "/a". */
-    assert_mounts(p, false, ARGV("/a:rw", "/a-b:ro", "/c:ro"));
+    /* The writable wins over the read, and every write path is a mount of
+     * its own; a protected path that is also written stays read-only;
+     * "/a-b" is no child of "/a". */
+    assert_mounts(p, false, ARGV("/a:rw", "/a-b:ro", "/a/b:rw", "/c:ro"));
     lcsb_policy_free(p);
 }
 
