@@ -170,7 +170,10 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     print_tier(p, "read", enforced, left_out);
     print_tier(p, "write", enforced, left_out);
     if (lcsb_policy_exec_open(p)) printf("exec: any (no allowlist)\n");
-    else print_tier(p, "exec", enforced, left_out);
+    else print_tier(p, "exec", enforced && strcmp(att->exec, "allowlist") == 0, left_out);
+    if (enforced && !lcsb_policy_exec_open(p) && strcmp(att->exec, "allowlist") != 0)
+        printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",
+               lcsb_backend_name(b));
     free(left_out);
     static const char *const net[] = {"denied", "ports", "open"};
     printf("net: %s%s\n", net[lcsb_policy_net(p)],

@@ -618,6 +618,49 @@ T.case("argv tables are read raw: metatables are ignored", function()
   T.has(T.raises(function() return lcsb.attest({ "a", 5 }) end), "entry 2 is not a string")
 end)
 
+T.case("oci: the container's world is checked, returned, and wraps to an engine's argv", function()
+  local s <close> = lcsb.scope()
+  local root = T.tmpdir()
+  local p, world = lcsb.exec_policy { scope = s, oci = { rootfs = root, args = { "--memory=1g" } } }
+  T.eq(world.rootfs, root, "the world comes back second")
+  T.eq(world.args[1], "--memory=1g", "engine arguments")
+  local argv = assert(lcsb.wrap(p, { "make" }, { rootfs = root, engine = "/usr/bin/podman",
+    args = world.args }, { "uv", "run", "--" }))
+  T.eq(argv[1], "/usr/bin/podman", "the engine first")
+  T.eq(argv[2], "run", "run")
+  local at
+  for i, w in ipairs(argv) do if w == root then at = i end end
+  T.ok(at, "the rootfs in the argv")
+  T.eq(argv[at - 1], "--rootfs", "named as the root")
+  T.eq(argv[at + 1], "uv", "the launcher inside, right after the world")
+  T.eq(argv[#argv], "make", "the command last")
+  local att = assert(lcsb.attest(argv, { "uv", "run", "--" }))
+  T.eq(att.backend, "oci", "attested backend")
+  T.eq(att.exec, "open", "no exec allowlist in a container")
+  T.eq(att.net, "denied", "network")
+  -- A name alone is no world.
+  local none, err = lcsb.wrap(p, { "make" }, "oci")
+  T.eq(none, nil, "oci by name")
+  T.has(err, "needs a world", "message")
+  none, err = lcsb.wrap(p, { "make" }, { image = "debian:12", args = { "--privileged" } })
+  T.eq(none, nil, "an argument lcsb cannot vouch for")
+  T.has(err, "--privileged", "message")
+end)
+
+T.case("oci: exec_policy names what is wrong with a world", function()
+  local s <close> = lcsb.scope()
+  local root = T.tmpdir()
+  T.has(policy_error { scope = s, oci = {} }, "exactly one of image = NAME and rootfs = DIR", "neither")
+  T.has(policy_error { scope = s, oci = { image = "x", rootfs = root } }, "exactly one", "both")
+  T.has(policy_error { scope = s, oci = { rootfs = root .. "/missing" } }, "is not a directory",
+    "missing rootfs")
+  T.has(policy_error { scope = s, oci = { rootfs = "rel" } }, "key 'oci.rootfs'", "relative rootfs")
+  T.has(policy_error { scope = s, oci = { image = "x", volume = "/" } }, "unknown key 'oci.volume'",
+    "unknown key")
+  T.has(policy_error { scope = s, oci = { image = 5 } }, "key 'oci.image' must be a string", "type")
+  T.has(policy_error { scope = s, oci = { image = "x", args = { 5 } } }, "key 'oci.args'", "args")
+end)
+
 -- ---- through the built lcsb ----
 
 local function lcsb_cli(dir, args, env)
@@ -641,6 +684,38 @@ T.case("lcsb check marks every rule enforced or dropped, and why", function()
   T.has(out, "not enforced here: scope", "the summary says so too")
   out = lcsb_cli(dir, "check --backend none p.lua")
   T.has(out, "  requested /usr/share", "under none, only requested")
+end)
+
+T.case("lcsb --backend oci needs a world; check says exec is not held there", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  T.write(dir .. "/plain.lua", 'return require("lcsb").exec_policy { exec = { "sh" } }\n')
+  local out, code = lcsb_cli(dir, "--backend oci plain.lua -- true")
+  T.eq(code, 125, "refused before anything runs: " .. out)
+  T.has(out, "oci = { rootfs = DIR }", "what to add")
+  local root = T.tmpdir()
+  T.write(dir .. "/world.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, oci = { rootfs = "'
+    .. root .. '", engine = "/nonexistent/podman" } }\n')
+  out, code = lcsb_cli(dir, "--backend oci world.lua -- true")
+  T.eq(code, 125, "no engine: refused, not run unsandboxed: " .. out)
+  T.has(out, "/nonexistent/podman was not found", "names the engine")
+  out, code = lcsb_cli(dir, "wrap --backend oci world.lua -- true")
+  T.eq(code, 0, "an argv composes anywhere: " .. out)
+  T.eq(cjson.decode(out)[1], "/nonexistent/podman", "the engine first")
+  T.write(dir .. "/world.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, oci = { rootfs = "'
+    .. root .. '", engine = "/bin/sh" } }\n')
+  out, code = lcsb_cli(dir, "check --backend oci world.lua")
+  T.eq(code, 125, "an engine that is neither podman nor docker: " .. out)
+  T.has(out, "neither podman nor docker", "message")
+  if not lcsb.kind("/usr/bin/podman") then return print("     (no podman: check not run)") end
+  T.write(dir .. "/world.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, oci = { rootfs = "'
+    .. root .. '", engine = "/usr/bin/podman" } }\n')
+  out, code = lcsb_cli(dir, "check --backend oci world.lua")
+  T.eq(code, 0, "check: " .. out)
+  T.has(out, "enforced: fs: enforced, exec: open, net: denied", "the summary")
+  T.has(out, "  enforced  " .. dir, "the project, held")
+  T.has(out, "  requested " .. realpath(on_path("sh")), "the exec rules only requested")
+  T.has(out, "oci holds no exec allowlist", "and why")
 end)
 
 T.case("a script's error names its file and line, even from a tail call", function()
