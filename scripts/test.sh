@@ -60,6 +60,7 @@ echo "== valgrind: the pure suites, and a whole run under --backend none"
 vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
 "${vg[@]}" "$root/build/tests/test_sandbox_policy" >/dev/null
 "${vg[@]}" "$root/build/tests/test_cli_args" >/dev/null
+"${vg[@]}" "$root/build/tests/test_sandbox_oci" >/dev/null
 vg_project=$(mktemp -d /tmp/lcsb-vg.XXXXXX)
 cp "$root/examples/demo/policy.lua" "$vg_project/"
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" --backend none policy.lua -- \
