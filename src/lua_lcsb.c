@@ -470,6 +470,9 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
     if (a->abi) {
         lua_pushinteger(L, a->abi);
         lua_setfield(L, -2, "abi");
+    }
+    /* What the host mechanisms (landlock, seatbelt) report beyond the tiers. */
+    if (a->metadata[0]) {
         lua_pushboolean(L, a->scoped);
         lua_setfield(L, -2, "scoped");
         push_part_names(L, a->dropped);
