@@ -981,12 +981,13 @@ static void test_attest_through_prefix(void **state) {
 /* One backend configuration of the purity test. */
 typedef struct pure_case {
     const char *name;
-    int abi; /* 0: none */
+    int abi; /* 0: none; SEATBELT: seatbelt */
 } pure_case;
 
+#define SEATBELT (-1)
 static const pure_case pure_cases[] = {
     {"landlock abi 1", 1}, {"landlock abi 4", 4}, {"landlock abi 6", 6},
-    {"landlock abi 7", 7}, {"none", 0},
+    {"landlock abi 7", 7}, {"none", 0}, {"seatbelt", SEATBELT},
 };
 #define PURE_CASES (sizeof pure_cases / sizeof pure_cases[0])
 
@@ -1019,7 +1020,7 @@ static lcsb_policy *pure_policy(int abi) {
          !lcsb_policy_set_env(p, "AWS_SECRET_ACCESS_KEY", NULL, NULL) &&
          !lcsb_policy_set_cwd(p, "/home/u/proj", NULL);
     lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
-    if (abi >= 4 || abi == 0) {
+    if (abi >= 4 || abi <= 0) {
         ok = ok && !lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, NULL) &&
              !lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 80, NULL) &&
              !lcsb_policy_add_port(p, LCSB_PORT_BIND, 8080, NULL);
@@ -1035,7 +1036,9 @@ static lcsb_policy *pure_policy(int abi) {
 
 static lcsb_backend *pure_backend(int abi) {
     lcsb_backend *b = NULL;
-    int rc = abi ? lcsb_backend_landlock(abi, SHIM, &b, NULL) : lcsb_backend_none(&b, NULL);
+    int rc = abi == SEATBELT ? lcsb_backend_seatbelt(&b, NULL)
+             : abi           ? lcsb_backend_landlock(abi, SHIM, &b, NULL)
+                             : lcsb_backend_none(&b, NULL);
     return rc ? NULL : b;
 }
 
