@@ -13,7 +13,10 @@
  * caller's shims (pyenv, ...) do not decide what runs.
  *
  * Without Landlock every test skips, unless LCSB_SANDBOX_TESTS_REQUIRED=1
- * makes that a failure. The suite passes as root and as an unprivileged
+ * makes that a failure. The file-system and exec cases are the mechanism's
+ * answer, whatever the mechanism: where Landlock is missing and
+ * /usr/bin/sandbox-exec exists (macOS), they run under `--backend seatbelt`,
+ * required there and never on Linux, where Seatbelt cannot be. The suite passes as root and as an unprivileged
  * user; cases that need root (mount) skip otherwise, and "the caller's real
  * HOME" is /root for root and the passwd HOME for anyone else. */
 #define _GNU_SOURCE
@@ -81,6 +84,9 @@
     "\"stat\""
 
 static int landlock_abi;
+/* The mechanism the file-system and exec cases run under: "landlock",
+ * "seatbelt" where only sandbox-exec is present, or NULL. */
+static const char *mech;
 
 /* ---- running a child ---- */
 
@@ -285,6 +291,7 @@ static int group_setup(void **state) {
     (void)state;
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_FLAG);
     landlock_abi = abi > 0 ? (int)abi : 0;
+    mech = landlock_abi ? "landlock" : access("/usr/bin/sandbox-exec", X_OK) == 0 ? "seatbelt" : NULL;
     if (!landlock_abi)
         fprintf(stderr, "# no Landlock on this host (%s)%s\n", strerror(errno),
                 landlock_required() ? "; LCSB_SANDBOX_TESTS_REQUIRED=1: failing" : "; skipping");
@@ -324,6 +331,23 @@ static int teardown(void **state) {
         if (!landlock_abi) {                                                                       \
             if (landlock_required())                                                               \
                 fail_msg("Landlock is unavailable and LCSB_SANDBOX_TESTS_REQUIRED=1");             \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* At the top of the cases any mechanism answers: none here means skip, or
+ * fail when required and this OS has one to require (Landlock on Linux,
+ * Seatbelt on macOS). */
+#ifdef __APPLE__
+#define OS_MECHANISM "seatbelt"
+#else
+#define OS_MECHANISM "landlock"
+#endif
+#define NEED_MECHANISM()                                                                           \
+    do {                                                                                           \
+        if (!mech) {                                                                               \
+            if (landlock_required())                                                               \
+                fail_msg("no " OS_MECHANISM " here and LCSB_SANDBOX_TESTS_REQUIRED=1");            \
             skip();                                                                                \
         }                                                                                          \
     } while (0)
@@ -399,18 +423,21 @@ static void describe(const char *what, const char *const *cmd, const proc *p) {
     fprintf(stderr, "\n# -> status %d\n# stdout: %s\n# stderr: %s\n", p->status, p->out, p->err);
 }
 
-/* Under landlock CMD must fail with WANT (or any status but 0, 97 and 125 when
- * WANT is -1), with the trailer. The result is left in P. */
+/* Under the mechanism CMD must fail with WANT (or any status but 0, 97 and
+ * 125 when WANT is -1), with the trailer. WANT is what the GNU tools and
+ * Linux's execve say; macOS's BSD tools and sandbox-exec say otherwise, so
+ * there any refusal of the command's own counts. The result is left in P. */
 static void expect_denied(fx *f, const char *const *cmd, int want, proc *p) {
-    lcsb(f, "landlock", cmd, p);
+    lcsb(f, mech, cmd, p);
+    if (strcmp(mech, "landlock") != 0) want = -1;
     bool ok =
         want >= 0 ? p->status == want : (p->status != 0 && p->status != 97 && p->status != 125);
     if (!ok) {
-        describe("landlock run", cmd, p);
-        if (want >= 0) fail_msg("expected status %d under landlock, got %d", want, p->status);
-        fail_msg("expected the command's own refusal under landlock, got %d", p->status);
+        describe("sandboxed run", cmd, p);
+        if (want >= 0) fail_msg("expected status %d under %s, got %d", want, mech, p->status);
+        fail_msg("expected the command's own refusal under %s, got %d", mech, p->status);
     }
-    assert_trailer(p, "landlock");
+    assert_trailer(p, mech);
 }
 
 /* Under none the same CMD must succeed: the denial above was the sandbox's. */
@@ -423,12 +450,12 @@ static void expect_unsandboxed_ok(fx *f, const char *const *cmd, proc *p) {
     }
 }
 
-/* Under landlock CMD must succeed. */
+/* Under the mechanism CMD must succeed. */
 static void expect_allowed(fx *f, const char *const *cmd, proc *p) {
-    lcsb(f, "landlock", cmd, p);
+    lcsb(f, mech, cmd, p);
     if (p->status != 0) {
-        describe("landlock run", cmd, p);
-        fail_msg("expected success under landlock, got %d", p->status);
+        describe("sandboxed run", cmd, p);
+        fail_msg("expected success under %s, got %d", mech, p->status);
     }
 }
 
@@ -480,7 +507,7 @@ static proc P; /* one result buffer: the tests run one at a time */
 /* ---- reading ---- */
 
 static void test_read_outside_file(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -527,7 +554,7 @@ static void test_read_real_home(void **state) {
 }
 
 static void test_list_outside_dir(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char file[PATH_MAX];
     write_file(path_in(file, f->outside, "listed-name"), "x");
@@ -539,7 +566,7 @@ static void test_list_outside_dir(void **state) {
 }
 
 static void test_symlink_to_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char secret[PATH_MAX], link[PATH_MAX], script[3 * PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -601,7 +628,7 @@ static void test_read_etc_secrets(void **state) {
 /* ---- writing ---- */
 
 static void test_create_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], script[2 * PATH_MAX];
     path_in(target, f->outside, "created");
@@ -616,7 +643,7 @@ static void test_create_outside(void **state) {
 }
 
 static void test_write_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(target, f->outside, "existing"), "old\n");
@@ -629,7 +656,7 @@ static void test_write_outside(void **state) {
 }
 
 static void test_delete_outside(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], dir[PATH_MAX];
     write_file(path_in(target, f->outside, "victim"), "x");
@@ -646,7 +673,7 @@ static void test_delete_outside(void **state) {
 }
 
 static void test_truncate_read_only(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(target, f->ro, "file"), "keep\n");
@@ -669,7 +696,7 @@ static void test_truncate_read_only(void **state) {
 }
 
 static void test_overwrite_read_only(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char target[PATH_MAX], source[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(target, f->ro, "file"), "keep\n");
@@ -690,7 +717,7 @@ static void test_overwrite_read_only(void **state) {
 }
 
 static void test_hard_link(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char outside_file[PATH_MAX], project_link[PATH_MAX], project_file[PATH_MAX],
         outside_link[PATH_MAX];
@@ -712,7 +739,7 @@ static void test_hard_link(void **state) {
 }
 
 static void test_rename(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char in[PATH_MAX], out_dest[PATH_MAX], out[PATH_MAX], in_dest[PATH_MAX];
     write_file(path_in(in, f->project, "inside"), "inside\n");
@@ -739,7 +766,7 @@ static void test_rename(void **state) {
 /* ---- executing ---- */
 
 static void test_exec_unlisted(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     policy(f, "exec = { \"sh\" }");
     const char *const *cmd = CMD("sh", "-c", "/usr/bin/id");
@@ -763,7 +790,7 @@ static void copy_file(const char *from, const char *to) {
 }
 
 static void test_exec_fresh_binary(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char copy[PATH_MAX];
     /* Copied in by the caller: the project is writable, not executable. */
@@ -2532,7 +2559,7 @@ static void test_stderr_relayed_exactly(void **state) {
 /* chmod, chown and touch -d on a file outside the policy: Landlock has no
  * right for them, the read-only mount namespace refuses them (EROFS). */
 static void test_metadata_outside_refused(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char file[PATH_MAX], chown_script[2 * PATH_MAX];
     write_file(path_in(file, f->outside, "owned"), "x\n");
@@ -2558,7 +2585,7 @@ static void test_metadata_outside_refused(void **state) {
  * through a symlink the command makes; the rest of the project, and git
  * commit, still work. */
 static void test_git_hooks_protected(void **state) {
-    NEED_LANDLOCK();
+    NEED_MECHANISM();
     fx *f = *state;
     char hook[PATH_MAX], script[4 * PATH_MAX];
     FMT(script,
