@@ -1,5 +1,7 @@
-/* libFuzzer target: the attestation's reading of a shim header. lcsb_attest
- * reads whatever argv a host hands it, so the header may be anything. */
+/* libFuzzer target: the attestation's reading of a shim header, or of a
+ * Seatbelt profile when the input starts with '(' (the profile position of a
+ * sandbox-exec argv). lcsb_attest reads whatever argv a host hands it, so
+ * either may be anything. */
 #include "lcsb.h"
 
 #include <stdint.h>
@@ -13,7 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!header) return 0;
     memcpy(header, data, size);
     header[size] = '\0'; /* argv strings end at the first NUL, as here */
-    const char *argv[] = {"/usr/libexec/lcsb/lcsb-exec", header, "--", "true", NULL};
+    const char *shim_argv[] = {"/usr/libexec/lcsb/lcsb-exec", header, "--", "true", NULL};
+    const char *seatbelt_argv[] = {"/usr/bin/sandbox-exec", "-p", header, "-D", "W0=/p",
+                                   "--", "true", NULL};
+    const char *const *argv = header[0] == '(' ? seatbelt_argv : shim_argv;
     lcsb_attestation a;
     if (lcsb_attest(argv, NULL, &a, NULL) == 0) {
         char *json = lcsb_attestation_json(&a);
