@@ -146,6 +146,13 @@ static void add_guard(profile *pr) {
     lcsb__buf_adds(&pr->text, ")\n");
 }
 
+/* One rule per port, in ascending order: (allow OPS (SIDE tcp "*:PORT")). */
+static void add_port_rules(profile *pr, const lcsb__ports *ports, const char *ops,
+                           const char *side) {
+    for (int port = lcsb__port_after(ports, -1); port < 65536; port = lcsb__port_after(ports, port))
+        lcsb__buf_addf(&pr->text, "(allow %s (%s tcp \"*:%d\"))\n", ops, side, port);
+}
+
 /* Denied: nothing (deny default holds every socket, unix ones included).
  * Ports: TCP to and from the policy's ports, and name resolution. */
 static void add_network(profile *pr, const lcsb_policy *policy) {
@@ -154,13 +161,8 @@ static void add_network(profile *pr, const lcsb_policy *policy) {
         return;
     }
     if (policy->net != LCSB_NET_PORTS) return;
-    for (int port = lcsb__port_after(&policy->bind, -1); port < 65536;
-         port = lcsb__port_after(&policy->bind, port))
-        lcsb__buf_addf(&pr->text, "(allow network-bind network-inbound (local tcp \"*:%d\"))\n",
-                       port);
-    for (int port = lcsb__port_after(&policy->connect, -1); port < 65536;
-         port = lcsb__port_after(&policy->connect, port))
-        lcsb__buf_addf(&pr->text, "(allow network-outbound (remote tcp \"*:%d\"))\n", port);
+    add_port_rules(pr, &policy->bind, "network-bind network-inbound", "local");
+    add_port_rules(pr, &policy->connect, "network-outbound", "remote");
     lcsb__buf_adds(&pr->text,
                    "(allow mach-lookup (global-name \"com.apple.dnssd.service\"))\n"
                    "(allow network-outbound (literal \"" DNS_SOCKET "\"))\n");

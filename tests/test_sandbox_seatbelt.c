@@ -381,6 +381,10 @@ static bool property(const generated *g, char **argv, char *why, size_t size) {
         ok = holds(pr, WRITE, g->write[i], 1, why, size) && holds(pr, WRITE, path, 1, why, size) &&
              holds(pr, READ, path, 1, why, size) &&
              holds(pr, EXEC, path, g->exec_open, why, size);
+        /* A sibling that shares the name's prefix is outside: a subpath is
+         * a path and what is below it, not a string prefix. */
+        snprintf(path, sizeof path, "%s-sibling/x", g->write[i]);
+        ok = ok && holds(pr, WRITE, path, 0, why, size) && holds(pr, READ, path, 0, why, size);
     }
     if (ok && g->has_protect) {
         snprintf(path, sizeof path, "%s/pre-commit", g->protect);
