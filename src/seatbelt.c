@@ -27,6 +27,12 @@ static const char *const guarded_trees[] = {
  * where a run's private HOME and TMPDIR are made. */
 static const char *const guard_holes[] = {"/private/var/folders/", NULL};
 
+/* Shared writable trees in their canonical forms, which the system prefix
+ * list (rule 3) knows by their other names (/tmp, /var/tmp): no exec
+ * directory may be or hold one. */
+static const char *const private_prefixes[] = {"/private/tmp", "/private/var/tmp",
+                                               "/private/var/folders", NULL};
+
 /* The unix socket name resolution goes through when TCP ports are allowed. */
 #define DNS_SOCKET "/private/var/run/mDNSResponder"
 
@@ -92,6 +98,8 @@ static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
         if (!prefix && !lcsb__seatbelt_canonical(path, canon)) {
             const char *tree = guarded_by(canon, &holds);
             if (holds) prefix = tree;
+            for (size_t k = 0; !prefix && private_prefixes[k]; k++)
+                if (within(private_prefixes[k], canon)) prefix = private_prefixes[k];
         }
         if (prefix)
             return lcsb__fail(err, LCSB_EINVAL,

@@ -267,6 +267,8 @@ static void test_refusals(void **state) {
         {"exec", "/private", "system prefix /private/etc"},
         {"exec", "/usr/bin", "system prefix /usr/bin"},
         {"exec", "/opt/homebrew", "system prefix /opt/homebrew"},
+        {"exec", "/private/tmp", "system prefix /private/tmp"},
+        {"exec", "/private/var/folders", "system prefix /private/var/folders"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lcsb_policy *p = lcsb_policy_new();
