@@ -193,12 +193,12 @@ static bool read_argv(sbpl_profile *pr, const char *const *argv, char *err, size
         return false;
     }
     size_t i = 3, n = 0;
-    while (argv[i] && strcmp(argv[i], "-D") == 0) i += 2, n++;
+    while (argv[i] && strcmp(argv[i], "-D") == 0 && argv[i + 1]) i += 2, n++;
     pr->keys = calloc(n + 1, sizeof *pr->keys);
     pr->values = calloc(n + 1, sizeof *pr->values);
     if (!pr->keys || !pr->values) return false;
-    for (i = 3; argv[i] && strcmp(argv[i], "-D") == 0; i += 2) {
-        const char *kv = argv[i + 1], *eq = kv ? strchr(kv, '=') : NULL;
+    for (i = 3; argv[i] && strcmp(argv[i], "-D") == 0 && argv[i + 1]; i += 2) {
+        const char *kv = argv[i + 1], *eq = strchr(kv, '=');
         if (!eq) {
             say(err, size, "-D without KEY=VALUE");
             return false;

@@ -91,6 +91,52 @@ static void expect(const sbpl_profile *pr, const char *op, const char *path, int
 #define WRITE "file-write-data"
 #define EXEC "process-exec"
 
+/* ---- the judge itself ---- */
+
+/* The evaluator the other tests trust, on profiles written by hand. */
+static void test_evaluator(void **state) {
+    (void)state;
+    static const char profile[] =
+        "(version 1)\n"
+        "(deny default) ; comment\n"
+        "(allow file-read* (subpath \"/a\") (literal (param \"L\")))\n"
+        "(allow file-write* (subpath (param \"W\")))\n"
+        "(deny file-write-data (require-all (subpath \"/w\") (subpath \"/w/ro\")))\n"
+        "(allow process-exec (require-any (literal \"/bin/x\") (literal \"/bin/y\")))\n"
+        "(allow file-read-metadata)\n"
+        "(allow file-ioctl (vnode-type CHARACTER-DEVICE))\n";
+    const char *argv[] = {"/usr/bin/sandbox-exec", "-p", profile, "-D", "L=/l/f", "-D",
+                          "W=/w", "--", "cmd", "arg", NULL};
+    char err[256] = "";
+    sbpl_profile *pr = sbpl_load(argv, err, sizeof err);
+    if (!pr) fail_msg("%s", err);
+    expect(pr, READ, "/a", 1);
+    expect(pr, READ, "/a/b/c", 1);
+    expect(pr, READ, "/ab", 0);            /* subpath is not a string prefix */
+    expect(pr, READ, "/l/f", 1);
+    expect(pr, READ, "/l/f/g", 0);         /* literal is the path only */
+    expect(pr, WRITE, "/w/x", 1);
+    expect(pr, "file-write-mode", "/w/ro/x", 1);
+    expect(pr, WRITE, "/w/ro/x", 0);       /* the later, narrower rule wins */
+    expect(pr, WRITE, "/a/x", 0);
+    expect(pr, EXEC, "/bin/y", 1);
+    expect(pr, EXEC, "/bin/z", 0);
+    expect(pr, "file-read-metadata", "/anything", 1);
+    expect(pr, "file-ioctl", "/dev/tty", -1); /* a filter it does not know */
+    expect(pr, READ, "/tmp/x", 0);
+    assert_string_equal(sbpl_command(pr)[0], "cmd");
+    sbpl_free(pr);
+    /* Refused: no version, an unknown form, an unclosed list, no "--". */
+    static const char *const bad[] = {"(deny default)", "(version 1)(define x 1)",
+                                      "(version 1)(deny default", NULL};
+    for (size_t i = 0; bad[i]; i++) {
+        argv[2] = bad[i];
+        assert_null(sbpl_load(argv, err, sizeof err));
+    }
+    const char *no_dashes[] = {"/usr/bin/sandbox-exec", "-p", "(version 1)", "-D", NULL};
+    assert_null(sbpl_load(no_dashes, err, sizeof err));
+}
+
 /* ---- golden ---- */
 
 /* The argv for a small policy of every tier and TCP ports, with the base
@@ -738,6 +784,7 @@ static void test_cli_wrap_done_when(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_evaluator),
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_network_and_open_exec),
         cmocka_unit_test(test_paths_never_in_profile),
