@@ -20,8 +20,8 @@
  * beyond the run. The guard denies file-write* on each; the write tier,
  * restated after it, may reopen only the holes below. */
 static const char *const guarded_trees[] = {
-    "/System", "/usr", "/bin", "/sbin", "/Library", "/Applications",
-    "/private/etc", "/private/var", NULL,
+    "/System",       "/usr",         "/bin",         "/sbin", "/Library",
+    "/Applications", "/private/etc", "/private/var", NULL,
 };
 /* Per-user temporary and cache directories ($TMPDIR is /var/folders/XX/YYY/T):
  * where a run's private HOME and TMPDIR are made. */
@@ -89,8 +89,7 @@ static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
         if (tree)
             return lcsb__fail(err, LCSB_EINVAL,
                               "seatbelt: write: %s: refusing write access %s the system tree %s",
-                              path, holds ? "to a directory that is or contains" : "inside",
-                              tree);
+                              path, holds ? "to a directory that is or contains" : "inside", tree);
     }
     for (size_t i = 0; !policy->exec_open && i < policy->exec.n; i++) {
         const char *path = policy->exec.v[i], *prefix = lcsb__system_prefix_within(path);
@@ -171,9 +170,8 @@ static void add_network(profile *pr, const lcsb_policy *policy) {
     if (policy->net != LCSB_NET_PORTS) return;
     add_port_rules(pr, &policy->bind, "network-bind network-inbound", "local");
     add_port_rules(pr, &policy->connect, "network-outbound", "remote");
-    lcsb__buf_adds(&pr->text,
-                   "(allow mach-lookup (global-name \"com.apple.dnssd.service\"))\n"
-                   "(allow network-outbound (literal \"" DNS_SOCKET "\"))\n");
+    lcsb__buf_adds(&pr->text, "(allow mach-lookup (global-name \"com.apple.dnssd.service\"))\n"
+                              "(allow network-outbound (literal \"" DNS_SOCKET "\"))\n");
 }
 
 static void add_layer(profile *pr, const lcsb_policy *policy, lcsb__seatbelt_layer layer) {
@@ -232,17 +230,17 @@ int lcsb__seatbelt_wrap_layers(const lcsb_policy *policy, const lcsb__seatbelt_l
     if (pr.too_long)
         rc = lcsb__fail(err, LCSB_EINVAL, "seatbelt: %s: too long", pr.too_long);
     else if (pr.oom || pr.text.oom || lcsb__strv_push(out, LCSB__SANDBOX_EXEC) ||
-        lcsb__strv_push(out, "-p") || lcsb__strv_push(out, pr.text.p) ||
-        lcsb__strv_push_all(out, (const char *const *)pr.params.v) ||
-        lcsb__strv_push(out, "--") || lcsb__strv_push_all(out, argv))
+             lcsb__strv_push(out, "-p") || lcsb__strv_push(out, pr.text.p) ||
+             lcsb__strv_push_all(out, (const char *const *)pr.params.v) ||
+             lcsb__strv_push(out, "--") || lcsb__strv_push_all(out, argv))
         rc = lcsb__fail(err, LCSB_ENOMEM, "seatbelt: out of memory");
     lcsb__buf_free(&pr.text);
     lcsb__strv_clear(&pr.params);
     return rc;
 }
 
-static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy,
-                         const char *const *argv, lcsb__strv *out, lcsb_error *err) {
+static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+                         lcsb__strv *out, lcsb_error *err) {
     (void)b;
     return lcsb__seatbelt_wrap_layers(policy, lcsb__seatbelt_order, argv, out, err);
 }
@@ -251,8 +249,7 @@ static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy,
  * operation), signals (same-sandbox), truncation and metadata (file-write*),
  * device and terminal ioctls (the base grants no file-ioctl). So nothing is
  * ever dropped; what it needs is sandbox-exec itself. */
-static int seatbelt_validate(const lcsb_backend *b, const lcsb_policy *policy,
-                             lcsb_error *err) {
+static int seatbelt_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
     if (!b->mechanism_present)
         return lcsb__fail(err, LCSB_EUNAVAIL,
                           "seatbelt: %s not found on this host (Seatbelt is macOS's; "
