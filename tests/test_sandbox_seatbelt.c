@@ -260,6 +260,36 @@ static void test_network_and_open_exec(void **state) {
     lcsb_policy_free(p);
 }
 
+/* The base alone (an empty policy): the system readable, device nodes as
+ * listed, no write but to devices, nothing executable, nothing else. */
+static void test_base_profile(void **state) {
+    (void)state;
+    assert_non_null(strstr(lcsb__seatbelt_base, "Provenance"));
+    assert_non_null(strstr(lcsb__seatbelt_base, "The one local delta"));
+    lcsb_policy *p = lcsb_policy_new();
+    char **argv = wrap(p, (const char *const[]){"/bin/sh", NULL});
+    sbpl_profile *pr = load(argv);
+    static const char *const readable[] = {
+        "/usr/lib/libSystem.B.dylib", "/System/Library/Frameworks/x", "/bin/sh",
+        "/etc/hosts", "/private/var/db/timezone/zoneinfo/UTC", "/Library/Preferences/x",
+        "/dev/urandom", "/dev/null", NULL};
+    for (size_t i = 0; readable[i]; i++) expect(pr, READ, readable[i], 1);
+    static const char *const unreadable[] = {
+        "/Users/u/x", "/private/tmp/x", "/private/var/root/x", "/dev/disk0", "/Volumes/x",
+        "/private/var/folders/ab/x/T/y", "/opt/homebrew/bin/x", NULL};
+    for (size_t i = 0; unreadable[i]; i++) expect(pr, READ, unreadable[i], 0);
+    static const char *const writable[] = {"/dev/null", "/dev/zero", "/dev/tty", "/dev/fd/1",
+                                           NULL};
+    for (size_t i = 0; writable[i]; i++) expect(pr, WRITE, writable[i], 1);
+    for (size_t i = 0; readable[i]; i++)
+        if (strcmp(readable[i], "/dev/null") != 0) expect(pr, WRITE, readable[i], 0);
+    expect(pr, EXEC, "/bin/sh", 0);
+    expect(pr, "file-read-metadata", "/Users/u/x", 1); /* stat, as on Linux */
+    sbpl_free(pr);
+    lcsb_argv_free(argv);
+    lcsb_policy_free(p);
+}
+
 /* A path is a -D parameter only: quotes, parentheses and newlines in it
  * never reach the profile text. */
 static void test_paths_never_in_profile(void **state) {
@@ -786,6 +816,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evaluator),
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_base_profile),
         cmocka_unit_test(test_network_and_open_exec),
         cmocka_unit_test(test_paths_never_in_profile),
         cmocka_unit_test(test_canonical),
