@@ -61,11 +61,14 @@ vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 "${vg[@]}" "$root/build/tests/test_sandbox_policy" >/dev/null
 "${vg[@]}" "$root/build/tests/test_cli_args" >/dev/null
 "${vg[@]}" "$root/build/tests/test_sandbox_oci" >/dev/null
+"${vg[@]}" "$root/build/tests/test_sandbox_seatbelt" >/dev/null
 vg_project=$(mktemp -d /tmp/lcsb-vg.XXXXXX)
 cp "$root/examples/demo/policy.lua" "$vg_project/"
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" --backend none policy.lua -- \
   sh -c 'echo built > out.txt' 2>/dev/null && test -s out.txt)
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" detect >/dev/null)
+(cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" wrap --backend seatbelt policy.lua -- \
+  true >/dev/null 2>/dev/null)
 rm -rf "$vg_project"
 
 echo "== fuzzing, briefly (scripts/fuzz.sh runs each target for minutes)"

@@ -38,6 +38,13 @@ int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out, lcsb_er
     return rc;
 }
 
+int lcsb_backend_seatbelt(lcsb_backend **out, lcsb_error *err) {
+    int rc = make_backend(&lcsb__seatbelt_ops, 0, NULL, out, err);
+    /* Configured by hand: the caller vouches for sandbox-exec. */
+    if (!rc) (*out)->mechanism_present = true;
+    return rc;
+}
+
 int lcsb_backend_none(lcsb_backend **out, lcsb_error *err) {
     return make_backend(&lcsb__unavailable_ops, 0, NULL, out, err);
 }
@@ -57,7 +64,15 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
                         lcsb_error *err) {
     char seen[2 * sizeof cap->shim + 256];
     describe(cap, seen, sizeof seen);
-    if (!name || strcmp(name, "auto") == 0 || strcmp(name, "landlock") == 0) {
+    /* Seatbelt is selected on any host, so that `lcsb wrap` prints its argv
+     * anywhere; validate refuses to run it where sandbox-exec is missing. */
+    bool is_auto = !name || strcmp(name, "auto") == 0;
+    if ((is_auto && cap->sandbox_exec) || (name && strcmp(name, "seatbelt") == 0)) {
+        int rc = lcsb_backend_seatbelt(out, err);
+        if (!rc) (*out)->mechanism_present = cap->sandbox_exec;
+        return rc;
+    }
+    if (is_auto || strcmp(name, "landlock") == 0) {
         bool asked = name && strcmp(name, "landlock") == 0;
         if (cap->landlock_abi < 1)
             return lcsb__fail(err, LCSB_EUNAVAIL,
@@ -80,8 +95,6 @@ int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backe
         return lcsb__fail(err, LCSB_EINVAL,
                           "oci: a container needs a world: oci = { rootfs = DIR } or "
                           "oci = { image = NAME } in exec_policy (lcsb_backend_oci in C)");
-    if (strcmp(name, "seatbelt") == 0)
-        return lcsb__fail(err, LCSB_EUNAVAIL, "backend %s is not built into this lcsb yet", name);
     return lcsb__fail(err, LCSB_EINVAL,
                       "unknown backend \"%s\" (expected auto, landlock, seatbelt, oci or none)",
                       name);
@@ -106,11 +119,16 @@ bool lcsb_backend_contains_prefix(const lcsb_backend *b) { return b->ops->contai
  * symlink. Landlock resolves a rule to the inode at the end of the path, so a
  * symlink left in a project by an earlier run would widen this run's grant to
  * wherever it points; the shim re-checks with RESOLVE_NO_SYMLINKS. */
-static int check_real(const char *what, const char *path, lcsb_error *err) {
-    char real[PATH_MAX];
+static int check_real(const char *what, const char *path, bool private_aliases,
+                      lcsb_error *err) {
+    char real[PATH_MAX], canon[LCSB__SEATBELT_PATH_MAX];
     if (!lcsb__realpath(path, real))
         return lcsb__fail(err, LCSB_EINVAL, "%s: %s: %s", what, path, strerror(errno));
-    if (strcmp(real, path) != 0)
+    /* On macOS /tmp, /var and /etc lead into /private; Seatbelt's profile
+     * names the /private form, so that one symlink is not a widening. */
+    bool aliased = private_aliases && lcsb__seatbelt_canonical(path, canon) == 0 &&
+                   strcmp(real, canon) == 0;
+    if (strcmp(real, path) != 0 && !aliased)
         return lcsb__fail(err, LCSB_EINVAL,
                           "%s: %s is reached through a symlink (it resolves to %s); name %s",
                           what, path, real, real);
@@ -120,8 +138,8 @@ static int check_real(const char *what, const char *path, lcsb_error *err) {
 /* Write access to a system prefix, or to a directory holding one, would
  * hand the command the system itself (running lcsb from "/" made the project
  * "/"); so would write access anywhere inside the system's own trees. */
-static int check_write(const char *path, lcsb_error *err) {
-    int rc = check_real("write", path, err);
+static int check_write(const char *path, bool private_aliases, lcsb_error *err) {
+    int rc = check_real("write", path, private_aliases, err);
     const char *prefix = rc ? NULL : lcsb__system_prefix_within(path);
     if (prefix)
         return lcsb__fail(err, LCSB_EINVAL,
@@ -139,14 +157,14 @@ static int check_write(const char *path, lcsb_error *err) {
 /* An exec entry must be a regular file or a directory that is no system prefix
  * and is not reached through a symlink (rule 3: a venv's bin/python linking to
  * /usr/bin/python3 must not turn into EXECUTE on /usr/bin). */
-static int check_exec(const char *path, lcsb_error *err) {
+static int check_exec(const char *path, bool private_aliases, lcsb_error *err) {
     struct stat st;
     if (lstat(path, &st) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", path, strerror(errno));
     if (S_ISLNK(st.st_mode))
         return lcsb__fail(err, LCSB_EINVAL,
                           "exec: %s is a symlink; name the file it resolves to instead", path);
-    int rc = check_real("exec", path, err);
+    int rc = check_real("exec", path, private_aliases, err);
     if (rc) return rc;
     if (S_ISREG(st.st_mode)) return 0;
     if (!S_ISDIR(st.st_mode))
@@ -160,15 +178,27 @@ static int check_exec(const char *path, lcsb_error *err) {
     return 0;
 }
 
-int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_error *err) {
+int lcsb__check_env_listed(const lcsb_policy *policy, lcsb_error *err) {
+    if (!lcsb__policy_has_env(policy) || policy->exec_open) return 0;
+    for (size_t i = 0; i < policy->exec.n; i++)
+        if (strcmp(policy->exec.v[i], LCSB__ENV_PROGRAM) == 0) return 0;
+    return lcsb__fail(err, LCSB_EINVAL,
+                      "exec: the env overlay runs %s, which the exec allowlist must name "
+                      "(with its ELF interpreter)",
+                      LCSB__ENV_PROGRAM);
+}
+
+int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, bool aliases,
+                         lcsb_error *err) {
     int rc = 0;
     for (size_t i = 0; !rc && i < policy->read.n; i++)
-        rc = check_real("read", policy->read.v[i], err);
-    for (size_t i = 0; !rc && i < policy->write.n; i++) rc = check_write(policy->write.v[i], err);
+        rc = check_real("read", policy->read.v[i], aliases, err);
+    for (size_t i = 0; !rc && i < policy->write.n; i++)
+        rc = check_write(policy->write.v[i], aliases, err);
     for (size_t i = 0; !rc && check_exec_rules && i < policy->exec.n; i++)
-        rc = check_exec(policy->exec.v[i], err);
+        rc = check_exec(policy->exec.v[i], aliases, err);
     for (size_t i = 0; !rc && i < policy->protect.n; i++)
-        rc = check_real("protect", policy->protect.v[i], err);
+        rc = check_real("protect", policy->protect.v[i], aliases, err);
     struct stat st;
     if (!rc && policy->cwd && stat(policy->cwd, &st) != 0)
         rc = lcsb__fail(err, LCSB_EINVAL, "cwd: %s: %s", policy->cwd, strerror(errno));

@@ -4,6 +4,7 @@
 
 #include "lcsb.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -127,6 +128,10 @@ struct lcsb_backend {
      * a merged /usr), read when the world is a rootfs: a root made of bare
      * mounts has no /lib64 for the ELF interpreter path unless one is made. */
     lcsb__strv link_paths, link_targets;
+    /* Seatbelt: /usr/bin/sandbox-exec was found (or the caller vouched for
+     * it). Without it the backend still wraps, for other hosts, but refuses
+     * to run. */
+    bool mechanism_present;
 };
 
 extern const lcsb__backend_ops lcsb__landlock_ops;
@@ -147,12 +152,22 @@ int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_moun
 bool lcsb__oci_is_run(const char *const *argv);
 int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
                      lcsb_error *err);
+extern const lcsb__backend_ops lcsb__seatbelt_ops;
 
 /* FINAL fits execve's limits (with this process's environment); impure. */
 int lcsb__check_exec_size(const char *const *final, lcsb_error *err);
 
-/* Checks every backend shares: paths exist, exec entries are safe. Impure (stat). */
-int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, lcsb_error *err);
+/* Checks every backend shares: paths exist, exec entries are safe. Impure (stat).
+ * PRIVATE_ALIASES: a path may also resolve to its Seatbelt canonical form. */
+int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, bool private_aliases,
+                         lcsb_error *err);
+/* When the env overlay is in use and exec is allowlisted, the allowlist names
+ * the env program that carries it. */
+int lcsb__check_env_listed(const lcsb_policy *policy, lcsb_error *err);
+
+/* The ports in PORTS above LAST in ascending order, one per call (sorted and
+ * without repeats, so the same policy gives the same bytes); 65536 after the last. */
+int lcsb__port_after(const lcsb__ports *ports, int last);
 
 /* The Landlock header's argv marker and the shim's name, used by wrap and attest. */
 #define LCSB__SHIM_NAME "lcsb-exec"
@@ -161,6 +176,36 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec, lcsb_error 
 #define LCSB__LANDLOCK_ABI_MAX 7
 /* Each argv string holds at most this many bytes; the kernel's limit is 128 KiB. */
 #define LCSB__WIRE_PART_MAX (120u * 1024u)
+
+/* ---- Seatbelt (seatbelt.c): sandbox-exec and the profile it is given. ---- */
+
+#define LCSB__SANDBOX_EXEC "/usr/bin/sandbox-exec"
+/* How every profile lcsb writes begins; attest recognises it. */
+#define LCSB__SEATBELT_HEAD "(version 1)\n;; lcsb seatbelt profile\n(deny default)\n"
+/* The compiled-in profiles/base.sb (cmake/embed.cmake). */
+extern const char lcsb__seatbelt_base[];
+/* A canonical path: PATH_MAX plus the longest "/private" prefix added. */
+#define LCSB__SEATBELT_PATH_MAX (PATH_MAX + 16)
+/* PATH with /tmp, /var, /etc replaced by their /private forms, into OUT
+ * (LCSB__SEATBELT_PATH_MAX bytes); lexical. 0, or -1 when it does not fit. */
+int lcsb__seatbelt_canonical(const char *path, char *out);
+
+/* The profile's layers; rule 4 fixes their order in lcsb__seatbelt_order. */
+typedef enum lcsb__seatbelt_layer {
+    LCSB__SB_BASE,
+    LCSB__SB_READ,
+    LCSB__SB_EXEC,
+    LCSB__SB_GUARD,
+    LCSB__SB_WRITE,
+    LCSB__SB_PROTECT,
+    LCSB__SB_NET,
+} lcsb__seatbelt_layer;
+#define LCSB__SB_LAYERS 7
+extern const lcsb__seatbelt_layer lcsb__seatbelt_order[LCSB__SB_LAYERS];
+/* Seatbelt's wrap with the layers in ORDER (LCSB__SB_LAYERS of them): the
+ * backend passes lcsb__seatbelt_order; the mutation test passes another. */
+int lcsb__seatbelt_wrap_layers(const lcsb_policy *policy, const lcsb__seatbelt_layer *order,
+                               const char *const *argv, lcsb__strv *out, lcsb_error *err);
 
 /* The env hop the seam puts in front of the command when the overlay is not empty. */
 #define LCSB__ENV_PROGRAM "/usr/bin/env"

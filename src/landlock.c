@@ -131,16 +131,9 @@ static void add_ports(lcsb__buf *b, const char *access, const lcsb__ports *ports
     if (ports->n == 0) return;
     lcsb__buf_addf(b, "%s{\"access\":[\"%s\"],\"ports\":[", *first ? "" : ",", access);
     *first = false;
-    /* Sorted and without repeats, so the same policy always gives the same bytes. */
-    int last = -1;
-    for (size_t emitted = 0;; emitted++) {
-        int next = 65536;
-        for (size_t i = 0; i < ports->n; i++)
-            if (ports->v[i] > last && ports->v[i] < next) next = ports->v[i];
-        if (next == 65536) break;
-        lcsb__buf_addf(b, "%s%d", emitted ? "," : "", next);
-        last = next;
-    }
+    for (int port = lcsb__port_after(ports, -1), first_port = 1; port < 65536;
+         port = lcsb__port_after(ports, port), first_port = 0)
+        lcsb__buf_addf(b, "%s%d", first_port ? "" : ",", port);
     lcsb__buf_adds(b, "]}");
 }
 
@@ -302,17 +295,8 @@ static int landlock_validate(const lcsb_backend *b, const lcsb_policy *policy,
     unsigned dropped;
     int rc = check_parts(b, policy, &dropped, err);
     if (rc) return rc;
-    if (lcsb__policy_has_env(policy) && !policy->exec_open) {
-        bool env_listed = false;
-        for (size_t i = 0; i < policy->exec.n && !env_listed; i++)
-            env_listed = strcmp(policy->exec.v[i], LCSB__ENV_PROGRAM) == 0;
-        if (!env_listed)
-            return lcsb__fail(err, LCSB_EINVAL,
-                              "exec: the env overlay runs %s, which the exec allowlist must name "
-                              "(with its ELF interpreter)",
-                              LCSB__ENV_PROGRAM);
-    }
-    return lcsb__validate_paths(policy, !policy->exec_open, err);
+    rc = lcsb__check_env_listed(policy, err);
+    return rc ? rc : lcsb__validate_paths(policy, !policy->exec_open, false, err);
 }
 
 const lcsb__backend_ops lcsb__landlock_ops = {

@@ -260,7 +260,7 @@ static int oci_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_e
     }
     /* The exec tier is not enforced here (the attestation says exec: open);
      * its paths are only mounted, so they need to exist, not to be safe. */
-    return rc ? rc : lcsb__validate_paths(policy, false, err);
+    return rc ? rc : lcsb__validate_paths(policy, false, false, err);
 }
 
 const lcsb__backend_ops lcsb__oci_ops = {

@@ -110,6 +110,13 @@ static void sort_strings(const char **v, const char **tmp, size_t n) {
     }
 }
 
+int lcsb__port_after(const lcsb__ports *ports, int last) {
+    int next = 65536;
+    for (size_t i = 0; i < ports->n; i++)
+        if (ports->v[i] > last && ports->v[i] < next) next = ports->v[i];
+    return next;
+}
+
 const char **lcsb__strv_sorted_unique(const lcsb__strv *sv, size_t *count) {
     const char **out = malloc((sv->n + 1) * sizeof *out);
     const char **tmp = malloc((sv->n + 1) * sizeof *tmp);

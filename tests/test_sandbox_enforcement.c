@@ -13,7 +13,10 @@
  * caller's shims (pyenv, ...) do not decide what runs.
  *
  * Without Landlock every test skips, unless LCSB_SANDBOX_TESTS_REQUIRED=1
- * makes that a failure. The suite passes as root and as an unprivileged
+ * makes that a failure. The file-system and exec cases are the mechanism's
+ * answer, whatever the mechanism: where Landlock is missing and
+ * /usr/bin/sandbox-exec exists (macOS), they run under `--backend seatbelt`,
+ * required there and never on Linux, where Seatbelt cannot be. The suite passes as root and as an unprivileged
  * user; cases that need root (mount) skip otherwise, and "the caller's real
  * HOME" is /root for root and the passwd HOME for anyone else. */
 #define _GNU_SOURCE
@@ -81,10 +84,11 @@
     "\"stat\""
 
 static int landlock_abi;
-
-/* The mechanism the denial cases run under: landlock, then (a second group)
- * oci, through podman, with an empty directory as the container's root. */
-static const char *mech = "landlock";
+/* The mechanism the file-system and exec cases run under: "landlock",
+ * "seatbelt" where only sandbox-exec is present, or NULL; then, in a second
+ * group, "oci", through podman, with an empty directory as the container's
+ * root. */
+static const char *mech;
 static bool oci_ready;
 static char oci_rootfs[PATH_MAX];
 static char oci_conf[PATH_MAX];
@@ -296,6 +300,7 @@ static int group_setup(void **state) {
     (void)state;
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_FLAG);
     landlock_abi = abi > 0 ? (int)abi : 0;
+    mech = landlock_abi ? "landlock" : access("/usr/bin/sandbox-exec", X_OK) == 0 ? "seatbelt" : NULL;
     if (!landlock_abi)
         fprintf(stderr, "# no Landlock on this host (%s)%s\n", strerror(errno),
                 landlock_required() ? "; LCSB_SANDBOX_TESTS_REQUIRED=1: failing" : "; skipping");
@@ -329,14 +334,35 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* At the top of every test: no mechanism means skip, or fail when required. */
+/* At the top of the cases any mechanism answers: none here means skip, or
+ * fail when required and this OS has one to require (Landlock on Linux,
+ * Seatbelt on macOS; podman for the OCI group). */
+#ifdef __APPLE__
+#define OS_MECHANISM "seatbelt"
+#else
+#define OS_MECHANISM "landlock"
+#endif
+static bool oci_group(void) { return mech && strcmp(mech, "oci") == 0; }
+
 #define NEED_MECHANISM()                                                                           \
     do {                                                                                           \
-        bool oci_ = strcmp(mech, "oci") == 0;                                                      \
-        if (oci_ ? !oci_ready : !landlock_abi) {                                                   \
+        if (oci_group() ? !oci_ready : !mech) {                                                    \
             if (landlock_required())                                                               \
-                fail_msg("%s is unavailable and LCSB_SANDBOX_TESTS_REQUIRED=1",                    \
-                         oci_ ? "a container engine (podman)" : "Landlock");                        \
+                fail_msg("no %s here and LCSB_SANDBOX_TESTS_REQUIRED=1",                           \
+                         oci_group() ? "container engine (podman)" : OS_MECHANISM);                \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* At the top of the cases only Landlock answers (the OCI group lists those a
+ * container answers too, and runs them under its own mechanism). */
+#define NEED_LANDLOCK()                                                                            \
+    do {                                                                                           \
+        if (oci_group()) {                                                                         \
+            NEED_MECHANISM();                                                                      \
+        } else if (!landlock_abi) {                                                                \
+            if (landlock_required())                                                               \
+                fail_msg("Landlock is unavailable and LCSB_SANDBOX_TESTS_REQUIRED=1");             \
             skip();                                                                                \
         }                                                                                          \
     } while (0)
@@ -412,10 +438,13 @@ static void describe(const char *what, const char *const *cmd, const proc *p) {
     fprintf(stderr, "\n# -> status %d\n# stdout: %s\n# stderr: %s\n", p->status, p->out, p->err);
 }
 
-/* Under the mechanism CMD must fail with WANT (or any status but 0, 97 and 125
- * when WANT is -1), with the trailer. The result is left in P. */
+/* Under the mechanism CMD must fail with WANT (or any status but 0, 97 and
+ * 125 when WANT is -1), with the trailer. WANT is what the GNU tools and
+ * Linux's execve say; macOS's BSD tools and sandbox-exec say otherwise, so
+ * there any refusal of the command's own counts. The result is left in P. */
 static void expect_denied(fx *f, const char *const *cmd, int want, proc *p) {
     lcsb(f, mech, cmd, p);
+    if (strcmp(mech, "seatbelt") == 0) want = -1;
     bool ok =
         want >= 0 ? p->status == want : (p->status != 0 && p->status != 97 && p->status != 125);
     if (!ok) {
@@ -506,7 +535,7 @@ static void test_read_outside_file(void **state) {
 
 /* The caller's real HOME: /root for root, the passwd HOME otherwise. */
 static void test_read_real_home(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     const char *home = "/root";
     if (geteuid() != 0) {
@@ -574,7 +603,7 @@ static void test_symlink_to_outside(void **state) {
 }
 
 static void test_proc_self_root(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char secret[PATH_MAX], via[2 * PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -592,7 +621,7 @@ static void test_proc_self_root(void **state) {
  * anyway, so there is no succeeding twin; the twin for everyone is that the
  * rest of /etc still reads. Listing /etc itself is the accepted cost. */
 static void test_read_etc_secrets(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     if (access("/etc/shadow", F_OK) != 0) {
         fprintf(stderr, "# skipped: no /etc/shadow on this host\n");
@@ -796,7 +825,7 @@ static void test_exec_fresh_binary(void **state) {
 /* Rule 3. An exec directory reached through a symlink, or one that is or holds
  * a system prefix, is refused before anything runs (125). */
 static void test_exec_dir_refused(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX], venv[PATH_MAX], bin[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -841,7 +870,7 @@ static void test_exec_dir_refused(void **state) {
 /* The venv itself, named as a real directory: its python3 is a symlink to the
  * system python, and EXECUTE on venv/bin must not reach through that link. */
 static void test_exec_dir_symlinked_python(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char venv[PATH_MAX], bin[PATH_MAX], link[PATH_MAX];
     const char *system_python = access(PYTHON, X_OK) == 0 ? PYTHON : "/usr/bin/true";
@@ -892,7 +921,7 @@ static bool accepted(int fd) {
 }
 
 static void test_tcp_connect(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     int a_port, b_port;
     int a = listener(SOCK_STREAM, &a_port), b = listener(SOCK_STREAM, &b_port);
@@ -927,7 +956,7 @@ static const char bind_py[] = "import socket, sys\n"
                               "print('bound', sys.argv[1])\n";
 
 static void test_tcp_bind(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     if (access(PYTHON, X_OK) != 0) {
         fprintf(stderr, "# skipped: %s is missing; nothing here can bind a TCP port\n", PYTHON);
@@ -976,7 +1005,7 @@ static bool received(int fd) {
  * none, and the attestation says that all of the network is covered. With
  * ports, UDP stays refused, even to a port the policy lets TCP reach. */
 static void test_udp_denied(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     if (access(PYTHON, X_OK) != 0) {
         fprintf(stderr, "# skipped: %s is missing\n", PYTHON);
@@ -1030,7 +1059,7 @@ static bool is_mount_point(const char *dir) {
  * an unprivileged user may create (where the host allows it) and mount in.
  * Either way the sandboxed command must not get a mount. */
 static void test_mount(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     bool root = geteuid() == 0;
     if (!root && strcmp(mech, "oci") == 0) {
@@ -1073,7 +1102,7 @@ static void first_line(const char *out, char *buf, size_t size) {
 }
 
 static void test_private_home(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     fs_policy(f);
     const char *caller_home = getenv("HOME");
@@ -1104,7 +1133,7 @@ static void test_private_home(void **state) {
 }
 
 static void test_home_removed_after_signal(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     fs_policy(f);
     const char *const *cmd = CMD("sh", "-c", "echo \"$HOME\"; touch \"$HOME/x\"; kill -9 $$");
@@ -1118,7 +1147,7 @@ static void test_home_removed_after_signal(void **state) {
 
 /* Links the command plants in HOME are removed, never followed. */
 static void test_home_cleanup_follows_no_link(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char keep[PATH_MAX], script[3 * PATH_MAX];
     write_file(path_in(keep, f->outside, "keep"), "keep\n");
@@ -1141,7 +1170,7 @@ static void test_home_cleanup_follows_no_link(void **state) {
 /* ---- environment ---- */
 
 static void test_env_overlay(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     const char *const *env = ENV("SECRET=hunter2", "FOO=caller");
     const char *const *cmd =
@@ -1164,7 +1193,7 @@ static void test_env_overlay(void **state) {
 }
 
 static void test_no_new_privs(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     fs_policy(f);
     expect_allowed(f, CMD("cat", "/proc/self/status"), &P);
@@ -1182,7 +1211,7 @@ static void test_no_new_privs(void **state) {
 /* ---- exit statuses and messages ---- */
 
 static void test_exit_statuses(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     fs_policy(f);
     /* The command's own status, with the trailer. */
@@ -1199,7 +1228,7 @@ static void test_exit_statuses(void **state) {
 }
 
 static void test_policy_syntax_error(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1269,7 +1298,7 @@ static const struct hostile_script {
 #define MANY_PATHS 20000
 
 static void test_many_paths_policy(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char dir[PATH_MAX], file[PATH_MAX + 16], text[2 * PATH_MAX];
     assert_int_equal(mkdir(path_in(dir, f->outside, "many"), 0755), 0);
@@ -1296,7 +1325,7 @@ static void test_many_paths_policy(void **state) {
 }
 
 static void test_policy_hostile_scripts(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX], text[1024];
     path_in(marker, f->project, "marker");
@@ -1323,7 +1352,7 @@ static void test_policy_hostile_scripts(void **state) {
 }
 
 static void test_policy_unknown_key(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1338,7 +1367,7 @@ static void test_policy_unknown_key(void **state) {
 }
 
 static void test_policy_relative_read(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1351,7 +1380,7 @@ static void test_policy_relative_read(void **state) {
 }
 
 static void test_backend_none_warns(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     fs_policy(f);
     lcsb(f, "none", CMD("true"), &P);
@@ -1371,7 +1400,7 @@ static void test_backend_none_warns(void **state) {
  * 0-2 for every backend, so `none` fails too; run directly, without lcsb, the
  * same command reads the secret: the twin that proves the test can fail. */
 static void test_leaked_fd_closed(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char secret[PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -1418,7 +1447,7 @@ static void test_leaked_fd_closed(void **state) {
 /* --attest FILE is opened before the command runs: a path that cannot be
  * written is refused (125) and nothing runs. */
 static void test_attest_unwritable(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX], attest[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1488,7 +1517,7 @@ static double now_seconds(void) {
  * kernel to kill the command with its parent; under none nothing does, and
  * the command outlives lcsb (the twin that proves the check can fail). */
 static void test_command_dies_with_lcsb(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\" }");
     /* lcsb killed by SIGKILL cannot remove its private HOME: keep it out of /tmp. */
@@ -1543,7 +1572,7 @@ static void test_command_dies_with_lcsb(void **state) {
  * lcsb removes the private HOME and exits 128+N, all at once, not after the
  * command's 30 seconds. */
 static void test_signals_while_running(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\" }");
     const char *const backends[] = {mech, "none"};
@@ -1652,7 +1681,7 @@ static bool alive(pid_t pid) {
 }
 
 static void test_leftovers_ended(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"sleep\", \"setsid\", \"wc\" }");
     /* Each in a session of its own, out of reach of the test's group kill:
@@ -1711,7 +1740,7 @@ static void test_leftovers_ended(void **state) {
  * unsandboxed at all (EPERM), so there is no succeeding twin: the twin shows
  * the different errno instead, which proves the EACCES was Landlock's. */
 static void test_mknod_refused(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     bool root = geteuid() == 0;
     char node[PATH_MAX], fifo[PATH_MAX];
@@ -1769,7 +1798,7 @@ static void read_master(int master, char *buf, size_t size) {
  * pty pair the test opens; another session's, in life) is refused. The
  * terminal lcsb's own stdin is on is granted. */
 static void test_other_terminal_refused(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0) {
@@ -1811,7 +1840,7 @@ static void test_other_terminal_refused(void **state) {
  * and validates no paths: from "/" it runs, which shows the refusal is the
  * sandbox's validation and that the command would have run. */
 static void test_run_from_root_refused(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
@@ -1840,7 +1869,7 @@ static void test_run_from_root_refused(void **state) {
  * be all of HOME: refused (125) naming HOME under every backend, since
  * exec_policy refuses it. Said on purpose (project = "~"), the same run works. */
 static void test_run_from_home_refused(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char marker[PATH_MAX], home_env[PATH_MAX + 8];
     path_in(marker, f->project, "marker");
@@ -2024,7 +2053,7 @@ static void take_message(int fd, char *buf, size_t size) {
  * outside the domain. The shim's socket filter lets AF_UNIX sockets be
  * created, so the refusal is the connect's, EPERM. */
 static void test_abstract_unix_socket_outside(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     need_python();
     fx *f = *state;
     char hex[17], name[64], token[64], got[256];
@@ -2052,7 +2081,7 @@ static void test_abstract_unix_socket_outside(void **state) {
 /* LANDLOCK_SCOPE_SIGNAL (ABI 6): no signal to a process outside the domain,
  * even one of the same user. Inside it signals still work. */
 static void test_signal_outside(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     pid_t target = start_outside_process();
     char script[64];
@@ -2100,7 +2129,7 @@ static const char ptrace_py[] =
  * capability the tracer lacks. When the tracer exits the kernel detaches it,
  * so the target runs on either way. */
 static void test_ptrace_outside(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     need_python();
     fx *f = *state;
     pid_t target = start_outside_process();
@@ -2154,7 +2183,7 @@ static int compare_strings(const void *a, const void *b) {
 /* Two hundred runs started at the same instant, all with one TMPDIR: each gets
  * its own HOME and TMPDIR, all succeed, and nothing is left afterwards. */
 static void test_concurrent_runs(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2267,7 +2296,7 @@ static void test_concurrent_runs(void **state) {
  * files in them, every directory mode 000, HOME itself and its TMPDIR
  * included. lcsb removes all of it, and nothing else. */
 static void test_cleanup_mode_000(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2303,7 +2332,7 @@ static void test_cleanup_mode_000(void **state) {
 /* 300 nested directories in the private TMPDIR, a file at the bottom: all of
  * it goes, and nothing else. */
 static void test_cleanup_deep_tree(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2423,7 +2452,7 @@ static const struct fault_case {
  * TMPDIR left behind. The twin: launchers refusing a call nobody makes (acct)
  * let the same command run. */
 static void test_kernel_refuses(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     run_tmp t;
     make_run_tmp(f, &t);
@@ -2477,7 +2506,7 @@ static void expect_hint(fx *f, const char *const *cmd, const char *hint) {
 }
 
 static void test_hints_name_the_key(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char secret[PATH_MAX], created[PATH_MAX], write_hint[PATH_MAX + 32], read_hint[PATH_MAX + 32];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -2516,7 +2545,7 @@ static void test_hints_name_the_key(void **state) {
  * newline, 200 KiB of it) and before the trailer; with --no-capture, the
  * same bytes, and no hint that needs the tail. */
 static void test_stderr_relayed_exactly(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char secret[PATH_MAX], script[2 * PATH_MAX];
     write_file(path_in(secret, f->outside, "secret"), SECRET "\n");
@@ -2631,7 +2660,7 @@ static void test_git_hooks_protected(void **state) {
  * creation) and no extended attribute (file capabilities are one) can be
  * set, or a command run as root could leave a set-uid root shell behind. */
 static void test_setid_refused(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\", \"cp\", \"chmod\", \"python3\" }");
     const char *const *cases[] = {
@@ -2655,7 +2684,7 @@ static void test_setid_refused(void **state) {
 /* A command that exits 97 and prints what the shim would is still the
  * command: only the shim's report pipe makes lcsb say nothing ran. */
 static void test_fake_setup_failure(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char ran[PATH_MAX], script[2 * PATH_MAX];
     path_in(ran, f->project, "ran");
@@ -2675,7 +2704,7 @@ static void test_fake_setup_failure(void **state) {
  * over), so the command cannot make one with hooks of its own, and it is
  * gone again after the run. */
 static void test_git_hooks_before_they_exist(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     char git[PATH_MAX], hooks[PATH_MAX], hook[PATH_MAX + 16];
     path_in(git, f->project, ".git");
@@ -2709,7 +2738,7 @@ static void test_git_hooks_before_they_exist(void **state) {
  * filter refuses TCP sockets on its own. The twin: the same connect under
  * none reaches the listener. */
 static void test_older_abi_refused_unless_degraded(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     int port;
     int l = listener(SOCK_STREAM, &port);
@@ -2759,7 +2788,7 @@ static void test_older_abi_refused_unless_degraded(void **state) {
 
 /* The cap only lowers, and a bad value is refused, not ignored. */
 static void test_abi_cap_only_lowers(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     policy(f, "exec = { \"sh\" }");
     const char *const *cmd = CMD("sh", "-c", "exit 0");
@@ -2781,7 +2810,7 @@ static void test_abi_cap_only_lowers(void **state) {
  * included: what is mounted survives with its modes, and lcsb says that HOME
  * could not be removed instead of keeping quiet. */
 static void test_cleanup_reports_what_stays(void **state) {
-    NEED_MECHANISM();
+    NEED_LANDLOCK();
     fx *f = *state;
     if (geteuid() != 0) skip();
     run_tmp t;
@@ -2859,7 +2888,7 @@ static int oci_group_teardown(void **state) {
         unlink(oci_conf);
         unsetenv("CONTAINERS_CONF");
     }
-    mech = "landlock";
+    mech = NULL;
     return 0;
 }
 

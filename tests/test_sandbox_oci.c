@@ -370,19 +370,20 @@ static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
     }
 }
 
-/* ---- the launcher prefix, for every backend ---- */
+/* ---- the launcher prefix, for every backend (Seatbelt's too: it wraps anywhere) ---- */
 
 static void test_prefix_placement_every_backend(void **state) {
     (void)state;
     lcsb_policy *p = project_policy();
     lcsb_policy_set_exec_open(p, true);
     const char *const *prefix = ARGV("uv", "run", "--");
-    lcsb_backend *backends[3] = {NULL};
+    lcsb_backend *backends[4] = {NULL};
     assert_int_equal(lcsb_backend_landlock(7, "/opt/lcsb/libexec/lcsb-exec", &backends[0], NULL),
                      0);
     assert_int_equal(lcsb_backend_none(&backends[1], NULL), 0);
     backends[2] = oci_backend(PODMAN, NULL, ROOTFS, NULL);
-    for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(lcsb_backend_seatbelt(&backends[3], NULL), 0);
+    for (size_t i = 0; i < 4; i++) {
         lcsb_backend *b = backends[i];
         char **final = compose(b, p, prefix, ARGV("pytest"));
         long uv = index_of(final, "uv");
@@ -399,6 +400,8 @@ static void test_prefix_placement_every_backend(void **state) {
             assert_int_equal(uv, 0);
             if (strcmp(lcsb_backend_name(b), "landlock") == 0)
                 assert_string_equal(final[3], "/opt/lcsb/libexec/lcsb-exec");
+            if (strcmp(lcsb_backend_name(b), "seatbelt") == 0)
+                assert_string_equal(final[3], "/usr/bin/sandbox-exec");
         }
         lcsb_attestation att;
         lcsb_error err;

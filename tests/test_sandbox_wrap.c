@@ -981,13 +981,15 @@ static void test_attest_through_prefix(void **state) {
 /* One backend configuration of the purity test. */
 typedef struct pure_case {
     const char *name;
-    int abi; /* 0: none, PURE_OCI: oci */
+    int abi; /* 0: none, PURE_OCI: oci, PURE_SEATBELT: seatbelt */
 } pure_case;
 
 #define PURE_OCI (-1)
+#define PURE_SEATBELT (-2)
 static const pure_case pure_cases[] = {
-    {"landlock abi 1", 1}, {"landlock abi 4", 4}, {"landlock abi 6", 6},
-    {"landlock abi 7", 7}, {"none", 0},         {"oci", PURE_OCI},
+    {"landlock abi 1", 1}, {"landlock abi 4", 4},   {"landlock abi 6", 6},
+    {"landlock abi 7", 7}, {"none", 0},             {"oci", PURE_OCI},
+    {"seatbelt", PURE_SEATBELT},
 };
 #define PURE_CASES (sizeof pure_cases / sizeof pure_cases[0])
 
@@ -1037,7 +1039,8 @@ static lcsb_policy *pure_policy(int abi) {
 static lcsb_backend *pure_backend(int abi) {
     lcsb_backend *b = NULL;
     static const lcsb_oci_world world = {.engine = "/usr/bin/podman", .rootfs = "/srv/root"};
-    int rc = abi == PURE_OCI ? lcsb_backend_oci(NULL, &world, &b, NULL)
+    int rc = abi == PURE_OCI        ? lcsb_backend_oci(NULL, &world, &b, NULL)
+             : abi == PURE_SEATBELT ? lcsb_backend_seatbelt(&b, NULL)
              : abi           ? lcsb_backend_landlock(abi, SHIM, &b, NULL)
                              : lcsb_backend_none(&b, NULL);
     return rc ? NULL : b;

@@ -185,6 +185,9 @@ LCSB_API LCSB_NODISCARD int lcsb_backend_select(const lcsb_capability *cap, cons
  * what tests and `lcsb wrap` use to produce argvs for other hosts. */
 LCSB_API LCSB_NODISCARD int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out,
                                                   lcsb_error *err);
+/* A Seatbelt backend (macOS sandbox-exec), whatever this host has: the caller
+ * vouches that /usr/bin/sandbox-exec exists where the argv will run. */
+LCSB_API LCSB_NODISCARD int lcsb_backend_seatbelt(lcsb_backend **out, lcsb_error *err);
 LCSB_API LCSB_NODISCARD int lcsb_backend_none(lcsb_backend **out, lcsb_error *err);
 /* A container's world, for the OCI backend: what the container starts from
  * (exactly one of IMAGE and ROOTFS) and the engine that runs it. */

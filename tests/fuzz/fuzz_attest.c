@@ -1,8 +1,9 @@
 /* libFuzzer target: the attestation's reading of a final argv. lcsb_attest
  * reads whatever argv a host hands it, so its mechanism's words may be
  * anything. An input that starts with "oci\n" is an engine's argv, one word
- * per line (read with and without a launcher prefix inside it); any other
- * input is a shim header. */
+ * per line (read with and without a launcher prefix inside it); one that
+ * starts with '(' is a Seatbelt profile (the profile position of a
+ * sandbox-exec argv); any other input is a shim header. */
 #include "lcsb.h"
 
 #include <stdint.h>
@@ -44,6 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = '\0'; /* argv strings end at the first NUL, as here */
     if (strncmp(text, "oci\n", 4) == 0) {
         attest_engine_argv(text + 4);
+    } else if (text[0] == '(') {
+        const char *argv[] = {"/usr/bin/sandbox-exec", "-p", text, "-D", "W0=/p", "--", "true",
+                              NULL};
+        attest(argv, NULL);
     } else {
         const char *argv[] = {"/usr/libexec/lcsb/lcsb-exec", text, "--", "true", NULL};
         attest(argv, NULL);

@@ -598,6 +598,23 @@ T.case("lcsb.wrap and lcsb.attest take their optional arguments as optional", fu
   T.eq(lcsb.attest(argv, nil).backend, "none", "an explicit nil prefix")
 end)
 
+T.case("lcsb.wrap with \"seatbelt\" prints sandbox-exec's argv on any host", function()
+  local s <close> = lcsb.scope()
+  local _, p = policy { scope = s, exec = { "sh" } }
+  local argv = assert(lcsb.wrap(p, { "sh", "-c", "true" }, "seatbelt"))
+  T.eq(argv[1], "/usr/bin/sandbox-exec", "sandbox-exec first, by absolute path")
+  T.eq(argv[2], "-p", "then the profile")
+  T.has(argv[3], "(deny default)", "the profile")
+  T.ok(T.member(argv, "--"), "-- before the command")
+  T.eq(argv[#argv], "true", "the command last")
+  local a = assert(lcsb.attest(argv))
+  T.eq(a.backend, "seatbelt", "attest")
+  T.eq(a.fs, "enforced", "fs")
+  T.eq(a.exec, "allowlist", "exec")
+  T.eq(a.net, "denied", "net")
+  T.eq(a.metadata, "readonly", "metadata")
+end)
+
 T.case("argv tables are read raw: metatables are ignored", function()
   local s <close> = lcsb.scope()
   local _, p = policy { scope = s }

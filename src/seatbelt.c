@@ -1,0 +1,269 @@
+/* The Seatbelt backend (macOS): a pure rewrite of the command into
+ * `/usr/bin/sandbox-exec -p PROFILE -D KEY=PATH ... -- COMMAND`.
+ *
+ * SBPL is last-match-wins (rule 4), so the profile is layered: (deny default),
+ * the compiled-in base (profiles/base.sb), the read tier, the exec allowlist,
+ * the guard that takes writes back from the system trees, the write tier
+ * restated after the guard, the protected paths, the network. Every policy
+ * path travels as a -D parameter in its canonical form (/tmp, /var and /etc
+ * are symlinks into /private, and the kernel matches the resolved path): the
+ * profile text names (param "KEY") and never holds a policy path, so no path
+ * can be misquoted into a rule. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The system trees the base reads (and /Applications): writes there reach
+ * beyond the run. The guard denies file-write* on each; the write tier,
+ * restated after it, may reopen only the holes below. */
+static const char *const guarded_trees[] = {
+    "/System",       "/usr",         "/bin",         "/sbin", "/Library",
+    "/Applications", "/private/etc", "/private/var", NULL,
+};
+/* Per-user temporary and cache directories ($TMPDIR is /var/folders/XX/YYY/T):
+ * where a run's private HOME and TMPDIR are made. */
+static const char *const guard_holes[] = {"/private/var/folders/", NULL};
+
+/* Shared writable trees in their canonical forms, which the system prefix
+ * list (rule 3) knows by their other names (/tmp, /var/tmp): no exec
+ * directory may be or hold one. */
+static const char *const private_prefixes[] = {"/private/tmp", "/private/var/tmp",
+                                               "/private/var/folders", NULL};
+
+/* The unix socket name resolution goes through when TCP ports are allowed. */
+#define DNS_SOCKET "/private/var/run/mDNSResponder"
+
+static const struct alias {
+    const char *from, *to;
+} aliases[] = {{"/tmp", "/private/tmp"}, {"/var", "/private/var"}, {"/etc", "/private/etc"}};
+
+int lcsb__seatbelt_canonical(const char *path, char *out) {
+    const char *rest = path, *to = "";
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        size_t n = strlen(aliases[i].from);
+        if (strncmp(path, aliases[i].from, n) == 0 && (path[n] == '/' || path[n] == '\0')) {
+            to = aliases[i].to;
+            rest = path + n;
+            break;
+        }
+    }
+    int len = snprintf(out, LCSB__SEATBELT_PATH_MAX, "%s%s", to, rest);
+    return len < 0 || len >= LCSB__SEATBELT_PATH_MAX ? -1 : 0;
+}
+
+/* True when ANCESTOR is PATH or a directory above it. */
+static bool within(const char *path, const char *ancestor) {
+    size_t n = strlen(ancestor);
+    return strcmp(ancestor, "/") == 0 ||
+           (strncmp(path, ancestor, n) == 0 && (path[n] == '\0' || path[n] == '/'));
+}
+
+/* The guarded tree that PATH (canonical) is or holds, or lies in outside a hole. */
+static const char *guarded_by(const char *path, bool *holds) {
+    for (size_t i = 0; guarded_trees[i]; i++) {
+        *holds = within(guarded_trees[i], path);
+        if (*holds) return guarded_trees[i];
+        if (!within(path, guarded_trees[i])) continue;
+        bool in_hole = false;
+        for (size_t h = 0; guard_holes[h]; h++)
+            in_hole |= strncmp(path, guard_holes[h], strlen(guard_holes[h])) == 0;
+        if (!in_hole) return guarded_trees[i];
+    }
+    return NULL;
+}
+
+/* The write tier is restated after the guard, so a write path that is, holds
+ * or lies in a guarded tree would undo the guard: refused. An exec directory
+ * that is or holds a system prefix would outrank the allowlist (rule 3). */
+static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
+    char canon[LCSB__SEATBELT_PATH_MAX];
+    for (size_t i = 0; i < policy->write.n; i++) {
+        const char *path = policy->write.v[i];
+        if (lcsb__seatbelt_canonical(path, canon))
+            return lcsb__fail(err, LCSB_EINVAL, "seatbelt: write: %s: too long", path);
+        bool holds = false;
+        const char *tree = guarded_by(canon, &holds);
+        if (tree)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "seatbelt: write: %s: refusing write access %s the system tree %s",
+                              path, holds ? "to a directory that is or contains" : "inside", tree);
+    }
+    for (size_t i = 0; !policy->exec_open && i < policy->exec.n; i++) {
+        const char *path = policy->exec.v[i], *prefix = lcsb__system_prefix_within(path);
+        bool holds = false;
+        if (!prefix && !lcsb__seatbelt_canonical(path, canon)) {
+            const char *tree = guarded_by(canon, &holds);
+            if (holds) prefix = tree;
+            for (size_t k = 0; !prefix && private_prefixes[k]; k++)
+                if (within(private_prefixes[k], canon)) prefix = private_prefixes[k];
+        }
+        if (prefix)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "exec: %s: refusing process-exec on a directory that is or "
+                              "contains the system prefix %s",
+                              path, prefix);
+    }
+    return 0;
+}
+
+typedef struct profile {
+    lcsb__buf text;
+    lcsb__strv params; /* "-D", "KEY=PATH", ... */
+    bool oom;
+    const char *too_long; /* a path with no canonical form that fits */
+} profile;
+
+/* (ACTION OPS (subpath (param "KEYn")) ...) for the tier's paths, sorted and
+ * without repeats; nothing at all for an empty tier, since a rule without a
+ * filter would match every path. */
+static void add_tier(profile *pr, const char *action, const char *ops, const char *key,
+                     const lcsb__strv *paths) {
+    size_t n = 0;
+    const char **sorted = lcsb__strv_sorted_unique(paths, &n);
+    if (!sorted) {
+        pr->oom = true;
+        return;
+    }
+    if (n) lcsb__buf_addf(&pr->text, "(%s %s", action, ops);
+    for (size_t i = 0; i < n; i++) {
+        char canon[LCSB__SEATBELT_PATH_MAX];
+        lcsb__buf param = {0};
+        if (lcsb__seatbelt_canonical(sorted[i], canon)) {
+            pr->too_long = sorted[i];
+            break;
+        }
+        lcsb__buf_addf(&pr->text, "\n  (subpath (param \"%s%zu\"))", key, i);
+        lcsb__buf_addf(&param, "%s%zu=%s", key, i, canon);
+        if (param.oom || lcsb__strv_push(&pr->params, "-D") ||
+            lcsb__strv_push(&pr->params, param.p))
+            pr->oom = true;
+        lcsb__buf_free(&param);
+    }
+    if (n) lcsb__buf_adds(&pr->text, ")\n");
+    free(sorted);
+}
+
+static void add_guard(profile *pr) {
+    lcsb__buf_adds(&pr->text, "(deny file-write*");
+    for (size_t i = 0; guarded_trees[i]; i++)
+        lcsb__buf_addf(&pr->text, "\n  (subpath \"%s\")", guarded_trees[i]);
+    lcsb__buf_adds(&pr->text, ")\n");
+}
+
+/* One rule per port, in ascending order: (allow OPS (SIDE tcp "*:PORT")). */
+static void add_port_rules(profile *pr, const lcsb__ports *ports, const char *ops,
+                           const char *side) {
+    for (int port = lcsb__port_after(ports, -1); port < 65536; port = lcsb__port_after(ports, port))
+        lcsb__buf_addf(&pr->text, "(allow %s (%s tcp \"*:%d\"))\n", ops, side, port);
+}
+
+/* Denied: nothing (deny default holds every socket, unix ones included).
+ * Ports: TCP to and from the policy's ports, and name resolution. */
+static void add_network(profile *pr, const lcsb_policy *policy) {
+    if (policy->net == LCSB_NET_OPEN) {
+        lcsb__buf_adds(&pr->text, "(allow network*)\n");
+        return;
+    }
+    if (policy->net != LCSB_NET_PORTS) return;
+    add_port_rules(pr, &policy->bind, "network-bind network-inbound", "local");
+    add_port_rules(pr, &policy->connect, "network-outbound", "remote");
+    lcsb__buf_adds(&pr->text, "(allow mach-lookup (global-name \"com.apple.dnssd.service\"))\n"
+                              "(allow network-outbound (literal \"" DNS_SOCKET "\"))\n");
+}
+
+static void add_layer(profile *pr, const lcsb_policy *policy, lcsb__seatbelt_layer layer) {
+    switch (layer) {
+    case LCSB__SB_BASE:
+        lcsb__buf_adds(&pr->text, ";; base (profiles/base.sb)\n");
+        lcsb__buf_adds(&pr->text, lcsb__seatbelt_base);
+        return;
+    case LCSB__SB_READ:
+        lcsb__buf_adds(&pr->text, ";; read tier\n");
+        add_tier(pr, "allow", "file-read*", "READ", &policy->read);
+        return;
+    case LCSB__SB_EXEC:
+        lcsb__buf_adds(&pr->text, ";; exec allowlist\n");
+        if (policy->exec_open) lcsb__buf_adds(&pr->text, "(allow process-exec*)\n");
+        add_tier(pr, "allow", "file-read* process-exec*", "EXEC", &policy->exec);
+        return;
+    case LCSB__SB_GUARD:
+        lcsb__buf_adds(&pr->text, ";; guard: no writes in the system trees\n");
+        add_guard(pr);
+        return;
+    case LCSB__SB_WRITE:
+        lcsb__buf_adds(&pr->text, ";; write tier, restated after the guard\n");
+        add_tier(pr, "allow", "file-read* file-write*", "WRITE", &policy->write);
+        return;
+    case LCSB__SB_PROTECT:
+        lcsb__buf_adds(&pr->text, ";; protected paths inside the write tier\n");
+        add_tier(pr, "deny", "file-write*", "PROTECT", &policy->protect);
+        return;
+    case LCSB__SB_NET:
+        lcsb__buf_adds(&pr->text, ";; network\n");
+        add_network(pr, policy);
+        return;
+    }
+}
+
+const lcsb__seatbelt_layer lcsb__seatbelt_order[LCSB__SB_LAYERS] = {
+    LCSB__SB_BASE,  LCSB__SB_READ,    LCSB__SB_EXEC, LCSB__SB_GUARD,
+    LCSB__SB_WRITE, LCSB__SB_PROTECT, LCSB__SB_NET,
+};
+
+int lcsb__seatbelt_wrap_layers(const lcsb_policy *policy, const lcsb__seatbelt_layer *order,
+                               const char *const *argv, lcsb__strv *out, lcsb_error *err) {
+    int rc = check_policy(policy, err);
+    if (rc) return rc;
+    /* sandbox-exec reads options until the command: one whose name starts
+     * with '-' could be taken for one by a getopt that ignores "--". */
+    if (argv[0][0] == '-')
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "seatbelt: command \"%s\" starts with '-', which sandbox-exec would "
+                          "take for an option; name it by path (./%s)",
+                          argv[0], argv[0]);
+    profile pr = {0};
+    lcsb__buf_adds(&pr.text, LCSB__SEATBELT_HEAD);
+    for (size_t i = 0; i < LCSB__SB_LAYERS; i++) add_layer(&pr, policy, order[i]);
+    if (pr.too_long)
+        rc = lcsb__fail(err, LCSB_EINVAL, "seatbelt: %s: too long", pr.too_long);
+    else if (pr.oom || pr.text.oom || lcsb__strv_push(out, LCSB__SANDBOX_EXEC) ||
+             lcsb__strv_push(out, "-p") || lcsb__strv_push(out, pr.text.p) ||
+             lcsb__strv_push_all(out, (const char *const *)pr.params.v) ||
+             lcsb__strv_push(out, "--") || lcsb__strv_push_all(out, argv))
+        rc = lcsb__fail(err, LCSB_ENOMEM, "seatbelt: out of memory");
+    lcsb__buf_free(&pr.text);
+    lcsb__strv_clear(&pr.params);
+    return rc;
+}
+
+static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+                         lcsb__strv *out, lcsb_error *err) {
+    (void)b;
+    return lcsb__seatbelt_wrap_layers(policy, lcsb__seatbelt_order, argv, out, err);
+}
+
+/* Seatbelt holds every part lcsb knows: the network (every socket, by
+ * operation), signals (same-sandbox), truncation and metadata (file-write*),
+ * device and terminal ioctls (the base grants no file-ioctl). So nothing is
+ * ever dropped; what it needs is sandbox-exec itself. */
+static int seatbelt_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+    if (!b->mechanism_present)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "seatbelt: %s not found on this host (Seatbelt is macOS's; "
+                          "`lcsb wrap --backend seatbelt` still prints the argv anywhere)",
+                          LCSB__SANDBOX_EXEC);
+    int rc = check_policy(policy, err);
+    if (!rc) rc = lcsb__check_env_listed(policy, err);
+    if (!rc) rc = lcsb__validate_paths(policy, !policy->exec_open, true, err);
+    return rc;
+}
+
+const lcsb__backend_ops lcsb__seatbelt_ops = {
+    .name = "seatbelt",
+    .contains_prefix = false,
+    .validate = seatbelt_validate,
+    .wrap = seatbelt_wrap,
+};
