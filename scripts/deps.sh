@@ -6,9 +6,10 @@ set -euo pipefail
 LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
                python3 util-linux procps)
 # podman runs the OCI cases: runc (crun fails on this kind of host's hybrid
-# cgroups), uidmap and slirp4netns for rootless runs, iptables for its network.
+# cgroups), uidmap and slirp4netns for rootless runs, iptables for its network;
+# busybox-static makes the small image one case needs.
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
-                    podman runc uidmap slirp4netns iptables)
+                    podman runc uidmap slirp4netns iptables busybox-static)
 # bench/run.sh: bwrap is a row of the table, gnuplot draws the scaling curve.
 LCSB_BENCH_PACKAGES=(bubblewrap gnuplot-nox)
 

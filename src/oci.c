@@ -21,6 +21,7 @@ typedef struct candidate {
 
 static bool within(const char *path, const char *tree) {
     size_t n = strlen(tree);
+    if (n == 1 && tree[0] == '/') return path[0] == '/';
     return strncmp(path, tree, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
@@ -34,7 +35,8 @@ static int by_mount_path(const void *key, const void *elem) {
     return strcmp(key, ((const candidate *)elem)->path);
 }
 
-/* The nearest of KEPT (sorted) that is PATH's proper ancestor, or NULL. */
+/* The nearest of KEPT (sorted) that is PATH's proper ancestor, or NULL.
+ * Policy paths are normalized to under PATH_MAX (4096), so BUF holds any. */
 static const candidate *nearest_ancestor(const char *path, const candidate *kept, size_t n) {
     char buf[4096];
     size_t len = strlen(path);
@@ -122,6 +124,11 @@ static const char *const vouched_options[] = {
 
 static bool vouched(const char *arg) {
     if (strncmp(arg, "--label=lcsb.", 13) == 0) return false; /* lcsb's own marks */
+    /* --env=NAME alone, or a NAME* pattern, copies the caller's environment
+     * in: only NAME=VALUE sets one. */
+    if (strncmp(arg, "--env=", 6) == 0 && (!strchr(arg + 6, '=') || arg[6] == '=' ||
+                                           strcspn(arg + 6, "*") < strcspn(arg + 6, "=")))
+        return false;
     for (size_t i = 0; vouched_options[i]; i++)
         if (strncmp(arg, vouched_options[i], strlen(vouched_options[i])) == 0 &&
             arg[strlen(vouched_options[i])] != '\0')
@@ -136,7 +143,8 @@ static int check_engine_args(const lcsb__strv *args, lcsb_error *err) {
                               "oci: engine argument \"%s\" is not one lcsb can vouch for; it "
                               "takes --cpus, --memory, --memory-swap, --pids-limit, --ulimit, "
                               "--shm-size, --hostname, --name, --label, --env, --pull, "
-                              "--platform, --stop-timeout and --tz, each as --name=value",
+                              "--platform, --stop-timeout and --tz, each as --name=value "
+                              "(--env as --env=NAME=VALUE)",
                               args->v[i]);
     return 0;
 }
@@ -166,13 +174,43 @@ static int check_world(const lcsb_backend *b, lcsb_error *err) {
     return 0;
 }
 
-/* -v takes SRC:DST:MODE: a path holding ':' would be cut. */
-static int check_mount_path(const char *path, lcsb_error *err) {
-    if (strchr(path, ':'))
+/* podman's --volume takes SRC:DST:OPTIONS (and a rootfs DIR:O is an
+ * overlay), docker's --mount comma-separated, quotable fields: a path
+ * holding one of those would be cut, or read as something else. */
+static int check_mount_path(const lcsb_backend *b, const char *path, lcsb_error *err) {
+    const char *bad = b->podman ? ":" : ":,\"";
+    size_t at = strcspn(path, bad);
+    if (path[at])
         return lcsb__fail(err, LCSB_EINVAL,
-                          "oci: %s holds ':', which an engine's volume syntax cannot carry", path);
+                          "oci: %s holds '%c', which %s's mount syntax cannot carry", path,
+                          path[at], b->podman ? "podman" : "docker");
     return 0;
 }
+
+/* A bind of PATH at DST that does not take the mounts beneath it along: a
+ * recursive bind would keep a mount under a read-only path writable. */
+static int add_mount(lcsb__strv *out, lcsb__buf *word, const lcsb_backend *b, const char *src,
+                     const char *dst, bool rw) {
+    word->len = 0;
+    if (b->podman)
+        lcsb__buf_addf(word, "--volume=%s:%s:%s,bind", src, dst, rw ? "rw" : "ro");
+    else
+        lcsb__buf_addf(word, "--mount=type=bind,src=%s,dst=%s%s,bind-recursive=disabled", src,
+                       dst, rw ? "" : ",readonly");
+    return word->oom ? LCSB_ENOMEM : lcsb__strv_push(out, word->p);
+}
+
+/* What lcsb writes in every run's options, and the attestation requires:
+ * the command in its own world, with no privileges and none of the image's
+ * own entrypoint in front of it. */
+static const char *const own_flags[] = {"--rm",
+                                        "--interactive",
+                                        "--read-only",
+                                        "--cap-drop=all",
+                                        "--security-opt=no-new-privileges",
+                                        "--entrypoint=",
+                                        NULL};
+#define OWN_REQUIRED_FROM 2 /* --read-only onwards */
 
 static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
                     lcsb__strv *out, lcsb_error *err) {
@@ -184,23 +222,21 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
         return lcsb__fail(err, LCSB_EINVAL,
                           "oci: the policy names no working directory, and a container has "
                           "none of the caller's");
-    if ((rc = check_mount_path(policy->cwd, err)) != 0) return rc;
+    if ((rc = check_mount_path(b, policy->cwd, err)) != 0) return rc;
     lcsb__oci_mount *mounts = NULL;
     size_t n = 0;
     if (lcsb__oci_mounts(policy, b->image != NULL, &mounts, &n))
         return lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
-    for (size_t i = 0; !rc && i < n; i++) rc = check_mount_path(mounts[i].path, err);
+    for (size_t i = 0; !rc && i < n; i++) rc = check_mount_path(b, mounts[i].path, err);
     lcsb__buf word = {0};
     /* Stdin stays open (--interactive) but no terminal is allocated: the
      * engine relays the streams, so the command never holds the caller's
      * terminal. */
-    rc = rc ? rc
-            : lcsb__strv_push_all(out, (const char *const[]){
-                                           b->engine, "run", "--rm", "--interactive",
-                                           "--read-only", "--cap-drop=all",
-                                           "--security-opt=no-new-privileges", NULL});
+    if (!rc && (lcsb__strv_push_all(out, (const char *const[]){b->engine, "run", NULL}) ||
+                lcsb__strv_push_all(out, own_flags)))
+        rc = LCSB_ENOMEM;
     lcsb__buf_addf(&word, "--user=%u:%u", b->uid, b->gid);
-    if (!rc) rc = lcsb__strv_push(out, word.p);
+    if (!rc) rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
     /* Rootless podman maps the caller to root in its user namespace unless
      * told to keep the caller's own id, which files written in the project
      * must carry. */
@@ -209,13 +245,9 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
     if (!rc && net_dropped) rc = lcsb__strv_push(out, DROPPED_LABEL "net");
     word.len = 0;
     lcsb__buf_addf(&word, "--workdir=%s", policy->cwd);
-    if (!rc) rc = lcsb__strv_push(out, word.p);
-    for (size_t i = 0; !rc && i < n; i++) {
-        word.len = 0;
-        lcsb__buf_addf(&word, "--volume=%s:%s:%s", mounts[i].path, mounts[i].path,
-                       mounts[i].rw ? "rw" : "ro");
-        rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
-    }
+    if (!rc) rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = add_mount(out, &word, b, mounts[i].path, mounts[i].path, mounts[i].rw);
     for (size_t i = 0; !rc && i < b->link_paths.n; i++) {
         const char *link = b->link_paths.v[i], *target = b->link_targets.v[i];
         /* The link's target as a mount at the link: only what the table
@@ -226,9 +258,7 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
             taken |= within(mounts[m].path, link) || within(link, mounts[m].path);
         }
         if (!shown || taken) continue;
-        word.len = 0;
-        lcsb__buf_addf(&word, "--volume=%s:%s:ro", target, link);
-        rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+        rc = add_mount(out, &word, b, target, link, false);
     }
     if (!rc) rc = lcsb__strv_push_all(out, (const char *const *)b->engine_args.v);
     if (!rc && b->rootfs) rc = lcsb__strv_push_all(out, (const char *const[]){"--rootfs", b->rootfs, NULL});
@@ -238,6 +268,33 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
     lcsb__buf_free(&word);
     free(mounts);
     return rc;
+}
+
+/* The engine runs outside any sandbox, as the caller: one the command could
+ * have put there (in the write tier, or where others may write) would run
+ * whatever it wrote, unsandboxed, the next time. */
+static int check_engine_trusted(const lcsb_backend *b, const lcsb_policy *policy,
+                                lcsb_error *err) {
+    char real[4096], dir[4096];
+    struct stat st, dst;
+    if (!lcsb__realpath(b->engine, real) || stat(real, &st) != 0)
+        return lcsb__fail(err, LCSB_EUNAVAIL, "oci: the container engine %s cannot be resolved",
+                          b->engine);
+    snprintf(dir, sizeof dir, "%s", real);
+    *strrchr(dir, '/') = '\0';
+    bool dir_ok = stat(dir[0] ? dir : "/", &dst) == 0 && !(dst.st_mode & (S_IWGRP | S_IWOTH));
+    if ((st.st_uid != 0 && st.st_uid != getuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)) || !dir_ok)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "oci: the container engine %s (%s) may be replaced by others than root "
+                          "and you (its owner or its directory's mode); lcsb will not run it",
+                          b->engine, real);
+    for (size_t i = 0; i < policy->write.n; i++)
+        if (within(real, policy->write.v[i]))
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "oci: the container engine %s (%s) lies in the write tier (%s): "
+                              "the command could replace it",
+                              b->engine, real, policy->write.v[i]);
+    return 0;
 }
 
 static int oci_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
@@ -260,7 +317,8 @@ static int oci_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_e
     }
     /* The exec tier is not enforced here (the attestation says exec: open);
      * its paths are only mounted, so they need to exist, not to be safe. */
-    return rc ? rc : lcsb__validate_paths(policy, false, false, err);
+    if (!rc) rc = lcsb__validate_paths(policy, false, false, err);
+    return rc ? rc : check_engine_trusted(b, policy, err);
 }
 
 const lcsb__backend_ops lcsb__oci_ops = {
@@ -315,6 +373,9 @@ static int set_world(lcsb_backend *b, const lcsb_oci_world *world, lcsb_error *e
         char norm[4096];
         int rc = lcsb__path_normalize("oci rootfs", world->rootfs, norm, err);
         if (rc) return rc;
+        if (strchr(norm, ':'))
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "oci: rootfs %s holds ':', which podman would read as options", norm);
         const char *prefix = lcsb__system_prefix_within(norm);
         if (prefix)
             return lcsb__fail(err, LCSB_EINVAL,
@@ -374,11 +435,9 @@ bool lcsb__oci_is_run(const char *const *argv) {
            strcmp(argv[1], "run") == 0;
 }
 
-/* The options lcsb writes itself, each one word. */
-static const char *const own_flags[] = {"--rm", "--interactive", "--read-only", "--cap-drop=all",
-                                        "--security-opt=no-new-privileges", "--userns=keep-id",
-                                        "--network=none", NULL};
-static const char *const own_valued[] = {"--user=", "--workdir=", "--volume=", NULL};
+/* The options lcsb writes only where they apply. */
+static const char *const own_optional[] = {"--userns=keep-id", "--network=none", NULL};
+static const char *const own_valued[] = {"--user=", "--workdir=", NULL};
 
 static bool one_of(const char *arg, const char *const *words, bool as_prefix) {
     for (size_t i = 0; words[i]; i++)
@@ -387,42 +446,77 @@ static bool one_of(const char *arg, const char *const *words, bool as_prefix) {
     return false;
 }
 
-/* "--volume=SRC:DST:MODE" -> DST into OUT, and whether it is writable. */
-static bool read_volume(const char *arg, char *dst, size_t size, bool *rw) {
-    const char *src = arg + strlen("--volume=");
-    const char *colon = strchr(src, ':');
-    const char *mode = colon ? strrchr(colon + 1, ':') : NULL;
-    if (!colon || !mode || mode == colon) return false;
-    if (strcmp(mode, ":rw") != 0 && strcmp(mode, ":ro") != 0) return false;
-    size_t len = (size_t)(mode - colon - 1);
+static bool copy_span(const char *from, const char *to, char *out, size_t size) {
+    size_t len = (size_t)(to - from);
     if (len == 0 || len >= size) return false;
-    memcpy(dst, colon + 1, len);
-    dst[len] = '\0';
-    *rw = strcmp(mode, ":rw") == 0;
-    return dst[0] == '/';
+    memcpy(out, from, len);
+    out[len] = '\0';
+    return true;
+}
+
+/* A mount as add_mount writes it: its destination into DST, and whether it
+ * is writable. Any other shape (a recursive bind, a mount over the root) is
+ * false: lcsb does not vouch for it. */
+static bool read_mount(const char *arg, bool podman, char *dst, size_t size, bool *rw) {
+    static const char podman_lead[] = "--volume=", docker_lead[] = "--mount=type=bind,src=";
+    static const char docker_rw[] = ",bind-recursive=disabled",
+                      docker_ro[] = ",readonly,bind-recursive=disabled";
+    const char *lead = podman ? podman_lead : docker_lead;
+    if (strncmp(arg, lead, strlen(lead)) != 0) return false;
+    const char *src = arg + strlen(lead);
+    if (podman) {
+        const char *first = strchr(src, ':'), *last = strrchr(src, ':');
+        if (!first || first == last || memchr(first + 1, ':', (size_t)(last - first - 1)))
+            return false;
+        if (strcmp(last, ":ro,bind") != 0 && strcmp(last, ":rw,bind") != 0) return false;
+        *rw = last[1] == 'r' && last[2] == 'w';
+        if (!copy_span(first + 1, last, dst, size)) return false;
+    } else {
+        const char *to = strstr(src, ",dst=");
+        if (!to || to != strchr(src, ',')) return false;
+        const char *end = strchr(to + 5, ',');
+        if (!end || (strcmp(end, docker_rw) != 0 && strcmp(end, docker_ro) != 0)) return false;
+        *rw = strcmp(end, docker_rw) == 0;
+        if (!copy_span(to + 5, end, dst, size)) return false;
+    }
+    return dst[0] == '/' && dst[1] != '\0';
+}
+
+/* Past the env overlay the seam put in front of the command (which lcsb
+ * writes before a launcher, so that the launcher gets HOME too). */
+static size_t skip_env_overlay(const char *const *argv, size_t i) {
+    if (!argv[i] || strcmp(argv[i], LCSB__ENV_PROGRAM) != 0) return i;
+    size_t j = i + 1;
+    while (argv[j] && argv[j + 1] && strcmp(argv[j], "-u") == 0) j += 2;
+    if (!argv[j] || strcmp(argv[j], "--") != 0) return i;
+    for (j++; argv[j] && strchr(argv[j], '='); j++) {}
+    return j;
 }
 
 int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
                      lcsb_error *err) {
-    bool read_only = false, net_none = false, holds_protect = false;
+    bool podman = strcmp(base_name(argv[0]), "podman") == 0;
+    bool net_none = false, holds_protect = false, user = false;
+    bool required[sizeof own_flags / sizeof own_flags[0]] = {false};
     unsigned dropped = 0;
     lcsb__strv writable = {0};
+    const char *lacks = NULL;
     size_t i = 2;
     int rc = 0;
     for (; argv[i] && strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--rootfs") != 0; i++) {
         const char *arg = argv[i];
-        if (strcmp(arg, "--read-only") == 0) read_only = true;
-        if (strcmp(arg, "--network=none") == 0) net_none = true;
+        for (size_t f = 0; own_flags[f]; f++) required[f] |= strcmp(arg, own_flags[f]) == 0;
+        net_none |= strcmp(arg, "--network=none") == 0;
+        user |= strncmp(arg, "--user=", 7) == 0;
         if (strncmp(arg, DROPPED_LABEL, strlen(DROPPED_LABEL)) == 0) {
             unsigned part = lcsb_part_from_name(arg + strlen(DROPPED_LABEL));
             if (!part) goto malformed;
             dropped |= part;
             continue;
         }
-        if (strncmp(arg, "--volume=", 9) == 0) {
-            char dst[4096];
-            bool rw;
-            if (!read_volume(arg, dst, sizeof dst, &rw)) goto malformed;
+        char dst[4096];
+        bool rw;
+        if (read_mount(arg, podman, dst, sizeof dst, &rw)) {
             /* lcsb writes parents first: a read-only mount under a writable
              * one is a protected path. */
             for (size_t w = 0; !rw && w < writable.n; w++)
@@ -430,12 +524,27 @@ int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_at
             if (rw && lcsb__strv_push(&writable, dst)) rc = LCSB_ENOMEM;
             continue;
         }
-        if (!one_of(arg, own_flags, false) && !one_of(arg, own_valued, true) && !vouched(arg))
+        if (!one_of(arg, own_flags, false) && !one_of(arg, own_optional, false) &&
+            !one_of(arg, own_valued, true) && !vouched(arg))
             goto malformed;
     }
-    if (argv[i] && strcmp(argv[i], "--rootfs") == 0) i++;
+    for (size_t f = OWN_REQUIRED_FROM; own_flags[f] && !lacks; f++)
+        if (!required[f]) lacks = own_flags[f];
+    if (!lacks && !user) lacks = "--user=";
+    if (lacks) {
+        lcsb__strv_clear(&writable);
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "attest: the engine's argv lacks %s, which lcsb always writes", lacks);
+    }
+    if (argv[i] && strcmp(argv[i], "--rootfs") == 0) {
+        /* Only podman has a rootfs mode; lcsb never makes the host's root,
+         * or a tree holding a system directory, the container's. */
+        i++;
+        if (!podman || !argv[i] || argv[i][0] != '/' || lcsb__system_prefix_within(argv[i]))
+            goto malformed;
+    }
     if (!argv[i] || argv[i][0] == '-') goto malformed;
-    i++; /* the world */
+    i = skip_env_overlay(argv, i + 1); /* past the world */
     for (size_t p = 0; prefix && prefix[p]; p++, i++)
         if (!argv[i] || strcmp(argv[i], prefix[p]) != 0) {
             lcsb__strv_clear(&writable);
@@ -455,13 +564,13 @@ int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_at
      * reach nothing outside. */
     out->scoped = true;
     out->dropped = dropped;
-    snprintf(out->metadata, sizeof out->metadata, "%s", read_only ? "readonly" : "open");
+    snprintf(out->metadata, sizeof out->metadata, "readonly"); /* --read-only, required */
     snprintf(out->protected_paths, sizeof out->protected_paths, "%s",
              holds_protect ? "readonly" : "none");
     return 0;
 malformed:
     lcsb__strv_clear(&writable);
-    return lcsb__fail(err, LCSB_EINVAL, "attest: the engine's argv holds \"%s\", which lcsb "
-                                        "does not write",
+    return lcsb__fail(err, LCSB_EINVAL,
+                      "attest: the engine's argv holds \"%s\", which lcsb does not write",
                       argv[i] ? argv[i] : "(nothing where the world should be)");
 }

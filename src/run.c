@@ -247,6 +247,11 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
 
     /* The backend's checks, then the size check on the very argv that runs. */
     int rc = check_keep_fds(opts, err);
+    /* A container's command gets the engine's descriptors, not lcsb's. */
+    if (!rc && opts->keep_fds_count && b->ops->contains_prefix)
+        rc = lcsb__fail(err, LCSB_EINVAL, "%s: a descriptor cannot be passed into a container "
+                                          "(--keep-fd)",
+                        b->ops->name);
     if (!rc) rc = b->ops->validate(b, policy, err);
     if (rc) return rc;
     char **final = NULL;

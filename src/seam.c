@@ -47,19 +47,22 @@ int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *c
     char **inner = NULL;
     char **wrapped = NULL;
     lcsb__strv sv = {0};
-    int rc = lcsb_env_argv(policy, argv, &inner, err);
-    if (rc) return rc;
     bool has_prefix = prefix && prefix[0];
-    if (has_prefix && lcsb_backend_contains_prefix(b)) {
-        /* A container is a world: the launcher must run inside it. */
-        if (lcsb__strv_push_all(&sv, prefix) ||
-            lcsb__strv_push_all(&sv, (const char *const *)inner))
-            goto oom;
-        rc = lcsb_backend_wrap(b, policy, (const char *const *)sv.v, out, err);
+    bool inside = has_prefix && lcsb_backend_contains_prefix(b);
+    int rc = 0;
+    if (inside) {
+        /* A container is a world: the launcher runs inside it, and gets the
+         * env overlay too (the container starts from none of the caller's
+         * environment, so a launcher without HOME would be lost). */
+        if (lcsb__strv_push_all(&sv, prefix) || lcsb__strv_push_all(&sv, argv)) goto oom;
+        rc = lcsb_env_argv(policy, (const char *const *)sv.v, &inner, err);
+        lcsb__strv_clear(&sv);
+        if (!rc) rc = lcsb_backend_wrap(b, policy, (const char *const *)inner, out, err);
         goto out;
     }
     /* A host mechanism trusts host plumbing: the launcher runs outside it. */
-    rc = lcsb_backend_wrap(b, policy, (const char *const *)inner, &wrapped, err);
+    rc = lcsb_env_argv(policy, argv, &inner, err);
+    if (!rc) rc = lcsb_backend_wrap(b, policy, (const char *const *)inner, &wrapped, err);
     if (rc) goto out;
     if (lcsb__strv_push_all(&sv, has_prefix ? prefix : NULL) ||
         lcsb__strv_push_all(&sv, (const char *const *)wrapped) || !(*out = lcsb__strv_take(&sv)))

@@ -2874,8 +2874,11 @@ static int oci_group_setup(void **state) {
     if (!getenv("CONTAINERS_CONF")) {
         FMT(oci_conf, "/tmp/lcsb-enf-containers.XXXXXX");
         int fd = mkstemp(oci_conf);
-        if (fd < 0 || write(fd, containers_conf, strlen(containers_conf)) < 0) return -1;
+        if (fd < 0) return -1;
+        bool written = write(fd, containers_conf, strlen(containers_conf)) ==
+                       (ssize_t)strlen(containers_conf);
         close(fd);
+        if (!written) return -1;
         setenv("CONTAINERS_CONF", oci_conf, 1);
     }
     return 0;
@@ -3011,6 +3014,65 @@ static void test_oci_environment(void **state) {
     assert_contains(P.out, "SECRET=<unset>\n", "stdout");
 }
 
+/* A mount beneath a read-only path stays read-only: the engine's binds are
+ * not recursive, so the container sees the directory beneath, not the mount.
+ * Root only (it mounts); the twin writes through the mount unsandboxed. */
+static void test_oci_mount_beneath_read_path(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    if (geteuid() != 0) {
+        fprintf(stderr, "# skipped: only root can mount the tmpfs this case needs\n");
+        skip();
+    }
+    char sub[PATH_MAX], target[PATH_MAX], script[2 * PATH_MAX];
+    assert_int_equal(mkdir(path_in(sub, f->ro, "sub"), 0755), 0);
+    if (mount("none", sub, "tmpfs", 0, "size=1m") != 0) fail_msg("mount tmpfs: %s", strerror(errno));
+    FMT(f->mounted, "%s", sub);
+    path_in(target, sub, "planted");
+    FMT(script, "echo x > '%s'", target);
+    fs_policy(f);
+    expect_denied(f, CMD("sh", "-c", script), 2, &P);
+    assert_exists(target, false);
+    expect_unsandboxed_ok(f, CMD("sh", "-c", script), &P);
+    assert_exists(target, true);
+}
+
+#define ENTRY_IMAGE "localhost/lcsb-enf-entry"
+
+/* An image world runs the command, not the image's entrypoint with the
+ * command as its arguments. The image (busybox, with an entrypoint that
+ * says so and fails) is made here. */
+static void test_oci_image_entrypoint_reset(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    if (access("/bin/busybox", X_OK) != 0) {
+        if (landlock_required()) fail_msg("no /bin/busybox (busybox-static) to make an image with");
+        fprintf(stderr, "# skipped: no /bin/busybox to make an image with\n");
+        skip();
+    }
+    char script[4 * PATH_MAX], text[1024];
+    FMT(script,
+        "set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; mkdir -p \"$d/bin\" \"$d/usr/bin\"; "
+        "cp /bin/busybox \"$d/bin/\"; for t in sh env echo cat; do ln -s /bin/busybox "
+        "\"$d/bin/$t\"; done; ln -s /bin/busybox \"$d/usr/bin/env\"; "
+        "tar -C \"$d\" -cf - . | podman import --change "
+        "'ENTRYPOINT [\"/bin/sh\",\"-c\",\"echo ENTRYPOINT-RAN; exit 9\"]' - %s",
+        ENTRY_IMAGE);
+    run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+    if (P.status != 0) fail_msg("podman import failed (%d): %s", P.status, P.err);
+    FMT(text,
+        "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ exec = { \"sh\" }, "
+        "oci = { image = \"%s\" } }\n",
+        ENTRY_IMAGE);
+    raw_policy(f, text);
+    expect_allowed(f, CMD("sh", "-c", "echo the command ran > made; cat made"), &P);
+    assert_contains(P.out, "the command ran", "stdout");
+    assert_lacks(P.out, "ENTRYPOINT-RAN", "stdout");
+    char made[PATH_MAX];
+    assert_content(path_in(made, f->project, "made"), "the command ran\n");
+    run_child(f->project, CMD("podman", "rmi", "-f", ENTRY_IMAGE), NULL, &P);
+}
+
 /* TCP ports are no mount: refused before anything runs, unless the network
  * may degrade, and then the attestation says it was dropped. */
 static void test_oci_ports_refused_unless_degraded(void **state) {
@@ -3114,6 +3176,8 @@ int main(void) {
         T(test_oci_prefix_placement),
         T(test_oci_environment),
         T(test_oci_ports_refused_unless_degraded),
+        T(test_oci_mount_beneath_read_path),
+        T(test_oci_image_entrypoint_reset),
         T(test_read_outside_file),
         T(test_read_real_home),
         T(test_list_outside_dir),

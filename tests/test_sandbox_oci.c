@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -133,12 +134,14 @@ static void test_wrap_rootfs(void **state) {
     char **argv = compose(b, p, NULL, ARGV("make", "test"));
     assert_string_equal(argv[0], PODMAN);
     assert_string_equal(argv[1], "run");
+    /* Non-recursive binds (",bind"): a mount beneath a read-only path must
+     * not come along writable; the image's entrypoint reset. */
     const char *const must[] = {"--rm", "--read-only", "--cap-drop=all",
-                                "--security-opt=no-new-privileges", "--user=0:0",
+                                "--security-opt=no-new-privileges", "--entrypoint=", "--user=0:0",
                                 "--network=none", "--workdir=/home/u/proj",
-                                "--volume=/home/u/proj:/home/u/proj:rw",
-                                "--volume=/home/u/proj/.git/hooks:/home/u/proj/.git/hooks:ro",
-                                "--volume=/usr:/usr:ro", NULL};
+                                "--volume=/home/u/proj:/home/u/proj:rw,bind",
+                                "--volume=/home/u/proj/.git/hooks:/home/u/proj/.git/hooks:ro,bind",
+                                "--volume=/usr:/usr:ro,bind", NULL};
     for (size_t i = 0; must[i]; i++) assert_has(argv, must[i], true);
     assert_has(argv, "--userns=keep-id", false); /* root needs no mapping */
     /* The world, then the env overlay and the command: the seam rides inside. */
@@ -165,8 +168,8 @@ static void test_wrap_rootfs(void **state) {
     assert_int_equal(lcsb__strv_push(&b->link_paths, "/bin"), 0);
     assert_int_equal(lcsb__strv_push(&b->link_targets, "/opt/elsewhere/bin"), 0);
     argv = compose(b, p, NULL, ARGV("make"));
-    assert_has(argv, "--volume=/usr/lib64:/lib64:ro", true);
-    assert_has(argv, "--volume=/opt/elsewhere/bin:/bin:ro", false);
+    assert_has(argv, "--volume=/usr/lib64:/lib64:ro,bind", true);
+    assert_has(argv, "--volume=/opt/elsewhere/bin:/bin:ro,bind", false);
     lcsb_argv_free(argv);
     lcsb_backend_free(b);
     lcsb_policy_free(p);
@@ -183,19 +186,38 @@ static void test_wrap_image_and_docker(void **state) {
     assert_string_equal(argv[0], "/usr/bin/docker");
     assert_has(argv, "--network=none", false); /* the engine's own network: open */
     assert_has(argv, "--userns=keep-id", false); /* podman's */
-    assert_has(argv, "--volume=/usr:/usr:ro", false);
+    assert_has(argv, "--mount=type=bind,src=/usr,dst=/usr,readonly,bind-recursive=disabled",
+               false);
+    assert_has(argv, "--mount=type=bind,src=/home/u/proj,dst=/home/u/proj,bind-recursive=disabled",
+               true);
+    assert_has(argv, "--mount=type=bind,src=/srv/data,dst=/srv/data,readonly,"
+                     "bind-recursive=disabled",
+               true);
+    assert_has(argv, "--entrypoint=", true);
     long image = index_of(argv, "debian:12");
     assert_true(image > 0);
     assert_string_equal(argv[image - 1], "--env=CI=1");
     assert_string_equal(argv[image - 2], "--memory=1g");
     assert_string_equal(argv[image + 1], "/usr/bin/env");
+    lcsb_attestation att;
+    lcsb_error err;
+    if (lcsb_attest((const char *const *)argv, NULL, &att, &err)) fail_msg("%s", err.message);
+    assert_string_equal(att.backend, "oci");
+    assert_string_equal(att.protected_paths, "readonly");
     lcsb_argv_free(argv);
     lcsb_backend_free(b);
+    /* docker's --mount fields are comma-separated and quotable. */
+    lcsb_policy *comma = project_policy();
+    assert_int_equal(lcsb_policy_add_read(comma, "/srv/a,b", NULL), 0);
+    b = oci_backend("/usr/bin/docker", "debian:12", NULL, NULL);
+    char **final = NULL;
+    assert_int_equal(lcsb_compose(b, comma, NULL, ARGV("make"), &final, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "/srv/a,b holds ','"));
+    lcsb_backend_free(b);
+    lcsb_policy_free(comma);
 
     /* docker has no rootfs mode. */
     b = oci_backend("/usr/bin/docker", NULL, ROOTFS, NULL);
-    char **final = NULL;
-    lcsb_error err;
     assert_int_equal(lcsb_compose(b, p, NULL, ARGV("make"), &final, &err), LCSB_EINVAL);
     assert_non_null(strstr(err.message, "rootfs"));
     lcsb_backend_free(b);
@@ -244,6 +266,14 @@ static void test_bad_worlds_refused(void **state) {
         {{.engine = PODMAN, .image = "x", .engine_args = ARGV("-e", "A=1")}, "vouch"},
         {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--label=lcsb.dropped=net")},
          "vouch"},
+        /* --env=NAME and patterns copy the caller's environment in. */
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--env=AWS_SECRET")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--env=AWS*")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--env=A*=1")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--env==1")}, "vouch"},
+        {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--entrypoint=/bin/sh")}, "vouch"},
+        /* podman reads a rootfs "DIR:O" as an overlay of DIR. */
+        {{.engine = PODMAN, .rootfs = "/srv/other:O"}, "holds ':'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lcsb_backend *b = NULL;
@@ -353,21 +383,82 @@ static void test_attest_reads_the_argv(void **state) {
     lcsb_policy_free(p);
 }
 
+/* What every argv lcsb writes holds, and a weaker one must not be attested. */
+#define OWN "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges", "--entrypoint=", \
+            "--user=0:0"
+
 static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
     (void)state;
+    const char *const *good = ARGV(PODMAN, "run", OWN, "--volume=/p:/p:rw,bind", "img", "true");
+    lcsb_attestation att;
+    lcsb_error err;
+    if (lcsb_attest(good, NULL, &att, &err)) fail_msg("the baseline: %s", err.message);
     const char *const *bad[] = {
-        ARGV(PODMAN, "run", "--rm", "--privileged", "--rootfs", ROOTFS, "true"),
-        ARGV(PODMAN, "run", "--network=none", "--volume=/x", "--rootfs", ROOTFS, "true"),
-        ARGV(PODMAN, "run", "--network=none", "--label=lcsb.dropped=nothing", "img", "true"),
-        ARGV(PODMAN, "run", "--network=none"),
-        ARGV(PODMAN, "run", "--network=none", "-v", "/:/host", "img", "true"),
+        ARGV(PODMAN, "run", OWN, "--privileged", "--rootfs", ROOTFS, "true"),
+        ARGV(PODMAN, "run", OWN, "--volume=/x", "--rootfs", ROOTFS, "true"),
+        ARGV(PODMAN, "run", OWN, "--label=lcsb.dropped=nothing", "img", "true"),
+        ARGV(PODMAN, "run", OWN),
+        ARGV(PODMAN, "run", OWN, "-v", "/:/host", "img", "true"),
+        /* A recursive bind, or a mount over the root. */
+        ARGV(PODMAN, "run", OWN, "--volume=/p:/p:rw", "img", "true"),
+        ARGV(PODMAN, "run", OWN, "--volume=/:/:rw,bind", "img", "true"),
+        ARGV(PODMAN, "run", OWN, "--volume=/a:/b:c:ro,bind", "img", "true"),
+        /* The host's root, a system tree, or docker, as the root. */
+        ARGV(PODMAN, "run", OWN, "--rootfs", "/", "sh"),
+        ARGV(PODMAN, "run", OWN, "--rootfs", "/usr", "sh"),
+        ARGV("/usr/bin/docker", "run", OWN, "--rootfs", ROOTFS, "sh"),
+        ARGV("/usr/bin/docker", "run", OWN, "--volume=/p:/p:rw,bind", "img", "true"),
+        ARGV("/usr/bin/docker", "run", OWN, "--mount=type=bind,src=/p,dst=/p,readonly", "img",
+             "true"),
+        /* One of lcsb's own flags missing. */
+        ARGV(PODMAN, "run", "--cap-drop=all", "--security-opt=no-new-privileges", "--entrypoint=",
+             "--user=0:0", "img", "true"),
+        ARGV(PODMAN, "run", "--read-only", "--security-opt=no-new-privileges", "--entrypoint=",
+             "--user=0:0", "img", "true"),
+        ARGV(PODMAN, "run", "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges",
+             "--user=0:0", "img", "true"),
+        ARGV(PODMAN, "run", "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges",
+             "--entrypoint=", "img", "true"),
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        lcsb_attestation att;
-        lcsb_error err;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (lcsb_attest(bad[i], NULL, &att, &err) != LCSB_EINVAL)
             fail_msg("case %zu was attested as %s", i, att.backend);
-    }
+}
+
+/* The engine runs unsandboxed: one the command could have written is refused. */
+static void test_engine_must_be_trusted(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-oci-engine.XXXXXX", engine[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(engine, sizeof engine, "%s/podman", dir);
+    FILE *f = fopen(engine, "we");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(chmod(engine, 0755), 0);
+    lcsb_policy *p = lcsb_policy_new();
+    assert_non_null(p);
+    assert_int_equal(lcsb_policy_set_cwd(p, "/tmp", NULL), 0);
+    lcsb_backend *b = oci_backend(engine, "img", NULL, NULL);
+    lcsb_error err;
+    if (lcsb_backend_validate(b, p, &err)) fail_msg("a trusted engine: %s", err.message);
+    assert_int_equal(lcsb_policy_add_write(p, dir, NULL), 0);
+    assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "lies in the write tier"));
+    lcsb_policy_free(p);
+    p = lcsb_policy_new();
+    assert_non_null(p);
+    assert_int_equal(lcsb_policy_set_cwd(p, "/tmp", NULL), 0);
+    assert_int_equal(chmod(engine, 0757), 0);
+    assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "may be replaced by others"));
+    assert_int_equal(chmod(engine, 0755), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EINVAL);
+    assert_non_null(strstr(err.message, "may be replaced by others"));
+    unlink(engine);
+    rmdir(dir);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
 }
 
 /* ---- the launcher prefix, for every backend (Seatbelt's too: it wraps anywhere) ---- */
@@ -391,10 +482,14 @@ static void test_prefix_placement_every_backend(void **state) {
         assert_string_equal(final[uv + 1], "run");
         assert_string_equal(final[uv + 2], "--");
         if (lcsb_backend_contains_prefix(b)) {
-            /* Inside the container: after the world, before the seam. */
+            /* Inside the container: after the world and the seam's env
+             * overlay, which the launcher needs as much as the command. */
             assert_string_equal(lcsb_backend_name(b), "oci");
-            assert_string_equal(final[uv - 1], ROOTFS);
-            assert_string_equal(final[uv + 3], "/usr/bin/env");
+            long world = index_of(final, ROOTFS);
+            assert_true(world > 0 && world < uv);
+            assert_string_equal(final[world + 1], "/usr/bin/env");
+            assert_string_equal(final[uv - 1], "HOME=/tmp/lcsb-home.x");
+            assert_string_equal(final[uv + 3], "pytest");
         } else {
             /* Outside the host mechanism: first, in front of the shim. */
             assert_int_equal(uv, 0);
@@ -431,6 +526,7 @@ int main(void) {
         cmocka_unit_test(test_unmountable_paths_refused),
         cmocka_unit_test(test_attest_reads_the_argv),
         cmocka_unit_test(test_attest_refuses_what_lcsb_does_not_write),
+        cmocka_unit_test(test_engine_must_be_trusted),
         cmocka_unit_test(test_prefix_placement_every_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

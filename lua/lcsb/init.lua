@@ -273,9 +273,12 @@ local function oci_world(opts_oci)
       fail(("exec_policy: key 'oci.rootfs': %s is not a directory"):format(world.rootfs))
     end
   end
-  for i, arg in ipairs(opts_oci.args or {}) do
-    if type(arg) ~= "string" then fail("exec_policy: key 'oci.args': entries must be strings") end
-    world.args[i] = arg
+  local args = opts_oci.args or {}
+  for key, arg in pairs(args) do
+    if math.type(key) ~= "integer" or key < 1 or key > #args or type(arg) ~= "string" then
+      fail("exec_policy: key 'oci.args' must be a list of strings")
+    end
+    world.args[key] = arg
   end
   return world
 end

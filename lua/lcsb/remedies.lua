@@ -214,6 +214,17 @@ M.add(function(ev)
     :format(reason and (" (the shim could not " .. reason .. ")") or " (the message above says why)")
 end)
 
+-- A container engine reports its own failures with the statuses a command
+-- could exit with (125 the engine, 126 cannot run, 127 not found) and an
+-- "Error: " line: say whose the status probably is.
+M.add(function(ev)
+  if ev.attestation.backend ~= "oci" or ev.status < 125 or ev.status > 127 then return end
+  local said = (ev.stderr or ""):match("\nError: ([^\n]+)") or (ev.stderr or ""):match("^Error: ([^\n]+)")
+  if not said then return end
+  return ("the container engine failed (\"%s\"): status %d is probably the engine's, not the "
+    .. "command's; check its oci = {...} world and the engine's own configuration"):format(said, ev.status)
+end)
+
 function M.explain(evidence)
   local hints = {}
   for _, heuristic in ipairs(M.heuristics) do

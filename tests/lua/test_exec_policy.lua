@@ -649,7 +649,10 @@ T.case("oci: the container's world is checked, returned, and wraps to an engine'
   for i, w in ipairs(argv) do if w == root then at = i end end
   T.ok(at, "the rootfs in the argv")
   T.eq(argv[at - 1], "--rootfs", "named as the root")
-  T.eq(argv[at + 1], "uv", "the launcher inside, right after the world")
+  T.eq(argv[at + 1], "/usr/bin/env", "the env overlay right after the world")
+  local uv
+  for i = at + 1, #argv do uv = uv or (argv[i] == "uv" and i) end
+  T.ok(uv and argv[uv - 1]:find("=", 1, true), "the launcher inside, after the overlay")
   T.eq(argv[#argv], "make", "the command last")
   local att = assert(lcsb.attest(argv, { "uv", "run", "--" }))
   T.eq(att.backend, "oci", "attested backend")

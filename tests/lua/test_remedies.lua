@@ -8,7 +8,7 @@ local remedies = require "lcsb.remedies"
 
 -- The keys exec_policy takes (CONTRACT.md) that a user would write.
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
-  degrade = true, protect = true }
+  degrade = true, protect = true, oci = true }
 -- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
 local NESTED = { connect = "net", bind = "net" }
 
@@ -40,6 +40,17 @@ end)
 local function hints_for(over)
   return table.concat(remedies.explain(evidence(over)), "\n")
 end
+
+T.case("under oci, an engine's own failure is named as the engine's", function()
+  local oci = { backend = "oci", fs = "enforced", exec = "open", net = "denied" }
+  local text = hints_for { status = 125, attestation = oci,
+    stderr = "Error: invalid memory value \"bogus\"\n" }
+  T.has(text, "the container engine failed", "whose status")
+  T.has(text, "invalid memory value", "the engine's words")
+  T.eq(hints_for { status = 125, attestation = oci, stderr = "make: *** Error 1\n" }, "",
+    "a command's own 125 without the engine's Error: line")
+  T.eq(hints_for { status = 125, stderr = "Error: x\n" }, "", "not under landlock")
+end)
 
 T.case("a refused read names the path and the read key", function()
   local text = hints_for { stderr = "cat: /srv/data/a.csv: Permission denied\n" }
@@ -150,6 +161,7 @@ local function walk()
     { backend = "landlock", fs = "enforced", exec = "allowlist", net = "open", net_covers = "tcp", net_by = "landlock", abi = 4, scoped = false, dropped = { "net", "scope", "ioctl", "terminal" } },
     { backend = "landlock", fs = "enforced", exec = "open", net = "open", abi = 3, scoped = false },
     { backend = "none", fs = "open", exec = "open", net = "open" },
+    { backend = "oci", fs = "enforced", exec = "open", net = "denied", net_covers = "all", net_by = "namespace", scoped = true, dropped = {} },
   }
   local argvs = { { "/usr/bin/make", "-j8" }, { "python3", "-c", "pass" }, { "./build/app" }, {} }
   local notes = { "", "cannot execute ./build/app: Permission denied", "not found" }
@@ -160,7 +172,8 @@ local function walk()
     "curl: (7) Failed to connect to 1.2.3.4 port 443 after 0 ms\n",
     "lcsb-exec: cannot enforce the Landlock ruleset: Operation not permitted\n",
     "fatal: unable to access '/tmp/lcsb-home.x/.config/git/config': No such file\n",
-    "sh: 1: cannot create /p/.git/hooks/pre-commit: Read-only file system\n" }
+    "sh: 1: cannot create /p/.git/hooks/pre-commit: Read-only file system\n",
+    "Error: crun: executable file `nope` not found in $PATH\n" }
   local policies = {
     { read = {}, write = { "/p" }, exec = { "/usr/bin/make" }, env = {}, net = false, cwd = "/p" },
     { read = {}, write = {}, exec = "any", env = { CI = "1" }, net = true },
