@@ -118,16 +118,16 @@ int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_moun
  * names and the environment; nothing that mounts, networks, maps users or
  * grants privileges, so the attestation read from the argv stays true. */
 static const char *const vouched_options[] = {
-    "--cpus=", "--memory=", "--memory-swap=", "--pids-limit=", "--ulimit=", "--shm-size=",
-    "--hostname=", "--name=", "--label=", "--env=", "--pull=", "--platform=", "--stop-timeout=",
-    "--tz=", NULL};
+    "--cpus=",     "--memory=",   "--memory-swap=",  "--pids-limit=", "--ulimit=",
+    "--shm-size=", "--hostname=", "--name=",         "--label=",      "--env=",
+    "--pull=",     "--platform=", "--stop-timeout=", "--tz=",         NULL};
 
 static bool vouched(const char *arg) {
     if (strncmp(arg, "--label=lcsb.", 13) == 0) return false; /* lcsb's own marks */
     /* --env=NAME alone, or a NAME* pattern, copies the caller's environment
      * in: only NAME=VALUE sets one. */
-    if (strncmp(arg, "--env=", 6) == 0 && (!strchr(arg + 6, '=') || arg[6] == '=' ||
-                                           strcspn(arg + 6, "*") < strcspn(arg + 6, "=")))
+    if (strncmp(arg, "--env=", 6) == 0 &&
+        (!strchr(arg + 6, '=') || arg[6] == '=' || strcspn(arg + 6, "*") < strcspn(arg + 6, "=")))
         return false;
     for (size_t i = 0; vouched_options[i]; i++)
         if (strncmp(arg, vouched_options[i], strlen(vouched_options[i])) == 0 &&
@@ -195,8 +195,8 @@ static int add_mount(lcsb__strv *out, lcsb__buf *word, const lcsb_backend *b, co
     if (b->podman)
         lcsb__buf_addf(word, "--volume=%s:%s:%s,bind", src, dst, rw ? "rw" : "ro");
     else
-        lcsb__buf_addf(word, "--mount=type=bind,src=%s,dst=%s%s,bind-recursive=disabled", src,
-                       dst, rw ? "" : ",readonly");
+        lcsb__buf_addf(word, "--mount=type=bind,src=%s,dst=%s%s,bind-recursive=disabled", src, dst,
+                       rw ? "" : ",readonly");
     return word->oom ? LCSB_ENOMEM : lcsb__strv_push(out, word->p);
 }
 
@@ -261,7 +261,8 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
         rc = add_mount(out, &word, b, target, link, false);
     }
     if (!rc) rc = lcsb__strv_push_all(out, (const char *const *)b->engine_args.v);
-    if (!rc && b->rootfs) rc = lcsb__strv_push_all(out, (const char *const[]){"--rootfs", b->rootfs, NULL});
+    if (!rc && b->rootfs)
+        rc = lcsb__strv_push_all(out, (const char *const[]){"--rootfs", b->rootfs, NULL});
     if (!rc && b->image) rc = lcsb__strv_push(out, b->image);
     if (!rc) rc = lcsb__strv_push_all(out, argv);
     if (rc == LCSB_ENOMEM || word.oom) rc = lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
@@ -273,8 +274,7 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
 /* The engine runs outside any sandbox, as the caller: one the command could
  * have put there (in the write tier, or where others may write) would run
  * whatever it wrote, unsandboxed, the next time. */
-static int check_engine_trusted(const lcsb_backend *b, const lcsb_policy *policy,
-                                lcsb_error *err) {
+static int check_engine_trusted(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
     char real[4096], dir[4096];
     struct stat st, dst;
     if (!lcsb__realpath(b->engine, real) || stat(real, &st) != 0)
@@ -392,8 +392,8 @@ static int set_world(lcsb_backend *b, const lcsb_oci_world *world, lcsb_error *e
 }
 
 static int read_root_links(lcsb_backend *b, lcsb_error *err) {
-    static const char *const links[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-                                         NULL};
+    static const char *const links[] = {"/bin",   "/sbin",   "/lib", "/lib32",
+                                        "/lib64", "/libx32", NULL};
     for (size_t i = 0; links[i]; i++) {
         char target[4000], joined[4096], norm[4096];
         ssize_t len = readlink(links[i], target, sizeof target - 1);
@@ -489,7 +489,8 @@ static size_t skip_env_overlay(const char *const *argv, size_t i) {
     size_t j = i + 1;
     while (argv[j] && argv[j + 1] && strcmp(argv[j], "-u") == 0) j += 2;
     if (!argv[j] || strcmp(argv[j], "--") != 0) return i;
-    for (j++; argv[j] && strchr(argv[j], '='); j++) {}
+    j++;
+    while (argv[j] && strchr(argv[j], '=')) j++;
     return j;
 }
 

@@ -27,8 +27,13 @@
 static lcsb_policy *project_policy(void) {
     lcsb_policy *p = lcsb_policy_new();
     assert_non_null(p);
-    const char *reads[] = {"/usr", "/etc/passwd", "/proc", "/dev/urandom", "/srv/data",
-                           "/home/u/proj/docs", "/usr/lib/x86_64-linux-gnu"};
+    const char *reads[] = {"/usr",
+                           "/etc/passwd",
+                           "/proc",
+                           "/dev/urandom",
+                           "/srv/data",
+                           "/home/u/proj/docs",
+                           "/usr/lib/x86_64-linux-gnu"};
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++)
         assert_int_equal(lcsb_policy_add_read(p, reads[i], NULL), 0);
     const char *writes[] = {"/home/u/proj", "/tmp/lcsb-home.x", "/dev/null", "/srv/data/out"};
@@ -44,8 +49,8 @@ static lcsb_policy *project_policy(void) {
 
 static lcsb_backend *oci_backend(const char *engine, const char *image, const char *rootfs,
                                  const char *const *args) {
-    lcsb_oci_world world = {.engine = engine, .image = image, .rootfs = rootfs,
-                            .engine_args = args};
+    lcsb_oci_world world = {
+        .engine = engine, .image = image, .rootfs = rootfs, .engine_args = args};
     lcsb_backend *b = NULL;
     lcsb_error err;
     if (lcsb_backend_oci(NULL, &world, &b, &err)) fail_msg("lcsb_backend_oci: %s", err.message);
@@ -136,12 +141,18 @@ static void test_wrap_rootfs(void **state) {
     assert_string_equal(argv[1], "run");
     /* Non-recursive binds (",bind"): a mount beneath a read-only path must
      * not come along writable; the image's entrypoint reset. */
-    const char *const must[] = {"--rm", "--read-only", "--cap-drop=all",
-                                "--security-opt=no-new-privileges", "--entrypoint=", "--user=0:0",
-                                "--network=none", "--workdir=/home/u/proj",
+    const char *const must[] = {"--rm",
+                                "--read-only",
+                                "--cap-drop=all",
+                                "--security-opt=no-new-privileges",
+                                "--entrypoint=",
+                                "--user=0:0",
+                                "--network=none",
+                                "--workdir=/home/u/proj",
                                 "--volume=/home/u/proj:/home/u/proj:rw,bind",
                                 "--volume=/home/u/proj/.git/hooks:/home/u/proj/.git/hooks:ro,bind",
-                                "--volume=/usr:/usr:ro,bind", NULL};
+                                "--volume=/usr:/usr:ro,bind",
+                                NULL};
     for (size_t i = 0; must[i]; i++) assert_has(argv, must[i], true);
     assert_has(argv, "--userns=keep-id", false); /* root needs no mapping */
     /* The world, then the env overlay and the command: the seam rides inside. */
@@ -179,19 +190,19 @@ static void test_wrap_image_and_docker(void **state) {
     (void)state;
     lcsb_policy *p = project_policy();
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
-    lcsb_backend *b = oci_backend("/usr/bin/docker", "debian:12", NULL,
-                                  ARGV("--memory=1g", "--env=CI=1"));
+    lcsb_backend *b =
+        oci_backend("/usr/bin/docker", "debian:12", NULL, ARGV("--memory=1g", "--env=CI=1"));
     b->uid = b->gid = 1001;
     char **argv = compose(b, p, NULL, ARGV("make"));
     assert_string_equal(argv[0], "/usr/bin/docker");
-    assert_has(argv, "--network=none", false); /* the engine's own network: open */
+    assert_has(argv, "--network=none", false);   /* the engine's own network: open */
     assert_has(argv, "--userns=keep-id", false); /* podman's */
-    assert_has(argv, "--mount=type=bind,src=/usr,dst=/usr,readonly,bind-recursive=disabled",
-               false);
+    assert_has(argv, "--mount=type=bind,src=/usr,dst=/usr,readonly,bind-recursive=disabled", false);
     assert_has(argv, "--mount=type=bind,src=/home/u/proj,dst=/home/u/proj,bind-recursive=disabled",
                true);
-    assert_has(argv, "--mount=type=bind,src=/srv/data,dst=/srv/data,readonly,"
-                     "bind-recursive=disabled",
+    assert_has(argv,
+               "--mount=type=bind,src=/srv/data,dst=/srv/data,readonly,"
+               "bind-recursive=disabled",
                true);
     assert_has(argv, "--entrypoint=", true);
     long image = index_of(argv, "debian:12");
@@ -237,7 +248,7 @@ static void test_ports_need_degrade(void **state) {
     final = compose(b, p, NULL, ARGV("curl"));
     assert_has(final, "--network=none", false);
     lcsb_attestation att;
-    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
     assert_string_equal(att.net, "open");
     assert_int_equal(att.dropped, LCSB_PART_NET);
     lcsb_argv_free(final);
@@ -280,8 +291,7 @@ static void test_bad_worlds_refused(void **state) {
         lcsb_error err = {0};
         int rc = lcsb_backend_oci(NULL, &cases[i].world, &b, &err);
         if (rc != LCSB_EINVAL || !strstr(err.message, cases[i].says))
-            fail_msg("case %zu: rc %d, \"%s\", expected \"%s\"", i, rc, err.message,
-                     cases[i].says);
+            fail_msg("case %zu: rc %d, \"%s\", expected \"%s\"", i, rc, err.message, cases[i].says);
         assert_null(b);
     }
 }
@@ -349,7 +359,7 @@ static void test_attest_reads_the_argv(void **state) {
     char **final = compose(b, p, NULL, ARGV("sh", "-c", "true"));
     lcsb_attestation att;
     lcsb_error err;
-    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
     assert_string_equal(att.backend, "oci");
     assert_string_equal(att.fs, "enforced");
     assert_string_equal(att.exec, "open"); /* honestly: a container has no allowlist */
@@ -376,7 +386,7 @@ static void test_attest_reads_the_argv(void **state) {
      * there does not deny an open network. */
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     final = compose(b, p, NULL, ARGV("echo", "--network=none"));
-    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
     assert_string_equal(att.net, "open");
     lcsb_argv_free(final);
     lcsb_backend_free(b);
@@ -384,8 +394,9 @@ static void test_attest_reads_the_argv(void **state) {
 }
 
 /* What every argv lcsb writes holds, and a weaker one must not be attested. */
-#define OWN "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges", "--entrypoint=", \
-            "--user=0:0"
+#define OWN                                                                                        \
+    "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges",                           \
+        "--entrypoint=", "--user=0:0"
 
 static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
     (void)state;
@@ -411,10 +422,10 @@ static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
         ARGV("/usr/bin/docker", "run", OWN, "--mount=type=bind,src=/p,dst=/p,readonly", "img",
              "true"),
         /* One of lcsb's own flags missing. */
-        ARGV(PODMAN, "run", "--cap-drop=all", "--security-opt=no-new-privileges", "--entrypoint=",
-             "--user=0:0", "img", "true"),
-        ARGV(PODMAN, "run", "--read-only", "--security-opt=no-new-privileges", "--entrypoint=",
-             "--user=0:0", "img", "true"),
+        ARGV(PODMAN, "run", "--cap-drop=all", "--security-opt=no-new-privileges",
+             "--entrypoint=", "--user=0:0", "img", "true"),
+        ARGV(PODMAN, "run", "--read-only", "--security-opt=no-new-privileges",
+             "--entrypoint=", "--user=0:0", "img", "true"),
         ARGV(PODMAN, "run", "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges",
              "--user=0:0", "img", "true"),
         ARGV(PODMAN, "run", "--read-only", "--cap-drop=all", "--security-opt=no-new-privileges",
@@ -500,13 +511,13 @@ static void test_prefix_placement_every_backend(void **state) {
         }
         lcsb_attestation att;
         lcsb_error err;
-        if (lcsb_attest((const char *const *)final, prefix, &att, &err))
+        if (lcsb_attest((const char *const *) final, prefix, &att, &err))
             fail_msg("%s: %s", lcsb_backend_name(b), err.message);
         assert_string_equal(att.backend, lcsb_backend_name(b));
         /* A prefix that is not there is refused, inside or out. */
-        assert_int_equal(lcsb_attest((const char *const *)final, ARGV("nix", "develop", "-c"),
-                                     &att, &err),
-                         LCSB_EINVAL);
+        assert_int_equal(
+            lcsb_attest((const char *const *) final, ARGV("nix", "develop", "-c"), &att, &err),
+            LCSB_EINVAL);
         lcsb_argv_free(final);
         lcsb_backend_free(b);
     }
