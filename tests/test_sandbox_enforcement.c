@@ -3052,7 +3052,8 @@ static void test_oci_image_entrypoint_reset(void **state) {
     }
     char script[4 * PATH_MAX], text[1024];
     FMT(script,
-        "set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; mkdir -p \"$d/bin\" \"$d/usr/bin\"; "
+        "set -e; d=$(mktemp -d); trap 'rm -rf \"$d\"' EXIT; chmod 755 \"$d\"; "
+        "mkdir -p \"$d/bin\" \"$d/usr/bin\"; "
         "cp /bin/busybox \"$d/bin/\"; for t in sh env echo cat; do ln -s /bin/busybox "
         "\"$d/bin/$t\"; done; ln -s /bin/busybox \"$d/usr/bin/env\"; "
         "tar -C \"$d\" -cf - . | podman import --change "
