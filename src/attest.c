@@ -86,43 +86,6 @@ static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error
     return 0;
 }
 
-/* A line of PROFILE that is exactly LINE. */
-static bool has_line(const char *profile, const char *line) {
-    size_t n = strlen(line);
-    for (const char *p = strstr(profile, line); p; p = strstr(p + 1, line))
-        if ((p == profile || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0')) return true;
-    return false;
-}
-
-/* `sandbox-exec -p PROFILE (-D KEY=VALUE)... -- COMMAND...` with a profile
- * lcsb wrote; what it enforces is read from the rules themselves. */
-static int attest_seatbelt(const char *const *rest, lcsb_attestation *out, lcsb_error *err) {
-    const char *profile = rest[2];
-    size_t i = 3;
-    while (rest[i] && strcmp(rest[i], "-D") == 0 && rest[i + 1] && strchr(rest[i + 1], '='))
-        i += 2;
-    if (!rest[i] || strcmp(rest[i], "--") != 0 || !rest[i + 1])
-        return lcsb__fail(err, LCSB_EINVAL, "attest: the sandbox-exec argv is malformed");
-    /* One unfiltered allow would open what deny default closed. */
-    if (has_line(profile, "(allow default)") || has_line(profile, "(allow file-read*)") ||
-        has_line(profile, "(allow file-write*)"))
-        return lcsb__fail(err, LCSB_EINVAL, "attest: the seatbelt profile allows everything");
-    bool net_open = has_line(profile, "(allow network*)");
-    bool ports = strstr(profile, "(local tcp \"") || strstr(profile, "(remote tcp \"");
-    SET(out->backend, "seatbelt");
-    SET(out->fs, "enforced");
-    SET(out->exec, has_line(profile, "(allow process-exec*)") ? "open" : "allowlist");
-    SET(out->net, net_open ? "open" : ports ? "ports" : "denied");
-    SET(out->net_covers, net_open ? "" : "all");
-    SET(out->net_by, net_open ? "" : "seatbelt");
-    out->scoped = has_line(profile, "(allow signal (target same-sandbox))");
-    /* file-write* covers chmod, chown and utimes (file-write-mode, -owner, -times). */
-    SET(out->metadata, "readonly");
-    SET(out->protected_paths,
-        strstr(profile, "(subpath (param \"PROTECT") ? "readonly" : "none");
-    return 0;
-}
-
 int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
                 lcsb_error *err) {
     memset(out, 0, sizeof *out);
@@ -147,7 +110,7 @@ int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attesta
     if (rest && rest[0] && rest[1] && rest[2] && strcmp(rest[0], LCSB__SANDBOX_EXEC) == 0 &&
         strcmp(rest[1], "-p") == 0 &&
         strncmp(rest[2], LCSB__SEATBELT_HEAD, strlen(LCSB__SEATBELT_HEAD)) == 0)
-        return attest_seatbelt(rest, out, err);
+        return lcsb__seatbelt_attest(rest, out, err);
     return 0;
 }
 

@@ -207,6 +207,10 @@ extern const lcsb__seatbelt_layer lcsb__seatbelt_order[LCSB__SB_LAYERS];
 int lcsb__seatbelt_wrap_layers(const lcsb_policy *policy, const lcsb__seatbelt_layer *order,
                                const char *const *argv, lcsb__strv *out, lcsb_error *err);
 
+/* REST (`sandbox-exec -p PROFILE ...`, past any prefix) read back: only a
+ * profile lcsb itself writes is attested; anything else is LCSB_EINVAL. */
+int lcsb__seatbelt_attest(const char *const *rest, lcsb_attestation *out, lcsb_error *err);
+
 /* The env hop the seam puts in front of the command when the overlay is not empty. */
 #define LCSB__ENV_PROGRAM "/usr/bin/env"
 bool lcsb__policy_has_env(const lcsb_policy *policy);

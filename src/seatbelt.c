@@ -239,6 +239,110 @@ int lcsb__seatbelt_wrap_layers(const lcsb_policy *policy, const lcsb__seatbelt_l
     return rc;
 }
 
+/* ---- the attestation: the profile read back ---- */
+
+/* The -D keys, tier by tier, in the order wrap writes them. */
+static const char *const param_keys[] = {"READ", "EXEC", "WRITE", "PROTECT"};
+#define PARAM_TIERS (sizeof param_keys / sizeof param_keys[0])
+
+/* KV is "KEYn=/..." for the tier's next index N: true, and the tier is KEY. */
+static bool next_param(const char *kv, size_t *counts) {
+    for (size_t t = 0; t < PARAM_TIERS; t++) {
+        size_t n = strlen(param_keys[t]);
+        if (strncmp(kv, param_keys[t], n) != 0) continue;
+        char expect[32];
+        snprintf(expect, sizeof expect, "%zu=/", counts[t]);
+        if (strncmp(kv + n, expect, strlen(expect)) != 0) return false;
+        counts[t]++;
+        return true;
+    }
+    return false;
+}
+
+/* The ports of the profile's network rules (what the generator writes:
+ * one rule per port and side), into POLICY. */
+static int read_ports(const char *text, lcsb_policy *policy) {
+    static const struct {
+        const char *lead;
+        lcsb_port_kind kind;
+    } sides[] = {{"(allow network-bind network-inbound (local tcp \"*:", LCSB_PORT_BIND},
+                 {"(allow network-outbound (remote tcp \"*:", LCSB_PORT_CONNECT}};
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+        for (size_t s = 0; s < 2; s++) {
+            size_t n = strlen(sides[s].lead);
+            if (strncmp(line, sides[s].lead, n) != 0) continue;
+            long port = strtol(line + n, NULL, 10);
+            int rc = lcsb_policy_add_port(policy, sides[s].kind, port, NULL);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+/* REST is `sandbox-exec -p PROFILE (-D KEY=PATH)... -- COMMAND...`. The
+ * profile must be exactly one lcsb writes: a policy of the shape its
+ * parameters and network rules describe is generated again and the two
+ * compared byte for byte, so that no rule added, moved or widened passes
+ * (a guess from its lines would let one through). What it enforces is then
+ * read from that shape. */
+int lcsb__seatbelt_attest(const char *const *rest, lcsb_attestation *out, lcsb_error *err) {
+    const char *text = rest[2];
+    size_t counts[PARAM_TIERS] = {0}, i = 3;
+    for (; rest[i] && strcmp(rest[i], "-D") == 0; i += 2)
+        if (!rest[i + 1] || !next_param(rest[i + 1], counts))
+            return lcsb__fail(err, LCSB_EINVAL, "attest: the sandbox-exec argv is malformed");
+    if (!rest[i] || strcmp(rest[i], "--") != 0 || !rest[i + 1])
+        return lcsb__fail(err, LCSB_EINVAL, "attest: the sandbox-exec argv is malformed");
+    static const char exec_open[] = ";; exec allowlist\n(allow process-exec*)\n";
+    static const char net_open[] = ";; network\n(allow network*)\n";
+    lcsb_policy *shape = lcsb_policy_new();
+    lcsb__strv again = {0};
+    int rc = shape ? 0 : LCSB_ENOMEM;
+    for (size_t t = 0; !rc && t < PARAM_TIERS; t++)
+        for (size_t k = 0; !rc && k < counts[t]; k++) {
+            char path[48];
+            snprintf(path, sizeof path, "/lcsb-attest/%s/%08zu", param_keys[t], k);
+            rc = t == 0   ? lcsb_policy_add_read(shape, path, NULL)
+                 : t == 1 ? lcsb_policy_add_exec(shape, path, NULL)
+                 : t == 2 ? lcsb_policy_add_write(shape, path, NULL)
+                          : lcsb_policy_add_protect(shape, path, NULL);
+        }
+    if (!rc) {
+        lcsb_policy_set_exec_open(shape, strstr(text, exec_open) != NULL);
+        const char *net = strstr(text, ";; network\n");
+        if (net && strcmp(net, net_open) == 0) lcsb_policy_set_net(shape, LCSB_NET_OPEN);
+        else if (net) rc = read_ports(net, shape);
+    }
+    if (!rc) {
+        static const char *const probe[] = {"x", NULL};
+        rc = lcsb__seatbelt_wrap_layers(shape, lcsb__seatbelt_order, probe, &again, NULL);
+    }
+    bool same = !rc && again.n > 2 && strcmp(again.v[2], text) == 0;
+    lcsb_net net = shape ? lcsb_policy_net(shape) : LCSB_NET_DENY;
+    bool open_exec = shape && lcsb_policy_exec_open(shape);
+    lcsb_policy_free(shape);
+    lcsb__strv_clear(&again);
+    if (rc == LCSB_ENOMEM) return lcsb__fail(err, rc, "attest: out of memory");
+    if (!same)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "attest: the seatbelt profile is not one lcsb writes; nothing about "
+                          "it can be vouched for");
+    snprintf(out->backend, sizeof out->backend, "seatbelt");
+    snprintf(out->fs, sizeof out->fs, "enforced");
+    snprintf(out->exec, sizeof out->exec, "%s", open_exec ? "open" : "allowlist");
+    bool all = net != LCSB_NET_OPEN;
+    snprintf(out->net, sizeof out->net, "%s",
+             net == LCSB_NET_OPEN ? "open" : net == LCSB_NET_PORTS ? "ports" : "denied");
+    snprintf(out->net_covers, sizeof out->net_covers, "%s", all ? "all" : "");
+    snprintf(out->net_by, sizeof out->net_by, "%s", all ? "seatbelt" : "");
+    out->scoped = true; /* the base's (allow signal (target same-sandbox)), verified above */
+    /* file-write* covers chmod, chown and utimes (file-write-mode, -owner, -times). */
+    snprintf(out->metadata, sizeof out->metadata, "readonly");
+    snprintf(out->protected_paths, sizeof out->protected_paths, "%s",
+             counts[3] ? "readonly" : "none");
+    return 0;
+}
+
 static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
                          lcsb__strv *out, lcsb_error *err) {
     (void)b;

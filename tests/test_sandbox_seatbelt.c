@@ -477,7 +477,10 @@ static bool property(const generated *g, char **argv, char *why, size_t size) {
     static const char *const outside[] = {
         "/Users/other/secret", "/Users/u0/.ssh/id_ed25519", "/private/tmp/other",
         "/tmp/lcsb-tmpX/x", "/Volumes/ext/secret", "/opt/secret", "/private/var/root/x",
-        "/var/folders/zz/other/T/x", "/Users", NULL};
+        "/var/folders/zz/other/T/x", "/Users",
+        /* The base reads /private/etc entry by entry, never its secrets. */
+        "/private/etc/master.passwd", "/private/etc/sudoers", "/private/etc/sudoers.d/x",
+        "/private/etc/ssh/ssh_host_ed25519_key", "/etc/krb5.keytab", NULL};
     for (size_t i = 0; ok && outside[i]; i++)
         ok = holds(pr, READ, outside[i], 0, why, size) &&
              holds(pr, WRITE, outside[i], 0, why, size);
@@ -620,6 +623,54 @@ static void test_attest(void **state) {
                                              LCSB__SEATBELT_HEAD "(allow default)\n", "--", "x",
                                              NULL};
     assert_int_equal(lcsb_attest(allows_all, NULL, &a, &err), LCSB_EINVAL);
+    /* Nothing but a profile lcsb writes is vouched for: any rule added,
+     * widened or moved (a guess from its lines let these through). */
+    argv = wrap(q, (const char *const[]){"x", NULL});
+    static const struct {
+        const char *find, *replace;
+    } tampered[] = {
+        {";; network\n", ";; network\n(allow default) \n"},
+        {";; network\n", ";; network\n(allow default) ; x\n"},
+        {";; network\n", "(allow process-fork)(allow default)\n;; network\n"},
+        {";; network\n", "(allow file*)\n;; network\n"},
+        {";; network\n", "(allow file-write* (subpath \"/\"))\n;; network\n"},
+        {";; network\n", ";; network\n(allow process-exec)\n"},
+        {";; network\n", ";; network\n(allow network-outbound)\n"},
+        {";; network\n", ";; (remote tcp \"*:1\")\n;; network\n"},
+        {"(allow signal (target same-sandbox))", "(allow signal)"},
+        {"(deny default)", "(allow default)"},
+    };
+    for (size_t i = 0; i < sizeof tampered / sizeof tampered[0]; i++) {
+        const char *at = strstr(argv[2], tampered[i].find);
+        assert_non_null(at);
+        size_t head = (size_t)(at - argv[2]);
+        char *edited = malloc(strlen(argv[2]) + strlen(tampered[i].replace) + 1);
+        assert_non_null(edited);
+        memcpy(edited, argv[2], head);
+        strcpy(edited + head, tampered[i].replace);
+        strcat(edited, at + strlen(tampered[i].find));
+        const char *const tampered_argv[] = {argv[0], argv[1], edited, argv[3], argv[4],
+                                             "--", "x", NULL};
+        assert_string_equal(argv[3], "-D");
+        /* Refused, or (a head that is not lcsb's) not taken for Seatbelt at all. */
+        int rc = lcsb_attest(tampered_argv, NULL, &a, &err);
+        if (rc != LCSB_EINVAL && !(rc == 0 && strcmp(a.backend, "none") == 0))
+            fail_msg("tampered profile %zu was attested (%s, exec %s, net %s)", i, a.fs, a.exec,
+                     a.net);
+        free(edited);
+    }
+    lcsb_argv_free(argv);
+    /* The layers in another order are not lcsb's profile either. */
+    lcsb__strv swapped = {0};
+    lcsb__seatbelt_layer order[LCSB__SB_LAYERS];
+    memcpy(order, lcsb__seatbelt_order, sizeof order);
+    order[3] = LCSB__SB_WRITE;
+    order[4] = LCSB__SB_GUARD;
+    assert_int_equal(lcsb__seatbelt_wrap_layers(q, order, (const char *const[]){"x", NULL},
+                                                &swapped, &err),
+                     0);
+    assert_int_equal(lcsb_attest((const char *const *)swapped.v, NULL, &a, &err), LCSB_EINVAL);
+    lcsb__strv_clear(&swapped);
     /* Only the argv position right after the prefix is the mechanism: the
      * same words inside the command are the command's. */
     static const char *const inside[] = {"sh", "-c", "exec \"$@\"", "sh", LCSB__SANDBOX_EXEC,

@@ -22,6 +22,7 @@ M.etc_secrets = {
   "security/opasswd",         -- pam_pwhistory's old password hashes
   "ssl/private",              -- TLS private keys
   "krb5.keytab",              -- Kerberos service keys
+  "master.passwd",            -- macOS's password hashes
 }
 
 -- What ordinary programs need to read: system trees and the few /proc, /sys
