@@ -267,7 +267,7 @@ static int read_ports(const char *text, lcsb_policy *policy) {
         lcsb_port_kind kind;
     } sides[] = {{"(allow network-bind network-inbound (local tcp \"*:", LCSB_PORT_BIND},
                  {"(allow network-outbound (remote tcp \"*:", LCSB_PORT_CONNECT}};
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+    for (const char *line = text; line && *line;) {
         for (size_t s = 0; s < 2; s++) {
             size_t n = strlen(sides[s].lead);
             if (strncmp(line, sides[s].lead, n) != 0) continue;
@@ -275,6 +275,8 @@ static int read_ports(const char *text, lcsb_policy *policy) {
             int rc = lcsb_policy_add_port(policy, sides[s].kind, port, NULL);
             if (rc) return rc;
         }
+        const char *next = strchr(line, '\n');
+        line = next ? next + 1 : NULL;
     }
     return 0;
 }

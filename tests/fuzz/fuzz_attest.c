@@ -46,8 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (strncmp(text, "oci\n", 4) == 0) {
         attest_engine_argv(text + 4);
     } else if (text[0] == '(') {
-        const char *argv[] = {"/usr/bin/sandbox-exec", "-p", text, "-D", "W0=/p", "--", "true",
-                              NULL};
+        /* One parameter of each tier the seed's profile names. */
+        const char *argv[] = {"/usr/bin/sandbox-exec", "-p", text, "-D", "READ0=/r", "-D",
+                              "EXEC0=/e", "-D", "WRITE0=/w", "--", "true", NULL};
         attest(argv, NULL);
     } else {
         const char *argv[] = {"/usr/libexec/lcsb/lcsb-exec", text, "--", "true", NULL};
