@@ -133,9 +133,10 @@ end
 -- policy is built. A directory holding a secret is not granted but entered and
 -- its entries granted the same way. An entry that does not resolve, or whose
 -- real path is a secret or lies within one, is left out; so is a symlink to a
--- directory holding a secret (to /etc/ssh, to /).
-function M.etc_read()
-  local etc = core.realpath("/etc")
+-- directory holding a secret (to /etc/ssh, to /). ETC (default /etc) lets a
+-- test hand it a tree of its own.
+function M.etc_read(etc)
+  etc = core.realpath(etc or "/etc")
   if not etc then return {} end
   -- Secrets named outright go in a set; those with a "*" (ssh host keys)
   -- become a pattern tried only on the entries of their own directory.
@@ -154,13 +155,20 @@ function M.etc_read()
     end
     for slash in (parent .. "/"):gmatch("()/") do holders[parent:sub(1, slash - 1)] = true end
   end
+  -- PATH, an entry of DIR, is a secret; DIR is known to be none.
+  local function is_secret_entry(dir, path)
+    if exact[path] then return true end
+    for _, g in ipairs(globs) do
+      if g.parent == dir and path:match(g.pattern) then return true end
+    end
+    return false
+  end
   -- PATH is a secret or lies within one.
   local function is_secret(path)
     if covered(exact, path) then return true end
+    local dir = path:match("^(.*)/[^/]*$")
     for _, g in ipairs(globs) do
-      if path:sub(1, #g.parent + 1) == g.parent .. "/" and path:match(g.pattern) then
-        return true
-      end
+      if g.parent == dir and path:match(g.pattern) then return true end
     end
     return false
   end
@@ -172,7 +180,7 @@ function M.etc_read()
       local path = dir .. "/" .. name
       local plain = kinds[i] == "file" or kinds[i] == "dir"
       local real = plain and path or core.realpath(path)
-      if not real or is_secret(path) or is_secret(real) then
+      if not real or is_secret_entry(dir, path) or (real ~= path and is_secret(real)) then
         -- left out
       elseif holders[path] or holders[real] then
         -- Entered only where it is the real directory: a symlink to one is
@@ -322,7 +330,10 @@ local function build(opts)
 
   local read, write, exec = {}, {}, {}
   resolved(M.baseline_read, read)
-  resolved(M.etc_read(), read)
+  -- etc_read's paths are real already: resolving them again cost a realpath each.
+  for _, real in ipairs(M.etc_read()) do
+    if not covered(read, real) then add_unique(read, real) end
+  end
   existing(opts.read, "read", read, context)
   resolved(M.baseline_write, write)
   resolved(core.ttys(), write)

@@ -150,6 +150,34 @@ T.case("read baseline: /etc without its secrets", function()
   for _, path in ipairs(t.read) do T.eq(lcsb.realpath(path), path, "read entry is real") end
 end)
 
+-- The same walk over a tree built here, so every kind of secret is present
+-- whatever this host's /etc holds: named ones, a glob, a directory, and
+-- symlinks that would grant each under another name.
+T.case("etc_read: a built /etc, every secret left out, the rest granted by real path", function()
+  local etc = realpath(T.tmpdir())
+  T.sh("cd " .. T.q(etc) .. " && mkdir -p ssh ssl/private ssl/certs sudoers.d apt security"
+    .. " && touch passwd shadow shadow- gshadow sudoers krb5.keytab security/opasswd"
+    .. " security/limits.conf ssh/ssh_config ssh/ssh_host_ed25519_key"
+    .. " ssh/ssh_host_ed25519_key.pub ssl/private/k.pem ssl/openssl.cnf sudoers.d/x apt/sources.list"
+    .. " && ln -s shadow shadow-link && ln -s ssh ssh-link && ln -s ssh/ssh_host_ed25519_key key-link"
+    .. " && ln -s ssl/private private-link && ln -s passwd passwd-link && ln -s missing dangling"
+    .. " && ln -s / root-link")
+  local got = {}
+  for _, path in ipairs(lcsb.etc_read(etc)) do got[path:sub(#etc + 2)] = true end
+  local want = { "passwd", "apt", "ssh/ssh_config", "ssh/ssh_host_ed25519_key.pub", "ssl/certs",
+    "ssl/openssl.cnf", "security/limits.conf" }
+  for _, rel in ipairs(want) do T.ok(got[rel], rel .. " is granted") end
+  local n = 0
+  for rel in pairs(got) do
+    n = n + 1
+    T.ok(rel ~= "" and not rel:find("shadow") and not rel:find("key$") and not rel:find("private")
+      and not rel:find("sudoers") and rel ~= "ssh" and rel ~= "ssl" and rel ~= "security"
+      and rel ~= "krb5.keytab" and rel ~= "security/opasswd", "granted: " .. rel)
+  end
+  -- passwd-link resolves to passwd, granted once; the rest of the links are out.
+  T.eq(n, #want, "as many grants as wanted")
+end)
+
 T.case("lcsb.listdir: sorted names without . and ..", function()
   local dir = T.tmpdir()
   for _, name in ipairs { "b", "a", ".hidden", "c d" } do T.write(dir .. "/" .. name, "x") end
