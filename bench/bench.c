@@ -76,6 +76,7 @@ struct row {
 struct fixture {
     char dir[64];
     char project[96];
+    char rootfs[96];   /* the podman row's root: empty, the host's system bound in */
     char **exec_files; /* what running COMMAND executes, from lcsb_resolve_program */
     /* Empty files for the policies' other rules, their paths made once so
      * that building a policy times lcsb, not snprintf. Short names: 20,000
@@ -305,6 +306,8 @@ static bool fixture_init(struct fixture *fx, size_t files) {
     if (mkdir(fx->project, 0755) != 0 ||
         !write_file(path, "return require(\"lcsb\").exec_policy{}\n"))
         return false;
+    snprintf(fx->rootfs, sizeof fx->rootfs, "%s/rootfs", fx->dir);
+    if (mkdir(fx->rootfs, 0755) != 0) return false;
     if (lcsb_resolve_program(COMMAND, &fx->exec_files, &err)) {
         fprintf(stderr, "bench: cannot resolve %s: %s\n", COMMAND, err.message);
         return false;
@@ -386,11 +389,27 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
     static const char *const bwrap[] = {"bwrap", "--ro-bind", "/",     "/",     "--dev",
                                         "/dev",  "--proc",    "/proc", COMMAND, NULL};
     static const char *const firejail[] = {"firejail", "--quiet", COMMAND, NULL};
+    /* Without an image, the same kind of world lcsb's OCI backend makes: an
+     * empty root with the host's system trees bound in read-only. */
     const char *image = getenv("LCSB_BENCH_PODMAN_IMAGE");
-    const char *const podman[] = {"podman",         "run",
-                                  "--rm",           "--pull=never",
-                                  "--network=none", image ? image : "debian:bookworm-slim",
-                                  COMMAND,          NULL};
+    const char *podman[24] = {"podman", "run", "--rm", "--network=none", "--read-only"};
+    size_t n = 5;
+    static char binds[4][32];
+    static const char *const trees[] = {"/usr", "/bin", "/lib", "/lib64"};
+    for (size_t i = 0; !image && i < sizeof trees / sizeof *trees; i++) {
+        if (access(trees[i], F_OK) != 0) continue;
+        snprintf(binds[i], sizeof binds[i], "--volume=%s:%s:ro", trees[i], trees[i]);
+        podman[n++] = binds[i];
+    }
+    if (image) {
+        podman[n++] = "--pull=never";
+        podman[n++] = image;
+    } else {
+        podman[n++] = "--rootfs";
+        podman[n++] = fx->rootfs;
+    }
+    podman[n++] = COMMAND;
+    podman[n] = NULL;
     const char *const lcsb[] = {LCSB_BENCH_CLI, "p.lua", "--", COMMAND, NULL};
 
     rows[ROW_BARE] = (struct row){.name = "bare", .label = "bare", .required = true};
@@ -735,7 +754,8 @@ static void usage(FILE *f) {
                "  --iterations N   timed rounds over the main rows (default 100; the\n"
                "                   scaling rows get a fifth of that, at least 5)\n"
                "  --json FILE      also write the results as JSON\n"
-               "env LCSB_BENCH_PODMAN_IMAGE: the local image the podman row runs\n");
+               "env LCSB_BENCH_PODMAN_IMAGE: a local image for the podman row (default: an empty\n"
+               "  root with the host's /usr, /bin, /lib and /lib64 bound in read-only)\n");
 }
 
 /* 0, or 1 for --help, or -1 for a usage error. */

@@ -10,8 +10,9 @@ LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjs
 # busybox-static makes the small image one case needs.
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
                     podman runc uidmap slirp4netns iptables busybox-static)
-# bench/run.sh: bwrap is a row of the table, gnuplot draws the scaling curve.
-LCSB_BENCH_PACKAGES=(bubblewrap gnuplot-nox)
+# bench/run.sh: the benchmark's peers (bwrap, firejail; podman comes with the
+# tests) and gnuplot, which draws the scaling curve.
+LCSB_BENCH_PACKAGES=(bubblewrap firejail gnuplot-nox)
 
 lcsb_install_deps() {
   local missing=()

@@ -102,11 +102,9 @@ printf 'hello: hello.c\n\tcc -o hello hello.c\n' >"$work/c/Makefile"
   fail "make.lua"
 [[ -x $work/c/hello ]] || fail "make.lua built nothing"
 if command -v podman >/dev/null; then
-  # What Debian 12's podman needs as root here (see docs/policy.md, Containers).
-  printf '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\nevents_logger = "file"\n' \
-    >"$work/containers.conf"
   rm -f "$work/c/hello"
-  (cd "$work/c" && CONTAINERS_CONF=$work/containers.conf XDG_CACHE_HOME=$work/cache \
+  (cd "$work/c" && CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/containers.conf} \
+    XDG_CACHE_HOME=$work/cache \
     "$prefix/bin/lcsb" --backend oci "$root/examples/policies/container.lua" -- make >/dev/null) ||
     fail "container.lua"
   [[ $("$work/c/hello") == hi ]] || fail "container.lua built nothing"

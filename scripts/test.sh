@@ -23,7 +23,7 @@ build "$root/build"
 (cd "$root/build" && ctest --output-on-failure --no-tests=error -j "$jobs")
 
 echo "== benchmark, quick mode (it must run; it asserts nothing about time)"
-"$root/build/bench/bench" --quick
+CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/containers.conf} "$root/build/bench/bench" --quick
 
 if [[ $(id -u) -eq 0 ]]; then
   echo "== enforcement and shim suites as an unprivileged user"
