@@ -6,16 +6,19 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define POLICY_MT "lcsb.policy"
 #define SCOPE_MT "lcsb.scope"
+#define HOLD_MT "lcsb.hold"
 
 typedef struct policy_ud {
     lcsb_policy *policy;
@@ -62,7 +65,8 @@ static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
     lcsb_error err;
     int t = lua_gettop(L);
     if (lua_type(L, t) != LUA_TTABLE)
-        luaL_error(L, "policy key '%s': expected a list of paths, got %s", key, luaL_typename(L, t));
+        luaL_error(L, "policy key '%s': expected a list of paths, got %s", key,
+                   luaL_typename(L, t));
     lua_Integer n = luaL_len(L, t);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, t, i);
@@ -71,7 +75,8 @@ static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
                        luaL_typename(L, -1));
         size_t len;
         const char *path = lua_tolstring(L, -1, &len);
-        if (strlen(path) != len) luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, (int)i);
+        if (strlen(path) != len)
+            luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, (int)i);
         if (add(p, path, &err)) raise_error(L, &err);
         lua_pop(L, 1);
     }
@@ -89,7 +94,8 @@ static void add_ports(lua_State *L, lcsb_policy *p, int net_idx, const char *fie
             lua_geti(L, -1, i);
             int isnum;
             lua_Integer port = lua_tointegerx(L, -1, &isnum);
-            if (!isnum) luaL_error(L, "policy key 'net.%s': entry %d is not an integer", field, (int)i);
+            if (!isnum)
+                luaL_error(L, "policy key 'net.%s': entry %d is not an integer", field, (int)i);
             if (lcsb_policy_add_port(p, kind, (long)port, &err)) raise_error(L, &err);
             lua_pop(L, 1);
         }
@@ -104,7 +110,8 @@ static void set_net(lua_State *L, lcsb_policy *p) {
         return;
     }
     if (!lua_istable(L, t))
-        luaL_error(L, "policy key 'net': expected true, false or { connect = {...}, bind = {...} }");
+        luaL_error(L,
+                   "policy key 'net': expected true, false or { connect = {...}, bind = {...} }");
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -124,7 +131,8 @@ static void set_env(lua_State *L, lcsb_policy *p) {
     if (!lua_istable(L, t)) luaL_error(L, "policy key 'env': expected a table of NAME = value");
     lua_pushnil(L);
     while (lua_next(L, t)) {
-        if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "policy key 'env': names must be strings");
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "policy key 'env': names must be strings");
         size_t name_len;
         const char *name = lua_tolstring(L, -2, &name_len);
         if (strlen(name) != name_len) luaL_error(L, "policy key 'env': a name holds a NUL byte");
@@ -132,7 +140,8 @@ static void set_env(lua_State *L, lcsb_policy *p) {
         if (lua_type(L, -1) == LUA_TSTRING) {
             size_t len;
             value = lua_tolstring(L, -1, &len);
-            if (strlen(value) != len) luaL_error(L, "policy key 'env.%s': value holds a NUL byte", name);
+            if (strlen(value) != len)
+                luaL_error(L, "policy key 'env.%s': value holds a NUL byte", name);
         } else if (!(lua_isboolean(L, -1) && !lua_toboolean(L, -1))) {
             luaL_error(L, "policy key 'env.%s': expected a string, or false to unset it", name);
         }
@@ -184,28 +193,38 @@ static int l_policy(lua_State *L) {
         if (lua_type(L, -2) != LUA_TSTRING)
             return luaL_error(L, "policy: keys must be names, got a %s", luaL_typename(L, -2));
         const char *key = lua_tostring(L, -2);
-        if (strcmp(key, "read") == 0) add_paths(L, p, key, lcsb_policy_add_read);
-        else if (strcmp(key, "write") == 0) add_paths(L, p, key, lcsb_policy_add_write);
+        if (strcmp(key, "read") == 0)
+            add_paths(L, p, key, lcsb_policy_add_read);
+        else if (strcmp(key, "write") == 0)
+            add_paths(L, p, key, lcsb_policy_add_write);
         else if (strcmp(key, "exec") == 0) {
             if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "any") == 0)
                 lcsb_policy_set_exec_open(p, true);
             else if (lua_type(L, -1) == LUA_TSTRING)
                 return luaL_error(L, "policy key 'exec': expected a list of paths or \"any\"");
-            else add_paths(L, p, key, lcsb_policy_add_exec);
-        } else if (strcmp(key, "env") == 0) set_env(L, p);
-        else if (strcmp(key, "net") == 0) set_net(L, p);
-        else if (strcmp(key, "degrade") == 0) set_degradable(L, p);
-        else if (strcmp(key, "protect") == 0) add_paths(L, p, key, lcsb_policy_add_protect);
+            else
+                add_paths(L, p, key, lcsb_policy_add_exec);
+        } else if (strcmp(key, "env") == 0)
+            set_env(L, p);
+        else if (strcmp(key, "net") == 0)
+            set_net(L, p);
+        else if (strcmp(key, "degrade") == 0)
+            set_degradable(L, p);
+        else if (strcmp(key, "protect") == 0)
+            add_paths(L, p, key, lcsb_policy_add_protect);
         else if (strcmp(key, "cwd") == 0) {
             size_t len;
             const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
             if (!cwd) return luaL_error(L, "policy key 'cwd': expected a path");
-            if (strlen(cwd) != len) return luaL_error(L, "policy key 'cwd': the path holds a NUL byte");
+            if (strlen(cwd) != len)
+                return luaL_error(L, "policy key 'cwd': the path holds a NUL byte");
             if (lcsb_policy_set_cwd(p, cwd, &err)) return raise_error(L, &err);
         } else
-            return luaL_error(L, "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
-                              "protect)",
-                              key);
+            return luaL_error(
+                L,
+                "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
+                "protect)",
+                key);
         lua_settop(L, 3); /* drop the value, keep the key for lua_next */
     }
     return 1;
@@ -236,13 +255,17 @@ static int l_policy_table(lua_State *L) {
     lua_setfield(L, -2, "read");
     push_paths(L, p, "write");
     lua_setfield(L, -2, "write");
-    if (p->exec_open) lua_pushliteral(L, "any");
-    else push_paths(L, p, "exec");
+    if (p->exec_open)
+        lua_pushliteral(L, "any");
+    else
+        push_paths(L, p, "exec");
     lua_setfield(L, -2, "exec");
     lua_newtable(L);
     for (size_t i = 0; i < p->env_n; i++) {
-        if (p->env[i].value) lua_pushstring(L, p->env[i].value);
-        else lua_pushboolean(L, 0);
+        if (p->env[i].value)
+            lua_pushstring(L, p->env[i].value);
+        else
+            lua_pushboolean(L, 0);
         lua_setfield(L, -2, p->env[i].name);
     }
     lua_setfield(L, -2, "env");
@@ -269,8 +292,8 @@ static int l_policy_table(lua_State *L) {
 
 static int l_policy_tostring(lua_State *L) {
     lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
-    lua_pushfstring(L, "lcsb.policy (%d read, %d write, %d exec)", (int)p->read.n,
-                    (int)p->write.n, (int)p->exec.n);
+    lua_pushfstring(L, "lcsb.policy (%d read, %d write, %d exec)", (int)p->read.n, (int)p->write.n,
+                    (int)p->exec.n);
     return 1;
 }
 
@@ -622,9 +645,9 @@ static int l_listdir(lua_State *L) {
         unsigned char type = names[i]->d_type;
         lua_pushstring(L, names[i]->d_name);
         lua_rawseti(L, -3, i + 1);
-        lua_pushstring(L, type == DT_REG   ? "file"
-                          : type == DT_DIR ? "dir"
-                          : type == DT_LNK ? "link"
+        lua_pushstring(L, type == DT_REG       ? "file"
+                          : type == DT_DIR     ? "dir"
+                          : type == DT_LNK     ? "link"
                           : type == DT_UNKNOWN ? "unknown"
                                                : "other");
         lua_rawseti(L, -2, i + 1);
@@ -632,6 +655,103 @@ static int l_listdir(lua_State *L) {
     }
     free(names);
     return 2;
+}
+
+/* A placeholder directory several runs may share (the empty .git of a
+ * project that is no repository): each run holds it with a shared flock for
+ * as long as it runs, and the last to let go removes it. Created or found
+ * empty, opened, locked, then checked to still be what PATH names: a run
+ * that let go and removed it in between makes this one start over. */
+typedef struct {
+    int fd;
+    char *path;
+} hold_ud;
+
+static bool same_file(int fd, const char *path) {
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+static bool dir_is_empty(int fd) {
+    int copy = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+    if (!d) {
+        if (copy >= 0) close(copy);
+        return false;
+    }
+    struct dirent *e;
+    bool empty = true;
+    while (empty && (e = readdir(d))) empty = !not_dots(e);
+    closedir(d);
+    return empty;
+}
+
+/* lcsb.hold(path) -> hold | nil, message: PATH made, or taken as it is when
+ * it is an empty directory, and held for this run. */
+static int l_hold(lua_State *L) {
+    const char *path = check_path(L, 1);
+    hold_ud *h = lua_newuserdatauv(L, sizeof *h, 0);
+    h->fd = -1;
+    h->path = NULL;
+    luaL_setmetatable(L, HOLD_MT);
+    for (int attempt = 0; attempt < 16; attempt++) {
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) break;
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT) continue; /* let go of and removed just now */
+            break;
+        }
+        while (flock(fd, LOCK_SH) != 0 && errno == EINTR) continue;
+        if (!same_file(fd, path)) {
+            close(fd);
+            continue;
+        }
+        if (!dir_is_empty(fd)) {
+            close(fd);
+            errno = ENOTEMPTY;
+            break;
+        }
+        if (!(h->path = strdup(path))) {
+            close(fd);
+            return luaL_error(L, "out of memory");
+        }
+        h->fd = fd;
+        return 1;
+    }
+    if (errno == 0 || errno == ENOENT) errno = EAGAIN; /* removed under us 16 times */
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s", path, strerror(errno));
+    return 2;
+}
+
+static void hold_close(hold_ud *h) {
+    if (h->fd >= 0) close(h->fd);
+    h->fd = -1;
+    free(h->path);
+    h->path = NULL;
+}
+
+/* hold:release() -> true | nil, message: removes the directory unless another
+ * run still holds it (then that run will); lets go either way. */
+static int l_hold_release(lua_State *L) {
+    hold_ud *h = luaL_checkudata(L, 1, HOLD_MT);
+    if (h->fd < 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    int rc = 0;
+    if (flock(h->fd, LOCK_EX | LOCK_NB) == 0 && same_file(h->fd, h->path)) rc = rmdir(h->path);
+    int saved = errno;
+    lua_pushstring(L, h->path);
+    hold_close(h);
+    errno = saved;
+    return push_outcome(L, rc, lua_tostring(L, -1));
+}
+
+static int l_hold_gc(lua_State *L) {
+    hold_close(luaL_checkudata(L, 1, HOLD_MT));
+    return 0;
 }
 
 /* lcsb.ttys() -> the terminals on stdin, stdout and stderr, each once */
@@ -681,6 +801,9 @@ static const luaL_Reg policy_meta[] = {
     {NULL, NULL},
 };
 
+static const luaL_Reg hold_methods[] = {{"release", l_hold_release}, {NULL, NULL}};
+static const luaL_Reg hold_meta[] = {{"__gc", l_hold_gc}, {"__close", l_hold_gc}, {NULL, NULL}};
+
 static const luaL_Reg scope_methods[] = {
     {"mkdtemp", l_scope_mkdtemp},
     {"close", l_scope_close},
@@ -694,12 +817,15 @@ static const luaL_Reg scope_meta[] = {
 };
 
 static const luaL_Reg functions[] = {
-    {"policy", l_policy},       {"scope", l_scope},   {"run_scope", l_run_scope}, {"run", l_run},
-    {"detect", l_detect},       {"wrap", l_wrap},     {"attest", l_attest},
-    {"which", l_which},         {"kind", l_kind},     {"realpath", l_realpath},
-    {"normalize", l_normalize}, {"ttys", l_ttys},   {"listdir", l_listdir},
-    {"blame_caller", l_blame_caller}, {"mkdir", l_mkdir}, {"rmdir", l_rmdir},
-    {NULL, NULL},
+    {"policy", l_policy},       {"scope", l_scope},
+    {"run_scope", l_run_scope}, {"run", l_run},
+    {"detect", l_detect},       {"wrap", l_wrap},
+    {"attest", l_attest},       {"which", l_which},
+    {"kind", l_kind},           {"realpath", l_realpath},
+    {"normalize", l_normalize}, {"ttys", l_ttys},
+    {"listdir", l_listdir},     {"blame_caller", l_blame_caller},
+    {"mkdir", l_mkdir},         {"rmdir", l_rmdir},
+    {"hold", l_hold},           {NULL, NULL},
 };
 
 static void new_class(lua_State *L, const char *name, const luaL_Reg *meta,
@@ -715,6 +841,7 @@ static void new_class(lua_State *L, const char *name, const luaL_Reg *meta,
 LCSB_API int luaopen_lcsb(lua_State *L) {
     new_class(L, POLICY_MT, policy_meta, policy_methods);
     new_class(L, SCOPE_MT, scope_meta, scope_methods);
+    new_class(L, HOLD_MT, hold_meta, hold_methods);
     luaL_newlib(L, functions);
     lua_pushliteral(L, LCSB_VERSION);
     lua_setfield(L, -2, "version");

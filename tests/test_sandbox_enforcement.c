@@ -2186,8 +2186,9 @@ static int compare_strings(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Two hundred runs started at the same instant, all with one TMPDIR: each gets
- * its own HOME and TMPDIR, all succeed, and nothing is left afterwards. */
+/* Two hundred runs started at the same instant, all with one TMPDIR and one
+ * project that is no repository: each gets its own HOME and TMPDIR, all
+ * succeed, and nothing is left afterwards, the .git they all held included. */
 static void test_concurrent_runs(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -2296,6 +2297,9 @@ static void test_concurrent_runs(void **state) {
         if (strcmp(dirs[i - 1], dirs[i]) == 0) fail_msg("two runs were both given %s", dirs[i]);
     for (int i = 0; i < 2 * CONCURRENT_RUNS; i++) free(dirs[i]);
     assert_left_nothing(t.dir, "after the concurrent runs");
+    /* They shared the project's placeholder .git; the last one removed it. */
+    char git[PATH_MAX];
+    assert_exists(path_in(git, f->project, ".git"), false);
 }
 
 /* The command leaves its HOME hard to remove: a tree of directories with
@@ -2735,6 +2739,29 @@ static void test_git_hooks_before_they_exist(void **state) {
     assert_exists(hook, true);
 }
 
+/* A run killed with SIGKILL leaves its placeholder, an empty .git, behind.
+ * The next run must not take it for a repository (one whose .git is
+ * writable and whose config, not there yet, is not held): git init there is
+ * refused, no config is written, and the empty .git is gone afterwards. The
+ * twin: unsandboxed, git init makes the repository in it. */
+static void test_git_placeholder_left_behind(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char git[PATH_MAX], config[PATH_MAX + 16];
+    path_in(git, f->project, ".git");
+    FMT(config, "%s/config", git);
+    policy(f, "exec = { \"sh\", \"git\" }");
+    const char *const *init = CMD("sh", "-c", "git init -q .");
+    assert_int_equal(mkdir(git, 0755), 0);
+    expect_denied(f, init, -1, &P);
+    assert_contains(P.err, "Read-only file system", "stderr");
+    assert_exists(config, false);
+    assert_exists(git, false);
+    assert_int_equal(mkdir(git, 0755), 0);
+    expect_unsandboxed_ok(f, init, &P);
+    assert_exists(config, true);
+}
+
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
 
 /* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
@@ -3169,6 +3196,7 @@ int main(void) {
         T(test_metadata_outside_refused),
         T(test_git_hooks_protected),
         T(test_git_hooks_before_they_exist),
+        T(test_git_placeholder_left_behind),
         T(test_setid_refused),
         T(test_fake_setup_failure),
         T(test_older_abi_refused_unless_degraded),
@@ -3203,6 +3231,7 @@ int main(void) {
         T(test_metadata_outside_refused),
         T(test_git_hooks_protected),
         T(test_git_hooks_before_they_exist),
+        T(test_git_placeholder_left_behind),
     };
     int failed = cmocka_run_group_tests_name("sandbox_enforcement", tests, group_setup, NULL);
     return failed | cmocka_run_group_tests_name("sandbox_enforcement_oci", oci_tests,

@@ -210,7 +210,13 @@ local function protected(opts_protect, project, write, run)
   local wanted, out = {}, {}
   if opts_protect ~= false then
     local git = project .. "/.git"
-    if core.kind(git) == "dir" then
+    local kind = core.kind(git)
+    -- An empty .git is no repository (git passes over it): most likely the
+    -- placeholder of a run killed before it could remove it. Taken for a
+    -- repository, it would be left writable, and a `git init` there would
+    -- write a config no one holds.
+    local empty = kind == "dir" and not (core.listdir(git) or { "?" })[1]
+    if kind == "dir" and not empty then
       -- A repository without a hooks directory (cloned with an empty
       -- template) gets the empty one git init makes, so that it can be held.
       if not core.kind(git .. "/hooks") then core.mkdir(git .. "/hooks") end
@@ -225,13 +231,19 @@ local function protected(opts_protect, project, write, run)
         run.watch = run.watch or {}
         table.insert(run.watch, git .. "/commondir")
       end
-    elseif not core.kind(git) and run and core.mkdir(git) then
+    elseif (empty or not kind) and run then
       -- Not a repository: the command must not make one, hooks of its own
       -- included, for the user to trust later. An empty .git held
       -- read-only (git passes over it as no repository) keeps the name
-      -- taken for the run; after_run removes it again.
+      -- taken for the run. Runs in the same project share it; the last to
+      -- finish removes it (a left-over one too).
+      local hold, err = core.hold(git)
+      if not hold then
+        fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
+          .. "making a repository there: %s"):format(git, err))
+      end
       run.placeholders = run.placeholders or {}
-      table.insert(run.placeholders, git)
+      table.insert(run.placeholders, { path = git, hold = hold })
       add_unique(out, git)
     end
     for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
@@ -394,8 +406,9 @@ end
 function M.after_run()
   local run = core.run()
   local warnings = {}
-  for _, path in ipairs(run and run.placeholders or {}) do
-    local ok, err = core.rmdir(path)
+  for _, placeholder in ipairs(run and run.placeholders or {}) do
+    local path = placeholder.path
+    local ok, err = placeholder.hold:release()
     -- Not empty: a repository was made there after all, and not through the
     -- read-only placeholder (an unsandboxed run, another process): it stays.
     if not ok and core.kind(path) and not (core.listdir(path) or {})[1] then

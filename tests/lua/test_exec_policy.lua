@@ -178,6 +178,37 @@ T.case("etc_read: a built /etc, every secret left out, the rest granted by real 
   T.eq(n, #want, "as many grants as wanted")
 end)
 
+-- The placeholder .git that runs in one project share: made or found empty,
+-- held, and removed by the last run to let go.
+T.case("lcsb.hold: shared, removed by the last to let go, never when not empty", function()
+  local dir = T.tmpdir()
+  local path = dir .. "/.git"
+  local first = assert(lcsb.hold(path))
+  T.eq(lcsb.kind(path), "dir", "made")
+  local second = assert(lcsb.hold(path))
+  T.ok(first:release(), "the first lets go")
+  T.eq(lcsb.kind(path), "dir", "still held by the second")
+  T.ok(second:release(), "the second lets go")
+  T.eq(lcsb.kind(path), nil, "removed by the last")
+  T.ok(second:release(), "letting go twice is harmless")
+  os.execute("mkdir " .. T.q(path))
+  local adopted = assert(lcsb.hold(path))
+  T.ok(adopted:release(), "an empty one found is held too")
+  T.eq(lcsb.kind(path), nil, "and removed")
+  os.execute("mkdir " .. T.q(path) .. " && touch " .. T.q(path .. "/HEAD"))
+  local none, err = lcsb.hold(path)
+  T.eq(none, nil, "a repository is not held")
+  T.has(err, "Directory not empty", "message")
+  -- Filled while held: it stays, and releasing says why.
+  os.execute("rm " .. T.q(path .. "/HEAD"))
+  local held = assert(lcsb.hold(path))
+  T.write(path .. "/HEAD", "x")
+  local ok, why = held:release()
+  T.eq(ok, nil, "not removed")
+  T.has(why, "Directory not empty", "release message")
+  T.eq(lcsb.kind(path .. "/HEAD"), "file", "what was made there stays")
+end)
+
 T.case("lcsb.listdir: sorted names without . and ..", function()
   local dir = T.tmpdir()
   for _, name in ipairs { "b", "a", ".hidden", "c d" } do T.write(dir .. "/" .. name, "x") end
