@@ -687,8 +687,9 @@ static bool dir_is_empty(int fd) {
     return empty;
 }
 
-/* lcsb.hold(path) -> hold | nil, message: PATH made, or taken as it is when
- * it is an empty directory, and held for this run. */
+/* lcsb.hold(path) -> hold | nil, message, unwritable: PATH made, or taken as
+ * it is when it is an empty directory, and held for this run. UNWRITABLE is
+ * true when this user may not make it (then neither may a command it runs). */
 static int l_hold(lua_State *L) {
     const char *path = check_path(L, 1);
     hold_ud *h = lua_newuserdatauv(L, sizeof *h, 0);
@@ -722,7 +723,8 @@ static int l_hold(lua_State *L) {
     if (errno == 0 || errno == ENOENT) errno = EAGAIN; /* removed under us 16 times */
     luaL_pushfail(L);
     lua_pushfstring(L, "%s: %s", path, strerror(errno));
-    return 2;
+    lua_pushboolean(L, errno == EACCES || errno == EPERM || errno == EROFS);
+    return 3;
 }
 
 static void hold_close(hold_ud *h) {

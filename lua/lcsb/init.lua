@@ -237,14 +237,17 @@ local function protected(opts_protect, project, write, run)
       -- read-only (git passes over it as no repository) keeps the name
       -- taken for the run. Runs in the same project share it; the last to
       -- finish removes it (a left-over one too).
-      local hold, err = core.hold(git)
-      if not hold then
+      -- Where this user may not make .git, neither may the command: there
+      -- is nothing to hold.
+      local hold, err, unwritable = core.hold(git)
+      if not hold and not unwritable then
         fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
           .. "making a repository there: %s"):format(git, err))
+      elseif hold then
+        run.placeholders = run.placeholders or {}
+        table.insert(run.placeholders, { path = git, hold = hold })
+        add_unique(out, git)
       end
-      run.placeholders = run.placeholders or {}
-      table.insert(run.placeholders, { path = git, hold = hold })
-      add_unique(out, git)
     end
     for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
   end

@@ -207,6 +207,18 @@ T.case("lcsb.hold: shared, removed by the last to let go, never when not empty",
   T.eq(ok, nil, "not removed")
   T.has(why, "Directory not empty", "release message")
   T.eq(lcsb.kind(path .. "/HEAD"), "file", "what was made there stays")
+  -- Where this user may not make it, hold says so (root may make it anywhere).
+  local locked = T.tmpdir()
+  os.execute("chmod 555 " .. T.q(locked))
+  local hold, why_not, unwritable = lcsb.hold(locked .. "/.git")
+  if T.trim(T.sh("id -u")) ~= "0" then
+    T.eq(hold, nil, "no hold in an unwritable directory")
+    T.has(why_not, "Permission denied", "message")
+    T.eq(unwritable, true, "unwritable")
+  else
+    T.ok(hold and hold:release(), "root makes and removes it")
+  end
+  os.execute("chmod 755 " .. T.q(locked))
 end)
 
 T.case("lcsb.listdir: sorted names without . and ..", function()
