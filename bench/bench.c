@@ -595,8 +595,9 @@ static void print_table(const struct results *r, const char *kernel, const char 
     const struct row *m = r->main, *s = r->scaling;
     printf("lcsb bench: %s, %ld CPUs (%s), Landlock ABI %d\n", kernel,
            sysconf(_SC_NPROCESSORS_ONLN), cpu, r->abi);
-    printf("%s interleaved, %d rounds after %d warm-up%s\n\n", COMMAND, cfg->iterations,
-           cfg->warmup, cfg->quick ? " (quick mode)" : "");
+    printf("%s interleaved, %d rounds after %d warm-up%s; firejail and podman take their turns\n"
+           "after the others, their x bare against bare's median from the first pass\n\n",
+           COMMAND, cfg->iterations, cfg->warmup, cfg->quick ? " (quick mode)" : "");
     print_header("row", "x bare");
     for (size_t i = 0; i < MAIN_ROWS; i++) print_row(&m[i], ratio(m[i].median, m[ROW_BARE].median));
     printf("  lcsb / bwrap");

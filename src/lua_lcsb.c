@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define POLICY_MT "lcsb.policy"
@@ -687,6 +688,17 @@ static bool dir_is_empty(int fd) {
     return empty;
 }
 
+/* A shared lock on FD, waiting at most about a second: another run holds
+ * it exclusively only for the moment it takes to remove the directory, so a
+ * longer wait means some other process is sitting on it. */
+static int lock_shared(int fd) {
+    for (int waited_ms = 0;; waited_ms += 2) {
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK || waited_ms >= 1000) return -1;
+        nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+    }
+}
+
 /* lcsb.hold(path) -> hold | nil, message, unwritable: PATH made, or taken as
  * it is when it is an empty directory, and held for this run. UNWRITABLE is
  * true when this user may not make it (then neither may a command it runs). */
@@ -696,34 +708,38 @@ static int l_hold(lua_State *L) {
     h->fd = -1;
     h->path = NULL;
     luaL_setmetatable(L, HOLD_MT);
-    for (int attempt = 0; attempt < 16; attempt++) {
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) break;
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            if (errno == ENOENT) continue; /* let go of and removed just now */
+    const char *why = NULL;
+    bool unwritable = false;
+    for (int attempt = 0; attempt < 16 && !why; attempt++) {
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            unwritable = errno == EACCES || errno == EPERM || errno == EROFS;
+            why = strerror(errno);
             break;
         }
-        while (flock(fd, LOCK_SH) != 0 && errno == EINTR) continue;
-        if (!same_file(fd, path)) {
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) continue; /* let go of and removed just now */
+        if (fd < 0) {
+            why = strerror(errno);
+        } else if (lock_shared(fd) != 0) {
+            why = errno == EWOULDBLOCK ? "another process has held it locked for over a second"
+                                       : strerror(errno);
+        } else if (!same_file(fd, path)) {
             close(fd);
             continue;
-        }
-        if (!dir_is_empty(fd)) {
-            close(fd);
-            errno = ENOTEMPTY;
-            break;
-        }
-        if (!(h->path = strdup(path))) {
+        } else if (!dir_is_empty(fd)) {
+            why = strerror(ENOTEMPTY);
+        } else if (!(h->path = strdup(path))) {
             close(fd);
             return luaL_error(L, "out of memory");
+        } else {
+            h->fd = fd;
+            return 1;
         }
-        h->fd = fd;
-        return 1;
+        if (fd >= 0) close(fd);
     }
-    if (errno == 0 || errno == ENOENT) errno = EAGAIN; /* removed under us 16 times */
     luaL_pushfail(L);
-    lua_pushfstring(L, "%s: %s", path, strerror(errno));
-    lua_pushboolean(L, errno == EACCES || errno == EPERM || errno == EROFS);
+    lua_pushfstring(L, "%s: %s", path, why ? why : "removed by other runs as often as it was made");
+    lua_pushboolean(L, unwritable);
     return 3;
 }
 

@@ -16,9 +16,9 @@
  * makes that a failure. The file-system and exec cases are the mechanism's
  * answer, whatever the mechanism: where Landlock is missing and
  * /usr/bin/sandbox-exec exists (macOS), they run under `--backend seatbelt`,
- * required there and never on Linux, where Seatbelt cannot be. The suite passes as root and as an unprivileged
- * user; cases that need root (mount) skip otherwise, and "the caller's real
- * HOME" is /root for root and the passwd HOME for anyone else. */
+ * required there and never on Linux, where Seatbelt cannot be. The suite passes as root and as an
+ * unprivileged user; cases that need root (mount) skip otherwise, and "the caller's real HOME" is
+ * /root for root and the passwd HOME for anyone else. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -288,7 +288,9 @@ static void policy(fx *f, const char *body_fmt, ...) {
     vsnprintf(body, sizeof body, body_fmt, ap);
     va_end(ap);
     if (strcmp(mech, "oci") == 0)
-        FMT(text, "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ %s, oci = { rootfs = \"%s\" } }\n",
+        FMT(text,
+            "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ %s, oci = { rootfs = \"%s\" } "
+            "}\n",
             body, oci_rootfs);
     else
         FMT(text, "local lcsb = require \"lcsb\"\nreturn lcsb.exec_policy{ %s }\n", body);
@@ -306,7 +308,9 @@ static int group_setup(void **state) {
     (void)state;
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_FLAG);
     landlock_abi = abi > 0 ? (int)abi : 0;
-    mech = landlock_abi ? "landlock" : access("/usr/bin/sandbox-exec", X_OK) == 0 ? "seatbelt" : NULL;
+    mech = landlock_abi                                 ? "landlock"
+           : access("/usr/bin/sandbox-exec", X_OK) == 0 ? "seatbelt"
+                                                        : NULL;
     if (!landlock_abi)
         fprintf(stderr, "# no Landlock on this host (%s)%s\n", strerror(errno),
                 landlock_required() ? "; LCSB_SANDBOX_TESTS_REQUIRED=1: failing" : "; skipping");
@@ -1461,13 +1465,14 @@ static void test_attest_unwritable(void **state) {
     policy(f, "exec = { \"touch\" }");
     const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
-        const char *bad[] = {LCSB_CLI_PATH, "--backend", backends[i], "--attest",
-                             "/nonexistent/dir/a.json", f->policy, "--", "touch", marker, NULL};
+        const char *bad[] = {
+            LCSB_CLI_PATH, "--backend", backends[i], "--attest", "/nonexistent/dir/a.json",
+            f->policy,     "--",        "touch",     marker,     NULL};
         run_child(f->project, bad, NULL, &P);
         if (P.status != 125) {
             describe(backends[i], CMD("touch", marker), &P);
-            fail_msg("--attest /nonexistent/dir/a.json under %s: expected 125, got %d",
-                     backends[i], P.status);
+            fail_msg("--attest /nonexistent/dir/a.json under %s: expected 125, got %d", backends[i],
+                     P.status);
         }
         if (!has_line(P.err, "lcsb: ", CMD("/nonexistent/dir/a.json")))
             fail_msg("no message naming the attestation file:\n%s", P.err);
@@ -1531,17 +1536,17 @@ static void test_command_dies_with_lcsb(void **state) {
     make_run_tmp(f, &t);
     const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
-        const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy, "--", "sh",
-                              "-c", "echo $$; exec sleep 30", NULL};
+        const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy,
+                              "--",          "sh",        "-c",        "echo $$; exec sleep 30",
+                              NULL};
         int out[2];
         assert_int_equal(pipe2(out, O_CLOEXEC), 0);
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
             int devnull = open("/dev/null", O_RDWR);
-            if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 ||
-                dup2(out[1], STDOUT_FILENO) < 0 || dup2(devnull, STDERR_FILENO) < 0 ||
-                chdir(f->project) != 0)
+            if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
+                dup2(devnull, STDERR_FILENO) < 0 || chdir(f->project) != 0)
                 _exit(120);
             setenv("PATH", "/usr/bin:/bin", 1);
             setenv("TMPDIR", t.dir, 1);
@@ -1590,8 +1595,10 @@ static void test_signals_while_running(void **state) {
         size_t i = run % 2;
         int sig = sigs[run / 2].sig;
         const char *name = sigs[run / 2].name;
-        const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy, "--", "sh",
-                              "-c", "echo \"$HOME\"; echo $$; exec sleep 30", NULL};
+        const char *argv[] = {
+            LCSB_CLI_PATH, "--backend", backends[i], f->policy,
+            "--",          "sh",        "-c",        "echo \"$HOME\"; echo $$; exec sleep 30",
+            NULL};
         int out[2], err[2];
         assert_int_equal(pipe2(out, O_CLOEXEC), 0);
         assert_int_equal(pipe2(err, O_CLOEXEC), 0);
@@ -1600,9 +1607,8 @@ static void test_signals_while_running(void **state) {
         if (pid == 0) {
             setpgid(0, 0);
             int devnull = open("/dev/null", O_RDONLY);
-            if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 ||
-                dup2(out[1], STDOUT_FILENO) < 0 || dup2(err[1], STDERR_FILENO) < 0 ||
-                chdir(f->project) != 0)
+            if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
+                dup2(err[1], STDERR_FILENO) < 0 || chdir(f->project) != 0)
                 _exit(120);
             setenv("PATH", "/usr/bin:/bin", 1);
             execv(argv[0], (char *const *)argv);
@@ -1612,8 +1618,8 @@ static void test_signals_while_running(void **state) {
         close(out[1]);
         close(err[1]);
         char home[PATH_MAX], cmd_pid[32];
-        bool started = read_line(out[0], home, sizeof home) &&
-                       read_line(out[0], cmd_pid, sizeof cmd_pid);
+        bool started =
+            read_line(out[0], home, sizeof home) && read_line(out[0], cmd_pid, sizeof cmd_pid);
         if (!started) {
             kill(-pid, SIGKILL);
             waitpid(pid, NULL, 0);
@@ -1656,8 +1662,8 @@ static void test_signals_while_running(void **state) {
         kill(-pid, SIGKILL);
         if (status != 128 + sig || !WIFEXITED(wstatus))
             fail_msg("%s: lcsb ended with %d (%s) after %s, expected exit %d; stderr:\n%s",
-                     backends[i], status, WIFEXITED(wstatus) ? "exited" : "killed", name,
-                     128 + sig, errbuf);
+                     backends[i], status, WIFEXITED(wstatus) ? "exited" : "killed", name, 128 + sig,
+                     errbuf);
         if (took > 5) fail_msg("%s: lcsb took %.1f s to exit after %s", backends[i], took, name);
         if (!command_gone) fail_msg("%s: the command (pid %d) outlived lcsb", backends[i], command);
         assert_exists(home, false);
@@ -1704,8 +1710,10 @@ static void test_leftovers_ended(void **state) {
     static const char *const backends[] = {"landlock", "none", NULL};
     for (size_t i = 0; i < 3; i++) {
         unlink(pids_file);
-        if (backends[i]) lcsb(f, backends[i], CMD("sh", "-c", script), &P);
-        else run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+        if (backends[i])
+            lcsb(f, backends[i], CMD("sh", "-c", script), &P);
+        else
+            run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
         assert_int_equal(P.status, 0);
         FILE *list = fopen(pids_file, "re");
         assert_non_null(list);
@@ -1758,8 +1766,8 @@ static void test_mknod_refused(void **state) {
         mode_t fmt;
     } devices[] = {{"c", "1", "3", S_IFCHR}, {"b", "7", "0", S_IFBLK}};
     for (size_t i = 0; i < 2; i++) {
-        const char *const *cmd = CMD("mknod", node, devices[i].type, devices[i].major,
-                                     devices[i].minor);
+        const char *const *cmd =
+            CMD("mknod", node, devices[i].type, devices[i].major, devices[i].minor);
         expect_denied(f, cmd, 1, &P);
         assert_contains(P.err, "Permission denied", "stderr");
         assert_exists(node, false);
@@ -1851,8 +1859,8 @@ static void test_run_from_root_refused(void **state) {
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
     policy(f, "exec = { \"touch\" }");
-    const char *const argv[] = {LCSB_CLI_PATH, "--backend", "landlock", f->policy, "--",
-                                "touch",       marker,      NULL};
+    const char *const argv[] = {LCSB_CLI_PATH, "--backend", "landlock", f->policy,
+                                "--",          "touch",     marker,     NULL};
     run_child("/", argv, NULL, &P);
     if (P.status != 125) {
         describe("landlock run from /", CMD("touch", marker), &P);
@@ -1861,8 +1869,8 @@ static void test_run_from_root_refused(void **state) {
     if (!has_line(P.err, "lcsb: ", CMD("write: /: ", "system prefix")))
         fail_msg("no message naming \"/\":\n%s", P.err);
     assert_exists(marker, false);
-    const char *const none[] = {LCSB_CLI_PATH, "--backend", "none", f->policy, "--",
-                                "touch",       marker,      NULL};
+    const char *const none[] = {LCSB_CLI_PATH, "--backend", "none", f->policy,
+                                "--",          "touch",     marker, NULL};
     run_child("/", none, NULL, &P);
     if (P.status != 0) {
         describe("unsandboxed run from /", CMD("touch", marker), &P);
@@ -2536,16 +2544,15 @@ static void test_hints_name_the_key(void **state) {
     /* An HTTP request. Nothing answers it (the listener only accepts), so a
      * request that got out times out, which counts as success here; one the
      * sandbox refused fails with the refusal. */
-    const char *const *fetch =
-        CMD("python3", "-c",
-            "import sys, urllib.request, urllib.error\n"
-            "try:\n"
-            "    urllib.request.urlopen(sys.argv[1], timeout=0.5)\n"
-            "except TimeoutError:\n"
-            "    pass\n"
-            "except urllib.error.URLError as e:\n"
-            "    if not isinstance(e.reason, TimeoutError): raise\n",
-            url);
+    const char *const *fetch = CMD("python3", "-c",
+                                   "import sys, urllib.request, urllib.error\n"
+                                   "try:\n"
+                                   "    urllib.request.urlopen(sys.argv[1], timeout=0.5)\n"
+                                   "except TimeoutError:\n"
+                                   "    pass\n"
+                                   "except urllib.error.URLError as e:\n"
+                                   "    if not isinstance(e.reason, TimeoutError): raise\n",
+                                   url);
     expect_hint(f, fetch, net_hint);
     assert_true(accepted(l));
     close(l);
@@ -2653,8 +2660,9 @@ static void test_git_hooks_protected(void **state) {
     expect_denied(f, CMD("sh", "-c", "mv .git .git2"), -1, &P);
     assert_contains(P.err, "busy", "stderr");
     const char *const *commit =
-        CMD("sh", "-c", "echo a > a.txt && git add a.txt && git commit -qm sandboxed && "
-                        "git log --format=%s");
+        CMD("sh", "-c",
+            "echo a > a.txt && git add a.txt && git commit -qm sandboxed && "
+            "git log --format=%s");
     expect_allowed(f, commit, &P);
     assert_contains(P.out, "sandboxed", "git log");
     /* The twins: unsandboxed, the hook is planted (and removed again). */
@@ -2675,8 +2683,10 @@ static void test_setid_refused(void **state) {
     policy(f, "exec = { \"sh\", \"cp\", \"chmod\", \"python3\" }");
     const char *const *cases[] = {
         CMD("sh", "-c", "cp /bin/true t && chmod 4755 t"),
-        CMD("python3", "-c", "import os; os.close(os.open('t2', os.O_CREAT | os.O_WRONLY, 0o2755))"),
-        CMD("python3", "-c", "open('t3', 'w').close(); import os; os.setxattr('t3', 'user.t', b'1')"),
+        CMD("python3", "-c",
+            "import os; os.close(os.open('t2', os.O_CREAT | os.O_WRONLY, 0o2755))"),
+        CMD("python3", "-c",
+            "open('t3', 'w').close(); import os; os.setxattr('t3', 'user.t', b'1')"),
     };
     char file[PATH_MAX];
     for (size_t i = 0; i < 3; i++) {
@@ -2730,7 +2740,8 @@ static void test_git_hooks_before_they_exist(void **state) {
     FMT(script, "rm -rf '%s'", path_in(hooks, f->project, ".git/hooks"));
     run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
     assert_exists(hooks, false);
-    const char *const *plant = CMD("sh", "-c", "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit");
+    const char *const *plant =
+        CMD("sh", "-c", "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit");
     expect_denied(f, plant, -1, &P);
     assert_exists(hooks, true);
     FMT(hook, "%s/pre-commit", hooks);
@@ -2743,7 +2754,7 @@ static void test_git_hooks_before_they_exist(void **state) {
  * The next run must not take it for a repository (one whose .git is
  * writable and whose config, not there yet, is not held): git init there is
  * refused, no config is written, and the empty .git is gone afterwards. The
- * twin: unsandboxed, git init makes the repository in it. */
+ * twin: unsandboxed, git init makes the repository in it, and lcsb says so. */
 static void test_git_placeholder_left_behind(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -2760,6 +2771,25 @@ static void test_git_placeholder_left_behind(void **state) {
     assert_int_equal(mkdir(git, 0755), 0);
     expect_unsandboxed_ok(f, init, &P);
     assert_exists(config, true);
+    assert_contains(P.err, "became a repository during the run", "the warning");
+}
+
+/* A worktree's or a submodule's .git is a file naming the directory git
+ * uses. Rewritten, it would send the user's next git to hooks and a config
+ * the command wrote: it is held read-only, and cannot be moved or removed
+ * either. The twin: unsandboxed, it can be replaced. */
+static void test_git_file_protected(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char git[PATH_MAX];
+    write_file(path_in(git, f->project, ".git"), "gitdir: /nonexistent/worktree\n");
+    policy(f, "exec = { \"sh\", \"mv\", \"rm\" }");
+    const char *const *rewrite =
+        CMD("sh", "-c", "mv .git moved || rm -f .git; echo 'gitdir: evil' > .git");
+    expect_denied(f, rewrite, -1, &P);
+    assert_content(git, "gitdir: /nonexistent/worktree\n");
+    expect_unsandboxed_ok(f, rewrite, &P);
+    assert_content(git, "gitdir: evil\n");
 }
 
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
@@ -2800,15 +2830,18 @@ static void test_older_abi_refused_unless_degraded(void **state) {
     }
     assert_exists(marker, true);
     assert_false(accepted(l));
-    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"seccomp\",", "attestation");
+    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"seccomp\",",
+                    "attestation");
     assert_contains(P.err, "\"abi\":3,", "attestation");
     assert_contains(P.err, "\"scoped\":false,\"dropped\":[\"scope\",\"ioctl\"]", "attestation");
     assert_contains(P.err, "not enforced here: scope ioctl", "trailer");
     unlink(marker);
 
     /* Ports need TCP rules: refused even with scope and ioctl let go. */
-    policy(f, "exec = { \"bash\", \"touch\" }, net = { connect = { %d } }, "
-              "degrade = { \"scope\", \"ioctl\" }", port);
+    policy(f,
+           "exec = { \"bash\", \"touch\" }, net = { connect = { %d } }, "
+           "degrade = { \"scope\", \"ioctl\" }",
+           port);
     lcsb_env(f, "landlock", cmd, abi3, &P);
     assert_int_equal(P.status, 125);
     assert_contains(P.err, "net (Landlock ABI 3 has no TCP port rules", "stderr");
@@ -2908,8 +2941,8 @@ static int oci_group_setup(void **state) {
         FMT(oci_conf, "/tmp/lcsb-enf-containers.XXXXXX");
         int fd = mkstemp(oci_conf);
         if (fd < 0) return -1;
-        bool written = write(fd, containers_conf, strlen(containers_conf)) ==
-                       (ssize_t)strlen(containers_conf);
+        bool written =
+            write(fd, containers_conf, strlen(containers_conf)) == (ssize_t)strlen(containers_conf);
         close(fd);
         if (!written) return -1;
         setenv("CONTAINERS_CONF", oci_conf, 1);
@@ -2955,7 +2988,8 @@ static void test_oci_world(void **state) {
     assert_exists(outside_new, false);
 
     /* Only lo: the interface table's lines past its two headers. */
-    const char *const *ifaces = CMD("sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+    const char *const *ifaces =
+        CMD("sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
     expect_allowed(f, ifaces, &P);
     assert_string_equal(P.out, "lo\n");
 
@@ -3059,7 +3093,8 @@ static void test_oci_mount_beneath_read_path(void **state) {
     }
     char sub[PATH_MAX], target[PATH_MAX], script[2 * PATH_MAX];
     assert_int_equal(mkdir(path_in(sub, f->ro, "sub"), 0755), 0);
-    if (mount("none", sub, "tmpfs", 0, "size=1m") != 0) fail_msg("mount tmpfs: %s", strerror(errno));
+    if (mount("none", sub, "tmpfs", 0, "size=1m") != 0)
+        fail_msg("mount tmpfs: %s", strerror(errno));
     FMT(f->mounted, "%s", sub);
     path_in(target, sub, "planted");
     FMT(script, "echo x > '%s'", target);
@@ -3197,6 +3232,7 @@ int main(void) {
         T(test_git_hooks_protected),
         T(test_git_hooks_before_they_exist),
         T(test_git_placeholder_left_behind),
+        T(test_git_file_protected),
         T(test_setid_refused),
         T(test_fake_setup_failure),
         T(test_older_abi_refused_unless_degraded),
@@ -3232,6 +3268,7 @@ int main(void) {
         T(test_git_hooks_protected),
         T(test_git_hooks_before_they_exist),
         T(test_git_placeholder_left_behind),
+        T(test_git_file_protected),
     };
     int failed = cmocka_run_group_tests_name("sandbox_enforcement", tests, group_setup, NULL);
     return failed | cmocka_run_group_tests_name("sandbox_enforcement_oci", oci_tests,

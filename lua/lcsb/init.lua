@@ -231,6 +231,12 @@ local function protected(opts_protect, project, write, run)
         run.watch = run.watch or {}
         table.insert(run.watch, git .. "/commondir")
       end
+    elseif kind == "file" then
+      -- A worktree's or a submodule's .git is a file naming the directory
+      -- git uses: rewritten, it would send the user's next git to hooks and
+      -- a config the command wrote. It is held read-only.
+      local real = core.realpath(git)
+      if real and covered(write, real) then add_unique(out, real) end
     elseif (empty or not kind) and run then
       -- Not a repository: the command must not make one, hooks of its own
       -- included, for the user to trust later. An empty .git held
@@ -412,11 +418,18 @@ function M.after_run()
   for _, placeholder in ipairs(run and run.placeholders or {}) do
     local path = placeholder.path
     local ok, err = placeholder.hold:release()
-    -- Not empty: a repository was made there after all, and not through the
-    -- read-only placeholder (an unsandboxed run, another process): it stays.
-    if not ok and core.kind(path) and not (core.listdir(path) or {})[1] then
-      warnings[#warnings + 1] = ("cannot remove %s, the empty directory lcsb held to keep a "
-        .. "repository from being made there: %s"):format(path, err)
+    if not ok and core.kind(path) then
+      if (core.listdir(path) or {})[1] then
+        -- Not empty: a repository was made there after all. It stays, and
+        -- the user hears of it before trusting its hooks and config.
+        warnings[#warnings + 1] = ("%s became a repository during the run: lcsb holds it "
+          .. "read-only only where it enforces protected paths (not under --backend none, nor "
+          .. "with metadata dropped), or another process made it; look at its hooks and config "
+          .. "before you run git there"):format(path)
+      else
+        warnings[#warnings + 1] = ("cannot remove %s, the empty directory lcsb held to keep a "
+          .. "repository from being made there: %s"):format(path, err)
+      end
     end
   end
   for _, path in ipairs(run and run.watch or {}) do

@@ -207,6 +207,13 @@ T.case("lcsb.hold: shared, removed by the last to let go, never when not empty",
   T.eq(ok, nil, "not removed")
   T.has(why, "Directory not empty", "release message")
   T.eq(lcsb.kind(path .. "/HEAD"), "file", "what was made there stays")
+  -- Another process sitting on it: refused after about a second, not waited for.
+  os.execute("rmdir " .. T.q(path .. "/HEAD") .. " 2>/dev/null; rm -f " .. T.q(path .. "/HEAD"))
+  os.execute("flock -x " .. T.q(path) .. " sleep 3 >/dev/null 2>&1 &")
+  os.execute("sleep 0.3")
+  local blocked, stuck = lcsb.hold(path)
+  T.eq(blocked, nil, "not held while another process keeps it locked")
+  T.has(stuck, "locked for over a second", "message")
   -- Where this user may not make it, hold says so (root may make it anywhere).
   local locked = T.tmpdir()
   os.execute("chmod 555 " .. T.q(locked))
