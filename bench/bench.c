@@ -390,12 +390,13 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
     static const char *const bwrap[] = {"bwrap", "--ro-bind", "/",     "/",     "--dev",
                                         "/dev",  "--proc",    "/proc", COMMAND, NULL};
     static const char *const firejail[] = {"firejail", "--quiet", COMMAND, NULL};
-    /* Without an image, the same kind of world lcsb's OCI backend makes: an
-     * empty root with the host's system trees bound in read-only. */
+    /* Without an image, a lower bound of the world lcsb's OCI backend makes:
+     * an empty root with the host's system trees bound in read-only. The
+     * row keeps a copy of the argv (row_tool), so BINDS may be local. */
     const char *image = getenv("LCSB_BENCH_PODMAN_IMAGE");
     const char *podman[24] = {"podman", "run", "--rm", "--network=none", "--read-only"};
     size_t n = 5;
-    static char binds[4][32];
+    char binds[4][32];
     static const char *const trees[] = {"/usr", "/bin", "/lib", "/lib64"};
     for (size_t i = 0; !image && i < sizeof trees / sizeof *trees; i++) {
         if (access(trees[i], F_OK) != 0) continue;

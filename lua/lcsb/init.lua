@@ -155,22 +155,18 @@ function M.etc_read(etc)
     end
     for slash in (parent .. "/"):gmatch("()/") do holders[parent:sub(1, slash - 1)] = true end
   end
-  -- PATH, an entry of DIR, is a secret; DIR is known to be none.
-  local function is_secret_entry(dir, path)
-    if exact[path] then return true end
+  -- PATH, an entry of DIR, matches a secret's glob.
+  local function globbed(dir, path)
     for _, g in ipairs(globs) do
       if g.parent == dir and path:match(g.pattern) then return true end
     end
     return false
   end
+  -- PATH, an entry of DIR, is a secret; DIR is known to be none.
+  local function is_secret_entry(dir, path) return exact[path] or globbed(dir, path) end
   -- PATH is a secret or lies within one.
   local function is_secret(path)
-    if covered(exact, path) then return true end
-    local dir = path:match("^(.*)/[^/]*$")
-    for _, g in ipairs(globs) do
-      if g.parent == dir and path:match(g.pattern) then return true end
-    end
-    return false
+    return covered(exact, path) or globbed(path:match("^(.*)/[^/]*$"), path)
   end
   local out = {}
   local function walk(dir)
