@@ -1,6 +1,10 @@
 /* The Attestation: what the final argv enforces, read back from the flags in
- * it, never from what the backend was asked to do. Pure. */
-#include "internal.h"
+ * it by the mechanism that wrote them, never from what the backend was asked
+ * to do. Pure. */
+#include "json.h"
+#include "landlock.h"
+#include "oci.h"
+#include "seatbelt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,81 +13,23 @@
 static void set(char *field, size_t size, const char *value) { snprintf(field, size, "%s", value); }
 #define SET(field, value) set(field, sizeof field, value)
 
-static bool is_shim(const char *arg) {
-    const char *base = strrchr(arg, '/');
-    return strcmp(base ? base + 1 : arg, LCSB__SHIM_NAME) == 0;
-}
+/* Every mechanism that can be read back from an argv. */
+static const lcsb__backend_ops *const mechanisms[] = {&lcsb__oci_ops, &lcsb__landlock_ops,
+                                                      &lcsb__seatbelt_ops};
+#define MECHANISMS (sizeof mechanisms / sizeof mechanisms[0])
 
-/* The string value at P when it is one of CHOICES (none needs an escape);
- * NULL for anything else, another type included. */
-static const char *json_choice(const char *p, const char *const *choices) {
-    if (!p || *p != '"') return NULL;
-    for (size_t i = 0; choices[i]; i++) {
-        size_t n = strlen(choices[i]);
-        if (strncmp(p + 1, choices[i], n) == 0 && p[1 + n] == '"') return choices[i];
-    }
-    return NULL;
-}
+enum which { ANY, CONTAINERS, HOSTS };
 
-/* The "dropped" array at P as lcsb_part bits; -1 when it is missing, malformed
- * or names a part lcsb does not know. */
-static long read_dropped(const char *p) {
-    int count = lcsb__json_array(p, NULL, NULL), known = 0;
-    long parts = 0;
-    for (unsigned part = 1; count > 0 && part <= LCSB_PARTS_ALL; part <<= 1) {
-        bool found = false;
-        lcsb__json_array(p, lcsb_part_name(part), &found);
-        if (found) parts |= part, known++;
+/* The first mechanism of the kind WHICH to claim ARGV; LCSB__NOT_MINE when
+ * none does. */
+static int attest_with(enum which which, const char *const *argv, const char *const *prefix,
+                       lcsb_attestation *out, lcsb_error *err) {
+    for (size_t i = 0; i < MECHANISMS; i++) {
+        if (which != ANY && mechanisms[i]->contains_prefix != (which == CONTAINERS)) continue;
+        int rc = mechanisms[i]->attest(argv, prefix, out, err);
+        if (rc != LCSB__NOT_MINE) return rc;
     }
-    return count >= 0 && known == count ? parts : -1;
-}
-
-static int attest_landlock(const char *header, lcsb_attestation *out, lcsb_error *err) {
-    static const char *const socket_rules[] = {"any", "unix", "unix+tcp", NULL};
-    long abi = lcsb__json_int(lcsb__json_find(header, "abi"));
-    bool execute = false, connect = false, bind = false, signal = false, abstract = false;
-    int fs = lcsb__json_array(lcsb__json_find(header, "fs"), "execute", &execute);
-    const char *net_p = lcsb__json_find(header, "net");
-    int net = lcsb__json_array(net_p, "connect_tcp", &connect);
-    lcsb__json_array(net_p, "bind_tcp", &bind);
-    int ports = lcsb__json_array(lcsb__json_find(header, "ports"), NULL, NULL);
-    const char *scope_p = lcsb__json_find(header, "scope");
-    int scope = lcsb__json_array(scope_p, "signal", &signal);
-    lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
-    const char *sockets = json_choice(lcsb__json_find(header, "sockets"), socket_rules);
-    long dropped = read_dropped(lcsb__json_find(header, "dropped"));
-    static const char *const worlds[] = {"readonly", "open", NULL};
-    const char *world = json_choice(lcsb__json_find(header, "world"), worlds);
-    int protect = lcsb__json_array(lcsb__json_find(header, "protect"), NULL, NULL);
-    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0 ||
-        !world || protect < 0)
-        return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
-    SET(out->backend, "landlock");
-    SET(out->fs, fs > 0 ? "enforced" : "open");
-    SET(out->exec, execute ? "allowlist" : "open");
-    /* Landlock's network rules cover TCP only; the shim's socket filter, when
-     * the header asks for one, covers every other socket, and "unix" refuses
-     * TCP sockets as well. "denied" and "ports" are said only when every
-     * socket is held: TCP rules alone (no filter) leave UDP and the rest
-     * open, which is "open", with net_covers "tcp" for what is held. */
-    bool tcp_rules = connect && bind;
-    bool unix_only = strcmp(sockets, "unix") == 0, filter = strcmp(sockets, "any") != 0;
-    if (unix_only || (filter && tcp_rules)) {
-        SET(out->net, tcp_rules && ports > 0 ? "ports" : "denied");
-        SET(out->net_covers, "all");
-        SET(out->net_by, tcp_rules ? "landlock+seccomp" : "seccomp");
-    } else {
-        SET(out->net, "open");
-        SET(out->net_covers, tcp_rules ? "tcp" : "");
-        SET(out->net_by, tcp_rules ? "landlock" : "");
-    }
-    out->abi = (int)abi;
-    out->scoped = signal && abstract;
-    out->dropped = (unsigned)dropped;
-    bool readonly = strcmp(world, "readonly") == 0;
-    SET(out->metadata, readonly ? "readonly" : "open");
-    SET(out->protected_paths, !readonly ? "open" : protect > 0 ? "readonly" : "none");
-    return 0;
+    return LCSB__NOT_MINE;
 }
 
 int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
@@ -93,25 +39,23 @@ int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attesta
     SET(out->fs, "open");
     SET(out->exec, "open");
     SET(out->net, "open");
-    size_t skip = 0;
     bool has_prefix = prefix && prefix[0];
+    size_t skip = 0;
     for (; has_prefix && prefix[skip]; skip++)
-        if (!argv || !argv[skip] || strcmp(argv[skip], prefix[skip]) != 0) {
-            /* A container carries the launcher inside, after its world. */
-            if (lcsb__oci_is_run(argv)) return lcsb__oci_attest(argv, prefix, out, err);
+        if (!argv || !argv[skip] || strcmp(argv[skip], prefix[skip]) != 0) break;
+    int rc;
+    if (!has_prefix) {
+        rc = attest_with(ANY, argv, NULL, out, err);
+    } else if (prefix[skip]) {
+        /* A container carries the launcher inside, after its world. */
+        rc = attest_with(CONTAINERS, argv, prefix, out, err);
+        if (rc == LCSB__NOT_MINE)
             return lcsb__fail(err, LCSB_EINVAL, "attest: the argv does not start with the prefix");
-        }
-    if (!has_prefix && lcsb__oci_is_run(argv)) return lcsb__oci_attest(argv, NULL, out, err);
-    /* The mechanism, if any, is the first thing after the launcher. */
-    const char *const *rest = argv ? argv + skip : NULL;
-    if (rest && rest[0] && rest[1] && is_shim(rest[0]) &&
-        strncmp(rest[1], LCSB__WIRE_KEY, strlen(LCSB__WIRE_KEY)) == 0)
-        return attest_landlock(rest[1], out, err);
-    if (rest && rest[0] && rest[1] && rest[2] && strcmp(rest[0], LCSB__SANDBOX_EXEC) == 0 &&
-        strcmp(rest[1], "-p") == 0 &&
-        strncmp(rest[2], LCSB__SEATBELT_HEAD, strlen(LCSB__SEATBELT_HEAD)) == 0)
-        return lcsb__seatbelt_attest(rest, out, err);
-    return 0;
+    } else {
+        /* A host mechanism is the first thing after the launcher. */
+        rc = attest_with(HOSTS, argv + skip, NULL, out, err);
+    }
+    return rc == LCSB__NOT_MINE ? 0 : rc;
 }
 
 char *lcsb_attestation_json(const lcsb_attestation *att) {

@@ -1,20 +1,16 @@
-/* Capability: what this host can enforce, and how it tells mounts apart.
- * This file holds the library's only platform branch; every other file is
- * mechanism-neutral. */
-#include "internal.h"
+/* Capability: what this host can enforce. With sys.c, the only place a
+ * platform branch stands; every other file is mechanism-neutral. */
+#include "sys.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __linux__
 #include <linux/capability.h>
-#include <linux/openat2.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #ifndef __NR_landlock_create_ruleset
@@ -26,22 +22,6 @@
 #ifndef LCSB_DEFAULT_SHIM
 #define LCSB_DEFAULT_SHIM "/usr/local/libexec/lcsb/lcsb-exec"
 #endif
-
-bool lcsb__find_on_path(const char *name, char *out, size_t size) {
-    const char *path = getenv("PATH");
-    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *end = strchr(path, ':');
-        size_t len = end ? (size_t)(end - path) : strlen(path);
-        if (len > 0 && path[0] == '/') {
-            int n = snprintf(out, size, "%.*s/%s", (int)len, path, name);
-            if (n > 0 && (size_t)n < size && access(out, X_OK) == 0) return true;
-        }
-        path += len + (end ? 1 : 0);
-    }
-    out[0] = '\0';
-    return false;
-}
 
 #ifdef __linux__
 static int read_int_file(const char *path, int fallback) {
@@ -79,57 +59,6 @@ static int abi_cap(int *out, lcsb_error *err) {
     return 0;
 }
 #endif
-
-/* Is PATH absolute and already in normal form (no "//", ".", ".." or trailing
- * "/")? Then, with no symlink on the way, it is its own real path. */
-static bool normal_form(const char *path) {
-    if (path[0] != '/') return false;
-    if (path[1] == '\0') return true;
-    for (const char *p = path; *p; p++) {
-        if (*p != '/') continue;
-        const char *next = p + 1;
-        if (*next == '\0' || *next == '/') return false;
-        if (next[0] == '.' && (next[1] == '/' || next[1] == '\0')) return false;
-        if (next[0] == '.' && next[1] == '.' && (next[2] == '/' || next[2] == '\0')) return false;
-    }
-    return true;
-}
-
-char *lcsb__realpath(const char *path, char *out) {
-#ifdef __linux__
-    /* One openat2 that refuses symlinks answers for most paths, where
-     * realpath(3) asks readlink of every component. */
-    if (normal_form(path) && strlen(path) < PATH_MAX) {
-        struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-        int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-        if (fd >= 0) {
-            close(fd);
-            return strcpy(out, path);
-        }
-        if (errno == ENOENT || errno == ENOTDIR) return NULL;
-    }
-#endif
-    return realpath(path, out);
-}
-
-int lcsb__mount_of(int fd, uint64_t *out) {
-#ifdef __linux__
-    /* A bind mount of the same file system shares its device number; only the
-     * mount ID tells it apart. */
-    struct statx stx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0) return -1;
-    if (!(stx.stx_mask & STATX_MNT_ID)) {
-        errno = ENOSYS;
-        return -1;
-    }
-    *out = stx.stx_mnt_id;
-#else
-    struct stat st;
-    if (fstat(fd, &st) != 0) return -1;
-    *out = (uint64_t)st.st_dev;
-#endif
-    return 0;
-}
 
 int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     memset(cap, 0, sizeof *cap);

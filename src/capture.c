@@ -4,7 +4,7 @@
  * is never touched. The child's exit is heard through SIGCHLD on a self-pipe,
  * so that a process the command left behind, holding the pipe open, cannot
  * keep lcsb waiting for an end of file. */
-#include "internal.h"
+#include "capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,8 +92,10 @@ static enum pumped pump(lcsb__capture *c, int relay_fd, lcsb_run_result *result)
             struct pollfd out = {.fd = relay_fd, .events = POLLOUT};
             if (poll(&out, 1, -1) >= 0 || errno == EINTR) continue;
         }
-        if (w <= 0) c->relaying = false; /* the caller's stderr is gone: keep the tail only */
-        else done += w;
+        if (w <= 0)
+            c->relaying = false; /* the caller's stderr is gone: keep the tail only */
+        else
+            done += w;
     }
     return PUMPED_DATA;
 }
@@ -119,7 +121,8 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
         }
         if (open && n > 0 && fds[0].revents) open = pump(c, relay_fd, result) != PUMPED_END;
         char drain[64];
-        while (read(c->note[0], drain, sizeof drain) > 0) {}
+        while (read(c->note[0], drain, sizeof drain) > 0) {
+        }
         pid_t done = waitpid(pid, wstatus, WNOHANG);
         if (done < 0 && errno != EINTR) {
             rc = -1;
@@ -133,6 +136,7 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
      * without waiting on a pipe something it left behind may hold open. */
     int flags = fcntl(c->out[0], F_GETFL);
     if (open && flags >= 0 && fcntl(c->out[0], F_SETFL, flags | O_NONBLOCK) == 0)
-        while (pump(c, relay_fd, result) == PUMPED_DATA) {}
+        while (pump(c, relay_fd, result) == PUMPED_DATA) {
+        }
     return 0;
 }

@@ -1,8 +1,48 @@
-/* Just enough JSON reading to derive an attestation from a header lcsb wrote.
- * Tolerant of what it does not need, never reads past the terminating NUL. */
-#include "internal.h"
+/* JSON: strings written, and just enough reading to derive an attestation
+ * from a header lcsb wrote. The reader is tolerant of what it does not need
+ * and never reads past the terminating NUL. Pure. */
+#include "json.h"
 
+#include <stdio.h>
 #include <string.h>
+
+void lcsb__buf_add_json_string(lcsb__buf *b, const char *s) {
+    lcsb__buf_add(b, "\"", 1);
+    const char *run = s;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        const char *esc = NULL;
+        char hex[8];
+        if (*p == '"')
+            esc = "\\\"";
+        else if (*p == '\\')
+            esc = "\\\\";
+        else if (*p < 0x20 || *p == 0x7f) {
+            snprintf(hex, sizeof hex, "\\u%04x", *p);
+            esc = hex;
+        }
+        if (!esc) continue;
+        lcsb__buf_add(b, run, (size_t)((const char *)p - run));
+        lcsb__buf_adds(b, esc);
+        run = (const char *)p + 1;
+    }
+    lcsb__buf_adds(b, run);
+    lcsb__buf_add(b, "\"", 1);
+}
+
+char *lcsb_argv_json(const char *const *argv) {
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, "[");
+    for (size_t i = 0; argv && argv[i]; i++) {
+        if (i) lcsb__buf_adds(&b, ",");
+        lcsb__buf_add_json_string(&b, argv[i]);
+    }
+    lcsb__buf_adds(&b, "]");
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
 
 static const char *skip_ws(const char *p) {
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
@@ -92,4 +132,13 @@ int lcsb__json_array(const char *p, const char *name, bool *found) {
         if (*p == ']') return count;
         if (*p++ != ',') return -1;
     }
+}
+
+const char *lcsb__json_choice(const char *p, const char *const *choices) {
+    if (!p || *p != '"') return NULL;
+    for (size_t i = 0; choices[i]; i++) {
+        size_t n = strlen(choices[i]);
+        if (strncmp(p + 1, choices[i], n) == 0 && p[1 + n] == '"') return choices[i];
+    }
+    return NULL;
 }

@@ -1,7 +1,12 @@
 /* The Landlock backend: a pure rewrite of the command into
  * `lcsb-exec HEADER PART... -- COMMAND`, the policy carried as JSON on argv
- * (docs/wire-format.md). The shim builds the ruleset; this file only writes. */
-#include "internal.h"
+ * (docs/wire-format.md), and that header read back for the attestation. The
+ * shim builds the ruleset; this file only writes and reads. */
+#include "landlock.h"
+
+#include "json.h"
+#include "sysprefix.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +14,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+typedef struct landlock_backend {
+    lcsb_backend base;
+    int abi;
+    char *shim;
+    /* The shim can install its socket filter (seccomp), which a restricted
+     * network needs beyond Landlock's TCP rules. */
+    bool seccomp;
+    /* The shim can enter a mount namespace (as root, or in a user namespace)
+     * to make the file system read-only outside the write tier. */
+    bool namespaces;
+} landlock_backend;
+
+static const landlock_backend *landlock_of(const lcsb_backend *b) {
+    return (const landlock_backend *)b;
+}
+
 /* The kernel's filesystem rights by name, with the ABI that introduced each. */
 static const struct right {
     const char *name;
     int abi;
 } fs_rights[] = {
-    {"execute", 1},     {"write_file", 1},  {"read_file", 1},  {"read_dir", 1},
-    {"remove_dir", 1},  {"remove_file", 1}, {"make_char", 1},  {"make_dir", 1},
-    {"make_reg", 1},    {"make_sock", 1},   {"make_fifo", 1},  {"make_block", 1},
-    {"make_sym", 1},    {"refer", 2},       {"truncate", 3},   {"ioctl_dev", 5},
+    {"execute", 1},    {"write_file", 1},  {"read_file", 1}, {"read_dir", 1},
+    {"remove_dir", 1}, {"remove_file", 1}, {"make_char", 1}, {"make_dir", 1},
+    {"make_reg", 1},   {"make_sock", 1},   {"make_fifo", 1}, {"make_block", 1},
+    {"make_sym", 1},   {"refer", 2},       {"truncate", 3},  {"ioctl_dev", 5},
 };
 #define FS_RIGHTS (sizeof fs_rights / sizeof fs_rights[0])
 
@@ -138,9 +159,9 @@ static void add_ports(lcsb__buf *b, const char *access, const lcsb__ports *ports
 }
 
 /* What each part needs from the host, and why, for the refusal. */
-static const char *part_gap(const lcsb_backend *b, const lcsb_policy *policy, unsigned part,
+static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy, unsigned part,
                             char *why, size_t size) {
-    int abi = b->landlock_abi;
+    int abi = b->abi;
     switch (part) {
     case LCSB_PART_NET:
         if (policy->net == LCSB_NET_OPEN) return NULL;
@@ -179,7 +200,7 @@ static const char *part_gap(const lcsb_backend *b, const lcsb_policy *policy, un
 
 /* The parts of POLICY this host cannot enforce go to *DROPPED when the policy
  * lets them degrade; any other is a refusal that names it and its remedy. */
-static int check_parts(const lcsb_backend *b, const lcsb_policy *policy, unsigned *dropped,
+static int check_parts(const landlock_backend *b, const lcsb_policy *policy, unsigned *dropped,
                        lcsb_error *err) {
     lcsb__buf refused = {0}, names = {0};
     char why[160];
@@ -209,25 +230,17 @@ static int check_parts(const lcsb_backend *b, const lcsb_policy *policy, unsigne
     return rc;
 }
 
-static int landlock_wrap(const lcsb_backend *b, const lcsb_policy *policy,
+static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
                          const char *const *argv, lcsb__strv *out, lcsb_error *err) {
-    int abi = b->landlock_abi;
+    const landlock_backend *b = landlock_of(backend);
+    int abi = b->abi;
     if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)
-        return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)",
-                          abi, LCSB__LANDLOCK_ABI_MAX);
+        return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)", abi,
+                          LCSB__LANDLOCK_ABI_MAX);
     unsigned dropped = 0;
     int rc = check_parts(b, policy, &dropped, err);
+    if (!rc) rc = lcsb__check_exec_dirs(policy, "EXECUTE", err);
     if (rc) return rc;
-    if (!policy->exec_open) {
-        for (size_t i = 0; i < policy->exec.n; i++) {
-            const char *prefix = lcsb__system_prefix_within(policy->exec.v[i]);
-            if (prefix)
-                return lcsb__fail(err, LCSB_EINVAL,
-                                  "exec: %s: refusing EXECUTE on a directory that is or contains "
-                                  "the system prefix %s",
-                                  policy->exec.v[i], prefix);
-        }
-    }
     bool exec_open = policy->exec_open;
     parts_writer w = {0};
     lcsb__buf header = {0};
@@ -288,20 +301,136 @@ out:
     return rc;
 }
 
-static int landlock_validate(const lcsb_backend *b, const lcsb_policy *policy,
+static int landlock_validate(const lcsb_backend *backend, const lcsb_policy *policy,
                              lcsb_error *err) {
+    const landlock_backend *b = landlock_of(backend);
     if (access(b->shim, X_OK) != 0)
         return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: the shim %s is not executable", b->shim);
     unsigned dropped;
     int rc = check_parts(b, policy, &dropped, err);
     if (rc) return rc;
     rc = lcsb__check_env_listed(policy, err);
-    return rc ? rc : lcsb__validate_paths(policy, !policy->exec_open, false, err);
+    return rc ? rc : lcsb__validate_paths(policy, !policy->exec_open, NULL, err);
+}
+
+/* ---- the attestation: the header read back ---- */
+
+static void set(char *field, size_t size, const char *value) { snprintf(field, size, "%s", value); }
+#define SET(field, value) set(field, sizeof field, value)
+
+/* The "dropped" array at P as lcsb_part bits; -1 when it is missing, malformed
+ * or names a part lcsb does not know. */
+static long read_dropped(const char *p) {
+    int count = lcsb__json_array(p, NULL, NULL), known = 0;
+    long parts = 0;
+    for (unsigned part = 1; count > 0 && part <= LCSB_PARTS_ALL; part <<= 1) {
+        bool found = false;
+        lcsb__json_array(p, lcsb_part_name(part), &found);
+        if (found) parts |= part, known++;
+    }
+    return count >= 0 && known == count ? parts : -1;
+}
+
+static bool is_shim(const char *arg) {
+    const char *base = strrchr(arg, '/');
+    return strcmp(base ? base + 1 : arg, LCSB__SHIM_NAME) == 0;
+}
+
+/* ARGV is `lcsb-exec HEADER ...`: what the header says the shim enforces. */
+static int landlock_attest(const char *const *argv, const char *const *prefix,
+                           lcsb_attestation *out, lcsb_error *err) {
+    (void)prefix;
+    if (!argv || !argv[0] || !argv[1] || !is_shim(argv[0]) ||
+        strncmp(argv[1], LCSB__WIRE_KEY, strlen(LCSB__WIRE_KEY)) != 0)
+        return LCSB__NOT_MINE;
+    const char *header = argv[1];
+    static const char *const socket_rules[] = {"any", "unix", "unix+tcp", NULL};
+    long abi = lcsb__json_int(lcsb__json_find(header, "abi"));
+    bool execute = false, connect = false, bind = false, signal = false, abstract = false;
+    int fs = lcsb__json_array(lcsb__json_find(header, "fs"), "execute", &execute);
+    const char *net_p = lcsb__json_find(header, "net");
+    int net = lcsb__json_array(net_p, "connect_tcp", &connect);
+    lcsb__json_array(net_p, "bind_tcp", &bind);
+    int ports = lcsb__json_array(lcsb__json_find(header, "ports"), NULL, NULL);
+    const char *scope_p = lcsb__json_find(header, "scope");
+    int scope = lcsb__json_array(scope_p, "signal", &signal);
+    lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
+    const char *sockets = lcsb__json_choice(lcsb__json_find(header, "sockets"), socket_rules);
+    long dropped = read_dropped(lcsb__json_find(header, "dropped"));
+    static const char *const worlds[] = {"readonly", "open", NULL};
+    const char *world = lcsb__json_choice(lcsb__json_find(header, "world"), worlds);
+    int protect = lcsb__json_array(lcsb__json_find(header, "protect"), NULL, NULL);
+    if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0 ||
+        !world || protect < 0)
+        return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
+    SET(out->backend, "landlock");
+    SET(out->fs, fs > 0 ? "enforced" : "open");
+    SET(out->exec, execute ? "allowlist" : "open");
+    /* Landlock's network rules cover TCP only; the shim's socket filter, when
+     * the header asks for one, covers every other socket, and "unix" refuses
+     * TCP sockets as well. "denied" and "ports" are said only when every
+     * socket is held: TCP rules alone (no filter) leave UDP and the rest
+     * open, which is "open", with net_covers "tcp" for what is held. */
+    bool tcp_rules = connect && bind;
+    bool unix_only = strcmp(sockets, "unix") == 0, filter = strcmp(sockets, "any") != 0;
+    if (unix_only || (filter && tcp_rules)) {
+        SET(out->net, tcp_rules && ports > 0 ? "ports" : "denied");
+        SET(out->net_covers, "all");
+        SET(out->net_by, tcp_rules ? "landlock+seccomp" : "seccomp");
+    } else {
+        SET(out->net, "open");
+        SET(out->net_covers, tcp_rules ? "tcp" : "");
+        SET(out->net_by, tcp_rules ? "landlock" : "");
+    }
+    out->abi = (int)abi;
+    out->scoped = signal && abstract;
+    out->dropped = (unsigned)dropped;
+    bool readonly = strcmp(world, "readonly") == 0;
+    SET(out->metadata, readonly ? "readonly" : "open");
+    SET(out->protected_paths, !readonly ? "open" : protect > 0 ? "readonly" : "none");
+    return 0;
+}
+
+static void landlock_free(lcsb_backend *backend) {
+    landlock_backend *b = (landlock_backend *)backend;
+    free(b->shim);
+    free(b);
 }
 
 const lcsb__backend_ops lcsb__landlock_ops = {
     .name = "landlock",
     .contains_prefix = false,
+    .is_mechanism = true,
     .validate = landlock_validate,
     .wrap = landlock_wrap,
+    .attest = landlock_attest,
+    .free = landlock_free,
 };
+
+int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces, lcsb_backend **out,
+                       lcsb_error *err) {
+    if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)
+        return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)", abi,
+                          LCSB__LANDLOCK_ABI_MAX);
+    if (!shim || shim[0] != '/')
+        return lcsb__fail(err, LCSB_EINVAL, "landlock: the shim path must be absolute");
+    lcsb_backend *backend;
+    int rc = lcsb__backend_new(&lcsb__landlock_ops, sizeof(landlock_backend), &backend, err);
+    if (rc) return rc;
+    landlock_backend *b = (landlock_backend *)backend;
+    if (!(b->shim = strdup(shim))) {
+        free(b);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    b->abi = abi;
+    b->seccomp = seccomp;
+    b->namespaces = namespaces;
+    *out = backend;
+    return 0;
+}
+
+/* Configured by hand: the caller vouches for the host, seccomp and namespaces
+ * included. */
+int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out, lcsb_error *err) {
+    return lcsb__landlock_new(abi, shim, true, true, out, err);
+}

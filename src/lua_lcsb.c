@@ -2,7 +2,11 @@
  * lua/lcsb/init.lua. Misuse raises naming the argument or key; expected
  * operational failures return nil, message. Nothing here raises while holding
  * memory that no userdata owns. */
-#include "internal.h"
+#include "lua_lcsb.h"
+
+#include "path.h"
+#include "policy.h"
+#include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,13 +2,22 @@
  * the policy's paths and nothing else of the host; the argv is `ENGINE run
  * OPTIONS... WORLD COMMAND...` for podman or docker. Everything but the
  * constructor and validation is pure. */
-#include "internal.h"
+#include "oci.h"
+
+#include "path.h"
+#include "sys.h"
+#include "sysprefix.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static const lcsb__oci_backend *oci_of(const lcsb_backend *b) {
+    return (const lcsb__oci_backend *)b;
+}
 
 /* ---- the mount table ---- */
 
@@ -19,16 +28,11 @@ typedef struct candidate {
     enum kind kind;
 } candidate;
 
-static bool within(const char *path, const char *tree) {
-    size_t n = strlen(tree);
-    if (n == 1 && tree[0] == '/') return path[0] == '/';
-    return strncmp(path, tree, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* The engine gives the container its own /dev, /proc and /sys: the host's
  * device nodes (a terminal included) stay out. */
 static bool engine_owned(const char *path) {
-    return within(path, "/dev") || within(path, "/proc") || within(path, "/sys");
+    return lcsb__path_within(path, "/dev") || lcsb__path_within(path, "/proc") ||
+           lcsb__path_within(path, "/sys");
 }
 
 static int by_mount_path(const void *key, const void *elem) {
@@ -166,7 +170,7 @@ static int check_net(const lcsb_policy *policy, bool *dropped, lcsb_error *err) 
     return 0;
 }
 
-static int check_world(const lcsb_backend *b, lcsb_error *err) {
+static int check_world(const lcsb__oci_backend *b, lcsb_error *err) {
     if (b->rootfs && !b->podman)
         return lcsb__fail(err, LCSB_EINVAL,
                           "oci: %s cannot start from a rootfs directory; use podman, or an image",
@@ -177,7 +181,7 @@ static int check_world(const lcsb_backend *b, lcsb_error *err) {
 /* podman's --volume takes SRC:DST:OPTIONS (and a rootfs DIR:O is an
  * overlay), docker's --mount comma-separated, quotable fields: a path
  * holding one of those would be cut, or read as something else. */
-static int check_mount_path(const lcsb_backend *b, const char *path, lcsb_error *err) {
+static int check_mount_path(const lcsb__oci_backend *b, const char *path, lcsb_error *err) {
     const char *bad = b->podman ? ":" : ":,\"";
     size_t at = strcspn(path, bad);
     if (path[at])
@@ -189,7 +193,7 @@ static int check_mount_path(const lcsb_backend *b, const char *path, lcsb_error 
 
 /* A bind of PATH at DST that does not take the mounts beneath it along: a
  * recursive bind would keep a mount under a read-only path writable. */
-static int add_mount(lcsb__strv *out, lcsb__buf *word, const lcsb_backend *b, const char *src,
+static int add_mount(lcsb__strv *out, lcsb__buf *word, const lcsb__oci_backend *b, const char *src,
                      const char *dst, bool rw) {
     word->len = 0;
     if (b->podman)
@@ -212,8 +216,9 @@ static const char *const own_flags[] = {"--rm",
                                         NULL};
 #define OWN_REQUIRED_FROM 2 /* --read-only onwards */
 
-static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, const char *const *argv,
                     lcsb__strv *out, lcsb_error *err) {
+    const lcsb__oci_backend *b = oci_of(backend);
     bool net_dropped;
     int rc = check_world(b, err);
     if (!rc) rc = check_net(policy, &net_dropped, err);
@@ -254,8 +259,9 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
          * already shows, and only where the table puts nothing itself. */
         bool shown = false, taken = false;
         for (size_t m = 0; m < n; m++) {
-            shown |= !mounts[m].rw && within(target, mounts[m].path);
-            taken |= within(mounts[m].path, link) || within(link, mounts[m].path);
+            shown |= !mounts[m].rw && lcsb__path_within(target, mounts[m].path);
+            taken |=
+                lcsb__path_within(mounts[m].path, link) || lcsb__path_within(link, mounts[m].path);
         }
         if (!shown || taken) continue;
         rc = add_mount(out, &word, b, target, link, false);
@@ -274,7 +280,8 @@ static int oci_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char
 /* The engine runs outside any sandbox, as the caller: one the command could
  * have put there (in the write tier, or where others may write) would run
  * whatever it wrote, unsandboxed, the next time. */
-static int check_engine_trusted(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+static int check_engine_trusted(const lcsb__oci_backend *b, const lcsb_policy *policy,
+                                lcsb_error *err) {
     char real[4096], dir[4096];
     struct stat st, dst;
     if (!lcsb__realpath(b->engine, real) || stat(real, &st) != 0)
@@ -289,7 +296,7 @@ static int check_engine_trusted(const lcsb_backend *b, const lcsb_policy *policy
                           "and you (its owner or its directory's mode); lcsb will not run it",
                           b->engine, real);
     for (size_t i = 0; i < policy->write.n; i++)
-        if (within(real, policy->write.v[i]))
+        if (lcsb__path_within(real, policy->write.v[i]))
             return lcsb__fail(err, LCSB_EINVAL,
                               "oci: the container engine %s (%s) lies in the write tier (%s): "
                               "the command could replace it",
@@ -297,7 +304,8 @@ static int check_engine_trusted(const lcsb_backend *b, const lcsb_policy *policy
     return 0;
 }
 
-static int oci_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+static int oci_validate(const lcsb_backend *backend, const lcsb_policy *policy, lcsb_error *err) {
+    const lcsb__oci_backend *b = oci_of(backend);
     if (!b->engine_found)
         return lcsb__fail(err, LCSB_EUNAVAIL, "oci: the container engine %s was not found%s",
                           b->engine,
@@ -317,16 +325,9 @@ static int oci_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_e
     }
     /* The exec tier is not enforced here (the attestation says exec: open);
      * its paths are only mounted, so they need to exist, not to be safe. */
-    if (!rc) rc = lcsb__validate_paths(policy, false, false, err);
+    if (!rc) rc = lcsb__validate_paths(policy, false, NULL, err);
     return rc ? rc : check_engine_trusted(b, policy, err);
 }
-
-const lcsb__backend_ops lcsb__oci_ops = {
-    .name = "oci",
-    .contains_prefix = true,
-    .validate = oci_validate,
-    .wrap = oci_wrap,
-};
 
 /* ---- configuration (impure: PATH, the caller's ids) ---- */
 
@@ -339,7 +340,7 @@ static bool is_engine_name(const char *name) {
     return strcmp(name, "podman") == 0 || strcmp(name, "docker") == 0;
 }
 
-static int set_engine(lcsb_backend *b, const lcsb_capability *cap, const char *engine,
+static int set_engine(lcsb__oci_backend *b, const lcsb_capability *cap, const char *engine,
                       lcsb_error *err) {
     char found[4096] = "";
     const char *use;
@@ -361,7 +362,7 @@ static int set_engine(lcsb_backend *b, const lcsb_capability *cap, const char *e
     return 0;
 }
 
-static int set_world(lcsb_backend *b, const lcsb_oci_world *world, lcsb_error *err) {
+static int set_world(lcsb__oci_backend *b, const lcsb_oci_world *world, lcsb_error *err) {
     bool image = world->image && world->image[0], rootfs = world->rootfs && world->rootfs[0];
     if (image == rootfs)
         return lcsb__fail(err, LCSB_EINVAL,
@@ -391,7 +392,7 @@ static int set_world(lcsb_backend *b, const lcsb_oci_world *world, lcsb_error *e
     return check_engine_args(&b->engine_args, err);
 }
 
-static int read_root_links(lcsb_backend *b, lcsb_error *err) {
+static int read_root_links(lcsb__oci_backend *b, lcsb_error *err) {
     static const char *const links[] = {"/bin",   "/sbin",   "/lib", "/lib32",
                                         "/lib64", "/libx32", NULL};
     for (size_t i = 0; links[i]; i++) {
@@ -412,28 +413,24 @@ int lcsb_backend_oci(const lcsb_capability *cap, const lcsb_oci_world *world, lc
                      lcsb_error *err) {
     *out = NULL;
     if (!world) return lcsb__fail(err, LCSB_EINVAL, "oci: no container world given");
-    lcsb_backend *b = calloc(1, sizeof *b);
-    if (!b) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    b->ops = &lcsb__oci_ops;
+    lcsb_backend *backend;
+    int rc = lcsb__backend_new(&lcsb__oci_ops, sizeof(lcsb__oci_backend), &backend, err);
+    if (rc) return rc;
+    lcsb__oci_backend *b = (lcsb__oci_backend *)backend;
     b->uid = (unsigned)getuid();
     b->gid = (unsigned)getgid();
-    int rc = set_engine(b, cap, world->engine, err);
+    rc = set_engine(b, cap, world->engine, err);
     if (!rc) rc = set_world(b, world, err);
     if (!rc && b->rootfs) rc = read_root_links(b, err);
     if (rc) {
-        lcsb_backend_free(b);
+        lcsb_backend_free(backend);
         return rc;
     }
-    *out = b;
+    *out = backend;
     return 0;
 }
 
 /* ---- the attestation, read back from the argv ---- */
-
-bool lcsb__oci_is_run(const char *const *argv) {
-    return argv && argv[0] && argv[1] && is_engine_name(base_name(argv[0])) &&
-           strcmp(argv[1], "run") == 0;
-}
 
 /* The options lcsb writes only where they apply. */
 static const char *const own_optional[] = {"--userns=keep-id", "--network=none", NULL};
@@ -494,8 +491,13 @@ static size_t skip_env_overlay(const char *const *argv, size_t i) {
     return j;
 }
 
-int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
-                     lcsb_error *err) {
+/* ARGV is an engine's `run` (podman or docker), with PREFIX (may be NULL)
+ * expected right after the world. */
+static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
+                      lcsb_error *err) {
+    if (!argv || !argv[0] || !argv[1] || !is_engine_name(base_name(argv[0])) ||
+        strcmp(argv[1], "run") != 0)
+        return LCSB__NOT_MINE;
     bool podman = strcmp(base_name(argv[0]), "podman") == 0;
     bool net_none = false, holds_protect = false, user = false;
     bool required[sizeof own_flags / sizeof own_flags[0]] = {false};
@@ -521,7 +523,7 @@ int lcsb__oci_attest(const char *const *argv, const char *const *prefix, lcsb_at
             /* lcsb writes parents first: a read-only mount under a writable
              * one is a protected path. */
             for (size_t w = 0; !rw && w < writable.n; w++)
-                holds_protect |= within(dst, writable.v[w]);
+                holds_protect |= lcsb__path_within(dst, writable.v[w]);
             if (rw && lcsb__strv_push(&writable, dst)) rc = LCSB_ENOMEM;
             continue;
         }
@@ -575,3 +577,24 @@ malformed:
                       "attest: the engine's argv holds \"%s\", which lcsb does not write",
                       argv[i] ? argv[i] : "(nothing where the world should be)");
 }
+
+static void oci_free(lcsb_backend *backend) {
+    lcsb__oci_backend *b = (lcsb__oci_backend *)backend;
+    free(b->engine);
+    free(b->image);
+    free(b->rootfs);
+    lcsb__strv_clear(&b->engine_args);
+    lcsb__strv_clear(&b->link_paths);
+    lcsb__strv_clear(&b->link_targets);
+    free(b);
+}
+
+const lcsb__backend_ops lcsb__oci_ops = {
+    .name = "oci",
+    .contains_prefix = true,
+    .is_mechanism = true,
+    .validate = oci_validate,
+    .wrap = oci_wrap,
+    .attest = oci_attest,
+    .free = oci_free,
+};

@@ -1,7 +1,9 @@
 /* The Policy: mechanism-free path sets, env overlay, network, working directory.
  * Building one is pure: paths are checked and normalized lexically, never
  * looked up on disk (that is validation's job, just before a run). */
-#include "internal.h"
+#include "policy.h"
+
+#include "path.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -24,32 +26,6 @@ void lcsb_policy_free(lcsb_policy *policy) {
     free(policy->bind.v);
     free(policy->cwd);
     free(policy);
-}
-
-int lcsb__path_normalize(const char *what, const char *path, char *out, lcsb_error *err) {
-    if (!path || !*path) return lcsb__fail(err, LCSB_EINVAL, "%s: empty path", what);
-    if (path[0] != '/')
-        return lcsb__fail(err, LCSB_EINVAL, "%s: %s: not an absolute path", what, path);
-    size_t len = 0;
-    const char *p = path;
-    while (*p) {
-        while (*p == '/') p++;
-        const char *start = p;
-        while (*p && *p != '/') p++;
-        size_t n = (size_t)(p - start);
-        if (n == 0 || (n == 1 && start[0] == '.')) continue;
-        if (n == 2 && start[0] == '.' && start[1] == '.')
-            return lcsb__fail(err, LCSB_EINVAL, "%s: %s: \"..\" is not allowed in a path", what,
-                              path);
-        if (len + 1 + n >= PATH_MAX)
-            return lcsb__fail(err, LCSB_EINVAL, "%s: path longer than %d bytes", what, PATH_MAX);
-        out[len++] = '/';
-        memcpy(out + len, start, n);
-        len += n;
-    }
-    if (len == 0) out[len++] = '/';
-    out[len] = '\0';
-    return 0;
 }
 
 /* Count LEN more bytes held by POLICY, unless that passes the ceiling. */
@@ -97,8 +73,7 @@ static bool valid_env_name(const char *name) {
     return true;
 }
 
-int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value,
-                        lcsb_error *err) {
+int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value, lcsb_error *err) {
     if (!name || !valid_env_name(name))
         return lcsb__fail(err, LCSB_EINVAL, "env: \"%s\" is not a variable name",
                           name ? name : "(null)");
@@ -126,6 +101,13 @@ int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value
 }
 
 bool lcsb__policy_has_env(const lcsb_policy *policy) { return policy->env_n > 0; }
+
+int lcsb__port_after(const lcsb__ports *ports, int last) {
+    int next = 65536;
+    for (size_t i = 0; i < ports->n; i++)
+        if (ports->v[i] > last && ports->v[i] < next) next = ports->v[i];
+    return next;
+}
 
 void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net) { policy->net = net; }
 
@@ -157,8 +139,8 @@ int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) 
     return 0;
 }
 
-static const char *const part_names[] = {"net", "scope", "truncate", "ioctl", "terminal",
-                                         "metadata"};
+static const char *const part_names[] = {"net",   "scope",    "truncate",
+                                         "ioctl", "terminal", "metadata"};
 #define PART_COUNT (sizeof part_names / sizeof part_names[0])
 
 const char *lcsb_part_name(unsigned part) {

@@ -2,7 +2,7 @@
  * regular files the kernel will execute for it. Landlock checks EXECUTE on the
  * program and on the interpreter the kernel loads for it (ELF PT_INTERP, `#!`),
  * so both must be granted, each as a resolved file. Reads files. */
-#include "internal.h"
+#include "sys.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -111,7 +111,8 @@ static bool listed(const lcsb__strv *sv, const char *s) {
 
 static int resolve_into(const char *name, lcsb__strv *out, int depth, lcsb_error *err) {
     char found[PATH_MAX], real[PATH_MAX], interp[PATH_MAX], env_program[PATH_MAX];
-    if (depth > 8) return lcsb__fail(err, LCSB_EINVAL, "exec: %s: interpreters nest too deep", name);
+    if (depth > 8)
+        return lcsb__fail(err, LCSB_EINVAL, "exec: %s: interpreters nest too deep", name);
     int rc = locate(name, found, err);
     if (rc) return rc;
     if (!lcsb__realpath(found, real))

@@ -1,6 +1,7 @@
-/* Running a composed argv: spawn, relay signals, wait, map the status, write
+/* Running a prepared argv: spawn, relay signals, wait, map the status, write
  * the trailer. The impure half of the seam. */
-#include "internal.h"
+#include "backend.h"
+#include "capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,10 @@
 #include <unistd.h>
 
 extern char **environ;
+
+/* The environment variable naming the descriptor on which the shim reports a
+ * setup failure (docs/wire-format.md). */
+#define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
 
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define RELAYED (sizeof relayed_signals / sizeof relayed_signals[0])
@@ -112,8 +117,7 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
  * (NULL: the command writes to the caller's stderr itself). */
 static int spawn_and_wait_with(const char *const *final, const char *cwd, bool is_mechanism,
                                const lcsb_run_options *opts, int report[2], char **env,
-                               lcsb__capture *capture, lcsb_run_result *result,
-                               lcsb_error *err) {
+                               lcsb__capture *capture, lcsb_run_result *result, lcsb_error *err) {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
@@ -152,7 +156,7 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
         sigaction(relayed_signals[i], &sa, &old[i]);
     }
     pid_t pid;
-    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *)final, env);
+    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, env);
     if (report[1] >= 0) close(report[1]);
     report[1] = -1;
     if (spawn_errno == 0) running_child = pid;
@@ -164,9 +168,9 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
 
     if (spawn_errno != 0) {
         /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
-        result->status = is_mechanism ? LCSB_EXIT_SETUP
+        result->status = is_mechanism                                        ? LCSB_EXIT_SETUP
                          : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
-                                                                              : LCSB_EXIT_NOEXEC;
+                                                                             : LCSB_EXIT_NOEXEC;
         result->setup_failed = is_mechanism;
         snprintf(result->note, sizeof result->note, "cannot execute %s: %s", final[0],
                  strerror(spawn_errno));
@@ -178,7 +182,8 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
         lcsb__capture_spawned(capture);
         if (lcsb__capture_wait(capture, pid, opts->relay_fd, &wstatus, result) != 0) waited = -1;
     } else {
-        while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {}
+        while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {
+        }
     }
     if (waited < 0) {
         rc = lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", final[0], strerror(errno));
@@ -204,8 +209,7 @@ restore:
  * the command can give too, is never taken for that alone; the stderr relay
  * when it is asked for. */
 static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
-                          const lcsb_run_options *opts, lcsb_run_result *result,
-                          lcsb_error *err) {
+                          const lcsb_run_options *opts, lcsb_run_result *result, lcsb_error *err) {
     int report[2] = {-1, -1};
     char **env = environ, entry[64];
     if (is_mechanism && (pipe2(report, O_CLOEXEC) != 0 ||
@@ -230,8 +234,32 @@ static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mec
 /* Does the final argv start with the mechanism itself? Then failing to start
  * it is a setup failure (97); a launcher in front is a program like any other. */
 static bool starts_with_mechanism(const lcsb_backend *b, const char *const *prefix) {
-    bool launcher_first = prefix && prefix[0] && !lcsb_backend_contains_prefix(b);
-    return b->ops != &lcsb__unavailable_ops && !launcher_first;
+    bool launcher_first = prefix && prefix[0] && !b->ops->contains_prefix;
+    return b->ops->is_mechanism && !launcher_first;
+}
+
+static void trailer(const char *command, int status, bool setup_failed, const lcsb_attestation *att,
+                    char *buf, size_t size) {
+    char summary[256];
+    char how[64] = "";
+    lcsb_attestation_summary(att, summary, sizeof summary);
+    if (status > 128 && status < 128 + 65) {
+        const char *name = sigabbrev_np(status - 128);
+        snprintf(how, sizeof how, " (signal %s%s)", name ? "SIG" : "", name ? name : "?");
+    } else if (setup_failed) {
+        snprintf(how, sizeof how, " (sandbox setup failed; the command did not run)");
+    } else if (status == LCSB_EXIT_NOEXEC) {
+        snprintf(how, sizeof how, " (could not be executed)");
+    } else if (status == LCSB_EXIT_NOTFOUND) {
+        snprintf(how, sizeof how, " (not found)");
+    }
+    snprintf(buf, size, "lcsb: %s exited %d%s under %s (%s)\n", command ? command : "command",
+             status, how, att->backend, summary);
+}
+
+void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
+                  size_t size) {
+    trailer(command, status, status == LCSB_EXIT_SETUP, att, buf, size);
 }
 
 int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
@@ -245,22 +273,20 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     opts = &given;
     memset(result, 0, sizeof *result);
 
-    /* The backend's checks, then the size check on the very argv that runs. */
     int rc = check_keep_fds(opts, err);
     /* A container's command gets the engine's descriptors, not lcsb's. */
     if (!rc && opts->keep_fds_count && b->ops->contains_prefix)
-        rc = lcsb__fail(err, LCSB_EINVAL, "%s: a descriptor cannot be passed into a container "
-                                          "(--keep-fd)",
+        rc = lcsb__fail(err, LCSB_EINVAL,
+                        "%s: a descriptor cannot be passed into a container "
+                        "(--keep-fd)",
                         b->ops->name);
-    if (!rc) rc = b->ops->validate(b, policy, err);
     if (rc) return rc;
+    /* A command is needed here: lcsb_prepare would run a probe in its place. */
+    if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    rc = lcsb_compose(b, policy, opts->prefix, argv, &final, err);
-    if (rc) return rc;
-    rc = lcsb__check_exec_size((const char *const *)final, err);
-    if (!rc) rc = lcsb_attest((const char *const *)final, opts->prefix, &result->attestation, err);
+    rc = lcsb_prepare(b, policy, opts->prefix, argv, &final, &result->attestation, err);
     if (!rc)
-        rc = spawn_and_wait((const char *const *)final, policy->cwd,
+        rc = spawn_and_wait((const char *const *) final, policy->cwd,
                             starts_with_mechanism(b, opts->prefix), opts, result, err);
     lcsb_argv_free(final);
     if (rc) return rc;
@@ -271,8 +297,8 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
             snprintf(line, sizeof line, "lcsb: %s\n", result->note);
             write_all(opts->trailer_fd, line);
         }
-        lcsb__trailer(argv[0], result->status, result->setup_failed, &result->attestation, line,
-                      sizeof line);
+        trailer(argv[0], result->status, result->setup_failed, &result->attestation, line,
+                sizeof line);
         write_all(opts->trailer_fd, line);
     }
     return 0;

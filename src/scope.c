@@ -3,7 +3,9 @@
  * directories unwritable or mounted something: removal works on descriptors,
  * never follows a symlink and never leaves the mount it started on (a bind
  * mount of the same file system included). */
-#include "internal.h"
+#include "scope.h"
+
+#include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* Running a policy script: a Lua 5.4 state with the standard libraries and
  * lcsb preloaded (the way lua.c embeds Lua: everything under lua_pcall), the
  * run's context and scope in the registry, and the policy it returns. */
-#include "internal.h"
+#include "lua_lcsb.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -165,7 +165,8 @@ static int pmain(lua_State *L) {
         lua_call(L, 1, 1);
     }
     if (!luaL_testudata(L, -1, "lcsb.policy"))
-        return luaL_error(L, "%s: the script returned a %s; expected a policy (lcsb.exec_policy{...}) "
+        return luaL_error(L,
+                          "%s: the script returned a %s; expected a policy (lcsb.exec_policy{...}) "
                           "or a function returning one",
                           args->path, luaL_typename(L, -1));
     args->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1));
@@ -187,7 +188,10 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     lua_atpanic(s->L, panic);
-    pmain_args args = {.path = path, .argv = argv, .shim = shim, .oci = &s->oci,
+    pmain_args args = {.path = path,
+                       .argv = argv,
+                       .shim = shim,
+                       .oci = &s->oci,
                        .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
@@ -195,8 +199,7 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
     if (status != LUA_OK) {
         const char *msg = lua_tostring(s->L, -1);
         if (!msg) msg = "policy script failed (its error is not a string)";
-        if (status == LUA_ERRMEM)
-            msg = "the policy script ran out of memory (it may use 1 GiB)";
+        if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
         /* Name the script unless the message already does (with its line:
          * lcsb's own functions blame the line that called them). */
         size_t n = strlen(path);

@@ -1,9 +1,11 @@
-/* The seam (rule 5): what every backend must do is done here, once, before any
- * backend's wrap: the env overlay, the launcher prefix, the trailer. Pure. */
-#include "internal.h"
+/* The seam (rule 5): what every backend must do is done here, once. Before
+ * any backend's wrap, the env overlay and the launcher prefix (pure); around
+ * it, the one pipeline that readies a run: validate, compose, fit execve's
+ * limits, attest. lcsb_run, lcsb_backend_validate and `lcsb check` all go
+ * through lcsb_prepare, so they cannot order it differently. */
+#include "backend.h"
+#include "validate.h"
 
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
 int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv, char ***out,
@@ -48,7 +50,7 @@ int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *c
     char **wrapped = NULL;
     lcsb__strv sv = {0};
     bool has_prefix = prefix && prefix[0];
-    bool inside = has_prefix && lcsb_backend_contains_prefix(b);
+    bool inside = has_prefix && b->ops->contains_prefix;
     int rc = 0;
     if (inside) {
         /* A container is a world: the launcher runs inside it, and gets the
@@ -77,41 +79,24 @@ out:
     return rc;
 }
 
-void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
-                  size_t size) {
-    lcsb__trailer(command, status, status == LCSB_EXIT_SETUP, att, buf, size);
+int lcsb_prepare(const lcsb_backend *b, const lcsb_policy *policy, const char *const *prefix,
+                 const char *const *argv, char ***final_out, lcsb_attestation *att,
+                 lcsb_error *err) {
+    static const char *const probe[] = {"true", NULL};
+    char **final = NULL;
+    lcsb_attestation ignored;
+    int rc = b->ops->validate(b, policy, err);
+    if (!rc) rc = lcsb_compose(b, policy, prefix, argv ? argv : probe, &final, err);
+    if (!rc) rc = lcsb__check_exec_size((const char *const *) final, err);
+    if (!rc) rc = lcsb_attest((const char *const *) final, prefix, att ? att : &ignored, err);
+    if (!rc && final_out) {
+        *final_out = final;
+        final = NULL;
+    }
+    lcsb_argv_free(final);
+    return rc;
 }
 
-void lcsb__trailer(const char *command, int status, bool setup_failed,
-                   const lcsb_attestation *att, char *buf, size_t size) {
-    char summary[256];
-    char how[64] = "";
-    lcsb_attestation_summary(att, summary, sizeof summary);
-    if (status > 128 && status < 128 + 65) {
-        const char *name = sigabbrev_np(status - 128);
-        snprintf(how, sizeof how, " (signal %s%s)", name ? "SIG" : "", name ? name : "?");
-    } else if (setup_failed) {
-        snprintf(how, sizeof how, " (sandbox setup failed; the command did not run)");
-    } else if (status == LCSB_EXIT_NOEXEC) {
-        snprintf(how, sizeof how, " (could not be executed)");
-    } else if (status == LCSB_EXIT_NOTFOUND) {
-        snprintf(how, sizeof how, " (not found)");
-    }
-    snprintf(buf, size, "lcsb: %s exited %d%s under %s (%s)\n", command ? command : "command",
-             status, how, att->backend, summary);
-}
-
-char *lcsb_argv_json(const char *const *argv) {
-    lcsb__buf b = {0};
-    lcsb__buf_adds(&b, "[");
-    for (size_t i = 0; argv && argv[i]; i++) {
-        if (i) lcsb__buf_adds(&b, ",");
-        lcsb__buf_add_json_string(&b, argv[i]);
-    }
-    lcsb__buf_adds(&b, "]");
-    if (b.oom) {
-        lcsb__buf_free(&b);
-        return NULL;
-    }
-    return b.p;
+int lcsb_backend_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
+    return lcsb_prepare(b, policy, NULL, NULL, NULL, NULL, err);
 }

@@ -9,7 +9,11 @@
  * are symlinks into /private, and the kernel matches the resolved path): the
  * profile text names (param "KEY") and never holds a policy path, so no path
  * can be misquoted into a rule. */
-#include "internal.h"
+#include "seatbelt.h"
+
+#include "path.h"
+#include "sysprefix.h"
+#include "validate.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -54,19 +58,12 @@ int lcsb__seatbelt_canonical(const char *path, char *out) {
     return len < 0 || len >= LCSB__SEATBELT_PATH_MAX ? -1 : 0;
 }
 
-/* True when ANCESTOR is PATH or a directory above it. */
-static bool within(const char *path, const char *ancestor) {
-    size_t n = strlen(ancestor);
-    return strcmp(ancestor, "/") == 0 ||
-           (strncmp(path, ancestor, n) == 0 && (path[n] == '\0' || path[n] == '/'));
-}
-
 /* The guarded tree that PATH (canonical) is or holds, or lies in outside a hole. */
 static const char *guarded_by(const char *path, bool *holds) {
     for (size_t i = 0; guarded_trees[i]; i++) {
-        *holds = within(guarded_trees[i], path);
+        *holds = lcsb__path_within(guarded_trees[i], path);
         if (*holds) return guarded_trees[i];
-        if (!within(path, guarded_trees[i])) continue;
+        if (!lcsb__path_within(path, guarded_trees[i])) continue;
         bool in_hole = false;
         for (size_t h = 0; guard_holes[h]; h++)
             in_hole |= strncmp(path, guard_holes[h], strlen(guard_holes[h])) == 0;
@@ -98,13 +95,9 @@ static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
             const char *tree = guarded_by(canon, &holds);
             if (holds) prefix = tree;
             for (size_t k = 0; !prefix && private_prefixes[k]; k++)
-                if (within(private_prefixes[k], canon)) prefix = private_prefixes[k];
+                if (lcsb__path_within(private_prefixes[k], canon)) prefix = private_prefixes[k];
         }
-        if (prefix)
-            return lcsb__fail(err, LCSB_EINVAL,
-                              "exec: %s: refusing process-exec on a directory that is or "
-                              "contains the system prefix %s",
-                              path, prefix);
+        if (prefix) return lcsb__refuse_exec_dir(path, "process-exec", prefix, err);
     }
     return 0;
 }
@@ -281,13 +274,19 @@ static int read_ports(const char *text, lcsb_policy *policy) {
     return 0;
 }
 
-/* REST is `sandbox-exec -p PROFILE (-D KEY=PATH)... -- COMMAND...`. The
+/* ARGV is `sandbox-exec -p PROFILE (-D KEY=PATH)... -- COMMAND...`. The
  * profile must be exactly one lcsb writes: a policy of the shape its
  * parameters and network rules describe is generated again and the two
  * compared byte for byte, so that no rule added, moved or widened passes
  * (a guess from its lines would let one through). What it enforces is then
  * read from that shape. */
-int lcsb__seatbelt_attest(const char *const *rest, lcsb_attestation *out, lcsb_error *err) {
+static int seatbelt_attest(const char *const *rest, const char *const *prefix,
+                           lcsb_attestation *out, lcsb_error *err) {
+    (void)prefix;
+    if (!rest || !rest[0] || !rest[1] || !rest[2] || strcmp(rest[0], LCSB__SANDBOX_EXEC) != 0 ||
+        strcmp(rest[1], "-p") != 0 ||
+        strncmp(rest[2], LCSB__SEATBELT_HEAD, strlen(LCSB__SEATBELT_HEAD)) != 0)
+        return LCSB__NOT_MINE;
     const char *text = rest[2];
     size_t counts[PARAM_TIERS] = {0}, i = 3;
     for (; rest[i] && strcmp(rest[i], "-D") == 0; i += 2)
@@ -312,8 +311,10 @@ int lcsb__seatbelt_attest(const char *const *rest, lcsb_attestation *out, lcsb_e
     if (!rc) {
         lcsb_policy_set_exec_open(shape, strstr(text, exec_open) != NULL);
         const char *net = strstr(text, ";; network\n");
-        if (net && strcmp(net, net_open) == 0) lcsb_policy_set_net(shape, LCSB_NET_OPEN);
-        else if (net) rc = read_ports(net, shape);
+        if (net && strcmp(net, net_open) == 0)
+            lcsb_policy_set_net(shape, LCSB_NET_OPEN);
+        else if (net)
+            rc = read_ports(net, shape);
     }
     if (!rc) {
         static const char *const probe[] = {"x", NULL};
@@ -334,7 +335,9 @@ int lcsb__seatbelt_attest(const char *const *rest, lcsb_attestation *out, lcsb_e
     snprintf(out->exec, sizeof out->exec, "%s", open_exec ? "open" : "allowlist");
     bool all = net != LCSB_NET_OPEN;
     snprintf(out->net, sizeof out->net, "%s",
-             net == LCSB_NET_OPEN ? "open" : net == LCSB_NET_PORTS ? "ports" : "denied");
+             net == LCSB_NET_OPEN    ? "open"
+             : net == LCSB_NET_PORTS ? "ports"
+                                     : "denied");
     snprintf(out->net_covers, sizeof out->net_covers, "%s", all ? "all" : "");
     snprintf(out->net_by, sizeof out->net_by, "%s", all ? "seatbelt" : "");
     out->scoped = true; /* the base's (allow signal (target same-sandbox)), verified above */
@@ -344,6 +347,14 @@ int lcsb__seatbelt_attest(const char *const *rest, lcsb_attestation *out, lcsb_e
              counts[3] ? "readonly" : "none");
     return 0;
 }
+
+typedef struct seatbelt_backend {
+    lcsb_backend base;
+    /* /usr/bin/sandbox-exec was found (or the caller vouched for it).
+     * Without it the backend still wraps, for other hosts, but refuses to
+     * run. */
+    bool present;
+} seatbelt_backend;
 
 static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
                          lcsb__strv *out, lcsb_error *err) {
@@ -356,20 +367,36 @@ static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy, const
  * device and terminal ioctls (the base grants no file-ioctl). So nothing is
  * ever dropped; what it needs is sandbox-exec itself. */
 static int seatbelt_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
-    if (!b->mechanism_present)
+    if (!((const seatbelt_backend *)b)->present)
         return lcsb__fail(err, LCSB_EUNAVAIL,
                           "seatbelt: %s not found on this host (Seatbelt is macOS's; "
                           "`lcsb wrap --backend seatbelt` still prints the argv anywhere)",
                           LCSB__SANDBOX_EXEC);
     int rc = check_policy(policy, err);
     if (!rc) rc = lcsb__check_env_listed(policy, err);
-    if (!rc) rc = lcsb__validate_paths(policy, !policy->exec_open, true, err);
+    if (!rc) rc = lcsb__validate_paths(policy, !policy->exec_open, lcsb__seatbelt_canonical, err);
     return rc;
 }
+
+static void seatbelt_free(lcsb_backend *b) { free(b); }
 
 const lcsb__backend_ops lcsb__seatbelt_ops = {
     .name = "seatbelt",
     .contains_prefix = false,
+    .is_mechanism = true,
     .validate = seatbelt_validate,
     .wrap = seatbelt_wrap,
+    .attest = seatbelt_attest,
+    .free = seatbelt_free,
 };
+
+int lcsb__seatbelt_new(bool present, lcsb_backend **out, lcsb_error *err) {
+    int rc = lcsb__backend_new(&lcsb__seatbelt_ops, sizeof(seatbelt_backend), out, err);
+    if (!rc) ((seatbelt_backend *)*out)->present = present;
+    return rc;
+}
+
+/* Configured by hand: the caller vouches for sandbox-exec. */
+int lcsb_backend_seatbelt(lcsb_backend **out, lcsb_error *err) {
+    return lcsb__seatbelt_new(true, out, err);
+}

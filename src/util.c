@@ -1,34 +1,10 @@
-/* Pure helpers: errors, string arrays, byte buffers. Memory allocation only. */
-#include "internal.h"
+/* String arrays and byte buffers. Pure: memory allocation only. */
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *lcsb_strerror(int code) {
-    switch (code) {
-    case LCSB_OK: return "success";
-    case LCSB_EINVAL: return "invalid argument or policy";
-    case LCSB_ENOMEM: return "out of memory";
-    case LCSB_EUNAVAIL: return "mechanism not available on this host";
-    case LCSB_ESYS: return "system call failed";
-    case LCSB_ETOOBIG: return "policy too large for the kernel's limits";
-    case LCSB_ESCRIPT: return "policy script failed";
-    default: return "unknown error";
-    }
-}
-
-int lcsb__fail(lcsb_error *err, int code, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static int strv_reserve(lcsb__strv *sv, size_t extra) {
     if (sv->n + extra + 1 <= sv->cap) return 0;
@@ -52,9 +28,7 @@ int lcsb__strv_push_n(lcsb__strv *sv, const char *s, size_t len) {
     return 0;
 }
 
-int lcsb__strv_push(lcsb__strv *sv, const char *s) {
-    return lcsb__strv_push_n(sv, s, strlen(s));
-}
+int lcsb__strv_push(lcsb__strv *sv, const char *s) { return lcsb__strv_push_n(sv, s, strlen(s)); }
 
 int lcsb__strv_push_all(lcsb__strv *sv, const char *const *argv) {
     for (size_t i = 0; argv && argv[i]; i++)
@@ -108,13 +82,6 @@ static void sort_strings(const char **v, const char **tmp, size_t n) {
         }
         memcpy(v, tmp, n * sizeof *v);
     }
-}
-
-int lcsb__port_after(const lcsb__ports *ports, int last) {
-    int next = 65536;
-    for (size_t i = 0; i < ports->n; i++)
-        if (ports->v[i] > last && ports->v[i] < next) next = ports->v[i];
-    return next;
 }
 
 const char **lcsb__strv_sorted_unique(const lcsb__strv *sv, size_t *count) {
@@ -178,27 +145,6 @@ void lcsb__buf_addf(lcsb__buf *b, const char *fmt, ...) {
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
-}
-
-void lcsb__buf_add_json_string(lcsb__buf *b, const char *s) {
-    lcsb__buf_add(b, "\"", 1);
-    const char *run = s;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        const char *esc = NULL;
-        char hex[8];
-        if (*p == '"') esc = "\\\"";
-        else if (*p == '\\') esc = "\\\\";
-        else if (*p < 0x20 || *p == 0x7f) {
-            snprintf(hex, sizeof hex, "\\u%04x", *p);
-            esc = hex;
-        }
-        if (!esc) continue;
-        lcsb__buf_add(b, run, (size_t)((const char *)p - run));
-        lcsb__buf_adds(b, esc);
-        run = (const char *)p + 1;
-    }
-    lcsb__buf_adds(b, run);
-    lcsb__buf_add(b, "\"", 1);
 }
 
 void lcsb__buf_free(lcsb__buf *b) {

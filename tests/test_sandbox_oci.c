@@ -24,6 +24,8 @@
 
 /* ---- helpers ---- */
 
+#define OCI(b) ((lcsb__oci_backend *)(b))
+
 static lcsb_policy *project_policy(void) {
     lcsb_policy *p = lcsb_policy_new();
     assert_non_null(p);
@@ -55,9 +57,9 @@ static lcsb_backend *oci_backend(const char *engine, const char *image, const ch
     lcsb_error err;
     if (lcsb_backend_oci(NULL, &world, &b, &err)) fail_msg("lcsb_backend_oci: %s", err.message);
     /* Fixed ids and host links, whoever runs the suite. */
-    b->uid = b->gid = 0;
-    lcsb__strv_clear(&b->link_paths);
-    lcsb__strv_clear(&b->link_targets);
+    OCI(b)->uid = OCI(b)->gid = 0;
+    lcsb__strv_clear(&OCI(b)->link_paths);
+    lcsb__strv_clear(&OCI(b)->link_targets);
     return b;
 }
 
@@ -166,7 +168,7 @@ static void test_wrap_rootfs(void **state) {
     lcsb_argv_free(argv);
 
     /* The caller keeps their own id under rootless podman. */
-    b->uid = b->gid = 1001;
+    OCI(b)->uid = OCI(b)->gid = 1001;
     argv = compose(b, p, NULL, ARGV("make"));
     assert_has(argv, "--user=1001:1001", true);
     assert_has(argv, "--userns=keep-id", true);
@@ -174,10 +176,10 @@ static void test_wrap_rootfs(void **state) {
 
     /* On a merged /usr, /lib64 is the way to the ELF interpreter: made a
      * mount of what the table already shows, never of anything else. */
-    assert_int_equal(lcsb__strv_push(&b->link_paths, "/lib64"), 0);
-    assert_int_equal(lcsb__strv_push(&b->link_targets, "/usr/lib64"), 0);
-    assert_int_equal(lcsb__strv_push(&b->link_paths, "/bin"), 0);
-    assert_int_equal(lcsb__strv_push(&b->link_targets, "/opt/elsewhere/bin"), 0);
+    assert_int_equal(lcsb__strv_push(&OCI(b)->link_paths, "/lib64"), 0);
+    assert_int_equal(lcsb__strv_push(&OCI(b)->link_targets, "/usr/lib64"), 0);
+    assert_int_equal(lcsb__strv_push(&OCI(b)->link_paths, "/bin"), 0);
+    assert_int_equal(lcsb__strv_push(&OCI(b)->link_targets, "/opt/elsewhere/bin"), 0);
     argv = compose(b, p, NULL, ARGV("make"));
     assert_has(argv, "--volume=/usr/lib64:/lib64:ro,bind", true);
     assert_has(argv, "--volume=/opt/elsewhere/bin:/bin:ro,bind", false);
@@ -192,7 +194,7 @@ static void test_wrap_image_and_docker(void **state) {
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     lcsb_backend *b =
         oci_backend("/usr/bin/docker", "debian:12", NULL, ARGV("--memory=1g", "--env=CI=1"));
-    b->uid = b->gid = 1001;
+    OCI(b)->uid = OCI(b)->gid = 1001;
     char **argv = compose(b, p, NULL, ARGV("make"));
     assert_string_equal(argv[0], "/usr/bin/docker");
     assert_has(argv, "--network=none", false);   /* the engine's own network: open */
@@ -324,7 +326,7 @@ static void test_validate_on_this_host(void **state) {
     lcsb_capability cap = {0};
     snprintf(cap.oci_engine, sizeof cap.oci_engine, "/bin/sh-not-an-engine/podman");
     assert_int_equal(lcsb_backend_oci(&cap, &world, &b, &err), 0);
-    b->engine_found = true; /* as if it were there */
+    OCI(b)->engine_found = true; /* as if it were there */
     assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EINVAL);
     assert_non_null(strstr(err.message, "is not a directory"));
     lcsb_backend_free(b);

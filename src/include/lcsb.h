@@ -38,16 +38,20 @@ extern "C" {
 
 #define LCSB_VERSION "0.1.0"
 
-/* The closed set of error codes. */
-enum {
-    LCSB_OK = 0,
-    LCSB_EINVAL = -1,      /* bad argument or invalid policy */
-    LCSB_ENOMEM = -2,      /* out of memory */
-    LCSB_EUNAVAIL = -3,    /* the mechanism is not available on this host */
-    LCSB_ESYS = -4,        /* a system call failed */
-    LCSB_ETOOBIG = -5,     /* the policy does not fit the kernel's limits */
-    LCSB_ESCRIPT = -6,     /* a policy script failed */
-};
+/* The closed set of error codes, X(NAME, VALUE, TEXT): each is LCSB_NAME,
+ * lcsb_strerror gives its TEXT and lcsb_error_name "LCSB_NAME". */
+#define LCSB_ERRORS(X)                                                                     \
+    X(OK, 0, "success")                                                                    \
+    X(EINVAL, -1, "invalid argument or policy")                                            \
+    X(ENOMEM, -2, "out of memory")                                                         \
+    X(EUNAVAIL, -3, "mechanism not available on this host")                                \
+    X(ESYS, -4, "system call failed")                                                      \
+    X(ETOOBIG, -5, "policy too large for the kernel's limits")                             \
+    X(ESCRIPT, -6, "policy script failed")
+
+#define LCSB_ERROR_ENUM_(name, value, text) LCSB_##name = value,
+enum { LCSB_ERRORS(LCSB_ERROR_ENUM_) };
+#undef LCSB_ERROR_ENUM_
 
 /* Exit statuses of the CLI and the shim (CONTRACT.md). */
 enum {
@@ -63,7 +67,10 @@ typedef struct lcsb_error {
     char message[1024];
 } lcsb_error;
 
+/* The TEXT of CODE, or "unknown error". */
 LCSB_API const char *lcsb_strerror(int code);
+/* "LCSB_EINVAL" for LCSB_EINVAL, ...; NULL for a code outside the set. */
+LCSB_API const char *lcsb_error_name(int code);
 
 /* ---- Policy: what to enforce, in mechanism-free terms. ---- */
 
@@ -226,7 +233,8 @@ LCSB_API bool lcsb_backend_contains_prefix(const lcsb_backend *backend);
 /* Check POLICY against the backend and the host, before anything runs:
  * paths exist, exec rules are safe, the shim is executable, every part of the
  * policy is enforceable here or allowed to degrade (else LCSB_EUNAVAIL naming
- * it), the policy fits the kernel's argv limits. */
+ * it), the policy fits the kernel's argv limits. lcsb_prepare with a probe
+ * command. */
 LCSB_API LCSB_NODISCARD int lcsb_backend_validate(const lcsb_backend *backend,
                                                   const lcsb_policy *policy, lcsb_error *err);
 
@@ -288,7 +296,17 @@ LCSB_API char *lcsb_attestation_json(const lcsb_attestation *att);
 /* "fs: enforced, exec: allowlist, net: denied, abi 7" (plus what was not enforced) into BUF. */
 LCSB_API void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size);
 
-/* ---- Running. ---- */
+/* ---- Preparing and running. ---- */
+
+/* Everything lcsb_run does before it spawns, in its order, and nothing after:
+ * validate POLICY against the backend and the host, compose the final argv
+ * for ARGV (NULL: a probe command) behind PREFIX (may be NULL), check that it
+ * fits execve's limits (with this process's environment), and attest it. On
+ * success *FINAL (when FINAL is non-NULL; an lcsb argv) and *ATT (when ATT is
+ * non-NULL) hold the results. Runs nothing. */
+LCSB_API LCSB_NODISCARD int lcsb_prepare(const lcsb_backend *backend, const lcsb_policy *policy,
+                                         const char *const *prefix, const char *const *argv,
+                                         char ***final, lcsb_attestation *att, lcsb_error *err);
 
 typedef struct lcsb_run_options {
     size_t size;                /* sizeof(lcsb_run_options), so the struct can grow */

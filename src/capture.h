@@ -1,0 +1,28 @@
+/* Layer 6, impure: the command's stderr, relayed live and remembered for
+ * explain (capture.c). */
+#ifndef LCSB_CAPTURE_H
+#define LCSB_CAPTURE_H
+
+#include "util.h"
+
+#include <signal.h>
+#include <sys/types.h>
+
+typedef struct lcsb__capture {
+    int out[2];  /* the command's stderr */
+    int note[2]; /* SIGCHLD's self-pipe */
+    struct sigaction old_chld, old_pipe;
+    bool installed, relaying;
+} lcsb__capture;
+
+/* Make the pipes and hear SIGCHLD (and ignore SIGPIPE) until close. */
+int lcsb__capture_open(lcsb__capture *c, lcsb_error *err);
+/* After spawning a child whose stderr is c->out[1]. */
+void lcsb__capture_spawned(lcsb__capture *c);
+/* Relay to RELAY_FD (-1: keep the tail only) until PID exits; its wait
+ * status into *WSTATUS. 0, or -1 with errno. */
+int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
+                       lcsb_run_result *result);
+void lcsb__capture_close(lcsb__capture *c);
+
+#endif

@@ -1,0 +1,49 @@
+/* Layer 2, pure: the Policy's insides, for the files that turn it into a
+ * mechanism. Everything here is mechanism-free: paths, the env overlay, the
+ * network, the parts that may degrade. */
+#ifndef LCSB_POLICY_H
+#define LCSB_POLICY_H
+
+#include "util.h"
+
+#include <stdint.h>
+
+typedef struct lcsb__env {
+    char *name;
+    char *value; /* NULL: unset NAME */
+} lcsb__env;
+
+typedef struct lcsb__ports {
+    uint16_t *v;
+    size_t n;
+} lcsb__ports;
+
+struct lcsb_policy {
+    lcsb__strv read;
+    lcsb__strv write;
+    lcsb__strv exec;
+    lcsb__strv protect;
+    lcsb__env *env; /* in order of first setting; a later setting replaces the value */
+    size_t env_n;
+    bool exec_open;
+    lcsb_net net;
+    lcsb__ports connect; /* in insertion order, may repeat */
+    lcsb__ports bind;
+    char *cwd;
+    unsigned degradable; /* lcsb_part bits */
+    size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */
+};
+
+/* The ports in PORTS above LAST in ascending order, one per call (sorted and
+ * without repeats, so the same policy gives the same bytes); 65536 after the last. */
+int lcsb__port_after(const lcsb__ports *ports, int last);
+
+/* The names of PARTS (lcsb_part bits), each between QUOTE and QUOTE, SEP between. */
+void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const char *sep);
+
+/* The program that carries the env overlay (the seam's hop in front of the
+ * command), which an exec allowlist must name when the overlay is in use. */
+#define LCSB__ENV_PROGRAM "/usr/bin/env"
+bool lcsb__policy_has_env(const lcsb_policy *policy);
+
+#endif

@@ -1,0 +1,16 @@
+/* Layer 6, impure: the owner of a run's private directories (scope.c). */
+#ifndef LCSB_SCOPE_H
+#define LCSB_SCOPE_H
+
+#include "util.h"
+
+typedef struct lcsb__scope lcsb__scope;
+lcsb__scope *lcsb__scope_new(void);
+/* Create a fresh directory (mode 0700) owned by the scope; its path into OUT (PATH_MAX). */
+int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
+/* Remove everything the scope owns, never following a symlink or crossing a
+ * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
+int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);
+void lcsb__scope_free(lcsb__scope *scope); /* closes first; NULL-safe */
+
+#endif

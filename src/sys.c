@@ -1,0 +1,74 @@
+/* The host's file system, asked: real paths, mounts, programs on PATH. */
+#include "sys.h"
+
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
+
+char *lcsb__realpath(const char *path, char *out) {
+#ifdef __linux__
+    /* One openat2 that refuses symlinks answers for most paths, where
+     * realpath(3) asks readlink of every component. */
+    if (lcsb__path_is_normal(path) && strlen(path) < PATH_MAX) {
+        struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+        int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+        if (fd >= 0) {
+            close(fd);
+            return strcpy(out, path);
+        }
+        if (errno == ENOENT || errno == ENOTDIR) return NULL;
+    }
+#endif
+    return realpath(path, out);
+}
+
+int lcsb__mount_of(int fd, uint64_t *out) {
+#ifdef __linux__
+    /* A bind mount of the same file system shares its device number; only the
+     * mount ID tells it apart. */
+    struct statx stx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0) return -1;
+    if (!(stx.stx_mask & STATX_MNT_ID)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    *out = stx.stx_mnt_id;
+#else
+    struct stat st;
+    if (fstat(fd, &st) != 0) return -1;
+    *out = (uint64_t)st.st_dev;
+#endif
+    return 0;
+}
+
+bool lcsb__find_on_path(const char *name, char *out, size_t size) {
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t)(end - path) : strlen(path);
+        struct stat st;
+        /* Relative PATH entries depend on the working directory; skip them. */
+        if (len > 0 && path[0] == '/') {
+            int n = snprintf(out, size, "%.*s/%s", (int)len, path, name);
+            if (n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+                access(out, X_OK) == 0)
+                return true;
+        }
+        path += len + (end ? 1 : 0);
+    }
+    out[0] = '\0';
+    return false;
+}

@@ -1,0 +1,23 @@
+/* Layer 2, impure: the few questions the library asks the host's file
+ * system, in the habit of minijail's system.c. With capability.c, the only
+ * place a platform branch may stand. */
+#ifndef LCSB_SYS_H
+#define LCSB_SYS_H
+
+#include "util.h"
+
+#include <stdint.h>
+
+/* realpath(3), faster where the host can tell at once that a normalized path
+ * holds no symlink. OUT has PATH_MAX bytes. */
+char *lcsb__realpath(const char *path, char *out);
+
+/* The mount that the file open as FD lives on, as an identity to compare (a
+ * platform's own notion: Linux's mount ID, else the device). 0 or -1. */
+int lcsb__mount_of(int fd, uint64_t *out);
+
+/* NAME looked up on PATH the way execvp does (absolute entries only): the
+ * first executable regular file, into OUT (SIZE bytes). False when none. */
+bool lcsb__find_on_path(const char *name, char *out, size_t size);
+
+#endif
