@@ -1,17 +1,15 @@
 /* The Attestation: what the final argv enforces, read back from the flags in
  * it by the mechanism that wrote them, never from what the backend was asked
  * to do. Pure. */
-#include "json.h"
+#include "attest.h"
 #include "landlock.h"
 #include "oci.h"
 #include "seatbelt.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set(char *field, size_t size, const char *value) { snprintf(field, size, "%s", value); }
-#define SET(field, value) set(field, sizeof field, value)
 
 /* Every mechanism that can be read back from an argv. */
 static const lcsb__backend_ops *const mechanisms[] = {&lcsb__oci_ops, &lcsb__landlock_ops,
@@ -34,11 +32,8 @@ static int attest_with(enum which which, const char *const *argv, const char *co
 
 int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
                 lcsb_error *err) {
-    memset(out, 0, sizeof *out);
-    SET(out->backend, "none");
-    SET(out->fs, "open");
-    SET(out->exec, "open");
-    SET(out->net, "open");
+    /* Until a mechanism claims the argv: nothing is held. */
+    *out = (lcsb_attestation){.backend = LCSB_MECHANISM_NONE, .net = LCSB_NET_OPEN};
     bool has_prefix = prefix && prefix[0];
     size_t skip = 0;
     for (; has_prefix && prefix[skip]; skip++)
@@ -58,45 +53,70 @@ int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attesta
     return rc == LCSB__NOT_MINE ? 0 : rc;
 }
 
+/* ---- the attestation described once: JSON, Lua and lookups by name ---- */
+
+static const char *const mechanism_names[] = {"none", "landlock", "seatbelt", "oci", NULL};
+static const char *const fs_names[] = {"open", "enforced", NULL};
+static const char *const exec_names[] = {"open", "allowlist", NULL};
+static const char *const net_names[] = {"denied", "ports", "open", NULL};
+static const char *const covers_names[] = {"", "tcp", "all", NULL};
+static const char *const by_names[] = {"",         "landlock",  "seccomp", "landlock+seccomp",
+                                       "seatbelt", "namespace", NULL};
+static const char *const held_names[] = {"open", "readonly", "none", NULL};
+
+static bool covers_nothing(const void *att) {
+    return ((const lcsb_attestation *)att)->net_covers == LCSB_NET_COVERS_NOTHING;
+}
+/* Under none, nothing past the network is worth saying. */
+static bool under_none(const void *att) {
+    return ((const lcsb_attestation *)att)->backend == LCSB_MECHANISM_NONE;
+}
+static bool no_abi(const void *att) {
+    return under_none(att) || ((const lcsb_attestation *)att)->abi == 0;
+}
+
+#define FIELD(key, kind, member, names, omit)                                                      \
+    { key, LCSB__FIELD_##kind, offsetof(lcsb_attestation, member), names, omit }
+const lcsb__field lcsb__attestation_fields[] = {
+    FIELD("backend", WORD, backend, mechanism_names, NULL),
+    FIELD("fs", WORD, fs, fs_names, NULL),
+    FIELD("exec", WORD, exec, exec_names, NULL),
+    FIELD("net", WORD, net, net_names, NULL),
+    FIELD("net_covers", WORD, net_covers, covers_names, covers_nothing),
+    FIELD("net_by", WORD, net_by, by_names, covers_nothing),
+    FIELD("metadata", WORD, metadata, held_names, under_none),
+    FIELD("protected", WORD, protected_paths, held_names, under_none),
+    FIELD("abi", INT, abi, NULL, no_abi),
+    FIELD("scoped", BOOL, scoped, NULL, under_none),
+    FIELD("dropped", BITS, dropped, lcsb__part_names, under_none),
+    {0},
+};
+#undef FIELD
+
 char *lcsb_attestation_json(const lcsb_attestation *att) {
-    lcsb__buf b = {0};
-    lcsb__buf_adds(&b, "{\"backend\":");
-    lcsb__buf_add_json_string(&b, att->backend);
-    lcsb__buf_addf(&b, ",\"fs\":\"%s\",\"exec\":\"%s\",\"net\":\"%s\"", att->fs, att->exec,
-                   att->net);
-    if (att->net_covers[0])
-        lcsb__buf_addf(&b, ",\"net_covers\":\"%s\",\"net_by\":\"%s\"", att->net_covers,
-                       att->net_by);
-    if (strcmp(att->backend, "none") != 0) {
-        lcsb__buf_addf(&b, ",\"metadata\":\"%s\",\"protected\":\"%s\"", att->metadata,
-                       att->protected_paths);
-        if (att->abi) lcsb__buf_addf(&b, ",\"abi\":%d", att->abi);
-        lcsb__buf_addf(&b, ",\"scoped\":%s,\"dropped\":[", att->scoped ? "true" : "false");
-        lcsb__add_part_names(&b, att->dropped, "\"", ",");
-        lcsb__buf_adds(&b, "]");
-    }
-    lcsb__buf_adds(&b, "}");
-    if (b.oom) {
-        lcsb__buf_free(&b);
-        return NULL;
-    }
-    return b.p;
+    return lcsb__fields_json(lcsb__attestation_fields, att);
+}
+
+const char *lcsb_attestation_value(const lcsb_attestation *att, const char *key) {
+    const lcsb__field *f = lcsb__field_find(lcsb__attestation_fields, key);
+    return f && f->kind == LCSB__FIELD_WORD ? lcsb__field_word(f, att) : NULL;
 }
 
 void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size) {
+    const char *fs = lcsb_attestation_value(att, "fs"), *exec = lcsb_attestation_value(att, "exec");
     char net[64];
     /* Only a gap is worth a word: "all" is what "denied" already says. */
-    snprintf(net, sizeof net, "%s%s", att->net,
-             strcmp(att->net_covers, "tcp") == 0 ? " but for TCP" : "");
+    snprintf(net, sizeof net, "%s%s", lcsb_attestation_value(att, "net"),
+             att->net_covers == LCSB_NET_COVERS_TCP ? " but for TCP" : "");
+    if (att->backend == LCSB_MECHANISM_NONE) {
+        snprintf(buf, size, "fs: %s, exec: %s, net: %s; nothing was enforced", fs, exec, net);
+        return;
+    }
     lcsb__buf dropped = {0};
     lcsb__add_part_names(&dropped, att->dropped, "", " ");
     char abi[16] = "";
     if (att->abi) snprintf(abi, sizeof abi, ", abi %d", att->abi);
-    if (strcmp(att->backend, "none") != 0)
-        snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s", att->fs, att->exec, net, abi,
-                 dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
-    else
-        snprintf(buf, size, "fs: %s, exec: %s, net: %s%s", att->fs, att->exec, net,
-                 strcmp(att->backend, "none") == 0 ? "; nothing was enforced" : "");
+    snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s", fs, exec, net, abi,
+             dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
     lcsb__buf_free(&dropped);
 }

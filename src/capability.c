@@ -1,9 +1,11 @@
 /* Capability: what this host can enforce. With sys.c, the only place a
  * platform branch stands; every other file is mechanism-neutral. */
+#include "capability.h"
 #include "sys.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +85,24 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     if (!lcsb__find_on_path("podman", cap->oci_engine, sizeof cap->oci_engine))
         lcsb__find_on_path("docker", cap->oci_engine, sizeof cap->oci_engine);
     return 0;
+}
+
+#define FIELD(key, kind, member)                                                                   \
+    { key, LCSB__FIELD_##kind, offsetof(lcsb_capability, member), NULL, NULL }
+const lcsb__field lcsb__capability_fields[] = {
+    FIELD("landlock_abi", INT, landlock_abi),
+    FIELD("landlock_abi_kernel", INT, landlock_abi_kernel),
+    FIELD("seccomp", BOOL, seccomp),
+    FIELD("user_namespaces", BOOL, user_namespaces),
+    FIELD("mount_namespaces", BOOL, mount_namespaces),
+    FIELD("sandbox_exec", BOOL, sandbox_exec),
+    FIELD("shim", TEXT, shim),
+    FIELD("shim_found", BOOL, shim_found),
+    FIELD("oci_engine", TEXT, oci_engine),
+    {0},
+};
+#undef FIELD
+
+char *lcsb_capability_json(const lcsb_capability *cap) {
+    return lcsb__fields_json(lcsb__capability_fields, cap);
 }

@@ -315,9 +315,6 @@ static int landlock_validate(const lcsb_backend *backend, const lcsb_policy *pol
 
 /* ---- the attestation: the header read back ---- */
 
-static void set(char *field, size_t size, const char *value) { snprintf(field, size, "%s", value); }
-#define SET(field, value) set(field, sizeof field, value)
-
 /* The "dropped" array at P as lcsb_part bits; -1 when it is missing, malformed
  * or names a part lcsb does not know. */
 static long read_dropped(const char *p) {
@@ -363,9 +360,6 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0 ||
         !world || protect < 0)
         return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
-    SET(out->backend, "landlock");
-    SET(out->fs, fs > 0 ? "enforced" : "open");
-    SET(out->exec, execute ? "allowlist" : "open");
     /* Landlock's network rules cover TCP only; the shim's socket filter, when
      * the header asks for one, covers every other socket, and "unix" refuses
      * TCP sockets as well. "denied" and "ports" are said only when every
@@ -373,21 +367,30 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
      * open, which is "open", with net_covers "tcp" for what is held. */
     bool tcp_rules = connect && bind;
     bool unix_only = strcmp(sockets, "unix") == 0, filter = strcmp(sockets, "any") != 0;
-    if (unix_only || (filter && tcp_rules)) {
-        SET(out->net, tcp_rules && ports > 0 ? "ports" : "denied");
-        SET(out->net_covers, "all");
-        SET(out->net_by, tcp_rules ? "landlock+seccomp" : "seccomp");
-    } else {
-        SET(out->net, "open");
-        SET(out->net_covers, tcp_rules ? "tcp" : "");
-        SET(out->net_by, tcp_rules ? "landlock" : "");
-    }
-    out->abi = (int)abi;
-    out->scoped = signal && abstract;
-    out->dropped = (unsigned)dropped;
+    bool all = unix_only || (filter && tcp_rules);
     bool readonly = strcmp(world, "readonly") == 0;
-    SET(out->metadata, readonly ? "readonly" : "open");
-    SET(out->protected_paths, !readonly ? "open" : protect > 0 ? "readonly" : "none");
+    *out = (lcsb_attestation){
+        .backend = LCSB_MECHANISM_LANDLOCK,
+        .fs = fs > 0 ? LCSB_FS_ENFORCED : LCSB_FS_OPEN,
+        .exec = execute ? LCSB_EXEC_ALLOWLIST : LCSB_EXEC_OPEN,
+        .net = !all                     ? LCSB_NET_OPEN
+               : tcp_rules && ports > 0 ? LCSB_NET_PORTS
+                                        : LCSB_NET_DENY,
+        .net_covers = all         ? LCSB_NET_COVERS_ALL
+                      : tcp_rules ? LCSB_NET_COVERS_TCP
+                                  : LCSB_NET_COVERS_NOTHING,
+        .net_by = all && tcp_rules ? LCSB_NET_BY_LANDLOCK_SECCOMP
+                  : all            ? LCSB_NET_BY_SECCOMP
+                  : tcp_rules      ? LCSB_NET_BY_LANDLOCK
+                                   : LCSB_NET_BY_NOTHING,
+        .abi = (int)abi,
+        .scoped = signal && abstract,
+        .dropped = (unsigned)dropped,
+        .metadata = readonly ? LCSB_HELD_READONLY : LCSB_HELD_OPEN,
+        .protected_paths = !readonly     ? LCSB_HELD_OPEN
+                           : protect > 0 ? LCSB_HELD_READONLY
+                                         : LCSB_HELD_NONE,
+    };
     return 0;
 }
 

@@ -556,20 +556,21 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         }
     lcsb__strv_clear(&writable);
     if (rc) return lcsb__fail(err, rc, "attest: out of memory");
-    snprintf(out->backend, sizeof out->backend, "oci");
-    snprintf(out->fs, sizeof out->fs, "enforced");
-    /* A container runs whatever its world holds: no exec allowlist. */
-    snprintf(out->exec, sizeof out->exec, "open");
-    snprintf(out->net, sizeof out->net, "%s", net_none ? "denied" : "open");
-    snprintf(out->net_covers, sizeof out->net_covers, "%s", net_none ? "all" : "");
-    snprintf(out->net_by, sizeof out->net_by, "%s", net_none ? "namespace" : "");
-    /* Its own PID and network namespaces: signals and abstract unix sockets
-     * reach nothing outside. */
-    out->scoped = true;
-    out->dropped = dropped;
-    snprintf(out->metadata, sizeof out->metadata, "readonly"); /* --read-only, required */
-    snprintf(out->protected_paths, sizeof out->protected_paths, "%s",
-             holds_protect ? "readonly" : "none");
+    *out = (lcsb_attestation){
+        .backend = LCSB_MECHANISM_OCI,
+        .fs = LCSB_FS_ENFORCED,
+        /* A container runs whatever its world holds: no exec allowlist. */
+        .exec = LCSB_EXEC_OPEN,
+        .net = net_none ? LCSB_NET_DENY : LCSB_NET_OPEN,
+        .net_covers = net_none ? LCSB_NET_COVERS_ALL : LCSB_NET_COVERS_NOTHING,
+        .net_by = net_none ? LCSB_NET_BY_NAMESPACE : LCSB_NET_BY_NOTHING,
+        /* Its own PID and network namespaces: signals and abstract unix
+         * sockets reach nothing outside. */
+        .scoped = true,
+        .dropped = dropped,
+        .metadata = LCSB_HELD_READONLY, /* --read-only, required */
+        .protected_paths = holds_protect ? LCSB_HELD_READONLY : LCSB_HELD_NONE,
+    };
     return 0;
 malformed:
     lcsb__strv_clear(&writable);

@@ -139,19 +139,19 @@ int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) 
     return 0;
 }
 
-static const char *const part_names[] = {"net",   "scope",    "truncate",
-                                         "ioctl", "terminal", "metadata"};
-#define PART_COUNT (sizeof part_names / sizeof part_names[0])
+const char *const lcsb__part_names[] = {"net",      "scope",    "truncate", "ioctl",
+                                        "terminal", "metadata", NULL};
+#define PART_COUNT (sizeof lcsb__part_names / sizeof lcsb__part_names[0] - 1)
 
 const char *lcsb_part_name(unsigned part) {
     for (size_t i = 0; i < PART_COUNT; i++)
-        if (part == 1u << i) return part_names[i];
+        if (part == 1u << i) return lcsb__part_names[i];
     return NULL;
 }
 
 unsigned lcsb_part_from_name(const char *name) {
     for (size_t i = 0; name && i < PART_COUNT; i++)
-        if (strcmp(part_names[i], name) == 0) return 1u << i;
+        if (strcmp(lcsb__part_names[i], name) == 0) return 1u << i;
     return 0;
 }
 
@@ -159,7 +159,7 @@ void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const
     bool first = true;
     for (size_t i = 0; i < PART_COUNT; i++) {
         if (!(parts & (1u << i))) continue;
-        lcsb__buf_addf(b, "%s%s%s%s", first ? "" : sep, quote, part_names[i], quote);
+        lcsb__buf_addf(b, "%s%s%s%s", first ? "" : sep, quote, lcsb__part_names[i], quote);
         first = false;
     }
 }
@@ -170,22 +170,29 @@ void lcsb_policy_set_degradable(lcsb_policy *policy, unsigned parts) {
 
 unsigned lcsb_policy_degradable(const lcsb_policy *policy) { return policy->degradable; }
 
-static const lcsb__strv *tier(const lcsb_policy *policy, const char *name) {
-    if (!name) return NULL;
-    if (strcmp(name, "read") == 0) return &policy->read;
-    if (strcmp(name, "write") == 0) return &policy->write;
-    if (strcmp(name, "exec") == 0) return &policy->exec;
-    if (strcmp(name, "protect") == 0) return &policy->protect;
+static const char *const tier_names[LCSB_TIERS] = {"read", "write", "exec", "protect"};
+
+const char *lcsb_tier_name(lcsb_tier tier) {
+    return (unsigned)tier < LCSB_TIERS ? tier_names[tier] : NULL;
+}
+
+static const lcsb__strv *tier_of(const lcsb_policy *policy, lcsb_tier tier) {
+    switch (tier) {
+    case LCSB_TIER_READ: return &policy->read;
+    case LCSB_TIER_WRITE: return &policy->write;
+    case LCSB_TIER_EXEC: return &policy->exec;
+    case LCSB_TIER_PROTECT: return &policy->protect;
+    }
     return NULL;
 }
 
-size_t lcsb_policy_count(const lcsb_policy *policy, const char *name) {
-    const lcsb__strv *set = tier(policy, name);
+size_t lcsb_policy_count(const lcsb_policy *policy, lcsb_tier tier) {
+    const lcsb__strv *set = tier_of(policy, tier);
     return set ? set->n : 0;
 }
 
-const char *lcsb_policy_path(const lcsb_policy *policy, const char *name, size_t i) {
-    const lcsb__strv *set = tier(policy, name);
+const char *lcsb_policy_path(const lcsb_policy *policy, lcsb_tier tier, size_t i) {
+    const lcsb__strv *set = tier_of(policy, tier);
     return set && i < set->n ? set->v[i] : NULL;
 }
 

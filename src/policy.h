@@ -38,6 +38,8 @@ struct lcsb_policy {
  * without repeats, so the same policy gives the same bytes); 65536 after the last. */
 int lcsb__port_after(const lcsb__ports *ports, int last);
 
+/* The parts' names: bit I of an lcsb_part set is lcsb__part_names[I]. NULL-terminated. */
+extern const char *const lcsb__part_names[];
 /* The names of PARTS (lcsb_part bits), each between QUOTE and QUOTE, SEP between. */
 void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const char *sep);
 

@@ -22,6 +22,11 @@ extern char **environ;
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define RELAYED (sizeof relayed_signals / sizeof relayed_signals[0])
 
+const int *lcsb_relayed_signals(size_t *count) {
+    *count = RELAYED;
+    return relayed_signals;
+}
+
 /* The child being waited for; read by the signal handler. One run at a time
  * per process: signal dispositions are process-wide anyway. */
 static volatile sig_atomic_t running_child;
@@ -254,7 +259,7 @@ static void trailer(const char *command, int status, bool setup_failed, const lc
         snprintf(how, sizeof how, " (not found)");
     }
     snprintf(buf, size, "lcsb: %s exited %d%s under %s (%s)\n", command ? command : "command",
-             status, how, att->backend, summary);
+             status, how, lcsb_attestation_value(att, "backend"), summary);
 }
 
 void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,

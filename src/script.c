@@ -1,6 +1,8 @@
 /* Running a policy script: a Lua 5.4 state with the standard libraries and
  * lcsb preloaded (the way lua.c embeds Lua: everything under lua_pcall), the
- * run's context and scope in the registry, and the policy it returns. */
+ * run's context and scope in the registry, and the result it returns, kept
+ * by reference: the policy the C core enforces is the one the script built,
+ * and explain reads the very tables exec_policy made. */
 #include "lua_lcsb.h"
 
 #include <errno.h>
@@ -35,9 +37,15 @@ typedef struct oci_world_copy {
 
 struct lcsb_script {
     lua_State *L;
-    lcsb_policy *policy;
     size_t memory_used;
+    /* exec_policy's result (or a bare policy's table), in the registry, and
+     * the policy it holds. */
+    int result;
+    const lcsb_policy *policy;
     oci_world_copy oci;
+    lcsb_left_out *left_out;
+    size_t left_out_n;
+    lcsb__strv left_out_text; /* owns the entries' paths and reasons */
 };
 
 /* Lua's allocator, with a ceiling: a script that allocates without end gets
@@ -67,8 +75,7 @@ typedef struct pmain_args {
     const char *const *argv;
     const char *lua_dir;
     const char *shim;
-    lcsb_policy *policy; /* out */
-    oci_world_copy *oci; /* out */
+    lcsb_script *script; /* out: its result, policy, world and left_out */
 } pmain_args;
 
 /* FIELD of the table on top as a copy in *OUT (NULL when absent). */
@@ -78,9 +85,9 @@ static void copy_field(lua_State *L, const char *field, char **out) {
     lua_pop(L, 1);
 }
 
-/* What exec_policy left in the run context for --backend oci. */
-static void copy_oci_world(lua_State *L, int run, oci_world_copy *oci) {
-    if (lua_getfield(L, run, "oci") != LUA_TTABLE) {
+/* The result's container world (result.oci), for --backend oci. */
+static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
+    if (lua_getfield(L, result, "oci") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
@@ -96,6 +103,74 @@ static void copy_oci_world(lua_State *L, int run, oci_world_copy *oci) {
         lua_pop(L, 1);
     }
     lua_pop(L, 2);
+}
+
+static bool tier_named(const char *name, lcsb_tier *out) {
+    for (int t = 0; t < LCSB_TIERS; t++)
+        if (name && strcmp(lcsb_tier_name((lcsb_tier)t), name) == 0)
+            return *out = (lcsb_tier)t, true;
+    return false;
+}
+
+/* The result's left_out list as C entries: { tier, path, why } each. */
+static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
+    if (lua_getfield(L, result, "left_out") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_Integer n = luaL_len(L, -1);
+    if (n <= 0 || !(s->left_out = calloc((size_t)n, sizeof *s->left_out))) {
+        lua_pop(L, 1);
+        if (n > 0) luaL_error(L, "out of memory");
+        return;
+    }
+    for (lua_Integer i = 1; i <= n; i++) {
+        lcsb_left_out *e = &s->left_out[s->left_out_n];
+        lua_geti(L, -1, i);
+        bool whole = lua_istable(L, -1) && lua_getfield(L, -1, "tier") == LUA_TSTRING &&
+                     lua_getfield(L, -2, "path") == LUA_TSTRING &&
+                     lua_getfield(L, -3, "why") == LUA_TSTRING;
+        if (whole && tier_named(lua_tostring(L, -3), &e->tier)) {
+            if (lcsb__strv_push(&s->left_out_text, lua_tostring(L, -2)) ||
+                lcsb__strv_push(&s->left_out_text, lua_tostring(L, -1)))
+                luaL_error(L, "out of memory");
+            s->left_out_n++;
+        }
+        lua_settop(L, result + 1);
+    }
+    /* The strings are in place now that the array will not move again. */
+    for (size_t i = 0; i < s->left_out_n; i++) {
+        s->left_out[i].path = s->left_out_text.v[2 * i];
+        s->left_out[i].why = s->left_out_text.v[2 * i + 1];
+    }
+    lua_pop(L, 1);
+}
+
+/* What the script returned, at the top, as the result to keep: exec_policy's
+ * result as it is; a bare lcsb.policy as the table it was built from, with
+ * the policy in it. */
+static void make_result(lua_State *L, const char *path) {
+    int v = lua_gettop(L);
+    if (luaL_testudata(L, v, LCSB__POLICY_MT)) {
+        lua_getfield(L, v, "table");
+        lua_pushvalue(L, v);
+        lua_call(L, 1, 1);
+        lua_pushvalue(L, v);
+        lua_setfield(L, -2, "policy");
+        lua_replace(L, v);
+        return;
+    }
+    bool holds_policy = false;
+    if (lua_istable(L, v)) {
+        lua_getfield(L, v, "policy");
+        holds_policy = luaL_testudata(L, -1, LCSB__POLICY_MT) != NULL;
+        lua_pop(L, 1);
+    }
+    if (!holds_policy)
+        luaL_error(L,
+                   "%s: the script returned a %s; expected a policy (lcsb.exec_policy{...}) "
+                   "or a function returning one",
+                   path, luaL_typename(L, v));
 }
 
 static void push_run_context(lua_State *L, const char *const *argv) {
@@ -125,6 +200,7 @@ static void push_run_context(lua_State *L, const char *const *argv) {
 /* Everything that can raise runs here, under lua_pcall. */
 static int pmain(lua_State *L) {
     pmain_args *args = lua_touserdata(L, 1);
+    lcsb_script *s = args->script;
     luaL_openlibs(L);
 
     /* `require "lcsb"` finds lua/lcsb/init.lua; its C half is preloaded. */
@@ -164,17 +240,14 @@ static int pmain(lua_State *L) {
         lua_pushvalue(L, run);
         lua_call(L, 1, 1);
     }
-    if (!luaL_testudata(L, -1, "lcsb.policy"))
-        return luaL_error(L,
-                          "%s: the script returned a %s; expected a policy (lcsb.exec_policy{...}) "
-                          "or a function returning one",
-                          args->path, luaL_typename(L, -1));
-    args->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1));
-    if (!args->policy) return luaL_error(L, "out of memory");
-    copy_oci_world(L, run, args->oci);
+    make_result(L, args->path);
+    int result = lua_gettop(L);
+    s->policy = lcsb__lua_checkpolicy(L, result);
+    copy_oci_world(L, result, &s->oci);
+    copy_left_out(L, result, s);
+    s->result = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
-
 int lcsb_script_open(const char *path, const char *const *argv, const char *lua_dir,
                      const char *shim, lcsb_script **out, lcsb_error *err) {
     *out = NULL;
@@ -187,11 +260,12 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         free(s);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    s->result = LUA_NOREF;
     lua_atpanic(s->L, panic);
     pmain_args args = {.path = path,
                        .argv = argv,
                        .shim = shim,
-                       .oci = &s->oci,
+                       .script = s,
                        .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
@@ -206,12 +280,10 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
         int rc = placed ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
                         : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
-        lcsb_policy_free(args.policy);
         lcsb_error ignored;
         (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
         return rc;
     }
-    s->policy = args.policy;
     *out = s;
     return 0;
 }
@@ -228,10 +300,42 @@ bool lcsb_script_oci_world(const lcsb_script *s, lcsb_oci_world *out) {
     return true;
 }
 
+size_t lcsb_script_left_out(const lcsb_script *s, const lcsb_left_out **out) {
+    if (out) *out = s ? s->left_out : NULL;
+    return s ? s->left_out_n : 0;
+}
+
+/* The list of strings on top as an lcsb argv (NULL when empty or on ENOMEM). */
+static char **take_lines(lua_State *L) {
+    lcsb__strv lines = {0};
+    bool oom = false;
+    for (lua_Integer i = 1; !oom && lua_geti(L, -1, i) == LUA_TSTRING; i++) {
+        oom = lcsb__strv_push(&lines, lua_tostring(L, -1)) != 0;
+        lua_pop(L, 1);
+    }
+    if (oom || lines.n == 0) {
+        lcsb__strv_clear(&lines);
+        return NULL;
+    }
+    return lcsb__strv_take(&lines);
+}
+
+/* An lcsb argv of one line: WHAT failed, and the error on top. */
+static char **failure_line(lua_State *L, const char *what) {
+    const char *msg = lua_tostring(L, -1);
+    lcsb__buf b = {0};
+    lcsb__strv line = {0};
+    lcsb__buf_addf(&b, "%s failed: %s", what, msg ? msg : "(no message)");
+    char **out = b.oom || lcsb__strv_push(&line, b.p) ? NULL : lcsb__strv_take(&line);
+    lcsb__strv_clear(&line);
+    lcsb__buf_free(&b);
+    return out;
+}
+
 static int pexplain(lua_State *L) {
     const char *const *argv = lua_touserdata(L, 1);
     const lcsb_run_result *result = lua_touserdata(L, 2);
-    const lcsb_policy *policy = lua_touserdata(L, 3);
+    int ref = (int)lua_tointeger(L, 3);
     lua_getglobal(L, "require");
     lua_pushliteral(L, "lcsb.remedies");
     lua_call(L, 1, 1);
@@ -255,106 +359,54 @@ static int pexplain(lua_State *L) {
     }
     lcsb__lua_push_attestation(L, &result->attestation);
     lua_setfield(L, -2, "attestation");
-    /* The policy as a table, through the binding's own method. */
-    lua_getfield(L, LUA_REGISTRYINDEX, "lcsb.policy");
-    lua_getfield(L, -1, "__index");
-    lua_getfield(L, -1, "table");
-    lcsb_policy **ud = lua_newuserdatauv(L, sizeof(lcsb_policy *), 0);
-    *ud = lcsb_policy_copy(policy);
-    luaL_setmetatable(L, "lcsb.policy");
-    if (!*ud) return luaL_error(L, "out of memory");
-    lua_call(L, 1, 1);
-    lua_setfield(L, -4, "policy");
-    lua_pop(L, 2);
+    /* The policy as the script's result holds it. */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_setfield(L, -2, "policy");
     lua_call(L, 1, 1);
     return 1;
 }
 
-char *lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_run_result *result) {
+char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_run_result *result) {
     if (!s || !s->L) return NULL;
     lua_State *L = s->L;
     int top = lua_gettop(L);
-    char *hints = NULL;
     lua_pushcfunction(L, pexplain);
     lua_pushlightuserdata(L, (void *)argv);
     lua_pushlightuserdata(L, (void *)result);
-    lua_pushlightuserdata(L, (void *)s->policy);
-    if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        lcsb__buf b = {0};
-        lcsb__buf_addf(&b, "explain failed: %s", msg ? msg : "(no message)");
-        hints = b.oom ? NULL : b.p;
-    } else if (lua_istable(L, -1)) {
-        lcsb__buf b = {0};
-        lua_Integer n = luaL_len(L, -1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, -1, i);
-            const char *line = lua_tostring(L, -1);
-            if (line) lcsb__buf_addf(&b, "%s%s", b.len ? "\n" : "", line);
-            lua_pop(L, 1);
-        }
-        if (b.oom || b.len == 0) lcsb__buf_free(&b);
-        hints = b.p;
-    }
+    lua_pushinteger(L, s->result);
+    char **hints = NULL;
+    if (lua_pcall(L, 3, 1, 0) != LUA_OK)
+        hints = failure_line(L, "explain");
+    else if (lua_istable(L, -1))
+        hints = take_lines(L);
     lua_settop(L, top);
     return hints;
 }
 
 static int pafter(lua_State *L) {
+    int ref = (int)lua_tointeger(L, 1);
     lua_getglobal(L, "require");
     lua_pushliteral(L, "lcsb");
     lua_call(L, 1, 1);
     lua_getfield(L, -1, "after_run");
-    lua_call(L, 0, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_call(L, 1, 1);
     return 1;
 }
 
-char *lcsb_script_after_run(lcsb_script *s) {
-    if (!s || !s->L) return NULL;
+char **lcsb_script_after_run(lcsb_script *s) {
+    if (!s || !s->L || s->result == LUA_NOREF) return NULL;
     lua_State *L = s->L;
     int top = lua_gettop(L);
-    lcsb__buf b = {0};
     lua_pushcfunction(L, pafter);
-    if (lua_pcall(L, 0, 1, 0) == LUA_OK && lua_istable(L, -1)) {
-        for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TSTRING; i++) {
-            lcsb__buf_addf(&b, "%s%s", b.len ? "\n" : "", lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
-    } else if (lua_type(L, -1) == LUA_TSTRING) {
-        lcsb__buf_addf(&b, "checking after the run failed: %s", lua_tostring(L, -1));
-    }
+    lua_pushinteger(L, s->result);
+    char **warnings = NULL;
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+        warnings = failure_line(L, "checking after the run");
+    else if (lua_istable(L, -1))
+        warnings = take_lines(L);
     lua_settop(L, top);
-    if (b.oom || b.len == 0) {
-        lcsb__buf_free(&b);
-        return NULL;
-    }
-    return b.p;
-}
-
-char *lcsb_script_left_out(lcsb_script *s) {
-    if (!s || !s->L) return NULL;
-    lua_State *L = s->L;
-    int top = lua_gettop(L);
-    lcsb__buf b = {0};
-    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
-    if (lua_istable(L, -1) && lua_getfield(L, -1, "left_out") == LUA_TTABLE) {
-        for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TTABLE; i++) {
-            lua_getfield(L, -1, "tier");
-            lua_getfield(L, -2, "path");
-            lua_getfield(L, -3, "why");
-            const char *tier = lua_tostring(L, -3), *path = lua_tostring(L, -2),
-                       *why = lua_tostring(L, -1);
-            if (tier && path && why)
-                lcsb__buf_addf(&b, "%s%s\t%s\t%s", b.len ? "\n" : "", tier, path, why);
-            lua_pop(L, 4);
-        }
-    }
-    lua_settop(L, top);
-    if (b.oom || b.len == 0) {
-        lcsb__buf_free(&b);
-        return NULL;
-    }
-    return b.p;
+    return warnings;
 }
 
 int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
@@ -364,9 +416,14 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
      * goes on every way out, check and wrap included; then the run's scope,
      * to hear whether its private directories went; closing the state then
      * collects whatever other scopes the script made. */
-    char *left = lcsb_script_after_run(s);
-    if (left) rc = lcsb__fail(err, LCSB_ESYS, "%s", left);
-    free(left);
+    char **left = lcsb_script_after_run(s);
+    if (left) {
+        lcsb__buf b = {0};
+        for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "\n" : "", left[i]);
+        rc = lcsb__fail(err, LCSB_ESYS, "%s", b.oom ? "out of memory" : b.p);
+        lcsb__buf_free(&b);
+        lcsb_argv_free(left);
+    }
     if (s->L) {
         lua_getfield(s->L, LUA_REGISTRYINDEX, LCSB__REG_RUN_SCOPE);
         lcsb_error scope_err;
@@ -375,13 +432,14 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
             rc = scope_rc;
             if (err) *err = scope_err;
         }
-        lua_close(s->L);
+        lua_close(s->L); /* the policy goes with it */
     }
-    lcsb_policy_free(s->policy);
     free(s->oci.engine);
     free(s->oci.image);
     free(s->oci.rootfs);
     lcsb__strv_clear(&s->oci.args);
+    free(s->left_out);
+    lcsb__strv_clear(&s->left_out_text);
     free(s);
     return rc;
 }

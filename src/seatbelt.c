@@ -330,21 +330,19 @@ static int seatbelt_attest(const char *const *rest, const char *const *prefix,
         return lcsb__fail(err, LCSB_EINVAL,
                           "attest: the seatbelt profile is not one lcsb writes; nothing about "
                           "it can be vouched for");
-    snprintf(out->backend, sizeof out->backend, "seatbelt");
-    snprintf(out->fs, sizeof out->fs, "enforced");
-    snprintf(out->exec, sizeof out->exec, "%s", open_exec ? "open" : "allowlist");
     bool all = net != LCSB_NET_OPEN;
-    snprintf(out->net, sizeof out->net, "%s",
-             net == LCSB_NET_OPEN    ? "open"
-             : net == LCSB_NET_PORTS ? "ports"
-                                     : "denied");
-    snprintf(out->net_covers, sizeof out->net_covers, "%s", all ? "all" : "");
-    snprintf(out->net_by, sizeof out->net_by, "%s", all ? "seatbelt" : "");
-    out->scoped = true; /* the base's (allow signal (target same-sandbox)), verified above */
-    /* file-write* covers chmod, chown and utimes (file-write-mode, -owner, -times). */
-    snprintf(out->metadata, sizeof out->metadata, "readonly");
-    snprintf(out->protected_paths, sizeof out->protected_paths, "%s",
-             counts[3] ? "readonly" : "none");
+    *out = (lcsb_attestation){
+        .backend = LCSB_MECHANISM_SEATBELT,
+        .fs = LCSB_FS_ENFORCED,
+        .exec = open_exec ? LCSB_EXEC_OPEN : LCSB_EXEC_ALLOWLIST,
+        .net = net,
+        .net_covers = all ? LCSB_NET_COVERS_ALL : LCSB_NET_COVERS_NOTHING,
+        .net_by = all ? LCSB_NET_BY_SEATBELT : LCSB_NET_BY_NOTHING,
+        .scoped = true, /* the base's (allow signal (target same-sandbox)), verified above */
+        /* file-write* covers chmod, chown and utimes (file-write-mode, -owner, -times). */
+        .metadata = LCSB_HELD_READONLY,
+        .protected_paths = counts[3] ? LCSB_HELD_READONLY : LCSB_HELD_NONE,
+    };
     return 0;
 }
 

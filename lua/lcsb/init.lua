@@ -3,12 +3,15 @@
 -- The C half (lcsb.core) builds and checks policies; this file adds
 -- exec_policy, the one policy that probes and real runs share: the system read
 -- baseline, the project, a private HOME and TMPDIR, and an exec allowlist of
--- resolved files.
+-- resolved files. The module's API is the table M at the end, and
+-- docs/policy.md ("The Lua module") documents each name in it.
 
 local core = require "lcsb.core"
+local paths = require "lcsb.paths"
+
+local covered = paths.covered
 
 local M = {}
-for name, fn in pairs(core) do M[name] = fn end
 
 -- What in /etc is never readable, as paths relative to /etc; `*` matches
 -- within the last component only. Landlock cannot take a subpath back from a
@@ -39,6 +42,14 @@ M.baseline_read = {
 -- sessions' terminals.
 M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 
+-- What stays read-only inside the write tier. By default a repository's hooks
+-- and config: a hook the command plants there would run, unsandboxed, the
+-- next time the user commits. `protect = false` turns that off; a list adds
+-- to it. Only what exists can be protected (a mount needs something to sit
+-- on): a listed path that does not exist is an error, a default one is
+-- skipped; what is not writable anyway needs no protection (noted for check).
+M.protect_default = { ".git/hooks", ".git/config" }
+
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
   env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
@@ -49,25 +60,11 @@ local KEYS = {
 -- line that called it.
 local function fail(msg) error(msg, 0) end
 
-local function check_keys(opts)
-  for key, value in pairs(opts) do
-    local want = type(key) == "string" and KEYS[key]
-    if not want then
-      local names = {}
-      for name in pairs(KEYS) do names[#names + 1] = name end
-      table.sort(names)
-      fail(("exec_policy: unknown key '%s' (expected one of: %s)"):format(tostring(key),
-        table.concat(names, ", ")))
-    end
-    if not want:find(type(value), 1, true) then
-      fail(("exec_policy: key '%s' must be a %s, not a %s"):format(key,
-        want:gsub("|", " or "), type(value)))
-    end
-  end
-end
+-- ---- paths ----
 
 -- A list that keeps its order and its entries unique: the list part holds
--- the paths (all core.policy reads), the hash part marks them.
+-- the paths (all core.policy reads), the hash part marks them, so the list
+-- is its own set for `covered`.
 local function add_unique(into, path)
   if into[path] then return end
   into[path] = true
@@ -94,30 +91,23 @@ local function absolute(path, key)
   return norm
 end
 
+-- Note in RESULT what the policy asked for and left out, for `lcsb check`.
+local function leave_out(result, tier, path, why)
+  table.insert(result.left_out, { tier = tier, path = path, why = why })
+end
+
 -- Paths that do not exist grant nothing; leave them out rather than let the
 -- shim refuse the whole run. A path reached through a symlink is kept as
 -- written, for validation to refuse by name.
--- What the policy asked for and left out is noted in the run context, for
--- `lcsb check` to show (run.left_out: { tier, path, why }).
-local function existing(list, key, into, run)
+local function existing(list, key, into, result)
   for _, path in ipairs(list or {}) do
     local abs = absolute(path, key)
     if core.kind(abs) then
       add_unique(into, abs)
-    elseif run then
-      run.left_out = run.left_out or {}
-      table.insert(run.left_out, { tier = key, path = abs, why = "does not exist" })
+    else
+      leave_out(result, key, abs, "does not exist")
     end
   end
-end
-
--- Is PATH, or a directory above it, in SET?
-local function covered(set, path)
-  if set["/"] or set[path] then return true end
-  for at in path:gmatch("()/") do
-    if at > 1 and set[path:sub(1, at - 1)] then return true end
-  end
-  return false
 end
 
 -- The system baseline is trusted, so its symlinks (/bin -> usr/bin on a
@@ -191,144 +181,41 @@ function M.etc_read(etc)
   return out
 end
 
--- What stays read-only inside the write tier. By default a repository's hooks
--- and config: a hook the command plants there would run, unsandboxed, the
--- next time the user commits. `protect = false` turns that off; a list adds
--- to it. Only what exists can be protected (a mount needs something to sit
--- on): a listed path that does not exist is an error, a default one is
--- skipped; what is not writable anyway needs no protection (noted for check).
-M.protect_default = { ".git/hooks", ".git/config" }
+-- ---- the phases of exec_policy, each returning what it makes ----
 
-local function protected(opts_protect, project, write, run)
-  if opts_protect == true then
-    fail("exec_policy: key 'protect' must be a list of paths, or false")
-  end
-  local wanted, out = {}, {}
-  if opts_protect ~= false then
-    local git = project .. "/.git"
-    local kind = core.kind(git)
-    -- An empty .git is no repository (git passes over it): most likely the
-    -- placeholder of a run killed before it could remove it. Taken for a
-    -- repository, it would be left writable, and a `git init` there would
-    -- write a config no one holds.
-    local empty = kind == "dir" and not (core.listdir(git) or { "?" })[1]
-    if kind == "dir" and not empty then
-      -- A repository without a hooks directory (cloned with an empty
-      -- template) gets the empty one git init makes, so that it can be held.
-      if not core.kind(git .. "/hooks") then core.mkdir(git .. "/hooks") end
-      -- .git itself, granted on its own, becomes a mount point of its own in
-      -- the shim: it cannot be renamed away and replaced by a copy whose
-      -- hooks are not held.
-      add_unique(write, git)
-      -- .git/commondir would send git to another directory's hooks and
-      -- config; it cannot be held before it exists (an empty one breaks
-      -- git), so lcsb looks for it afterwards.
-      if run and not core.kind(git .. "/commondir") then
-        run.watch = run.watch or {}
-        table.insert(run.watch, git .. "/commondir")
-      end
-    elseif kind == "file" then
-      -- A worktree's or a submodule's .git is a file naming the directory
-      -- git uses: rewritten, it would send the user's next git to hooks and
-      -- a config the command wrote. It is held read-only.
-      local real = core.realpath(git)
-      if real and covered(write, real) then add_unique(out, real) end
-    elseif (empty or not kind) and run then
-      -- Not a repository: the command must not make one, hooks of its own
-      -- included, for the user to trust later. An empty .git held
-      -- read-only (git passes over it as no repository) keeps the name
-      -- taken for the run. Runs in the same project share it; the last to
-      -- finish removes it (a left-over one too).
-      -- Where this user may not make .git, neither may the command: there
-      -- is nothing to hold.
-      local hold, err, unwritable = core.hold(git)
-      if not hold and not unwritable then
-        fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
-          .. "making a repository there: %s"):format(git, err))
-      elseif hold then
-        run.placeholders = run.placeholders or {}
-        table.insert(run.placeholders, { path = git, hold = hold })
-        add_unique(out, git)
-      end
-    end
-    for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
-  end
-  for _, path in ipairs(opts_protect or {}) do wanted[#wanted + 1] = absolute(path, "protect") end
-  for i, path in ipairs(wanted) do
-    local user = type(opts_protect) == "table" and i > #wanted - #opts_protect
-    if user and not core.kind(path) then
-      -- A mount needs something to sit on: what does not exist cannot be
-      -- kept from being created, so say so rather than protect nothing.
-      fail(("exec_policy: key 'protect': %s does not exist, and lcsb can only keep an existing "
-        .. "path read-only; create it first"):format(path))
-    elseif core.kind(path) and covered(write, path) then
-      add_unique(out, core.realpath(path) or path)
-    elseif user and run then
-      run.left_out = run.left_out or {}
-      table.insert(run.left_out, { tier = "protect", path = path, why = "not writable anyway" })
-    end
-  end
-  return out
-end
-
--- The container's world for --backend oci: an image, or a directory as the
--- root (an empty one will do: the read baseline is mounted into it); the
--- engine (podman or docker; the detected one by default) and more `run`
--- options. Only the OCI backend reads it; the C core checks the rest.
-local OCI_KEYS = { image = "string", rootfs = "string", engine = "string", args = "table" }
-
-local function oci_world(opts_oci)
-  if opts_oci == nil then return nil end
-  for key, value in pairs(opts_oci) do
-    local want = type(key) == "string" and OCI_KEYS[key]
-    if not want then
-      fail(("exec_policy: unknown key 'oci.%s' (expected one of: args, engine, image, rootfs)")
-        :format(tostring(key)))
-    end
-    if type(value) ~= want then
-      fail(("exec_policy: key 'oci.%s' must be a %s, not a %s"):format(key, want, type(value)))
-    end
-  end
-  if (opts_oci.image == nil) == (opts_oci.rootfs == nil) then
-    fail("exec_policy: key 'oci' needs exactly one of image = NAME and rootfs = DIR")
-  end
-  local world = { image = opts_oci.image, engine = opts_oci.engine, args = {} }
-  if opts_oci.rootfs then
-    world.rootfs = absolute(opts_oci.rootfs, "oci.rootfs")
-    if core.kind(world.rootfs) ~= "dir" then
-      fail(("exec_policy: key 'oci.rootfs': %s is not a directory"):format(world.rootfs))
-    end
-  end
-  local args = opts_oci.args or {}
-  for key, arg in pairs(args) do
-    if math.type(key) ~= "integer" or key < 1 or key > #args or type(arg) ~= "string" then
-      fail("exec_policy: key 'oci.args' must be a list of strings")
-    end
-    world.args[key] = arg
-  end
-  return world
-end
-
-local function add_program(name, into, key)
-  local files, err = core.which(name)
-  if not files then fail(("exec_policy: key '%s': %s"):format(key, err)) end
-  for _, f in ipairs(files) do add_unique(into, f) end
-end
-
-local function build(opts)
+local function check_options(opts)
   opts = opts or {}
   if type(opts) ~= "table" then fail("exec_policy: expected a table of options") end
-  check_keys(opts)
-  -- The run context, when lcsb runs this script for a command (nil in a
-  -- plain Lua program, where nothing is noted for later).
-  local context = core.run()
-  local run = context or {}
+  for key, value in pairs(opts) do
+    local want = type(key) == "string" and KEYS[key]
+    if not want then
+      local names = {}
+      for name in pairs(KEYS) do names[#names + 1] = name end
+      table.sort(names)
+      fail(("exec_policy: unknown key '%s' (expected one of: %s)"):format(tostring(key),
+        table.concat(names, ", ")))
+    end
+    if not want:find(type(value), 1, true) then
+      fail(("exec_policy: key '%s' must be a %s, not a %s"):format(key,
+        want:gsub("|", " or "), type(value)))
+    end
+  end
+  return opts
+end
+
+-- Who owns the private HOME: the caller's scope, or the run's.
+local function scope_of(opts)
   local scope = opts.scope or core.run_scope()
   if not scope then
     fail("exec_policy: no scope owns the private HOME; pass scope = lcsb.scope() "
       .. "(local s <close> = lcsb.scope()) or run the script through lcsb")
   end
+  return scope
+end
 
+-- The project: readable, writable, the working directory; never the whole HOME
+-- unless said.
+local function project_of(opts, run)
   local project = absolute(opts.project or run.cwd or core.realpath("."), "project")
   if core.kind(project) ~= "dir" then
     fail(("exec_policy: project %s is not a directory"):format(project))
@@ -338,50 +225,74 @@ local function build(opts)
     fail(("exec_policy: the project would be your whole HOME (%s); run lcsb from a project "
       .. "directory, or say project = \"~\" if you mean it"):format(project))
   end
+  return project
+end
 
+local function private_dirs(scope)
   local home, err = scope:mkdtemp("home")
   if not home then fail("exec_policy: cannot create the private HOME: " .. err) end
   local tmp
   tmp, err = scope:mkdtemp("tmp")
   if not tmp then fail("exec_policy: cannot create the private TMPDIR: " .. err) end
+  return home, tmp
+end
 
-  local read, write, exec = {}, {}, {}
+local function read_tier(opts, result)
+  local read = {}
   resolved(M.baseline_read, read)
   -- etc_read's paths are real already: resolving them again cost a realpath each.
   for _, real in ipairs(M.etc_read()) do
     if not covered(read, real) then add_unique(read, real) end
   end
-  existing(opts.read, "read", read, context)
+  existing(opts.read, "read", read, result)
+  return read
+end
+
+local function write_tier(opts, project, home, tmp, result)
+  local write = {}
   resolved(M.baseline_write, write)
   resolved(core.ttys(), write)
-  existing(opts.write, "write", write, context)
+  existing(opts.write, "write", write, result)
   add_unique(write, project)
   add_unique(write, home)
   add_unique(write, tmp)
+  return write
+end
 
-  local exec_open = opts.exec == "any"
-  if type(opts.exec) == "string" and not exec_open then
+local function add_program(name, into)
+  local files, err = core.which(name)
+  if not files then fail(("exec_policy: key 'exec': %s"):format(err)) end
+  for _, f in ipairs(files) do add_unique(into, f) end
+end
+
+-- "any", or the resolved files that may run: the command, every exec entry,
+-- their interpreters, and the env program that carries the overlay.
+local function exec_tier(opts, run)
+  if opts.exec == "any" then return "any" end
+  if type(opts.exec) == "string" then
     fail('exec_policy: key \'exec\' must be a list of programs or "any"')
   end
-  if not exec_open then
-    -- The command itself; a command that cannot be found is left for the run
-    -- to report as 127, not refused here.
-    local command = run.argv and run.argv[1]
-    if command then
-      for _, f in ipairs(core.which(command) or {}) do add_unique(exec, f) end
-    end
-    for _, entry in ipairs(opts.exec or {}) do
-      local path = type(entry) == "string" and entry:find("/", 1, true) and absolute(entry, "exec")
-      if path and core.kind(path) == "dir" then
-        add_unique(exec, path) -- validation refuses system prefixes and symlinks
-      else
-        add_program(path or expand(entry, "exec"), exec, "exec")
-      end
-    end
-    -- The seam's env hop runs first.
-    add_program("/usr/bin/env", exec, "exec")
+  local exec = {}
+  -- The command itself; a command that cannot be found is left for the run
+  -- to report as 127, not refused here.
+  local command = run.argv and run.argv[1]
+  if command then
+    for _, f in ipairs(core.which(command) or {}) do add_unique(exec, f) end
   end
+  for _, entry in ipairs(opts.exec or {}) do
+    local path = type(entry) == "string" and entry:find("/", 1, true) and absolute(entry, "exec")
+    if path and core.kind(path) == "dir" then
+      add_unique(exec, path) -- validation refuses system prefixes and symlinks
+    else
+      add_program(path or expand(entry, "exec"), exec)
+    end
+  end
+  -- The seam's env hop runs first.
+  add_program("/usr/bin/env", exec)
+  return exec
+end
 
+local function env_overlay(opts, home, tmp)
   local env = { HOME = home, TMPDIR = tmp }
   for name, value in pairs(opts.env or {}) do
     if type(name) ~= "string" then fail("exec_policy: key 'env': names must be strings") end
@@ -390,28 +301,167 @@ local function build(opts)
     end
     env[name] = value
   end
-
-  local net = opts.net
-  if net == nil then net = false end
-  local world = oci_world(opts.oci)
-  if context then context.oci = world end
-
-  local ok, policy = pcall(core.policy, {
-    read = read, write = write, exec = exec_open and "any" or exec,
-    env = env, net = net, cwd = project, degrade = opts.degrade,
-    protect = protected(opts.protect, project, write, context),
-  })
-  if not ok then fail("exec_policy: " .. tostring(policy)) end
-  -- The world goes with the policy, for a host program's lcsb.wrap.
-  return policy, world
+  return env
 end
 
--- After the run: the placeholders exec_policy made are removed again; what
--- cannot be is a warning line.
-function M.after_run()
+-- The container's world for --backend oci: an image, or a directory as the
+-- root (an empty one will do: the read baseline is mounted into it); the
+-- engine (podman or docker; the detected one by default) and more `run`
+-- options. Only the OCI backend reads it; the C core checks the rest.
+local OCI_KEYS = { image = "string", rootfs = "string", engine = "string", args = "table" }
+
+local function oci_world(opts)
+  local given = opts.oci
+  if given == nil then return nil end
+  for key, value in pairs(given) do
+    local want = type(key) == "string" and OCI_KEYS[key]
+    if not want then
+      fail(("exec_policy: unknown key 'oci.%s' (expected one of: args, engine, image, rootfs)")
+        :format(tostring(key)))
+    end
+    if type(value) ~= want then
+      fail(("exec_policy: key 'oci.%s' must be a %s, not a %s"):format(key, want, type(value)))
+    end
+  end
+  if (given.image == nil) == (given.rootfs == nil) then
+    fail("exec_policy: key 'oci' needs exactly one of image = NAME and rootfs = DIR")
+  end
+  local world = { image = given.image, engine = given.engine, args = {} }
+  if given.rootfs then
+    world.rootfs = absolute(given.rootfs, "oci.rootfs")
+    if core.kind(world.rootfs) ~= "dir" then
+      fail(("exec_policy: key 'oci.rootfs': %s is not a directory"):format(world.rootfs))
+    end
+  end
+  local args = given.args or {}
+  for key, arg in pairs(args) do
+    if math.type(key) ~= "integer" or key < 1 or key > #args or type(arg) ~= "string" then
+      fail("exec_policy: key 'oci.args' must be a list of strings")
+    end
+    world.args[key] = arg
+  end
+  return world
+end
+
+-- The project's .git, held as what it is: a repository's (its hooks and
+-- config protected below), a worktree's .git file (held read-only), or, in
+-- a project that is none, an empty placeholder that keeps the command from
+-- making one. Paths to protect go to OUT; what is held for the run, and what
+-- to look for afterwards, to RESULT.
+local function hold_git(project, write, out, run, result)
+  local git = project .. "/.git"
+  local kind = core.kind(git)
+  -- An empty .git is no repository (git passes over it): most likely the
+  -- placeholder of a run killed before it could remove it. Taken for a
+  -- repository, it would be left writable, and a `git init` there would
+  -- write a config no one holds.
+  local empty = kind == "dir" and not (core.listdir(git) or { "?" })[1]
+  if kind == "dir" and not empty then
+    -- A repository without a hooks directory (cloned with an empty
+    -- template) gets the empty one git init makes, so that it can be held.
+    if not core.kind(git .. "/hooks") then core.mkdir(git .. "/hooks") end
+    -- .git itself, granted on its own, becomes a mount point of its own in
+    -- the shim: it cannot be renamed away and replaced by a copy whose
+    -- hooks are not held.
+    add_unique(write, git)
+    -- .git/commondir would send git to another directory's hooks and
+    -- config; it cannot be held before it exists (an empty one breaks
+    -- git), so lcsb looks for it afterwards.
+    if run and not core.kind(git .. "/commondir") then
+      table.insert(result.watch, git .. "/commondir")
+    end
+  elseif kind == "file" then
+    -- A worktree's or a submodule's .git is a file naming the directory
+    -- git uses: rewritten, it would send the user's next git to hooks and
+    -- a config the command wrote. It is held read-only.
+    local real = core.realpath(git)
+    if real and covered(write, real) then add_unique(out, real) end
+  elseif (empty or not kind) and run then
+    -- Not a repository: the command must not make one, hooks of its own
+    -- included, for the user to trust later. An empty .git held
+    -- read-only (git passes over it as no repository) keeps the name
+    -- taken for the run. Runs in the same project share it; the last to
+    -- finish removes it (a left-over one too).
+    -- Where this user may not make .git, neither may the command: there
+    -- is nothing to hold.
+    local hold, err, unwritable = core.hold(git)
+    if not hold and not unwritable then
+      fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
+        .. "making a repository there: %s"):format(git, err))
+    elseif hold then
+      table.insert(result.placeholders, { path = git, hold = hold })
+      add_unique(out, git)
+    end
+  end
+end
+
+-- The protected paths: the repository's (unless protect = false), then the
+-- policy's own list.
+local function protected(opts, project, write, run, result)
+  local listed = opts.protect
+  if listed == true then
+    fail("exec_policy: key 'protect' must be a list of paths, or false")
+  end
+  local wanted, out = {}, {}
+  if listed ~= false then
+    hold_git(project, write, out, run, result)
+    for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
+  end
+  for _, path in ipairs(listed or {}) do wanted[#wanted + 1] = absolute(path, "protect") end
+  for i, path in ipairs(wanted) do
+    local user = type(listed) == "table" and i > #wanted - #listed
+    if user and not core.kind(path) then
+      -- A mount needs something to sit on: what does not exist cannot be
+      -- kept from being created, so say so rather than protect nothing.
+      fail(("exec_policy: key 'protect': %s does not exist, and lcsb can only keep an existing "
+        .. "path read-only; create it first"):format(path))
+    elseif core.kind(path) and covered(write, path) then
+      add_unique(out, core.realpath(path) or path)
+    elseif user then
+      leave_out(result, "protect", path, "not writable anyway")
+    end
+  end
+  return out
+end
+
+-- exec_policy's result: the policy the C core enforces (result.policy), the
+-- same policy as the plain tables lcsb.policy took (read, write, exec, env,
+-- net, cwd, degrade, protect: what explain reads), the container world (oci),
+-- what was left out, and what the run holds (placeholders, watch), released
+-- by M.after_run.
+local function build(opts)
+  opts = check_options(opts)
+  -- The run context, when lcsb runs this script for a command (nil in a
+  -- plain Lua program, where nothing is held for the run).
   local run = core.run()
+  local result = { left_out = {}, placeholders = {}, watch = {} }
+  local scope = scope_of(opts)
+  local project = project_of(opts, run or {})
+  local home, tmp = private_dirs(scope)
+  local read = read_tier(opts, result)
+  local write = write_tier(opts, project, home, tmp, result)
+  local exec = exec_tier(opts, run or {})
+  local env = env_overlay(opts, home, tmp)
+  local net = opts.net
+  if net == nil then net = false end
+  result.oci = oci_world(opts)
+  local spec = {
+    read = read, write = write, exec = exec, env = env, net = net, cwd = project,
+    degrade = opts.degrade, protect = protected(opts, project, write, run, result),
+  }
+  local ok, policy = pcall(core.policy, spec)
+  if not ok then fail("exec_policy: " .. tostring(policy)) end
+  for key, value in pairs(spec) do result[key] = value end
+  result.policy = policy
+  return result
+end
+
+-- After the run: the placeholders RESULT holds are let go of (the last run
+-- to let go removes each); what went wrong, and what the command made that
+-- the user must hear of, are warning lines.
+local function after_run(result)
   local warnings = {}
-  for _, placeholder in ipairs(run and run.placeholders or {}) do
+  for _, placeholder in ipairs(result.placeholders or {}) do
     local path = placeholder.path
     local ok, err = placeholder.hold:release()
     if not ok and core.kind(path) then
@@ -428,18 +478,35 @@ function M.after_run()
       end
     end
   end
-  for _, path in ipairs(run and run.watch or {}) do
+  for _, path in ipairs(result.watch or {}) do
     if core.kind(path) then
       warnings[#warnings + 1] = ("the command created %s, which sends git to another "
         .. "directory's hooks and config; remove it before you run git there"):format(path)
     end
   end
-  if run then run.placeholders, run.watch = nil, nil end
+  result.placeholders, result.watch = {}, {}
   return warnings
 end
+
+-- ---- the module ----
 
 -- Errors name the script's line that called exec_policy, even in tail
 -- position (`return lcsb.exec_policy{...}`): the C wrapper keeps that frame.
 M.exec_policy = core.blame_caller(build)
+M.after_run = after_run
+
+-- The C core's public half; the rest of lcsb.core (run, run_scope, hold,
+-- listdir, ttys, normalize, rmdir, blame_caller) is exec_policy's own.
+M.version = core.version
+M.exit = core.exit
+M.policy = core.policy
+M.scope = core.scope
+M.detect = core.detect
+M.wrap = core.wrap
+M.attest = core.attest
+M.which = core.which
+M.kind = core.kind
+M.realpath = core.realpath
+M.mkdir = core.mkdir
 
 return M

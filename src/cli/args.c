@@ -110,9 +110,12 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->command = CLI_VERSION;
             return 0;
         }
-        if (strcmp(first, "detect") == 0) out->command = CLI_DETECT, i++;
-        else if (strcmp(first, "check") == 0) out->command = CLI_CHECK, i++;
-        else if (strcmp(first, "wrap") == 0) out->command = CLI_WRAP, i++;
+        if (strcmp(first, "detect") == 0)
+            out->command = CLI_DETECT, i++;
+        else if (strcmp(first, "check") == 0)
+            out->command = CLI_CHECK, i++;
+        else if (strcmp(first, "wrap") == 0)
+            out->command = CLI_WRAP, i++;
     }
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -124,8 +127,10 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
                            strcmp(a, "--prefix") == 0 || strcmp(a, "--keep-fd") == 0;
         if (takes_value && i + 1 >= argc)
             return usage_error(err, err_size, "option %s needs a value", a);
-        if (strcmp(a, "--backend") == 0) out->backend = argv[++i];
-        else if (strcmp(a, "--attest") == 0) out->attest = argv[++i];
+        if (strcmp(a, "--backend") == 0)
+            out->backend = argv[++i];
+        else if (strcmp(a, "--attest") == 0)
+            out->attest = argv[++i];
         else if (strcmp(a, "--prefix") == 0) {
             cli_args_free(out);
             if (!(out->prefix = cli_split_words(argv[++i])))
@@ -143,16 +148,19 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
                 return usage_error(err, err_size, "more than %d --keep-fd options",
                                    CLI_KEEP_FDS_MAX);
             out->keep_fds[out->keep_fds_count++] = (int)fd;
-        } else if (strcmp(a, "--no-capture") == 0) out->no_capture = true;
-        else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT) out->json = true;
+        } else if (strcmp(a, "--no-capture") == 0)
+            out->no_capture = true;
+        else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT)
+            out->json = true;
         else if (a[0] == '-' && a[1] != '\0')
             return usage_error(err, err_size, "unknown option %s", a);
         else if (out->command == CLI_DETECT)
             return usage_error(err, err_size, "detect takes no argument (got %s)", a);
         else if (out->policy)
-            return usage_error(err, err_size,
-                               "unexpected argument %s (put the command after --)", a);
-        else out->policy = a;
+            return usage_error(err, err_size, "unexpected argument %s (put the command after --)",
+                               a);
+        else
+            out->policy = a;
     }
     static const char *const backends[] = {"auto", "landlock", "seatbelt", "oci", "none", NULL};
     bool known = false;

@@ -55,22 +55,15 @@ void cli_find_paths(cli_paths *paths) {
     snprintf(candidate, sizeof candidate, "%s/lcsb-exec", dir);
     if (access(candidate, X_OK) != 0)
         snprintf(candidate, sizeof candidate, "%s/../libexec/lcsb/lcsb-exec", dir);
-    if (!realpath(candidate, paths->shim)) snprintf(paths->shim, sizeof paths->shim, "%s", candidate);
+    if (!realpath(candidate, paths->shim))
+        snprintf(paths->shim, sizeof paths->shim, "%s", candidate);
     snprintf(candidate, sizeof candidate, "%s/lua/lcsb/init.lua", dir);
-    if (access(candidate, R_OK) == 0) snprintf(candidate, sizeof candidate, "%s/lua", dir);
-    else snprintf(candidate, sizeof candidate, "%s/../share/lua/5.4", dir);
+    if (access(candidate, R_OK) == 0)
+        snprintf(candidate, sizeof candidate, "%s/lua", dir);
+    else
+        snprintf(candidate, sizeof candidate, "%s/../share/lua/5.4", dir);
     if (!realpath(candidate, paths->lua_dir))
         snprintf(paths->lua_dir, sizeof paths->lua_dir, "%s", candidate);
-}
-
-/* S as a JSON string literal, through the library's escaping. */
-static char *json_string(const char *s) {
-    char *array = lcsb_argv_json((const char *const[]){s, NULL});
-    if (!array) return NULL;
-    size_t len = strlen(array);
-    memmove(array, array + 1, len - 2); /* drop the brackets */
-    array[len - 2] = '\0';
-    return array;
 }
 
 static int cmd_detect(const cli_args *args, const cli_paths *paths) {
@@ -84,17 +77,16 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
     bool have = lcsb_backend_select(&cap, "auto", &b, &err) == 0;
     const char *chosen = have ? lcsb_backend_name(b) : "none available";
     if (args->json) {
-        char *shim = json_string(cap.shim), *engine = json_string(cap.oci_engine);
-        printf("{\"landlock_abi\":%d,\"landlock_abi_kernel\":%d,\"seccomp\":%s,\"user_namespaces\":%s,"
-               "\"mount_namespaces\":%s,\"sandbox_exec\":%s,"
-               "\"shim\":%s,\"shim_found\":%s,\"oci_engine\":%s,\"auto\":\"%s\"}\n",
-               cap.landlock_abi, cap.landlock_abi_kernel, cap.seccomp ? "true" : "false",
-               cap.user_namespaces ? "true" : "false", cap.mount_namespaces ? "true" : "false",
-               cap.sandbox_exec ? "true" : "false",
-               shim ? shim : "\"\"", cap.shim_found ? "true" : "false",
-               engine ? engine : "\"\"", have ? chosen : "");
-        free(shim);
-        free(engine);
+        /* The capability's own JSON, and what auto picks from it. */
+        char *json = lcsb_capability_json(&cap);
+        if (!json) {
+            say("out of memory");
+            lcsb_backend_free(b);
+            return LCSB_EXIT_USAGE;
+        }
+        json[strlen(json) - 1] = '\0'; /* the closing brace, written again below */
+        printf("%s,\"auto\":\"%s\"}\n", json, have ? chosen : "");
+        free(json);
     } else {
         printf("landlock:        %s\n", cap.landlock_abi ? "yes" : "no");
         printf("landlock ABI:    %d", cap.landlock_abi);
@@ -127,7 +119,8 @@ static int write_attestation(FILE *f, const char *where, const lcsb_attestation 
     char *json = lcsb_attestation_json(att);
     int rc = 0;
     if (!json || fprintf(f, "%s\n", json) < 0 || (f != stderr && fclose(f) != 0)) {
-        say("cannot write the attestation to %s: %s", where, json ? strerror(errno) : "out of memory");
+        say("cannot write the attestation to %s: %s", where,
+            json ? strerror(errno) : "out of memory");
         rc = -1;
     }
     free(json);
@@ -136,48 +129,40 @@ static int write_attestation(FILE *f, const char *where, const lcsb_attestation 
 
 /* TIER's rules, each marked enforced (or only requested, under none), then
  * what the script asked for in TIER and was left out, with why. */
-static void print_tier(const lcsb_policy *p, const char *tier, bool enforced,
-                       const char *left_out) {
-    size_t n = lcsb_policy_count(p, tier);
-    printf("%s:\n", tier);
+static void print_tier(const lcsb_policy *p, lcsb_tier tier, bool enforced,
+                       const lcsb_script *script) {
+    const lcsb_left_out *left_out;
+    size_t n = lcsb_policy_count(p, tier), left_n = lcsb_script_left_out(script, &left_out);
+    printf("%s:\n", lcsb_tier_name(tier));
     for (size_t i = 0; i < n; i++)
         printf("  %-9s %s\n", enforced ? "enforced" : "requested", lcsb_policy_path(p, tier, i));
-    size_t tier_len = strlen(tier);
-    for (const char *line = left_out; line && *line;) {
-        const char *end = strchr(line, '\n');
-        int len = (int)(end ? (size_t)(end - line) : strlen(line));
-        if (strncmp(line, tier, tier_len) == 0 && line[tier_len] == '\t') {
-            const char *path = line + tier_len + 1;
-            const char *why = memchr(path, '\t', (size_t)(len - (int)tier_len - 1));
-            if (why)
-                printf("  %-9s %.*s (%.*s)\n", "dropped", (int)(why - path), path,
-                       (int)(line + len - why - 1), why + 1);
-        }
-        line = end ? end + 1 : NULL;
-    }
-    if (n == 0 && !left_out) printf("  (none)\n");
+    for (size_t i = 0; i < left_n; i++)
+        if (left_out[i].tier == tier)
+            printf("  %-9s %s (%s)\n", "dropped", left_out[i].path, left_out[i].why);
+    if (n == 0 && left_n == 0) printf("  (none)\n");
 }
 
 static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                     const lcsb_attestation *att, lcsb_script *script) {
+                     const lcsb_attestation *att, const lcsb_script *script) {
     char summary[256];
     bool enforced = strcmp(lcsb_backend_name(b), "none") != 0;
     lcsb_attestation_summary(att, summary, sizeof summary);
     printf("policy:  %s\nbackend: %s\nenforced: %s\n", args->policy, lcsb_backend_name(b), summary);
     if (!enforced)
-        printf("(the rules below are what the policy asks; under none, none of them is enforced)\n");
-    char *left_out = lcsb_script_left_out(script);
-    print_tier(p, "read", enforced, left_out);
-    print_tier(p, "write", enforced, left_out);
-    if (lcsb_policy_exec_open(p)) printf("exec: any (no allowlist)\n");
-    else print_tier(p, "exec", enforced && strcmp(att->exec, "allowlist") == 0, left_out);
-    if (enforced && !lcsb_policy_exec_open(p) && strcmp(att->exec, "allowlist") != 0)
+        printf(
+            "(the rules below are what the policy asks; under none, none of them is enforced)\n");
+    print_tier(p, LCSB_TIER_READ, enforced, script);
+    print_tier(p, LCSB_TIER_WRITE, enforced, script);
+    if (lcsb_policy_exec_open(p))
+        printf("exec: any (no allowlist)\n");
+    else
+        print_tier(p, LCSB_TIER_EXEC, enforced && att->exec == LCSB_EXEC_ALLOWLIST, script);
+    if (enforced && !lcsb_policy_exec_open(p) && att->exec != LCSB_EXEC_ALLOWLIST)
         printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",
                lcsb_backend_name(b));
-    free(left_out);
     static const char *const net[] = {"denied", "ports", "open"};
     printf("net: %s%s\n", net[lcsb_policy_net(p)],
-           enforced && strcmp(att->net, "open") == 0 && lcsb_policy_net(p) != LCSB_NET_OPEN
+           enforced && att->net == LCSB_NET_OPEN && lcsb_policy_net(p) != LCSB_NET_OPEN
                ? " (requested; dropped here: see degrade)"
                : "");
     for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1)
@@ -195,7 +180,7 @@ static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args 
         say("%s", err.message);
         return LCSB_EXIT_USAGE;
     }
-    char *json = lcsb_argv_json((const char *const *)final);
+    char *json = lcsb_argv_json((const char *const *) final);
     lcsb_argv_free(final);
     if (!json) {
         say("out of memory");
@@ -206,15 +191,10 @@ static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args 
     return 0;
 }
 
-/* Each line of TEXT (which it frees) on stderr as "lcsb: LEAD LINE". */
-static void say_lines(const char *lead, char *text) {
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next) *next++ = '\0';
-        fprintf(stderr, "lcsb: %s%s\n", lead, line);
-        if (!next) break;
-    }
-    free(text);
+/* Each of LINES (which it frees) on stderr as "lcsb: LEAD LINE". */
+static void say_lines(const char *lead, char **lines) {
+    for (size_t i = 0; lines && lines[i]; i++) fprintf(stderr, "lcsb: %s%s\n", lead, lines[i]);
+    lcsb_argv_free(lines);
 }
 
 static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
@@ -259,15 +239,13 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
 static volatile sig_atomic_t pending_signal;
 static void note_signal(int sig) { pending_signal = sig; }
 
-/* The signals lcsb_run relays to the command. */
-static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-#define HELD (sizeof held_signals / sizeof held_signals[0])
-
 static void hold_signals(void) {
-    for (size_t i = 0; i < HELD; i++) {
+    size_t n;
+    const int *relayed = lcsb_relayed_signals(&n);
+    for (size_t i = 0; i < n; i++) {
         struct sigaction sa = {.sa_handler = note_signal};
         sigemptyset(&sa.sa_mask);
-        sigaction(held_signals[i], &sa, NULL);
+        sigaction(relayed[i], &sa, NULL);
     }
 }
 
@@ -301,23 +279,14 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         goto out;
     }
     if (args->command == CLI_CHECK) {
-        static const char *const probe[] = {"true", NULL};
-        if (lcsb_backend_validate(b, p, &err)) {
+        lcsb_attestation att;
+        /* What lcsb_run would do before it spawns, for this very command. */
+        if (lcsb_prepare(b, p, (const char *const *)args->prefix, argv[0] ? argv : NULL, NULL, &att,
+                         &err)) {
             /* The policy script built this policy: name it. */
             say("%s: %s", args->policy, err.message);
             goto out;
         }
-        char **final = NULL;
-        lcsb_attestation att;
-        if (lcsb_compose(b, p, (const char *const *)args->prefix, argv[0] ? argv : probe, &final,
-                         &err) ||
-            lcsb_attest((const char *const *)final, (const char *const *)args->prefix, &att,
-                        &err)) {
-            lcsb_argv_free(final);
-            say("%s", err.message);
-            goto out;
-        }
-        lcsb_argv_free(final);
         status = cmd_check(args, b, p, &att, script);
         FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
         if (args->attest && (!attest || write_attestation(attest, args->attest, &att) != 0))
@@ -325,9 +294,11 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         goto out;
     }
     /* Held from here until lcsb_run has the command's pid and relays them. */
+    size_t n;
+    const int *relayed = lcsb_relayed_signals(&n);
     sigset_t held;
     sigemptyset(&held);
-    for (size_t i = 0; i < HELD; i++) sigaddset(&held, held_signals[i]);
+    for (size_t i = 0; i < n; i++) sigaddset(&held, relayed[i]);
     sigprocmask(SIG_BLOCK, &held, NULL);
     if (pending_signal) {
         status = 128 + pending_signal;
@@ -363,8 +334,14 @@ int cli_main(int argc, char **argv) {
     cli_paths paths;
     cli_find_paths(&paths);
     switch (args.command) {
-    case CLI_HELP: fputs(cli_usage, stdout); status = 0; break;
-    case CLI_VERSION: printf("lcsb %s\n", LCSB_VERSION); status = 0; break;
+    case CLI_HELP:
+        fputs(cli_usage, stdout);
+        status = 0;
+        break;
+    case CLI_VERSION:
+        printf("lcsb %s\n", LCSB_VERSION);
+        status = 0;
+        break;
     case CLI_DETECT: status = cmd_detect(&args, &paths); break;
     default:
         hold_signals();

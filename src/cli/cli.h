@@ -18,15 +18,15 @@ typedef enum cli_command {
 
 typedef struct cli_args {
     cli_command command;
-    const char *backend;      /* "auto" unless given */
-    const char *attest;       /* --attest FILE, or NULL */
-    char **prefix;            /* --prefix split into words, or NULL; free with cli_args_free */
+    const char *backend; /* "auto" unless given */
+    const char *attest;  /* --attest FILE, or NULL */
+    char **prefix;       /* --prefix split into words, or NULL; free with cli_args_free */
     bool no_capture;
-    bool json;                /* detect --json */
+    bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
     size_t keep_fds_count;
-    const char *policy;       /* POLICY.lua */
-    const char *const *argv;  /* the command after "--", NULL-terminated, or NULL */
+    const char *policy;      /* POLICY.lua */
+    const char *const *argv; /* the command after "--", NULL-terminated, or NULL */
 } cli_args;
 
 /* Parse ARGV (argv[0] is the program). 0 on success; otherwise a message in ERR. */

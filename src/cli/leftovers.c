@@ -78,7 +78,8 @@ int cli_end_leftovers(void) {
         int killed = 0;
         if (each_child(kill_unspared, &killed) < 0) return -1;
         pid_t pid;
-        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0 || (pid < 0 && errno == EINTR)) {}
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0 || (pid < 0 && errno == EINTR)) {
+        }
         if (killed == 0) return 0;
         if (seconds() > deadline) {
             errno = ETIMEDOUT;

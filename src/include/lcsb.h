@@ -147,10 +147,21 @@ LCSB_API unsigned lcsb_part_from_name(const char *name);
 LCSB_API void lcsb_policy_set_degradable(lcsb_policy *policy, unsigned parts);
 LCSB_API unsigned lcsb_policy_degradable(const lcsb_policy *policy);
 
-/* Read access. The returned arrays belong to the policy and live until it
+/* The policy's path sets. */
+typedef enum lcsb_tier {
+    LCSB_TIER_READ,    /* "read" */
+    LCSB_TIER_WRITE,   /* "write" */
+    LCSB_TIER_EXEC,    /* "exec" */
+    LCSB_TIER_PROTECT, /* "protect" */
+} lcsb_tier;
+#define LCSB_TIERS 4
+/* "read", "write", "exec", "protect"; NULL for anything else. */
+LCSB_API const char *lcsb_tier_name(lcsb_tier tier);
+
+/* Read access. The returned strings belong to the policy and live until it
  * changes or is freed. */
-LCSB_API size_t lcsb_policy_count(const lcsb_policy *policy, const char *tier);
-LCSB_API const char *lcsb_policy_path(const lcsb_policy *policy, const char *tier, size_t i);
+LCSB_API size_t lcsb_policy_count(const lcsb_policy *policy, lcsb_tier tier);
+LCSB_API const char *lcsb_policy_path(const lcsb_policy *policy, lcsb_tier tier, size_t i);
 LCSB_API bool lcsb_policy_exec_open(const lcsb_policy *policy);
 LCSB_API lcsb_net lcsb_policy_net(const lcsb_policy *policy);
 LCSB_API const char *lcsb_policy_cwd(const lcsb_policy *policy);
@@ -178,6 +189,9 @@ typedef struct lcsb_capability {
 
 /* Ask the host. SHIM is the lcsb-exec to use, or NULL for the installed one. */
 LCSB_API LCSB_NODISCARD int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err);
+/* CAP as a JSON object of its fields, named as above; caller frees with
+ * free(). NULL on ENOMEM. */
+LCSB_API char *lcsb_capability_json(const lcsb_capability *cap);
 
 /* ---- Backend: one mechanism, configured once from a Capability. ---- */
 
@@ -260,30 +274,59 @@ LCSB_API LCSB_NODISCARD int lcsb_compose(const lcsb_backend *backend, const lcsb
 
 /* ---- Attestation: what the final argv enforces, read back from its flags. ---- */
 
+/* Each field's values, named in JSON and Lua as the comment says. */
+typedef enum lcsb_mechanism {
+    LCSB_MECHANISM_NONE,     /* "none" */
+    LCSB_MECHANISM_LANDLOCK, /* "landlock" */
+    LCSB_MECHANISM_SEATBELT, /* "seatbelt" */
+    LCSB_MECHANISM_OCI,      /* "oci" */
+} lcsb_mechanism;
+typedef enum lcsb_fs_held { LCSB_FS_OPEN, LCSB_FS_ENFORCED } lcsb_fs_held; /* "open", "enforced" */
+typedef enum lcsb_exec_held {
+    LCSB_EXEC_OPEN,      /* "open" */
+    LCSB_EXEC_ALLOWLIST, /* "allowlist" */
+} lcsb_exec_held;
+typedef enum lcsb_net_covers {
+    LCSB_NET_COVERS_NOTHING, /* not said */
+    LCSB_NET_COVERS_TCP,     /* "tcp" */
+    LCSB_NET_COVERS_ALL,     /* "all" */
+} lcsb_net_covers;
+typedef enum lcsb_net_by {
+    LCSB_NET_BY_NOTHING,          /* not said */
+    LCSB_NET_BY_LANDLOCK,         /* "landlock": TCP rules alone */
+    LCSB_NET_BY_SECCOMP,          /* "seccomp": the socket filter alone */
+    LCSB_NET_BY_LANDLOCK_SECCOMP, /* "landlock+seccomp": both */
+    LCSB_NET_BY_SEATBELT,         /* "seatbelt" */
+    LCSB_NET_BY_NAMESPACE,        /* "namespace": a network namespace of its own */
+} lcsb_net_by;
+typedef enum lcsb_held {
+    LCSB_HELD_OPEN,     /* "open": not enforced here */
+    LCSB_HELD_READONLY, /* "readonly" */
+    LCSB_HELD_NONE,     /* "none": nothing to hold (no protected paths) */
+} lcsb_held;
+
 typedef struct lcsb_attestation {
-    char backend[16];  /* "landlock", "seatbelt", "oci", "none" */
-    char fs[16];       /* "enforced", "open" */
-    char exec[16];     /* "allowlist", "open" */
-    char net[16];      /* "denied", "ports", "open" */
-    /* What is held: "all" (Landlock holds TCP to the policy, or the shim's
+    lcsb_mechanism backend;
+    lcsb_fs_held fs;
+    lcsb_exec_held exec;
+    lcsb_net net; /* "denied", "ports", "open" */
+    /* What is held: all (Landlock holds TCP to the policy, or the shim's
      * socket filter refuses TCP too, and the filter refuses every other
-     * socket but unix ones), "tcp" (Landlock alone: net is then "open",
-     * since UDP, raw and other sockets get out), or "". */
-    char net_covers[16];
-    /* Which kernel mechanisms hold the network: "landlock+seccomp" (TCP
-     * rules and the socket filter), "seccomp" (the filter alone, refusing
-     * TCP sockets too), "landlock" (TCP rules alone, net "open"), or "". */
-    char net_by[24];
-    int abi;           /* Landlock ABI, 0 otherwise */
-    bool scoped;       /* signals and abstract unix sockets scoped to the sandbox */
+     * socket but unix ones), tcp (Landlock alone: net is then open, since
+     * UDP, raw and other sockets get out), or nothing. */
+    lcsb_net_covers net_covers;
+    /* Which kernel mechanisms hold the network, when net_covers says any. */
+    lcsb_net_by net_by;
+    int abi;     /* Landlock ABI, 0 otherwise */
+    bool scoped; /* signals and abstract unix sockets scoped to the sandbox */
     /* The parts (lcsb_part bits) this run does not enforce because the host
      * cannot and the policy allowed it; 0 when none. */
     unsigned dropped;
-    /* Outside the write tier: "readonly" (chmod, chown, utimes refused too),
-     * or "open" (Landlock alone, which has no right for metadata). */
-    char metadata[16];
-    /* Protected paths: "readonly", "open" (not enforced here), or "none". */
-    char protected_paths[16];
+    /* Outside the write tier: readonly (chmod, chown, utimes refused too),
+     * or open (Landlock alone, which has no right for metadata). */
+    lcsb_held metadata;
+    /* Protected paths: readonly, open (not enforced here), or none. */
+    lcsb_held protected_paths; /* "protected" in JSON and Lua */
 } lcsb_attestation;
 
 /* PREFIX is the launcher composed in front of a host mechanism (NULL: none):
@@ -291,8 +334,14 @@ typedef struct lcsb_attestation {
  * command's own arguments can never pass for a mechanism. */
 LCSB_API LCSB_NODISCARD int lcsb_attest(const char *const *final_argv, const char *const *prefix,
                                         lcsb_attestation *out, lcsb_error *err);
-/* JSON object; caller frees with free(). NULL on ENOMEM. */
+/* JSON object; caller frees with free(). NULL on ENOMEM. Fields that do not
+ * apply are left out: net_covers and net_by when nothing is covered, and
+ * everything past net under the none backend. */
 LCSB_API char *lcsb_attestation_json(const lcsb_attestation *att);
+/* The JSON name of field KEY's value ("fs" gives "enforced"), for the fields
+ * named by a word: backend, fs, exec, net, net_covers, net_by, metadata,
+ * protected. "" for a value not said; NULL for any other KEY. */
+LCSB_API const char *lcsb_attestation_value(const lcsb_attestation *att, const char *key);
 /* "fs: enforced, exec: allowlist, net: denied, abi 7" (plus what was not enforced) into BUF. */
 LCSB_API void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size);
 
@@ -349,9 +398,30 @@ LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);
 LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_policy *policy,
                                      const char *const *argv, const lcsb_run_options *opts,
                                      lcsb_run_result *result, lcsb_error *err);
+/* The signals lcsb_run relays to the command (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT), *COUNT of them: a host that must not die of one before the
+ * command starts holds these. A static array. */
+LCSB_API const int *lcsb_relayed_signals(size_t *count);
 /* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF. */
 LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att,
                            char *buf, size_t size);
+
+/* ---- Holding a placeholder: the empty .git that keeps a command from making a
+ * repository where there is none. ---- */
+
+typedef struct lcsb_hold lcsb_hold;
+
+/* Make the directory PATH (absolute), or take it as it is when it is an empty
+ * directory, and hold it for this run: runs that share it hold it together,
+ * and the last to release it removes it. Mount it read-only in the run
+ * (lcsb_policy_add_protect) and git passes over it as no repository.
+ * *UNWRITABLE (may be NULL) is set when the caller may not make PATH: then
+ * neither may a command it runs, and there is nothing to hold. */
+LCSB_API LCSB_NODISCARD int lcsb_hold_acquire(const char *path, lcsb_hold **out,
+                                              bool *unwritable, lcsb_error *err);
+/* Let go of HOLD and free it (NULL-safe). PATH is removed when no other run
+ * holds it; LCSB_ESYS when that removal fails (something was made in it). */
+LCSB_API int lcsb_hold_release(lcsb_hold *hold, lcsb_error *err);
 
 /* ---- Policy scripts (Lua 5.4). ---- */
 
@@ -365,23 +435,32 @@ typedef struct lcsb_script lcsb_script;
 LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
                                              const char *lua_dir, const char *shim,
                                              lcsb_script **out, lcsb_error *err);
-/* The script's policy; owned by the script. */
+/* The script's policy; owned by the script (the Lua state holds it). */
 LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
-/* Best-guess remedies for a failed run, as "hint" lines without prefix,
- * newline-separated; caller frees. NULL when none. */
-LCSB_API char *lcsb_script_explain(lcsb_script *script, const char *const *argv,
-                                   const lcsb_run_result *result);
-/* What the policy could not hold beforehand and the run created anyway (a
- * repository in a project that had none, with hooks nobody protected), as
- * warning lines, after lcsb_run; caller frees. NULL when there is nothing. */
-LCSB_API char *lcsb_script_after_run(lcsb_script *script);
+/* Best-guess remedies for a failed run, as "hint" lines without prefix: an
+ * lcsb argv, freed with lcsb_argv_free; NULL when there are none. */
+LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv,
+                                    const lcsb_run_result *result);
+/* After lcsb_run: let go of what the policy held for the run (the empty .git
+ * of a project that is no repository), and say what it could not hold and
+ * the run made anyway (a repository, with hooks nobody protected), as
+ * warning lines: an lcsb argv, freed with lcsb_argv_free; NULL when there is
+ * nothing to say. lcsb_script_close does it too, if no one did. */
+LCSB_API char **lcsb_script_after_run(lcsb_script *script);
 /* The container world the script's exec_policy named (oci = {...}), for
  * lcsb_backend_oci; its strings belong to the script. False when it named
  * none. */
 LCSB_API bool lcsb_script_oci_world(const lcsb_script *script, lcsb_oci_world *out);
-/* What the script asked for and exec_policy left out (a path that does not
- * exist), as "TIER\tPATH\tWHY" lines; caller frees. NULL when nothing was. */
-LCSB_API char *lcsb_script_left_out(lcsb_script *script);
+/* What the script asked for and exec_policy left out: a path that does not
+ * exist, a protected path that is not writable anyway. */
+typedef struct lcsb_left_out {
+    lcsb_tier tier;
+    const char *path;
+    const char *why; /* "does not exist", ... */
+} lcsb_left_out;
+/* How many entries, and *OUT (may be NULL) pointing at them; they belong to
+ * the script. */
+LCSB_API size_t lcsb_script_left_out(const lcsb_script *script, const lcsb_left_out **out);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */

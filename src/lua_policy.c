@@ -1,0 +1,311 @@
+/* The Lua binding's policy: `lcsb.policy{...}` builds an lcsb_policy owned
+ * by a userdata, checked key by key in C; `policy:table()` gives it back as
+ * the plain table it was built from. */
+#include "lua_lcsb.h"
+
+#include "policy.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct policy_ud {
+    lcsb_policy *policy;
+} policy_ud;
+
+lcsb_policy *lcsb__lua_checkpolicy(lua_State *L, int idx) {
+    policy_ud *ud;
+    if (lua_type(L, idx) == LUA_TTABLE) {
+        /* exec_policy's result, which holds the policy (and keeps it alive). */
+        lua_getfield(L, idx, "policy");
+        ud = luaL_testudata(L, -1, LCSB__POLICY_MT);
+        lua_pop(L, 1);
+        if (!ud) luaL_argerror(L, idx, "expected a policy or exec_policy's result");
+    } else {
+        ud = luaL_checkudata(L, idx, LCSB__POLICY_MT);
+    }
+    if (!ud->policy) luaL_argerror(L, idx, "policy already freed");
+    return ud->policy;
+}
+
+static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
+                      int (*add)(lcsb_policy *, const char *, lcsb_error *)) {
+    lcsb_error err;
+    int t = lua_gettop(L);
+    if (lua_type(L, t) != LUA_TTABLE)
+        luaL_error(L, "policy key '%s': expected a list of paths, got %s", key,
+                   luaL_typename(L, t));
+    lua_Integer n = luaL_len(L, t);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, t, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "policy key '%s': entry %d is a %s, expected a path string", key, (int)i,
+                       luaL_typename(L, -1));
+        size_t len;
+        const char *path = lua_tolstring(L, -1, &len);
+        if (strlen(path) != len)
+            luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, (int)i);
+        if (add(p, path, &err)) lcsb__lua_raise(L, &err);
+        lua_pop(L, 1);
+    }
+}
+
+static void add_ports(lua_State *L, lcsb_policy *p, int net_idx, const char *field,
+                      lcsb_port_kind kind) {
+    lcsb_error err;
+    lua_getfield(L, net_idx, field);
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1))
+            luaL_error(L, "policy key 'net.%s': expected a list of ports", field);
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, -1, i);
+            int isnum;
+            lua_Integer port = lua_tointegerx(L, -1, &isnum);
+            if (!isnum)
+                luaL_error(L, "policy key 'net.%s': entry %d is not an integer", field, (int)i);
+            if (lcsb_policy_add_port(p, kind, (long)port, &err)) lcsb__lua_raise(L, &err);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void set_net(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    if (lua_isboolean(L, t)) {
+        lcsb_policy_set_net(p, lua_toboolean(L, t) ? LCSB_NET_OPEN : LCSB_NET_DENY);
+        return;
+    }
+    if (!lua_istable(L, t))
+        luaL_error(L,
+                   "policy key 'net': expected true, false or { connect = {...}, bind = {...} }");
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (!k || (strcmp(k, "connect") != 0 && strcmp(k, "bind") != 0))
+            luaL_error(L, "policy key 'net': unknown key '%s' (expected connect, bind)",
+                       k ? k : luaL_typename(L, -2));
+        lua_pop(L, 1);
+    }
+    lcsb_policy_set_net(p, LCSB_NET_PORTS);
+    add_ports(L, p, t, "connect", LCSB_PORT_CONNECT);
+    add_ports(L, p, t, "bind", LCSB_PORT_BIND);
+}
+
+static int by_string(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* `env = { NAME = "value", OTHER = false }`, set in the order of the names,
+ * so that the same policy gives the same argv whatever Lua's hash order. */
+static void set_env(lua_State *L, lcsb_policy *p) {
+    lcsb_error err;
+    int t = lua_gettop(L);
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'env': expected a table of NAME = value");
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "policy key 'env': names must be strings");
+        size_t name_len;
+        const char *name = lua_tolstring(L, -2, &name_len);
+        if (strlen(name) != name_len) luaL_error(L, "policy key 'env': a name holds a NUL byte");
+        lua_pop(L, 1);
+        n++;
+    }
+    /* The names, kept alive by the table; the array, by the GC. */
+    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+    size_t i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        names[i++] = lua_tostring(L, -2);
+        lua_pop(L, 1);
+    }
+    qsort(names, n, sizeof *names, by_string);
+    for (i = 0; i < n; i++) {
+        const char *name = names[i], *value = NULL;
+        lua_getfield(L, t, name);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            size_t len;
+            value = lua_tolstring(L, -1, &len);
+            if (strlen(value) != len)
+                luaL_error(L, "policy key 'env.%s': value holds a NUL byte", name);
+        } else if (!(lua_isboolean(L, -1) && !lua_toboolean(L, -1))) {
+            luaL_error(L, "policy key 'env.%s': expected a string, or false to unset it", name);
+        }
+        if (lcsb_policy_set_env(p, name, value, &err)) lcsb__lua_raise(L, &err);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1); /* the array */
+}
+
+/* `degrade = { "scope", ... }`: the parts the host may leave unenforced. */
+static void set_degradable(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    unsigned parts = 0;
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'degrade': expected a list of part names");
+    lua_Integer n = luaL_len(L, t);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, t, i);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        unsigned part = lcsb_part_from_name(name);
+        if (!part) {
+            luaL_Buffer known;
+            luaL_buffinit(L, &known);
+            for (unsigned bit = 1; bit <= LCSB_PARTS_ALL; bit <<= 1) {
+                if (bit > 1) luaL_addstring(&known, ", ");
+                luaL_addstring(&known, lcsb_part_name(bit));
+            }
+            luaL_pushresult(&known);
+            luaL_error(L, "policy key 'degrade': entry %d is %s%s%s, not a part (expected %s)",
+                       (int)i, name ? "\"" : "a ", name ? name : luaL_typename(L, -2),
+                       name ? "\"" : "", lua_tostring(L, -1));
+        }
+        parts |= part;
+        lua_pop(L, 1);
+    }
+    lcsb_policy_set_degradable(p, parts);
+}
+
+int lcsb__lua_policy(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    policy_ud *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    ud->policy = NULL; /* closed state first, so an error below leaves nothing half-owned */
+    luaL_setmetatable(L, LCSB__POLICY_MT);
+    if (!(ud->policy = lcsb_policy_new())) return luaL_error(L, "out of memory");
+    lcsb_policy *p = ud->policy;
+    lcsb_error err;
+
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            return luaL_error(L, "policy: keys must be names, got a %s", luaL_typename(L, -2));
+        const char *key = lua_tostring(L, -2);
+        if (strcmp(key, "read") == 0)
+            add_paths(L, p, key, lcsb_policy_add_read);
+        else if (strcmp(key, "write") == 0)
+            add_paths(L, p, key, lcsb_policy_add_write);
+        else if (strcmp(key, "exec") == 0) {
+            if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "any") == 0)
+                lcsb_policy_set_exec_open(p, true);
+            else if (lua_type(L, -1) == LUA_TSTRING)
+                return luaL_error(L, "policy key 'exec': expected a list of paths or \"any\"");
+            else
+                add_paths(L, p, key, lcsb_policy_add_exec);
+        } else if (strcmp(key, "env") == 0)
+            set_env(L, p);
+        else if (strcmp(key, "net") == 0)
+            set_net(L, p);
+        else if (strcmp(key, "degrade") == 0)
+            set_degradable(L, p);
+        else if (strcmp(key, "protect") == 0)
+            add_paths(L, p, key, lcsb_policy_add_protect);
+        else if (strcmp(key, "cwd") == 0) {
+            size_t len;
+            const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+            if (!cwd) return luaL_error(L, "policy key 'cwd': expected a path");
+            if (strlen(cwd) != len)
+                return luaL_error(L, "policy key 'cwd': the path holds a NUL byte");
+            if (lcsb_policy_set_cwd(p, cwd, &err)) return lcsb__lua_raise(L, &err);
+        } else
+            return luaL_error(
+                L,
+                "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
+                "protect)",
+                key);
+        lua_settop(L, 3); /* drop the value, keep the key for lua_next */
+    }
+    return 1;
+}
+
+static void push_paths(lua_State *L, const lcsb_policy *p, lcsb_tier tier) {
+    size_t n = lcsb_policy_count(p, tier);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, lcsb_policy_path(p, tier, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static void push_ports(lua_State *L, const lcsb__ports *ports) {
+    lua_createtable(L, (int)ports->n, 0);
+    for (size_t i = 0; i < ports->n; i++) {
+        lua_pushinteger(L, ports->v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* The policy as a plain table, in the shape lcsb.policy takes. */
+static int l_policy_table(lua_State *L) {
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
+    lua_newtable(L);
+    push_paths(L, p, LCSB_TIER_READ);
+    lua_setfield(L, -2, "read");
+    push_paths(L, p, LCSB_TIER_WRITE);
+    lua_setfield(L, -2, "write");
+    if (p->exec_open)
+        lua_pushliteral(L, "any");
+    else
+        push_paths(L, p, LCSB_TIER_EXEC);
+    lua_setfield(L, -2, "exec");
+    lua_newtable(L);
+    for (size_t i = 0; i < p->env_n; i++) {
+        if (p->env[i].value)
+            lua_pushstring(L, p->env[i].value);
+        else
+            lua_pushboolean(L, 0);
+        lua_setfield(L, -2, p->env[i].name);
+    }
+    lua_setfield(L, -2, "env");
+    if (p->net == LCSB_NET_PORTS) {
+        lua_newtable(L);
+        push_ports(L, &p->connect);
+        lua_setfield(L, -2, "connect");
+        push_ports(L, &p->bind);
+        lua_setfield(L, -2, "bind");
+    } else {
+        lua_pushboolean(L, p->net == LCSB_NET_OPEN);
+    }
+    lua_setfield(L, -2, "net");
+    if (p->cwd) {
+        lua_pushstring(L, p->cwd);
+        lua_setfield(L, -2, "cwd");
+    }
+    lcsb__lua_push_bits(L, lcsb__part_names, p->degradable);
+    lua_setfield(L, -2, "degrade");
+    push_paths(L, p, LCSB_TIER_PROTECT);
+    lua_setfield(L, -2, "protect");
+    return 1;
+}
+
+static int l_policy_tostring(lua_State *L) {
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
+    lua_pushfstring(L, "lcsb.policy (%d read, %d write, %d exec)", (int)p->read.n, (int)p->write.n,
+                    (int)p->exec.n);
+    return 1;
+}
+
+static int l_policy_gc(lua_State *L) {
+    policy_ud *ud = luaL_checkudata(L, 1, LCSB__POLICY_MT);
+    lcsb_policy_free(ud->policy);
+    ud->policy = NULL;
+    return 0;
+}
+
+static const luaL_Reg policy_methods[] = {
+    {"table", l_policy_table},
+    {NULL, NULL},
+};
+
+static const luaL_Reg policy_meta[] = {
+    {"__gc", l_policy_gc},
+    {"__tostring", l_policy_tostring},
+    {NULL, NULL},
+};
+
+void lcsb__lua_policy_class(lua_State *L) {
+    lcsb__lua_new_class(L, LCSB__POLICY_MT, policy_meta, policy_methods);
+}
