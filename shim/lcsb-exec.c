@@ -1203,11 +1203,12 @@ int main(int argc, char **argv) {
         goto close_ruleset;
     /* Protected paths go on top of the writable tree, so last; then the
      * working directory is entered again, by name, to stand on the new
-     * mounts rather than on the read-only one it was opened on. */
+     * mounts rather than on the read-only one it was opened on. This pass
+     * only mounts: the port rules are in the ruleset already. */
     if (h.protected_paths > 0) {
         struct cursor c;
         cursor_init(&c, argv[1], 0);
-        if (parse_header(&c, &h, ruleset_fd, true) != 0)
+        if (parse_header(&c, &h, -1, true) != 0)
             goto close_ruleset;
     }
     if (h.readonly_world && reenter_cwd() != 0)
