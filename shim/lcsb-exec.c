@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "kernel_uapi.h"
+#include "say.h"
 
 /* The wire format version this shim speaks, and the newest Landlock ABI it
  * knows. A header asking for anything newer is refused, never guessed at. */
@@ -183,33 +184,6 @@ struct cursor {
     char what[32];
 };
 
-/* Every message is one line that starts "lcsb-exec: " (CONTRACT.md). */
-__attribute__((format(printf, 2, 0))) static void say(const char *lead, const char *fmt,
-                                                       va_list ap) {
-    fputs(lead, stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-/* "cannot VERB OBJECT: REASON"; returns -1 for the caller to pass on. */
-__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
-    va_list ap;
-
-    va_start(ap, fmt);
-    say("lcsb-exec: cannot ", fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Only where the user has a real remedy. */
-__attribute__((format(printf, 1, 2))) static void hint(const char *fmt, ...) {
-    va_list ap;
-
-    va_start(ap, fmt);
-    say("lcsb-exec: hint: ", fmt, ap);
-    va_end(ap);
-}
-
 /* A parse error, located so that the writer's bug can be found. */
 __attribute__((format(printf, 2, 3))) static int bad(const struct cursor *c, const char *fmt,
                                                      ...) {
@@ -222,24 +196,6 @@ __attribute__((format(printf, 2, 3))) static int bad(const struct cursor *c, con
     say(lead, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-/* A decoded string made safe for a terminal: paths need not be text, and a
- * hostile one must not write escape sequences to the user's stderr. One
- * result is live at a time, so use it once per message. */
-static const char *show(const char *s) {
-    static char buf[4 * PATH_MAX + 1];
-    size_t n = 0;
-
-    for (; *s != '\0' && n + 5 < sizeof buf; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"')
-            buf[n++] = (char)ch;
-        else
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "\\x%02x", ch);
-    }
-    buf[n] = '\0';
-    return buf;
 }
 
 /* The byte under the cursor, for "expected X, found Y". */
