@@ -3,8 +3,11 @@
  *     lcsb-exec HEADER PART_1 ... PART_N -- COMMAND [ARG...]
  *
  * The policy arrives as JSON on argv (docs/wire-format.md) because the library's
- * `wrap` is pure and cannot hand over a ruleset descriptor. This file reads it
- * with its own parser, builds the ruleset, restricts itself and execs COMMAND.
+ * `wrap` is pure and cannot hand over a ruleset descriptor. The shim reads it
+ * with its own parser (wire.c), builds the ruleset, restricts itself and execs
+ * COMMAND. This file is the enforcement, in the order the kernel sees it: the
+ * ruleset, the mount namespace, the rules, no_new_privs and restrict_self,
+ * the capabilities, the parent-death signal, the seccomp filters, the exec.
  *
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
  * for it, a seccomp filter written out below closes every other socket family
@@ -19,13 +22,15 @@
  * message and exit 97 *before* COMMAND could run. There is no path on which
  * COMMAND runs with less than the whole policy in force.
  *
- * Nothing is stored between parsing and acting: the policy is read twice from
- * the same argv strings, once to check all of it and once, after the ruleset
- * exists, to add its rules. Both passes run the same code, so what is checked
- * and what is enforced cannot drift apart, and a 20,000-path policy needs no
- * allocation at all.
+ * Nothing is stored between parsing and acting: the policy is read from the
+ * same argv strings once to check all of it and again, once the ruleset
+ * exists, with a sink that adds its rules; protected paths take one more read
+ * of the header, after the write tier. Every pass runs the same parser, so
+ * what is checked and what is enforced cannot drift apart, and a 20,000-path
+ * policy needs no allocation at all.
  *
- * libc and kernel headers only; nothing from the library (DESIGN.md rule 2). */
+ * One program of four files (this one, wire.c, say.c, kernel_uapi.h), libc
+ * and kernel headers only; nothing from the library (DESIGN.md rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -38,18 +43,17 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,173 +65,24 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The rights the kernel accepts on a rule for a non-directory; it refuses a
- * rule on a file that names any other (EINVAL). */
-#define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+/* lcsb passes a pipe's write end, named in LCSB_EXEC_REPORT_FD, on which a
+ * failed setup is said out of band: the command can exit 97 too. The name
+ * goes before anything runs, and the descriptor with the exec. */
+static int take_report_fd(void) {
+    const char *text = getenv("LCSB_EXEC_REPORT_FD");
+    char *end;
+    long fd = text ? strtol(text, &end, 10) : -1;
 
-/* Rights that make a rule's path part of the write tier. */
-#define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
-    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR)
-
-static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
-    struct path_beneath_attr attr;
-    struct stat st;
-    int ret = -1;
-    /* The library names real paths only; a symlink here was planted after it
-     * checked, and would move the grant to wherever it points. */
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-
-    if (fd < 0) {
-        fail("open %s: %s", show(path),
-             errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
-        goto out;
-    }
-    if (fstat(fd, &st) != 0) {
-        fail("stat %s: %s", show(path), strerror(errno));
-        goto close_fd;
-    }
-    if (!S_ISDIR(st.st_mode))
-        access &= FS_FILE;
-    /* Only directory rights on a file: nothing the kernel could grant there. */
-    if (access == 0) {
-        ret = 0;
-        goto close_fd;
-    }
-    attr.allowed_access = access;
-    attr.parent_fd = fd;
-    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
-        fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
-        goto close_fd;
-    }
-    ret = 0;
-close_fd:
-    close(fd);
-out:
-    return ret;
-}
-
-/* What the rules pass acts with, besides each rule. */
-struct enforcement {
-    int ruleset_fd;
-    bool readonly_world;
-};
-
-/* The rules pass's sink (wire.h): every port and every path becomes a rule. */
-static int add_port_rule(void *ctx, uint64_t port, uint64_t access) {
-    const struct enforcement *e = ctx;
-    struct net_port_attr attr = {.allowed_access = access, .port = port};
-
-    if (landlock_add_rule(e->ruleset_fd, LANDLOCK_RULE_NET_PORT, &attr, 0) != 0)
-        return fail("add a Landlock rule for TCP port %" PRIu64 ": %s", port, strerror(errno));
-    return 0;
-}
-
-/* Make the mount at DIRFD/PATH read-only, and every mount below it; or
- * writable again, that one mount only: a mount below a write-tier path that
- * was read-only before lcsb came stays so. */
-static int set_readonly(int dirfd, const char *path, unsigned flags, bool readonly) {
-    struct mount_attr_v0 attr = {0};
-
-    if (readonly)
-        attr.attr_set = MOUNT_ATTR_RDONLY_;
-    else
-        attr.attr_clr = MOUNT_ATTR_RDONLY_;
-    return (int)syscall(SYS_mount_setattr, dirfd, path, flags | (readonly ? AT_RECURSIVE_ : 0),
-                        &attr, sizeof attr);
-}
-
-/* A copy of the tree at PATH mounted on top of it, read-only or writable: by
- * descriptor, so a symlink planted on the way cannot move it elsewhere. */
-static int remount_over(const char *path, bool readonly) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-    int at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-    int tree, ret = -1;
-
-    if (at < 0)
-        return fail("open %s: %s", show(path),
-                    errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
-    tree = (int)syscall(SYS_open_tree, at, "",
-                        OPEN_TREE_CLONE_ | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE_);
-    if (tree < 0 || set_readonly(tree, "", AT_EMPTY_PATH, readonly) != 0 ||
-        syscall(SYS_move_mount, tree, "", at, "",
-                MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_) != 0)
-        fail("mount %s %s: %s", show(path), readonly ? "read-only" : "writable",
-             strerror(errno));
-    else
-        ret = 0;
-    if (tree >= 0)
-        close(tree);
-    close(at);
-    return ret;
-}
-
-/* In a read-only world a write-tier path is first mounted writable again,
- * so that its rule is added on the new mount. */
-static int add_rule_path(void *ctx, const char *path, uint64_t access) {
-    const struct enforcement *e = ctx;
-
-    if (e->readonly_world && (access & WRITES) != 0 && remount_over(path, false) != 0)
+    unsetenv("LCSB_EXEC_REPORT_FD");
+    if (!text || !*text || *end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
         return -1;
-    return add_path_rule(e->ruleset_fd, path, access);
+    return (int)fd;
 }
 
-/* The protect pass's sink: a read-only copy on top of the writable tree. */
-static int protect_path(void *ctx, const char *path) {
-    return remount_over(path, true);
-}
-
-static int write_proc(const char *file, const char *text) {
-    int fd = open(file, O_WRONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
-    int err = errno;
-
-    if (fd >= 0)
-        close(fd);
-    if (n != (ssize_t)strlen(text))
-        return fail("write %s: %s", file, strerror(err));
-    return 0;
-}
-
-static int reenter_cwd(void) {
-    char cwd[PATH_MAX];
-
-    if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0)
-        return fail("enter the working directory again: %s", strerror(errno));
-    return 0;
-}
-
-/* Landlock has no right for metadata (chmod, chown, utimes, xattrs), so
- * outside the write tier the file system itself says no: a mount namespace
- * of its own (in a user namespace of its own, mapping only the caller's uid
- * and gid, when not root), every mount private and read-only. The write
- * tier's paths are then mounted writable again as the rules are added. */
-static int enter_readonly_world(void) {
-    uid_t uid = geteuid();
-    gid_t gid = getegid();
-    char map[64];
-
-    /* Root with CAP_SYS_ADMIN needs only the mount namespace; anyone else
-     * (root in a container without it too) maps its own ids into a user
-     * namespace of its own, and gets the capability there. */
-    if (uid != 0 || unshare(CLONE_NEWNS) != 0) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-            return fail("enter a user and mount namespace: %s", strerror(errno));
-        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-        if (write_proc("/proc/self/uid_map", map) != 0 ||
-            write_proc("/proc/self/setgroups", "deny") != 0)
-            return -1;
-        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-        if (write_proc("/proc/self/gid_map", map) != 0)
-            return -1;
-    }
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return fail("make the mounts private: %s", strerror(errno));
-    if (set_readonly(AT_FDCWD, "/", 0, true) != 0)
-        return fail("make the file system read-only: %s", strerror(errno));
-    return 0;
+static void usage(void) {
+    fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
+          "lcsb-exec: the policy format is docs/wire-format.md, version 2\n",
+          stderr);
 }
 
 /* The kernel must handle everything the policy names: a lower ABI would
@@ -275,6 +130,219 @@ static int create_ruleset(const struct header *h) {
     return fd;
 }
 
+static int write_proc(const char *file, const char *text) {
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+    int err = errno;
+
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)strlen(text))
+        return fail("write %s: %s", file, strerror(err));
+    return 0;
+}
+
+/* Make the mount at DIRFD/PATH read-only, and every mount below it; or
+ * writable again, that one mount only: a mount below a write-tier path that
+ * was read-only before lcsb came stays so. */
+static int set_readonly(int dirfd, const char *path, unsigned flags, bool readonly) {
+    struct mount_attr_v0 attr = {0};
+
+    if (readonly)
+        attr.attr_set = MOUNT_ATTR_RDONLY_;
+    else
+        attr.attr_clr = MOUNT_ATTR_RDONLY_;
+    return (int)syscall(SYS_mount_setattr, dirfd, path, flags | (readonly ? AT_RECURSIVE_ : 0),
+                        &attr, sizeof attr);
+}
+
+/* Landlock has no right for metadata (chmod, chown, utimes, xattrs), so
+ * outside the write tier the file system itself says no: a mount namespace
+ * of its own (in a user namespace of its own, mapping only the caller's uid
+ * and gid, when not root), every mount private and read-only. The write
+ * tier's paths are then mounted writable again as the rules are added. */
+static int enter_readonly_world(void) {
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    char map[64];
+
+    /* Root with CAP_SYS_ADMIN needs only the mount namespace; anyone else
+     * (root in a container without it too) maps its own ids into a user
+     * namespace of its own, and gets the capability there. */
+    if (uid != 0 || unshare(CLONE_NEWNS) != 0) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+            return fail("enter a user and mount namespace: %s", strerror(errno));
+        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+        if (write_proc("/proc/self/uid_map", map) != 0 ||
+            write_proc("/proc/self/setgroups", "deny") != 0)
+            return -1;
+        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+        if (write_proc("/proc/self/gid_map", map) != 0)
+            return -1;
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return fail("make the mounts private: %s", strerror(errno));
+    if (set_readonly(AT_FDCWD, "/", 0, true) != 0)
+        return fail("make the file system read-only: %s", strerror(errno));
+    return 0;
+}
+
+/* A copy of the tree at PATH mounted on top of it, read-only or writable: by
+ * descriptor, so a symlink planted on the way cannot move it elsewhere. */
+static int remount_over(const char *path, bool readonly) {
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+    int at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    int tree, ret = -1;
+
+    if (at < 0)
+        return fail("open %s: %s", show(path),
+                    errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
+    tree = (int)syscall(SYS_open_tree, at, "",
+                        OPEN_TREE_CLONE_ | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE_);
+    if (tree < 0 || set_readonly(tree, "", AT_EMPTY_PATH, readonly) != 0 ||
+        syscall(SYS_move_mount, tree, "", at, "",
+                MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_) != 0)
+        fail("mount %s %s: %s", show(path), readonly ? "read-only" : "writable",
+             strerror(errno));
+    else
+        ret = 0;
+    if (tree >= 0)
+        close(tree);
+    close(at);
+    return ret;
+}
+
+/* The rights the kernel accepts on a rule for a non-directory; it refuses a
+ * rule on a file that names any other (EINVAL). */
+#define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
+    struct path_beneath_attr attr;
+    struct stat st;
+    int ret = -1;
+    /* The library names real paths only; a symlink here was planted after it
+     * checked, and would move the grant to wherever it points. */
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+
+    if (fd < 0) {
+        fail("open %s: %s", show(path),
+             errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, &st) != 0) {
+        fail("stat %s: %s", show(path), strerror(errno));
+        goto close_fd;
+    }
+    if (!S_ISDIR(st.st_mode))
+        access &= FS_FILE;
+    /* Only directory rights on a file: nothing the kernel could grant there. */
+    if (access == 0) {
+        ret = 0;
+        goto close_fd;
+    }
+    attr.allowed_access = access;
+    attr.parent_fd = fd;
+    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
+        fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
+        goto close_fd;
+    }
+    ret = 0;
+close_fd:
+    close(fd);
+out:
+    return ret;
+}
+
+static int add_port_rule(int ruleset_fd, uint64_t port, uint64_t access) {
+    struct net_port_attr attr = {.allowed_access = access, .port = port};
+
+    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_NET_PORT, &attr, 0) != 0)
+        return fail("add a Landlock rule for TCP port %" PRIu64 ": %s", port, strerror(errno));
+    return 0;
+}
+
+/* Rights that make a rule's path part of the write tier. */
+#define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
+    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR)
+
+/* What the rules pass acts with, besides each rule. */
+struct enforcement {
+    int ruleset_fd;
+    bool readonly_world;
+};
+
+/* The rules pass's sink (wire.h): each port and each path, as the reader
+ * reaches it, becomes a rule. */
+static int grant_port(void *ctx, uint64_t port, uint64_t access) {
+    const struct enforcement *e = ctx;
+
+    return add_port_rule(e->ruleset_fd, port, access);
+}
+
+/* In a read-only world a write-tier path is first mounted writable again,
+ * so that its rule is added on the new mount. */
+static int grant_path(void *ctx, const char *path, uint64_t access) {
+    const struct enforcement *e = ctx;
+
+    if (e->readonly_world && (access & WRITES) != 0 && remount_over(path, false) != 0)
+        return -1;
+    return add_path_rule(e->ruleset_fd, path, access);
+}
+
+/* The protect pass's sink: a read-only copy on top of the writable tree. */
+static int protect_path(void *ctx, const char *path) {
+    return remount_over(path, true);
+}
+
+static int reenter_cwd(void) {
+    char cwd[PATH_MAX];
+
+    if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0)
+        return fail("enter the working directory again: %s", strerror(errno));
+    return 0;
+}
+
+/* Root keeps its capabilities under Landlock, and with them ways around it
+ * (finit_module of any readable module, sethostname, raw devices): drop them
+ * all. The bounding set matters because exec as uid 0 hands root its
+ * capabilities back from it; only root needs it emptied, and only root may. */
+static int drop_capabilities(void) {
+    if (getuid() == 0 || geteuid() == 0) {
+        for (unsigned long cap = 0; cap < 64; cap++) {
+            int in_set = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+            if (in_set < 0)
+                break; /* past the kernel's last capability */
+            if (in_set && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+                return fail("drop capability %lu: %s", cap, strerror(errno));
+        }
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
+        return fail("clear the ambient capabilities: %s", strerror(errno));
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct none[2];
+    memset(none, 0, sizeof none);
+    if (syscall(SYS_capset, &hdr, none) != 0)
+        return fail("drop the capabilities: %s", strerror(errno));
+    return 0;
+}
+
+/* The command dies with lcsb: killed with SIGKILL, lcsb cannot pass anything
+ * on, so the kernel does. The signal survives the exec below (no set-uid
+ * can intervene under no_new_privs). A parent already gone before the prctl
+ * took effect would never send it: then nobody is waiting, and nothing runs. */
+static int die_with_parent(void) {
+    pid_t parent = getppid();
+
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        return fail("ask to die with lcsb: %s", strerror(errno));
+    if (getppid() != parent)
+        return fail("run the command: lcsb exited before it started");
+    return 0;
+}
+
 #ifdef FILTER_ARCH
 /* The low 32 bits of syscall argument I: the socket calls take ints, and the
  * kernel ignores the upper half too. */
@@ -283,6 +351,8 @@ static int create_ruleset(const struct header *h) {
 #else
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
 #endif
+/* A jump's numbers count the instructions it skips when the test holds, and
+ * when not. */
 #define LOAD(offset) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(offset))
 #define JEQ(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), jt, jf)
 #define RET(k) BPF_STMT(BPF_RET | BPF_K, (uint32_t)(k))
@@ -314,40 +384,6 @@ static int install_filter(struct sock_filter *filter, size_t len, const char *wh
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
         return fail("install the %s filter: %s", what, strerror(errno));
     return 0;
-}
-
-/* Landlock's network rules cover TCP only. This lets the command create
- * AF_UNIX sockets and, with "unix+tcp", TCP sockets over IPv4 and IPv6 (which
- * Landlock then holds to the policy's ports), and refuses every other socket
- * with EACCES, the errno Landlock gives, so that the command and lcsb's
- * explanations both see "Permission denied". io_uring is refused whole
- * (EPERM): IORING_OP_SOCKET creates sockets without socket(). A jump's
- * numbers count the instructions it skips when the test holds, and when not. */
-static int install_socket_filter(enum sockets sockets) {
-    bool tcp = sockets == SOCKETS_UNIX_TCP;
-    struct sock_filter filter[] = {
-        NATIVE_SYSCALL_NUMBER,
-        JEQ(__NR_socket, 4, 0),         /* to the domain check */
-        JEQ(__NR_socketpair, 3, 0),     /* to the domain check */
-        JEQ(__NR_io_uring_setup, 1, 0), /* to EPERM */
-        RET(SECCOMP_RET_ALLOW),
-        ERRNO(EPERM),
-        /* socket(domain, type, protocol), socketpair(domain, type, protocol, sv) */
-        LOAD(ARG_LO(0)),
-        JEQ(AF_UNIX, 8, 0), /* allow */
-        /* With "unix" both compare with AF_UNIX, which cannot match here. */
-        JEQ(tcp ? AF_INET : AF_UNIX, 1, 0),  /* to the type check */
-        JEQ(tcp ? AF_INET6 : AF_UNIX, 0, 7), /* to the type check, or refuse */
-        LOAD(ARG_LO(1)),
-        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)),
-        JEQ(SOCK_STREAM, 0, 4), /* to the protocol check, or refuse */
-        LOAD(ARG_LO(2)),
-        JEQ(0, 1, 0),           /* the family's default, which is TCP: allow */
-        JEQ(IPPROTO_TCP, 0, 1), /* allow, or refuse */
-        RET(SECCOMP_RET_ALLOW),
-        ERRNO(EACCES),
-    };
-    return install_filter(filter, COUNT(filter), "socket");
 }
 
 /* Whatever the policy: the command must not type into the caller's terminal
@@ -413,12 +449,40 @@ static int install_setid_filter(void) {
     };
     return install_filter(filter, COUNT(filter), "set-id");
 }
-#else
+/* Landlock's network rules cover TCP only. This lets the command create
+ * AF_UNIX sockets and, with "unix+tcp", TCP sockets over IPv4 and IPv6 (which
+ * Landlock then holds to the policy's ports), and refuses every other socket
+ * with EACCES, the errno Landlock gives, so that the command and lcsb's
+ * explanations both see "Permission denied". io_uring is refused whole
+ * (EPERM): IORING_OP_SOCKET creates sockets without socket(). */
 static int install_socket_filter(enum sockets sockets) {
-    (void)sockets; /* check_header has refused such a header already */
-    return fail("restrict sockets on this architecture");
+    bool tcp = sockets == SOCKETS_UNIX_TCP;
+    struct sock_filter filter[] = {
+        NATIVE_SYSCALL_NUMBER,
+        JEQ(__NR_socket, 4, 0),         /* to the domain check */
+        JEQ(__NR_socketpair, 3, 0),     /* to the domain check */
+        JEQ(__NR_io_uring_setup, 1, 0), /* to EPERM */
+        RET(SECCOMP_RET_ALLOW),
+        ERRNO(EPERM),
+        /* socket(domain, type, protocol), socketpair(domain, type, protocol, sv) */
+        LOAD(ARG_LO(0)),
+        JEQ(AF_UNIX, 8, 0), /* allow */
+        /* With "unix" both compare with AF_UNIX, which cannot match here. */
+        JEQ(tcp ? AF_INET : AF_UNIX, 1, 0),  /* to the type check */
+        JEQ(tcp ? AF_INET6 : AF_UNIX, 0, 7), /* to the type check, or refuse */
+        LOAD(ARG_LO(1)),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)),
+        JEQ(SOCK_STREAM, 0, 4), /* to the protocol check, or refuse */
+        LOAD(ARG_LO(2)),
+        JEQ(0, 1, 0),           /* the family's default, which is TCP: allow */
+        JEQ(IPPROTO_TCP, 0, 1), /* allow, or refuse */
+        RET(SECCOMP_RET_ALLOW),
+        ERRNO(EACCES),
+    };
+    return install_filter(filter, COUNT(filter), "socket");
 }
 
+#else
 static int install_tty_filter(void) {
     return fail("guard the terminal on this architecture: the filter knows x86_64 and "
                 "aarch64 only");
@@ -428,45 +492,11 @@ static int install_setid_filter(void) {
     return fail("refuse set-id bits on this architecture: the filter knows x86_64 and "
                 "aarch64 only");
 }
+static int install_socket_filter(enum sockets sockets) {
+    (void)sockets; /* check_header has refused such a header already */
+    return fail("restrict sockets on this architecture");
+}
 #endif
-
-/* Root keeps its capabilities under Landlock, and with them ways around it
- * (finit_module of any readable module, sethostname, raw devices): drop them
- * all. The bounding set matters because exec as uid 0 hands root its
- * capabilities back from it; only root needs it emptied, and only root may. */
-static int drop_capabilities(void) {
-    if (getuid() == 0 || geteuid() == 0) {
-        for (unsigned long cap = 0; cap < 64; cap++) {
-            int in_set = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-            if (in_set < 0)
-                break; /* past the kernel's last capability */
-            if (in_set && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
-                return fail("drop capability %lu: %s", cap, strerror(errno));
-        }
-    }
-    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
-        return fail("clear the ambient capabilities: %s", strerror(errno));
-    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-    struct __user_cap_data_struct none[2];
-    memset(none, 0, sizeof none);
-    if (syscall(SYS_capset, &hdr, none) != 0)
-        return fail("drop the capabilities: %s", strerror(errno));
-    return 0;
-}
-
-/* The command dies with lcsb: killed with SIGKILL, lcsb cannot pass anything
- * on, so the kernel does. The signal survives the exec below (no set-uid
- * can intervene under no_new_privs). A parent already gone before the prctl
- * took effect would never send it: then nobody is waiting, and nothing runs. */
-static int die_with_parent(void) {
-    pid_t parent = getppid();
-
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-        return fail("ask to die with lcsb: %s", strerror(errno));
-    if (getppid() != parent)
-        return fail("run the command: lcsb exited before it started");
-    return 0;
-}
 
 /* The seam's env hop, `/usr/bin/env [-u NAME]... -- [NAME=VALUE]... COMMAND
  * [ARG...]`, is carried out here as env would: unset, set, then execvp with
@@ -499,31 +529,10 @@ static int env_hop(char **argv, int at) {
     return i;
 }
 
-static void usage(void) {
-    fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
-          "lcsb-exec: the policy format is docs/wire-format.md, version 2\n",
-          stderr);
-}
-
-/* lcsb passes a pipe's write end, named in LCSB_EXEC_REPORT_FD, on which a
- * failed setup is said out of band: the command can exit 97 too. The name
- * goes before anything runs, and the descriptor with the exec. */
-static int take_report_fd(void) {
-    const char *text = getenv("LCSB_EXEC_REPORT_FD");
-    char *end;
-    long fd = text ? strtol(text, &end, 10) : -1;
-
-    unsetenv("LCSB_EXEC_REPORT_FD");
-    if (!text || !*text || *end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
-        return -1;
-    return (int)fd;
-}
-
 int main(int argc, char **argv) {
     struct header h;
     struct enforcement e;
-    const struct policy_sink rules = {.ctx = &e, .on_port = add_port_rule,
-                                      .on_path = add_rule_path};
+    const struct policy_sink rules = {.ctx = &e, .on_port = grant_port, .on_path = grant_path};
     const struct policy_sink protect = {.on_protect = protect_path};
     int dashdash = 2;
     int ruleset_fd;
