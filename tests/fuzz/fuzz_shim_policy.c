@@ -1,15 +1,33 @@
-/* libFuzzer target: the shim's policy parser, on hostile argv.
+/* libFuzzer target: the shim's wire reader (shim/wire.c), on hostile argv.
  *
- * The shim stays one file with nothing in it for tests (DESIGN.md rule 2), so
- * this includes it whole with its main renamed, and drives the checking pass
- * of read_policy (ruleset_fd -1: parse and validate, open nothing). The input
- * is split on NUL bytes into argv strings, as the kernel would hand them over. */
-int lcsb_exec_main(int argc, char **argv);
-#define main lcsb_exec_main
-#include "../../shim/lcsb-exec.c"
-#undef main
-
+ * The input is split on NUL bytes into argv strings, as the kernel would hand
+ * them over, and read as the shim reads it: once with no sink, the pass that
+ * only checks; then, when that accepts it, once more with a sink that stands
+ * in for the enforcement and holds each item to what the checks promise it.
+ * Nothing is opened, added or mounted. */
+#define _GNU_SOURCE
+#include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+/* What the enforcing pass may rely on once the checking pass has accepted. */
+static int check_port(void *ctx, uint64_t port, uint64_t access) {
+    if (port > 65535 || access == 0) abort();
+    return 0;
+}
+
+static int check_path(void *ctx, const char *path, uint64_t access) {
+    if (path[0] != '/' || strlen(path) >= PATH_MAX || access == 0) abort();
+    return 0;
+}
+
+static int check_protect(void *ctx, const char *path) {
+    if (path[0] != '/' || strlen(path) >= PATH_MAX) abort();
+    return 0;
+}
 
 /* Refusals print a line each: run with -close_fd_mask=2 to keep them out of
  * the fuzzer's own output. */
@@ -17,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     enum { MAX_ARGS = 64 };
+    static const struct policy_sink enforce = {
+        .on_port = check_port, .on_path = check_path, .on_protect = check_protect};
     char *copy = malloc(size + 1);
     char *argv[MAX_ARGS + 3];
     int argc = 0;
@@ -25,14 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(copy, data, size);
     copy[size] = '\0';
     argv[argc++] = "lcsb-exec";
-    for (char *p = copy; argc < MAX_ARGS && p <= copy + size; p += strlen(p) + 1)
-        argv[argc++] = p;
+    for (char *p = copy; argc < MAX_ARGS && p <= copy + size; p += strlen(p) + 1) argv[argc++] = p;
     argv[argc] = NULL;
     if (argc >= 2) {
         int dashdash = 2;
         while (dashdash < argc && strcmp(argv[dashdash], "--") != 0) dashdash++;
         struct header h;
-        (void)read_policy(argv, argc, dashdash, &h, -1);
+        if (read_policy(argv, argc, dashdash, &h, NULL) == 0 &&
+            read_policy(argv, argc, dashdash, &h, &enforce) != 0)
+            abort(); /* the same bytes, read twice, must get the same answer */
     }
     free(copy);
     return 0;

@@ -1,0 +1,68 @@
+/* The shim's wire reader: the policy as JSON on argv (docs/wire-format.md),
+ * every byte of it checked. It never acts on what it reads: whatever the
+ * kernel must be told (a port rule, a rule's path, a protected path) it
+ * hands to a sink, and the caller decides what that does. So the pass that
+ * only checks and the passes that enforce run the same code, from the same
+ * argv strings, and nothing is stored or allocated in between.
+ *
+ * Every refusal is a `lcsb-exec: cannot parse ...` line (say.h) and -1. */
+#ifndef LCSB_SHIM_WIRE_H
+#define LCSB_SHIM_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The wire format version this shim speaks. */
+#define WIRE_VERSION 2
+
+struct rights {
+    uint64_t fs, net, scope;
+};
+
+/* What "sockets" allows the command to create: "any" (no filter), "unix"
+ * (AF_UNIX only) or "unix+tcp" (that, plus TCP over IPv4 and IPv6). */
+enum sockets { SOCKETS_ANY, SOCKETS_UNIX, SOCKETS_UNIX_TCP };
+
+/* "dropped": the parts of the policy this host cannot enforce and the policy
+ * let go; the attestation reports them. Only "terminal" changes what the shim
+ * does: without seccomp there is no terminal filter to install. */
+#define DROPPED_TERMINAL (1U << 4)
+
+/* The header, once checked. Port rules are not kept: a pass that enforces
+ * re-reads them from argv. */
+struct header {
+    unsigned abi;
+    uint64_t parts;
+    struct rights handled;
+    uint64_t port_rights; /* every right a port rule grants, to check against net */
+    enum sockets sockets;
+    uint64_t dropped;
+    bool readonly_world; /* "world": "readonly" */
+    unsigned protected_paths;
+};
+
+/* Where the reader hands what the kernel must enforce, as it reads it: after
+ * the item's own checks, before the next byte. A NULL sink, or a NULL member,
+ * takes nothing: that pass only checks. A member returns 0, or -1 once it
+ * has said why; the reader then stops and returns -1. */
+struct policy_sink {
+    void *ctx;
+    /* A TCP port of a "ports" rule, with the rule's net rights. */
+    int (*on_port)(void *ctx, uint64_t port, uint64_t access);
+    /* An absolute path of a part's rule, with the rule's fs rights. */
+    int (*on_path)(void *ctx, const char *path, uint64_t access);
+    /* An absolute path of the header's "protect". */
+    int (*on_protect)(void *ctx, const char *path);
+};
+
+/* Reads the header, ARG, into H. */
+int read_header(const char *arg, struct header *h, const struct policy_sink *sink);
+
+/* Reads the whole policy, argv[1] up to the first "--" at argv[DASHDASH]
+ * (ARGC when there is none): the header into H, then every part. The sink
+ * sees the header's items too, so a caller that acts on "protect" only after
+ * the parts leaves on_protect out here and reads the header once more. */
+int read_policy(char **argv, int argc, int dashdash, struct header *h,
+                const struct policy_sink *sink);
+
+#endif
