@@ -2,19 +2,25 @@
 -- heuristics from the evidence to hint lines. The evidence: argv, status,
 -- note (why lcsb itself ended the run), setup_failed (the mechanism reported
 -- that nothing ran), stderr (the last 64 KiB the command
--- wrote there, when captured), policy (as lcsb.policy takes it: read, write,
--- exec, env, net, cwd) and attestation. Finding nothing is a fine answer; the
+-- wrote there, when captured), policy (exec_policy's result: read, write,
+-- exec, env, net, cwd and protect, as lcsb.policy takes them) and
+-- attestation. Finding nothing is a fine answer; the
 -- trailer fires anyway. Hints name only policy keys and flags that exist (a
--- test walks them). Host programs and policy scripts add their own with
--- M.add(function(evidence) return "hint" or nil end).
+-- test walks them). Each heuristic has a name; host programs and policy
+-- scripts add their own, or replace or remove one by name, with
+-- M.add("name", function(evidence) return "hint" or nil end) and M.remove.
+
+local paths = require "lcsb.paths"
 
 local M = {}
 
--- The C half tells whether a path exists; without it, guess that it does not.
+-- The C half tells whether a path exists, and names the exit statuses;
+-- without it, guess that a path does not exist.
 local has_core, core = pcall(require, "lcsb.core")
 local function exists(path)
   return has_core and core.kind(path) ~= nil
 end
+local EXIT = has_core and core.exit or { setup = 97, usage = 125, noexec = 126, notfound = 127 }
 
 -- ---- reading the evidence ----
 
@@ -70,12 +76,9 @@ local function list(value)
   return type(value) == "table" and value or {}
 end
 
--- Is PATH one of LIST's entries or beneath one?
+-- Is PATH one of ENTRIES or beneath one?
 local function covered(entries, path)
-  for _, entry in ipairs(list(entries)) do
-    if path == entry or entry == "/" or path:sub(1, #entry + 1) == entry .. "/" then return true end
-  end
-  return false
+  return paths.covered(paths.set(list(entries)), path)
 end
 
 -- Paths no hint may suggest granting, whatever the stderr tail (which the
@@ -102,16 +105,36 @@ end
 
 -- ---- the heuristics, in order ----
 
+-- In order: { name = NAME, explain = function(evidence) ... end }.
 M.heuristics = {}
 
-function M.add(heuristic)
-  M.heuristics[#M.heuristics + 1] = heuristic
+-- Add heuristic FN under NAME, or put it in the place of the one of that name.
+function M.add(name, fn)
+  assert(type(name) == "string" and type(fn) == "function", "remedies.add(name, function)")
+  for _, h in ipairs(M.heuristics) do
+    if h.name == name then
+      h.explain = fn
+      return
+    end
+  end
+  M.heuristics[#M.heuristics + 1] = { name = name, explain = fn }
+end
+
+-- Remove the heuristic NAME; true when there was one.
+function M.remove(name)
+  for i, h in ipairs(M.heuristics) do
+    if h.name == name then
+      table.remove(M.heuristics, i)
+      return true
+    end
+  end
+  return false
 end
 
 -- A path the kernel refused: outside every tier -> read (or write, for a
 -- write); readable but not writable -> write. A path in the private HOME
 -- means the command looked for a file of the real HOME.
-M.add(function(ev)
+M.add("refused_path", function(ev)
   if ev.status == 0 or ev.attestation.fs ~= "enforced" then return end
   for _, line in ipairs(refusal_lines(ev.stderr)) do
     local path = not refused_program(line) and path_in(line)
@@ -137,7 +160,7 @@ M.add(function(ev)
 end)
 
 -- The private HOME: the command looked for a file of the real one.
-M.add(function(ev)
+M.add("private_home", function(ev)
   if ev.status == 0 then return end
   for line in (ev.stderr or ""):gmatch("[^\n]+") do
     for path in line:gmatch("/[^%s:'\"]+") do
@@ -153,7 +176,7 @@ end)
 
 -- A program refused execution under the allowlist: name the one the shell
 -- reports, else (126) say what to look for.
-M.add(function(ev)
+M.add("refused_program", function(ev)
   if ev.status == 0 or ev.attestation.exec ~= "allowlist" then return end
   for _, line in ipairs(refusal_lines(ev.stderr)) do
     local name = refused_program(line)
@@ -162,7 +185,7 @@ M.add(function(ev)
         :format(name, name)
     end
   end
-  if ev.status ~= 126 then return end
+  if ev.status ~= EXIT.noexec then return end
   return 'if a program was refused execution, name it in exec = { "PROGRAM" } (the command '
     .. 'and its interpreters are allowed already), or set exec = "any" to turn the '
     .. 'allowlist off'
@@ -182,7 +205,7 @@ local function port_in(text)
   if text:find("http://", 1, true) then return 80 end
 end
 
-M.add(function(ev)
+M.add("network", function(ev)
   local net = ev.policy and ev.policy.net
   if ev.status == 0 or net == true or ev.attestation.net == "open" then return end
   local stderr = ev.stderr or ""
@@ -207,8 +230,8 @@ end)
 
 -- 97, as the mechanism reported it (the command can exit 97 too): the shim
 -- said what failed; repeat it with where to look.
-M.add(function(ev)
-  if ev.status ~= 97 or not ev.setup_failed then return end
+M.add("setup_failed", function(ev)
+  if ev.status ~= EXIT.setup or not ev.setup_failed then return end
   local reason = (ev.stderr or ""):match("lcsb%-exec: cannot ([^\n]+)")
   return ("the sandbox could not be set up%s; `lcsb detect` shows what this host can enforce")
     :format(reason and (" (the shim could not " .. reason .. ")") or " (the message above says why)")
@@ -217,8 +240,10 @@ end)
 -- A container engine reports its own failures with the statuses a command
 -- could exit with (125 the engine, 126 cannot run, 127 not found) and an
 -- "Error: " line: say whose the status probably is.
-M.add(function(ev)
-  if ev.attestation.backend ~= "oci" or ev.status < 125 or ev.status > 127 then return end
+M.add("container_engine", function(ev)
+  if ev.attestation.backend ~= "oci" or ev.status < EXIT.usage or ev.status > EXIT.notfound then
+    return
+  end
   local said = (ev.stderr or ""):match("\nError: ([^\n]+)") or (ev.stderr or ""):match("^Error: ([^\n]+)")
   if not said then return end
   return ("the container engine failed (\"%s\"): status %d is probably the engine's, not the "
@@ -228,7 +253,7 @@ end)
 function M.explain(evidence)
   local hints = {}
   for _, heuristic in ipairs(M.heuristics) do
-    local ok, hint = pcall(heuristic, evidence)
+    local ok, hint = pcall(heuristic.explain, evidence)
     if ok and hint then hints[#hints + 1] = hint end
   end
   return hints
