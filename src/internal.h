@@ -6,7 +6,6 @@
 #include "capture.h"
 #include "json.h"
 #include "landlock.h"
-#include "lua_lcsb.h"
 #include "oci.h"
 #include "path.h"
 #include "policy.h"

@@ -215,8 +215,8 @@ static void test_wrap_image_and_docker(void **state) {
     lcsb_attestation att;
     lcsb_error err;
     if (lcsb_attest((const char *const *)argv, NULL, &att, &err)) fail_msg("%s", err.message);
-    assert_string_equal(att.backend, "oci");
-    assert_string_equal(att.protected_paths, "readonly");
+    assert_string_equal(lcsb_attestation_value(&att, "backend"), "oci");
+    assert_string_equal(lcsb_attestation_value(&att, "protected"), "readonly");
     lcsb_argv_free(argv);
     lcsb_backend_free(b);
     /* docker's --mount fields are comma-separated and quotable. */
@@ -251,7 +251,7 @@ static void test_ports_need_degrade(void **state) {
     assert_has(final, "--network=none", false);
     lcsb_attestation att;
     assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
-    assert_string_equal(att.net, "open");
+    assert_string_equal(lcsb_attestation_value(&att, "net"), "open");
     assert_int_equal(att.dropped, LCSB_PART_NET);
     lcsb_argv_free(final);
     lcsb_backend_free(b);
@@ -362,14 +362,14 @@ static void test_attest_reads_the_argv(void **state) {
     lcsb_attestation att;
     lcsb_error err;
     assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
-    assert_string_equal(att.backend, "oci");
-    assert_string_equal(att.fs, "enforced");
-    assert_string_equal(att.exec, "open"); /* honestly: a container has no allowlist */
-    assert_string_equal(att.net, "denied");
-    assert_string_equal(att.net_covers, "all");
-    assert_string_equal(att.net_by, "namespace");
-    assert_string_equal(att.metadata, "readonly");
-    assert_string_equal(att.protected_paths, "readonly");
+    assert_string_equal(lcsb_attestation_value(&att, "backend"), "oci");
+    assert_string_equal(lcsb_attestation_value(&att, "fs"), "enforced");
+    assert_string_equal(lcsb_attestation_value(&att, "exec"), "open"); /* honestly: a container has no allowlist */
+    assert_string_equal(lcsb_attestation_value(&att, "net"), "denied");
+    assert_string_equal(lcsb_attestation_value(&att, "net_covers"), "all");
+    assert_string_equal(lcsb_attestation_value(&att, "net_by"), "namespace");
+    assert_string_equal(lcsb_attestation_value(&att, "metadata"), "readonly");
+    assert_string_equal(lcsb_attestation_value(&att, "protected"), "readonly");
     assert_true(att.scoped);
     assert_int_equal(att.dropped, 0);
     char *json = lcsb_attestation_json(&att);
@@ -389,7 +389,7 @@ static void test_attest_reads_the_argv(void **state) {
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     final = compose(b, p, NULL, ARGV("echo", "--network=none"));
     assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
-    assert_string_equal(att.net, "open");
+    assert_string_equal(lcsb_attestation_value(&att, "net"), "open");
     lcsb_argv_free(final);
     lcsb_backend_free(b);
     lcsb_policy_free(p);
@@ -435,7 +435,7 @@ static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (lcsb_attest(bad[i], NULL, &att, &err) != LCSB_EINVAL)
-            fail_msg("case %zu was attested as %s", i, att.backend);
+            fail_msg("case %zu was attested as %s", i, lcsb_attestation_value(&att, "backend"));
 }
 
 /* The engine runs unsandboxed: one the command could have written is refused. */
@@ -515,7 +515,7 @@ static void test_prefix_placement_every_backend(void **state) {
         lcsb_error err;
         if (lcsb_attest((const char *const *) final, prefix, &att, &err))
             fail_msg("%s: %s", lcsb_backend_name(b), err.message);
-        assert_string_equal(att.backend, lcsb_backend_name(b));
+        assert_string_equal(lcsb_attestation_value(&att, "backend"), lcsb_backend_name(b));
         /* A prefix that is not there is refused, inside or out. */
         assert_int_equal(
             lcsb_attest((const char *const *) final, ARGV("nix", "develop", "-c"), &att, &err),

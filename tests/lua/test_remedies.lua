@@ -114,11 +114,28 @@ T.case("97 repeats what the shim could not do", function()
     "the shim could not set no_new_privs", "reason")
 end)
 
-T.case("hosts and policy scripts add their own heuristics", function()
+T.case("hosts and policy scripts add their own heuristics, and replace or remove lcsb's", function()
   local n = #remedies.heuristics
-  remedies.add(function(ev) if ev.status == 3 then return "three is special" end end)
+  remedies.add("three", function(ev) if ev.status == 3 then return "three is special" end end)
+  T.eq(#remedies.heuristics, n + 1, "added at the end")
   T.has(hints_for { status = 3 }, "three is special", "added heuristic")
-  remedies.heuristics[n + 1] = nil
+  remedies.add("three", function(ev) if ev.status == 3 then return "three, again" end end)
+  T.eq(#remedies.heuristics, n + 1, "the same name replaces")
+  T.has(hints_for { status = 3 }, "three, again", "replaced heuristic")
+  T.ok(remedies.remove("three"), "removed")
+  T.eq(hints_for { status = 3 }, "", "gone")
+  -- lcsb's own, by name: the exec hint goes away with its heuristic.
+  local before = hints_for { status = 126 }
+  T.has(before, "exec = {", "the exec hint, before")
+  local exec_hint
+  for _, h in ipairs(remedies.heuristics) do
+    if h.name == "refused_program" then exec_hint = h.explain end
+  end
+  T.ok(remedies.remove("refused_program"), "lcsb's heuristic removed")
+  T.hasnt(hints_for { status = 126 }, "exec = {", "no exec hint without it")
+  T.ok(not remedies.remove("refused_program"), "removing twice says so")
+  remedies.add("refused_program", exec_hint)
+  T.eq(hints_for { status = 126 }, before, "put back")
 end)
 
 T.case("nothing to say about success", function()
@@ -143,7 +160,10 @@ end)
 
 T.case("a heuristic that raises does not take explain down", function()
   local saved = remedies.heuristics
-  remedies.heuristics = { function() error("boom") end, function() return "still here" end }
+  remedies.heuristics = {
+    { name = "boom", explain = function() error("boom") end },
+    { name = "fine", explain = function() return "still here" end },
+  }
   local ok, hints = pcall(remedies.explain, evidence())
   remedies.heuristics = saved
   T.ok(ok, "explain survived")
@@ -213,9 +233,10 @@ T.case("every hint names only real policy keys and lcsb flags", function()
   local keys_seen, flags_seen, hints_seen = 0, 0, 0
   for _, ev in ipairs(walk()) do
     for i, heuristic in ipairs(remedies.heuristics) do
-      local ok, hint = pcall(heuristic, ev)
+      local ok, hint = pcall(heuristic.explain, ev)
       if not ok then
-        error(("heuristic %d raised on status %s: %s"):format(i, tostring(ev.status), tostring(hint)))
+        error(("heuristic %s raised on status %s: %s"):format(heuristic.name, tostring(ev.status),
+          tostring(hint)))
       end
       if hint ~= nil then
         T.eq(type(hint), "string", "heuristic " .. i .. "'s hint")
