@@ -3,7 +3,9 @@
  * directory's entries), the scope that owns a run's private directories, and
  * the hold on a placeholder .git. Misuse raises; expected operational
  * failures return nil, message. */
-#include "lua_lcsb.h"
+#include "lua_host.h"
+
+#include "lua_util.h"
 
 #include "path.h"
 #include "sys.h"

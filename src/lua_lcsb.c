@@ -1,71 +1,19 @@
 /* The Lua binding: `require "lcsb.core"` (luaopen_lcsb), wrapped by
  * lua/lcsb/init.lua. This file is the module itself and what it asks of the
  * layers below (detect, wrap, attest); the policy is lua_policy.c, the host
- * helpers lua_host.c. Misuse raises naming the argument or key; expected
- * operational failures return nil, message. Nothing here raises while holding
- * memory that no userdata owns. */
+ * helpers lua_host.c, what they share lua_util.c. Misuse raises naming the argument or key;
+ * expected operational failures return nil, message. Nothing here raises while holding memory that
+ * no userdata owns. */
 #include "lua_lcsb.h"
 
-#include "attest.h"
 #include "capability.h"
+#include "lua_host.h"
+#include "lua_policy.h"
+#include "lua_util.h"
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <string.h>
-
-/* ---- helpers the binding's files share ---- */
-
-int lcsb__lua_raise(lua_State *L, const lcsb_error *err) {
-    return luaL_error(L, "%s", err->message);
-}
-
-void lcsb__lua_push_argv(lua_State *L, char **argv) {
-    lua_newtable(L);
-    for (size_t i = 0; argv[i]; i++) {
-        lua_pushstring(L, argv[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-}
-
-void lcsb__lua_push_bits(lua_State *L, const char *const *names, unsigned bits) {
-    lua_newtable(L);
-    lua_Integer n = 0;
-    for (unsigned i = 0; names[i]; i++) {
-        if (!(bits & (1u << i))) continue;
-        lua_pushstring(L, names[i]);
-        lua_rawseti(L, -2, ++n);
-    }
-}
-
-/* OBJECT as a table of its fields, as its JSON says it. */
-static void push_fields(lua_State *L, const lcsb__field *fields, const void *object) {
-    lua_newtable(L);
-    for (const lcsb__field *f = fields; f->key; f++) {
-        if (lcsb__field_omitted(f, object)) continue;
-        switch (f->kind) {
-        case LCSB__FIELD_WORD: lua_pushstring(L, lcsb__field_word(f, object)); break;
-        case LCSB__FIELD_TEXT: lua_pushstring(L, lcsb__field_text(f, object)); break;
-        case LCSB__FIELD_INT: lua_pushinteger(L, lcsb__field_int(f, object)); break;
-        case LCSB__FIELD_BOOL: lua_pushboolean(L, lcsb__field_bool(f, object)); break;
-        case LCSB__FIELD_BITS: lcsb__lua_push_bits(L, f->names, lcsb__field_bits(f, object)); break;
-        }
-        lua_setfield(L, -2, f->key);
-    }
-}
-
-void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
-    push_fields(L, lcsb__attestation_fields, a);
-}
-
-void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
-                         const luaL_Reg *methods) {
-    luaL_newmetatable(L, name);
-    luaL_setfuncs(L, meta, 0);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-}
 
 static const char *shim_path(lua_State *L) {
     lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_SHIM);
@@ -121,7 +69,7 @@ static int l_detect(lua_State *L) {
     lcsb_capability cap;
     lcsb_error err;
     if (lcsb_detect(&cap, shim_path(L), &err)) return lcsb__lua_raise(L, &err);
-    push_fields(L, lcsb__capability_fields, &cap);
+    lcsb__lua_push_fields(L, lcsb__capability_fields, &cap);
     return 1;
 }
 

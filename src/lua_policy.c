@@ -1,7 +1,9 @@
 /* The Lua binding's policy: `lcsb.policy{...}` builds an lcsb_policy owned
  * by a userdata, checked key by key in C; `policy:table()` gives it back as
  * the plain table it was built from. */
-#include "lua_lcsb.h"
+#include "lua_policy.h"
+
+#include "lua_util.h"
 
 #include "policy.h"
 

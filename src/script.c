@@ -3,7 +3,10 @@
  * run's context and scope in the registry, and the result it returns, kept
  * by reference: the policy the C core enforces is the one the script built,
  * and explain reads the very tables exec_policy made. */
+#include "lua_host.h"
 #include "lua_lcsb.h"
+#include "lua_policy.h"
+#include "lua_util.h"
 
 #include <errno.h>
 #include <lauxlib.h>

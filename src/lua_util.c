@@ -1,0 +1,57 @@
+/* What the Lua binding's files share: raising an lcsb_error, pushing argvs,
+ * bit sets and the public structs (through their field tables), making a
+ * userdata class. */
+#include "lua_util.h"
+
+#include "attest.h"
+
+int lcsb__lua_raise(lua_State *L, const lcsb_error *err) {
+    return luaL_error(L, "%s", err->message);
+}
+
+void lcsb__lua_push_argv(lua_State *L, char **argv) {
+    lua_newtable(L);
+    for (size_t i = 0; argv[i]; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+void lcsb__lua_push_bits(lua_State *L, const char *const *names, unsigned bits) {
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (unsigned i = 0; names[i]; i++) {
+        if (!(bits & (1u << i))) continue;
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, ++n);
+    }
+}
+
+void lcsb__lua_push_fields(lua_State *L, const lcsb__field *fields, const void *object) {
+    lua_newtable(L);
+    for (const lcsb__field *f = fields; f->key; f++) {
+        if (lcsb__field_omitted(f, object)) continue;
+        switch (f->kind) {
+        case LCSB__FIELD_WORD: lua_pushstring(L, lcsb__field_word(f, object)); break;
+        case LCSB__FIELD_TEXT: lua_pushstring(L, lcsb__field_text(f, object)); break;
+        case LCSB__FIELD_INT: lua_pushinteger(L, lcsb__field_int(f, object)); break;
+        case LCSB__FIELD_BOOL: lua_pushboolean(L, lcsb__field_bool(f, object)); break;
+        case LCSB__FIELD_BITS: lcsb__lua_push_bits(L, f->names, lcsb__field_bits(f, object)); break;
+        }
+        lua_setfield(L, -2, f->key);
+    }
+}
+
+void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
+    lcsb__lua_push_fields(L, lcsb__attestation_fields, a);
+}
+
+void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
+                         const luaL_Reg *methods) {
+    luaL_newmetatable(L, name);
+    luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}

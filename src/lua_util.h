@@ -1,0 +1,21 @@
+/* Layer 7: the Lua binding's shared helpers (lua_util.c). */
+#ifndef LCSB_LUA_UTIL_H
+#define LCSB_LUA_UTIL_H
+
+#include "fields.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+
+int lcsb__lua_raise(lua_State *L, const lcsb_error *err);
+void lcsb__lua_push_argv(lua_State *L, char **argv);
+/* BITS as the list of their NAMES (bit I is NAMES[I]). */
+void lcsb__lua_push_bits(lua_State *L, const char *const *names, unsigned bits);
+/* OBJECT as a table of its FIELDS, as its JSON says it. */
+void lcsb__lua_push_fields(lua_State *L, const lcsb__field *fields, const void *object);
+void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a);
+/* A metatable NAME with META and, as __index, METHODS. */
+void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
+                         const luaL_Reg *methods);
+
+#endif

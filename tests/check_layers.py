@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The structure, held: every file in src/ sits in the layer src/layers.txt
+gives it and includes nothing from a layer above; the include graph has no
+circle; the CLI uses the public header only; the shim includes nothing from
+src/. Prints the graph by layer; exits 1 naming every breach."""
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+src = os.path.join(root, "src")
+include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+layers = {}
+for line in open(os.path.join(src, "layers.txt")):
+    line = line.split("#")[0].split()
+    if line:
+        for name in line[1:]:
+            layers[name] = int(line[0])
+
+def concept(path):
+    """src/landlock.c and src/landlock.h are one concept; cli/ files are the CLI."""
+    rel = os.path.relpath(path, src)
+    if rel.startswith("cli" + os.sep):
+        return "cli/*"
+    return os.path.splitext(os.path.basename(rel))[0]
+
+def includes(path):
+    return include.findall(open(path, encoding="utf-8").read())
+
+breaches = []
+graph = {}
+for dirpath, _, files in os.walk(src):
+    for name in sorted(files):
+        if not name.endswith((".c", ".h")):
+            continue
+        path = os.path.join(dirpath, name)
+        rel = os.path.relpath(path, src)
+        if rel == "internal.h":
+            continue  # the tests' view inside
+        c = concept(path)
+        if c not in layers:
+            breaches.append(f"src/{rel}: in no layer of src/layers.txt")
+            continue
+        for inc in includes(path):
+            if c == "cli/*":
+                if inc != "cli.h":
+                    breaches.append(f"src/{rel} includes \"{inc}\": the CLI uses <lcsb.h> only")
+                continue
+            dep = os.path.splitext(inc)[0]
+            if dep == c:
+                continue
+            if dep not in layers:
+                breaches.append(f"src/{rel} includes \"{inc}\", which is in no layer")
+            elif layers[dep] > layers[c]:
+                breaches.append(f"src/{rel} (layer {layers[c]}) includes \"{inc}\" "
+                                f"(layer {layers[dep]}): an arrow running up")
+            else:
+                graph.setdefault(c, set()).add(dep)
+
+# No circle: a depth-first walk that meets a concept still on its path.
+state = {}
+def visit(c, path):
+    state[c] = "open"
+    for dep in sorted(graph.get(c, ())):
+        if state.get(dep) == "open":
+            breaches.append("a circle: " + " -> ".join(path[path.index(dep):] + [dep]))
+        elif dep not in state:
+            visit(dep, path + [dep])
+    state[c] = "done"
+for c in sorted(graph):
+    if c not in state:
+        visit(c, [c])
+
+shim = os.path.join(root, "shim")
+for name in sorted(os.listdir(shim)):
+    for inc in includes(os.path.join(shim, name)):
+        if os.sep in inc or "/" in inc or not os.path.exists(os.path.join(shim, inc)):
+            breaches.append(f"shim/{name} includes \"{inc}\": the shim stands alone")
+
+for layer in sorted(set(layers.values())):
+    names = sorted(n for n, l in layers.items() if l == layer)
+    print(f"layer {layer}: " + "; ".join(
+        f"{n} -> {', '.join(sorted(graph.get(n, ()))) or '(nothing)'}" for n in names))
+for b in breaches:
+    print("BREACH: " + b, file=sys.stderr)
+sys.exit(1 if breaches else 0)
