@@ -30,7 +30,7 @@
  * policy needs no allocation at all.
  *
  * One program of four files (this one, wire.c, say.c, kernel_uapi.h), libc
- * and kernel headers only; nothing from the library (DESIGN.md rule 2). */
+ * and kernel headers only; nothing from the library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* lcsb-exec's messages. Every one is a line on stderr that starts
- * "lcsb-exec: " (CONTRACT.md), whether the enforcement or the wire parser
+ * "lcsb-exec: " (lcsb(1), STDERR), whether the enforcement or the wire parser
  * says it. */
 #ifndef LCSB_SHIM_SAY_H
 #define LCSB_SHIM_SAY_H

@@ -177,7 +177,7 @@ LCSB_API int luaopen_lcsb(lua_State *L) {
     luaL_setfuncs(L, lcsb__lua_host_functions, 0);
     lua_pushliteral(L, LCSB_VERSION);
     lua_setfield(L, -2, "version");
-    /* The exit statuses of CONTRACT.md, by name. */
+    /* The exit statuses (docs/policy.md), by name. */
     lua_createtable(L, 0, 4);
     static const struct {
         const char *name;

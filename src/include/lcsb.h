@@ -53,7 +53,7 @@ extern "C" {
 enum { LCSB_ERRORS(LCSB_ERROR_ENUM_) };
 #undef LCSB_ERROR_ENUM_
 
-/* Exit statuses of the CLI and the shim (CONTRACT.md). */
+/* Exit statuses of the CLI and the shim (docs/policy.md, lcsb(1)). */
 enum {
     LCSB_EXIT_SETUP = 97,     /* the sandbox could not be set up; nothing ran */
     LCSB_EXIT_USAGE = 125,    /* lcsb failed before running anything */

@@ -1,12 +1,12 @@
 -- The explain heuristics: the exec hint for a refused execution, nothing for
 -- success, and, over a walk of synthetic evidence, every hint names only
--- exec_policy keys and lcsb flags that exist (DESIGN rule 7).
+-- exec_policy keys and lcsb flags that exist (docs/architecture.md, rule 7).
 
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local remedies = require "lcsb.remedies"
 
--- The keys exec_policy takes (CONTRACT.md) that a user would write.
+-- The keys exec_policy takes (docs/policy.md) that a user would write.
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
   degrade = true, protect = true, oci = true }
 -- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
