@@ -50,11 +50,7 @@ static int l_scope_mkdtemp(lua_State *L) {
         if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
     char path[PATH_MAX];
     lcsb_error err;
-    if (lcsb__scope_mkdtemp(s, label, path, &err)) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
+    if (lcsb__scope_mkdtemp(s, label, path, &err)) return lcsb__lua_fail(L, err.message);
     lua_pushstring(L, path);
     return 1;
 }
@@ -72,13 +68,7 @@ int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err) {
 static int l_scope_close(lua_State *L) {
     luaL_checkudata(L, 1, SCOPE_MT);
     lcsb_error err = {0};
-    if (lcsb__lua_close_scope(L, 1, &err)) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return lcsb__lua_outcome(L, lcsb__lua_close_scope(L, 1, &err), &err);
 }
 
 /* ---- what exec_policy needs from the disk ---- */
@@ -94,11 +84,7 @@ static int l_which(lua_State *L) {
         lua_pushfstring(L, "exec: %s: holds a NUL byte", name);
         return 2;
     }
-    if (lcsb_resolve_program(name, &files, &err)) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
+    if (lcsb_resolve_program(name, &files, &err)) return lcsb__lua_fail(L, err.message);
     lcsb__lua_push_argv(L, files);
     lcsb_argv_free(files);
     return 1;
@@ -231,13 +217,7 @@ static int l_hold_release(lua_State *L) {
     lcsb_error err;
     int rc = lcsb_hold_release(h->hold, &err);
     h->hold = NULL;
-    if (rc) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return lcsb__lua_outcome(L, rc, &err);
 }
 
 /* lcsb.ttys() -> the terminals on stdin, stdout and stderr, each once */
@@ -267,11 +247,7 @@ static int l_normalize(lua_State *L) {
         lua_pushfstring(L, "path: %s: holds a NUL byte", path);
         return 2;
     }
-    if (lcsb__path_normalize("path", path, out, &err)) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
+    if (lcsb__path_normalize("path", path, out, &err)) return lcsb__lua_fail(L, err.message);
     lua_pushstring(L, out);
     return 1;
 }

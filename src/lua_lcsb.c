@@ -134,11 +134,7 @@ static int l_wrap(lua_State *L) {
                        : lcsb_backend_select(&cap, name, &b, &err);
     if (!rc) rc = lcsb_compose(b, p, prefix, argv, &final, &err);
     lcsb_backend_free(b);
-    if (rc) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
+    if (rc) return lcsb__lua_fail(L, err.message);
     lcsb__lua_push_argv(L, final);
     lcsb_argv_free(final);
     return 1;
@@ -150,11 +146,7 @@ static int l_attest(lua_State *L) {
     const char **prefix = lua_isnoneornil(L, 2) ? NULL : check_argv(L, 2, "prefix");
     lcsb_attestation a;
     lcsb_error err;
-    if (lcsb_attest(argv, prefix, &a, &err)) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        return 2;
-    }
+    if (lcsb_attest(argv, prefix, &a, &err)) return lcsb__lua_fail(L, err.message);
     lcsb__lua_push_attestation(L, &a);
     return 1;
 }

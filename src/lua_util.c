@@ -9,6 +9,18 @@ int lcsb__lua_raise(lua_State *L, const lcsb_error *err) {
     return luaL_error(L, "%s", err->message);
 }
 
+int lcsb__lua_fail(lua_State *L, const char *message) {
+    luaL_pushfail(L);
+    lua_pushstring(L, message);
+    return 2;
+}
+
+int lcsb__lua_outcome(lua_State *L, int rc, const lcsb_error *err) {
+    if (rc) return lcsb__lua_fail(L, err->message);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 void lcsb__lua_push_argv(lua_State *L, char **argv) {
     lua_newtable(L);
     for (size_t i = 0; argv[i]; i++) {

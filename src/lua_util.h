@@ -8,6 +8,10 @@
 #include <lua.h>
 
 int lcsb__lua_raise(lua_State *L, const lcsb_error *err);
+/* An expected operational failure: pushes nil, MESSAGE; returns 2. */
+int lcsb__lua_fail(lua_State *L, const char *message);
+/* true when RC is 0, else nil and ERR's message. */
+int lcsb__lua_outcome(lua_State *L, int rc, const lcsb_error *err);
 void lcsb__lua_push_argv(lua_State *L, char **argv);
 /* BITS as the list of their NAMES (bit I is NAMES[I]). */
 void lcsb__lua_push_bits(lua_State *L, const char *const *names, unsigned bits);

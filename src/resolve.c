@@ -22,19 +22,7 @@ static int locate(const char *name, char *out, lcsb_error *err) {
             return lcsb__fail(err, LCSB_EINVAL, "exec: %s: path too long", name);
         return 0;
     }
-    const char *path = getenv("PATH");
-    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *end = strchr(path, ':');
-        size_t len = end ? (size_t)(end - path) : strlen(path);
-        struct stat st;
-        /* Relative PATH entries depend on the working directory; skip them. */
-        if (len > 0 && path[0] == '/' &&
-            snprintf(out, PATH_MAX, "%.*s/%s", (int)len, path, name) < PATH_MAX &&
-            stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-            return 0;
-        path += len + (end ? 1 : 0);
-    }
+    if (lcsb__find_on_path(name, out, PATH_MAX)) return 0;
     return lcsb__fail(err, LCSB_EINVAL, "exec: %s: not found on PATH", name);
 }
 

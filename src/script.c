@@ -335,6 +335,18 @@ static char **failure_line(lua_State *L, const char *what) {
     return out;
 }
 
+/* Call the function pushed above TOP with its NARGS arguments: the list of
+ * lines it returns as an lcsb argv, or one line saying WHAT failed. */
+static char **call_for_lines(lua_State *L, int top, int nargs, const char *what) {
+    char **lines = NULL;
+    if (lua_pcall(L, nargs, 1, 0) != LUA_OK)
+        lines = failure_line(L, what);
+    else if (lua_istable(L, -1))
+        lines = take_lines(L);
+    lua_settop(L, top);
+    return lines;
+}
+
 static int pexplain(lua_State *L) {
     const char *const *argv = lua_touserdata(L, 1);
     const lcsb_run_result *result = lua_touserdata(L, 2);
@@ -377,13 +389,7 @@ char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_r
     lua_pushlightuserdata(L, (void *)argv);
     lua_pushlightuserdata(L, (void *)result);
     lua_pushinteger(L, s->result);
-    char **hints = NULL;
-    if (lua_pcall(L, 3, 1, 0) != LUA_OK)
-        hints = failure_line(L, "explain");
-    else if (lua_istable(L, -1))
-        hints = take_lines(L);
-    lua_settop(L, top);
-    return hints;
+    return call_for_lines(L, top, 3, "explain");
 }
 
 static int pafter(lua_State *L) {
@@ -403,13 +409,7 @@ char **lcsb_script_after_run(lcsb_script *s) {
     int top = lua_gettop(L);
     lua_pushcfunction(L, pafter);
     lua_pushinteger(L, s->result);
-    char **warnings = NULL;
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK)
-        warnings = failure_line(L, "checking after the run");
-    else if (lua_istable(L, -1))
-        warnings = take_lines(L);
-    lua_settop(L, top);
-    return warnings;
+    return call_for_lines(L, top, 1, "checking after the run");
 }
 
 int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
