@@ -35,7 +35,8 @@ if [[ $(id -u) -eq 0 ]]; then
   chmod -R go+rX "$unpriv"
   # test_sandbox_policy too: removing a mode-000 directory needs the chmod
   # that root never does.
-  for t in test_sandbox_enforcement test_sandbox_shim test_sandbox_policy; do
+  for t in test_sandbox_enforce_{fs,net,cli,scope,faults,world,oci} \
+           test_sandbox_shim test_sandbox_policy; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
