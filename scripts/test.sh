@@ -36,7 +36,7 @@ if [[ $(id -u) -eq 0 ]]; then
   # test_sandbox_policy too: removing a mode-000 directory needs the chmod
   # that root never does.
   for t in test_sandbox_enforce_{fs,net,cli,scope,faults,world,oci} \
-           test_sandbox_shim test_sandbox_policy; do
+           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
