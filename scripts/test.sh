@@ -33,10 +33,10 @@ if [[ $(id -u) -eq 0 ]]; then
   build "$unpriv"
   cp -r "$root/tests/lua" "$unpriv/lua-tests"
   chmod -R go+rX "$unpriv"
-  # test_sandbox_policy too: removing a mode-000 directory needs the chmod
-  # that root never does.
+  # The test_sandbox_policy parts too: removing a mode-000 directory needs the
+  # chmod that root never does.
   for t in test_sandbox_enforce_{fs,net,cli,scope,faults,world,oci} \
-           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy; do
+           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate}; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
@@ -62,7 +62,8 @@ vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 # Its own "--PID--" chatter (a warning per openat2 it does not know) is
 # dropped; its "==PID==" error reports stay.
 vg_quiet() { "${vg[@]}" "$@" 2> >(grep -v '^--[0-9]*-- ' >&2); }
-vg_quiet "$root/build/tests/test_sandbox_policy" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_policy_data" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_policy_validate" >/dev/null
 vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt" >/dev/null
