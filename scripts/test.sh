@@ -66,7 +66,8 @@ vg_quiet "$root/build/tests/test_sandbox_policy_data" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_policy_validate" >/dev/null
 vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
-vg_quiet "$root/build/tests/test_sandbox_seatbelt" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_seatbelt_property" >/dev/null
 vg_project=$(mktemp -d /tmp/lcsb-vg.XXXXXX)
 cp "$root/examples/demo/policy.lua" "$vg_project/"
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" --backend none policy.lua -- \
