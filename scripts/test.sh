@@ -44,10 +44,12 @@ if [[ $(id -u) -eq 0 ]]; then
   done
   # The Lua exec_policy cases, for the same reason (the scope's removal), from
   # a directory that is no system prefix: the project is the cwd.
-  (cd "$unpriv/tests" && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
-    env PATH=/usr/local/bin:/usr/bin:/bin LCSB_BUILD_DIR="$unpriv" \
-    LUA_PATH="$unpriv/lua/?.lua;$unpriv/lua/?/init.lua;;" LUA_CPATH="$unpriv/lua/?.so;;" \
-    lua5.4 "$unpriv/lua-tests/test_exec_policy.lua")
+  for t in baseline keys scope wrap; do
+    (cd "$unpriv/tests" && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
+      env PATH=/usr/local/bin:/usr/bin:/bin LCSB_BUILD_DIR="$unpriv" \
+      LUA_PATH="$unpriv/lua/?.lua;$unpriv/lua/?/init.lua;;" LUA_CPATH="$unpriv/lua/?.so;;" \
+      lua5.4 "$unpriv/lua-tests/test_exec_policy_$t.lua")
+  done
   rm -rf "$unpriv"
 fi
 
