@@ -33,9 +33,10 @@ if [[ $(id -u) -eq 0 ]]; then
   build "$unpriv"
   cp -r "$root/tests/lua" "$unpriv/lua-tests"
   chmod -R go+rX "$unpriv"
-  # test_sandbox_policy too: removing a mode-000 directory needs the chmod
-  # that root never does.
-  for t in test_sandbox_enforcement test_sandbox_shim test_sandbox_policy; do
+  # The test_sandbox_policy parts too: removing a mode-000 directory needs the
+  # chmod that root never does.
+  for t in test_sandbox_enforce_{fs,net,cli,scope,faults,world,oci} \
+           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate}; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
@@ -43,10 +44,12 @@ if [[ $(id -u) -eq 0 ]]; then
   done
   # The Lua exec_policy cases, for the same reason (the scope's removal), from
   # a directory that is no system prefix: the project is the cwd.
-  (cd "$unpriv/tests" && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
-    env PATH=/usr/local/bin:/usr/bin:/bin LCSB_BUILD_DIR="$unpriv" \
-    LUA_PATH="$unpriv/lua/?.lua;$unpriv/lua/?/init.lua;;" LUA_CPATH="$unpriv/lua/?.so;;" \
-    lua5.4 "$unpriv/lua-tests/test_exec_policy.lua")
+  for t in baseline keys scope wrap; do
+    (cd "$unpriv/tests" && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
+      env PATH=/usr/local/bin:/usr/bin:/bin LCSB_BUILD_DIR="$unpriv" \
+      LUA_PATH="$unpriv/lua/?.lua;$unpriv/lua/?/init.lua;;" LUA_CPATH="$unpriv/lua/?.so;;" \
+      lua5.4 "$unpriv/lua-tests/test_exec_policy_$t.lua")
+  done
   rm -rf "$unpriv"
 fi
 
@@ -61,10 +64,12 @@ vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 # Its own "--PID--" chatter (a warning per openat2 it does not know) is
 # dropped; its "==PID==" error reports stay.
 vg_quiet() { "${vg[@]}" "$@" 2> >(grep -v '^--[0-9]*-- ' >&2); }
-vg_quiet "$root/build/tests/test_sandbox_policy" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_policy_data" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_policy_validate" >/dev/null
 vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
-vg_quiet "$root/build/tests/test_sandbox_seatbelt" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_seatbelt_property" >/dev/null
 vg_project=$(mktemp -d /tmp/lcsb-vg.XXXXXX)
 cp "$root/examples/demo/policy.lua" "$vg_project/"
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" --backend none policy.lua -- \

@@ -11,7 +11,7 @@
  *
  * The filter survives exec and binds every descendant, so the tests use it to
  * show what lcsb and its shim do when the kernel says no for real, instead of
- * a flag inside the code under test (tests/test_sandbox_enforcement.c).
+ * a flag inside the code under test (tests/test_sandbox_enforce_faults.c).
  *
  * Installing a filter unprivileged needs no_new_privs, set here with prctl
  * before the filter exists, so refusing prctl does not stop the launcher; the

@@ -14,14 +14,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "helpers.h"
 
 #define MAX_ARGS 160
-
-#define assert_contains(haystack, needle)                                                   \
-    do {                                                                                    \
-        const char *h_ = (haystack), *n_ = (needle);                                        \
-        if (!strstr(h_, n_)) fail_msg("expected \"%s\" in \"%s\"", n_, h_);                 \
-    } while (0)
 
 /* argv as cli_parse gets it: "lcsb" first, then the words, NULL-terminated.
  * The words stay alive (static storage) while the parsed args point into them. */
@@ -68,16 +63,6 @@ static void refused(parsed *p, const char *expect) {
     done(p);
 }
 
-static void assert_words(char **got, const char *const *want) {
-    assert_non_null(got);
-    size_t i = 0;
-    for (; want[i]; i++) {
-        if (!got[i]) fail_msg("missing word %zu \"%s\"", i, want[i]);
-        assert_string_equal(got[i], want[i]);
-    }
-    if (got[i]) fail_msg("extra word %zu \"%s\"", i, got[i]);
-}
-
 /* ---- subcommands ---- */
 
 static void test_run(void **state) {
@@ -92,13 +77,13 @@ static void test_run(void **state) {
     assert_false(p->args.json);
     /* The command is everything after the first "--", untouched, in place. */
     assert_ptr_equal(p->args.argv, (const char *const *)&p->argv[3]);
-    assert_words((char **)p->args.argv, (const char *const[]){"make", "-j8", "--", "x", NULL});
+    assert_argv_equal((char **)p->args.argv, (const char *const[]){"make", "-j8", "--", "x", NULL});
     done(p);
 
     /* Options look like options only before "--". */
     p = ok(PARSE("p.lua", "--", "--backend", "--frob", "--help"));
     assert_string_equal(p->args.backend, "auto");
-    assert_words((char **)p->args.argv, (const char *const[]){"--backend", "--frob", "--help",
+    assert_argv_equal((char **)p->args.argv, (const char *const[]){"--backend", "--frob", "--help",
                                                               NULL});
     done(p);
     /* "-" is a name, not an option. */
@@ -171,7 +156,7 @@ static void test_check(void **state) {
     assert_int_equal(p->args.command, CLI_CHECK);
     assert_string_equal(p->args.backend, "none");
     assert_string_equal(p->args.attest, "-");
-    assert_words((char **)p->args.argv, (const char *const[]){"git", "status", NULL});
+    assert_argv_equal((char **)p->args.argv, (const char *const[]){"git", "status", NULL});
     done(p);
     refused(PARSE("check"), "no policy script given");
     refused(PARSE("check", "--", "true"), "no policy script given");
@@ -183,7 +168,7 @@ static void test_wrap(void **state) {
     assert_int_equal(p->args.command, CLI_WRAP);
     assert_string_equal(p->args.backend, "landlock");
     assert_string_equal(p->args.policy, "p.lua");
-    assert_words((char **)p->args.argv, (const char *const[]){"true", NULL});
+    assert_argv_equal((char **)p->args.argv, (const char *const[]){"true", NULL});
     done(p);
     refused(PARSE("wrap", "p.lua"), "no command given");
     refused(PARSE("wrap", "p.lua", "--"), "no command given");
@@ -288,18 +273,18 @@ static void test_missing_policy_or_command(void **state) {
 static void test_prefix(void **state) {
     (void)state;
     parsed *p = ok(PARSE("--prefix", "uv run --", "p.lua", "--", "pytest"));
-    assert_words(p->args.prefix, (const char *const[]){"uv", "run", "--", NULL});
-    assert_words((char **)p->args.argv, (const char *const[]){"pytest", NULL});
+    assert_argv_equal(p->args.prefix, (const char *const[]){"uv", "run", "--", NULL});
+    assert_argv_equal((char **)p->args.argv, (const char *const[]){"pytest", NULL});
     done(p);
     /* Quotes group, blanks split, tabs too; quotes join with what touches them. */
     p = ok(PARSE("wrap", "--prefix", "  nix\tdevelop  'a b' \"c 'd'\" e\"f g\"h '' \"\"  ",
                  "p.lua", "--", "true"));
-    assert_words(p->args.prefix,
+    assert_argv_equal(p->args.prefix,
                  (const char *const[]){"nix", "develop", "a b", "c 'd'", "ef gh", "", "", NULL});
     done(p);
     /* A later --prefix replaces the earlier one (and frees it). */
     p = ok(PARSE("--prefix", "a b", "--prefix", "direnv exec .", "p.lua", "--", "true"));
-    assert_words(p->args.prefix, (const char *const[]){"direnv", "exec", ".", NULL});
+    assert_argv_equal(p->args.prefix, (const char *const[]){"direnv", "exec", ".", NULL});
     done(p);
     /* Unterminated quotes, and nothing at all, are refused by name. */
     refused(PARSE("--prefix", "uv 'run", "p.lua", "--", "true"),
@@ -318,7 +303,7 @@ static void test_prefix(void **state) {
 static void test_split_words(void **state) {
     (void)state;
     char **w = cli_split_words("one");
-    assert_words(w, (const char *const[]){"one", NULL});
+    assert_argv_equal(w, (const char *const[]){"one", NULL});
     for (size_t i = 0; w[i]; i++) free(w[i]);
     free(w);
     /* More words than the first allocation holds. */

@@ -1,0 +1,176 @@
+-- exec_policy's keys: errors that name the key and the caller's line, the env
+-- overlay, the network, degrade, protect, and program resolution. Run by
+-- ctest with stock lua5.4 and the built lcsb/core.so.
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local T = dofile(here .. "/harness.lua")
+local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
+local lcsb = require "lcsb"
+
+local ME = "test_exec_policy_keys.lua"
+
+local policy, realpath, on_path, policy_error, elf_interp =
+  H.policy, H.realpath, H.on_path, H.policy_error, H.elf_interp
+
+T.case("a NUL byte is refused, not cut short to a parent", function()
+  local s <close> = lcsb.scope()
+  -- C would see "/tmp" and grant all of it.
+  T.has(policy_error { scope = s, write = { "/tmp\0/proj/build" } }, "key 'write'")
+  T.has(policy_error { scope = s, write = { "/tmp\0/proj/build" } }, "NUL")
+  T.has(policy_error { scope = s, read = { "/etc\0/x" } }, "NUL")
+  T.has(policy_error { scope = s, project = "/tmp\0/x" }, "NUL")
+  T.has(policy_error { scope = s, exec = { "sh\0x" } }, "NUL")
+  T.has(policy_error { scope = s, exec = { "/usr/bin/env\0x" } }, "NUL")
+  T.has(policy_error { scope = s, env = { ["PATH\0X"] = "/tmp" } }, "NUL")
+  -- The building block too: a cwd or env name cut short would be another one.
+  T.has(T.raises(function() return lcsb.policy { cwd = "/tmp\0/etc" } end), "NUL")
+  T.has(T.raises(function() return lcsb.policy { env = { ["PATH\0X"] = "/tmp" } } end), "NUL")
+  T.eq(lcsb.normalize("/etc\0/x"), nil, "normalize")
+  T.eq(lcsb.which("sh\0x"), nil, "which")
+end)
+
+T.case("unknown key: named, at the caller's line", function()
+  local s <close> = lcsb.scope()
+  local line = debug.getinfo(1, "l").currentline + 1
+  local ok, err = pcall(function() local p = lcsb.exec_policy { scope = s, bogus = 1 }; return p end)
+  T.ok(not ok, "refused")
+  T.has(err, "unknown key 'bogus'")
+  T.has(err, ("%s:%d:"):format(ME, line), "position")
+  T.has(err, "project, protect, read, scope, write", "the keys it knows")
+  T.has(policy_error { scope = s, [1] = "x" }, "unknown key '1'")
+  T.has(policy_error { scope = s, Read = {} }, "unknown key 'Read'")
+end)
+
+T.case("wrong types are named", function()
+  local s <close> = lcsb.scope()
+  T.has(policy_error { scope = s, read = "/etc" }, "key 'read' must be a table, not a string")
+  T.has(policy_error { scope = s, write = true }, "key 'write' must be a table, not a boolean")
+  T.has(policy_error { scope = s, project = 5 }, "key 'project' must be a string, not a number")
+  T.has(policy_error { scope = s, net = 1 }, "key 'net' must be a boolean or table, not a number")
+  T.has(policy_error { scope = s, exec = 5 }, "key 'exec' must be a table or string, not a number")
+  T.has(policy_error { scope = s, env = "CI=1" }, "key 'env' must be a table, not a string")
+  T.has(policy_error { scope = s, read = { 5 } }, "key 'read': entries must be strings, not number")
+  T.has(policy_error { scope = s, exec = { {} } }, "key 'exec': entries must be strings, not table")
+  T.has(policy_error { scope = s, env = { CI = 1 } }, "key 'env.CI': expected a string")
+  T.has(policy_error { scope = s, env = { CI = true } }, "env.CI")
+  T.has(policy_error { scope = s, env = { [1] = "x" } }, "names must be strings")
+  T.has(policy_error { scope = s, env = { ["A=B"] = "x" } }, "A=B")
+  T.has(policy_error { scope = s, exec = "all" }, "\"any\"")
+  T.has(policy_error { scope = s, net = { connect = { "https" } } }, "net.connect")
+  T.has(policy_error { scope = s, net = { connect = { 0 } } }, "port 0")
+  T.has(policy_error { scope = s, net = { udp = { 53 } } }, "unknown key 'udp'")
+  T.has(policy_error "not a table", "expected a table of options")
+  -- Without a scope (plain Lua, no lcsb run) there is nowhere to make HOME.
+  T.has(policy_error {}, "no scope owns the private HOME")
+end)
+
+T.case("env overlay and network", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s, env = { CI = "1", AWS_SECRET_ACCESS_KEY = false, EMPTY = "" } }
+  T.eq(t.env.CI, "1", "CI")
+  T.eq(t.env.AWS_SECRET_ACCESS_KEY, false, "unset")
+  T.eq(t.env.EMPTY, "", "empty value")
+  T.ok(t.env.HOME and t.env.TMPDIR, "HOME and TMPDIR still set")
+  -- The overlay is applied after HOME and TMPDIR.
+  t = policy { scope = s, env = { HOME = "/somewhere" } }
+  T.eq(t.env.HOME, "/somewhere", "HOME overridden")
+  T.eq(policy { scope = s, net = true }.net, true, "open")
+  T.eq(policy { scope = s, net = false }.net, false, "denied")
+  local ports = policy { scope = s, net = { connect = { 443, 80 }, bind = { 8080 } } }.net
+  T.eq(ports.connect[1], 443, "connect")
+  T.eq(ports.connect[2], 80, "connect")
+  T.eq(ports.bind[1], 8080, "bind")
+end)
+
+T.case("degrade: none by default; names the parts, refuses others", function()
+  local s <close> = lcsb.scope()
+  T.eq(#policy { scope = s }.degrade, 0, "nothing degrades unless asked")
+  local t = policy { scope = s, degrade = { "terminal", "scope", "scope" } }
+  T.eq(table.concat(t.degrade, ","), "scope,terminal", "the parts, once each, in lcsb's order")
+  local err = policy_error { scope = s, degrade = { "scope", "fs" } }
+  T.has(err, "entry 2 is \"fs\", not a part", "unknown part named")
+  T.has(err, "net, scope, truncate, ioctl, terminal", "the parts listed")
+  err = policy_error { scope = s, degrade = { 7 } }
+  T.has(err, "entry 1 is a number", "wrong type named")
+  err = policy_error { scope = s, degrade = "scope" }
+  T.has(err, "key 'degrade' must be a table", "a list, not a string")
+end)
+
+T.case("protect: a repository's hooks and config by default, more on request", function()
+  local s <close> = lcsb.scope()
+  local dir = T.tmpdir()
+  T.eq(#policy { scope = s, project = dir }.protect, 0, "no repository, nothing to protect")
+  T.sh("mkdir -p " .. T.q(dir .. "/.git/hooks") .. " " .. T.q(dir .. "/keep") .. " && touch "
+    .. T.q(dir .. "/.git/config"))
+  local t = policy { scope = s, project = dir }
+  table.sort(t.protect)
+  T.eq(table.concat(t.protect, " "), dir .. "/.git/config " .. dir .. "/.git/hooks", "the default")
+  t = policy { scope = s, project = dir, protect = { dir .. "/keep" } }
+  T.eq(#t.protect, 3, "added to the default")
+  t = policy { scope = s, project = dir, protect = false }
+  T.eq(#t.protect, 0, "protect = false turns the default off")
+  T.has(policy_error { scope = s, project = dir, protect = true }, "must be a list", "true")
+  T.has(policy_error { scope = s, project = dir, protect = { "rel" } }, "not an absolute path",
+    "relative")
+  T.has(policy_error { scope = s, project = dir, protect = { dir .. "/later" } },
+    "does not exist", "a path that is not there cannot be kept from being created")
+end)
+
+T.case('exec = "any" turns the allowlist off', function()
+  local s <close> = lcsb.scope()
+  local t, p = policy { scope = s, exec = "any" }
+  T.eq(t.exec, "any", "exec")
+  local cap = lcsb.detect()
+  if cap.landlock_abi > 0 and cap.shim_found then
+    local argv = assert(lcsb.wrap(p, { "true" }, "landlock"))
+    local a = lcsb.attest(argv)
+    T.eq(a.backend, "landlock", "backend")
+    T.eq(a.exec, "open", "attested exec")
+    argv = assert(lcsb.wrap(policy { scope = s }, { "true" }, "landlock"))
+    T.eq(lcsb.attest(argv).exec, "allowlist", "attested exec with the allowlist")
+  end
+end)
+
+T.case("exec names resolve to real files, interpreters included", function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s, exec = { "sh" } }
+  local sh = realpath(on_path("sh"))
+  T.eq(t.exec[1], sh, "sh resolved through its symlinks first")
+  local interp = elf_interp(sh)
+  if interp then T.contains(t.exec, realpath(interp), "exec (sh's ELF interpreter)") end
+  T.contains(t.exec, "/usr/bin/env", "exec")
+  for _, f in ipairs(t.exec) do
+    T.eq(lcsb.kind(f), "file", f)
+    T.eq(realpath(f), f, "resolved: " .. f)
+    T.eq(T.count(t.exec, f), 1, "listed once: " .. f)
+  end
+
+  -- A script: itself, its #! interpreter and that one's ELF interpreter; for
+  -- `#!/usr/bin/env NAME`, env and NAME too.
+  local dir = T.tmpdir()
+  T.write(dir .. "/tool", "#!/bin/sh\necho hi\n", "755")
+  T.write(dir .. "/envtool", "#!/usr/bin/env sh\necho hi\n", "755")
+  t = policy { scope = s, exec = { dir .. "/tool", dir .. "/envtool" } }
+  T.contains(t.exec, dir .. "/tool", "exec")
+  T.contains(t.exec, dir .. "/envtool", "exec")
+  T.contains(t.exec, realpath("/bin/sh"), "exec")
+  T.contains(t.exec, "/usr/bin/env", "exec")
+  -- A directory is taken as it is; validation judges it.
+  t = policy { scope = s, exec = { dir } }
+  T.contains(t.exec, dir, "exec")
+  -- A name that cannot be found is an error naming it.
+  T.has(policy_error { scope = s, exec = { "lcsb-no-such-program" } }, "lcsb-no-such-program")
+  T.has(policy_error { scope = s, exec = { dir .. "/missing" } }, dir .. "/missing")
+end)
+
+T.case("/usr/bin/env is always in the allowlist", function()
+  local s <close> = lcsb.scope()
+  for _, opts in ipairs { { scope = s }, { scope = s, exec = {} }, { scope = s, exec = { "env" } },
+    { scope = s, exec = { "sh", "/usr/bin/env" } } } do
+    local t = policy(opts)
+    T.eq(T.count(t.exec, "/usr/bin/env"), 1, "/usr/bin/env")
+    local interp = elf_interp("/usr/bin/env")
+    if interp then T.contains(t.exec, realpath(interp), "env's interpreter") end
+  end
+end)
+
+T.run()

@@ -1,0 +1,261 @@
+-- lcsb.wrap and lcsb.attest from Lua, the Seatbelt and OCI worlds, and the
+-- built lcsb CLI around a policy: check, wrap's JSON, and errors that name the
+-- script's line. Run by ctest with stock lua5.4 and the built lcsb/core.so;
+-- the last cases drive the built lcsb CLI.
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local T = dofile(here .. "/harness.lua")
+local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
+local lcsb = require "lcsb"
+local cjson = require "cjson"
+
+local policy, realpath, on_path, policy_error = H.policy, H.realpath, H.on_path, H.policy_error
+
+T.case("lcsb.wrap and lcsb.attest take their optional arguments as optional", function()
+  local cap = lcsb.detect()
+  local s <close> = lcsb.scope()
+  local _, p = policy { scope = s, exec = { "sh" } }
+  local cmd = { "sh", "-c", "true" }
+  -- Two arguments: auto. Without a mechanism, auto refuses rather than
+  -- running unsandboxed; either way no argument error.
+  local argv, err = lcsb.wrap(p, cmd)
+  local landlock = cap.landlock_abi > 0 and cap.shim_found
+  if not landlock then
+    T.eq(argv, nil, "auto without a mechanism")
+    T.ok(type(err) == "string" and err ~= "", "a message")
+  else
+    T.ok(argv, "wrap(policy, argv): " .. tostring(err))
+    T.eq(argv[1], cap.shim, "the shim first")
+    T.ok(T.member(argv, "--"), "-- in the argv")
+    T.eq(argv[#argv], "true", "the command last")
+    -- attest with one argument: that argv's backend.
+    local a = assert(lcsb.attest(argv))
+    T.eq(a.backend, "landlock", "attest(argv)")
+    T.eq(a.fs, "enforced", "fs")
+    T.eq(a.exec, "allowlist", "exec")
+    -- With a prefix: the launcher rides in front of the shim, and the
+    -- attestation composed with it still finds the shim behind it.
+    local prefix = { "/usr/bin/env", "LCSB_T=1" }
+    local with = assert(lcsb.wrap(p, cmd, "landlock", prefix))
+    T.eq(with[1], "/usr/bin/env", "the launcher first")
+    T.eq(with[3], cap.shim, "then the shim")
+    a = assert(lcsb.attest(with, prefix))
+    T.eq(a.backend, "landlock", "attest(argv, prefix)")
+    T.eq(a.exec, "allowlist", "attest(argv, prefix): exec")
+    -- Without the prefix it was composed with, the argv does not start with
+    -- the shim: nothing is attested as enforced.
+    a = assert(lcsb.attest(with))
+    T.eq(a.backend, "none", "attest without the prefix")
+  end
+  -- none, with and without a prefix.
+  argv = assert(lcsb.wrap(p, cmd, "none"))
+  T.eq(lcsb.attest(argv).backend, "none", "none")
+  argv = assert(lcsb.wrap(p, cmd, "none", { "/usr/bin/env" }))
+  T.eq(argv[1], "/usr/bin/env", "none with a prefix")
+  T.eq(lcsb.attest(argv, { "/usr/bin/env" }).backend, "none", "none with a prefix")
+  T.eq(lcsb.attest(argv, nil).backend, "none", "an explicit nil prefix")
+end)
+
+T.case("lcsb.wrap with \"seatbelt\" prints sandbox-exec's argv on any host", function()
+  local s <close> = lcsb.scope()
+  local _, p = policy { scope = s, exec = { "sh" } }
+  local argv = assert(lcsb.wrap(p, { "sh", "-c", "true" }, "seatbelt"))
+  T.eq(argv[1], "/usr/bin/sandbox-exec", "sandbox-exec first, by absolute path")
+  T.eq(argv[2], "-p", "then the profile")
+  T.has(argv[3], "(deny default)", "the profile")
+  T.ok(T.member(argv, "--"), "-- before the command")
+  T.eq(argv[#argv], "true", "the command last")
+  local a = assert(lcsb.attest(argv))
+  T.eq(a.backend, "seatbelt", "attest")
+  T.eq(a.fs, "enforced", "fs")
+  T.eq(a.exec, "allowlist", "exec")
+  T.eq(a.net, "denied", "net")
+  T.eq(a.metadata, "readonly", "metadata")
+end)
+
+T.case("argv tables are read raw: metatables are ignored", function()
+  local s <close> = lcsb.scope()
+  local _, p = policy { scope = s }
+  -- A proxy that would hand out entries through __index and __len is empty.
+  local proxy = setmetatable({}, {
+    __len = function() return 2 end,
+    __index = function(_, i) return ({ "sh", "-c" })[i] end,
+  })
+  local argv, err = lcsb.wrap(p, proxy, "none")
+  T.eq(argv, nil, "wrap of a proxy")
+  T.has(err, "no command", "message")
+  -- A real table with a metatable is read for what it holds.
+  local real = setmetatable({ "true" }, { __index = function() error("read through __index") end,
+    __len = function() return 5 end })
+  argv = assert(lcsb.wrap(p, real, "none"))
+  T.eq(argv[#argv], "true", "the command")
+  T.eq(lcsb.attest(real).backend, "none", "attest of a table with a metatable")
+  T.has(T.raises(function() return lcsb.attest({ "a", 5 }) end), "entry 2 is not a string")
+end)
+
+T.case("oci: the container's world is checked, returned, and wraps to an engine's argv", function()
+  local s <close> = lcsb.scope()
+  local root = T.tmpdir()
+  local p, world = lcsb.exec_policy { scope = s, oci = { rootfs = root, args = { "--memory=1g" } } }
+  T.eq(world.rootfs, root, "the world comes back second")
+  T.eq(world.args[1], "--memory=1g", "engine arguments")
+  local argv = assert(lcsb.wrap(p, { "make" }, { rootfs = root, engine = "/usr/bin/podman",
+    args = world.args }, { "uv", "run", "--" }))
+  T.eq(argv[1], "/usr/bin/podman", "the engine first")
+  T.eq(argv[2], "run", "run")
+  local at
+  for i, w in ipairs(argv) do if w == root then at = i end end
+  T.ok(at, "the rootfs in the argv")
+  T.eq(argv[at - 1], "--rootfs", "named as the root")
+  T.eq(argv[at + 1], "/usr/bin/env", "the env overlay right after the world")
+  local uv
+  for i = at + 1, #argv do uv = uv or (argv[i] == "uv" and i) end
+  T.ok(uv and argv[uv - 1]:find("=", 1, true), "the launcher inside, after the overlay")
+  T.eq(argv[#argv], "make", "the command last")
+  local att = assert(lcsb.attest(argv, { "uv", "run", "--" }))
+  T.eq(att.backend, "oci", "attested backend")
+  T.eq(att.exec, "open", "no exec allowlist in a container")
+  T.eq(att.net, "denied", "network")
+  -- A name alone is no world.
+  local none, err = lcsb.wrap(p, { "make" }, "oci")
+  T.eq(none, nil, "oci by name")
+  T.has(err, "needs a world", "message")
+  none, err = lcsb.wrap(p, { "make" }, { image = "debian:12", args = { "--privileged" } })
+  T.eq(none, nil, "an argument lcsb cannot vouch for")
+  T.has(err, "--privileged", "message")
+end)
+
+T.case("oci: exec_policy names what is wrong with a world", function()
+  local s <close> = lcsb.scope()
+  local root = T.tmpdir()
+  T.has(policy_error { scope = s, oci = {} }, "exactly one of image = NAME and rootfs = DIR", "neither")
+  T.has(policy_error { scope = s, oci = { image = "x", rootfs = root } }, "exactly one", "both")
+  T.has(policy_error { scope = s, oci = { rootfs = root .. "/missing" } }, "is not a directory",
+    "missing rootfs")
+  T.has(policy_error { scope = s, oci = { rootfs = "rel" } }, "key 'oci.rootfs'", "relative rootfs")
+  T.has(policy_error { scope = s, oci = { image = "x", volume = "/" } }, "unknown key 'oci.volume'",
+    "unknown key")
+  T.has(policy_error { scope = s, oci = { image = 5 } }, "key 'oci.image' must be a string", "type")
+  T.has(policy_error { scope = s, oci = { image = "x", args = { 5 } } }, "key 'oci.args'", "args")
+end)
+
+-- ---- through the built lcsb ----
+
+local function lcsb_cli(dir, args, env)
+  local cmd = ("cd %s && %s %s %s 2>&1"):format(T.q(dir), env or "", T.q(T.build .. "/lcsb"), args)
+  return T.sh(cmd)
+end
+
+T.case("lcsb check marks every rule enforced or dropped, and why", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  T.write(dir .. "/p.lua", 'return require("lcsb").exec_policy { read = { "' .. dir
+    .. '/missing", "/usr/share" }, exec = { "sh" }, degrade = { "scope" } }\n')
+  local out, code = lcsb_cli(dir, "check p.lua")
+  T.eq(code, 0, "a valid policy: " .. out)
+  T.has(out, "  enforced  /usr/share", "an enforced rule")
+  T.has(out, "  dropped   " .. dir .. "/missing (does not exist)", "a requested path left out")
+  T.hasnt(out, "dropped: scope", "nothing dropped where the kernel has it all")
+  out, code = lcsb_cli(dir, "check p.lua", "LCSB_LANDLOCK_ABI_MAX=5")
+  T.eq(code, 0, "degrade lets it through: " .. out)
+  T.has(out, "dropped: scope (this host cannot enforce it", "the part dropped, and why")
+  T.has(out, "not enforced here: scope", "the summary says so too")
+  out = lcsb_cli(dir, "check --backend none p.lua")
+  T.has(out, "  requested /usr/share", "under none, only requested")
+end)
+
+T.case("lcsb --backend oci needs a world; check says exec is not held there", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  T.write(dir .. "/plain.lua", 'return require("lcsb").exec_policy { exec = { "sh" } }\n')
+  local out, code = lcsb_cli(dir, "--backend oci plain.lua -- true")
+  T.eq(code, 125, "refused before anything runs: " .. out)
+  T.has(out, "oci = { rootfs = DIR }", "what to add")
+  local root = T.tmpdir()
+  T.write(dir .. "/world.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, oci = { rootfs = "'
+    .. root .. '", engine = "/nonexistent/podman" } }\n')
+  out, code = lcsb_cli(dir, "--backend oci world.lua -- true")
+  T.eq(code, 125, "no engine: refused, not run unsandboxed: " .. out)
+  T.has(out, "/nonexistent/podman was not found", "names the engine")
+  out, code = lcsb_cli(dir, "wrap --backend oci world.lua -- true")
+  T.eq(code, 0, "an argv composes anywhere: " .. out)
+  T.eq(cjson.decode(out)[1], "/nonexistent/podman", "the engine first")
+  T.write(dir .. "/world.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, oci = { rootfs = "'
+    .. root .. '", engine = "/bin/sh" } }\n')
+  out, code = lcsb_cli(dir, "check --backend oci world.lua")
+  T.eq(code, 125, "an engine that is neither podman nor docker: " .. out)
+  T.has(out, "neither podman nor docker", "message")
+  if not lcsb.kind("/usr/bin/podman") then return print("     (no podman: check not run)") end
+  T.write(dir .. "/world.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, oci = { rootfs = "'
+    .. root .. '", engine = "/usr/bin/podman" } }\n')
+  out, code = lcsb_cli(dir, "check --backend oci world.lua")
+  T.eq(code, 0, "check: " .. out)
+  T.has(out, "enforced: fs: enforced, exec: open, net: denied", "the summary")
+  T.has(out, "  enforced  " .. dir, "the project, held")
+  T.has(out, "  requested " .. realpath(on_path("sh")), "the exec rules only requested")
+  T.has(out, "oci holds no exec allowlist", "and why")
+end)
+
+T.case("a script's error names its file and line, even from a tail call", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  T.write(dir .. "/tail.lua", 'local lcsb = require "lcsb"\n-- line 2\nreturn lcsb.exec_policy { bogus = 1 }\n')
+  local out, code = lcsb_cli(dir, "check tail.lua")
+  T.eq(code, 125, "exit status")
+  T.has(out, "tail.lua:3:", "position")
+  T.has(out, "unknown key 'bogus'", "message")
+  T.write(dir .. "/fn.lua", 'local lcsb = require "lcsb"\nreturn function(run)\n  return lcsb.exec_policy {\n    read = 5,\n  }\nend\n')
+  out, code = lcsb_cli(dir, "check fn.lua")
+  T.eq(code, 125, "exit status")
+  T.has(out, "fn.lua:", "position")
+  T.has(out, "key 'read' must be a table", "message")
+end)
+
+T.case("lcsb wrap prints the argv as JSON (read with lua-cjson)", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local detect = cjson.decode((T.sh(T.q(T.build .. "/lcsb") .. " detect --json")))
+  local dir = T.tmpdir()
+  T.write(dir .. "/policy.lua", 'local lcsb = require "lcsb"\nreturn lcsb.exec_policy { exec = { "sh" } }\n')
+  if detect.landlock_abi == 0 or not detect.shim_found then
+    local _, code = lcsb_cli(dir, "wrap policy.lua -- true")
+    T.eq(code, 125, "no mechanism: refused, not run unsandboxed")
+    return print("     (no Landlock here: only the refusal was checked)")
+  end
+  local out, code = T.sh(("cd %s && %s wrap policy.lua -- true"):format(T.q(dir), T.q(T.build .. "/lcsb")))
+  T.eq(code, 0, "exit status")
+  local argv = cjson.decode(out)
+  T.eq(argv[1], realpath(T.build .. "/lcsb-exec"), "the shim first")
+  T.eq(argv[1], detect.shim, "the shim detect reports")
+  local header = cjson.decode(argv[2])
+  T.eq(header["lcsb-exec"], 2, "wire version")
+  T.eq(header.abi, math.min(detect.landlock_abi, 7), "abi")
+  local sep = 3 + header.parts
+  T.eq(argv[sep], "--", "-- after the parts")
+  T.eq(argv[#argv], "true", "the command last")
+  T.eq(argv[sep + 1], "/usr/bin/env", "the env hop")
+  local home
+  for i = sep + 1, #argv do home = home or argv[i]:match("^HOME=(.*)$") end
+  T.ok(home, "HOME= in the overlay")
+  -- Every part decodes; the private HOME is in a write rule, the command's
+  -- own resolved file in an execute rule.
+  local writable, executable = {}, {}
+  for i = 1, header.parts do
+    local part = cjson.decode(argv[2 + i])
+    T.eq(part.part, i, "part index")
+    for _, rule in ipairs(part.rules) do
+      local access = table.concat(rule.access, ",")
+      for _, path in ipairs(rule.paths) do
+        if access:find("write_file", 1, true) then writable[#writable + 1] = path end
+        if access:find("execute", 1, true) then executable[#executable + 1] = path end
+      end
+    end
+  end
+  T.contains(writable, home, "write rules")
+  T.contains(writable, dir, "write rules (the project)")
+  T.contains(executable, realpath(on_path("true")), "execute rules")
+  T.contains(executable, realpath(on_path("sh")), "execute rules")
+  T.lacks(executable, dir, "execute rules")
+  -- wrap runs nothing, and the run's scope is gone when lcsb exits.
+  T.eq(lcsb.kind(home), nil, "private HOME removed after lcsb wrap")
+end)
+
+T.run()

@@ -1,0 +1,292 @@
+/* When the kernel says no: the CLI under a seccomp fault, and on an older
+ * Landlock ABI, where what cannot be enforced is refused unless the policy
+ * lets it degrade. The rules of the enforcement suites are in
+ * enforce_fixture.h. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "enforce_fixture.h"
+
+#ifndef LCSB_FAULT_LAUNCHER_PATH
+#error "build with -DLCSB_FAULT_LAUNCHER_PATH='\"/path/to/fault_launcher\"'"
+#endif
+
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+
+/* ---- the kernel says no: the CLI under a seccomp fault ---- */
+
+/* System call NR fails with ERR; with ARG0 >= 0 only when its first argument
+ * is ARG0. */
+struct fault {
+    long nr;
+    int err;
+    long arg0;
+};
+
+/* Run CMD under `lcsb --backend landlock` inside fault_launcher, one launcher
+ * per fault, the first outermost. */
+static void lcsb_faulted(fx *f, const struct fault *faults, size_t n, const char *const *cmd,
+                         const char *const *env, proc *p) {
+    const char *argv[MAX_ARGV];
+    char nums[4][3][24];
+    size_t k = 0;
+    assert_true(n <= 4);
+    for (size_t i = 0; i < n; i++) {
+        FMT(nums[i][0], "%ld", faults[i].nr);
+        FMT(nums[i][1], "%d", faults[i].err);
+        FMT(nums[i][2], "%ld", faults[i].arg0);
+        argv[k++] = LCSB_FAULT_LAUNCHER_PATH;
+        argv[k++] = nums[i][0];
+        argv[k++] = nums[i][1];
+        if (faults[i].arg0 >= 0) argv[k++] = nums[i][2];
+        argv[k++] = "--";
+    }
+    argv[k] = NULL;
+    lcsb_launched(f, argv, "landlock", NULL, cmd, env, p);
+    if (p->status == 98) fail_msg("fault_launcher itself failed:\n%s", p->err);
+}
+
+static const struct fault_case {
+    const char *what;
+    struct fault faults[2];
+    size_t n;
+    int status;         /* lcsb's: 125 refused before running, 97 the shim's */
+    const char *prefix; /* of the line that names the problem */
+    const char *needles[4];
+} fault_cases[] = {
+    {"landlock_create_ruleset: ENOSYS",
+     {{SYS_landlock_create_ruleset, ENOSYS, -1}},
+     1,
+     125,
+     "lcsb: ",
+     {"landlock", "no Landlock", NULL}},
+    {"landlock_restrict_self: EPERM",
+     {{SYS_landlock_restrict_self, EPERM, -1}},
+     1,
+     97,
+     "lcsb-exec: ",
+     {"cannot enforce the Landlock ruleset", "Operation not permitted", NULL}},
+    /* Every prctl: lcsb cannot become the reaper of what the command leaves
+     * running, and refuses to run it at all. */
+    {"prctl: EPERM",
+     {{SYS_prctl, EPERM, -1}},
+     1,
+     125,
+     "lcsb: ",
+     {"cannot become the reaper", "Operation not permitted", NULL}},
+    /* Only lcsb's probe: it finds no seccomp, and the policy's net and
+     * terminal guards need it: refused, naming what is missing. */
+    {"prctl(PR_GET_SECCOMP): EPERM",
+     {{SYS_prctl, EPERM, PR_GET_SECCOMP}},
+     1,
+     125,
+     "lcsb: ",
+     {"this host cannot enforce", "seccomp", "degrade = {", NULL}},
+    {"prctl(PR_SET_NO_NEW_PRIVS): EPERM",
+     {{SYS_prctl, EPERM, PR_SET_NO_NEW_PRIVS}},
+     1,
+     97,
+     "lcsb-exec: ",
+     {"cannot set no_new_privs", "Operation not permitted", NULL}},
+    /* No seccomp filter can be installed, by either door: seccomp(2) and
+     * prctl(PR_SET_SECCOMP). The inner launcher installs its filter with
+     * seccomp(2), so the outer one refuses prctl. */
+    {"seccomp and prctl(PR_SET_SECCOMP): EPERM",
+     {{SYS_prctl, EPERM, PR_SET_SECCOMP}, {SYS_seccomp, EPERM, -1}},
+     2,
+     97,
+     "lcsb-exec: ",
+     {"cannot install the", "filter", "Operation not permitted", NULL}},
+};
+
+/* Each refusal stops the run before the command: lcsb's status (not the
+ * command's 3), no marker, a line naming the problem, and no private HOME or
+ * TMPDIR left behind. The twin: launchers refusing a call nobody makes (acct)
+ * let the same command run. */
+static void test_kernel_refuses(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    run_tmp t;
+    make_run_tmp(f, &t);
+    char marker[PATH_MAX], script[PATH_MAX + 32];
+    path_in(marker, f->project, "marker");
+    FMT(script, "touch '%s'; exit 3", marker);
+    const char *const *cmd = CMD("sh", "-c", script);
+    policy(f, "exec = { \"sh\", \"touch\" }");
+
+    for (size_t i = 0; i < sizeof fault_cases / sizeof fault_cases[0]; i++) {
+        const struct fault_case *c = &fault_cases[i];
+        lcsb_faulted(f, c->faults, c->n, cmd, ENV(t.env), &P);
+        if (P.status != c->status) {
+            describe(c->what, cmd, &P);
+            fail_msg("%s: expected %d, got %d", c->what, c->status, P.status);
+        }
+        if (exists(marker)) fail_msg("%s: the command ran (the marker exists)", c->what);
+        if (!has_line(P.err, c->prefix, c->needles))
+            fail_msg("%s: no \"%s\" line naming the problem (%s):\n%s", c->what, c->prefix,
+                     c->needles[0], P.err);
+        if (c->status == 97 && !has_line(P.err, "lcsb: ", CMD("exited 97", "did not run")))
+            fail_msg("%s: no trailer saying the command did not run:\n%s", c->what, P.err);
+        assert_left_nothing(t.dir, c->what);
+    }
+
+    static const struct fault harmless[] = {{SYS_acct, EPERM, -1}, {SYS_acct, ENOSYS, -1}};
+    for (size_t n = 1; n <= 2; n++) {
+        lcsb_faulted(f, harmless, n, cmd, ENV(t.env), &P);
+        if (P.status != 3) {
+            describe("under a harmless fault", cmd, &P);
+            fail_msg("%zu launcher(s) refusing acct: expected the command's 3, got %d", n,
+                     P.status);
+        }
+        assert_exists(marker, true);
+        unlink(marker);
+        assert_left_nothing(t.dir, "under a harmless fault");
+    }
+}
+
+/* ---- older kernels: refuse what cannot be enforced, unless told ---- */
+
+/* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
+ * rules, scoping or device-ioctl rules. A policy that does not say what may
+ * degrade is refused before anything runs, naming the parts; one that does
+ * runs, attests what was dropped, and still has no network: the socket
+ * filter refuses TCP sockets on its own. The twin: the same connect under
+ * none reaches the listener. */
+static void test_older_abi_refused_unless_degraded(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    int port;
+    int l = listener(SOCK_STREAM, &port);
+    char marker[PATH_MAX], script[PATH_MAX + 64];
+    path_in(marker, f->project, "marker");
+    FMT(script, "touch '%s'; exec 3<>/dev/tcp/127.0.0.1/%d", marker, port);
+    const char *const *cmd = CMD("bash", "-c", script);
+    const char *const *abi3 = ENV("LCSB_LANDLOCK_ABI_MAX=3");
+
+    policy(f, "exec = { \"bash\", \"touch\" }");
+    lcsb_env(f, "landlock", cmd, abi3, &P);
+    if (P.status != 125) {
+        describe("ABI 3 without degrade", cmd, &P);
+        fail_msg("expected 125 on an ABI 3 host without degrade, got %d", P.status);
+    }
+    assert_contains(P.err, "cannot enforce scope", "stderr");
+    assert_contains(P.err, "degrade = { \"scope\", \"ioctl\" }", "stderr");
+    assert_lacks(P.err, "\"net\"", "stderr"); /* a denied network holds on ABI 3 */
+    assert_exists(marker, false);
+
+    policy(f, "exec = { \"bash\", \"touch\" }, degrade = { \"scope\", \"ioctl\" }");
+    lcsb_opts(f, "landlock", CMD("--attest", "-"), cmd, abi3, &P);
+    if (P.status != 1) {
+        describe("ABI 3, scope and ioctl degraded", cmd, &P);
+        fail_msg("expected the connect to fail (1), got %d", P.status);
+    }
+    assert_exists(marker, true);
+    assert_false(accepted(l));
+    assert_contains(P.err, "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"seccomp\",",
+                    "attestation");
+    assert_contains(P.err, "\"abi\":3,", "attestation");
+    assert_contains(P.err, "\"scoped\":false,\"dropped\":[\"scope\",\"ioctl\"]", "attestation");
+    assert_contains(P.err, "not enforced here: scope ioctl", "trailer");
+    unlink(marker);
+
+    /* Ports need TCP rules: refused even with scope and ioctl let go. */
+    policy(f,
+           "exec = { \"bash\", \"touch\" }, net = { connect = { %d } }, "
+           "degrade = { \"scope\", \"ioctl\" }",
+           port);
+    lcsb_env(f, "landlock", cmd, abi3, &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "net (Landlock ABI 3 has no TCP port rules", "stderr");
+    assert_exists(marker, false);
+
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_true(accepted(l));
+    close(l);
+}
+
+/* The cap only lowers, and a bad value is refused, not ignored. */
+static void test_abi_cap_only_lowers(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\" }");
+    const char *const *cmd = CMD("sh", "-c", "exit 0");
+    lcsb_opts(f, "landlock", CMD("--attest", "-"), cmd, ENV("LCSB_LANDLOCK_ABI_MAX=99"), &P);
+    assert_int_equal(P.status, 0);
+    char abi[32];
+    FMT(abi, "\"abi\":%d", landlock_abi > 7 ? 7 : landlock_abi);
+    assert_contains(P.err, abi, "attestation");
+    lcsb_env(f, "landlock", cmd, ENV("LCSB_LANDLOCK_ABI_MAX=0"), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "no Landlock", "stderr");
+    lcsb_env(f, "landlock", cmd, ENV("LCSB_LANDLOCK_ABI_MAX=seven"), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "LCSB_LANDLOCK_ABI_MAX=\"seven\"", "stderr");
+}
+
+/* A mount inside the private HOME (only root can make one, and only
+ * unsandboxed) is never crossed, a bind mount of this very file system
+ * included: what is mounted survives with its modes, and lcsb says that HOME
+ * could not be removed instead of keeping quiet. */
+static void test_cleanup_reports_what_stays(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    if (geteuid() != 0) skip();
+    run_tmp t;
+    make_run_tmp(f, &t);
+    char victim[PATH_MAX], file[PATH_MAX], script[2 * PATH_MAX];
+    assert_int_equal(mkdir(path_in(victim, f->outside, "victim"), 0755), 0);
+    assert_int_equal(mkdir(path_in(file, victim, "sub"), 0750), 0);
+    write_file(path_in(file, victim, "keep"), "keep\n");
+    policy(f, "exec = { \"sh\", \"mount\", \"mkdir\" }");
+    FMT(script,
+        "echo \"$HOME\"; mkdir \"$HOME/b\" \"$HOME/t\" && mount --bind '%s' \"$HOME/b\" && "
+        "mount -t tmpfs none \"$HOME/t\" && echo kept > \"$HOME/t/f\"",
+        victim);
+    lcsb_env(f, "none", CMD("sh", "-c", script), ENV(t.env), &P);
+    char home[PATH_MAX], bound[PATH_MAX + 4], tmpfs[PATH_MAX + 4];
+    first_line(P.out, home, sizeof home);
+    FMT(bound, "%s/b", home);
+    FMT(tmpfs, "%s/t", home);
+    bool bind_made = is_mount_point(bound), tmpfs_made = is_mount_point(tmpfs);
+    if (bind_made) FMT(f->mounted, "%s", bound); /* teardown unmounts on failure */
+    if (P.status != 0 || !bind_made || !tmpfs_made) describe("mounting in HOME", CMD(script), &P);
+    assert_int_equal(P.status, 0);
+    assert_true(bind_made && tmpfs_made);
+    assert_content(path_in(file, tmpfs, "f"), "kept\n");
+    assert_int_equal(umount2(tmpfs, MNT_DETACH), 0);
+    assert_content(path_in(file, victim, "keep"), "keep\n");
+    struct stat st;
+    assert_int_equal(stat(path_in(file, victim, "sub"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0750);
+    if (!has_line(P.err, "lcsb: warning: ", CMD("could not remove all of", home)))
+        fail_msg("no warning naming %s:\n%s", home, P.err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        T(test_kernel_refuses),
+        T(test_older_abi_refused_unless_degraded),
+        T(test_abi_cap_only_lowers),
+        T(test_cleanup_reports_what_stays),
+    };
+    return cmocka_run_group_tests_name("sandbox_enforce_faults", tests, enforce_group_setup, NULL);
+}

@@ -1,0 +1,249 @@
+/* A read-only world: metadata outside the policy cannot be changed, a
+ * repository's hooks and config stay read-only, no set-id bit or extended
+ * attribute outlives the run. The rules of the enforcement suites are in
+ * enforce_fixture.h. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "enforce_fixture.h"
+
+/* ---- metadata and protected paths (a read-only world) ---- */
+
+/* chmod, chown and touch -d on a file outside the policy: Landlock has no
+ * right for them, the read-only mount namespace refuses them (EROFS). */
+static void test_metadata_outside_refused(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char file[PATH_MAX], chown_script[2 * PATH_MAX];
+    /* Outside the policy; in a container, where nothing outside exists,
+     * a file it may read. */
+    write_file(path_in(file, strcmp(mech, "oci") == 0 ? f->ro : f->outside, "owned"), "x\n");
+    assert_int_equal(chmod(file, 0644), 0);
+    policy(f, "exec = { \"sh\", \"chmod\", \"chown\", \"touch\", \"id\" }, read = { \"%s\" }",
+           f->ro);
+    FMT(chown_script, "chown \"$(id -u):$(id -g)\" '%s'", file);
+    const char *const *cmds[] = {CMD("chmod", "600", file), CMD("touch", "-d", "2001-02-03", file),
+                                 CMD("sh", "-c", chown_script)};
+    for (size_t i = 0; i < 3; i++) {
+        expect_denied(f, cmds[i], -1, &P);
+        assert_contains(P.err, "Read-only file system", "stderr");
+        struct stat st;
+        assert_int_equal(stat(file, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_true(st.st_mtime > 981158400 + 86400); /* not set back to 2001 */
+        expect_unsandboxed_ok(f, cmds[i], &P);
+        assert_int_equal(chmod(file, 0644), 0);
+        assert_int_equal(utime(file, NULL), 0);
+    }
+}
+
+/* In a repository inside the project, hooks and config stay read-only, also
+ * through a symlink the command makes; the rest of the project, and git
+ * commit, still work. */
+static void test_git_hooks_protected(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char hook[PATH_MAX], script[4 * PATH_MAX];
+    FMT(script,
+        "cd '%s' && git init -q . && git config user.email t@example.com && "
+        "git config user.name t && git config maintenance.auto false && git config gc.auto 0",
+        f->project);
+    run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+    assert_int_equal(P.status, 0);
+    path_in(hook, f->project, ".git/hooks/pre-commit");
+    policy(f, "exec = { \"sh\", \"git\", \"ln\", \"mv\" }");
+    FMT(script, "printf '#!/bin/sh\\ntouch planted\\n' > '%s' && chmod +x '%s'", hook, hook);
+    const char *const *plant = CMD("sh", "-c", script);
+    expect_denied(f, plant, -1, &P);
+    assert_contains(P.err, "Read-only file system", "stderr");
+    assert_exists(hook, false);
+    const char *const *via_link =
+        CMD("sh", "-c", "ln -s .git/hooks hooks-link && echo x > hooks-link/post-commit");
+    expect_denied(f, via_link, -1, &P);
+    char linked[PATH_MAX];
+    assert_exists(path_in(linked, f->project, ".git/hooks/post-commit"), false);
+    unlink(path_in(linked, f->project, "hooks-link"));
+    const char *const *hooks_path = CMD("sh", "-c", "git config core.hooksPath /tmp");
+    expect_denied(f, hooks_path, -1, &P);
+    /* .git/commondir cannot be held before it exists; lcsb says it appeared. */
+    expect_allowed(f, CMD("sh", "-c", "echo ../elsewhere > .git/commondir"), &P);
+    if (!has_line(P.err, "lcsb: warning: ", CMD(".git/commondir", "remove it")))
+        fail_msg("no warning about .git/commondir:\n%s", P.err);
+    char commondir[PATH_MAX];
+    unlink(path_in(commondir, f->project, ".git/commondir"));
+    /* Nor can .git be renamed away and replaced by a copy nobody holds. */
+    expect_denied(f, CMD("sh", "-c", "mv .git .git2"), -1, &P);
+    assert_contains(P.err, "busy", "stderr");
+    const char *const *commit =
+        CMD("sh", "-c",
+            "echo a > a.txt && git add a.txt && git commit -qm sandboxed && "
+            "git log --format=%s");
+    expect_allowed(f, commit, &P);
+    assert_contains(P.out, "sandboxed", "git log");
+    /* The twins: unsandboxed, the hook is planted (and removed again). */
+    expect_unsandboxed_ok(f, plant, &P);
+    assert_exists(hook, true);
+    unlink(hook);
+    expect_unsandboxed_ok(f, via_link, &P);
+    expect_unsandboxed_ok(f, CMD("sh", "-c", "mv .git .git2 && mv .git2 .git"), &P);
+    expect_unsandboxed_ok(f, hooks_path, &P);
+}
+
+/* Files outlive the sandbox: no set-id bit (chmod, or a mode given at
+ * creation) and no extended attribute (file capabilities are one) can be
+ * set, or a command run as root could leave a set-uid root shell behind. */
+static void test_setid_refused(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"cp\", \"chmod\", \"python3\" }");
+    const char *const *cases[] = {
+        CMD("sh", "-c", "cp /bin/true t && chmod 4755 t"),
+        CMD("python3", "-c",
+            "import os; os.close(os.open('t2', os.O_CREAT | os.O_WRONLY, 0o2755))"),
+        CMD("python3", "-c",
+            "open('t3', 'w').close(); import os; os.setxattr('t3', 'user.t', b'1')"),
+    };
+    char file[PATH_MAX];
+    for (size_t i = 0; i < 3; i++) {
+        expect_denied(f, cases[i], -1, &P);
+        struct stat st;
+        if (i < 2 && stat(path_in(file, f->project, i == 0 ? "t" : "t2"), &st) == 0)
+            assert_int_equal(st.st_mode & (S_ISUID | S_ISGID), 0);
+        expect_unsandboxed_ok(f, cases[i], &P);
+    }
+    struct stat st;
+    assert_int_equal(stat(path_in(file, f->project, "t"), &st), 0);
+    assert_true(st.st_mode & S_ISUID); /* the twin did set it */
+}
+
+/* A command that exits 97 and prints what the shim would is still the
+ * command: only the shim's report pipe makes lcsb say nothing ran. */
+static void test_fake_setup_failure(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char ran[PATH_MAX], script[2 * PATH_MAX];
+    path_in(ran, f->project, "ran");
+    FMT(script, "echo 'lcsb-exec: cannot reach the kernel: fake' >&2; touch '%s'; exit 97", ran);
+    policy(f, "exec = { \"sh\", \"touch\" }");
+    lcsb(f, "landlock", CMD("sh", "-c", script), &P);
+    assert_int_equal(P.status, 97);
+    assert_exists(ran, true);
+    assert_contains(P.err, "lcsb: sh exited 97 under landlock", "trailer");
+    assert_lacks(P.err, "did not run", "trailer");
+    assert_lacks(P.err, "the shim could not", "hints");
+}
+
+/* Where there is nothing to hold yet: a repository without a hooks
+ * directory gets an empty one, held like any other; in a project that is
+ * not a repository, .git itself is held (an empty directory git passes
+ * over), so the command cannot make one with hooks of its own, and it is
+ * gone again after the run. */
+static void test_git_hooks_before_they_exist(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char git[PATH_MAX], hooks[PATH_MAX], hook[PATH_MAX + 16];
+    path_in(git, f->project, ".git");
+    policy(f, "exec = { \"sh\", \"git\", \"mkdir\" }");
+    const char *const *init = CMD("sh", "-c", "git init -q . && echo made > .git/hooks/pre-commit");
+    expect_denied(f, init, -1, &P);
+    assert_contains(P.err, "Read-only file system", "stderr");
+    assert_exists(git, false);
+    expect_unsandboxed_ok(f, init, &P);
+    assert_exists(git, true);
+    /* Now a repository, but without hooks: lcsb makes the directory and holds it. */
+    char script[2 * PATH_MAX];
+    FMT(script, "rm -rf '%s'", path_in(hooks, f->project, ".git/hooks"));
+    run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+    assert_exists(hooks, false);
+    const char *const *plant =
+        CMD("sh", "-c", "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit");
+    expect_denied(f, plant, -1, &P);
+    assert_exists(hooks, true);
+    FMT(hook, "%s/pre-commit", hooks);
+    assert_exists(hook, false);
+    expect_unsandboxed_ok(f, plant, &P);
+    assert_exists(hook, true);
+}
+
+/* A run killed with SIGKILL leaves its placeholder, an empty .git, behind.
+ * The next run must not take it for a repository (one whose .git is
+ * writable and whose config, not there yet, is not held): git init there is
+ * refused, no config is written, and the empty .git is gone afterwards. The
+ * twin: unsandboxed, git init makes the repository in it, and lcsb says so. */
+static void test_git_placeholder_left_behind(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char git[PATH_MAX], config[PATH_MAX + 16];
+    path_in(git, f->project, ".git");
+    FMT(config, "%s/config", git);
+    policy(f, "exec = { \"sh\", \"git\" }");
+    const char *const *init = CMD("sh", "-c", "git init -q .");
+    assert_int_equal(mkdir(git, 0755), 0);
+    expect_denied(f, init, -1, &P);
+    assert_contains(P.err, "Read-only file system", "stderr");
+    assert_exists(config, false);
+    assert_exists(git, false);
+    assert_int_equal(mkdir(git, 0755), 0);
+    expect_unsandboxed_ok(f, init, &P);
+    assert_exists(config, true);
+    assert_contains(P.err, "became a repository during the run", "the warning");
+}
+
+/* A worktree's or a submodule's .git is a file naming the directory git
+ * uses. Rewritten, it would send the user's next git to hooks and a config
+ * the command wrote: it is held read-only, and cannot be moved or removed
+ * either. The twin: unsandboxed, it can be replaced. */
+static void test_git_file_protected(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char git[PATH_MAX];
+    write_file(path_in(git, f->project, ".git"), "gitdir: /nonexistent/worktree\n");
+    policy(f, "exec = { \"sh\", \"mv\", \"rm\" }");
+    const char *const *rewrite =
+        CMD("sh", "-c", "mv .git moved || rm -f .git; echo 'gitdir: evil' > .git");
+    expect_denied(f, rewrite, -1, &P);
+    assert_content(git, "gitdir: /nonexistent/worktree\n");
+    expect_unsandboxed_ok(f, rewrite, &P);
+    assert_content(git, "gitdir: evil\n");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        T(test_metadata_outside_refused),
+        /* a repository's hooks and config */
+        T(test_git_hooks_protected),
+        T(test_git_hooks_before_they_exist),
+        T(test_git_placeholder_left_behind),
+        T(test_git_file_protected),
+        /* set-id bits, and a status that only looks like the shim's */
+        T(test_setid_refused),
+        T(test_fake_setup_failure),
+    };
+    /* The cases whose refusal a container gives too (the exec allowlist, the ABI and the shim's own
+     * cases are Landlock's). */
+    const struct CMUnitTest oci_tests[] = {
+        T(test_metadata_outside_refused),
+        /* a repository's hooks and config */
+        T(test_git_hooks_protected),
+        T(test_git_hooks_before_they_exist),
+        T(test_git_placeholder_left_behind),
+        T(test_git_file_protected),
+    };
+    int failed =
+        cmocka_run_group_tests_name("sandbox_enforce_world", tests, enforce_group_setup, NULL);
+    return failed | cmocka_run_group_tests_name("sandbox_enforce_world_oci", oci_tests,
+                                                oci_group_setup, oci_group_teardown);
+}

@@ -1,0 +1,406 @@
+/* What the shim refuses: every malformed input, and the kernel saying no at
+ * each step after parsing, is a 97 and the command never runs. Each malformed
+ * case is the valid argv with one edit (or, where the fault is in argv's
+ * shape, an argv written out), so the same case without its fault would
+ * create MARKER; the fixture and its templates are in shim_fixture.h. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim_fixture.h"
+
+#define H_NET                                                                                      \
+    "{'lcsb-exec':2,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
+    "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[],"      \
+    "'world':'open','protect':[]}"
+
+struct edit {
+    const char *from; /* replaced at its first occurrence, which must exist */
+    const char *to;
+};
+
+/* One malformed input. With ARGV NULL it is the valid argv (H_OK, P_OK, --,
+ * touch MARKER) with EDITS applied to element ARG. */
+struct refusal {
+    const char *name;
+    const char *expect; /* a piece of the shim's message */
+    int arg;
+    struct edit edits[2];
+    const char *argv[8];
+    bool after_ruleset; /* found only while adding rules, so needs Landlock */
+};
+
+#define EDIT(name, expect, arg, from, to)                                                          \
+    { name, expect, arg, {{from, to}, {NULL, NULL}}, {NULL}, false }
+#define EDIT2(name, expect, arg, f1, t1, f2, t2)                                                   \
+    { name, expect, arg, {{f1, t1}, {f2, t2}}, {NULL}, false }
+#define ARGV(name, expect, ...)                                                                    \
+    { name, expect, 0, {{NULL, NULL}, {NULL, NULL}}, {__VA_ARGS__, NULL}, false }
+#define LATE(name, expect, arg, from, to)                                                          \
+    { name, expect, arg, {{from, to}, {NULL, NULL}}, {NULL}, true }
+
+static const struct refusal refusals[] = {
+    /* JSON syntax */
+    ARGV("header not JSON", "expected '{'", "hello", P_OK, "--", "{CMD}"),
+    ARGV("header empty", "expected '{'", "", P_OK, "--", "{CMD}"),
+    ARGV("header an array", "expected '{'", "[]", P_OK, "--", "{CMD}"),
+    ARGV("huge nesting", "expected '{'", "{NEST}", P_OK, "--", "{CMD}"),
+    EDIT("nested arrays in a value", "as a string", 0, "'fs':[", "'fs':[[[["),
+    EDIT("header truncated", "the end of the argument", 0, TAIL, ",'net':["),
+    ARGV("unterminated key", "unterminated string", "{'lcsb-exec", P_OK, "--", "{CMD}"),
+    EDIT("unterminated path", "unterminated string", 1, "'{T}']}]}", "'{T}"),
+    EDIT("unknown escape", "unknown escape", 0, "'read_file'", "'read\\qfile'"),
+    EDIT("escape at the end", "unknown escape", 1, "'{T}']}]}", "'{T}\\"),
+    EDIT("\\u0000 in a name", "\\u0001 to \\u007f", 0, "'read_file'", "'read_file\\u0000'"),
+    EDIT("\\u0000 in a path", "\\u0001 to \\u007f", 1, "'{T}'", "'{T}\\u0000/x'"),
+    EDIT("\\u0080", "\\u0001 to \\u007f", 1, "'{T}'", "'{T}\\u0080'"),
+    EDIT("\\ud800", "\\u0001 to \\u007f", 1, "'{T}'", "'{T}\\ud800'"),
+    EDIT("\\u cut short", "\\u0001 to \\u007f", 1, "'{T}'", "'{T}\\u00'"),
+    EDIT("raw control byte", "control byte 0x01", 1, "'{T}'", "'{T}\x01'"),
+    EDIT("raw tab in a string", "control byte 0x09", 1, "'{T}'", "'{T}\t'"),
+    EDIT("single-quoted key", "a key as a string", 0, "'abi':1", "`abi`:1"),
+    EDIT("trailing comma", "as a string, found ']'", 0, "'make_reg']", "'make_reg',]"),
+    EDIT("missing comma", "expected ',' or ']'", 0, "'read_dir',", "'read_dir' "),
+    EDIT("trailing garbage", "trailing bytes", 0, "[]}", "[]} x"),
+    EDIT("second object", "trailing bytes", 0, "[]}", "[]}{}"),
+    EDIT("part trailing garbage", "trailing bytes", 1, "]}]}", "]}]},"),
+    EDIT("part truncated", "expected ',' or '}'", 1, "]}]}", "]}]"),
+    /* keys */
+    EDIT("unknown key", "unknown key \"extra\"", 0, "'scope':[]", "'scope':[],'extra':1"),
+    EDIT("duplicate key", "key \"abi\" given twice", 0, "'abi':1,", "'abi':1,'abi':1,"),
+    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':2"),
+    EDIT("missing key", "missing key \"scope\"", 0, ",'scope':[]", ""),
+    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':2,'abi':1",
+         "'abi':1,'lcsb-exec':2"),
+    ARGV("empty header object", "missing key \"lcsb-exec\"", "{}", P_OK, "--", "{CMD}"),
+    ARGV("part empty object", "missing key \"part\"", H_OK, "{}", "--", "{CMD}"),
+    ARGV("part not an object", "expected '{'", H_OK, "'x'", "--", "{CMD}"),
+    ARGV("part keys out of order", "expected key \"part\"", H_OK, "{'rules':[],'part':1}", "--",
+         "{CMD}"),
+    EDIT("part unknown key", "no key may follow \"rules\"", 1, "]}]}", "]}],'x':1}"),
+    EDIT("part repeated key", "no key may follow \"rules\"", 1, "]}]}", "]}],'rules':[]}"),
+    EDIT("rule keys out of order", "expected key \"access\"", 1, RULE_T,
+         "{'paths':['{T}'],'access':['write_file']}"),
+    EDIT("rule without paths", "missing key \"paths\"", 1, ",'paths':['{T}']}", "}"),
+    EDIT("rule unknown key", "no key may follow \"paths\"", 1, "'{T}']}", "'{T}'],'x':[]}"),
+    ARGV("rules an object", "expected '['", H_OK, "{'part':1,'rules':{}}", "--", "{CMD}"),
+    /* integers and types */
+    EDIT("version 1", "version 1 is not 2", 0, "'lcsb-exec':2", "'lcsb-exec':1"),
+    EDIT("version 3", "version 3 is not 2", 0, "'lcsb-exec':2", "'lcsb-exec':3"),
+    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':2", "'lcsb-exec':'1'"),
+    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':2", "'lcsb-exec':01"),
+    EDIT("abi 0", "abi 0 is not", 0, "'abi':1", "'abi':0"),
+    EDIT("abi 8", "abi 8 is not", 0, "'abi':1", "'abi':8"),
+    EDIT("abi negative", "non-negative integer", 0, "'abi':1", "'abi':-1"),
+    EDIT("abi with a plus sign", "non-negative integer", 0, "'abi':1", "'abi':+1"),
+    EDIT("abi huge", "out of range", 0, "'abi':1", "'abi':184467440737095516160"),
+    EDIT("abi a fraction", "without fraction", 0, "'abi':1", "'abi':1.0"),
+    EDIT("abi an exponent", "without fraction", 0, "'abi':1", "'abi':1e0"),
+    EDIT("abi true", "non-negative integer", 0, "'abi':1", "'abi':true"),
+    EDIT("abi null", "non-negative integer", 0, "'abi':1", "'abi':null"),
+    EDIT("parts huge", "out of range", 0, "'parts':1", "'parts':99999999999"),
+    EDIT("fs a string", "expected '['", 0, FS, "'fs':'read_file'"),
+    EDIT("part index wrong", "says it is part 2", 1, "'part':1", "'part':2"),
+    EDIT("part index a string", "non-negative integer", 1, "'part':1", "'part':'1'"),
+    /* rights */
+    EDIT("unknown fs right", "unknown fs right name \"read_all\"", 0, "'make_reg']",
+         "'make_reg','read_all']"),
+    EDIT("right given twice", "given twice", 0, "'make_reg']", "'make_reg','make_reg']"),
+    EDIT("fs right newer than abi", "\"truncate\" is newer than abi 1", 0, "'make_reg']",
+         "'make_reg','truncate']"),
+    EDIT("refer at abi 1", "\"refer\" is newer than abi 1", 0, "'make_reg']",
+         "'make_reg','refer']"),
+    EDIT2("ioctl_dev at abi 4", "\"ioctl_dev\" is newer than abi 4", 0, "'abi':1", "'abi':4",
+          "'make_reg']", "'make_reg','ioctl_dev']"),
+    EDIT("net right newer than abi", "\"connect_tcp\" is newer than abi 1", 0, "'net':[]",
+         "'net':['connect_tcp']"),
+    EDIT2("scope newer than abi", "scope \"signal\" is newer than abi 5", 0, "'abi':1", "'abi':5",
+          "'scope':[]", "'scope':['signal']"),
+    EDIT2("unknown scope", "unknown scope name", 0, "'abi':1", "'abi':6", "'scope':[]",
+          "'scope':['everything']"),
+    EDIT("unknown net right", "unknown net right name", 0, "'net':[]", "'net':['udp']"),
+    ARGV("nothing handled", "handles no right",
+         "{'lcsb-exec':2,'abi':1,'parts':0,'fs':[],"
+         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[]}",
+         "--", "{CMD}"),
+    EDIT("rule right not in fs", "\"make_dir\", which the header's \"fs\" does not handle", 1,
+         "'write_file','make_reg']", "'write_file','make_dir']"),
+    EDIT("rule unknown right", "unknown fs right name", 1, "'make_reg']", "'make_all']"),
+    EDIT("rule grants nothing", "a rule grants no right", 1, "['write_file','make_reg']", "[]"),
+    /* ports */
+    EDIT2("port out of range", "at most 65535", 0, H_OK, H_NET, "[443]", "[65536]"),
+    EDIT2("port negative", "non-negative integer", 0, H_OK, H_NET, "[443]", "[-1]"),
+    EDIT2("port a string", "non-negative integer", 0, H_OK, H_NET, "[443]", "['443']"),
+    EDIT2("port right not in net", "which \"net\" does not handle", 0, H_OK, H_NET,
+          "'net':['connect_tcp']", "'net':['bind_tcp']"),
+    EDIT2("port rule grants nothing", "a port rule grants no right", 0, H_OK, H_NET,
+          "'access':['connect_tcp'],", "'access':[],"),
+    EDIT2("port rule keys out of order", "expected key \"access\"", 0, H_OK, H_NET,
+          "{'access':['connect_tcp'],'ports':[443]}", "{'ports':[443],'access':['connect_tcp']}"),
+    /* sockets */
+    EDIT("sockets missing", "missing key \"sockets\"", 0, ",'sockets':'any'", ""),
+    EDIT("sockets an array", "expected sockets as a string", 0, "'sockets':'any'",
+         "'sockets':['unix']"),
+    EDIT("sockets an integer", "expected sockets as a string", 0, "'sockets':'any'", "'sockets':1"),
+    EDIT("sockets null", "expected sockets as a string", 0, "'sockets':'any'", "'sockets':null"),
+    EDIT("sockets unknown", "unknown sockets value \"tcp\"", 0, "'sockets':'any'",
+         "'sockets':'tcp'"),
+    EDIT("sockets empty", "unknown sockets value \"\"", 0, "'sockets':'any'", "'sockets':''"),
+    EDIT("sockets in capitals", "unknown sockets value \"UNIX\"", 0, "'sockets':'any'",
+         "'sockets':'UNIX'"),
+    EDIT("sockets with a space", "unknown sockets value \"unix \"", 0, "'sockets':'any'",
+         "'sockets':'unix '"),
+    EDIT("sockets tcp+unix", "unknown sockets value \"tcp+unix\"", 0, "'sockets':'any'",
+         "'sockets':'tcp+unix'"),
+    EDIT("sockets too long", "longer than 15 bytes", 0, "'sockets':'any'",
+         "'sockets':'unix+tcp+udp+raw'"),
+    EDIT("sockets given twice", "key \"sockets\" given twice", 0, "'sockets':'any'",
+         "'sockets':'unix','sockets':'any'"),
+    EDIT("world missing", "missing key \"world\"", 0, ",'world':'open'", ""),
+    EDIT("world unknown", "unknown world value \"ro\"", 0, "'world':'open'", "'world':'ro'"),
+    EDIT("world not a string", "expected world as a string", 0, "'world':'open'", "'world':1"),
+    EDIT("protect missing", "missing key \"protect\"", 0, ",'protect':[]", ""),
+    EDIT("protect relative", "protected path \"x\" is not absolute", 0, "'protect':[]",
+         "'protect':['x']"),
+    EDIT("protect an open world", "protected paths need", 0, "'protect':[]", "'protect':['/tmp']"),
+    EDIT("protect given twice", "key \"protect\" given twice", 0, "'protect':[]",
+         "'protect':[],'protect':[]"),
+    EDIT("dropped missing", "missing key \"dropped\"", 0, ",'dropped':[]", ""),
+    EDIT("dropped unknown part", "unknown dropped part name \"fs\"", 0, "'dropped':[]",
+         "'dropped':['fs']"),
+    EDIT("dropped a string", "expected", 0, "'dropped':[]", "'dropped':'scope'"),
+    EDIT("dropped part twice", "dropped part name \"scope\" given twice", 0, "'dropped':[]",
+         "'dropped':['scope','scope']"),
+    EDIT("dropped given twice", "key \"dropped\" given twice", 0, "'dropped':[]",
+         "'dropped':[],'dropped':[]"),
+    EDIT2("terminal dropped with a socket filter", "\"terminal\" is dropped, yet", 0,
+          "'sockets':'any'", "'sockets':'unix'", "'dropped':[]", "'dropped':['terminal']"),
+    EDIT("sockets twice, same value", "key \"sockets\" given twice", 0, "'sockets':'any'",
+         "'sockets':'any','sockets':'any'"),
+    /* paths */
+    EDIT("relative path", "is not absolute", 1, "'{T}'", "'tmp/x'"),
+    EDIT("empty path", "is not absolute", 1, "'{T}'", "''"),
+    EDIT("path longer than PATH_MAX", "longer than 4095 bytes", 1, "'{T}'", "'{LONG}'"),
+    LATE("nonexistent path", "No such file or directory", 1, "'{T}'", "'{T}/missing'"),
+    LATE("path through a file", "Not a directory", 1, "'{T}'", "'/etc/passwd/x'"),
+    /* argv's shape */
+    EDIT("parts count too high", "announces 2 parts and argv holds 1", 0, "'parts':1", "'parts':2"),
+    EDIT("parts count too low", "announces 0 parts and argv holds 1", 0, "'parts':1", "'parts':0"),
+    ARGV("extra part", "announces 1 parts and argv holds 2", H_OK, P_OK, P_OK, "--", "{CMD}"),
+    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':2,'abi':1,'parts':2," FS TAIL,
+         "{'part':2,'rules':[]}", P_OK, "--", "{CMD}"),
+    ARGV("missing --", "no \"--\"", H_OK, P_OK, "{CMD}"),
+    ARGV("empty command", "nothing follows \"--\"", H_OK, P_OK, "--"),
+    ARGV("--version with arguments", "expected '{'", "--version", "--", "{CMD}"),
+    ARGV("no arguments", "no arguments", NULL),
+};
+
+#define N_REFUSALS (sizeof refusals / sizeof refusals[0])
+
+/* Applies EDIT to TMPL: the edit must apply, or the case tests nothing. */
+static char *apply(const char *tmpl, const struct edit *e) {
+    return replaced(tmpl, e->from, e->to);
+}
+
+static void test_refusal(void **state) {
+    struct fixture *f = *state;
+    const struct refusal *c = f->refusal;
+    struct result r;
+
+    if (c->argv[0] != NULL || c->edits[0].from == NULL) {
+        size_t n = 0;
+        while (n < 8 && c->argv[n] != NULL) n++;
+        set_args(f, c->argv, n);
+    } else {
+        const char *tmpls[] = {H_OK, P_OK, "--", "{CMD}"};
+        char *edited = apply(tmpls[c->arg], &c->edits[0]);
+        if (c->edits[1].from != NULL) {
+            char *twice = apply(edited, &c->edits[1]);
+            free(edited);
+            edited = twice;
+        }
+        tmpls[c->arg] = edited;
+        set_args(f, tmpls, 4);
+        free(edited);
+    }
+    run(f, NULL, &r);
+    /* Without Landlock the shim stops earlier, at the kernel probe: still a
+     * 97, but with another message. */
+    assert_refused(f, &r, c->after_ruleset && kernel_abi < 1 ? NULL : c->expect);
+}
+
+/* The kernel saying no, for real, at each step after parsing, with HEADER:
+ * the NTH call (0: every call) to NR, with ARG0 when it is not -1, fails with
+ * ERR. The same policy without the fault runs (test_valid_policy_runs). */
+static void check_fault_nth(void **state, const char *header, long nr, long arg0, int nth, int err,
+                            const char *expect) {
+    struct fixture *f = *state;
+    struct fault fault = {.nr = nr, .arg0 = arg0, .err = err, .nth = nth};
+    struct result r;
+
+#ifndef NATIVE_ARCH
+    skip();
+#endif
+    free_args(f);
+    unlink(f->marker);
+    set_valid_header(f, header, NULL);
+    run(f, &fault, &r);
+    assert_refused(f, &r, expect);
+}
+
+static void check_fault_header(void **state, const char *header, long nr, long arg0, int err,
+                               const char *expect) {
+    check_fault_nth(state, header, nr, arg0, 0, err, expect);
+}
+
+static void check_fault(void **state, long nr, long arg0, int err, const char *expect) {
+    check_fault_header(state, H_OK, nr, arg0, err, expect);
+}
+
+/* NR (with ARG0) failing, or only its NTH call, leaves the command to run:
+ * the shim makes no such call, or only fewer. */
+static void check_fault_harmless(void **state, long nr, long arg0, int nth, int err) {
+    struct fixture *f = *state;
+    struct fault fault = {.nr = nr, .arg0 = arg0, .err = err, .nth = nth};
+    struct result r;
+
+#ifndef NATIVE_ARCH
+    skip();
+#endif
+    free_args(f);
+    unlink(f->marker);
+    set_valid(f, NULL);
+    run(f, &fault, &r);
+    if (r.status != 0) print_error("stderr: %s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_true(exists(f->marker));
+    assert_string_equal(r.err, "");
+}
+
+static void test_fault_no_landlock(void **state) {
+    check_fault(state, __NR_landlock_create_ruleset, -1, ENOSYS, "cannot use Landlock");
+}
+
+static void test_fault_add_rule(void **state) {
+    require_landlock();
+    check_fault(state, __NR_landlock_add_rule, -1, EPERM, "cannot add a Landlock rule for");
+}
+
+static void test_fault_no_new_privs(void **state) {
+    require_landlock();
+    check_fault(state, __NR_prctl, PR_SET_NO_NEW_PRIVS, EPERM, "cannot set no_new_privs");
+}
+
+static void test_fault_restrict_self(void **state) {
+    require_landlock();
+    check_fault(state, __NR_landlock_restrict_self, -1, EPERM,
+                "cannot enforce the Landlock ruleset");
+}
+
+/* Every policy gets the terminal filter, the shim's first prctl(PR_SET_SECCOMP):
+ * failing every such call, or only the first, stops the command under every
+ * "sockets" value, "any" included. */
+static void test_fault_terminal_filter(void **state) {
+    static const char *const headers[] = {H_OK, H_SOCKETS("unix"), H_SOCKETS("unix+tcp")};
+
+    require_landlock();
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+        for (int nth = 0; nth <= 1; nth++)
+            check_fault_nth(state, headers[i], __NR_prctl, PR_SET_SECCOMP, nth, EPERM,
+                            "lcsb-exec: cannot install the terminal filter: "
+                            "Operation not permitted");
+    }
+}
+
+/* The socket filter is the second prctl(PR_SET_SECCOMP); failing only that
+ * one names it. Under "any" there is no second call, so the same fault lets
+ * the command run: the first call did go through, and the refusal above is
+ * the socket filter's own. */
+/* The second filter, whatever the policy: set-id bits and xattrs. */
+static void test_fault_setid_filter(void **state) {
+    static const char *const headers[] = {H_OK, H_SOCKETS("unix"), H_READONLY};
+
+    require_landlock();
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+        check_fault_nth(state, headers[i], __NR_prctl, PR_SET_SECCOMP, 2, EPERM,
+                        "lcsb-exec: cannot install the set-id filter: Operation not permitted");
+}
+
+static void test_fault_socket_filter(void **state) {
+    require_landlock();
+    check_fault_nth(state, H_SOCKETS("unix"), __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
+                    "lcsb-exec: cannot install the socket filter: Operation not permitted");
+    check_fault_nth(state, H_SOCKETS("unix+tcp"), __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
+                    "lcsb-exec: cannot install the socket filter: Operation not permitted");
+    check_fault_harmless(state, __NR_prctl, PR_SET_SECCOMP, 3, EPERM);
+}
+
+static void test_fault_capset(void **state) {
+    require_landlock();
+    check_fault(state, __NR_capset, -1, EPERM,
+                "lcsb-exec: cannot drop the capabilities: Operation not permitted");
+}
+
+static void test_fault_ambient_capabilities(void **state) {
+    require_landlock();
+    check_fault(state, __NR_prctl, PR_CAP_AMBIENT, EPERM,
+                "lcsb-exec: cannot clear the ambient capabilities: Operation not permitted");
+}
+
+/* Root's bounding set is emptied; anyone else's is left alone (dropping from
+ * it takes CAP_SETPCAP), so there the same fault changes nothing. */
+static void test_fault_bounding_set(void **state) {
+    require_landlock();
+    if (getuid() == 0 || geteuid() == 0)
+        check_fault(state, __NR_prctl, PR_CAPBSET_DROP, EPERM,
+                    "lcsb-exec: cannot drop capability ");
+    else
+        check_fault_harmless(state, __NR_prctl, PR_CAPBSET_DROP, 0, EPERM);
+}
+
+int main(void) {
+    static const struct CMUnitTest fixed[] = {
+        /* Landlock and no_new_privs */
+        T(test_fault_no_landlock),
+        T(test_fault_add_rule),
+        T(test_fault_no_new_privs),
+        T(test_fault_restrict_self),
+        /* the seccomp filters */
+        T(test_fault_terminal_filter),
+        T(test_fault_setid_filter),
+        T(test_fault_socket_filter),
+        /* the capabilities */
+        T(test_fault_capset),
+        T(test_fault_ambient_capabilities),
+        T(test_fault_bounding_set),
+    };
+    const size_t n_fixed = sizeof fixed / sizeof fixed[0];
+    struct CMUnitTest *tests;
+    int failed;
+
+    tests = calloc(n_fixed + N_REFUSALS, sizeof *tests);
+    if (tests == NULL) return 1;
+    memcpy(tests, fixed, sizeof fixed);
+    /* One test per malformed input, so a failure names its case. */
+    for (size_t i = 0; i < N_REFUSALS; i++) {
+        struct CMUnitTest t = {refusals[i].name, test_refusal, shim_setup, shim_teardown,
+                               (void *)&refusals[i]};
+        tests[n_fixed + i] = t;
+    }
+    failed = _cmocka_run_group_tests("sandbox_shim_refusals", tests, n_fixed + N_REFUSALS,
+                                     shim_group_setup, NULL);
+    free(tests);
+    return failed;
+}

@@ -1,0 +1,58 @@
+/* The wrap suites' shared backends and builders; see wrap_fixture.h. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <stdlib.h>
+
+#include "wrap_fixture.h"
+
+lcsb_backend *landlock(int abi) { return landlock_backend(abi, SHIM); }
+
+lcsb_backend *none(void) {
+    lcsb_backend *b = NULL;
+    lcsb_error err = {0};
+    if (lcsb_backend_none(&b, &err)) fail_msg("none: %s", err.message);
+    return b;
+}
+
+/* read /usr, /etc (given out of order and once twice); exec /usr/bin/true; write /srv/w.
+ * Every part may degrade, so that older ABIs wrap too; what each drops is
+ * checked by the golden cases. */
+lcsb_policy *small_policy(lcsb_net net) {
+    lcsb_policy *p = new_policy();
+    add(p, "read", "/usr");
+    add(p, "read", "/etc/");
+    add(p, "read", "//usr");
+    add(p, "exec", "/usr/bin/true");
+    add(p, "write", "/srv/w");
+    lcsb_policy_set_net(p, net);
+    lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+    return p;
+}
+
+char **wrap(const lcsb_backend *b, const lcsb_policy *p, const char *const *argv) {
+    char **out = NULL;
+    lcsb_error err = {0};
+    int rc = lcsb_backend_wrap(b, p, argv, &out, &err);
+    if (rc) fail_msg("wrap: %d %s", rc, err.message);
+    return out;
+}
+
+lcsb_attestation attest(char **argv) {
+    lcsb_attestation a;
+    lcsb_error err = {0};
+    int rc = lcsb_attest((const char *const *)argv, NULL, &a, &err);
+    if (rc) fail_msg("attest: %d %s", rc, err.message);
+    return a;
+}
+
+void replace(char **s, const char *from, const char *to) {
+    char *n = replaced(*s, from, to);
+    free(*s);
+    *s = n;
+}
