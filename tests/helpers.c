@@ -241,19 +241,24 @@ lcsb_policy *new_policy(void) {
     return p;
 }
 
-int policy_add(lcsb_policy *p, const char *tier, const char *path, lcsb_error *err) {
-    return strcmp(tier, "read") == 0      ? lcsb_policy_add_read(p, path, err)
-           : strcmp(tier, "write") == 0   ? lcsb_policy_add_write(p, path, err)
-           : strcmp(tier, "protect") == 0 ? lcsb_policy_add_protect(p, path, err)
-                                          : lcsb_policy_add_exec(p, path, err);
+int policy_add(lcsb_policy *p, lcsb_tier tier, const char *path, lcsb_error *err) {
+    switch (tier) {
+    case LCSB_TIER_READ: return lcsb_policy_add_read(p, path, err);
+    case LCSB_TIER_WRITE: return lcsb_policy_add_write(p, path, err);
+    case LCSB_TIER_EXEC: return lcsb_policy_add_exec(p, path, err);
+    case LCSB_TIER_PROTECT: return lcsb_policy_add_protect(p, path, err);
+    }
+    fail_msg("no tier %d", (int)tier);
+    return LCSB_EINVAL;
 }
 
-void add(lcsb_policy *p, const char *tier, const char *path) {
+void add(lcsb_policy *p, lcsb_tier tier, const char *path) {
     lcsb_error err = {0};
-    if (policy_add(p, tier, path, &err)) fail_msg("%s %s refused: %s", tier, path, err.message);
+    if (policy_add(p, tier, path, &err))
+        fail_msg("%s %s refused: %s", lcsb_tier_name(tier), path, err.message);
 }
 
-const char *added(lcsb_policy *p, const char *tier, const char *path) {
+const char *added(lcsb_policy *p, lcsb_tier tier, const char *path) {
     add(p, tier, path);
     size_t n = lcsb_policy_count(p, tier);
     assert_true(n > 0);

@@ -98,11 +98,11 @@ void assert_argv_equal(char **got, const char *const *want);
 
 lcsb_policy *new_policy(void);
 /* Add PATH to TIER: "read", "write", "protect", else exec; lcsb's answer. */
-int policy_add(lcsb_policy *p, const char *tier, const char *path, lcsb_error *err);
+int policy_add(lcsb_policy *p, lcsb_tier tier, const char *path, lcsb_error *err);
 /* The same, failing the test on a refusal. */
-void add(lcsb_policy *p, const char *tier, const char *path);
+void add(lcsb_policy *p, lcsb_tier tier, const char *path);
 /* The same, and what the policy stored for it (read, write or exec). */
-const char *added(lcsb_policy *p, const char *tier, const char *path);
+const char *added(lcsb_policy *p, lcsb_tier tier, const char *path);
 void add_port(lcsb_policy *p, lcsb_port_kind kind, long port);
 void set_env(lcsb_policy *p, const char *name, const char *value);
 lcsb_backend *landlock_backend(int abi, const char *shim);

@@ -22,13 +22,13 @@
 #endif
 
 /* Adding PATH is refused with LCSB_EINVAL and a message holding EXPECT. */
-static void refused(const char *tier, const char *path, const char *expect) {
+static void refused(lcsb_tier tier, const char *path, const char *expect) {
     lcsb_policy *p = new_policy();
     lcsb_error err = {0};
     int rc = policy_add(p, tier, path, &err);
     assert_int_equal(rc, LCSB_EINVAL);
     assert_int_equal(err.code, LCSB_EINVAL);
-    assert_contains(err.message, tier); /* names which list it was for */
+    assert_contains(err.message, lcsb_tier_name(tier)); /* names which list it was for */
     assert_contains(err.message, expect);
     assert_int_equal(lcsb_policy_count(p, tier), 0); /* nothing half-added */
     lcsb_policy_free(p);
@@ -57,9 +57,9 @@ static void test_normalize(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lcsb_policy *p = new_policy();
-        assert_string_equal(added(p, "read", cases[i].in), cases[i].out);
-        assert_string_equal(added(p, "write", cases[i].in), cases[i].out);
-        assert_string_equal(added(p, "exec", cases[i].in), cases[i].out);
+        assert_string_equal(added(p, LCSB_TIER_READ, cases[i].in), cases[i].out);
+        assert_string_equal(added(p, LCSB_TIER_WRITE, cases[i].in), cases[i].out);
+        assert_string_equal(added(p, LCSB_TIER_EXEC, cases[i].in), cases[i].out);
         char out[PATH_MAX];
         assert_int_equal(lcsb__path_normalize("x", cases[i].in, out, NULL), 0);
         assert_string_equal(out, cases[i].out);
@@ -71,17 +71,19 @@ static void test_normalize_keeps_order_and_copies(void **state) {
     (void)state;
     lcsb_policy *p = new_policy();
     char path[32] = "/srv/data";
-    assert_string_equal(added(p, "read", path), "/srv/data");
+    assert_string_equal(added(p, LCSB_TIER_READ, path), "/srv/data");
     path[1] = 'X'; /* the policy holds its own copy */
-    assert_string_equal(lcsb_policy_path(p, "read", 0), "/srv/data");
-    assert_string_equal(added(p, "read", "/etc/"), "/etc");
-    assert_string_equal(added(p, "read", "/srv/data"), "/srv/data"); /* twice is harmless */
-    assert_int_equal(lcsb_policy_count(p, "read"), 3);
-    assert_null(lcsb_policy_path(p, "read", 3));
-    assert_null(lcsb_policy_path(p, "nonsense", 0));
-    assert_int_equal(lcsb_policy_count(p, "nonsense"), 0);
-    assert_int_equal(lcsb_policy_count(p, NULL), 0);
-    assert_int_equal(lcsb_policy_count(p, "write"), 0);
+    assert_string_equal(lcsb_policy_path(p, LCSB_TIER_READ, 0), "/srv/data");
+    assert_string_equal(added(p, LCSB_TIER_READ, "/etc/"), "/etc");
+    assert_string_equal(added(p, LCSB_TIER_READ, "/srv/data"), "/srv/data"); /* twice is harmless */
+    assert_int_equal(lcsb_policy_count(p, LCSB_TIER_READ), 3);
+    assert_null(lcsb_policy_path(p, LCSB_TIER_READ, 3));
+    assert_null(lcsb_policy_path(p, (lcsb_tier)LCSB_TIERS, 0)); /* no such tier */
+    assert_int_equal(lcsb_policy_count(p, (lcsb_tier)LCSB_TIERS), 0);
+    assert_int_equal(lcsb_policy_count(p, (lcsb_tier)-1), 0);
+    assert_string_equal(lcsb_tier_name(LCSB_TIER_PROTECT), "protect");
+    assert_null(lcsb_tier_name((lcsb_tier)LCSB_TIERS));
+    assert_int_equal(lcsb_policy_count(p, LCSB_TIER_WRITE), 0);
     lcsb_policy_free(p);
 }
 
@@ -89,7 +91,7 @@ static void test_normalize_keeps_order_and_copies(void **state) {
 
 static void test_refuse_empty_and_relative(void **state) {
     (void)state;
-    const char *tiers[] = {"read", "write", "exec"};
+    const lcsb_tier tiers[] = {LCSB_TIER_READ, LCSB_TIER_WRITE, LCSB_TIER_EXEC};
     for (size_t t = 0; t < 3; t++) {
         refused(tiers[t], "", "empty path");
         refused(tiers[t], NULL, "empty path");
@@ -125,9 +127,9 @@ static void test_refuse_dotdot_anywhere(void **state) {
                            "//..//",
                            "/./.."};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        refused("read", paths[i], "\"..\" is not allowed");
-        refused("write", paths[i], paths[i]); /* the message names the path as given */
-        refused("exec", paths[i], "\"..\"");
+        refused(LCSB_TIER_READ, paths[i], "\"..\" is not allowed");
+        refused(LCSB_TIER_WRITE, paths[i], paths[i]); /* the message names the path as given */
+        refused(LCSB_TIER_EXEC, paths[i], "\"..\"");
     }
 }
 
@@ -140,24 +142,24 @@ static void test_refuse_too_long(void **state) {
     memset(path + 1, 'a', PATH_MAX - 2);
     path[PATH_MAX - 1] = '\0'; /* strlen PATH_MAX - 1: fits with its NUL */
     lcsb_policy *p = new_policy();
-    assert_int_equal(strlen(added(p, "read", path)), PATH_MAX - 1);
+    assert_int_equal(strlen(added(p, LCSB_TIER_READ, path)), PATH_MAX - 1);
     lcsb_policy_free(p);
 
     memset(path + 1, 'a', PATH_MAX - 1);
     path[PATH_MAX] = '\0'; /* strlen PATH_MAX: no room for the NUL */
-    refused("read", path, "longer than");
-    refused("exec", path, "longer than");
+    refused(LCSB_TIER_READ, path, "longer than");
+    refused(LCSB_TIER_EXEC, path, "longer than");
 
     /* Many components, each short. */
     size_t len = 0;
     while (len < PATH_MAX + 40) len += (size_t)sprintf(path + len, "/dir");
-    refused("write", path, "longer than 4096 bytes");
+    refused(LCSB_TIER_WRITE, path, "longer than 4096 bytes");
 
     /* Long only before normalization: what is stored is the normal form. */
     memset(path, '/', PATH_MAX + 10);
     strcpy(path + PATH_MAX + 10, "etc");
     p = new_policy();
-    assert_string_equal(added(p, "read", path), "/etc");
+    assert_string_equal(added(p, LCSB_TIER_READ, path), "/etc");
     lcsb_policy_free(p);
     free(path);
 }
@@ -256,10 +258,10 @@ static void test_policy_copy_is_deep(void **state) {
     (void)state;
     lcsb_policy *p = new_policy();
     lcsb_error err = {0};
-    added(p, "read", "/usr");
-    added(p, "read", "/etc");
-    added(p, "write", "/srv/w");
-    added(p, "exec", "/usr/bin/git");
+    added(p, LCSB_TIER_READ, "/usr");
+    added(p, LCSB_TIER_READ, "/etc");
+    added(p, LCSB_TIER_WRITE, "/srv/w");
+    added(p, LCSB_TIER_EXEC, "/usr/bin/git");
     assert_int_equal(lcsb_policy_set_env(p, "CI", "1", &err), 0);
     assert_int_equal(lcsb_policy_set_env(p, "SECRET", NULL, &err), 0);
     assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
@@ -270,7 +272,7 @@ static void test_policy_copy_is_deep(void **state) {
     lcsb_policy *c = lcsb_policy_copy(p);
     assert_non_null(c);
     assert_ptr_not_equal(c, p);
-    const char *tiers[] = {"read", "write", "exec"};
+    const lcsb_tier tiers[] = {LCSB_TIER_READ, LCSB_TIER_WRITE, LCSB_TIER_EXEC};
     for (size_t t = 0; t < 3; t++) {
         assert_int_equal(lcsb_policy_count(c, tiers[t]), lcsb_policy_count(p, tiers[t]));
         for (size_t i = 0; i < lcsb_policy_count(p, tiers[t]); i++) {
@@ -297,12 +299,12 @@ static void test_policy_copy_is_deep(void **state) {
     assert_ptr_not_equal(lcsb_policy_cwd(c), lcsb_policy_cwd(p));
 
     /* Changing or freeing the original leaves the copy alone. */
-    added(p, "read", "/opt");
+    added(p, LCSB_TIER_READ, "/opt");
     assert_int_equal(lcsb_policy_set_env(p, "CI", "changed", &err), 0);
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     lcsb_policy_set_exec_open(p, false);
     lcsb_policy_free(p);
-    assert_int_equal(lcsb_policy_count(c, "read"), 2);
+    assert_int_equal(lcsb_policy_count(c, LCSB_TIER_READ), 2);
     assert_string_equal(c->env[0].value, "1");
     assert_int_equal(lcsb_policy_net(c), LCSB_NET_PORTS);
     assert_true(lcsb_policy_exec_open(c));
@@ -320,7 +322,7 @@ static void test_policy_copy_is_deep(void **state) {
     lcsb_policy *e = new_policy();
     lcsb_policy *ec = lcsb_policy_copy(e);
     assert_non_null(ec);
-    assert_int_equal(lcsb_policy_count(ec, "read"), 0);
+    assert_int_equal(lcsb_policy_count(ec, LCSB_TIER_READ), 0);
     assert_int_equal(lcsb_policy_net(ec), LCSB_NET_DENY);
     assert_false(lcsb_policy_exec_open(ec));
     assert_null(lcsb_policy_cwd(ec));
@@ -431,8 +433,8 @@ static void test_wrap_refuses_system_prefix(void **state) {
     const char *dirs[] = {"/usr", "/usr/lib/x86_64-linux-gnu", "/", "/opt"};
     for (size_t i = 0; i < 4; i++) {
         lcsb_policy *p = new_policy();
-        added(p, "exec", "/usr/bin/true");
-        added(p, "exec", dirs[i]);
+        added(p, LCSB_TIER_EXEC, "/usr/bin/true");
+        added(p, LCSB_TIER_EXEC, dirs[i]);
         char **out = NULL;
         memset(&err, 0, sizeof err);
         assert_int_equal(lcsb_backend_wrap(b, p, argv, &out, &err), LCSB_EINVAL);
@@ -468,7 +470,7 @@ static void test_policy_bytes_ceiling(void **state) {
     lcsb_policy *copy = lcsb_policy_copy(p);
     assert_non_null(copy);
     assert_int_equal(lcsb_policy_add_write(copy, path, &err), LCSB_ETOOBIG);
-    assert_int_equal(lcsb_policy_count(copy, "read"), added);
+    assert_int_equal(lcsb_policy_count(copy, LCSB_TIER_READ), added);
     lcsb_policy_free(copy);
     lcsb_policy_free(p);
 }

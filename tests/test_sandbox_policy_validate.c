@@ -75,12 +75,12 @@ static lcsb_backend *landlock(int abi) { return landlock_backend(abi, LCSB_SHIM_
 /* A policy that validates: the cases below each add one fault to it. */
 static lcsb_policy *valid_policy(void) {
     lcsb_policy *p = new_policy();
-    added(p, "read", "/usr");
-    added(p, "read", "/etc");
-    added(p, "write", fx(""));
-    added(p, "exec", "/usr/bin/env");
-    added(p, "exec", fx("bin"));
-    added(p, "exec", fx("bin/tool"));
+    added(p, LCSB_TIER_READ, "/usr");
+    added(p, LCSB_TIER_READ, "/etc");
+    added(p, LCSB_TIER_WRITE, fx(""));
+    added(p, LCSB_TIER_EXEC, "/usr/bin/env");
+    added(p, LCSB_TIER_EXEC, fx("bin"));
+    added(p, LCSB_TIER_EXEC, fx("bin/tool"));
     return p;
 }
 
@@ -115,7 +115,7 @@ static void test_validate_baseline(void **state) {
 static void test_validate_missing_paths(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
-    const char *tiers[] = {"read", "write", "exec"};
+    const lcsb_tier tiers[] = {LCSB_TIER_READ, LCSB_TIER_WRITE, LCSB_TIER_EXEC};
     for (size_t t = 0; t < 3; t++) {
         lcsb_policy *p = valid_policy();
         const char *missing = added(p, tiers[t], fx("no-such-file"));
@@ -123,7 +123,7 @@ static void test_validate_missing_paths(void **state) {
         lcsb_policy_free(p);
     }
     lcsb_policy *p = valid_policy();
-    added(p, "read", "/etc/passwd/x");
+    added(p, LCSB_TIER_READ, "/etc/passwd/x");
     expect_invalid(b, p, LCSB_EINVAL, "read: /etc/passwd/x", "Not a directory");
     lcsb_policy_free(p);
 
@@ -140,28 +140,28 @@ static void test_validate_exec_symlinks(void **state) {
     lcsb_backend *b = landlock(7);
     /* A directory named through a symlink. */
     lcsb_policy *p = valid_policy();
-    added(p, "exec", fx("bin-link"));
+    added(p, LCSB_TIER_EXEC, fx("bin-link"));
     expect_invalid(b, p, LCSB_EINVAL, fx("bin-link"), "symlink");
     lcsb_policy_free(p);
     /* A file named through a symlink. */
     p = valid_policy();
-    added(p, "exec", fx("tool-link"));
+    added(p, LCSB_TIER_EXEC, fx("tool-link"));
     expect_invalid(b, p, LCSB_EINVAL, fx("tool-link"), "symlink");
     lcsb_policy_free(p);
     /* A symlink further up: the entry itself is no link, its parent is. */
     p = valid_policy();
-    added(p, "exec", fx("bin-link/tool"));
+    added(p, LCSB_TIER_EXEC, fx("bin-link/tool"));
     expect_invalid(b, p, LCSB_EINVAL, fx("bin-link/tool"), fx("bin/tool"));
     lcsb_policy_free(p);
     /* With the exec allowlist off there are no exec rules to check. */
     p = valid_policy();
-    added(p, "exec", fx("bin-link"));
+    added(p, LCSB_TIER_EXEC, fx("bin-link"));
     lcsb_policy_set_exec_open(p, true);
     expect_valid(b, p);
     lcsb_policy_free(p);
     /* Neither file nor directory. */
     p = valid_policy();
-    added(p, "exec", fx("fifo"));
+    added(p, LCSB_TIER_EXEC, fx("fifo"));
     expect_invalid(b, p, LCSB_EINVAL, fx("fifo"), "neither a file nor a directory");
     lcsb_policy_free(p);
     lcsb_backend_free(b);
@@ -173,7 +173,7 @@ static void test_validate_exec_symlinks(void **state) {
 static void test_validate_read_write_symlinks(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
-    static const char *const tiers[] = {"read", "write"};
+    static const lcsb_tier tiers[] = {LCSB_TIER_READ, LCSB_TIER_WRITE};
     for (size_t t = 0; t < 2; t++) {
         static const struct {
             const char *entry, *target;
@@ -188,7 +188,7 @@ static void test_validate_read_write_symlinks(void **state) {
             snprintf(entry, sizeof entry, "%s", fx(cases[i].entry));
             added(p, tiers[t], entry);
             snprintf(want, sizeof want, "%s: %s is reached through a symlink (it resolves to %s)",
-                     tiers[t], entry, fx(cases[i].target));
+                     lcsb_tier_name(tiers[t]), entry, fx(cases[i].target));
             expect_invalid(b, p, LCSB_EINVAL, want, NULL);
             lcsb_policy_free(p);
         }
@@ -204,7 +204,7 @@ static void test_validate_read_write_symlinks(void **state) {
     char real[PATH_MAX];
     if (realpath("/bin", real) && strcmp(real, "/bin") != 0) {
         lcsb_policy *p = valid_policy();
-        added(p, "read", "/bin");
+        added(p, LCSB_TIER_READ, "/bin");
         expect_invalid(b, p, LCSB_EINVAL, "read: /bin is reached through a symlink", real);
         lcsb_policy_free(p);
     }
@@ -228,14 +228,14 @@ static void test_validate_write_system_dirs(void **state) {
             !S_ISDIR(st.st_mode))
             continue;
         lcsb_policy *p = valid_policy();
-        added(p, "write", dirs[i]);
+        added(p, LCSB_TIER_WRITE, dirs[i]);
         char want[PATH_MAX + 16];
         snprintf(want, sizeof want, "write: %s: ", dirs[i]);
         expect_invalid(b, p, LCSB_EINVAL, want, "system prefix");
         lcsb_policy_free(p);
         /* Readable is another matter: /usr and /etc are in every baseline. */
         p = valid_policy();
-        added(p, "read", dirs[i]);
+        added(p, LCSB_TIER_READ, dirs[i]);
         expect_valid(b, p);
         lcsb_policy_free(p);
         checked++;
@@ -250,7 +250,7 @@ static void test_validate_write_system_dirs(void **state) {
         char real[PATH_MAX];
         if (!realpath(inside[i], real) || strcmp(real, inside[i]) != 0) continue;
         lcsb_policy *p = valid_policy();
-        added(p, "write", inside[i]);
+        added(p, LCSB_TIER_WRITE, inside[i]);
         expect_invalid(b, p, LCSB_EINVAL, inside[i], "inside the system's own");
         lcsb_policy_free(p);
         refused++;
@@ -259,7 +259,7 @@ static void test_validate_write_system_dirs(void **state) {
     char local[PATH_MAX];
     if (realpath("/usr/local/share", local) && strcmp(local, "/usr/local/share") == 0) {
         lcsb_policy *p = valid_policy();
-        added(p, "write", "/usr/local/share");
+        added(p, LCSB_TIER_WRITE, "/usr/local/share");
         expect_valid(b, p);
         lcsb_policy_free(p);
     }
@@ -271,7 +271,7 @@ static void test_validate_write_system_dirs(void **state) {
     char xproject[PATH_MAX + 64];
     snprintf(xproject, sizeof xproject, "%s-x-project", fixture);
     assert_int_equal(mkdir(xproject, 0700), 0);
-    added(p, "write", xproject);
+    added(p, LCSB_TIER_WRITE, xproject);
     expect_valid(b, p);
     rmdir(xproject);
     lcsb_policy_free(p);
@@ -305,14 +305,14 @@ static void test_validate_exec_system_dirs(void **state) {
     const char *dirs[] = {"/usr", "/usr/bin", "/etc", "/tmp"};
     for (size_t i = 0; i < 4; i++) {
         lcsb_policy *p = valid_policy();
-        added(p, "exec", dirs[i]);
+        added(p, LCSB_TIER_EXEC, dirs[i]);
         expect_invalid(b, p, LCSB_EINVAL, dirs[i], "system prefix");
         lcsb_policy_free(p);
     }
     /* /bin is a symlink on a merged-/usr system, a directory elsewhere: refused
      * either way. */
     lcsb_policy *p = valid_policy();
-    added(p, "exec", "/bin");
+    added(p, LCSB_TIER_EXEC, "/bin");
     expect_invalid(b, p, LCSB_EINVAL, "exec: /bin", NULL);
     lcsb_policy_free(p);
     lcsb_backend_free(b);
@@ -323,19 +323,19 @@ static void test_validate_env_needs_env(void **state) {
     lcsb_backend *b = landlock(7);
     lcsb_error err = {0};
     lcsb_policy *p = new_policy();
-    added(p, "read", "/usr");
-    added(p, "exec", "/usr/bin/true");
+    added(p, LCSB_TIER_READ, "/usr");
+    added(p, LCSB_TIER_EXEC, "/usr/bin/true");
     expect_valid(b, p); /* no overlay: env is not needed */
     assert_int_equal(lcsb_policy_set_env(p, "CI", "1", &err), 0);
     expect_invalid(b, p, LCSB_EINVAL, "/usr/bin/env", "exec allowlist");
     /* An unset alone is an overlay too. */
     lcsb_policy *u = new_policy();
-    added(u, "exec", "/usr/bin/true");
+    added(u, LCSB_TIER_EXEC, "/usr/bin/true");
     assert_int_equal(lcsb_policy_set_env(u, "SECRET", NULL, &err), 0);
     expect_invalid(b, u, LCSB_EINVAL, "/usr/bin/env", NULL);
     lcsb_policy_free(u);
     /* Named, or the allowlist off: fine. */
-    added(p, "exec", "/usr/bin/env");
+    added(p, LCSB_TIER_EXEC, "/usr/bin/env");
     expect_valid(b, p);
     lcsb_policy *o = new_policy();
     assert_int_equal(lcsb_policy_set_env(o, "CI", "1", &err), 0);
@@ -589,8 +589,8 @@ static void test_backend_constructors(void **state) {
     assert_int_equal(lcsb_backend_none(&b, &err), 0);
     assert_string_equal(lcsb_backend_name(b), "none");
     assert_false(lcsb_backend_contains_prefix(b));
-    added(p, "exec", "/usr");
-    added(p, "read", "/no/such/path");
+    added(p, LCSB_TIER_EXEC, "/usr");
+    added(p, LCSB_TIER_READ, "/no/such/path");
     expect_valid(b, p);
     lcsb_backend_free(b);
     lcsb_policy_free(p);

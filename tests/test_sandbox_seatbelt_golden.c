@@ -122,13 +122,13 @@ static const char *const golden_rest[] = {
 
 static lcsb_policy *golden_policy(void) {
     lcsb_policy *p = new_policy();
-    add(p, "read", "/etc/ssl");
-    add(p, "read", "/Users/u/data");
-    add(p, "read", "/Users/u/data/");
-    add(p, "exec", "/usr/bin/git");
-    add(p, "write", "/var/folders/ab/xyz/T/lcsb-home.1");
-    add(p, "write", "/Users/u/proj");
-    add(p, "protect", "/Users/u/proj/.git/hooks");
+    add(p, LCSB_TIER_READ, "/etc/ssl");
+    add(p, LCSB_TIER_READ, "/Users/u/data");
+    add(p, LCSB_TIER_READ, "/Users/u/data/");
+    add(p, LCSB_TIER_EXEC, "/usr/bin/git");
+    add(p, LCSB_TIER_WRITE, "/var/folders/ab/xyz/T/lcsb-home.1");
+    add(p, LCSB_TIER_WRITE, "/Users/u/proj");
+    add(p, LCSB_TIER_PROTECT, "/Users/u/proj/.git/hooks");
     add_port(p, LCSB_PORT_CONNECT, 443);
     add_port(p, LCSB_PORT_CONNECT, 80);
     add_port(p, LCSB_PORT_CONNECT, 443);
@@ -167,7 +167,7 @@ static void test_golden(void **state) {
 static void test_network_and_open_exec(void **state) {
     (void)state;
     lcsb_policy *p = lcsb_policy_new();
-    add(p, "write", "/Users/u/proj");
+    add(p, LCSB_TIER_WRITE, "/Users/u/proj");
     char **argv = wrap(p, (const char *const[]){"/usr/bin/true", NULL});
     assert_null(strstr(argv[2], "(allow network"));
     assert_null(strstr(argv[2], "(param \"READ"));
@@ -234,7 +234,7 @@ static void test_paths_never_in_profile(void **state) {
     (void)state;
     static const char nasty[] = "/Users/u/a\") (allow default) (\"b\nc";
     lcsb_policy *p = lcsb_policy_new();
-    add(p, "write", nasty);
+    add(p, LCSB_TIER_WRITE, nasty);
     char **argv = wrap(p, (const char *const[]){"ls", NULL});
     assert_null(strstr(argv[2], "allow default"));
     assert_null(strstr(argv[2], "/Users"));
@@ -274,19 +274,20 @@ static void test_canonical(void **state) {
 static void test_refusals(void **state) {
     (void)state;
     static const struct {
-        const char *tier, *path, *says;
+        lcsb_tier tier;
+        const char *path, *says;
     } cases[] = {
-        {"write", "/usr/local/share/x", "inside the system tree /usr"},
-        {"write", "/private", "is or contains the system tree /private/etc"},
-        {"write", "/var", "is or contains the system tree /private/var"},
-        {"write", "/var/db/x", "inside the system tree /private/var"},
-        {"write", "/Library/Preferences", "inside the system tree /Library"},
-        {"write", "/", "is or contains the system tree /System"},
-        {"exec", "/private", "system prefix /private/etc"},
-        {"exec", "/usr/bin", "system prefix /usr/bin"},
-        {"exec", "/opt/homebrew", "system prefix /opt/homebrew"},
-        {"exec", "/private/tmp", "system prefix /private/tmp"},
-        {"exec", "/private/var/folders", "system prefix /private/var/folders"},
+        {LCSB_TIER_WRITE, "/usr/local/share/x", "inside the system tree /usr"},
+        {LCSB_TIER_WRITE, "/private", "is or contains the system tree /private/etc"},
+        {LCSB_TIER_WRITE, "/var", "is or contains the system tree /private/var"},
+        {LCSB_TIER_WRITE, "/var/db/x", "inside the system tree /private/var"},
+        {LCSB_TIER_WRITE, "/Library/Preferences", "inside the system tree /Library"},
+        {LCSB_TIER_WRITE, "/", "is or contains the system tree /System"},
+        {LCSB_TIER_EXEC, "/private", "system prefix /private/etc"},
+        {LCSB_TIER_EXEC, "/usr/bin", "system prefix /usr/bin"},
+        {LCSB_TIER_EXEC, "/opt/homebrew", "system prefix /opt/homebrew"},
+        {LCSB_TIER_EXEC, "/private/tmp", "system prefix /private/tmp"},
+        {LCSB_TIER_EXEC, "/private/var/folders", "system prefix /private/var/folders"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lcsb_policy *p = lcsb_policy_new();
@@ -298,13 +299,14 @@ static void test_refusals(void **state) {
         assert_null(argv);
         assert_int_equal(rc, LCSB_EINVAL);
         if (!strstr(err.message, cases[i].says))
-            fail_msg("%s %s: \"%s\" lacks \"%s\"", cases[i].tier, cases[i].path, err.message,
+            fail_msg("%s %s: \"%s\" lacks \"%s\"", lcsb_tier_name(cases[i].tier), cases[i].path,
+                     err.message,
                      cases[i].says);
         lcsb_policy_free(p);
     }
     /* The per-user temporary directories are the one hole in /private/var. */
     lcsb_policy *p = lcsb_policy_new();
-    add(p, "write", "/var/folders/ab/xyz/T/lcsb-tmp.1");
+    add(p, LCSB_TIER_WRITE, "/var/folders/ab/xyz/T/lcsb-tmp.1");
     char **argv = wrap(p, (const char *const[]){"ls", NULL});
     lcsb_argv_free(argv);
     /* A command sandbox-exec could take for one of its options. */
@@ -330,14 +332,14 @@ static void test_attest(void **state) {
                      0);
     lcsb_attestation a;
     assert_int_equal(lcsb_attest((const char *const *)argv, prefix, &a, &err), 0);
-    assert_string_equal(a.backend, "seatbelt");
-    assert_string_equal(a.fs, "enforced");
-    assert_string_equal(a.exec, "allowlist");
-    assert_string_equal(a.net, "ports");
-    assert_string_equal(a.net_covers, "all");
-    assert_string_equal(a.net_by, "seatbelt");
-    assert_string_equal(a.metadata, "readonly");
-    assert_string_equal(a.protected_paths, "readonly");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "seatbelt");
+    assert_string_equal(lcsb_attestation_value(&a, "fs"), "enforced");
+    assert_string_equal(lcsb_attestation_value(&a, "exec"), "allowlist");
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "ports");
+    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "all");
+    assert_string_equal(lcsb_attestation_value(&a, "net_by"), "seatbelt");
+    assert_string_equal(lcsb_attestation_value(&a, "metadata"), "readonly");
+    assert_string_equal(lcsb_attestation_value(&a, "protected"), "readonly");
     assert_true(a.scoped);
     char *json = lcsb_attestation_json(&a);
     assert_string_equal(json, "{\"backend\":\"seatbelt\",\"fs\":\"enforced\",\"exec\":"
@@ -354,17 +356,17 @@ static void test_attest(void **state) {
     lcsb_policy_set_net(p, LCSB_NET_OPEN);
     lcsb_policy_set_exec_open(p, true);
     lcsb_policy *q = lcsb_policy_new();
-    add(q, "write", "/Users/u/proj");
+    add(q, LCSB_TIER_WRITE, "/Users/u/proj");
     argv = wrap(q, (const char *const[]){"x", NULL});
     assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
-    assert_string_equal(a.net, "denied");
-    assert_string_equal(a.protected_paths, "none");
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "denied");
+    assert_string_equal(lcsb_attestation_value(&a, "protected"), "none");
     lcsb_argv_free(argv);
     argv = wrap(p, (const char *const[]){"x", NULL});
     assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
-    assert_string_equal(a.net, "open");
-    assert_string_equal(a.exec, "open");
-    assert_string_equal(a.net_covers, "");
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "open");
+    assert_string_equal(lcsb_attestation_value(&a, "exec"), "open");
+    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "");
 
     lcsb_argv_free(argv);
 
@@ -407,9 +409,10 @@ static void test_attest(void **state) {
         assert_string_equal(argv[3], "-D");
         /* Refused, or (a head that is not lcsb's) not taken for Seatbelt at all. */
         int rc = lcsb_attest(tampered_argv, NULL, &a, &err);
-        if (rc != LCSB_EINVAL && !(rc == 0 && strcmp(a.backend, "none") == 0))
-            fail_msg("tampered profile %zu was attested (%s, exec %s, net %s)", i, a.fs, a.exec,
-                     a.net);
+        if (rc != LCSB_EINVAL && !(rc == 0 && a.backend == LCSB_MECHANISM_NONE))
+            fail_msg("tampered profile %zu was attested (%s, exec %s, net %s)", i,
+                     lcsb_attestation_value(&a, "fs"), lcsb_attestation_value(&a, "exec"),
+                     lcsb_attestation_value(&a, "net"));
         free(edited);
     }
     lcsb_argv_free(argv);
@@ -429,8 +432,8 @@ static void test_attest(void **state) {
         "sh", "-c", "exec \"$@\"", "sh", LCSB__SANDBOX_EXEC, "-p", LCSB__SEATBELT_HEAD,
         "--", "x",  NULL};
     assert_int_equal(lcsb_attest(inside, NULL, &a, &err), 0);
-    assert_string_equal(a.backend, "none");
-    assert_string_equal(a.fs, "open");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "none");
+    assert_string_equal(lcsb_attestation_value(&a, "fs"), "open");
     lcsb_policy_free(q);
     lcsb_policy_free(p);
     lcsb_backend_free(b);

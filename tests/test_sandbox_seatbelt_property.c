@@ -65,10 +65,10 @@ static void generate(uint64_t seed, generated *g) {
     g->exec_open = next(&r, 8) == 0;
     g->has_protect = next(&r, 2);
     if (g->has_protect) snprintf(g->protect, sizeof g->protect, "%s/.git/hooks", g->write[0]);
-    for (size_t i = 0; i < g->n_read; i++) add(g->policy, "read", g->read[i]);
-    for (size_t i = 0; i < g->n_write; i++) add(g->policy, "write", g->write[i]);
-    for (size_t i = 0; i < g->n_exec; i++) add(g->policy, "exec", g->exec[i]);
-    if (g->has_protect) add(g->policy, "protect", g->protect);
+    for (size_t i = 0; i < g->n_read; i++) add(g->policy, LCSB_TIER_READ, g->read[i]);
+    for (size_t i = 0; i < g->n_write; i++) add(g->policy, LCSB_TIER_WRITE, g->write[i]);
+    for (size_t i = 0; i < g->n_exec; i++) add(g->policy, LCSB_TIER_EXEC, g->exec[i]);
+    if (g->has_protect) add(g->policy, LCSB_TIER_PROTECT, g->protect);
     lcsb_policy_set_exec_open(g->policy, g->exec_open);
     switch (next(&r, 3)) {
     case 0: break;

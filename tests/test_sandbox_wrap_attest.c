@@ -22,18 +22,18 @@
 static void expect_attestation(char **argv, const char *backend, const char *fs, const char *exec,
                                const char *net, const char *covers, int abi, bool scoped) {
     lcsb_attestation a = attest(argv);
-    assert_string_equal(a.backend, backend);
-    assert_string_equal(a.fs, fs);
-    assert_string_equal(a.exec, exec);
-    assert_string_equal(a.net, net);
-    assert_string_equal(a.net_covers, covers);
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), backend);
+    assert_string_equal(lcsb_attestation_value(&a, "fs"), fs);
+    assert_string_equal(lcsb_attestation_value(&a, "exec"), exec);
+    assert_string_equal(lcsb_attestation_value(&a, "net"), net);
+    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), covers);
     /* Who holds it follows from the header: TCP rules, the socket filter, or both. */
     if (!covers[0])
-        assert_string_equal(a.net_by, "");
+        assert_string_equal(lcsb_attestation_value(&a, "net_by"), "");
     else if (strcmp(covers, "tcp") == 0)
-        assert_string_equal(a.net_by, "landlock");
+        assert_string_equal(lcsb_attestation_value(&a, "net_by"), "landlock");
     else
-        assert_true(strcmp(a.net_by, "landlock+seccomp") == 0 || strcmp(a.net_by, "seccomp") == 0);
+        assert_true(a.net_by == LCSB_NET_BY_LANDLOCK_SECCOMP || a.net_by == LCSB_NET_BY_SECCOMP);
     assert_int_equal(a.abi, abi);
     assert_int_equal(a.scoped, scoped);
 }
@@ -64,7 +64,7 @@ static void test_attest_from_argv(void **state) {
     /* Without TCP rules, the "unix" socket filter still refuses TCP sockets. */
     replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[]");
     expect_attestation(out, "landlock", "enforced", "open", "denied", "all", 7, true);
-    assert_string_equal(attest(out).net_by, "seccomp");
+    assert_int_equal(attest(out).net_by, LCSB_NET_BY_SECCOMP);
     replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"unix+tcp\"");
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 7, true);
     replace(&out[1], "\"scope\":[\"abstract_unix_socket\",\"signal\"]", "\"scope\":[\"signal\"]");
@@ -163,7 +163,8 @@ static void test_attest_from_argv(void **state) {
         replace(&out[1], ",\"sockets\":\"unix\"", bad_sockets[i]);
         memset(&err, 0, sizeof err);
         if (lcsb_attest((const char *const *)out, NULL, &a, &err) != LCSB_EINVAL)
-            fail_msg("attested %s: net %s (%s)", out[1], a.net, a.net_covers);
+            fail_msg("attested %s: net %s (%s)", out[1], lcsb_attestation_value(&a, "net"),
+                     lcsb_attestation_value(&a, "net_covers"));
         assert_contains(err.message, "malformed");
         lcsb_argv_free(out);
     }
@@ -200,7 +201,7 @@ static void test_attest_without_shim(void **state) {
     char *bare[] = {"lcsb-exec", header, "--", "true", NULL};
     expect_attestation(bare, "landlock", "enforced", "allowlist", "open", "tcp", 7, false);
     assert_int_equal(lcsb_attest(NULL, NULL, &a, NULL), 0);
-    assert_string_equal(a.backend, "none");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "none");
     char *empty[] = {NULL};
     expect_attestation(empty, "none", "open", "open", "open", "", 0, false);
 }
@@ -218,7 +219,7 @@ static void test_attest_through_prefix(void **state) {
     assert_string_equal(out[6], SHIM);
     lcsb_attestation a;
     assert_int_equal(lcsb_attest((const char *const *)out, prefix, &a, &err), 0);
-    assert_string_equal(a.backend, "landlock");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "landlock");
     assert_int_equal(a.abi, 6);
     /* Read without the prefix, the launcher is taken for the command. */
     expect_attestation(out, "none", "open", "open", "open", "", 0, false);
@@ -243,7 +244,7 @@ static void test_attest_through_prefix(void **state) {
         NULL};
     assert_int_equal(lcsb_compose(none, p, prefix, mimic, &out, &err), 0);
     assert_int_equal(lcsb_attest((const char *const *)out, prefix, &a, &err), 0);
-    assert_string_equal(a.backend, "none");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "none");
     lcsb_argv_free(out);
     lcsb_backend_free(none);
     lcsb_policy_free(p);

@@ -128,8 +128,8 @@ static void test_header_per_abi(void **state) {
         assert_true(strlen(h) > strlen(want_end));
         assert_string_equal(h + strlen(h) - strlen(want_end), want_end);
         lcsb_attestation a = attest(out);
-        assert_string_equal(a.net, "denied");
-        assert_string_equal(a.net_covers, "all");
+        assert_string_equal(lcsb_attestation_value(&a, "net"), "denied");
+        assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "all");
         lcsb_argv_free(out);
         lcsb_policy_free(p);
         lcsb_backend_free(b);
@@ -158,7 +158,7 @@ static void test_wrap_refusals(void **state) {
         assert_contains(out[1], "\"net\":[],\"ports\":[],");
         assert_contains(out[1], "\"sockets\":\"unix+tcp\"");
         lcsb_attestation a = attest(out);
-        assert_string_equal(a.net, "open");
+        assert_string_equal(lcsb_attestation_value(&a, "net"), "open");
         assert_true(a.dropped & LCSB_PART_NET);
         lcsb_argv_free(out);
         out = NULL;
@@ -181,16 +181,16 @@ static void test_world_and_protect(void **state) {
     (void)state;
     static const char *const cmd[] = {"true", NULL};
     lcsb_policy *p = small_policy(LCSB_NET_DENY);
-    add(p, "protect", "/srv/w/.git/hooks");
-    add(p, "protect", "/srv/w/.git/config");
-    add(p, "protect", "/srv/w/.git/hooks/");
+    add(p, LCSB_TIER_PROTECT, "/srv/w/.git/hooks");
+    add(p, LCSB_TIER_PROTECT, "/srv/w/.git/config");
+    add(p, LCSB_TIER_PROTECT, "/srv/w/.git/hooks/");
     lcsb_backend *b = landlock(7);
     char **out = wrap(b, p, cmd);
     assert_contains(out[1], ",\"world\":\"readonly\",\"protect\":[\"/srv/w/.git/config\","
                             "\"/srv/w/.git/hooks\"]}");
     lcsb_attestation a = attest(out);
-    assert_string_equal(a.metadata, "readonly");
-    assert_string_equal(a.protected_paths, "readonly");
+    assert_string_equal(lcsb_attestation_value(&a, "metadata"), "readonly");
+    assert_string_equal(lcsb_attestation_value(&a, "protected"), "readonly");
     lcsb_argv_free(out);
     lcsb_backend_free(b);
 
@@ -210,8 +210,8 @@ static void test_world_and_protect(void **state) {
         out = wrap(b, p, cmd);
         assert_contains(out[1], "\"world\":\"open\",\"protect\":[]}");
         a = attest(out);
-        assert_string_equal(a.metadata, "open");
-        assert_string_equal(a.protected_paths, "open");
+        assert_string_equal(lcsb_attestation_value(&a, "metadata"), "open");
+        assert_string_equal(lcsb_attestation_value(&a, "protected"), "open");
         assert_true(a.dropped & LCSB_PART_METADATA);
         lcsb_argv_free(out);
         lcsb_backend_free(b);
@@ -221,7 +221,7 @@ static void test_world_and_protect(void **state) {
     p = small_policy(LCSB_NET_DENY);
     b = landlock(7);
     out = wrap(b, p, cmd);
-    assert_string_equal(attest(out).protected_paths, "none");
+    assert_int_equal(attest(out).protected_paths, LCSB_HELD_NONE);
     replace(&out[1], "\"world\":\"readonly\"", "\"world\":\"rw\"");
     assert_int_equal(lcsb_attest((const char *const *)out, NULL, &a, &err), LCSB_EINVAL);
     lcsb_argv_free(out);
@@ -234,7 +234,7 @@ static void test_wrap_escapes_paths(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
     lcsb_policy *p = lcsb_policy_new();
-    add(p, "read",
+    add(p, LCSB_TIER_READ,
         "/a\"b\\c\x01"
         "d\x7f"
         "e\xff/\xc3\xa9 \t");
@@ -258,7 +258,7 @@ static void test_exec_any_drops_execute(void **state) {
         assert_contains(out[1], "\"fs\":[\"execute\",");
         lcsb_argv_free(out);
         lcsb_policy_set_exec_open(p, true);
-        add(p, "exec", "/usr"); /* no EXECUTE rule is written, so nothing to refuse */
+        add(p, LCSB_TIER_EXEC, "/usr"); /* no EXECUTE rule is written, so nothing to refuse */
         out = wrap(b, p, cmd);
         for (size_t i = 0; out[i]; i++)
             if (strstr(out[i], "execute"))
@@ -268,8 +268,8 @@ static void test_exec_any_drops_execute(void **state) {
         assert_contains(out[2], "{\"access\":[\"read_file\",\"read_dir\"],"
                                 "\"paths\":[\"/usr\",\"/usr/bin/true\"]}");
         lcsb_attestation a = attest(out);
-        assert_string_equal(a.exec, "open");
-        assert_string_equal(a.fs, "enforced");
+        assert_string_equal(lcsb_attestation_value(&a, "exec"), "open");
+        assert_string_equal(lcsb_attestation_value(&a, "fs"), "enforced");
         lcsb_argv_free(out);
         lcsb_policy_free(p);
         lcsb_backend_free(b);
@@ -296,8 +296,8 @@ static void test_ports_sorted_unique(void **state) {
         /* TCP sockets may be created (Landlock holds them to the ports), no others. */
         assert_contains(out[1], ",\"sockets\":\"unix+tcp\",");
         lcsb_attestation a = attest(out);
-        assert_string_equal(a.net, "ports");
-        assert_string_equal(a.net_covers, "all");
+        assert_string_equal(lcsb_attestation_value(&a, "net"), "ports");
+        assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "all");
         lcsb_argv_free(out);
         lcsb_backend_free(b);
     }
@@ -314,8 +314,8 @@ static void test_ports_sorted_unique(void **state) {
     out = wrap(b, p, cmd);
     assert_contains(out[1], "\"net\":[],\"ports\":[],");
     assert_contains(out[1], ",\"sockets\":\"any\",");
-    assert_string_equal(attest(out).net, "open");
-    assert_string_equal(attest(out).net_covers, "");
+    assert_int_equal(attest(out).net, LCSB_NET_OPEN);
+    assert_int_equal(attest(out).net_covers, LCSB_NET_COVERS_NOTHING);
     lcsb_argv_free(out);
     /* PORTS without a port denies everything, and attests so. */
     lcsb_policy *q = lcsb_policy_new();
@@ -323,8 +323,8 @@ static void test_ports_sorted_unique(void **state) {
     out = wrap(b, q, cmd);
     assert_contains(out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],");
     assert_contains(out[1], ",\"sockets\":\"unix+tcp\",");
-    assert_string_equal(attest(out).net, "denied");
-    assert_string_equal(attest(out).net_covers, "all");
+    assert_int_equal(attest(out).net, LCSB_NET_DENY);
+    assert_int_equal(attest(out).net_covers, LCSB_NET_COVERS_ALL);
     lcsb_argv_free(out);
     lcsb_policy_free(q);
     lcsb_policy_free(p);
@@ -416,8 +416,8 @@ static void test_compose_prefix(void **state) {
     assert_argv_equal(out, want_ll);
     lcsb_attestation a;
     assert_int_equal(lcsb_attest((const char *const *)out, prefix, &a, &err), 0);
-    assert_string_equal(a.backend, "landlock");
-    assert_string_equal(a.net, "denied");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "landlock");
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "denied");
     lcsb_argv_free(out);
     /* Without a prefix, or with an empty one: the shim comes first. */
     assert_int_equal(lcsb_compose(b, p, NULL, cmd, &out, &err), 0);
@@ -435,7 +435,7 @@ static void test_compose_prefix(void **state) {
                                             "pytest", "-q",  NULL};
     assert_argv_equal(out, want_none);
     a = attest(out);
-    assert_string_equal(a.backend, "none");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "none");
     lcsb_argv_free(out);
     assert_int_equal(lcsb_compose(b, p, NULL, cmd, &out, &err), 0);
     assert_argv_equal(out, want_none + 3);

@@ -91,17 +91,17 @@ static void test_many_paths_split(void **state) {
     size_t k = 0;
     for (int i = 0; i < MANY; i++) {
         snprintf(path, sizeof path, "/p/dir%06d/file-with-a-reasonably-long-name-%06d.txt", i, i);
-        add(p, "read", path);
+        add(p, LCSB_TIER_READ, path);
         expect[k++] = strdup(path);
     }
     /* Backwards and twice over, to see the writer sort and drop repeats. */
     for (int i = MANY_OTHER - 1; i >= 0; i--) {
         snprintf(path, sizeof path, "/x/bin/tool%04d", i);
-        add(p, "exec", path);
-        add(p, "exec", path);
+        add(p, LCSB_TIER_EXEC, path);
+        add(p, LCSB_TIER_EXEC, path);
         expect[k++] = strdup(path);
         snprintf(path, sizeof path, "/w/out%04d", i);
-        add(p, "write", path);
+        add(p, LCSB_TIER_WRITE, path);
         expect[k++] = strdup(path);
     }
     assert_int_equal(k, total);
@@ -145,8 +145,8 @@ static void test_many_paths_split(void **state) {
     }
     /* The attestation reads the header wherever the parts end. */
     lcsb_attestation a = attest(out);
-    assert_string_equal(a.backend, "landlock");
-    assert_string_equal(a.exec, "allowlist");
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "landlock");
+    assert_string_equal(lcsb_attestation_value(&a, "exec"), "allowlist");
 
     for (size_t i = 0; i < n; i++) {
         free(seen[i].path);
@@ -172,7 +172,7 @@ static void test_longest_paths_split(void **state) {
         snprintf(path + 1, 8, "%06d", i);
         path[7] = '/';
         path[PATH_MAX - 1] = '\0';
-        add(p, "read", path);
+        add(p, LCSB_TIER_READ, path);
     }
     lcsb_backend *b = landlock(7);
     static const char *const cmd[] = {"true", NULL};

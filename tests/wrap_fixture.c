@@ -25,11 +25,11 @@ lcsb_backend *none(void) {
  * checked by the golden cases. */
 lcsb_policy *small_policy(lcsb_net net) {
     lcsb_policy *p = new_policy();
-    add(p, "read", "/usr");
-    add(p, "read", "/etc/");
-    add(p, "read", "//usr");
-    add(p, "exec", "/usr/bin/true");
-    add(p, "write", "/srv/w");
+    add(p, LCSB_TIER_READ, "/usr");
+    add(p, LCSB_TIER_READ, "/etc/");
+    add(p, LCSB_TIER_READ, "//usr");
+    add(p, LCSB_TIER_EXEC, "/usr/bin/true");
+    add(p, LCSB_TIER_WRITE, "/srv/w");
     lcsb_policy_set_net(p, net);
     lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
     return p;
