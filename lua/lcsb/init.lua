@@ -447,7 +447,7 @@ local function build(opts)
   result.oci = oci_world(opts)
   local spec = {
     read = read, write = write, exec = exec, env = env, net = net, cwd = project,
-    degrade = opts.degrade, protect = protected(opts, project, write, run, result),
+    degrade = opts.degrade or {}, protect = protected(opts, project, write, run, result),
   }
   local ok, policy = pcall(core.policy, spec)
   if not ok then fail("exec_policy: " .. tostring(policy)) end

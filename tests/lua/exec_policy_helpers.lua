@@ -1,5 +1,5 @@
--- What the exec_policy tests (test_exec_policy_*.lua) share: the policy as a
--- table, the error exec_policy raises and where, and lookups done here
+-- What the exec_policy tests (test_exec_policy_*.lua) share: the policy's
+-- result, the error exec_policy raises and where, and lookups done here
 -- independently of lcsb's own. Loaded after harness.lua, which it is given:
 --   local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
 
@@ -10,9 +10,10 @@ local ME = "exec_policy_helpers.lua"
 
 local H = {}
 
+-- exec_policy's result, twice: as the policy's tables, and as what wrap takes.
 function H.policy(opts)
-  local p = lcsb.exec_policy(opts)
-  return p:table(), p
+  local result = lcsb.exec_policy(opts)
+  return result, result
 end
 
 function H.mode(path) return T.trim(T.sh("stat -c %a " .. T.q(path))) end

@@ -6,6 +6,7 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
 local lcsb = require "lcsb"
+local core = require "lcsb.core"
 
 local policy, mode, realpath, policy_error = H.policy, H.mode, H.realpath, H.policy_error
 
@@ -76,7 +77,7 @@ T.case("read baseline: /etc without its secrets", function()
   local secrets = { "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
     "/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd", "/etc/ssl/private",
     "/etc/krb5.keytab" }
-  for _, key in ipairs(lcsb.listdir("/etc/ssh") or {}) do
+  for _, key in ipairs(core.listdir("/etc/ssh") or {}) do
     if key:match("^ssh_host_.*_key$") then secrets[#secrets + 1] = "/etc/ssh/" .. key end
   end
   for _, secret in ipairs(secrets) do
@@ -127,28 +128,28 @@ end)
 
 -- The placeholder .git that runs in one project share: made or found empty,
 -- held, and removed by the last run to let go.
-T.case("lcsb.hold: shared, removed by the last to let go, never when not empty", function()
+T.case("core.hold: shared, removed by the last to let go, never when not empty", function()
   local dir = T.tmpdir()
   local path = dir .. "/.git"
-  local first = assert(lcsb.hold(path))
+  local first = assert(core.hold(path))
   T.eq(lcsb.kind(path), "dir", "made")
-  local second = assert(lcsb.hold(path))
+  local second = assert(core.hold(path))
   T.ok(first:release(), "the first lets go")
   T.eq(lcsb.kind(path), "dir", "still held by the second")
   T.ok(second:release(), "the second lets go")
   T.eq(lcsb.kind(path), nil, "removed by the last")
   T.ok(second:release(), "letting go twice is harmless")
   os.execute("mkdir " .. T.q(path))
-  local adopted = assert(lcsb.hold(path))
+  local adopted = assert(core.hold(path))
   T.ok(adopted:release(), "an empty one found is held too")
   T.eq(lcsb.kind(path), nil, "and removed")
   os.execute("mkdir " .. T.q(path) .. " && touch " .. T.q(path .. "/HEAD"))
-  local none, err = lcsb.hold(path)
+  local none, err = core.hold(path)
   T.eq(none, nil, "a repository is not held")
   T.has(err, "Directory not empty", "message")
   -- Filled while held: it stays, and releasing says why.
   os.execute("rm " .. T.q(path .. "/HEAD"))
-  local held = assert(lcsb.hold(path))
+  local held = assert(core.hold(path))
   T.write(path .. "/HEAD", "x")
   local ok, why = held:release()
   T.eq(ok, nil, "not removed")
@@ -158,13 +159,13 @@ T.case("lcsb.hold: shared, removed by the last to let go, never when not empty",
   os.execute("rmdir " .. T.q(path .. "/HEAD") .. " 2>/dev/null; rm -f " .. T.q(path .. "/HEAD"))
   os.execute("flock -x " .. T.q(path) .. " sleep 3 >/dev/null 2>&1 &")
   os.execute("sleep 0.3")
-  local blocked, stuck = lcsb.hold(path)
+  local blocked, stuck = core.hold(path)
   T.eq(blocked, nil, "not held while another process keeps it locked")
   T.has(stuck, "locked for over a second", "message")
   -- Where this user may not make it, hold says so (root may make it anywhere).
   local locked = T.tmpdir()
   os.execute("chmod 555 " .. T.q(locked))
-  local hold, why_not, unwritable = lcsb.hold(locked .. "/.git")
+  local hold, why_not, unwritable = core.hold(locked .. "/.git")
   if T.trim(T.sh("id -u")) ~= "0" then
     T.eq(hold, nil, "no hold in an unwritable directory")
     T.has(why_not, "Permission denied", "message")
@@ -175,24 +176,24 @@ T.case("lcsb.hold: shared, removed by the last to let go, never when not empty",
   os.execute("chmod 755 " .. T.q(locked))
 end)
 
-T.case("lcsb.listdir: sorted names without . and ..", function()
+T.case("core.listdir: sorted names without . and ..", function()
   local dir = T.tmpdir()
   for _, name in ipairs { "b", "a", ".hidden", "c d" } do T.write(dir .. "/" .. name, "x") end
-  local names, kinds = lcsb.listdir(dir)
+  local names, kinds = core.listdir(dir)
   T.eq(table.concat(names, "|"), ".hidden|a|b|c d", "listdir")
   T.eq(#kinds, #names, "a kind per name")
   os.execute("mkdir " .. T.q(dir .. "/sub") .. " && ln -s a " .. T.q(dir .. "/link"))
-  names, kinds = lcsb.listdir(dir)
+  names, kinds = core.listdir(dir)
   local kind = {}
   for i, name in ipairs(names) do kind[name] = kinds[i] end
   -- The file system may not say (then "unknown"); this one does.
   T.eq(kind.a, "file", "a file")
   T.eq(kind.sub, "dir", "a directory")
   T.eq(kind.link, "link", "a symlink")
-  local none, err = lcsb.listdir(dir .. "/missing")
+  local none, err = core.listdir(dir .. "/missing")
   T.eq(none, nil, "listdir of a missing directory")
   T.has(err, "No such file or directory", "message")
-  none, err = lcsb.listdir(dir .. "/a")
+  none, err = core.listdir(dir .. "/a")
   T.eq(none, nil, "listdir of a file")
   T.has(err, "Not a directory", "message")
 end)
@@ -216,9 +217,9 @@ T.case("read baseline: private trees stay out", function()
 end)
 
 -- The terminals on fds 0-2, each once; exec_policy adds them to write.
-T.case("lcsb.ttys(): only lcsb's own terminals are writable", function()
-  local ttys = lcsb.ttys()
-  T.eq(type(ttys), "table", "lcsb.ttys()")
+T.case("core.ttys(): only lcsb's own terminals are writable", function()
+  local ttys = core.ttys()
+  T.eq(type(ttys), "table", "core.ttys()")
   for _, tty in ipairs(ttys) do
     T.ok(type(tty) == "string" and tty:sub(1, 5) == "/dev/", "a device path: " .. tostring(tty))
     T.eq(T.count(ttys, tty), 1, "listed once: " .. tty)
@@ -234,8 +235,8 @@ T.case("lcsb.ttys(): only lcsb's own terminals are writable", function()
   local probe = [[
     local lcsb = require "lcsb"
     local s <close> = lcsb.scope()
-    local t = lcsb.exec_policy({ scope = s }):table()
-    io.stderr:write(#lcsb.ttys(), "\n")
+    local t = lcsb.exec_policy({ scope = s })
+    io.stderr:write(#require("lcsb.core").ttys(), "\n")
     for _, p in ipairs(t.write) do
       if p:find("^/dev/pts") or p == "/dev/ptmx" then io.stderr:write(p, "\n") end
     end
@@ -316,7 +317,7 @@ T.case("~ is the caller's real HOME; missing entries are dropped", function()
     T.has(policy_error { scope = s, read = { "~" } }, "HOME is not set")
     return print("     (HOME is not set: only that refusal was checked)")
   end
-  local real_home = lcsb.normalize(os.getenv("HOME"))
+  local real_home = core.normalize(os.getenv("HOME"))
   local dir = T.tmpdir()
   T.write(dir .. "/file", "x")
   local t = policy {

@@ -5,6 +5,7 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
 local lcsb = require "lcsb"
+local core = require "lcsb.core"
 
 local ME = "test_exec_policy_keys.lua"
 
@@ -24,7 +25,7 @@ T.case("a NUL byte is refused, not cut short to a parent", function()
   -- The building block too: a cwd or env name cut short would be another one.
   T.has(T.raises(function() return lcsb.policy { cwd = "/tmp\0/etc" } end), "NUL")
   T.has(T.raises(function() return lcsb.policy { env = { ["PATH\0X"] = "/tmp" } } end), "NUL")
-  T.eq(lcsb.normalize("/etc\0/x"), nil, "normalize")
+  T.eq(core.normalize("/etc\0/x"), nil, "normalize")
   T.eq(lcsb.which("sh\0x"), nil, "which")
 end)
 
@@ -85,7 +86,9 @@ T.case("degrade: none by default; names the parts, refuses others", function()
   local s <close> = lcsb.scope()
   T.eq(#policy { scope = s }.degrade, 0, "nothing degrades unless asked")
   local t = policy { scope = s, degrade = { "terminal", "scope", "scope" } }
-  T.eq(table.concat(t.degrade, ","), "scope,terminal", "the parts, once each, in lcsb's order")
+  T.eq(table.concat(t.degrade, ","), "terminal,scope,scope", "the result: as the script said it")
+  T.eq(table.concat(t.policy:table().degrade, ","), "scope,terminal",
+    "the policy: the parts, once each, in lcsb's order")
   local err = policy_error { scope = s, degrade = { "scope", "fs" } }
   T.has(err, "entry 2 is \"fs\", not a part", "unknown part named")
   T.has(err, "net, scope, truncate, ioctl, terminal", "the parts listed")

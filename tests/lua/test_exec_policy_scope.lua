@@ -6,6 +6,7 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
 local lcsb = require "lcsb"
+local core = require "lcsb.core"
 
 local policy, mode = H.policy, H.mode
 

@@ -6,6 +6,7 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
 local lcsb = require "lcsb"
+local core = require "lcsb.core"
 local cjson = require "cjson"
 
 local policy, realpath, on_path, policy_error = H.policy, H.realpath, H.on_path, H.policy_error
@@ -55,6 +56,58 @@ T.case("lcsb.wrap and lcsb.attest take their optional arguments as optional", fu
   T.eq(lcsb.attest(argv, nil).backend, "none", "an explicit nil prefix")
 end)
 
+T.case("the module is its documented names, and lcsb.core keeps exec_policy's own", function()
+  local documented = { "exec_policy", "after_run", "policy", "scope", "detect", "wrap", "attest",
+    "which", "kind", "realpath", "mkdir", "etc_read", "etc_secrets", "baseline_read",
+    "baseline_write", "protect_default", "exit", "version" }
+  local want = {}
+  for _, name in ipairs(documented) do
+    want[name] = true
+    T.ok(lcsb[name] ~= nil, "lcsb." .. name)
+  end
+  for name in pairs(lcsb) do T.ok(want[name], "lcsb." .. name .. " is not documented") end
+  for _, name in ipairs { "hold", "listdir", "ttys", "normalize", "run", "run_scope" } do
+    T.eq(lcsb[name], nil, "lcsb." .. name .. " stays in lcsb.core")
+    T.eq(type(core[name]), "function", "lcsb.core." .. name)
+  end
+  T.eq(lcsb.exit.setup, 97, "setup")
+  T.eq(lcsb.exit.usage, 125, "usage")
+  T.eq(lcsb.exit.noexec, 126, "noexec")
+  T.eq(lcsb.exit.notfound, 127, "notfound")
+  -- detect is the Capability's own fields, mount_namespaces included.
+  local d = lcsb.detect()
+  for _, key in ipairs { "landlock_abi", "landlock_abi_kernel", "seccomp", "user_namespaces",
+    "mount_namespaces", "sandbox_exec", "shim", "shim_found", "oci_engine" } do
+    T.ok(d[key] ~= nil, "detect()." .. key)
+  end
+end)
+
+T.case("the env overlay comes in the order of its names, whatever Lua's hash order", function()
+  local env = {}
+  for i = 1, 40 do env[("V%02d"):format(41 - i)] = tostring(i) end
+  env.A_UNSET = false
+  local p = lcsb.policy { env = env, exec = "any" }
+  local argv = assert(lcsb.wrap(p, { "true" }, "none"))
+  T.eq(argv[1], "/usr/bin/env", "the env hop")
+  T.eq(argv[2], "-u", "unset first")
+  T.eq(argv[3], "A_UNSET", "the unset name")
+  T.eq(argv[4], "--", "then the sets")
+  for i = 1, 40 do T.eq(argv[4 + i], ("V%02d=%d"):format(i, 41 - i), "set " .. i) end
+end)
+
+T.case("a hold let go of by the collector releases it as release() would", function()
+  local dir = T.tmpdir()
+  local path = dir .. "/.git"
+  do
+    local hold = assert(core.hold(path))
+    T.ok(lcsb.kind(path) == "dir", "made")
+    hold = nil -- luacheck: ignore
+  end
+  collectgarbage()
+  collectgarbage()
+  T.eq(lcsb.kind(path), nil, "removed once nothing holds it")
+end)
+
 T.case("lcsb.wrap with \"seatbelt\" prints sandbox-exec's argv on any host", function()
   local s <close> = lcsb.scope()
   local _, p = policy { scope = s, exec = { "sh" } }
@@ -95,9 +148,14 @@ end)
 T.case("oci: the container's world is checked, returned, and wraps to an engine's argv", function()
   local s <close> = lcsb.scope()
   local root = T.tmpdir()
-  local p, world = lcsb.exec_policy { scope = s, oci = { rootfs = root, args = { "--memory=1g" } } }
-  T.eq(world.rootfs, root, "the world comes back second")
+  local p = lcsb.exec_policy { scope = s, oci = { rootfs = root, args = { "--memory=1g" } } }
+  local world = p.oci
+  T.eq(world.rootfs, root, "the world comes back in the result")
   T.eq(world.args[1], "--memory=1g", "engine arguments")
+  T.eq(select("#", lcsb.exec_policy { scope = s }), 1, "one result, nothing second")
+  -- "oci" with a result takes the result's own world.
+  local own = assert(lcsb.wrap(p, { "make" }, "oci"))
+  T.ok(T.member(own, "--rootfs") and T.member(own, root), "the result's world: " .. own[1])
   local argv = assert(lcsb.wrap(p, { "make" }, { rootfs = root, engine = "/usr/bin/podman",
     args = world.args }, { "uv", "run", "--" }))
   T.eq(argv[1], "/usr/bin/podman", "the engine first")
@@ -115,9 +173,13 @@ T.case("oci: the container's world is checked, returned, and wraps to an engine'
   T.eq(att.backend, "oci", "attested backend")
   T.eq(att.exec, "open", "no exec allowlist in a container")
   T.eq(att.net, "denied", "network")
-  -- A name alone is no world.
-  local none, err = lcsb.wrap(p, { "make" }, "oci")
+  -- A name alone is no world: a result that names none, or a bare policy.
+  local plain = lcsb.exec_policy { scope = s }
+  local none, err = lcsb.wrap(plain, { "make" }, "oci")
   T.eq(none, nil, "oci by name")
+  T.has(err, "needs a world", "message")
+  none, err = lcsb.wrap(p.policy, { "make" }, "oci")
+  T.eq(none, nil, "oci by name, for a bare policy")
   T.has(err, "needs a world", "message")
   none, err = lcsb.wrap(p, { "make" }, { image = "debian:12", args = { "--privileged" } })
   T.eq(none, nil, "an argument lcsb cannot vouch for")

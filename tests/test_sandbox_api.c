@@ -1,0 +1,289 @@
+/* The public API's joints: errors by name, lcsb_prepare as the one pipeline,
+ * the Capability and the attestation written from their field tables, a
+ * policy script's result read back as arrays, and the placeholder hold. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "helpers.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef LCSB_SHIM_PATH
+#error "build with -DLCSB_SHIM_PATH='\"/path/to/lcsb-exec\"'"
+#endif
+
+static void test_errors_one_list(void **state) {
+    (void)state;
+    /* Every code in the list has a name and a text of its own. */
+    static const int codes[] = {LCSB_OK,   LCSB_EINVAL,  LCSB_ENOMEM, LCSB_EUNAVAIL,
+                                LCSB_ESYS, LCSB_ETOOBIG, LCSB_ESCRIPT};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        assert_non_null(lcsb_error_name(codes[i]));
+        assert_string_not_equal(lcsb_strerror(codes[i]), "unknown error");
+        for (size_t k = 0; k < i; k++)
+            assert_string_not_equal(lcsb_error_name(codes[i]), lcsb_error_name(codes[k]));
+    }
+    assert_string_equal(lcsb_error_name(LCSB_EUNAVAIL), "LCSB_EUNAVAIL");
+    assert_string_equal(lcsb_strerror(LCSB_ENOMEM), "out of memory");
+    assert_null(lcsb_error_name(-99));
+    assert_string_equal(lcsb_strerror(-99), "unknown error");
+}
+
+/* A policy this host can run: the shell, reading the system, writing DIR. */
+static lcsb_policy *shell_policy(const char *dir) {
+    lcsb_policy *p = new_policy();
+    char **files = NULL;
+    lcsb_error err;
+    if (lcsb_resolve_program("/bin/sh", &files, &err)) fail_msg("resolve: %s", err.message);
+    for (size_t i = 0; files[i]; i++) add(p, LCSB_TIER_EXEC, files[i]);
+    lcsb_argv_free(files);
+    add(p, LCSB_TIER_READ, "/usr");
+    add(p, LCSB_TIER_WRITE, dir);
+    assert_int_equal(lcsb_policy_set_cwd(p, dir, &err), 0);
+    return p;
+}
+
+static void test_prepare_is_what_runs(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lcsb_policy *p = shell_policy(dir);
+    lcsb_backend *b = landlock_backend(7, LCSB_SHIM_PATH);
+    lcsb_error err;
+    static const char *const prefix[] = {"nice", "--", NULL};
+    static const char *const cmd[] = {"/bin/sh", "-c", "true", NULL};
+
+    /* The argv lcsb_prepare gives is lcsb_compose's, and it is attested. */
+    char **final = NULL, **composed = NULL;
+    lcsb_attestation att;
+    assert_int_equal(lcsb_prepare(b, p, prefix, cmd, &final, &att, &err), 0);
+    assert_int_equal(lcsb_compose(b, p, prefix, cmd, &composed, &err), 0);
+    assert_argv_equal(final, (const char *const *)composed);
+    assert_int_equal(att.backend, LCSB_MECHANISM_LANDLOCK);
+    assert_int_equal(att.exec, LCSB_EXEC_ALLOWLIST);
+    lcsb_argv_free(final);
+    lcsb_argv_free(composed);
+    /* Without a command, a probe; without outputs, only the answer. */
+    assert_int_equal(lcsb_prepare(b, p, NULL, NULL, NULL, NULL, &err), 0);
+    assert_int_equal(lcsb_backend_validate(b, p, &err), 0);
+
+    /* What validation refuses, lcsb_prepare refuses, and gives nothing back. */
+    add(p, LCSB_TIER_EXEC, "/usr");
+    final = (char **)&err; /* must stay as it is */
+    assert_int_equal(lcsb_prepare(b, p, NULL, cmd, &final, &att, &err), LCSB_EINVAL);
+    assert_ptr_equal(final, (char **)&err);
+    assert_contains(err.message, "refusing EXECUTE");
+    assert_int_equal(lcsb_backend_validate(b, p, &err), LCSB_EINVAL);
+
+    /* lcsb_run refuses it the same way, before anything runs. */
+    lcsb_run_options opts;
+    lcsb_run_result result;
+    lcsb_run_options_init(&opts);
+    assert_int_equal(lcsb_run(b, p, cmd, &opts, &result, &err), LCSB_EINVAL);
+    assert_contains(err.message, "refusing EXECUTE");
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+    rm_rf(dir);
+}
+
+static void test_field_tables(void **state) {
+    (void)state;
+    lcsb_capability cap;
+    lcsb_error err;
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    char *json = lcsb_capability_json(&cap);
+    assert_non_null(json);
+    static const char *const keys[] = {"\"landlock_abi\":",
+                                       "\"landlock_abi_kernel\":",
+                                       "\"seccomp\":",
+                                       "\"user_namespaces\":",
+                                       "\"mount_namespaces\":",
+                                       "\"sandbox_exec\":",
+                                       "\"shim\":\"" LCSB_SHIM_PATH "\"",
+                                       "\"shim_found\":true",
+                                       "\"oci_engine\":"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) assert_contains(json, keys[i]);
+    free(json);
+
+    /* The attestation's words and its JSON come from one table. */
+    lcsb_attestation att = {.backend = LCSB_MECHANISM_OCI,
+                            .fs = LCSB_FS_ENFORCED,
+                            .net = LCSB_NET_DENY,
+                            .net_covers = LCSB_NET_COVERS_ALL,
+                            .net_by = LCSB_NET_BY_NAMESPACE,
+                            .metadata = LCSB_HELD_READONLY,
+                            .protected_paths = LCSB_HELD_NONE,
+                            .scoped = true,
+                            .dropped = LCSB_PART_NET};
+    assert_string_equal(lcsb_attestation_value(&att, "backend"), "oci");
+    assert_string_equal(lcsb_attestation_value(&att, "exec"), "open");
+    assert_string_equal(lcsb_attestation_value(&att, "protected"), "none");
+    assert_null(lcsb_attestation_value(&att, "abi")); /* a number, not a word */
+    assert_null(lcsb_attestation_value(&att, "nonsense"));
+    json = lcsb_attestation_json(&att);
+    assert_string_equal(json, "{\"backend\":\"oci\",\"fs\":\"enforced\",\"exec\":\"open\","
+                              "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"namespace\","
+                              "\"metadata\":\"readonly\",\"protected\":\"none\",\"scoped\":true,"
+                              "\"dropped\":[\"net\"]}");
+    free(json);
+    /* Under none, nothing past the network; nothing covered, nothing said of it. */
+    att = (lcsb_attestation){.backend = LCSB_MECHANISM_NONE, .net = LCSB_NET_OPEN};
+    json = lcsb_attestation_json(&att);
+    assert_string_equal(json, "{\"backend\":\"none\",\"fs\":\"open\",\"exec\":\"open\","
+                              "\"net\":\"open\"}");
+    free(json);
+    assert_string_equal(lcsb_attestation_value(&att, "net_covers"), "");
+}
+
+/* A policy script in DIR that leaves two paths out and protects nothing. */
+static lcsb_script *open_script(const char *dir, const char *body) {
+    char path[PATH_MAX];
+    char text[4096];
+    FMT(text, "local lcsb = require \"lcsb\"\nreturn %s\n", body);
+    write_file(path_in(path, dir, "p.lua"), text);
+    static const char *const cmd[] = {"sh", NULL};
+    lcsb_script *s = NULL;
+    lcsb_error err;
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    int rc = lcsb_script_open(path, cmd, LCSB_LUA_DIR, LCSB_SHIM_PATH, &s, &err);
+    assert_int_equal(chdir(cwd), 0);
+    if (rc) fail_msg("lcsb_script_open: %s", err.message);
+    return s;
+}
+
+static void test_script_result(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lcsb_script *s =
+        open_script(dir, "lcsb.exec_policy { read = { \"/nonexistent-lcsb-a\" }, write = { "
+                         "\"/nonexistent-lcsb-b\" }, protect = false }");
+    const lcsb_policy *p = lcsb_script_policy(s);
+    assert_non_null(p);
+    assert_int_equal(lcsb_policy_count(p, LCSB_TIER_PROTECT), 0);
+
+    /* What was left out: entries, not text to parse. */
+    const lcsb_left_out *left = NULL;
+    assert_int_equal(lcsb_script_left_out(s, &left), 2);
+    assert_int_equal(left[0].tier, LCSB_TIER_READ);
+    assert_string_equal(left[0].path, "/nonexistent-lcsb-a");
+    assert_string_equal(left[0].why, "does not exist");
+    assert_int_equal(left[1].tier, LCSB_TIER_WRITE);
+    assert_string_equal(left[1].path, "/nonexistent-lcsb-b");
+    assert_int_equal(lcsb_script_left_out(s, NULL), 2);
+    lcsb_oci_world world;
+    assert_false(lcsb_script_oci_world(s, &world));
+
+    /* Hints, one line each, from the result's own tables. */
+    lcsb_run_result result;
+    memset(&result, 0, sizeof result);
+    result.status = LCSB_EXIT_NOEXEC;
+    result.attestation = (lcsb_attestation){
+        .backend = LCSB_MECHANISM_LANDLOCK, .fs = LCSB_FS_ENFORCED, .exec = LCSB_EXEC_ALLOWLIST};
+    static const char tail[] = "sh: 1: make: Permission denied\n";
+    memcpy(result.stderr_tail, tail, sizeof tail - 1);
+    result.stderr_tail_len = sizeof tail - 1;
+    static const char *const cmd[] = {"sh", NULL};
+    char **hints = lcsb_script_explain(s, cmd, &result);
+    assert_non_null(hints);
+    assert_contains(hints[0], "exec = { \"make\" }");
+    for (size_t i = 0; hints[i]; i++) assert_null(strchr(hints[i], '\n'));
+    lcsb_argv_free(hints);
+    result.status = 0;
+    assert_null(lcsb_script_explain(s, cmd, &result));
+
+    /* Nothing held (protect = false), nothing to say after the run. */
+    assert_null(lcsb_script_after_run(s));
+    lcsb_error err;
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+    rm_rf(dir);
+}
+
+static void test_script_bare_policy(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    /* A bare lcsb.policy is kept too, and explain reads it as its table. */
+    lcsb_script *s = open_script(dir, "lcsb.policy { read = { \"/usr\" }, net = true }");
+    assert_int_equal(lcsb_policy_count(lcsb_script_policy(s), LCSB_TIER_READ), 1);
+    assert_int_equal(lcsb_policy_net(lcsb_script_policy(s)), LCSB_NET_OPEN);
+    assert_int_equal(lcsb_script_left_out(s, NULL), 0);
+    lcsb_run_result result;
+    memset(&result, 0, sizeof result);
+    result.status = 1;
+    lcsb_argv_free(lcsb_script_explain(s, (const char *const[]){"x", NULL}, &result));
+    lcsb_error err;
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+
+    /* Anything else is refused, naming the script. */
+    char path[PATH_MAX];
+    write_file(path_in(path, dir, "bad.lua"), "return { policy = 5 }\n");
+    static const char *const cmd[] = {"sh", NULL};
+    assert_int_equal(lcsb_script_open(path, cmd, LCSB_LUA_DIR, LCSB_SHIM_PATH, &s, &err),
+                     LCSB_ESCRIPT);
+    assert_null(s);
+    assert_contains(err.message, "bad.lua: the script returned a table");
+    rm_rf(dir);
+}
+
+static void test_hold(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX", git[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    path_in(git, dir, ".git");
+    lcsb_hold *first = NULL, *second = NULL;
+    bool unwritable = true;
+    lcsb_error err;
+    assert_int_equal(lcsb_hold_acquire(git, &first, &unwritable, &err), 0);
+    assert_false(unwritable);
+    assert_true(exists(git));
+    /* Shared: the first to let go leaves it to the other. */
+    assert_int_equal(lcsb_hold_acquire(git, &second, NULL, &err), 0);
+    assert_int_equal(lcsb_hold_release(first, &err), 0);
+    assert_true(exists(git));
+    assert_int_equal(lcsb_hold_release(second, &err), 0);
+    assert_false(exists(git));
+    /* Something made in it: kept, and said. */
+    assert_int_equal(lcsb_hold_acquire(git, &first, NULL, &err), 0);
+    char inside[PATH_MAX];
+    write_file(path_in(inside, git, "config"), "x");
+    assert_int_equal(lcsb_hold_release(first, &err), LCSB_ESYS);
+    assert_contains(err.message, git);
+    assert_true(exists(inside));
+    /* Not empty: nothing to hold. */
+    assert_int_equal(lcsb_hold_acquire(git, &first, NULL, &err), LCSB_ESYS);
+    assert_null(first);
+    assert_int_equal(lcsb_hold_acquire("relative/.git", &first, NULL, &err), LCSB_EINVAL);
+    assert_int_equal(lcsb_hold_release(NULL, &err), 0);
+    rm_rf(dir);
+}
+
+static void test_relayed_signals(void **state) {
+    (void)state;
+    size_t n = 0;
+    const int *signals = lcsb_relayed_signals(&n);
+    assert_int_equal(n, 4);
+    static const int want[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < n; i++) assert_int_equal(signals[i], want[i]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors_one_list),    cmocka_unit_test(test_prepare_is_what_runs),
+        cmocka_unit_test(test_field_tables),       cmocka_unit_test(test_script_result),
+        cmocka_unit_test(test_script_bare_policy), cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_relayed_signals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
