@@ -41,9 +41,12 @@ typedef struct oci_world_copy {
 struct lcsb_script {
     lua_State *L;
     size_t memory_used;
-    /* exec_policy's result (or a bare policy's table), in the registry, and
-     * the policy it holds. */
+    /* exec_policy's result (or a bare policy's table) in the registry, and
+     * the policy it held when the script returned, pinned there on its own:
+     * whatever later becomes of the table, the policy stays the one checked
+     * and run. */
     int result;
+    int policy_ref;
     const lcsb_policy *policy;
     oci_world_copy oci;
     lcsb_left_out *left_out;
@@ -245,7 +248,9 @@ static int pmain(lua_State *L) {
     }
     make_result(L, args->path);
     int result = lua_gettop(L);
-    s->policy = lcsb__lua_checkpolicy(L, result);
+    lua_getfield(L, result, "policy");
+    s->policy = lcsb__lua_checkpolicy(L, -1);
+    s->policy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     copy_oci_world(L, result, &s->oci);
     copy_left_out(L, result, s);
     s->result = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -263,7 +268,7 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         free(s);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    s->result = LUA_NOREF;
+    s->result = s->policy_ref = LUA_NOREF;
     lua_atpanic(s->L, panic);
     pmain_args args = {.path = path,
                        .argv = argv,
