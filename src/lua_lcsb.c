@@ -91,9 +91,10 @@ static const char **check_argv(lua_State *L, int idx, const char *what) {
     return argv;
 }
 
-/* The string at WORLD[FIELD], or NULL; raises on another type. */
+/* The string at WORLD[FIELD] (read raw), or NULL; raises on another type. */
 static const char *opt_field(lua_State *L, int world, const char *field) {
-    int type = lua_getfield(L, world, field);
+    lua_pushstring(L, field);
+    int type = lua_rawget(L, world);
     if (type != LUA_TNIL && type != LUA_TSTRING)
         luaL_error(L, "oci world: %s must be a string", field);
     const char *value = lua_tostring(L, -1); /* kept alive by the world table */
@@ -104,26 +105,35 @@ static const char *opt_field(lua_State *L, int world, const char *field) {
 /* lcsb.wrap(policy, argv [, backend [, prefix]]) -> final argv | nil, message
  * POLICY is an lcsb.policy or exec_policy's result. BACKEND is a name, or a
  * container's world (a table with image or rootfs) for the OCI backend;
- * "oci" with a result takes the world the result names. */
+ * "oci" with a result takes the world the result names. An explicit nil
+ * backend is a mistake (exec_policy's world is result.oci, not a second
+ * value), never a quiet "auto". */
 static int l_wrap(lua_State *L) {
+    if (lua_gettop(L) >= 3 && lua_isnil(L, 3))
+        return luaL_argerror(L, 3,
+                             "a backend name or a container world, not nil (exec_policy's world "
+                             "is result.oci)");
     lua_settop(L, 4); /* check_argv pushes; the optional arguments keep their slots */
-    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
-    const char **argv = check_argv(L, 2, "argv");
     const char *name = lua_istable(L, 3) ? "oci" : luaL_optstring(L, 3, "auto");
-    const char **prefix = lua_isnoneornil(L, 4) ? NULL : check_argv(L, 4, "prefix");
     if (strcmp(name, "oci") == 0 && !lua_istable(L, 3) && lua_istable(L, 1)) {
-        lua_getfield(L, 1, "oci");
+        lua_pushliteral(L, "oci");
+        lua_rawget(L, 1);
         lua_replace(L, 3); /* nil when the result names no world */
     }
+    lcsb__lua_policy_slot(L, 1);
+    const char **argv = check_argv(L, 2, "argv");
+    const char **prefix = lua_isnoneornil(L, 4) ? NULL : check_argv(L, 4, "prefix");
     bool container = lua_istable(L, 3);
     lcsb_oci_world world = {0};
     if (container) {
         world.engine = opt_field(L, 3, "engine");
         world.image = opt_field(L, 3, "image");
         world.rootfs = opt_field(L, 3, "rootfs");
-        if (lua_getfield(L, 3, "args") != LUA_TNIL)
-            world.engine_args = check_argv(L, lua_gettop(L), "args");
+        lua_pushliteral(L, "args");
+        if (lua_rawget(L, 3) != LUA_TNIL) world.engine_args = check_argv(L, lua_gettop(L), "args");
     }
+    /* Last: nothing below runs Lua code that could free it. */
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
     lcsb_capability cap;
     lcsb_backend *b = NULL;
     char **final = NULL;

@@ -17,18 +17,20 @@ typedef struct policy_ud {
 } policy_ud;
 
 lcsb_policy *lcsb__lua_checkpolicy(lua_State *L, int idx) {
-    policy_ud *ud;
-    if (lua_type(L, idx) == LUA_TTABLE) {
-        /* exec_policy's result, which holds the policy (and keeps it alive). */
-        lua_getfield(L, idx, "policy");
-        ud = luaL_testudata(L, -1, LCSB__POLICY_MT);
-        lua_pop(L, 1);
-        if (!ud) luaL_argerror(L, idx, "expected a policy or exec_policy's result");
-    } else {
-        ud = luaL_checkudata(L, idx, LCSB__POLICY_MT);
-    }
+    policy_ud *ud = luaL_checkudata(L, idx, LCSB__POLICY_MT);
     if (!ud->policy) luaL_argerror(L, idx, "policy already freed");
     return ud->policy;
+}
+
+void lcsb__lua_policy_slot(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) return;
+    /* Raw: reading lcsb's own data runs none of the table's code. */
+    lua_pushliteral(L, "policy");
+    lua_rawget(L, idx);
+    if (!luaL_testudata(L, -1, LCSB__POLICY_MT))
+        luaL_argerror(L, idx, "expected a policy, or exec_policy's result holding one");
+    lua_replace(L, idx);
 }
 
 static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
@@ -241,7 +243,7 @@ static void push_ports(lua_State *L, const lcsb__ports *ports) {
 }
 
 /* The policy as a plain table, in the shape lcsb.policy takes. */
-static int l_policy_table(lua_State *L) {
+int lcsb__lua_policy_table(lua_State *L) {
     lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
     lua_newtable(L);
     push_paths(L, p, LCSB_TIER_READ);
@@ -298,7 +300,7 @@ static int l_policy_gc(lua_State *L) {
 }
 
 static const luaL_Reg policy_methods[] = {
-    {"table", l_policy_table},
+    {"table", lcsb__lua_policy_table},
     {NULL, NULL},
 };
 

@@ -41,13 +41,12 @@ typedef struct oci_world_copy {
 struct lcsb_script {
     lua_State *L;
     size_t memory_used;
-    /* exec_policy's result (or a bare policy's table) in the registry, and
-     * the policy it held when the script returned, pinned there on its own:
-     * whatever later becomes of the table, the policy stays the one checked
-     * and run. */
+    /* exec_policy's result (or a bare policy's table), in the registry for
+     * explain and after_run, and a copy of the policy it held when the
+     * script returned: Lua code that runs later (a heuristic, a finalizer)
+     * can neither change nor free what is checked and enforced. */
     int result;
-    int policy_ref;
-    const lcsb_policy *policy;
+    lcsb_policy *policy;
     oci_world_copy oci;
     lcsb_left_out *left_out;
     size_t left_out_n;
@@ -84,16 +83,22 @@ typedef struct pmain_args {
     lcsb_script *script; /* out: its result, policy, world and left_out */
 } pmain_args;
 
+/* T[KEY] pushed, read raw: reading the result runs none of its code. */
+static int raw_field(lua_State *L, int t, const char *key) {
+    lua_pushstring(L, key);
+    return lua_rawget(L, t < 0 ? t - 1 : t);
+}
+
 /* FIELD of the table on top as a copy in *OUT (NULL when absent). */
 static void copy_field(lua_State *L, const char *field, char **out) {
-    if (lua_getfield(L, -1, field) == LUA_TSTRING && !(*out = strdup(lua_tostring(L, -1))))
+    if (raw_field(L, -1, field) == LUA_TSTRING && !(*out = strdup(lua_tostring(L, -1))))
         luaL_error(L, "out of memory");
     lua_pop(L, 1);
 }
 
 /* The result's container world (result.oci), for --backend oci. */
 static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
-    if (lua_getfield(L, result, "oci") != LUA_TTABLE) {
+    if (raw_field(L, result, "oci") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
@@ -101,7 +106,7 @@ static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
     copy_field(L, "engine", &oci->engine);
     copy_field(L, "image", &oci->image);
     copy_field(L, "rootfs", &oci->rootfs);
-    if (lua_getfield(L, -1, "args") == LUA_TTABLE) {
+    if (raw_field(L, -1, "args") == LUA_TTABLE) {
         for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
             if (lcsb__strv_push(&oci->args, lua_tostring(L, -1))) luaL_error(L, "out of memory");
             lua_pop(L, 1);
@@ -120,11 +125,11 @@ static bool tier_named(const char *name, lcsb_tier *out) {
 
 /* The result's left_out list as C entries: { tier, path, why } each. */
 static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
-    if (lua_getfield(L, result, "left_out") != LUA_TTABLE) {
+    if (raw_field(L, result, "left_out") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
-    lua_Integer n = luaL_len(L, -1);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     if (n <= 0 || !(s->left_out = calloc((size_t)n, sizeof *s->left_out))) {
         lua_pop(L, 1);
         if (n > 0) luaL_error(L, "out of memory");
@@ -132,10 +137,10 @@ static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
     }
     for (lua_Integer i = 1; i <= n; i++) {
         lcsb_left_out *e = &s->left_out[s->left_out_n];
-        lua_geti(L, -1, i);
-        bool whole = lua_istable(L, -1) && lua_getfield(L, -1, "tier") == LUA_TSTRING &&
-                     lua_getfield(L, -2, "path") == LUA_TSTRING &&
-                     lua_getfield(L, -3, "why") == LUA_TSTRING;
+        lua_rawgeti(L, -1, i);
+        bool whole = lua_istable(L, -1) && raw_field(L, -1, "tier") == LUA_TSTRING &&
+                     raw_field(L, -2, "path") == LUA_TSTRING &&
+                     raw_field(L, -3, "why") == LUA_TSTRING;
         if (whole && tier_named(lua_tostring(L, -3), &e->tier)) {
             if (lcsb__strv_push(&s->left_out_text, lua_tostring(L, -2)) ||
                 lcsb__strv_push(&s->left_out_text, lua_tostring(L, -1)))
@@ -158,7 +163,7 @@ static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
 static void make_result(lua_State *L, const char *path) {
     int v = lua_gettop(L);
     if (luaL_testudata(L, v, LCSB__POLICY_MT)) {
-        lua_getfield(L, v, "table");
+        lua_pushcfunction(L, lcsb__lua_policy_table); /* the binding's own, not a method */
         lua_pushvalue(L, v);
         lua_call(L, 1, 1);
         lua_pushvalue(L, v);
@@ -168,7 +173,7 @@ static void make_result(lua_State *L, const char *path) {
     }
     bool holds_policy = false;
     if (lua_istable(L, v)) {
-        lua_getfield(L, v, "policy");
+        raw_field(L, v, "policy");
         holds_policy = luaL_testudata(L, -1, LCSB__POLICY_MT) != NULL;
         lua_pop(L, 1);
     }
@@ -248,9 +253,10 @@ static int pmain(lua_State *L) {
     }
     make_result(L, args->path);
     int result = lua_gettop(L);
-    lua_getfield(L, result, "policy");
-    s->policy = lcsb__lua_checkpolicy(L, -1);
-    s->policy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    raw_field(L, result, "policy");
+    if (!(s->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1))))
+        return luaL_error(L, "out of memory");
+    lua_pop(L, 1);
     copy_oci_world(L, result, &s->oci);
     copy_left_out(L, result, s);
     s->result = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -268,7 +274,7 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
         free(s);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    s->result = s->policy_ref = LUA_NOREF;
+    s->result = LUA_NOREF;
     lua_atpanic(s->L, panic);
     pmain_args args = {.path = path,
                        .argv = argv,
@@ -313,12 +319,24 @@ size_t lcsb_script_left_out(const lcsb_script *s, const lcsb_left_out **out) {
     return s ? s->left_out_n : 0;
 }
 
-/* The list of strings on top as an lcsb argv (NULL when empty or on ENOMEM). */
+/* The list on top as an lcsb argv of lines, each of its strings (and
+ * numbers) cut at its newlines; what is neither is passed over. NULL when
+ * there is no line, or on ENOMEM. */
 static char **take_lines(lua_State *L) {
     lcsb__strv lines = {0};
     bool oom = false;
-    for (lua_Integer i = 1; !oom && lua_geti(L, -1, i) == LUA_TSTRING; i++) {
-        oom = lcsb__strv_push(&lines, lua_tostring(L, -1)) != 0;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; !oom && i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        size_t len;
+        const char *text = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER
+                               ? lua_tolstring(L, -1, &len)
+                               : NULL;
+        for (size_t at = 0; text && !oom && at < len;) {
+            size_t line = strcspn(text + at, "\n");
+            if (line > 0) oom = lcsb__strv_push_n(&lines, text + at, line) != 0;
+            at += line + 1;
+        }
         lua_pop(L, 1);
     }
     if (oom || lines.n == 0) {
@@ -440,8 +458,9 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
             rc = scope_rc;
             if (err) *err = scope_err;
         }
-        lua_close(s->L); /* the policy goes with it */
+        lua_close(s->L);
     }
+    lcsb_policy_free(s->policy);
     free(s->oci.engine);
     free(s->oci.image);
     free(s->oci.rootfs);

@@ -237,6 +237,51 @@ static void test_script_bare_policy(void **state) {
     rm_rf(dir);
 }
 
+/* What the script returns is read as data: code it leaves behind (a
+ * metamethod, a finalizer called by hand, a heuristic) cannot change or free
+ * the policy lcsb checks and enforces, nor drop the hints of others. */
+static void test_script_result_is_data(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lcsb_script *s = open_script(
+        dir, "(function()\n"
+             "  local r = lcsb.exec_policy { read = { \"/nonexistent-lcsb-a\" } }\n"
+             "  local P, gc = r.policy, getmetatable(r.policy).__gc\n"
+             "  setmetatable(r, { __index = function() gc(P) end, __len = function() gc(P) end })\n"
+             "  local rem = require \"lcsb.remedies\"\n"
+             "  rem.add(\"two\", function() gc(P); return \"one\\ntwo\" end)\n"
+             "  rem.add(\"odd\", function() return 42 end)\n"
+             "  rem.add(\"after\", function() return { \"not a hint\" } end)\n"
+             "  rem.add(function() return \"last\" end)\n"
+             "  return r\n"
+             "end)()");
+    const lcsb_policy *p = lcsb_script_policy(s);
+    assert_true(lcsb_policy_count(p, LCSB_TIER_READ) > 10); /* the baseline, whole */
+    assert_int_equal(lcsb_script_left_out(s, NULL), 1);
+    lcsb_backend *b = landlock_backend(7, LCSB_SHIM_PATH);
+    char **final = NULL;
+    lcsb_error err;
+    static const char *const cmd[] = {"true", NULL};
+    assert_int_equal(lcsb_compose(b, p, NULL, cmd, &final, &err), 0);
+    lcsb_argv_free(final);
+    lcsb_backend_free(b);
+
+    lcsb_run_result result;
+    memset(&result, 0, sizeof result);
+    result.status = 3;
+    char **hints = lcsb_script_explain(s, cmd, &result);
+    assert_non_null(hints);
+    /* One line an entry; a number is said, what is neither is passed over. */
+    static const char *const want[] = {"one", "two", "42", "last", NULL};
+    assert_argv_equal(hints, want);
+    lcsb_argv_free(hints);
+    /* The policy is still the one checked. */
+    assert_true(lcsb_policy_count(lcsb_script_policy(s), LCSB_TIER_READ) > 10);
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+    rm_rf(dir);
+}
+
 static void test_hold(void **state) {
     (void)state;
     char dir[] = "/tmp/lcsb-api.XXXXXX", git[PATH_MAX];
@@ -280,9 +325,13 @@ static void test_relayed_signals(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors_one_list),    cmocka_unit_test(test_prepare_is_what_runs),
-        cmocka_unit_test(test_field_tables),       cmocka_unit_test(test_script_result),
-        cmocka_unit_test(test_script_bare_policy), cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_errors_one_list),
+        cmocka_unit_test(test_prepare_is_what_runs),
+        cmocka_unit_test(test_field_tables),
+        cmocka_unit_test(test_script_result),
+        cmocka_unit_test(test_script_bare_policy),
+        cmocka_unit_test(test_script_result_is_data),
+        cmocka_unit_test(test_hold),
         cmocka_unit_test(test_relayed_signals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -496,7 +496,7 @@ M.exec_policy = core.blame_caller(build)
 M.after_run = after_run
 
 -- The C core's public half; the rest of lcsb.core (run, run_scope, hold,
--- listdir, ttys, normalize, rmdir, blame_caller) is exec_policy's own.
+-- listdir, normalize, rmdir, blame_caller) is exec_policy's own.
 M.version = core.version
 M.exit = core.exit
 M.policy = core.policy
@@ -508,5 +508,6 @@ M.which = core.which
 M.kind = core.kind
 M.realpath = core.realpath
 M.mkdir = core.mkdir
+M.ttys = core.ttys
 
 return M

@@ -109,8 +109,12 @@ end
 M.heuristics = {}
 
 -- Add heuristic FN under NAME, or put it in the place of the one of that name.
+-- M.add(fn) adds it under a name of its own ("heuristic N").
 function M.add(name, fn)
-  assert(type(name) == "string" and type(fn) == "function", "remedies.add(name, function)")
+  if type(name) == "function" and fn == nil then
+    name, fn = ("heuristic %d"):format(#M.heuristics + 1), name
+  end
+  assert(type(name) == "string" and type(fn) == "function", "remedies.add([name,] function)")
   for _, h in ipairs(M.heuristics) do
     if h.name == name then
       h.explain = fn

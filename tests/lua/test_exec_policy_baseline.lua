@@ -217,9 +217,9 @@ T.case("read baseline: private trees stay out", function()
 end)
 
 -- The terminals on fds 0-2, each once; exec_policy adds them to write.
-T.case("core.ttys(): only lcsb's own terminals are writable", function()
-  local ttys = core.ttys()
-  T.eq(type(ttys), "table", "core.ttys()")
+T.case("lcsb.ttys(): only lcsb's own terminals are writable", function()
+  local ttys = lcsb.ttys()
+  T.eq(type(ttys), "table", "lcsb.ttys()")
   for _, tty in ipairs(ttys) do
     T.ok(type(tty) == "string" and tty:sub(1, 5) == "/dev/", "a device path: " .. tostring(tty))
     T.eq(T.count(ttys, tty), 1, "listed once: " .. tty)

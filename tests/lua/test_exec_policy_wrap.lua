@@ -58,7 +58,7 @@ end)
 
 T.case("the module is its documented names, and lcsb.core keeps exec_policy's own", function()
   local documented = { "exec_policy", "after_run", "policy", "scope", "detect", "wrap", "attest",
-    "which", "kind", "realpath", "mkdir", "etc_read", "etc_secrets", "baseline_read",
+    "which", "kind", "realpath", "mkdir", "ttys", "etc_read", "etc_secrets", "baseline_read",
     "baseline_write", "protect_default", "exit", "version" }
   local want = {}
   for _, name in ipairs(documented) do
@@ -66,7 +66,7 @@ T.case("the module is its documented names, and lcsb.core keeps exec_policy's ow
     T.ok(lcsb[name] ~= nil, "lcsb." .. name)
   end
   for name in pairs(lcsb) do T.ok(want[name], "lcsb." .. name .. " is not documented") end
-  for _, name in ipairs { "hold", "listdir", "ttys", "normalize", "run", "run_scope" } do
+  for _, name in ipairs { "hold", "listdir", "normalize", "run", "run_scope" } do
     T.eq(lcsb[name], nil, "lcsb." .. name .. " stays in lcsb.core")
     T.eq(type(core[name]), "function", "lcsb.core." .. name)
   end
@@ -93,6 +93,23 @@ T.case("the env overlay comes in the order of its names, whatever Lua's hash ord
   T.eq(argv[3], "A_UNSET", "the unset name")
   T.eq(argv[4], "--", "then the sets")
   for i = 1, 40 do T.eq(argv[4 + i], ("V%02d=%d"):format(i, 41 - i), "set " .. i) end
+end)
+
+T.case("lcsb.wrap reads a result as data, and takes no nil for a backend", function()
+  local s <close> = lcsb.scope()
+  local p = lcsb.exec_policy { scope = s, exec = { "sh" } }
+  -- A policy offered through a metamethod is not exec_policy's result.
+  local fake = setmetatable({}, { __index = function() return p.policy end })
+  local ok, err = pcall(lcsb.wrap, fake, { "true" })
+  T.ok(not ok, "a table without a policy of its own")
+  T.has(err, "expected a policy, or exec_policy's result", "message")
+  -- The old second return value, gone: nil is an error, not a quiet "auto".
+  local _, world = lcsb.exec_policy { scope = s, oci = { rootfs = T.tmpdir() } }
+  T.eq(world, nil, "no second value")
+  ok, err = pcall(lcsb.wrap, p, { "true" }, world)
+  T.ok(not ok, "nil backend")
+  T.has(err, "result.oci", "where the world is now")
+  T.ok(lcsb.wrap(p, { "true" }, "none", { "nice", "--" }), "a prefix, the backend named")
 end)
 
 T.case("a hold let go of by the collector releases it as release() would", function()
