@@ -15,7 +15,9 @@ int lcsb__backend_new(const lcsb__backend_ops *ops, size_t size, lcsb_backend **
 }
 
 void lcsb_backend_free(lcsb_backend *b) {
-    if (b) b->ops->free(b);
+    if (!b) return;
+    if (b->ops->release) b->ops->release(b);
+    free(b);
 }
 
 const char *lcsb_backend_name(const lcsb_backend *b) { return b->ops->name; }

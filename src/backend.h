@@ -1,7 +1,7 @@
 /* Layer 3: the Backend object every mechanism builds on. A backend is a
  * small vtable and, behind it, its own state: each mechanism's file defines a
- * struct whose first member is `lcsb_backend`, constructs it, and frees it
- * through its ops. Nothing here knows a mechanism by name. */
+ * struct whose first member is `lcsb_backend` and constructs it; its ops
+ * release what the state holds. Nothing here knows a mechanism by name. */
 #ifndef LCSB_BACKEND_H
 #define LCSB_BACKEND_H
 
@@ -30,8 +30,9 @@ typedef struct lcsb__backend_ops {
      * to read (none). */
     int (*attest)(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
                   lcsb_error *err);
-    /* Free the backend's state and the backend. */
-    void (*free)(lcsb_backend *b);
+    /* Release what the backend's state holds (NULL: nothing); the backend
+     * itself is freed after. */
+    void (*release)(lcsb_backend *b);
 } lcsb__backend_ops;
 
 struct lcsb_backend {

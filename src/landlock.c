@@ -394,11 +394,7 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     return 0;
 }
 
-static void landlock_free(lcsb_backend *backend) {
-    landlock_backend *b = (landlock_backend *)backend;
-    free(b->shim);
-    free(b);
-}
+static void landlock_release(lcsb_backend *backend) { free(((landlock_backend *)backend)->shim); }
 
 const lcsb__backend_ops lcsb__landlock_ops = {
     .name = "landlock",
@@ -407,7 +403,7 @@ const lcsb__backend_ops lcsb__landlock_ops = {
     .validate = landlock_validate,
     .wrap = landlock_wrap,
     .attest = landlock_attest,
-    .free = landlock_free,
+    .release = landlock_release,
 };
 
 int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces, lcsb_backend **out,
@@ -422,7 +418,7 @@ int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces,
     if (rc) return rc;
     landlock_backend *b = (landlock_backend *)backend;
     if (!(b->shim = strdup(shim))) {
-        free(b);
+        lcsb_backend_free(backend);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     b->abi = abi;

@@ -3,8 +3,6 @@
  * ("--backend none"). */
 #include "backend.h"
 
-#include <stdlib.h>
-
 static int none_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
     (void)b;
     (void)policy;
@@ -20,13 +18,10 @@ static int none_wrap(const lcsb_backend *b, const lcsb_policy *policy, const cha
     return 0;
 }
 
-static void none_free(lcsb_backend *b) { free(b); }
-
 static const lcsb__backend_ops none_ops = {
     .name = "none",
     .validate = none_validate,
     .wrap = none_wrap,
-    .free = none_free,
 };
 
 int lcsb_backend_none(lcsb_backend **out, lcsb_error *err) {

@@ -579,7 +579,7 @@ malformed:
                       argv[i] ? argv[i] : "(nothing where the world should be)");
 }
 
-static void oci_free(lcsb_backend *backend) {
+static void oci_release(lcsb_backend *backend) {
     lcsb__oci_backend *b = (lcsb__oci_backend *)backend;
     free(b->engine);
     free(b->image);
@@ -587,7 +587,6 @@ static void oci_free(lcsb_backend *backend) {
     lcsb__strv_clear(&b->engine_args);
     lcsb__strv_clear(&b->link_paths);
     lcsb__strv_clear(&b->link_targets);
-    free(b);
 }
 
 const lcsb__backend_ops lcsb__oci_ops = {
@@ -597,5 +596,5 @@ const lcsb__backend_ops lcsb__oci_ops = {
     .validate = oci_validate,
     .wrap = oci_wrap,
     .attest = oci_attest,
-    .free = oci_free,
+    .release = oci_release,
 };

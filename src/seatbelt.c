@@ -376,8 +376,6 @@ static int seatbelt_validate(const lcsb_backend *b, const lcsb_policy *policy, l
     return rc;
 }
 
-static void seatbelt_free(lcsb_backend *b) { free(b); }
-
 const lcsb__backend_ops lcsb__seatbelt_ops = {
     .name = "seatbelt",
     .contains_prefix = false,
@@ -385,7 +383,6 @@ const lcsb__backend_ops lcsb__seatbelt_ops = {
     .validate = seatbelt_validate,
     .wrap = seatbelt_wrap,
     .attest = seatbelt_attest,
-    .free = seatbelt_free,
 };
 
 int lcsb__seatbelt_new(bool present, lcsb_backend **out, lcsb_error *err) {
