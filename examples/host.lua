@@ -15,13 +15,14 @@ if not dir or #command == 0 then
 end
 
 local scope <close> = lcsb.scope()
-local policy = lcsb.exec_policy {
+-- exec_policy's result: the policy, its tables, what it left out.
+local result = lcsb.exec_policy {
   scope = scope,          -- who owns the private HOME and TMPDIR
   project = dir,          -- readable, writable, the working directory
   exec = { command[1] },  -- outside a run, the command is named here
   net = false,
 }
-local argv = assert(lcsb.wrap(policy, command))
+local argv = assert(lcsb.wrap(result, command))
 local attestation = assert(lcsb.attest(argv))
 io.stderr:write(("host.lua: fs %s, exec %s, net %s\n"):format(attestation.fs,
   attestation.exec, attestation.net))
