@@ -10,7 +10,8 @@
  * slow the next row). Then the shim's cost per path rule (10 to 20,000 rules),
  * the cost of lcsb_backend_wrap and of building a policy with the C API, and
  * each row's peak RSS (through bench-rss). A table goes to stdout, the same
- * numbers as JSON to --json FILE.
+ * numbers as JSON to --json FILE (report.c writes both; bench.h is what the
+ * two files share).
  *
  * A row that cannot run here (no Landlock, a tool not installed) is skipped
  * with a note; no number is ever made up. The exit status is 1 when a row lcsb
@@ -28,50 +29,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "bench.h"
 
-#define COMMAND "/bin/true"
-#define MAIN_RULES 30   /* the shim row's policy size */
-#define MICRO_RULES 100 /* the policy the micro-benchmarks build and wrap */
-#define MICRO_BATCHES 5
+extern char **environ;
 
 static const long full_scaling[] = {10, 100, 1000, 5000, 20000};
 static const long quick_scaling[] = {10, 100, 1000};
-
-struct config {
-    bool quick;
-    int iterations;         /* timed rounds over the main rows */
-    int warmup;             /* untimed rounds before them */
-    int scaling_iterations; /* timed rounds over the scaling rows */
-    long micro_calls;       /* calls per micro-benchmark */
-    int rss_runs;           /* untimed runs per row for peak RSS */
-    const long *scaling;
-    size_t scaling_n;
-    const char *json_path;
-};
-
-enum row_state { ROW_OK, ROW_SKIPPED, ROW_FAILED };
-
-/* One way of running the command, and what measuring it gave. */
-struct row {
-    const char *name; /* the JSON name */
-    char label[32];   /* the table's */
-    char **argv;      /* owned; NULL when the row cannot run here */
-    const char *cwd;  /* NULL: the harness's own */
-    long rules;       /* path rules in its policy (scaling rows) */
-    bool required;    /* failing to run fails the benchmark */
-    enum row_state state;
-    char note[256];
-    double *ms; /* wall time of each timed run */
-    size_t runs;
-    long peak_rss_kib;
-    double median, min, max;
-};
 
 /* The temporary directory the policies point into, and lcsb's project. */
 struct fixture {
@@ -127,10 +94,6 @@ static double median_of(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-
-/* A over B, or NAN (printed n/a, written null) when either is missing: what
- * was not measured is never a number. */
-static double ratio(double a, double b) { return a > 0 && b > 0 ? a / b : NAN; }
 
 /* NAME's full path on PATH into OUT, or false. */
 static bool find_program(const char *name, char *out, size_t size) {
@@ -238,6 +201,21 @@ static void measure(struct row *rows, size_t n, int warmup, int rounds) {
         row->min = row->ms[0];
         row->max = row->ms[row->runs - 1];
     }
+}
+
+/* Least-squares slope of median time over rule count, in µs per rule. Taken
+ * here with the medians it is made of: a target weighs it, so it is part of
+ * what was measured, not of how it is shown. */
+static double per_rule_fit_us(const struct row *rows, size_t n) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].state != ROW_OK) continue;
+        double x = (double)rows[i].rules, y = rows[i].median * 1e3;
+        sx += x, sy += y, sxx += x * x, sxy += x * y, k++;
+    }
+    double den = k * sxx - sx * sx;
+    return k >= 2 && den > 0 ? (k * sxy - sx * sy) / den : NAN;
 }
 
 /* Peak RSS of each live row, the largest of TRIES runs through bench-rss
@@ -383,8 +361,6 @@ static void row_tool(struct row *row, const char *const *args) {
     if (!row->argv || !row->argv[0]) row_skip(row, "out of memory");
 }
 
-enum { ROW_BARE, ROW_SHIM, ROW_LCSB, ROW_START, ROW_BWRAP, ROW_FIREJAIL, ROW_PODMAN, MAIN_ROWS };
-
 static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_backend *b) {
     static const char *const bare[] = {COMMAND, NULL};
     static const char *const bwrap[] = {"bwrap", "--ro-bind", "/",     "/",     "--dev",
@@ -457,38 +433,12 @@ static void rows_free(struct row *rows, size_t n) {
     }
 }
 
-/* ---- Derived numbers. ---- */
-
-/* Least-squares slope of median time over rule count, in µs per rule. */
-static double per_rule_fit_us(const struct row *rows, size_t n) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].state != ROW_OK) continue;
-        double x = (double)rows[i].rules, y = rows[i].median * 1e3;
-        sx += x, sy += y, sxx += x * x, sxy += x * y, k++;
-    }
-    double den = k * sxx - sx * sx;
-    return k >= 2 && den > 0 ? (k * sxy - sx * sy) / den : NAN;
-}
-
-/* (t(N) - t(first)) / (N - first) in µs, against the smallest policy. */
-static double per_rule_step_us(const struct row *rows, size_t i) {
-    if (i == 0 || rows[0].state != ROW_OK || rows[i].state != ROW_OK) return NAN;
-    return (rows[i].median - rows[0].median) * 1e3 / (double)(rows[i].rules - rows[0].rules);
-}
-
 /* ---- Micro-benchmarks: µs per call, the median of MICRO_BATCHES batches. ---- */
 
 struct micro_ctx {
     const struct fixture *fx;
     const lcsb_backend *backend;
     const lcsb_policy *policy;
-};
-
-/* NAN when not measured. */
-struct micro {
-    double median_us, min_us;
 };
 
 typedef int (*micro_fn)(const struct micro_ctx *ctx);
@@ -521,247 +471,6 @@ static struct micro time_calls(micro_fn fn, const struct micro_ctx *ctx, long ca
     m.median_us = median_of(batch_us, MICRO_BATCHES);
     m.min_us = batch_us[0]; /* sorted by median_of */
     return m;
-}
-
-/* ---- Reporting. ---- */
-
-struct results {
-    const struct config *cfg;
-    struct row *main, *scaling;
-    struct micro wrap, build;
-    double fit_us;
-    int abi;
-};
-
-/* What lcsb p.lua cannot go below, as a share of bwrap: starting the CLI, then
- * the shim with a policy smaller than any exec_policy running the command. */
-static double floor_ratio(const struct row *m) {
-    return ratio(m[ROW_START].median + m[ROW_SHIM].median, m[ROW_BWRAP].median);
-}
-
-/* What issue 7 asks for, shown next to what was measured; never asserted. */
-struct target {
-    const char *what;
-    double value, limit;
-};
-
-static size_t targets(const struct results *r, struct target *out) {
-    const struct row *m = r->main;
-    size_t n = 0;
-    out[n++] = (struct target){"lcsb / bwrap", ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median), 0.5};
-    out[n++] = (struct target){"shim / bare", ratio(m[ROW_SHIM].median, m[ROW_BARE].median), 1.8};
-    out[n++] = (struct target){"us per path rule", r->fit_us, 6};
-    out[n++] = (struct target){"wrap, 100 rules (us)", r->wrap.median_us, 20};
-    out[n++] =
-        (struct target){"lcsb peak RSS (MiB)",
-                        m[ROW_LCSB].peak_rss_kib > 0 ? m[ROW_LCSB].peak_rss_kib / 1024.0 : NAN, 8};
-    return n;
-}
-
-static const char *state_name(enum row_state s) {
-    return s == ROW_OK ? "ok" : s == ROW_SKIPPED ? "skipped" : "failed";
-}
-
-/* A number WIDTH wide (0: as wide as it is), or n/a for what was not measured. */
-static void print_value(double v, int width) {
-    if (isnan(v))
-        printf(" %*s", width, "n/a");
-    else
-        printf(" %*.2f", width, v);
-}
-
-/* One row: its times and peak RSS, then LAST (x bare, or µs per rule). */
-static void print_row(const struct row *row, double last) {
-    printf("  %-16s", row->label);
-    if (row->state != ROW_OK) {
-        printf(" %s: %s\n", state_name(row->state), row->note);
-        return;
-    }
-    printf(" %9.3f %9.3f %9.3f", row->median, row->min, row->max);
-    if (row->peak_rss_kib > 0)
-        printf(" %9ld", row->peak_rss_kib);
-    else
-        printf(" %9s", "n/a");
-    print_value(last, 9);
-    printf("\n");
-}
-
-static void print_header(const char *first, const char *last) {
-    printf("  %-16s %9s %9s %9s %9s %9s\n", first, "median ms", "min ms", "max ms", "RSS KiB",
-           last);
-}
-
-static void print_table(const struct results *r, const char *kernel, const char *cpu) {
-    const struct config *cfg = r->cfg;
-    const struct row *m = r->main, *s = r->scaling;
-    printf("lcsb bench: %s, %ld CPUs (%s), Landlock ABI %d\n", kernel,
-           sysconf(_SC_NPROCESSORS_ONLN), cpu, r->abi);
-    printf("%s interleaved, %d rounds after %d warm-up%s; firejail and podman take their turns\n"
-           "after the others, their x bare against bare's median from the first pass\n\n",
-           COMMAND, cfg->iterations, cfg->warmup, cfg->quick ? " (quick mode)" : "");
-    print_header("row", "x bare");
-    for (size_t i = 0; i < MAIN_ROWS; i++) print_row(&m[i], ratio(m[i].median, m[ROW_BARE].median));
-    printf("  lcsb / bwrap");
-    print_value(ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median), 0);
-    printf("    shim / bare");
-    print_value(ratio(m[ROW_SHIM].median, m[ROW_BARE].median), 0);
-    printf("\n  floor, (lcsb --version + shim) / bwrap");
-    print_value(floor_ratio(m), 0);
-
-    printf("\n\nshim alone by policy size, %d rounds (us/rule against the smallest):\n",
-           cfg->scaling_iterations);
-    print_header("rules", "us/rule");
-    for (size_t i = 0; i < cfg->scaling_n; i++) print_row(&s[i], per_rule_step_us(s, i));
-    printf("  per rule, least-squares fit (us):");
-    print_value(r->fit_us, 0);
-
-    printf("\n\nmicro-benchmarks, us per call (median of %d batches, %ld calls):\n", MICRO_BATCHES,
-           cfg->micro_calls);
-    printf("  lcsb_backend_wrap, %d rules: ", MICRO_RULES);
-    print_value(r->wrap.median_us, 0);
-    printf("\n  build a %d-rule policy:      ", MICRO_RULES);
-    print_value(r->build.median_us, 0);
-
-    struct target t[8];
-    size_t nt = targets(r, t);
-    printf("\n\ntargets of issue 7 (reported, not asserted):\n");
-    for (size_t i = 0; i < nt; i++) {
-        printf("  %-22s", t[i].what);
-        print_value(t[i].value, 9);
-        printf("  <= %-5g %s\n", t[i].limit,
-               isnan(t[i].value)          ? "n/a"
-               : t[i].value <= t[i].limit ? "met"
-                                          : "not met");
-    }
-}
-
-/* ---- JSON. ---- */
-
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* A measured number, or null for what was not measured. */
-static void json_num(FILE *f, double v) {
-    if (isnan(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.4f", v);
-}
-
-static void json_row(FILE *f, const struct row *row, const char *last_key, double last) {
-    fputs("{\"name\":", f);
-    json_str(f, row->name);
-    if (row->rules) fprintf(f, ",\"rules\":%ld", row->rules);
-    fprintf(f, ",\"status\":\"%s\"", state_name(row->state));
-    if (row->state != ROW_OK) {
-        fputs(",\"note\":", f);
-        json_str(f, row->note);
-    } else {
-        fprintf(f,
-                ",\"runs\":%zu,\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,"
-                "\"peak_rss_kib\":",
-                row->runs, row->median, row->min, row->max);
-        if (row->peak_rss_kib > 0)
-            fprintf(f, "%ld", row->peak_rss_kib);
-        else
-            fputs("null", f);
-        fprintf(f, ",\"%s\":", last_key);
-        json_num(f, last);
-    }
-    fputs("}", f);
-}
-
-static void json_micro(FILE *f, const char *name, struct micro m) {
-    fprintf(f, "\"%s\":{\"median_us\":", name);
-    json_num(f, m.median_us);
-    fputs(",\"min_us\":", f);
-    json_num(f, m.min_us);
-    fputs("}", f);
-}
-
-static bool write_json(const char *path, const struct results *r, const char *kernel,
-                       const char *cpu) {
-    FILE *f = fopen(path, "w");
-    if (!f) return false;
-    const struct config *cfg = r->cfg;
-    const struct row *m = r->main, *s = r->scaling;
-    fputs("{\"machine\":{\"kernel\":", f);
-    json_str(f, kernel);
-    fputs(",\"cpu\":", f);
-    json_str(f, cpu);
-    fprintf(f, ",\"cpus\":%ld,\"landlock_abi\":%d},\n", sysconf(_SC_NPROCESSORS_ONLN), r->abi);
-    fprintf(f,
-            "\"config\":{\"command\":\"%s\",\"quick\":%s,\"iterations\":%d,\"warmup\":%d,"
-            "\"scaling_iterations\":%d,\"micro_calls\":%ld,\"shim_rules\":%d},\n",
-            COMMAND, cfg->quick ? "true" : "false", cfg->iterations, cfg->warmup,
-            cfg->scaling_iterations, cfg->micro_calls, MAIN_RULES);
-    fputs("\"rows\":[", f);
-    for (size_t i = 0; i < MAIN_ROWS; i++) {
-        fputs(i ? ",\n  " : "\n  ", f);
-        json_row(f, &m[i], "ratio_to_bare", ratio(m[i].median, m[ROW_BARE].median));
-    }
-    fputs("],\n\"ratios\":{\"lcsb/bwrap\":", f);
-    json_num(f, ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median));
-    fputs(",\"floor/bwrap\":", f);
-    json_num(f, floor_ratio(m));
-    for (size_t i = 1; i < MAIN_ROWS; i++) {
-        fprintf(f, ",\"%s/bare\":", m[i].name);
-        json_num(f, ratio(m[i].median, m[ROW_BARE].median));
-    }
-    fputs("},\n\"scaling\":{\"points\":[", f);
-    for (size_t i = 0; i < cfg->scaling_n; i++) {
-        fputs(i ? ",\n  " : "\n  ", f);
-        json_row(f, &s[i], "per_rule_us", per_rule_step_us(s, i));
-    }
-    fputs("],\n  \"per_rule_us_fit\":", f);
-    json_num(f, r->fit_us);
-    fputs("},\n\"micro\":{", f);
-    json_micro(f, "wrap_100_rules", r->wrap);
-    fputs(",", f);
-    json_micro(f, "build_100_rule_policy", r->build);
-    fputs("},\n\"targets\":[", f);
-    struct target t[8];
-    size_t nt = targets(r, t);
-    for (size_t i = 0; i < nt; i++) {
-        fputs(i ? ",\n  {\"what\":" : "\n  {\"what\":", f);
-        json_str(f, t[i].what);
-        fputs(",\"value\":", f);
-        json_num(f, t[i].value);
-        fprintf(f, ",\"limit\":%g,\"met\":%s}", t[i].limit,
-                isnan(t[i].value)          ? "null"
-                : t[i].value <= t[i].limit ? "true"
-                                           : "false");
-    }
-    fputs("]}\n", f);
-    return fclose(f) == 0;
-}
-
-/* ---- The machine. ---- */
-
-static void cpu_model(char *out, size_t size) {
-    snprintf(out, size, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(out, size, "%s", colon + 2);
-            break;
-        }
-    }
-    if (f) fclose(f);
 }
 
 /* ---- Options and main. ---- */
@@ -859,16 +568,6 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
     measure_rss(r->scaling, cfg->scaling_n, cfg->rss_runs, scratch_fd);
     r->fit_us = per_rule_fit_us(r->scaling, cfg->scaling_n);
     run_micro(r, fx, b);
-}
-
-static void report(const struct results *r) {
-    char cpu[128];
-    struct utsname un;
-    cpu_model(cpu, sizeof cpu);
-    const char *kernel = uname(&un) == 0 ? un.release : "unknown";
-    print_table(r, kernel, cpu);
-    if (r->cfg->json_path && !write_json(r->cfg->json_path, r, kernel, cpu))
-        fprintf(stderr, "bench: cannot write %s: %s\n", r->cfg->json_path, strerror(errno));
 }
 
 int main(int argc, char **argv) {

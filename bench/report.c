@@ -1,0 +1,273 @@
+/*
+ * The benchmark's report: what bench.c measured, as a table on stdout and as
+ * JSON to --json FILE, with the same numbers in both, and the targets of
+ * issue 7 beside them. Nothing here measures; what was not measured is n/a in
+ * the table and null in the JSON, never a number.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* ---- Derived numbers. ---- */
+
+/* A over B, or NAN (printed n/a, written null) when either is missing: what
+ * was not measured is never a number. */
+static double ratio(double a, double b) { return a > 0 && b > 0 ? a / b : NAN; }
+
+/* (t(N) - t(first)) / (N - first) in µs, against the smallest policy. */
+static double per_rule_step_us(const struct row *rows, size_t i) {
+    if (i == 0 || rows[0].state != ROW_OK || rows[i].state != ROW_OK) return NAN;
+    return (rows[i].median - rows[0].median) * 1e3 / (double)(rows[i].rules - rows[0].rules);
+}
+
+/* What lcsb p.lua cannot go below, as a share of bwrap: starting the CLI, then
+ * the shim with a policy smaller than any exec_policy running the command. */
+static double floor_ratio(const struct row *m) {
+    return ratio(m[ROW_START].median + m[ROW_SHIM].median, m[ROW_BWRAP].median);
+}
+
+/* ---- The targets. ---- */
+
+/* What issue 7 asks for, shown next to what was measured; never asserted. */
+struct target {
+    const char *what;
+    double value, limit;
+};
+
+static size_t targets(const struct results *r, struct target *out) {
+    const struct row *m = r->main;
+    size_t n = 0;
+    out[n++] = (struct target){"lcsb / bwrap", ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median), 0.5};
+    out[n++] = (struct target){"shim / bare", ratio(m[ROW_SHIM].median, m[ROW_BARE].median), 1.8};
+    out[n++] = (struct target){"us per path rule", r->fit_us, 6};
+    out[n++] = (struct target){"wrap, 100 rules (us)", r->wrap.median_us, 20};
+    out[n++] =
+        (struct target){"lcsb peak RSS (MiB)",
+                        m[ROW_LCSB].peak_rss_kib > 0 ? m[ROW_LCSB].peak_rss_kib / 1024.0 : NAN, 8};
+    return n;
+}
+
+/* ---- The table. ---- */
+
+static const char *state_name(enum row_state s) {
+    return s == ROW_OK ? "ok" : s == ROW_SKIPPED ? "skipped" : "failed";
+}
+
+/* A number WIDTH wide (0: as wide as it is), or n/a for what was not measured. */
+static void print_value(double v, int width) {
+    if (isnan(v))
+        printf(" %*s", width, "n/a");
+    else
+        printf(" %*.2f", width, v);
+}
+
+/* One row: its times and peak RSS, then LAST (x bare, or µs per rule). */
+static void print_row(const struct row *row, double last) {
+    printf("  %-16s", row->label);
+    if (row->state != ROW_OK) {
+        printf(" %s: %s\n", state_name(row->state), row->note);
+        return;
+    }
+    printf(" %9.3f %9.3f %9.3f", row->median, row->min, row->max);
+    if (row->peak_rss_kib > 0)
+        printf(" %9ld", row->peak_rss_kib);
+    else
+        printf(" %9s", "n/a");
+    print_value(last, 9);
+    printf("\n");
+}
+
+static void print_header(const char *first, const char *last) {
+    printf("  %-16s %9s %9s %9s %9s %9s\n", first, "median ms", "min ms", "max ms", "RSS KiB",
+           last);
+}
+
+static void print_table(const struct results *r, const char *kernel, const char *cpu) {
+    const struct config *cfg = r->cfg;
+    const struct row *m = r->main, *s = r->scaling;
+    printf("lcsb bench: %s, %ld CPUs (%s), Landlock ABI %d\n", kernel,
+           sysconf(_SC_NPROCESSORS_ONLN), cpu, r->abi);
+    printf("%s interleaved, %d rounds after %d warm-up%s; firejail and podman take their turns\n"
+           "after the others, their x bare against bare's median from the first pass\n\n",
+           COMMAND, cfg->iterations, cfg->warmup, cfg->quick ? " (quick mode)" : "");
+    print_header("row", "x bare");
+    for (size_t i = 0; i < MAIN_ROWS; i++) print_row(&m[i], ratio(m[i].median, m[ROW_BARE].median));
+    printf("  lcsb / bwrap");
+    print_value(ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median), 0);
+    printf("    shim / bare");
+    print_value(ratio(m[ROW_SHIM].median, m[ROW_BARE].median), 0);
+    printf("\n  floor, (lcsb --version + shim) / bwrap");
+    print_value(floor_ratio(m), 0);
+
+    printf("\n\nshim alone by policy size, %d rounds (us/rule against the smallest):\n",
+           cfg->scaling_iterations);
+    print_header("rules", "us/rule");
+    for (size_t i = 0; i < cfg->scaling_n; i++) print_row(&s[i], per_rule_step_us(s, i));
+    printf("  per rule, least-squares fit (us):");
+    print_value(r->fit_us, 0);
+
+    printf("\n\nmicro-benchmarks, us per call (median of %d batches, %ld calls):\n", MICRO_BATCHES,
+           cfg->micro_calls);
+    printf("  lcsb_backend_wrap, %d rules: ", MICRO_RULES);
+    print_value(r->wrap.median_us, 0);
+    printf("\n  build a %d-rule policy:      ", MICRO_RULES);
+    print_value(r->build.median_us, 0);
+
+    struct target t[8];
+    size_t nt = targets(r, t);
+    printf("\n\ntargets of issue 7 (reported, not asserted):\n");
+    for (size_t i = 0; i < nt; i++) {
+        printf("  %-22s", t[i].what);
+        print_value(t[i].value, 9);
+        printf("  <= %-5g %s\n", t[i].limit,
+               isnan(t[i].value)          ? "n/a"
+               : t[i].value <= t[i].limit ? "met"
+                                          : "not met");
+    }
+}
+
+/* ---- JSON. ---- */
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* A measured number, or null for what was not measured. */
+static void json_num(FILE *f, double v) {
+    if (isnan(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.4f", v);
+}
+
+static void json_row(FILE *f, const struct row *row, const char *last_key, double last) {
+    fputs("{\"name\":", f);
+    json_str(f, row->name);
+    if (row->rules) fprintf(f, ",\"rules\":%ld", row->rules);
+    fprintf(f, ",\"status\":\"%s\"", state_name(row->state));
+    if (row->state != ROW_OK) {
+        fputs(",\"note\":", f);
+        json_str(f, row->note);
+    } else {
+        fprintf(f,
+                ",\"runs\":%zu,\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,"
+                "\"peak_rss_kib\":",
+                row->runs, row->median, row->min, row->max);
+        if (row->peak_rss_kib > 0)
+            fprintf(f, "%ld", row->peak_rss_kib);
+        else
+            fputs("null", f);
+        fprintf(f, ",\"%s\":", last_key);
+        json_num(f, last);
+    }
+    fputs("}", f);
+}
+
+static void json_micro(FILE *f, const char *name, struct micro m) {
+    fprintf(f, "\"%s\":{\"median_us\":", name);
+    json_num(f, m.median_us);
+    fputs(",\"min_us\":", f);
+    json_num(f, m.min_us);
+    fputs("}", f);
+}
+
+static bool write_json(const char *path, const struct results *r, const char *kernel,
+                       const char *cpu) {
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    const struct config *cfg = r->cfg;
+    const struct row *m = r->main, *s = r->scaling;
+    fputs("{\"machine\":{\"kernel\":", f);
+    json_str(f, kernel);
+    fputs(",\"cpu\":", f);
+    json_str(f, cpu);
+    fprintf(f, ",\"cpus\":%ld,\"landlock_abi\":%d},\n", sysconf(_SC_NPROCESSORS_ONLN), r->abi);
+    fprintf(f,
+            "\"config\":{\"command\":\"%s\",\"quick\":%s,\"iterations\":%d,\"warmup\":%d,"
+            "\"scaling_iterations\":%d,\"micro_calls\":%ld,\"shim_rules\":%d},\n",
+            COMMAND, cfg->quick ? "true" : "false", cfg->iterations, cfg->warmup,
+            cfg->scaling_iterations, cfg->micro_calls, MAIN_RULES);
+    fputs("\"rows\":[", f);
+    for (size_t i = 0; i < MAIN_ROWS; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        json_row(f, &m[i], "ratio_to_bare", ratio(m[i].median, m[ROW_BARE].median));
+    }
+    fputs("],\n\"ratios\":{\"lcsb/bwrap\":", f);
+    json_num(f, ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median));
+    fputs(",\"floor/bwrap\":", f);
+    json_num(f, floor_ratio(m));
+    for (size_t i = 1; i < MAIN_ROWS; i++) {
+        fprintf(f, ",\"%s/bare\":", m[i].name);
+        json_num(f, ratio(m[i].median, m[ROW_BARE].median));
+    }
+    fputs("},\n\"scaling\":{\"points\":[", f);
+    for (size_t i = 0; i < cfg->scaling_n; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        json_row(f, &s[i], "per_rule_us", per_rule_step_us(s, i));
+    }
+    fputs("],\n  \"per_rule_us_fit\":", f);
+    json_num(f, r->fit_us);
+    fputs("},\n\"micro\":{", f);
+    json_micro(f, "wrap_100_rules", r->wrap);
+    fputs(",", f);
+    json_micro(f, "build_100_rule_policy", r->build);
+    fputs("},\n\"targets\":[", f);
+    struct target t[8];
+    size_t nt = targets(r, t);
+    for (size_t i = 0; i < nt; i++) {
+        fputs(i ? ",\n  {\"what\":" : "\n  {\"what\":", f);
+        json_str(f, t[i].what);
+        fputs(",\"value\":", f);
+        json_num(f, t[i].value);
+        fprintf(f, ",\"limit\":%g,\"met\":%s}", t[i].limit,
+                isnan(t[i].value)          ? "null"
+                : t[i].value <= t[i].limit ? "true"
+                                           : "false");
+    }
+    fputs("]}\n", f);
+    return fclose(f) == 0;
+}
+
+/* ---- The machine, and the report of it all. ---- */
+
+static void cpu_model(char *out, size_t size) {
+    snprintf(out, size, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, size, "%s", colon + 2);
+            break;
+        }
+    }
+    if (f) fclose(f);
+}
+
+/* The machine is read once, so that the table and the JSON name the same. */
+void report(const struct results *r) {
+    char cpu[128];
+    struct utsname un;
+    cpu_model(cpu, sizeof cpu);
+    const char *kernel = uname(&un) == 0 ? un.release : "unknown";
+    print_table(r, kernel, cpu);
+    if (r->cfg->json_path && !write_json(r->cfg->json_path, r, kernel, cpu))
+        fprintf(stderr, "bench: cannot write %s: %s\n", r->cfg->json_path, strerror(errno));
+}
