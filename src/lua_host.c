@@ -37,14 +37,14 @@ static int l_scope(lua_State *L) {
     return 1;
 }
 
-lcsb__scope *lcsb__lua_checkscope(lua_State *L, int idx) {
+static lcsb__scope *check_scope(lua_State *L, int idx) {
     scope_ud *ud = luaL_checkudata(L, idx, SCOPE_MT);
     if (!ud->scope) luaL_argerror(L, idx, "scope is closed");
     return ud->scope;
 }
 
 static int l_scope_mkdtemp(lua_State *L) {
-    lcsb__scope *s = lcsb__lua_checkscope(L, 1);
+    lcsb__scope *s = check_scope(L, 1);
     const char *label = luaL_optstring(L, 2, "run");
     for (const char *c = label; *c; c++)
         if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");

@@ -9,7 +9,6 @@
 
 extern const luaL_Reg lcsb__lua_host_functions[];
 void lcsb__lua_host_classes(lua_State *L);
-lcsb__scope *lcsb__lua_checkscope(lua_State *L, int idx);
 /* Close the scope at IDX if it is an open one (never raises); as lcsb__scope_close. */
 int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err);
 

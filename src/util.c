@@ -55,12 +55,6 @@ char **lcsb__strv_take(lcsb__strv *sv) {
     return v;
 }
 
-size_t lcsb__argv_len(const char *const *argv) {
-    size_t n = 0;
-    while (argv && argv[n]) n++;
-    return n;
-}
-
 void lcsb_argv_free(char **argv) {
     for (size_t i = 0; argv && argv[i]; i++) free(argv[i]);
     free(argv);

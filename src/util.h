@@ -32,7 +32,6 @@ int lcsb__strv_push_all(lcsb__strv *sv, const char *const *argv); /* NULL-safe *
 void lcsb__strv_clear(lcsb__strv *sv);
 /* Hand the array over as a NULL-terminated argv (an empty one when SV is empty). */
 char **lcsb__strv_take(lcsb__strv *sv);
-size_t lcsb__argv_len(const char *const *argv);
 /* Sorted, duplicate-free view of SV's strings (pointers into SV); caller frees the array. */
 const char **lcsb__strv_sorted_unique(const lcsb__strv *sv, size_t *count);
 
