@@ -121,6 +121,9 @@ static inline int landlock_restrict_self(int ruleset_fd, uint32_t flags) {
 #define MOVE_MOUNT_F_EMPTY_PATH_ 0x4
 #define MOVE_MOUNT_T_EMPTY_PATH_ 0x40
 #define MOUNT_ATTR_RDONLY_ 0x1
+
+/* memfd_create(2): the memfd can never be made executable. */
+#define MFD_NOEXEC_SEAL_ 0x0008U
 #define AT_RECURSIVE_ 0x8000
 
 struct mount_attr_v0 {

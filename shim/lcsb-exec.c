@@ -52,14 +52,17 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "init.h"
 #include "kernel_uapi.h"
 #include "say.h"
 #include "wire.h"
+#include "world.h"
 
 #define EXIT_SETUP 97
 
@@ -130,88 +133,6 @@ static int create_ruleset(const struct header *h) {
     return fd;
 }
 
-static int write_proc(const char *file, const char *text) {
-    int fd = open(file, O_WRONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
-    int err = errno;
-
-    if (fd >= 0)
-        close(fd);
-    if (n != (ssize_t)strlen(text))
-        return fail("write %s: %s", file, strerror(err));
-    return 0;
-}
-
-/* Make the mount at DIRFD/PATH read-only, and every mount below it; or
- * writable again, that one mount only: a mount below a write-tier path that
- * was read-only before lcsb came stays so. */
-static int set_readonly(int dirfd, const char *path, unsigned flags, bool readonly) {
-    struct mount_attr_v0 attr = {0};
-
-    if (readonly)
-        attr.attr_set = MOUNT_ATTR_RDONLY_;
-    else
-        attr.attr_clr = MOUNT_ATTR_RDONLY_;
-    return (int)syscall(SYS_mount_setattr, dirfd, path, flags | (readonly ? AT_RECURSIVE_ : 0),
-                        &attr, sizeof attr);
-}
-
-/* Landlock has no right for metadata (chmod, chown, utimes, xattrs), so
- * outside the write tier the file system itself says no: a mount namespace
- * of its own (in a user namespace of its own, mapping only the caller's uid
- * and gid, when not root), every mount private and read-only. The write
- * tier's paths are then mounted writable again as the rules are added. */
-static int enter_readonly_world(void) {
-    uid_t uid = geteuid();
-    gid_t gid = getegid();
-    char map[64];
-
-    /* Root with CAP_SYS_ADMIN needs only the mount namespace; anyone else
-     * (root in a container without it too) maps its own ids into a user
-     * namespace of its own, and gets the capability there. */
-    if (uid != 0 || unshare(CLONE_NEWNS) != 0) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-            return fail("enter a user and mount namespace: %s", strerror(errno));
-        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-        if (write_proc("/proc/self/uid_map", map) != 0 ||
-            write_proc("/proc/self/setgroups", "deny") != 0)
-            return -1;
-        snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-        if (write_proc("/proc/self/gid_map", map) != 0)
-            return -1;
-    }
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return fail("make the mounts private: %s", strerror(errno));
-    if (set_readonly(AT_FDCWD, "/", 0, true) != 0)
-        return fail("make the file system read-only: %s", strerror(errno));
-    return 0;
-}
-
-/* A copy of the tree at PATH mounted on top of it, read-only or writable: by
- * descriptor, so a symlink planted on the way cannot move it elsewhere. */
-static int remount_over(const char *path, bool readonly) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-    int at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-    int tree, ret = -1;
-
-    if (at < 0)
-        return fail("open %s: %s", show(path),
-                    errno == ELOOP ? "the path passes through a symlink" : strerror(errno));
-    tree = (int)syscall(SYS_open_tree, at, "",
-                        OPEN_TREE_CLONE_ | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE_);
-    if (tree < 0 || set_readonly(tree, "", AT_EMPTY_PATH, readonly) != 0 ||
-        syscall(SYS_move_mount, tree, "", at, "",
-                MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_) != 0)
-        fail("mount %s %s: %s", show(path), readonly ? "read-only" : "writable",
-             strerror(errno));
-    else
-        ret = 0;
-    if (tree >= 0)
-        close(tree);
-    close(at);
-    return ret;
-}
-
 /* The rights the kernel accepts on a rule for a non-directory; it refuses a
  * rule on a file that names any other (EINVAL). */
 #define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
@@ -264,45 +185,15 @@ static int add_port_rule(int ruleset_fd, uint64_t port, uint64_t access) {
     return 0;
 }
 
-/* Rights that make a rule's path part of the write tier. */
-#define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
-    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR)
-
-/* What the rules pass acts with, besides each rule. */
-struct enforcement {
-    int ruleset_fd;
-    bool readonly_world;
-};
-
 /* The rules pass's sink (wire.h): each port and each path, as the reader
- * reaches it, becomes a rule. */
+ * reaches it (in a world of its own: as world.c has placed it), becomes a
+ * rule. */
 static int grant_port(void *ctx, uint64_t port, uint64_t access) {
-    const struct enforcement *e = ctx;
-
-    return add_port_rule(e->ruleset_fd, port, access);
+    return add_port_rule(*(const int *)ctx, port, access);
 }
 
-/* In a read-only world a write-tier path is first mounted writable again,
- * so that its rule is added on the new mount. */
 static int grant_path(void *ctx, const char *path, uint64_t access) {
-    const struct enforcement *e = ctx;
-
-    if (e->readonly_world && (access & WRITES) != 0 && remount_over(path, false) != 0)
-        return -1;
-    return add_path_rule(e->ruleset_fd, path, access);
-}
-
-/* The protect pass's sink: a read-only copy on top of the writable tree. */
-static int protect_path(void *ctx, const char *path) {
-    return remount_over(path, true);
-}
-
-static int reenter_cwd(void) {
-    char cwd[PATH_MAX];
-
-    if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0)
-        return fail("enter the working directory again: %s", strerror(errno));
-    return 0;
+    return add_path_rule(*(const int *)ctx, path, access);
 }
 
 /* Root keeps its capabilities under Landlock, and with them ways around it
@@ -449,6 +340,106 @@ static int install_setid_filter(void) {
     };
     return install_filter(filter, COUNT(filter), "set-id");
 }
+/* Landlock does not govern a memfd (an internal file, in no directory), so a
+ * program written into one would run outside the exec allowlist, through
+ * execveat or /proc/self/fd. memfd_create is refused unless the memfd is
+ * sealed against exec (MFD_NOEXEC_SEAL), what vm.memfd_noexec = 2 would
+ * enforce; that sysctl only root may set in a pid namespace, this holds for
+ * everyone. */
+static int install_memfd_filter(void) {
+    struct sock_filter filter[] = {
+        NATIVE_SYSCALL_NUMBER,
+        JEQ(__NR_memfd_create, 0, 3), /* to allow */
+        LOAD(ARG_LO(1)),
+        JSET(MFD_NOEXEC_SEAL_, 1, 0), /* to allow */
+        ERRNO(EACCES),
+        RET(SECCOMP_RET_ALLOW),
+    };
+    return install_filter(filter, COUNT(filter), "memfd");
+}
+
+/* The session keyring is a new one (world.c) and the user keyrings belong to
+ * the user namespace, so the caller's keys are not the command's. A key can
+ * still be named by its serial number, and one the caller let its uid read
+ * would be read. So a key or keyring argument of keyctl, add_key and
+ * request_key must be one of the special, negative KEY_SPEC_* numbers (the
+ * command's own keyrings) or 0 where 0 means "none"; keyctl operations that
+ * carry keys behind a pointer (DH_COMPUTE, the PKEY_* crypto) or that this
+ * table does not know are refused whole. */
+struct key_args {
+    uint32_t op;
+    uint8_t args; /* bit I: argument I is a key */
+};
+
+static const struct key_args keyctl_ops[] = {
+    {0, 1 << 1},  {2, 1 << 1},  {3, 1 << 1},          {4, 1 << 1},  {5, 1 << 1},
+    {6, 1 << 1},  {7, 1 << 1},  {8, 1 << 1 | 1 << 2}, {9, 1 << 1 | 1 << 2},
+    {10, 1 << 1 | 1 << 4},      {11, 1 << 1},         {12, 1 << 1 | 1 << 4},
+    {13, 1 << 1 | 1 << 3},      {15, 1 << 1},         {16, 1 << 1}, {17, 1 << 1},
+    {19, 1 << 1 | 1 << 4},      {20, 1 << 1 | 1 << 4}, {21, 1 << 1}, {22, 1 << 2},
+    {24, 1 << 1}, {29, 1 << 1}, {30, 1 << 1 | 1 << 2 | 1 << 3},       {32, 1 << 1},
+    /* JOIN_SESSION_KEYRING, SET_REQKEY_KEYRING, SESSION_TO_PARENT, CAPABILITIES */
+    {1, 0},       {14, 0},      {18, 0},              {31, 0},
+};
+
+struct program {
+    struct sock_filter v[320];
+    unsigned n;
+};
+
+static void emit(struct program *p, struct sock_filter ins) {
+    p->v[p->n++] = ins;
+}
+
+/* The arguments in ARGS hold a special key number, or 0: else EACCES. */
+static void emit_key_checks(struct program *p, unsigned args) {
+    for (unsigned i = 0; i < 6; i++) {
+        if ((args & (1U << i)) == 0)
+            continue;
+        emit(p, (struct sock_filter)LOAD(ARG_LO(i)));
+        emit(p, (struct sock_filter)JSET(0x80000000u, 2, 0)); /* negative: next check */
+        emit(p, (struct sock_filter)JEQ(0, 1, 0));            /* none: next check */
+        emit(p, (struct sock_filter)ERRNO(EACCES));
+    }
+    emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+}
+
+static unsigned key_checks_length(unsigned args) {
+    return 4 * (unsigned)__builtin_popcount(args) + 1;
+}
+
+/* Syscall NR with its key arguments ARGS: checked, or skipped past. */
+static void emit_call(struct program *p, uint32_t nr, unsigned args) {
+    emit(p, (struct sock_filter)JEQ(nr, 0, key_checks_length(args)));
+    emit_key_checks(p, args);
+}
+
+static int install_keyring_filter(void) {
+    struct sock_filter start[] = {NATIVE_SYSCALL_NUMBER};
+    struct program p = {.n = 0};
+    unsigned keyctl_len = 1;
+
+    for (size_t i = 0; i < COUNT(start); i++)
+        emit(&p, start[i]);
+    /* add_key(type, description, payload, plen, keyring);
+     * request_key(type, description, callout, keyring). */
+    emit_call(&p, __NR_add_key, 1 << 4);
+    emit_call(&p, __NR_request_key, 1 << 3);
+    for (size_t i = 0; i < COUNT(keyctl_ops); i++)
+        keyctl_len += 2 + key_checks_length(keyctl_ops[i].args);
+    /* A jump counts 255 instructions at most; the table is kept within. */
+    if (keyctl_len > 255)
+        return fail("build the keyring filter: the keyctl table is too long");
+    emit(&p, (struct sock_filter)JEQ(__NR_keyctl, 0, keyctl_len));
+    for (size_t i = 0; i < COUNT(keyctl_ops); i++) {
+        emit(&p, (struct sock_filter)LOAD(ARG_LO(0)));
+        emit_call(&p, keyctl_ops[i].op, keyctl_ops[i].args);
+    }
+    emit(&p, (struct sock_filter)ERRNO(EACCES)); /* an operation not in the table */
+    emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+    return install_filter(p.v, p.n, "keyring");
+}
+
 /* Landlock's network rules cover TCP only. This lets the command create
  * AF_UNIX sockets and, with "unix+tcp", TCP sockets over IPv4 and IPv6 (which
  * Landlock then holds to the policy's ports), and refuses every other socket
@@ -529,16 +520,55 @@ static int env_hop(char **argv, int at) {
     return i;
 }
 
+/* The limits an rlimit holds, set in the init before it forks the command.
+ * RLIMIT_NPROC counts the uid's processes in the new user namespace, the
+ * outer shim and the init included; root is exempt from it, and held by the
+ * pid namespace's pid_max (world.c) instead. */
+static int set_rlimits(const struct limits *l) {
+    static const struct {
+        int resource;
+        const char *name;
+    } kinds[] = {{RLIMIT_AS, "memory"}, {RLIMIT_NPROC, "pids"}, {RLIMIT_NOFILE, "files"}};
+    uint64_t values[] = {l->memory, l->pids ? l->pids + 2 : 0, l->files};
+
+    for (size_t i = 0; i < COUNT(kinds); i++) {
+        struct rlimit r = {(rlim_t)values[i], (rlim_t)values[i]};
+        if (values[i] != 0 && setrlimit(kinds[i].resource, &r) != 0)
+            return fail("set the %s limit to %llu: %s", kinds[i].name,
+                        (unsigned long long)values[i], strerror(errno));
+    }
+    return 0;
+}
+
+/* In a world of its own: the init builds the root, and the rules are added
+ * as their paths are placed in it. Otherwise the rules go on the host's
+ * paths as they are read. */
+static int add_rules(char **argv, int argc, int dashdash, const struct header *h,
+                     const struct policy_sink *rules, sigset_t *old_mask) {
+    struct header scratch;
+
+    if (h->world == WORLD_OPEN)
+        return read_policy(argv, argc, dashdash, &scratch, rules) == 0 && die_with_parent() == 0
+                   ? 0
+                   : -1;
+    if (enter_namespaces() != 0 || start_init(old_mask) != 0 ||
+        build_world(argv, argc, dashdash, h, rules) != 0 || join_new_keyring() != 0)
+        return -1;
+    if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
+        return -1;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     struct header h;
-    struct enforcement e;
-    const struct policy_sink rules = {.ctx = &e, .on_port = grant_port, .on_path = grant_path};
-    const struct policy_sink protect = {.on_protect = protect_path};
-    int dashdash = 2;
     int ruleset_fd;
+    const struct policy_sink rules = {.ctx = &ruleset_fd, .on_port = grant_port,
+                                      .on_path = grant_path};
+    int dashdash = 2;
     int command;
     int err;
     int report_fd = take_report_fd();
+    sigset_t old_mask;
 
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("lcsb-exec %d\n", WIRE_VERSION);
@@ -563,19 +593,7 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
-    if (h.readonly_world && enter_readonly_world() != 0)
-        goto close_ruleset;
-    e.ruleset_fd = ruleset_fd;
-    e.readonly_world = h.readonly_world;
-    if (read_policy(argv, argc, dashdash, &h, &rules) != 0)
-        goto close_ruleset;
-    /* Protected paths go on top of the writable tree, so last; then the
-     * working directory is entered again, by name, to stand on the new
-     * mounts rather than on the read-only one it was opened on. This pass
-     * only mounts: the port rules are in the ruleset already. */
-    if (h.protected_paths > 0 && read_header(argv[1], &h, &protect) != 0)
-        goto close_ruleset;
-    if (h.readonly_world && reenter_cwd() != 0)
+    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask) != 0)
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */
@@ -588,16 +606,19 @@ int main(int argc, char **argv) {
         goto close_ruleset;
     }
     close(ruleset_fd);
-    if (drop_capabilities() != 0)
-        goto out;
-    if (die_with_parent() != 0)
+    if (drop_capabilities() != 0 || set_rlimits(&h.limits) != 0)
         goto out;
     /* Last, so that nothing above runs under them, and right before exec,
      * which they let through: the command starts with every rule in force. */
     if ((h.dropped & DROPPED_TERMINAL) == 0 &&
-        (install_tty_filter() != 0 || install_setid_filter() != 0))
+        (install_tty_filter() != 0 || install_setid_filter() != 0 ||
+         ((h.handled.fs & LANDLOCK_ACCESS_FS_EXECUTE) != 0 && install_memfd_filter() != 0) ||
+         (h.world == WORLD_POLICY && install_keyring_filter() != 0)))
         goto out;
     if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
+        goto out;
+    /* The init forks the command and stays to wait for it. */
+    if (h.world == WORLD_POLICY && run_command(&old_mask, h.limits.time, report_fd) != 0)
         goto out;
 
     command = env_hop(argv, dashdash + 1);

@@ -384,22 +384,72 @@ static int parse_sockets(struct cursor *c, enum sockets *out) {
                show(name));
 }
 
-/* "world": "readonly" (a read-only mount namespace) or "open". */
-static int parse_world(struct cursor *c, bool *readonly) {
+/* "world": "policy" (a root built from the policy, in namespaces of its
+ * own) or "open". */
+static int parse_world(struct cursor *c, enum world *world) {
     char name[16];
 
     if (parse_string(c, name, sizeof name, "world") != 0)
         return -1;
-    if (strcmp(name, "readonly") != 0 && strcmp(name, "open") != 0)
-        return bad(c, "unknown world value \"%s\" (expected \"readonly\" or \"open\")",
+    if (strcmp(name, "policy") == 0)
+        *world = WORLD_POLICY;
+    else if (strcmp(name, "open") == 0)
+        *world = WORLD_OPEN;
+    else
+        return bad(c, "unknown world value \"%s\" (expected \"policy\" or \"open\")",
                    show(name));
-    *readonly = strcmp(name, "readonly") == 0;
     return 0;
 }
 
-/* "protect": paths to be mounted read-only on top of the write tier; each
- * goes to the sink, and they are counted. */
-static int parse_protect(struct cursor *c, const struct policy_sink *sink, unsigned *count) {
+/* "limits": {"time": S, "memory": B, "pids": N, "files": N, "tmp": B,
+ * "tmpdir": PATH}, each optional, none zero. */
+static const char *const limit_keys[] = {"time", "memory", "pids", "files", "tmp"};
+
+static int parse_limits(struct cursor *c, struct limits *l) {
+    static const uint64_t highest[] = {UINT32_MAX, UINT64_MAX / 2, PIDS_MAX, FILES_MAX,
+                                       UINT64_MAX / 2};
+    uint64_t *values[] = {&l->time, &l->memory, &l->pids, &l->files, &l->tmp};
+    char key[16];
+    bool more;
+
+    if (list_open(c, '{', '}', &more) != 0)
+        return -1;
+    while (more) {
+        size_t k;
+        if (parse_key(c, key, sizeof key) != 0)
+            return -1;
+        for (k = 0; k < COUNT(limit_keys) && strcmp(limit_keys[k], key) != 0; k++)
+            continue;
+        if (k < COUNT(limit_keys)) {
+            if (*values[k] != 0)
+                return bad(c, "limit \"%s\" given twice", key);
+            if (parse_uint(c, key, highest[k], values[k]) != 0)
+                return -1;
+            if (*values[k] == 0)
+                return bad(c, "limit \"%s\" is 0", key);
+        } else if (strcmp(key, "tmpdir") == 0) {
+            if (l->tmpdir[0] != '\0')
+                return bad(c, "limit \"tmpdir\" given twice");
+            if (parse_string(c, l->tmpdir, sizeof l->tmpdir, "a path") != 0)
+                return -1;
+            if (l->tmpdir[0] != '/')
+                return bad(c, "tmpdir \"%s\" is not absolute", show(l->tmpdir));
+        } else {
+            return bad(c, "unknown limit \"%s\"", show(key));
+        }
+        if (list_next(c, '}', &more) != 0)
+            return -1;
+    }
+    if ((l->tmp != 0) != (l->tmpdir[0] != '\0'))
+        return bad(c, "limits \"tmp\" and \"tmpdir\" come together");
+    return 0;
+}
+
+/* "protect" (paths mounted read-only on top of the write tier) or "hide"
+ * (paths inside the world that must not be seen): each goes to ON, and they
+ * are counted. */
+static int parse_paths(struct cursor *c, const char *what, const struct policy_sink *sink,
+                       int (*on)(void *ctx, const char *path), unsigned *count) {
     char path[PATH_MAX];
     bool more;
 
@@ -410,8 +460,8 @@ static int parse_protect(struct cursor *c, const struct policy_sink *sink, unsig
         if (parse_string(c, path, sizeof path, "a path") != 0)
             return -1;
         if (path[0] != '/')
-            return bad(c, "protected path \"%s\" is not absolute", show(path));
-        if (sink->on_protect != NULL && sink->on_protect(sink->ctx, path) != 0)
+            return bad(c, "%s path \"%s\" is not absolute", what, show(path));
+        if (on != NULL && on(sink->ctx, path) != 0)
             return -1;
         ++*count;
         if (list_next(c, ']', &more) != 0)
@@ -421,9 +471,10 @@ static int parse_protect(struct cursor *c, const struct policy_sink *sink, unsig
 }
 
 enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_DROPPED, K_WORLD, K_PROTECT,
-       K_COUNT };
+       K_HIDE, K_LIMITS, K_COUNT };
 static const char *const header_keys[K_COUNT] = {
-    "abi", "parts", "fs", "net", "ports", "scope", "sockets", "dropped", "world", "protect"};
+    "abi",     "parts", "fs",      "net",  "ports",  "scope", "sockets",
+    "dropped", "world", "protect", "hide", "limits"};
 
 /* What cannot be checked until the whole header is read: its keys may come in
  * any order after "lcsb-exec", and a right's age depends on "abi". */
@@ -446,8 +497,10 @@ static int check_header(unsigned seen, const struct header *h) {
     if ((extra = h->port_rights & ~h->handled.net) != 0)
         return fail("parse header: a port rule grants \"%s\", which \"net\" does not handle",
                     name_of(net_rights, COUNT(net_rights), extra));
-    if (h->protected_paths > 0 && !h->readonly_world)
-        return fail("parse header: protected paths need \"world\": \"readonly\"");
+    if (h->world != WORLD_POLICY &&
+        (h->protected_paths > 0 || h->hidden_paths > 0 || limits_set(&h->limits)))
+        return fail("parse header: \"protect\", \"hide\" and \"limits\" need \"world\": "
+                    "\"policy\"");
     /* Both filters are seccomp: a host without one has neither. */
     if ((h->dropped & DROPPED_TERMINAL) != 0 && h->sockets != SOCKETS_ANY)
         return fail("parse header: \"terminal\" is dropped, yet \"sockets\" asks for a filter");
@@ -525,10 +578,16 @@ static int parse_header(struct cursor *c, struct header *h, const struct policy_
                               &h->dropped);
             break;
         case K_WORLD:
-            rc = parse_world(c, &h->readonly_world);
+            rc = parse_world(c, &h->world);
             break;
         case K_PROTECT:
-            rc = parse_protect(c, sink, &h->protected_paths);
+            rc = parse_paths(c, "protected", sink, sink->on_protect, &h->protected_paths);
+            break;
+        case K_HIDE:
+            rc = parse_paths(c, "hidden", sink, sink->on_hide, &h->hidden_paths);
+            break;
+        case K_LIMITS:
+            rc = parse_limits(c, &h->limits);
             break;
         }
         if (rc != 0)

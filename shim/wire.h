@@ -9,11 +9,12 @@
 #ifndef LCSB_SHIM_WIRE_H
 #define LCSB_SHIM_WIRE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 /* The wire format version this shim speaks. */
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 struct rights {
     uint64_t fs, net, scope;
@@ -28,6 +29,25 @@ enum sockets { SOCKETS_ANY, SOCKETS_UNIX, SOCKETS_UNIX_TCP };
  * does: without seccomp there is no terminal filter to install. */
 #define DROPPED_TERMINAL (1U << 4)
 
+/* "world": "policy" builds the command's root from the policy, in user,
+ * mount, pid and IPC namespaces of its own; "open" leaves the host's. */
+enum world { WORLD_OPEN, WORLD_POLICY };
+
+/* The largest "pids" and "files" the kernel could hold (PID_MAX_LIMIT, and
+ * nr_open's ceiling). */
+#define PIDS_MAX 4194304
+#define FILES_MAX 1073741816
+
+/* "limits": 0 for a limit not set. The private tmp is TMPDIR's path. */
+struct limits {
+    uint64_t time, memory, pids, files, tmp;
+    char tmpdir[PATH_MAX];
+};
+
+static inline bool limits_set(const struct limits *l) {
+    return (l->time | l->memory | l->pids | l->files | l->tmp) != 0;
+}
+
 /* The header, once checked. Port rules are not kept: a pass that enforces
  * re-reads them from argv. */
 struct header {
@@ -37,8 +57,10 @@ struct header {
     uint64_t port_rights; /* every right a port rule grants, to check against net */
     enum sockets sockets;
     uint64_t dropped;
-    bool readonly_world; /* "world": "readonly" */
+    enum world world;
     unsigned protected_paths;
+    unsigned hidden_paths;
+    struct limits limits;
 };
 
 /* Where the reader hands what the kernel must enforce, as it reads it: after
@@ -53,6 +75,8 @@ struct policy_sink {
     int (*on_path)(void *ctx, const char *path, uint64_t access);
     /* An absolute path of the header's "protect". */
     int (*on_protect)(void *ctx, const char *path);
+    /* An absolute path of the header's "hide". */
+    int (*on_hide)(void *ctx, const char *path);
 };
 
 /* Reads the header, ARG, into H. */

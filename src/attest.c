@@ -62,7 +62,7 @@ static const char *const net_names[] = {"denied", "ports", "open", NULL};
 static const char *const covers_names[] = {"", "tcp", "all", NULL};
 static const char *const by_names[] = {"",         "landlock",  "seccomp", "landlock+seccomp",
                                        "seatbelt", "namespace", NULL};
-static const char *const held_names[] = {"open", "readonly", "none", NULL};
+static const char *const held_names[] = {"open", "readonly", "none", "own", NULL};
 
 static bool covers_nothing(const void *att) {
     return ((const lcsb_attestation *)att)->net_covers == LCSB_NET_COVERS_NOTHING;
@@ -89,6 +89,8 @@ const lcsb__field lcsb__attestation_fields[] = {
     FIELD("abi", INT, abi, NULL, no_abi),
     FIELD("scoped", BOOL, scoped, NULL, under_none),
     FIELD("dropped", BITS, dropped, lcsb__part_names, under_none),
+    FIELD("world", WORD, world, held_names, under_none),
+    FIELD("limits", TEXT, limits, NULL, under_none),
     {0},
 };
 #undef FIELD
@@ -116,7 +118,8 @@ void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t siz
     lcsb__add_part_names(&dropped, att->dropped, "", " ");
     char abi[16] = "";
     if (att->abi) snprintf(abi, sizeof abi, ", abi %d", att->abi);
-    snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s", fs, exec, net, abi,
+    snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s%s%s", fs, exec, net, abi,
+             att->limits[0] ? ", limits: " : "", att->limits,
              dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
     lcsb__buf_free(&dropped);
 }

@@ -190,6 +190,10 @@ static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy
         return why;
     case LCSB_PART_TERMINAL:
         return b->seccomp ? NULL : "no seccomp filters here, which refuse TIOCSTI";
+    case LCSB_PART_WORLD:
+        return b->namespaces ? NULL
+                             : "no user namespaces here, in which the shim gives the command a "
+                               "world of its own (pid, IPC, a root of the policy's paths)";
     case LCSB_PART_METADATA:
         return b->namespaces ? NULL
                              : "no user namespaces here, in which the shim makes the file system "
@@ -230,6 +234,76 @@ static int check_parts(const landlock_backend *b, const lcsb_policy *policy, uns
     return rc;
 }
 
+/* PATHS as a JSON array, sorted, or [] when there is no world to hold them. */
+static int add_paths(lcsb__buf *b, const lcsb__strv *paths, bool own_world) {
+    size_t n = 0;
+    const char **sorted = lcsb__strv_sorted_unique(paths, &n);
+    if (!sorted) return LCSB_ENOMEM;
+    lcsb__buf_adds(b, "[");
+    for (size_t i = 0; own_world && i < n; i++) {
+        if (i) lcsb__buf_adds(b, ",");
+        lcsb__buf_add_json_string(b, sorted[i]);
+    }
+    lcsb__buf_adds(b, "]");
+    free(sorted);
+    return 0;
+}
+
+/* The env overlay's TMPDIR, which a tmp limit makes a tmpfs of its size. */
+static const char *tmpdir_of(const lcsb_policy *policy) {
+    for (size_t i = policy->env_n; i > 0; i--)
+        if (strcmp(policy->env[i - 1].name, "TMPDIR") == 0) return policy->env[i - 1].value;
+    return NULL;
+}
+
+static void add_limits(lcsb__buf *b, const lcsb_policy *policy) {
+    bool first = true;
+    lcsb__buf_adds(b, "{");
+    for (unsigned k = 0; k < LCSB_LIMITS; k++) {
+        if (!policy->limits[k]) continue;
+        lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k),
+                       policy->limits[k]);
+        first = false;
+    }
+    if (policy->limits[LCSB_LIMIT_TMP]) {
+        lcsb__buf_adds(b, ",\"tmpdir\":");
+        lcsb__buf_add_json_string(b, tmpdir_of(policy));
+    }
+    lcsb__buf_adds(b, "}");
+}
+
+/* Limits are the world's: without it, or where the host cannot hold one as
+ * asked, the policy is refused rather than run with less. */
+static int check_limits(const lcsb_policy *policy, unsigned dropped, lcsb_error *err) {
+    bool any = false;
+    for (unsigned k = 0; k < LCSB_LIMITS; k++) any |= policy->limits[k] != 0;
+    if (!any) return 0;
+    if (dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA))
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: limits need a world of its own, which this host cannot "
+                          "give (the world part is dropped)");
+    unsigned long long pids = policy->limits[LCSB_LIMIT_PIDS];
+    /* RLIMIT_NPROC does not bind root; the pid namespace's pid_max then
+     * holds, and the kernel takes no pid_max below 301. */
+    if (pids && pids < 299 && geteuid() == 0)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: limits.pids = %llu cannot be held for root: the kernel "
+                          "does not count root's processes, and a pid namespace holds no fewer "
+                          "than 299; ask for 299 or more",
+                          pids);
+    if (policy->limits[LCSB_LIMIT_TMP]) {
+        const char *tmpdir = tmpdir_of(policy);
+        bool writable = false;
+        for (size_t i = 0; tmpdir && i < policy->write.n; i++)
+            writable |= strcmp(policy->write.v[i], tmpdir) == 0;
+        if (!writable)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "landlock: limits.tmp needs TMPDIR set, to a path of the write "
+                              "tier (exec_policy's private TMPDIR is one)");
+    }
+    return 0;
+}
+
 static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
                          const char *const *argv, lcsb__strv *out, lcsb_error *err) {
     const landlock_backend *b = landlock_of(backend);
@@ -239,6 +313,7 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
                           LCSB__LANDLOCK_ABI_MAX);
     unsigned dropped = 0;
     int rc = check_parts(b, policy, &dropped, err);
+    if (!rc) rc = check_limits(policy, dropped, err);
     if (!rc) rc = lcsb__check_exec_dirs(policy, "EXECUTE", err);
     if (rc) return rc;
     bool exec_open = policy->exec_open;
@@ -271,18 +346,14 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
                    abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
     lcsb__add_part_names(&header, dropped, "\"", ",");
-    bool readonly_world = !(dropped & LCSB_PART_METADATA);
-    lcsb__buf_addf(&header, "],\"world\":\"%s\",\"protect\":[",
-                   readonly_world ? "readonly" : "open");
-    size_t n_protect = 0;
-    const char **protect = lcsb__strv_sorted_unique(&policy->protect, &n_protect);
-    if (!protect) rc = LCSB_ENOMEM;
-    for (size_t i = 0; protect && readonly_world && i < n_protect; i++) {
-        if (i) lcsb__buf_adds(&header, ",");
-        lcsb__buf_add_json_string(&header, protect[i]);
-    }
-    free(protect);
-    lcsb__buf_adds(&header, "]}");
+    bool own_world = !(dropped & (LCSB_PART_METADATA | LCSB_PART_WORLD));
+    lcsb__buf_addf(&header, "],\"world\":\"%s\",\"protect\":", own_world ? "policy" : "open");
+    rc = add_paths(&header, &policy->protect, own_world);
+    lcsb__buf_adds(&header, ",\"hide\":");
+    if (!rc) rc = add_paths(&header, &policy->hide, own_world);
+    lcsb__buf_adds(&header, ",\"limits\":");
+    add_limits(&header, policy);
+    lcsb__buf_adds(&header, "}");
     if (rc) goto out;
     if (header.oom) {
         rc = LCSB_ENOMEM;
@@ -334,6 +405,24 @@ static bool is_shim(const char *arg) {
 }
 
 /* ARGV is `lcsb-exec HEADER ...`: what the header says the shim enforces. */
+/* "limits":{"time":5,"pids":300,...} as "time=5 pids=300" (tmpdir left out). */
+static void read_limits(const char *limits, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (unsigned k = 0; k < LCSB_LIMITS; k++) {
+        const char *name = lcsb_limit_name(k);
+        char key[16];
+        snprintf(key, sizeof key, "\"%s\":", name);
+        const char *at = strstr(limits, key);
+        const char *end = strchr(limits, '}');
+        if (!at || (end && at > end)) continue;
+        unsigned long long v = strtoull(at + strlen(key), NULL, 10);
+        int n = snprintf(out + used, size - used, "%s%s=%llu", used ? " " : "", name, v);
+        if (n < 0 || (size_t)n >= size - used) break;
+        used += (size_t)n;
+    }
+}
+
 static int landlock_attest(const char *const *argv, const char *const *prefix,
                            lcsb_attestation *out, lcsb_error *err) {
     (void)prefix;
@@ -354,11 +443,12 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     lcsb__json_array(scope_p, "abstract_unix_socket", &abstract);
     const char *sockets = lcsb__json_choice(lcsb__json_find(header, "sockets"), socket_rules);
     long dropped = read_dropped(lcsb__json_find(header, "dropped"));
-    static const char *const worlds[] = {"readonly", "open", NULL};
+    static const char *const worlds[] = {"policy", "open", NULL};
     const char *world = lcsb__json_choice(lcsb__json_find(header, "world"), worlds);
     int protect = lcsb__json_array(lcsb__json_find(header, "protect"), NULL, NULL);
+    const char *limits = lcsb__json_find(header, "limits");
     if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0 ||
-        !world || protect < 0)
+        !world || protect < 0 || !limits || *limits != '{')
         return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
     /* Landlock's network rules cover TCP only; the shim's socket filter, when
      * the header asks for one, covers every other socket, and "unix" refuses
@@ -368,7 +458,7 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     bool tcp_rules = connect && bind;
     bool unix_only = strcmp(sockets, "unix") == 0, filter = strcmp(sockets, "any") != 0;
     bool all = unix_only || (filter && tcp_rules);
-    bool readonly = strcmp(world, "readonly") == 0;
+    bool readonly = strcmp(world, "policy") == 0;
     *out = (lcsb_attestation){
         .backend = LCSB_MECHANISM_LANDLOCK,
         .fs = fs > 0 ? LCSB_FS_ENFORCED : LCSB_FS_OPEN,
@@ -390,7 +480,9 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
         .protected_paths = !readonly     ? LCSB_HELD_OPEN
                            : protect > 0 ? LCSB_HELD_READONLY
                                          : LCSB_HELD_NONE,
+        .world = readonly ? LCSB_HELD_OWN : LCSB_HELD_OPEN,
     };
+    read_limits(limits, out->limits, sizeof out->limits);
     return 0;
 }
 

@@ -17,6 +17,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
     lcsb__strv_clear(&policy->write);
     lcsb__strv_clear(&policy->exec);
     lcsb__strv_clear(&policy->protect);
+    lcsb__strv_clear(&policy->hide);
     for (size_t i = 0; i < policy->env_n; i++) {
         free(policy->env[i].name);
         free(policy->env[i].value);
@@ -64,7 +65,35 @@ int lcsb_policy_add_protect(lcsb_policy *policy, const char *path, lcsb_error *e
     return add_path(policy, &policy->protect, "protect", path, err);
 }
 
+int lcsb_policy_add_hide(lcsb_policy *policy, const char *path, lcsb_error *err) {
+    return add_path(policy, &policy->hide, "hide", path, err);
+}
+
 void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open) { policy->exec_open = open; }
+
+static const char *const limit_names[LCSB_LIMITS] = {"time", "memory", "pids", "files", "tmp"};
+
+const char *lcsb_limit_name(lcsb_limit limit) {
+    return (unsigned)limit < LCSB_LIMITS ? limit_names[limit] : NULL;
+}
+
+int lcsb_policy_set_limit(lcsb_policy *policy, lcsb_limit limit, unsigned long long value,
+                          lcsb_error *err) {
+    /* What the shim takes (shim/wire.h): pid_max's and nr_open's ceilings. */
+    static const unsigned long long highest[LCSB_LIMITS] = {
+        UINT32_MAX, UINT64_MAX / 2, 4194304, 1073741816, UINT64_MAX / 2};
+    if ((unsigned)limit >= LCSB_LIMITS)
+        return lcsb__fail(err, LCSB_EINVAL, "limit %d: no such limit", (int)limit);
+    if (value > highest[limit])
+        return lcsb__fail(err, LCSB_EINVAL, "limits.%s: %llu is more than %llu",
+                          limit_names[limit], value, highest[limit]);
+    policy->limits[limit] = value;
+    return 0;
+}
+
+unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_limit limit) {
+    return (unsigned)limit < LCSB_LIMITS ? policy->limits[limit] : 0;
+}
 
 static bool valid_env_name(const char *name) {
     if (!*name) return false;
@@ -140,7 +169,7 @@ int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) 
 }
 
 const char *const lcsb__part_names[] = {"net",      "scope",    "truncate", "ioctl",
-                                        "terminal", "metadata", NULL};
+                                        "terminal", "metadata", "world",    NULL};
 #define PART_COUNT (sizeof lcsb__part_names / sizeof lcsb__part_names[0] - 1)
 
 const char *lcsb_part_name(unsigned part) {
@@ -170,7 +199,7 @@ void lcsb_policy_set_degradable(lcsb_policy *policy, unsigned parts) {
 
 unsigned lcsb_policy_degradable(const lcsb_policy *policy) { return policy->degradable; }
 
-static const char *const tier_names[LCSB_TIERS] = {"read", "write", "exec", "protect"};
+static const char *const tier_names[LCSB_TIERS] = {"read", "write", "exec", "protect", "hide"};
 
 const char *lcsb_tier_name(lcsb_tier tier) {
     return (unsigned)tier < LCSB_TIERS ? tier_names[tier] : NULL;
@@ -182,6 +211,7 @@ static const lcsb__strv *tier_of(const lcsb_policy *policy, lcsb_tier tier) {
     case LCSB_TIER_WRITE: return &policy->write;
     case LCSB_TIER_EXEC: return &policy->exec;
     case LCSB_TIER_PROTECT: return &policy->protect;
+    case LCSB_TIER_HIDE: return &policy->hide;
     }
     return NULL;
 }
@@ -206,7 +236,8 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     bool ok = !lcsb__strv_push_all(&p->read, (const char *const *)src->read.v) &&
               !lcsb__strv_push_all(&p->write, (const char *const *)src->write.v) &&
               !lcsb__strv_push_all(&p->exec, (const char *const *)src->exec.v) &&
-              !lcsb__strv_push_all(&p->protect, (const char *const *)src->protect.v);
+              !lcsb__strv_push_all(&p->protect, (const char *const *)src->protect.v) &&
+              !lcsb__strv_push_all(&p->hide, (const char *const *)src->hide.v);
     for (size_t i = 0; ok && i < src->env_n; i++)
         ok = !lcsb_policy_set_env(p, src->env[i].name, src->env[i].value, NULL);
     for (size_t i = 0; ok && i < src->connect.n; i++)
@@ -217,6 +248,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     p->net = src->net;
     p->bytes = src->bytes;
     p->degradable = src->degradable;
+    memcpy(p->limits, src->limits, sizeof p->limits);
     if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
     if (!ok) {
         lcsb_policy_free(p);

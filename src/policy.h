@@ -23,6 +23,8 @@ struct lcsb_policy {
     lcsb__strv write;
     lcsb__strv exec;
     lcsb__strv protect;
+    lcsb__strv hide;
+    unsigned long long limits[LCSB_LIMITS];
     lcsb__env *env; /* in order of first setting; a later setting replaces the value */
     size_t env_n;
     bool exec_open;

@@ -247,6 +247,7 @@ int policy_add(lcsb_policy *p, lcsb_tier tier, const char *path, lcsb_error *err
     case LCSB_TIER_WRITE: return lcsb_policy_add_write(p, path, err);
     case LCSB_TIER_EXEC: return lcsb_policy_add_exec(p, path, err);
     case LCSB_TIER_PROTECT: return lcsb_policy_add_protect(p, path, err);
+    case LCSB_TIER_HIDE: return lcsb_policy_add_hide(p, path, err);
     }
     fail_msg("no tier %d", (int)tier);
     return LCSB_EINVAL;

@@ -108,7 +108,28 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_exec(lcsb_policy *policy, const char
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_protect(lcsb_policy *policy, const char *path,
                                                     lcsb_error *err);
 /* Turn the exec allowlist off: anything readable may run. */
+/* A path inside a readable tree that must not exist for the command (a
+ * secret under /etc): covered with something empty in the command's world.
+ * Needs the "world" part; a path that does not exist is hidden already. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_hide(lcsb_policy *policy, const char *path,
+                                                 lcsb_error *err);
 LCSB_API void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open);
+
+/* What the command may use up; each needs the "world" part. */
+typedef enum lcsb_limit {
+    LCSB_LIMIT_TIME,   /* "time": seconds of wall time, then every process is killed */
+    LCSB_LIMIT_MEMORY, /* "memory": bytes of address space per process (RLIMIT_AS) */
+    LCSB_LIMIT_PIDS,   /* "pids": processes at once */
+    LCSB_LIMIT_FILES,  /* "files": open descriptors per process (RLIMIT_NOFILE) */
+    LCSB_LIMIT_TMP,    /* "tmp": bytes in TMPDIR, a private tmpfs of that size */
+} lcsb_limit;
+#define LCSB_LIMITS 5
+/* "time", "memory", "pids", "files", "tmp"; NULL for anything else. */
+LCSB_API const char *lcsb_limit_name(lcsb_limit limit);
+/* VALUE 0 removes the limit. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_set_limit(lcsb_policy *policy, lcsb_limit limit,
+                                                  unsigned long long value, lcsb_error *err);
+LCSB_API unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_limit limit);
 /* Set NAME to VALUE in the command's environment, or unset it when VALUE is
  * NULL. The last call for a name wins. Copies both. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_env(lcsb_policy *policy, const char *name,
@@ -132,12 +153,14 @@ typedef enum lcsb_part {
     LCSB_PART_TRUNCATE = 1u << 2, /* truncating files outside the write tier refused */
     LCSB_PART_IOCTL = 1u << 3,    /* device ioctls outside the write tier refused */
     LCSB_PART_TERMINAL = 1u << 4, /* input injection into the terminal refused (TIOCSTI) */
+    LCSB_PART_WORLD = 1u << 6,    /* a world of its own: pid, IPC and user namespaces, a
+                                   * root holding only the policy's paths, limits */
     LCSB_PART_METADATA = 1u << 5, /* the file system read-only outside the write tier
                                      (chmod, chown, utimes), protected paths inside it */
 } lcsb_part;
-#define LCSB_PARTS_ALL 0x3fu
+#define LCSB_PARTS_ALL 0x7fu
 
-/* "net", "scope", "truncate", "ioctl", "terminal", "metadata" for one part;
+/* "net", "scope", "truncate", "ioctl", "terminal", "metadata", "world" for one part;
  * NULL for anything else. */
 LCSB_API const char *lcsb_part_name(unsigned part);
 /* The part named NAME, or 0. */
@@ -153,9 +176,10 @@ typedef enum lcsb_tier {
     LCSB_TIER_WRITE,   /* "write" */
     LCSB_TIER_EXEC,    /* "exec" */
     LCSB_TIER_PROTECT, /* "protect" */
+    LCSB_TIER_HIDE,    /* "hide" */
 } lcsb_tier;
-#define LCSB_TIERS 4
-/* "read", "write", "exec", "protect"; NULL for anything else. */
+#define LCSB_TIERS 5
+/* "read", "write", "exec", "protect", "hide"; NULL for anything else. */
 LCSB_API const char *lcsb_tier_name(lcsb_tier tier);
 
 /* Read access. The returned strings belong to the policy and live until it
@@ -303,6 +327,7 @@ typedef enum lcsb_held {
     LCSB_HELD_OPEN,     /* "open": not enforced here */
     LCSB_HELD_READONLY, /* "readonly" */
     LCSB_HELD_NONE,     /* "none": nothing to hold (no protected paths) */
+    LCSB_HELD_OWN,      /* "own": a world of its own */
 } lcsb_held;
 
 typedef struct lcsb_attestation {
@@ -327,6 +352,11 @@ typedef struct lcsb_attestation {
     lcsb_held metadata;
     /* Protected paths: readonly, open (not enforced here), or none. */
     lcsb_held protected_paths; /* "protected" in JSON and Lua */
+    /* own (pid, IPC and user namespaces, a root of the policy's paths only,
+     * nothing outliving the run) or open (the host's processes, IPC, sockets). */
+    lcsb_held world;
+    /* The limits in force, "time=5 pids=300", "" for none. */
+    char limits[160];
 } lcsb_attestation;
 
 /* PREFIX is the launcher composed in front of a host mechanism (NULL: none):

@@ -1,0 +1,186 @@
+/* The shim outside the pid namespace, and the init inside (init.h).
+ *
+ *     lcsb -> lcsb-exec (outside) -> init (pid 1) -> COMMAND -> ...
+ *
+ * Each dies with its parent (PR_SET_PDEATHSIG), and when the init exits the
+ * kernel kills every process left in its namespace: nothing the command
+ * starts outlives lcsb, however it forks, re-parents or hides.
+ *
+ * Signals travel down the chain: each one passes on what was sent to it
+ * alone. A terminal's ^C reached the whole foreground process group, the
+ * command included, and is not sent twice. The command's exit status travels
+ * up: the init writes its wait status on a pipe, and the outer shim exits
+ * with it, or dies of the same signal. */
+#define _GNU_SOURCE
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "say.h"
+
+static const int passed_on[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+/* The init writes the command's wait status here. */
+static int status_fd = -1;
+
+static void waited_signals(sigset_t *set) {
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
+        sigaddset(set, passed_on[i]);
+    sigaddset(set, SIGCHLD);
+}
+
+/* Exit as the wait status WS says: with its code, or of its signal (without
+ * a core file of our own; the command's, if any, is written). */
+static void exit_as(int ws) {
+    if (WIFSIGNALED(ws)) {
+        int sig = WTERMSIG(ws);
+        struct rlimit none = {0, 0};
+        sigset_t only;
+        setrlimit(RLIMIT_CORE, &none);
+        signal(sig, SIG_DFL);
+        sigemptyset(&only);
+        sigaddset(&only, sig);
+        sigprocmask(SIG_UNBLOCK, &only, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 128);
+}
+
+static void outer(pid_t init, int from_init) {
+    sigset_t set;
+    siginfo_t info;
+    int ws = 0, command_ws;
+
+    waited_signals(&set);
+    for (;;) {
+        int sig = sigwaitinfo(&set, &info);
+        if (sig == SIGCHLD) {
+            pid_t got = waitpid(init, &ws, WNOHANG);
+            if (got == init)
+                break;
+        } else if (sig > 0 && info.si_code != SI_KERNEL) {
+            kill(init, sig);
+        }
+    }
+    /* No status: the init failed to set up (97, said already) or was killed. */
+    if (read(from_init, &command_ws, sizeof command_ws) == (ssize_t)sizeof command_ws)
+        exit_as(command_ws);
+    exit_as(ws);
+}
+
+int start_init(sigset_t *old_mask) {
+    int status[2], alive[2];
+    sigset_t set;
+    pid_t pid;
+
+    waited_signals(&set);
+    if (sigprocmask(SIG_BLOCK, &set, old_mask) != 0)
+        return fail("block signals: %s", strerror(errno));
+    /* lcsb killed with SIGKILL cannot pass anything on: the kernel does. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        return fail("ask to die with lcsb: %s", strerror(errno));
+    if (pipe2(status, O_CLOEXEC) != 0 || pipe2(alive, O_CLOEXEC) != 0)
+        return fail("make a pipe: %s", strerror(errno));
+    pid = fork();
+    if (pid < 0)
+        return fail("start the init: %s", strerror(errno));
+    if (pid > 0) {
+        close(status[1]);
+        close(alive[0]);
+        outer(pid, status[0]);
+    }
+    close(status[0]);
+    close(alive[1]);
+    status_fd = status[1];
+    /* Its parent's pid is 0 from inside the namespace; whether the parent is
+     * still there shows in the pipe it holds open. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        return fail("ask to die with lcsb: %s", strerror(errno));
+    struct pollfd p = {.fd = alive[0], .events = POLLIN};
+    if (poll(&p, 1, 0) != 0)
+        return fail("run the command: lcsb exited before it started");
+    close(alive[0]);
+    return 0;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Kills every process in the namespace but the init, and says why. */
+static void end_all(char why, int report_fd, char *said) {
+    kill(-1, SIGKILL);
+    if (*said == 0 && report_fd >= 0 && write(report_fd, &why, 1) == 1)
+        *said = why;
+}
+
+static bool asks_to_stop(int sig) {
+    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+}
+
+int run_command(const sigset_t *old_mask, uint64_t time_limit, int report_fd) {
+    double deadline = time_limit ? now() + (double)time_limit : 0, grace = 0;
+    char said = 0;
+    sigset_t set;
+    siginfo_t info;
+    pid_t command = fork();
+
+    if (command < 0)
+        return fail("start the command: %s", strerror(errno));
+    if (command == 0) {
+        close(status_fd);
+        sigprocmask(SIG_SETMASK, old_mask, NULL);
+        return 0;
+    }
+    waited_signals(&set);
+    for (;;) {
+        double next = deadline && (!grace || deadline < grace) ? deadline : grace;
+        struct timespec wait, *timeout = NULL;
+        if (next) {
+            double left = next - now();
+            if (left < 0)
+                left = 0;
+            wait.tv_sec = (time_t)left;
+            wait.tv_nsec = (long)((left - (double)wait.tv_sec) * 1e9);
+            timeout = &wait;
+        }
+        int sig = sigtimedwait(&set, &info, timeout);
+        if (sig < 0) {
+            if (errno != EAGAIN)
+                continue;
+            if (deadline && now() >= deadline) {
+                end_all(REPORT_TIME_LIMIT, report_fd, &said);
+                deadline = 0;
+            }
+            if (grace && now() >= grace) {
+                end_all(REPORT_GRACE_OVER, report_fd, &said);
+                grace = 0;
+            }
+        } else if (sig == SIGCHLD) {
+            int ws;
+            pid_t got;
+            while ((got = waitpid(-1, &ws, WNOHANG)) > 0) {
+                if (got == command) {
+                    (void)!write(status_fd, &ws, sizeof ws);
+                    _exit(0);
+                }
+            }
+        } else if (info.si_code != SI_KERNEL) {
+            kill(command, sig);
+            if (asks_to_stop(sig) && !grace)
+                grace = now() + GRACE_SECONDS;
+        }
+    }
+}

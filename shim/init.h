@@ -1,0 +1,30 @@
+/* The processes a world of its own needs (world.h): the shim that stays
+ * outside the new pid namespace, and its init inside. */
+#ifndef LCSB_SHIM_INIT_H
+#define LCSB_SHIM_INIT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+/* After TERM, INT, HUP or QUIT sent to lcsb, how long the command has to
+ * stop before every process of it is killed. */
+#define GRACE_SECONDS 10
+
+/* What the init tells lcsb on the report pipe when it ended the command. */
+#define REPORT_SETUP_FAILED 'F'
+#define REPORT_TIME_LIMIT 'T'
+#define REPORT_GRACE_OVER 'G'
+
+/* Forks the new pid namespace's init. Returns 0 in the init; in the shim
+ * outside, waits for it, passes signals on, and exits as the command did:
+ * it never returns there. OLD_MASK is the signal mask to restore for the
+ * command; signals are blocked from here on. */
+int start_init(sigset_t *old_mask);
+
+/* In the init, with the command's setup done: forks the command, which
+ * returns 0 with OLD_MASK restored, to exec; the init waits, passes signals
+ * on, ends everything after TIME_LIMIT seconds (0: none) or the grace
+ * period, and exits: it never returns. */
+int run_command(const sigset_t *old_mask, uint64_t time_limit, int report_fd);
+
+#endif

@@ -1,0 +1,440 @@
+/* The command's world (world.h). Landlock decides what the command may do
+ * with a path; this decides which paths exist at all. A socket, a file or a
+ * directory the policy does not name is not in the command's root, so it
+ * cannot be connected to, stat'ed or listed, whatever Landlock governs.
+ *
+ * The root is a tmpfs: the policy's paths are bound into it from the host
+ * (by descriptor, RESOLVE_NO_SYMLINKS), read-only and recursively so, with
+ * the write tier writable again (that mount only), then what "hide" names is
+ * covered with something empty and what "protect" names mounted read-only on
+ * top. The tmpfs itself is read-only once built: nothing can be created
+ * beside what the policy names.
+ *
+ * libc and kernel headers only, like the rest of the shim. */
+#define _GNU_SOURCE
+#include "world.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kernel_uapi.h"
+#include "say.h"
+
+/* Where the host's root stays while the new one is built, inside the new one. */
+#define HOST "/.lcsb-host"
+/* An empty file that hidden files are covered with, removed once used. */
+#define EMPTY "/.lcsb-empty"
+
+/* Rights that make a rule's path part of the write tier. */
+#define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
+    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR)
+
+static int write_file(const char *file, const char *text) {
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+    int err = errno;
+
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)strlen(text))
+        return fail("write %s: %s", file, strerror(err));
+    return 0;
+}
+
+/* The caller's uid and gid are the only ones mapped, root's too: from inside
+ * the new namespace no more may be written, and the command, which keeps no
+ * capability (lcsb-exec.c), has no use for others' ids anyway. Files of other
+ * owners show as nobody's. Root gets a user namespace too, so that the user
+ * keyrings are the namespace's, and gone with it. */
+int enter_namespaces(void) {
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    char map[64];
+
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) != 0) {
+        int err = errno;
+        fail("enter namespaces of its own (user, mount, pid, IPC): %s", strerror(err));
+        if (err == EPERM || err == EACCES || err == ENOSPC)
+            hint("this host refuses user namespaces (an AppArmor or seccomp restriction, or "
+                 "user.max_user_namespaces); run lcsb rather than the wrapped argv, to be told "
+                 "which degrade words allow running without them");
+        return -1;
+    }
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map) != 0 ||
+        write_file("/proc/self/setgroups", "deny") != 0)
+        return -1;
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    return write_file("/proc/self/gid_map", map);
+}
+
+static int open_path(int dirfd, const char *path) {
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+static const char *open_error(int err) {
+    return err == ELOOP ? "the path passes through a symlink" : strerror(err);
+}
+
+static int set_mount_attr(int dirfd, const char *path, unsigned flags, bool readonly) {
+    struct mount_attr_v0 attr = {0};
+
+    if (readonly)
+        attr.attr_set = MOUNT_ATTR_RDONLY_;
+    else
+        attr.attr_clr = MOUNT_ATTR_RDONLY_;
+    return (int)syscall(SYS_mount_setattr, dirfd, path, flags, &attr, sizeof attr);
+}
+
+/* A copy of the mount tree at FROM (a descriptor), read-only throughout, or
+ * with its top mount writable: a mount below a write-tier path that was
+ * read-only before lcsb came stays so. Mounted on the path TO in the new root. */
+static int mount_copy(int from, const char *to, bool writable, const char *name) {
+    int tree = (int)syscall(SYS_open_tree, from, "",
+                            OPEN_TREE_CLONE_ | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE_);
+    int at = -1, ret = -1;
+
+    if (tree < 0 || set_mount_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE_, true) != 0 ||
+        (writable && set_mount_attr(tree, "", AT_EMPTY_PATH, false) != 0) ||
+        (at = open_path(AT_FDCWD, to)) < 0 ||
+        syscall(SYS_move_mount, tree, "", at, "",
+                MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_) != 0)
+        fail("mount %s %s: %s", show(name), writable ? "writable" : "read-only",
+             strerror(errno));
+    else
+        ret = 0;
+    if (at >= 0)
+        close(at);
+    if (tree >= 0)
+        close(tree);
+    return ret;
+}
+
+/* The directories above PATH, made in the new root's tmpfs. */
+static int make_parents(const char *path) {
+    char dir[PATH_MAX];
+    size_t len = strlen(path);
+
+    memcpy(dir, path, len + 1);
+    for (char *slash = strchr(dir + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return fail("make %s in the command's root: %s", show(dir), strerror(errno));
+        *slash = '/';
+    }
+    return 0;
+}
+
+/* PATH from the host, mounted at the same path in the new root. */
+static int bind_from_host(const char *path, bool writable) {
+    char host[sizeof HOST + PATH_MAX];
+    struct stat st;
+    int from, ret = -1;
+
+    snprintf(host, sizeof host, "%s%s", HOST, path);
+    from = open_path(AT_FDCWD, host);
+    if (from < 0)
+        return fail("open %s: %s", show(path), open_error(errno));
+    if (fstat(from, &st) != 0)
+        fail("stat %s: %s", show(path), strerror(errno));
+    else if (make_parents(path) == 0) {
+        /* A mount needs a point of its own kind: a directory, or a file for
+         * anything else (a socket or a device is bound onto a file). */
+        int made = S_ISDIR(st.st_mode) ? mkdir(path, 0755)
+                                        : mknod(path, S_IFREG | 0600, 0);
+        if (made != 0 && errno != EEXIST)
+            fail("make %s in the command's root: %s", show(path), strerror(errno));
+        else
+            ret = mount_copy(from, path, writable, path);
+    }
+    close(from);
+    return ret;
+}
+
+/* The write tier's path inside a tree bound read-only: its own copy,
+ * writable, on top. */
+static int make_writable(int at, const char *path) {
+    struct statvfs vfs;
+
+    if (fstatvfs(at, &vfs) != 0)
+        return fail("stat %s: %s", show(path), strerror(errno));
+    if ((vfs.f_flag & ST_RDONLY) == 0)
+        return 0;
+    return mount_copy(at, path, true, path);
+}
+
+/* A private tmp of its own size, in place of TMPDIR's host directory. */
+static int mount_tmp(const char *path, uint64_t size) {
+    char options[64];
+
+    snprintf(options, sizeof options, "size=%llu,mode=0700", (unsigned long long)size);
+    if (make_parents(path) != 0 || (mkdir(path, 0700) != 0 && errno != EEXIST))
+        return -1;
+    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
+        return fail("mount a private tmp of %llu bytes on %s: %s", (unsigned long long)size,
+                    show(path), strerror(errno));
+    return 0;
+}
+
+struct entry {
+    char *path;
+    uint64_t access;
+};
+
+/* The policy's paths, gathered so they can be sorted: a directory must be
+ * mounted before anything inside it, or it would cover that. */
+struct plan {
+    struct entry *v;
+    size_t n, cap;
+    const struct policy_sink *rules;
+    dev_t scaffold; /* the new root's tmpfs */
+    const struct limits *limits;
+    bool tmp_mounted;
+};
+
+static int gather(void *ctx, const char *path, uint64_t access) {
+    struct plan *plan = ctx;
+
+    if (plan->n == plan->cap) {
+        size_t cap = plan->cap ? plan->cap * 2 : 256;
+        struct entry *v = realloc(plan->v, cap * sizeof *v);
+        if (v == NULL)
+            return fail("hold the policy's paths: out of memory");
+        plan->v = v;
+        plan->cap = cap;
+    }
+    if ((plan->v[plan->n].path = strdup(path)) == NULL)
+        return fail("hold the policy's paths: out of memory");
+    plan->v[plan->n++].access = access;
+    return 0;
+}
+
+static int pass_port(void *ctx, uint64_t port, uint64_t access) {
+    const struct plan *plan = ctx;
+
+    return plan->rules->on_port(plan->rules->ctx, port, access);
+}
+
+static int by_path(const void *a, const void *b) {
+    return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+/* One path of the policy: in the new root already (inside a tree bound
+ * before it, or /proc), or bound now; then its rule. */
+static int place(struct plan *plan, const struct entry *e) {
+    bool writable = (e->access & WRITES) != 0;
+    const struct limits *l = plan->limits;
+    struct stat st;
+    int at;
+
+    if (l->tmp != 0 && strcmp(e->path, l->tmpdir) == 0) {
+        if (!plan->tmp_mounted && mount_tmp(e->path, l->tmp) != 0)
+            return -1;
+        plan->tmp_mounted = true;
+    } else if ((at = open_path(AT_FDCWD, e->path)) >= 0) {
+        int rc = fstat(at, &st) != 0 ? -1 : 0;
+        /* Only a directory made for what lies inside it is on the scaffold;
+         * anything else is already a copy of the host's. */
+        if (rc == 0 && st.st_dev == plan->scaffold)
+            rc = bind_from_host(e->path, writable);
+        else if (rc == 0 && writable)
+            rc = make_writable(at, e->path);
+        else if (rc != 0)
+            fail("stat %s: %s", show(e->path), strerror(errno));
+        close(at);
+        if (rc != 0)
+            return -1;
+    } else if (errno == ENOENT) {
+        if (bind_from_host(e->path, writable) != 0)
+            return -1;
+    } else {
+        return fail("open %s in the command's root: %s", show(e->path), open_error(errno));
+    }
+    return plan->rules->on_path(plan->rules->ctx, e->path, e->access);
+}
+
+/* What "hide" names is covered: a directory with an empty read-only tmpfs,
+ * anything else with an empty file no one may read. A path that is not in
+ * the world is hidden already. */
+static int hide(void *ctx, const char *path) {
+    struct stat st;
+    int at = open_path(AT_FDCWD, path), rc = 0, empty;
+
+    (void)ctx;
+    if (at < 0)
+        return errno == ENOENT ? 0 : fail("open %s: %s", show(path), open_error(errno));
+    if (fstat(at, &st) != 0)
+        rc = fail("stat %s: %s", show(path), strerror(errno));
+    else if (S_ISDIR(st.st_mode)) {
+        if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=4k,nr_inodes=1,mode=0") != 0)
+            rc = fail("hide %s: %s", show(path), strerror(errno));
+    } else if ((empty = open_path(AT_FDCWD, EMPTY)) < 0) {
+        rc = fail("open %s: %s", EMPTY, strerror(errno));
+    } else {
+        rc = mount_copy(empty, path, false, path);
+        close(empty);
+    }
+    close(at);
+    return rc;
+}
+
+/* What "protect" names: a read-only copy on top of the writable tree. */
+static int protect(void *ctx, const char *path) {
+    int at = open_path(AT_FDCWD, path), rc;
+
+    (void)ctx;
+    if (at < 0)
+        return errno == ENOENT ? 0 : fail("open %s: %s", show(path), open_error(errno));
+    rc = mount_copy(at, path, false, path);
+    close(at);
+    return rc;
+}
+
+/* The host's top-level symlinks (/bin -> usr/bin on a merged /usr): a name
+ * and where it points reveal nothing the policy would hide, and programs
+ * are found through them. */
+static int copy_top_symlinks(void) {
+    char target[PATH_MAX];
+    struct dirent *d;
+    DIR *dir = opendir(HOST);
+
+    if (dir == NULL)
+        return fail("list the host's root: %s", strerror(errno));
+    while ((d = readdir(dir)) != NULL) {
+        struct stat st;
+        ssize_t n;
+        if (d->d_type != DT_LNK &&
+            (d->d_type != DT_UNKNOWN || fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+             !S_ISLNK(st.st_mode)))
+            continue;
+        n = readlinkat(dirfd(dir), d->d_name, target, sizeof target - 1);
+        if (n < 0)
+            continue;
+        target[n] = '\0';
+        if (symlinkat(target, AT_FDCWD, d->d_name) != 0 && errno != EEXIST) {
+            fail("link /%s in the command's root: %s", show(d->d_name), strerror(errno));
+            closedir(dir);
+            return -1;
+        }
+    }
+    closedir(dir);
+    return 0;
+}
+
+/* A fresh /proc that shows the new pid namespace only, and /dev's links into
+ * it; the devices themselves are the policy's. */
+static int make_proc_and_dev(void) {
+    static const char *const links[][2] = {{"/proc/self/fd", "/dev/fd"},
+                                           {"/proc/self/fd/0", "/dev/stdin"},
+                                           {"/proc/self/fd/1", "/dev/stdout"},
+                                           {"/proc/self/fd/2", "/dev/stderr"}};
+
+    if (mkdir("/proc", 0555) != 0 ||
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        return fail("mount a /proc of its own: %s", strerror(errno));
+    if (mkdir("/dev", 0755) != 0)
+        return fail("make /dev in the command's root: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+        if (symlink(links[i][0], links[i][1]) != 0)
+            return fail("link %s: %s", links[i][1], strerror(errno));
+    return 0;
+}
+
+/* The new root: a tmpfs on /tmp (any directory would do), made the root
+ * with the host's below it at HOST, until the binds are done. */
+static int enter_scaffold(dev_t *scaffold) {
+    struct stat st;
+
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return fail("make the mounts private: %s", strerror(errno));
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+        return fail("mount the command's root: %s", strerror(errno));
+    if (chdir("/tmp") != 0 || mkdir(HOST + 1, 0700) != 0 ||
+        syscall(SYS_pivot_root, ".", HOST + 1) != 0 || chdir("/") != 0)
+        return fail("enter the command's root: %s", strerror(errno));
+    if (stat("/", &st) != 0)
+        return fail("stat the command's root: %s", strerror(errno));
+    *scaffold = st.st_dev;
+    if (mknod(EMPTY, S_IFREG | 0000, 0) != 0)
+        return fail("make %s: %s", EMPTY, strerror(errno));
+    return 0;
+}
+
+/* The host's root goes; the scaffold becomes read-only. */
+static int leave_scaffold(void) {
+    if (unlink(EMPTY) != 0 || umount2(HOST, MNT_DETACH) != 0 || rmdir(HOST) != 0)
+        return fail("let go of the host's root: %s", strerror(errno));
+    if (set_mount_attr(AT_FDCWD, "/", 0, true) != 0)
+        return fail("make the command's root read-only: %s", strerror(errno));
+    return 0;
+}
+
+int build_world(char **argv, int argc, int dashdash, const struct header *h,
+                const struct policy_sink *rules) {
+    struct plan plan = {.rules = rules, .limits = &h->limits};
+    const struct policy_sink collect = {.ctx = &plan, .on_port = pass_port, .on_path = gather};
+    const struct policy_sink after = {.on_hide = hide, .on_protect = protect};
+    struct header again;
+    char cwd[PATH_MAX];
+    int rc = -1;
+
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        return fail("find the working directory: %s", strerror(errno));
+    if (enter_scaffold(&plan.scaffold) != 0 || make_proc_and_dev() != 0 ||
+        copy_top_symlinks() != 0 || read_policy(argv, argc, dashdash, &again, &collect) != 0)
+        goto out;
+    qsort(plan.v, plan.n, sizeof *plan.v, by_path);
+    for (size_t i = 0; i < plan.n; i++)
+        if (place(&plan, &plan.v[i]) != 0)
+            goto out;
+    /* Hidden paths first, so that a protected one inside them stays hidden. */
+    if ((h->hidden_paths > 0 || h->protected_paths > 0) && read_header(argv[1], &again, &after) != 0)
+        goto out;
+    if (leave_scaffold() != 0)
+        goto out;
+    if (chdir(cwd) != 0) {
+        fail("enter the working directory %s: %s", show(cwd), strerror(errno));
+        if (errno == ENOENT)
+            hint("the policy does not name it, so it is not in the command's world");
+        goto out;
+    }
+    rc = 0;
+out:
+    for (size_t i = 0; i < plan.n; i++)
+        free(plan.v[i].path);
+    free(plan.v);
+    return rc;
+}
+
+int join_new_keyring(void) {
+    /* KEYCTL_JOIN_SESSION_KEYRING with no name: a new anonymous one. */
+    if (syscall(SYS_keyctl, 1, NULL) < 0)
+        return fail("join a session keyring of its own: %s", strerror(errno));
+    return 0;
+}
+
+int limit_pids(uint64_t pids) {
+    char text[32];
+    /* pid 1 is the init; pid_max is one past the highest pid. The kernel
+     * takes nothing below 301. */
+    uint64_t max = pids + 2 < 301 ? 301 : pids + 2;
+
+    snprintf(text, sizeof text, "%llu\n", (unsigned long long)max);
+    return write_file("/proc/sys/kernel/pid_max", text);
+}

@@ -1,0 +1,27 @@
+/* The command's world (wire format "world": "policy"): namespaces of its
+ * own, and a root that holds only what the policy names. */
+#ifndef LCSB_SHIM_WORLD_H
+#define LCSB_SHIM_WORLD_H
+
+#include "wire.h"
+
+/* Enters user, mount, pid and IPC namespaces. The calling process stays in
+ * its pid namespace; its next child is the new one's init (pid 1). */
+int enter_namespaces(void);
+
+/* In the new pid namespace's init: builds the root from the policy on argv
+ * (read again here, sorted, so that a directory is mounted before what lies
+ * in it), hands every path to RULES->on_path once it exists in the new root
+ * and every port to RULES->on_port, hides and protects what the header says,
+ * mounts a fresh /proc, and enters the working directory again. */
+int build_world(char **argv, int argc, int dashdash, const struct header *h,
+                const struct policy_sink *rules);
+
+/* Joins a new session keyring, so that the caller's keys are not possessed. */
+int join_new_keyring(void);
+
+/* pid_max of the new pid namespace: the command and its descendants may hold
+ * PIDS pids at most (never fewer than the kernel's floor allows). */
+int limit_pids(uint64_t pids);
+
+#endif
