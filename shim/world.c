@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -166,18 +165,6 @@ static int bind_from_host(const char *path, bool writable) {
     return ret;
 }
 
-/* The write tier's path inside a tree bound read-only: its own copy,
- * writable, on top. */
-static int make_writable(int at, const char *path) {
-    struct statvfs vfs;
-
-    if (fstatvfs(at, &vfs) != 0)
-        return fail("stat %s: %s", show(path), strerror(errno));
-    if ((vfs.f_flag & ST_RDONLY) == 0)
-        return 0;
-    return mount_copy(at, path, true, path);
-}
-
 /* A private tmp of its own size, in place of TMPDIR's host directory. */
 static int mount_tmp(const char *path, uint64_t size) {
     char options[64];
@@ -235,7 +222,9 @@ static int by_path(const void *a, const void *b) {
 }
 
 /* One path of the policy: in the new root already (inside a tree bound
- * before it, or /proc), or bound now; then its rule. */
+ * before it, or /proc), or bound now; then its rule. A write-tier path gets
+ * a mount of its own, writable, even inside a writable tree: a mount point
+ * cannot be renamed or removed, so .git stays where git looks for it. */
 static int place(struct plan *plan, const struct entry *e) {
     bool writable = (e->access & WRITES) != 0;
     const struct limits *l = plan->limits;
@@ -253,7 +242,7 @@ static int place(struct plan *plan, const struct entry *e) {
         if (rc == 0 && st.st_dev == plan->scaffold)
             rc = bind_from_host(e->path, writable);
         else if (rc == 0 && writable)
-            rc = make_writable(at, e->path);
+            rc = mount_copy(at, e->path, true, e->path);
         else if (rc != 0)
             fail("stat %s: %s", show(e->path), strerror(errno));
         close(at);
@@ -400,9 +389,15 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
         copy_top_symlinks() != 0 || read_policy(argv, argc, dashdash, &again, &collect) != 0)
         goto out;
     qsort(plan.v, plan.n, sizeof *plan.v, by_path);
-    for (size_t i = 0; i < plan.n; i++)
-        if (place(&plan, &plan.v[i]) != 0)
+    /* A path named twice (a device read and written) is placed once, with
+     * every right it was given. */
+    for (size_t i = 0; i < plan.n; i++) {
+        struct entry merged = plan.v[i];
+        while (i + 1 < plan.n && strcmp(plan.v[i + 1].path, merged.path) == 0)
+            merged.access |= plan.v[++i].access;
+        if (place(&plan, &merged) != 0)
             goto out;
+    }
     /* Hidden paths first, so that a protected one inside them stays hidden. */
     if ((h->hidden_paths > 0 || h->protected_paths > 0) && read_header(argv[1], &again, &after) != 0)
         goto out;

@@ -71,6 +71,9 @@ static bool covers_nothing(const void *att) {
 static bool under_none(const void *att) {
     return ((const lcsb_attestation *)att)->backend == LCSB_MECHANISM_NONE;
 }
+static bool no_limits(const void *att) {
+    return ((const lcsb_attestation *)att)->limits[0] == '\0';
+}
 static bool no_abi(const void *att) {
     return under_none(att) || ((const lcsb_attestation *)att)->abi == 0;
 }
@@ -90,7 +93,7 @@ const lcsb__field lcsb__attestation_fields[] = {
     FIELD("scoped", BOOL, scoped, NULL, under_none),
     FIELD("dropped", BITS, dropped, lcsb__part_names, under_none),
     FIELD("world", WORD, world, held_names, under_none),
-    FIELD("limits", TEXT, limits, NULL, under_none),
+    FIELD("limits", TEXT, limits, NULL, no_limits),
     {0},
 };
 #undef FIELD

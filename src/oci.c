@@ -570,6 +570,7 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         .dropped = dropped,
         .metadata = LCSB_HELD_READONLY, /* --read-only, required */
         .protected_paths = holds_protect ? LCSB_HELD_READONLY : LCSB_HELD_NONE,
+        .world = LCSB_HELD_OWN, /* the engine's namespaces; docs/threat-model.md */
     };
     return 0;
 malformed:

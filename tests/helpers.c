@@ -7,6 +7,7 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -281,4 +282,48 @@ lcsb_backend *landlock_backend(int abi, const char *shim) {
     lcsb_error err = {0};
     if (lcsb_backend_landlock(abi, shim, &b, &err)) fail_msg("landlock backend: %s", err.message);
     return b;
+}
+
+static pid_t parent_of(pid_t pid) {
+    char path[64], stat[512];
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (!(f = fopen(path, "r"))) return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    /* pid (comm) state ppid: comm may hold spaces and parentheses. */
+    char *close = strrchr(stat, ')');
+    int ppid = 0;
+    if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1) return 0;
+    return (pid_t)ppid;
+}
+
+static bool named(pid_t pid, const char *comm) {
+    char path[64], buf[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    bool ok = fgets(buf, sizeof buf, f) != NULL;
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return ok && strcmp(buf, comm) == 0;
+}
+
+pid_t descendant_named(pid_t root, const char *comm) {
+    for (double start = now_seconds(); now_seconds() - start < 2; usleep(10000)) {
+        DIR *dir = opendir("/proc");
+        struct dirent *d;
+        while (dir && (d = readdir(dir)) != NULL) {
+            pid_t pid = (pid_t)atoi(d->d_name);
+            if (pid <= 0 || !named(pid, comm)) continue;
+            for (pid_t up = parent_of(pid); up > 1; up = parent_of(up))
+                if (up == root) {
+                    closedir(dir);
+                    return pid;
+                }
+        }
+        if (dir) closedir(dir);
+    }
+    return 0;
 }

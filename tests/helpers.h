@@ -72,6 +72,10 @@ void run_child(const char *cwd, const char *const *argv, const char *const *env,
 
 /* The monotonic clock, in seconds. */
 double now_seconds(void);
+/* The host pid of a process named COMM (as in /proc/PID/comm) among ROOT's
+ * descendants, waiting up to two seconds for it to appear; 0 if none does.
+ * A command in a pid namespace of its own cannot say its host pid itself. */
+pid_t descendant_named(pid_t root, const char *comm);
 
 /* ---- text and argv ---- */
 

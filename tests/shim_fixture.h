@@ -50,17 +50,17 @@
  * every '/' written as the escape \/, {SYS} a rule granting read and execute
  * on the system directories, {LONG} a path longer than PATH_MAX, {NEST} ten
  * thousand '['. An argv element "{CMD}" becomes `/usr/bin/touch MARKER`. */
-#define HEAD "{'lcsb-exec':2,'abi':1,'parts':1,"
+#define HEAD "{'lcsb-exec':3,'abi':1,'parts':1,"
 #define FS "'fs':['execute','write_file','read_file','read_dir','make_reg']"
 #define TAIL                                                                                       \
-    ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[]}"
+    ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}"
 #define H_OK HEAD FS TAIL
 #define H_READONLY                                                                                 \
     HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],"                        \
-            "'world':'readonly','protect':[]}"
+            "'world':'policy','protect':[],'hide':[],'limits':{}}"
 #define H_SOCKETS(value)                                                                           \
     HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'" value                                    \
-            "','dropped':[],'world':'open','protect':[]}"
+            "','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}"
 #define RULE_T "{'access':['write_file','make_reg'],'paths':['{T}']}"
 #define P_OK "{'part':1,'rules':[{SYS}," RULE_T "]}"
 

@@ -133,7 +133,7 @@ static void test_field_tables(void **state) {
     assert_string_equal(json, "{\"backend\":\"oci\",\"fs\":\"enforced\",\"exec\":\"open\","
                               "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"namespace\","
                               "\"metadata\":\"readonly\",\"protected\":\"none\",\"scoped\":true,"
-                              "\"dropped\":[\"net\"]}");
+                              "\"dropped\":[\"net\"],\"world\":\"open\"}");
     free(json);
     /* Under none, nothing past the network; nothing covered, nothing said of it. */
     att = (lcsb_attestation){.backend = LCSB_MECHANISM_NONE, .net = LCSB_NET_OPEN};

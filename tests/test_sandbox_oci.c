@@ -377,7 +377,7 @@ static void test_attest_reads_the_argv(void **state) {
     assert_string_equal(json, "{\"backend\":\"oci\",\"fs\":\"enforced\",\"exec\":\"open\","
                               "\"net\":\"denied\",\"net_covers\":\"all\",\"net_by\":\"namespace\","
                               "\"metadata\":\"readonly\",\"protected\":\"readonly\","
-                              "\"scoped\":true,\"dropped\":[]}");
+                              "\"scoped\":true,\"dropped\":[],\"world\":\"own\"}");
     free(json);
     char summary[256];
     lcsb_attestation_summary(&att, summary, sizeof summary);

@@ -345,7 +345,7 @@ static void test_attest(void **state) {
     assert_string_equal(json, "{\"backend\":\"seatbelt\",\"fs\":\"enforced\",\"exec\":"
                               "\"allowlist\",\"net\":\"ports\",\"net_covers\":\"all\","
                               "\"net_by\":\"seatbelt\",\"metadata\":\"readonly\","
-                              "\"protected\":\"readonly\",\"scoped\":true,\"dropped\":[]}");
+                              "\"protected\":\"readonly\",\"scoped\":true,\"dropped\":[],\"world\":\"open\"}");
     free(json);
     char summary[256];
     lcsb_attestation_summary(&a, summary, sizeof summary);

@@ -22,9 +22,9 @@
 #include "shim_fixture.h"
 
 #define H_NET                                                                                      \
-    "{'lcsb-exec':2,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
+    "{'lcsb-exec':3,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
     "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[],"      \
-    "'world':'open','protect':[]}"
+    "'world':'open','protect':[],'hide':[],'limits':{}}"
 
 struct edit {
     const char *from; /* replaced at its first occurrence, which must exist */
@@ -73,17 +73,17 @@ static const struct refusal refusals[] = {
     EDIT("single-quoted key", "a key as a string", 0, "'abi':1", "`abi`:1"),
     EDIT("trailing comma", "as a string, found ']'", 0, "'make_reg']", "'make_reg',]"),
     EDIT("missing comma", "expected ',' or ']'", 0, "'read_dir',", "'read_dir' "),
-    EDIT("trailing garbage", "trailing bytes", 0, "[]}", "[]} x"),
-    EDIT("second object", "trailing bytes", 0, "[]}", "[]}{}"),
+    EDIT("trailing garbage", "trailing bytes", 0, "{}}", "{}} x"),
+    EDIT("second object", "trailing bytes", 0, "{}}", "{}}{}"),
     EDIT("part trailing garbage", "trailing bytes", 1, "]}]}", "]}]},"),
     EDIT("part truncated", "expected ',' or '}'", 1, "]}]}", "]}]"),
     /* keys */
     EDIT("unknown key", "unknown key \"extra\"", 0, "'scope':[]", "'scope':[],'extra':1"),
     EDIT("duplicate key", "key \"abi\" given twice", 0, "'abi':1,", "'abi':1,'abi':1,"),
-    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':2"),
+    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':3"),
     EDIT("missing key", "missing key \"scope\"", 0, ",'scope':[]", ""),
-    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':2,'abi':1",
-         "'abi':1,'lcsb-exec':2"),
+    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':3,'abi':1",
+         "'abi':1,'lcsb-exec':3"),
     ARGV("empty header object", "missing key \"lcsb-exec\"", "{}", P_OK, "--", "{CMD}"),
     ARGV("part empty object", "missing key \"part\"", H_OK, "{}", "--", "{CMD}"),
     ARGV("part not an object", "expected '{'", H_OK, "'x'", "--", "{CMD}"),
@@ -97,10 +97,10 @@ static const struct refusal refusals[] = {
     EDIT("rule unknown key", "no key may follow \"paths\"", 1, "'{T}']}", "'{T}'],'x':[]}"),
     ARGV("rules an object", "expected '['", H_OK, "{'part':1,'rules':{}}", "--", "{CMD}"),
     /* integers and types */
-    EDIT("version 1", "version 1 is not 2", 0, "'lcsb-exec':2", "'lcsb-exec':1"),
-    EDIT("version 3", "version 3 is not 2", 0, "'lcsb-exec':2", "'lcsb-exec':3"),
-    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':2", "'lcsb-exec':'1'"),
-    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':2", "'lcsb-exec':01"),
+    EDIT("version 2", "version 2 is not 3", 0, "'lcsb-exec':3", "'lcsb-exec':2"),
+    EDIT("version 4", "version 4 is not 3", 0, "'lcsb-exec':3", "'lcsb-exec':4"),
+    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':3", "'lcsb-exec':'1'"),
+    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':3", "'lcsb-exec':01"),
     EDIT("abi 0", "abi 0 is not", 0, "'abi':1", "'abi':0"),
     EDIT("abi 8", "abi 8 is not", 0, "'abi':1", "'abi':8"),
     EDIT("abi negative", "non-negative integer", 0, "'abi':1", "'abi':-1"),
@@ -132,8 +132,8 @@ static const struct refusal refusals[] = {
           "'scope':['everything']"),
     EDIT("unknown net right", "unknown net right name", 0, "'net':[]", "'net':['udp']"),
     ARGV("nothing handled", "handles no right",
-         "{'lcsb-exec':2,'abi':1,'parts':0,'fs':[],"
-         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[]}",
+         "{'lcsb-exec':3,'abi':1,'parts':0,'fs':[],"
+         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}",
          "--", "{CMD}"),
     EDIT("rule right not in fs", "\"make_dir\", which the header's \"fs\" does not handle", 1,
          "'write_file','make_reg']", "'write_file','make_dir']"),
@@ -174,7 +174,22 @@ static const struct refusal refusals[] = {
     EDIT("protect missing", "missing key \"protect\"", 0, ",'protect':[]", ""),
     EDIT("protect relative", "protected path \"x\" is not absolute", 0, "'protect':[]",
          "'protect':['x']"),
-    EDIT("protect an open world", "protected paths need", 0, "'protect':[]", "'protect':['/tmp']"),
+    EDIT("protect an open world", "need \"world\": \"policy\"", 0, "'protect':[]",
+         "'protect':['/tmp']"),
+    EDIT("hide in an open world", "need \"world\": \"policy\"", 0, "'hide':[]", "'hide':['/tmp']"),
+    EDIT("limits in an open world", "need \"world\": \"policy\"", 0, "'limits':{}",
+         "'limits':{'time':1}"),
+    EDIT("world readonly is gone", "unknown world value \"readonly\"", 0, "'world':'open'",
+         "'world':'readonly'"),
+    EDIT("limit zero", "limit \"pids\" is 0", 0, "'limits':{}", "'limits':{'pids':0}"),
+    EDIT("limit unknown", "unknown limit \"cpu\"", 0, "'limits':{}", "'limits':{'cpu':1}"),
+    EDIT("limit twice", "limit \"time\" given twice", 0, "'limits':{}",
+         "'limits':{'time':1,'time':2}"),
+    EDIT("pids too many", "pids is out of range", 0, "'limits':{}", "'limits':{'pids':4194305}"),
+    EDIT("tmp without tmpdir", "come together", 0, "'limits':{}", "'limits':{'tmp':1}"),
+    EDIT("tmpdir relative", "not absolute", 0, "'limits':{}", "'limits':{'tmp':1,'tmpdir':'t'}"),
+    EDIT("limits an array", "expected '{'", 0, "'limits':{}", "'limits':[]"),
+    EDIT("hide relative", "hidden path \"t\" is not absolute", 0, "'hide':[]", "'hide':['t']"),
     EDIT("protect given twice", "key \"protect\" given twice", 0, "'protect':[]",
          "'protect':[],'protect':[]"),
     EDIT("dropped missing", "missing key \"dropped\"", 0, ",'dropped':[]", ""),
@@ -199,7 +214,7 @@ static const struct refusal refusals[] = {
     EDIT("parts count too high", "announces 2 parts and argv holds 1", 0, "'parts':1", "'parts':2"),
     EDIT("parts count too low", "announces 0 parts and argv holds 1", 0, "'parts':1", "'parts':0"),
     ARGV("extra part", "announces 1 parts and argv holds 2", H_OK, P_OK, P_OK, "--", "{CMD}"),
-    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':2,'abi':1,'parts':2," FS TAIL,
+    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':3,'abi':1,'parts':2," FS TAIL,
          "{'part':2,'rules':[]}", P_OK, "--", "{CMD}"),
     ARGV("missing --", "no \"--\"", H_OK, P_OK, "{CMD}"),
     ARGV("empty command", "nothing follows \"--\"", H_OK, P_OK, "--"),
@@ -338,13 +353,27 @@ static void test_fault_setid_filter(void **state) {
                         "lcsb-exec: cannot install the set-id filter: Operation not permitted");
 }
 
+/* With "execute" handled, the third filter refuses executable memfds. */
+static void test_fault_memfd_filter(void **state) {
+    require_landlock();
+    check_fault_nth(state, H_OK, __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
+                    "lcsb-exec: cannot install the memfd filter: Operation not permitted");
+}
+
+/* In a world of its own, the fourth guards the keyrings. */
+static void test_fault_keyring_filter(void **state) {
+    require_landlock();
+    check_fault_nth(state, H_READONLY, __NR_prctl, PR_SET_SECCOMP, 4, EPERM,
+                    "lcsb-exec: cannot install the keyring filter: Operation not permitted");
+}
+
 static void test_fault_socket_filter(void **state) {
     require_landlock();
-    check_fault_nth(state, H_SOCKETS("unix"), __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
+    check_fault_nth(state, H_SOCKETS("unix"), __NR_prctl, PR_SET_SECCOMP, 4, EPERM,
                     "lcsb-exec: cannot install the socket filter: Operation not permitted");
-    check_fault_nth(state, H_SOCKETS("unix+tcp"), __NR_prctl, PR_SET_SECCOMP, 3, EPERM,
+    check_fault_nth(state, H_SOCKETS("unix+tcp"), __NR_prctl, PR_SET_SECCOMP, 4, EPERM,
                     "lcsb-exec: cannot install the socket filter: Operation not permitted");
-    check_fault_harmless(state, __NR_prctl, PR_SET_SECCOMP, 3, EPERM);
+    check_fault_harmless(state, __NR_prctl, PR_SET_SECCOMP, 4, EPERM);
 }
 
 static void test_fault_capset(void **state) {
@@ -380,6 +409,8 @@ int main(void) {
         /* the seccomp filters */
         T(test_fault_terminal_filter),
         T(test_fault_setid_filter),
+        T(test_fault_memfd_filter),
+        T(test_fault_keyring_filter),
         T(test_fault_socket_filter),
         /* the capabilities */
         T(test_fault_capset),

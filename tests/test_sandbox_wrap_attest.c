@@ -51,7 +51,7 @@ static void test_attest_from_argv(void **state) {
                               "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
                               "\"net_by\":\"landlock+seccomp\",\"metadata\":\"readonly\","
                               "\"protected\":\"none\",\"abi\":7,\"scoped\":true,"
-                              "\"dropped\":[]}");
+                              "\"dropped\":[],\"world\":\"own\"}");
     free(json);
     char summary[256];
     lcsb_attestation_summary(&a, summary, sizeof summary);
@@ -76,7 +76,7 @@ static void test_attest_from_argv(void **state) {
     lcsb_attestation d = attest(out);
     assert_int_equal(d.dropped, LCSB_PART_TERMINAL | LCSB_PART_SCOPE);
     json = lcsb_attestation_json(&d);
-    assert_contains(json, "\"dropped\":[\"scope\",\"terminal\"]}");
+    assert_contains(json, "\"dropped\":[\"scope\",\"terminal\"],\"world\":\"own\"}");
     free(json);
     lcsb_attestation_summary(&d, summary, sizeof summary);
     assert_contains(summary, "abi 5, not enforced here: scope terminal");
@@ -187,9 +187,9 @@ static void test_attest_without_shim(void **state) {
     lcsb_attestation_summary(&a, summary, sizeof summary);
     assert_contains(summary, "nothing was enforced");
     /* The header without the shim in front, or the shim without a header. */
-    char header[] = "{\"lcsb-exec\":2,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
+    char header[] = "{\"lcsb-exec\":3,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
                     "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],\"scope\":[],"
-                    "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[]}";
+                    "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{}}";
     char *no_shim[] = {"/usr/bin/lcsb-exec-not", header, "--", "true", NULL};
     expect_attestation(no_shim, "none", "open", "open", "open", "", 0, false);
     char *no_header[] = {"/usr/libexec/lcsb/lcsb-exec", "--", "true", NULL};
@@ -237,7 +237,7 @@ static void test_attest_through_prefix(void **state) {
         "-c",
         "x",
         "lcsb-exec",
-        "{\"lcsb-exec\":2,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
+        "{\"lcsb-exec\":3,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
         "\"ports\":[],\"scope\":[],\"sockets\":\"unix\"}",
         "--",
         "true",

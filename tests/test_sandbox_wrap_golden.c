@@ -30,10 +30,10 @@
     "\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_sym\""
 
 static const char header_abi7[] =
-    "{\"lcsb-exec\":2,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "{\"lcsb-exec\":3,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
     "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],"
-    "\"world\":\"readonly\",\"protect\":[]}";
+    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
 static const char part_abi7[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -41,9 +41,9 @@ static const char part_abi7[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\",\"ioctl_dev\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi3[] =
-    "{\"lcsb-exec\":2,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
+    "{\"lcsb-exec\":3,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"unix\",\"dropped\":[\"scope\",\"ioctl\"],"
-    "\"world\":\"readonly\",\"protect\":[]}";
+    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
 static const char part_abi3[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -51,9 +51,9 @@ static const char part_abi3[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi1[] =
-    "{\"lcsb-exec\":2,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
+    "{\"lcsb-exec\":3,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\","
-    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"readonly\",\"protect\":[]}";
+    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
 static const char part_abi1[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -105,7 +105,7 @@ static void test_header_per_abi(void **state) {
         char h[1024];
         snprintf(h, sizeof h, "%.*s", (int)strcspn(out[1], "]"), out[1]); /* up to fs's end */
         char want[64];
-        snprintf(want, sizeof want, "{\"lcsb-exec\":2,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
+        snprintf(want, sizeof want, "{\"lcsb-exec\":3,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
         assert_int_equal(strncmp(h, want, strlen(want)), 0);
         assert_true((strstr(h, "\"refer\"") != NULL) == (abi >= 2));
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));
@@ -124,7 +124,7 @@ static void test_header_per_abi(void **state) {
                                          : "[\"scope\",\"truncate\",\"ioctl\"]";
         char want_end[160];
         snprintf(want_end, sizeof want_end,
-                 ",\"dropped\":%s,\"world\":\"readonly\",\"protect\":[]}", dropped);
+                 ",\"dropped\":%s,\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}", dropped);
         assert_true(strlen(h) > strlen(want_end));
         assert_string_equal(h + strlen(h) - strlen(want_end), want_end);
         lcsb_attestation a = attest(out);
@@ -186,9 +186,10 @@ static void test_world_and_protect(void **state) {
     add(p, LCSB_TIER_PROTECT, "/srv/w/.git/hooks/");
     lcsb_backend *b = landlock(7);
     char **out = wrap(b, p, cmd);
-    assert_contains(out[1], ",\"world\":\"readonly\",\"protect\":[\"/srv/w/.git/config\","
-                            "\"/srv/w/.git/hooks\"]}");
+    assert_contains(out[1], ",\"world\":\"policy\",\"protect\":[\"/srv/w/.git/config\","
+                            "\"/srv/w/.git/hooks\"],\"hide\":[],\"limits\":{}}");
     lcsb_attestation a = attest(out);
+    assert_string_equal(lcsb_attestation_value(&a, "world"), "own");
     assert_string_equal(lcsb_attestation_value(&a, "metadata"), "readonly");
     assert_string_equal(lcsb_attestation_value(&a, "protected"), "readonly");
     lcsb_argv_free(out);
@@ -205,14 +206,16 @@ static void test_world_and_protect(void **state) {
         assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), 0);
         lcsb_policy_set_degradable(p, 0);
         assert_int_equal(lcsb_backend_wrap(b, p, cmd, &out, &err), LCSB_EUNAVAIL);
-        assert_contains(err.message, "degrade = { \"metadata\" }");
+        assert_contains(err.message, "degrade = { \"metadata\", \"world\" }");
         lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
         out = wrap(b, p, cmd);
-        assert_contains(out[1], "\"world\":\"open\",\"protect\":[]}");
+        assert_contains(out[1], "\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{}}");
         a = attest(out);
         assert_string_equal(lcsb_attestation_value(&a, "metadata"), "open");
         assert_string_equal(lcsb_attestation_value(&a, "protected"), "open");
         assert_true(a.dropped & LCSB_PART_METADATA);
+        assert_true(a.dropped & LCSB_PART_WORLD);
+        assert_string_equal(lcsb_attestation_value(&a, "world"), "open");
         lcsb_argv_free(out);
         lcsb_backend_free(b);
     }
@@ -222,7 +225,7 @@ static void test_world_and_protect(void **state) {
     b = landlock(7);
     out = wrap(b, p, cmd);
     assert_int_equal(attest(out).protected_paths, LCSB_HELD_NONE);
-    replace(&out[1], "\"world\":\"readonly\"", "\"world\":\"rw\"");
+    replace(&out[1], "\"world\":\"policy\"", "\"world\":\"rw\"");
     assert_int_equal(lcsb_attest((const char *const *)out, NULL, &a, &err), LCSB_EINVAL);
     lcsb_argv_free(out);
     lcsb_backend_free(b);

@@ -32,18 +32,6 @@ local function matches_any(text, patterns)
   return false
 end
 
--- Lines of the stderr tail that report a refusal by the kernel.
-local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead%-only file system",
-  "EACCES", "EPERM", "EROFS" }
-
-local function refusal_lines(stderr)
-  local lines = {}
-  for line in (stderr or ""):gmatch("[^\n]+") do
-    if matches_any(line, REFUSED) then lines[#lines + 1] = line end
-  end
-  return lines
-end
-
 -- The absolute path a refusal line names: quoted ('x', "x", `x', ‘x’) or bare
 -- up to a colon or a blank, the way coreutils, shells, Python, Go and Node
 -- print them.
@@ -53,6 +41,30 @@ local function path_in(line)
     local path = line:match(pattern)
     if path and path ~= "/" then return (path:gsub("/+$", "")) end
   end
+end
+
+-- Lines of the stderr tail that report a refusal by the kernel.
+local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead%-only file system",
+  "EACCES", "EPERM", "EROFS" }
+
+-- In a world of its own, a path outside the policy does not exist for the
+-- command: "No such file or directory" about a path the host has (or whose
+-- directory it has, for a file being created) is a refusal too.
+local ABSENT = { "[Nn]o such file or directory", "[Dd]irectory nonexistent", "ENOENT" }
+
+local function refusal_lines(stderr, own_world)
+  local lines = {}
+  for line in (stderr or ""):gmatch("[^\n]+") do
+    if matches_any(line, REFUSED) then
+      lines[#lines + 1] = line
+    elseif own_world and matches_any(line, ABSENT) then
+      local path = path_in(line)
+      if path and (exists(path) or exists(path:match("^(.*)/[^/]*$") or "/")) then
+        lines[#lines + 1] = line
+      end
+    end
+  end
+  return lines
 end
 
 -- A program a shell could not start: dash's "sh: 1: NAME: Permission denied",
@@ -140,7 +152,7 @@ end
 -- means the command looked for a file of the real HOME.
 M.add("refused_path", function(ev)
   if ev.status == 0 or ev.attestation.fs ~= "enforced" then return end
-  for _, line in ipairs(refusal_lines(ev.stderr)) do
+  for _, line in ipairs(refusal_lines(ev.stderr, ev.attestation.world == "own")) do
     local path = not refused_program(line) and path_in(line)
     local policy = ev.policy or {}
     if path and not in_private_home(ev, path) then
@@ -182,7 +194,7 @@ end)
 -- reports, else (126) say what to look for.
 M.add("refused_program", function(ev)
   if ev.status == 0 or ev.attestation.exec ~= "allowlist" then return end
-  for _, line in ipairs(refusal_lines(ev.stderr)) do
+  for _, line in ipairs(refusal_lines(ev.stderr, ev.attestation.world == "own")) do
     local name = refused_program(line)
     if name then
       return ('%s was refused execution; to allow it, add exec = { "%s" } to the policy')
