@@ -337,6 +337,8 @@ static void row_skip(struct row *row, const char *note) {
 static void row_shim(struct row *row, const struct fixture *fx, const lcsb_backend *b,
                      long nrules) {
     row->rules = nrules;
+    /* The command's world holds the policy's paths only: stand in one. */
+    row->cwd = "/usr";
     lcsb_error err = {0};
     if (!b) {
         row_skip(row, "no Landlock on this kernel");

@@ -277,6 +277,11 @@ static void add_limits(lcsb__buf *b, const lcsb_policy *policy) {
 static int check_limits(const lcsb_policy *policy, unsigned dropped, lcsb_error *err) {
     bool any = false;
     for (unsigned k = 0; k < LCSB_LIMITS; k++) any |= policy->limits[k] != 0;
+    if (policy->hide.n && (dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA)))
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: cannot hide %s: hidden paths need a world of its own, which "
+                          "this host cannot give (the world part is dropped)",
+                          policy->hide.v[0]);
     if (!any) return 0;
     if (dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA))
         return lcsb__fail(err, LCSB_EUNAVAIL,

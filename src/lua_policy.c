@@ -146,6 +146,32 @@ static void set_env(lua_State *L, lcsb_policy *p) {
 }
 
 /* `degrade = { "scope", ... }`: the parts the host may leave unenforced. */
+/* limits = { time = S, memory = B, pids = N, files = N, tmp = B }: positive
+ * integers, each a name of lcsb_limit. */
+static void set_limits(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    lcsb_error err;
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'limits': expected a table of limits");
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        unsigned k = 0;
+        while (k < LCSB_LIMITS && !(name && strcmp(lcsb_limit_name(k), name) == 0)) k++;
+        if (k == LCSB_LIMITS)
+            luaL_error(L,
+                       "policy key 'limits': unknown limit %s%s%s (expected time, memory, pids, "
+                       "files, tmp)",
+                       name ? "'" : "a ", name ? name : luaL_typename(L, -2), name ? "'" : "");
+        int exact = 0;
+        lua_Integer v = lua_tointegerx(L, -1, &exact);
+        if (!exact || v < 1)
+            luaL_error(L, "policy key 'limits': %s must be a positive whole number", name);
+        if (lcsb_policy_set_limit(p, (lcsb_limit)k, (unsigned long long)v, &err))
+            lcsb__lua_raise(L, &err);
+        lua_pop(L, 1);
+    }
+}
+
 static void set_degradable(lua_State *L, lcsb_policy *p) {
     int t = lua_gettop(L);
     unsigned parts = 0;
@@ -207,6 +233,10 @@ int lcsb__lua_policy(lua_State *L) {
             set_degradable(L, p);
         else if (strcmp(key, "protect") == 0)
             add_paths(L, p, key, lcsb_policy_add_protect);
+        else if (strcmp(key, "hide") == 0)
+            add_paths(L, p, key, lcsb_policy_add_hide);
+        else if (strcmp(key, "limits") == 0)
+            set_limits(L, p);
         else if (strcmp(key, "cwd") == 0) {
             size_t len;
             const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
@@ -218,7 +248,7 @@ int lcsb__lua_policy(lua_State *L) {
             return luaL_error(
                 L,
                 "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
-                "protect)",
+                "protect, hide, limits)",
                 key);
         lua_settop(L, 3); /* drop the value, keep the key for lua_next */
     }
@@ -282,6 +312,15 @@ int lcsb__lua_policy_table(lua_State *L) {
     lua_setfield(L, -2, "degrade");
     push_paths(L, p, LCSB_TIER_PROTECT);
     lua_setfield(L, -2, "protect");
+    push_paths(L, p, LCSB_TIER_HIDE);
+    lua_setfield(L, -2, "hide");
+    lua_createtable(L, 0, LCSB_LIMITS);
+    for (unsigned k = 0; k < LCSB_LIMITS; k++) {
+        if (!p->limits[k]) continue;
+        lua_pushinteger(L, (lua_Integer)p->limits[k]);
+        lua_setfield(L, -2, lcsb_limit_name(k));
+    }
+    lua_setfield(L, -2, "limits");
     return 1;
 }
 

@@ -233,6 +233,16 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     if (lcsb__oci_mounts(policy, b->image != NULL, &mounts, &n))
         return lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
     for (size_t i = 0; !rc && i < n; i++) rc = check_mount_path(b, mounts[i].path, err);
+    /* A hidden path inside a tree mounted from the host would be seen: an
+     * image's own /etc holds none of the host's secrets, a bound one does. */
+    for (size_t h = 0; !rc && h < policy->hide.n; h++)
+        for (size_t i = 0; !rc && i < n; i++)
+            if (lcsb__path_within(policy->hide.v[h], mounts[i].path))
+                rc = lcsb__fail(err, LCSB_EUNAVAIL,
+                                "oci: cannot hide %s inside %s, which the container mounts from "
+                                "the host; use an image (oci = { image = ... }) or leave %s out "
+                                "of the policy",
+                                policy->hide.v[h], mounts[i].path, mounts[i].path);
     lcsb__buf word = {0};
     /* Stdin stays open (--interactive) but no terminal is allocated: the
      * engine relays the streams, so the command never holds the caller's

@@ -117,6 +117,21 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
     return 0;
 }
 
+/* What the shim said on its report pipe (docs/wire-format.md): a failed
+ * setup, or why its init ended every process of the command. */
+static void reported(char said, lcsb_run_result *result) {
+    if (said == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
+    if (said == 'T')
+        snprintf(result->note, sizeof result->note,
+                 "the time limit (limits.time) was reached: every process of the command was "
+                 "killed");
+    if (said == 'G')
+        snprintf(result->note, sizeof result->note,
+                 "the command did not stop within %d s of being asked to: every process of it "
+                 "was killed",
+                 LCSB_GRACE_SECONDS);
+}
+
 /* REPORT is the shim's report pipe (-1s when the child is no mechanism),
  * ENV the environment that names its write end, CAPTURE the stderr relay
  * (NULL: the command writes to the caller's stderr itself). */
@@ -195,10 +210,10 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
         goto restore;
     }
     result->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    /* The pipe's write end is gone with the shim (or the exec it made). */
+    /* The pipe's write ends are gone with the shim and its init (the command
+     * never had one): what they said is all there. */
     char said;
-    if (report[0] >= 0 && result->status == LCSB_EXIT_SETUP && read(report[0], &said, 1) == 1)
-        result->setup_failed = said == 'F';
+    if (report[0] >= 0 && read(report[0], &said, 1) == 1) reported(said, result);
 restore:
     sigprocmask(SIG_BLOCK, &relayed, NULL);
     running_child = 0;

@@ -14,7 +14,9 @@ local covered = paths.covered
 local M = {}
 
 -- What in /etc is never readable, as paths relative to /etc; `*` matches
--- within the last component only. Landlock cannot take a subpath back from a
+-- within the last component only. Where the command gets a world of its own
+-- (Landlock with user namespaces), /etc is read whole and these are hidden
+-- in it (M.etc_hidden). Elsewhere Landlock cannot take a subpath back from a
 -- granted directory, so /etc itself is not granted: its entries are, one by
 -- one, leaving these out (and /etc can no longer be listed).
 M.etc_secrets = {
@@ -53,7 +55,7 @@ M.protect_default = { ".git/hooks", ".git/config" }
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
   env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
-  protect = "table|boolean", oci = "table",
+  protect = "table|boolean", oci = "table", limits = "table", sockets = "table",
 }
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
@@ -181,6 +183,38 @@ function M.etc_read(etc)
   return out
 end
 
+-- The real paths of the secrets ETC (default /etc) holds, for a world of its
+-- own to hide: each secret that exists, by where it really is (a symlink's
+-- target is what a read through it would reach).
+function M.etc_hidden(etc)
+  etc = core.realpath(etc or "/etc")
+  if not etc then return {} end
+  local out = {}
+  local function hide(path)
+    local real = core.realpath(path)
+    if real then add_unique(out, real) end
+  end
+  for _, rel in ipairs(M.etc_secrets) do
+    local abs = etc .. "/" .. rel
+    if rel:find("*", 1, true) then
+      local dir, leaf = abs:match("^(.*)/([^/]*)$")
+      local pattern = "^" .. leaf:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
+      for _, name in ipairs(core.listdir(dir) or {}) do
+        if name:match(pattern) then hide(dir .. "/" .. name) end
+      end
+    else
+      hide(abs)
+    end
+  end
+  return out
+end
+
+-- Does the command get a world of its own here, in which hidden paths hold?
+local function own_world()
+  local host = M.detect()
+  return host.landlock_abi > 0 and host.user_namespaces
+end
+
 -- ---- the phases of exec_policy, each returning what it makes ----
 
 local function check_options(opts)
@@ -237,15 +271,44 @@ local function private_dirs(scope)
   return home, tmp
 end
 
+-- The read tier, and what is hidden inside it.
 local function read_tier(opts, result)
-  local read = {}
+  local read, hide = {}, {}
   resolved(M.baseline_read, read)
-  -- etc_read's paths are real already: resolving them again cost a realpath each.
-  for _, real in ipairs(M.etc_read()) do
-    if not covered(read, real) then add_unique(read, real) end
+  if own_world() then
+    resolved({ "/etc" }, read)
+    hide = M.etc_hidden()
+  else
+    -- etc_read's paths are real already: resolving them again cost a realpath each.
+    for _, real in ipairs(M.etc_read()) do
+      if not covered(read, real) then add_unique(read, real) end
+    end
   end
   existing(opts.read, "read", read, result)
-  return read
+  return read, hide
+end
+
+-- sockets = { "$SSH_AUTH_SOCK", "/run/x.sock" }: unix sockets outside the
+-- policy's trees, which a world of its own would not hold, opted in by path
+-- (read, so that they exist there). "$NAME" is the caller's variable; one
+-- that is unset or empty, or a path that does not exist, is left out.
+local function socket_paths(opts, read, result)
+  for _, entry in ipairs(opts.sockets or {}) do
+    local path = entry
+    if type(entry) == "string" and entry:sub(1, 1) == "$" then
+      path = os.getenv(entry:sub(2))
+      if not path or path == "" then
+        leave_out(result, "sockets", entry, "is not set")
+        path = nil
+      end
+    end
+    local real = path and core.realpath(absolute(path, "sockets"))
+    if path and not real then
+      leave_out(result, "sockets", path, "does not exist")
+    elseif real then
+      add_unique(read, real)
+    end
+  end
 end
 
 local function write_tier(opts, project, home, tmp, result)
@@ -438,7 +501,8 @@ local function build(opts)
   local scope = scope_of(opts)
   local project = project_of(opts, run or {})
   local home, tmp = private_dirs(scope)
-  local read = read_tier(opts, result)
+  local read, hide = read_tier(opts, result)
+  socket_paths(opts, read, result)
   local write = write_tier(opts, project, home, tmp, result)
   local exec = exec_tier(opts, run or {})
   local env = env_overlay(opts, home, tmp)
@@ -448,6 +512,7 @@ local function build(opts)
   local spec = {
     read = read, write = write, exec = exec, env = env, net = net, cwd = project,
     degrade = opts.degrade or {}, protect = protected(opts, project, write, run, result),
+    hide = hide, limits = opts.limits or {},
   }
   local ok, policy = pcall(core.policy, spec)
   if not ok then fail("exec_policy: " .. tostring(policy)) end

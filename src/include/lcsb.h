@@ -115,6 +115,10 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_hide(lcsb_policy *policy, const char
                                                  lcsb_error *err);
 LCSB_API void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open);
 
+/* After TERM, INT, HUP or QUIT reaches lcsb, how long the command has to
+ * stop before the Landlock backend's init kills every process of it. */
+#define LCSB_GRACE_SECONDS 10
+
 /* What the command may use up; each needs the "world" part. */
 typedef enum lcsb_limit {
     LCSB_LIMIT_TIME,   /* "time": seconds of wall time, then every process is killed */
