@@ -65,6 +65,7 @@ static const struct right scope_rights[] = {
 static const struct right dropped_parts[] = {
     {"net", 1U << 0},   {"scope", 1U << 1},          {"truncate", 1U << 2},
     {"ioctl", 1U << 3}, {"terminal", DROPPED_TERMINAL}, {"metadata", 1U << 5},
+    {"world", DROPPED_WORLD},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -501,6 +502,8 @@ static int check_header(unsigned seen, const struct header *h) {
         (h->protected_paths > 0 || h->hidden_paths > 0 || limits_set(&h->limits)))
         return fail("parse header: \"protect\", \"hide\" and \"limits\" need \"world\": "
                     "\"policy\"");
+    if ((h->dropped & DROPPED_WORLD) != 0 && h->world == WORLD_POLICY)
+        return fail("parse header: \"world\" is dropped, yet \"world\" is \"policy\"");
     /* Both filters are seccomp: a host without one has neither. */
     if ((h->dropped & DROPPED_TERMINAL) != 0 && h->sockets != SOCKETS_ANY)
         return fail("parse header: \"terminal\" is dropped, yet \"sockets\" asks for a filter");

@@ -28,6 +28,8 @@ enum sockets { SOCKETS_ANY, SOCKETS_UNIX, SOCKETS_UNIX_TCP };
  * let go; the attestation reports them. Only "terminal" changes what the shim
  * does: without seccomp there is no terminal filter to install. */
 #define DROPPED_TERMINAL (1U << 4)
+/* "world": no namespaces of its own; "world" must then be "open". */
+#define DROPPED_WORLD (1U << 6)
 
 /* "world": "policy" builds the command's root from the policy, in user,
  * mount, pid and IPC namespaces of its own; "open" leaves the host's. */

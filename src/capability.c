@@ -13,8 +13,11 @@
 
 #ifdef __linux__
 #include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
 #endif
@@ -33,6 +36,22 @@ static int read_int_file(const char *path, int fallback) {
     if (fscanf(f, "%d", &value) != 1) value = fallback;
     fclose(f);
     return value;
+}
+
+/* May this process enter a user namespace with the others the shim uses?
+ * The sysctls do not say it all: AppArmor (Ubuntu 24.04) or a seccomp filter
+ * (a container's) can refuse it. So a child is made in new ones, and exits. */
+static bool can_enter_namespaces(void) {
+    if (read_int_file("/proc/sys/user/max_user_namespaces", 0) <= 0 ||
+        read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0)
+        return false;
+    pid_t pid = fork();
+    if (pid == 0) _exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) != 0);
+    if (pid < 0) return false;
+    int status;
+    while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* Does this process hold CAP_SYS_ADMIN (root in a container may not)? */
@@ -76,8 +95,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     if (rc) return rc;
     if (cap_abi < cap->landlock_abi) cap->landlock_abi = cap_abi;
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-    cap->user_namespaces = read_int_file("/proc/sys/user/max_user_namespaces", 0) > 0 &&
-                           read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) != 0;
+    cap->user_namespaces = can_enter_namespaces();
     cap->mount_namespaces = cap->user_namespaces || (geteuid() == 0 && can_admin());
 #elif defined(__APPLE__)
     cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;

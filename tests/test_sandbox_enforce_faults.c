@@ -107,6 +107,15 @@ static const struct fault_case {
      97,
      "lcsb-exec: ",
      {"cannot set no_new_privs", "Operation not permitted", NULL}},
+    /* User namespaces refused (AppArmor's restriction on Ubuntu 24.04, a
+     * container's seccomp profile): lcsb's probe finds none, and the world
+     * of its own is refused before anything runs, naming the degrade words. */
+    {"unshare: EPERM",
+     {{SYS_unshare, EPERM, -1}},
+     1,
+     125,
+     "lcsb: ",
+     {"this host cannot enforce", "world", "degrade = { \"metadata\", \"world\" }", NULL}},
     /* No seccomp filter can be installed, by either door: seccomp(2) and
      * prctl(PR_SET_SECCOMP). The inner launcher installs its filter with
      * seccomp(2), so the outer one refuses prctl. */
@@ -161,6 +170,37 @@ static void test_kernel_refuses(void **state) {
         unlink(marker);
         assert_left_nothing(t.dir, "under a harmless fault");
     }
+}
+
+/* Where user namespaces are refused, a policy that lets the world degrade
+ * runs without it, and the attestation says the world is open. The twin of
+ * the refusal above. */
+static void test_world_degraded(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char marker[PATH_MAX], script[PATH_MAX + 32];
+    path_in(marker, f->project, "marker");
+    FMT(script, "touch '%s'", marker);
+    const char *const *cmd = CMD("sh", "-c", script);
+    policy(f, "exec = { \"sh\", \"touch\" }, degrade = { \"metadata\", \"world\" }");
+    const struct fault refused[] = {{SYS_unshare, EPERM, -1}};
+    lcsb_faulted(f, refused, 1, cmd, NULL, &P);
+    if (P.status != 0) {
+        describe("user namespaces refused, world degraded", cmd, &P);
+        fail_msg("expected the command to run (0), got %d", P.status);
+    }
+    assert_exists(marker, true);
+    char attest[PATH_MAX + 16], json[4096];
+    FMT(attest, "%s/attest.json", f->project);
+    char nr[16], eperm[16];
+    FMT(nr, "%d", (int)SYS_unshare);
+    FMT(eperm, "%d", EPERM);
+    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, eperm, "--", NULL};
+    lcsb_launched(f, launcher, "landlock", CMD("--attest", attest), cmd, NULL, &P);
+    assert_int_equal(P.status, 0);
+    read_file(attest, json, sizeof json);
+    assert_contains(json, "\"world\":\"open\"", "the attestation");
+    assert_contains(json, "\"world\"]", "the attestation's dropped parts");
 }
 
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
@@ -284,6 +324,7 @@ static void test_cleanup_reports_what_stays(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_kernel_refuses),
+        T(test_world_degraded),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

@@ -176,6 +176,8 @@ static const struct refusal refusals[] = {
          "'protect':['x']"),
     EDIT("protect an open world", "need \"world\": \"policy\"", 0, "'protect':[]",
          "'protect':['/tmp']"),
+    EDIT("world dropped and held", "\"world\" is dropped, yet", 0, "'dropped':[],'world':'open'",
+         "'dropped':['world'],'world':'policy'"),
     EDIT("hide in an open world", "need \"world\": \"policy\"", 0, "'hide':[]", "'hide':['/tmp']"),
     EDIT("limits in an open world", "need \"world\": \"policy\"", 0, "'limits':{}",
          "'limits':{'time':1}"),
