@@ -77,6 +77,11 @@ static const char *guarded_by(const char *path, bool *holds) {
  * that is or holds a system prefix would outrank the allowlist (rule 3). */
 static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
     char canon[LCSB__SEATBELT_PATH_MAX];
+    for (unsigned k = 0; k < LCSB_LIMITS; k++)
+        if (policy->limits[k])
+            return lcsb__fail(err, LCSB_EUNAVAIL,
+                              "seatbelt: limits.%s needs the Landlock backend's world of its own",
+                              lcsb_limit_name(k));
     if (policy->hide.n)
         return lcsb__fail(err, LCSB_EUNAVAIL,
                           "seatbelt: cannot hide %s: hidden paths need the Landlock backend's "
