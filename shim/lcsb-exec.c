@@ -6,31 +6,34 @@
  * `wrap` is pure and cannot hand over a ruleset descriptor. The shim reads it
  * with its own parser (wire.c), builds the ruleset, restricts itself and execs
  * COMMAND. This file is the enforcement, in the order the kernel sees it: the
- * ruleset, the mount namespace, the rules, no_new_privs and restrict_self,
- * the capabilities, the parent-death signal, the seccomp filters, the exec.
+ * ruleset, the world (world.c: namespaces of its own, a root built from the
+ * policy, under an init, init.c), the rules, no_new_privs and restrict_self,
+ * the capabilities and rlimits, the seccomp filters, the exec.
  *
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
  * for it, a seccomp filter written out below closes every other socket family
  * (UDP, raw, packet, ...) and io_uring, installed last, right before exec.
  * The command cannot push input into the caller's terminal (TIOCSTI,
  * TIOCLINUX) unless the header lists "terminal" as dropped (a host without
- * seccomp), and, when lcsb runs as root, it runs with no capabilities:
- * Landlock alone does not stop root from loading a module.
+ * seccomp), cannot run a program from a memfd, reaches only its own keyrings,
+ * and, when lcsb runs as root, it runs with no capabilities: Landlock alone
+ * does not stop root from loading a module.
  *
  * It trusts nothing it is given: every byte is re-checked, and any fault, in
  * the policy or in the kernel's answers, ends in a `lcsb-exec: cannot ...`
  * message and exit 97 *before* COMMAND could run. There is no path on which
  * COMMAND runs with less than the whole policy in force.
  *
- * Nothing is stored between parsing and acting: the policy is read from the
- * same argv strings once to check all of it and again, once the ruleset
- * exists, with a sink that adds its rules; protected paths take one more read
- * of the header, after the write tier. Every pass runs the same parser, so
- * what is checked and what is enforced cannot drift apart, and a 20,000-path
- * policy needs no allocation at all.
+ * The policy is read from the same argv strings once to check all of it and
+ * again, once the ruleset exists, with a sink that adds its rules (world.c
+ * sorts the paths first, so that a directory is mounted before what is in
+ * it); hidden and protected paths take one more read of the header. Every
+ * pass runs the same parser, so what is checked and what is enforced cannot
+ * drift apart.
  *
- * One program of four files (this one, wire.c, say.c, kernel_uapi.h), libc
- * and kernel headers only; nothing from the library (docs/architecture.md, rule 2). */
+ * One program of seven files (this one, wire.c, world.c, init.c, say.c and
+ * their headers, kernel_uapi.h), libc and kernel headers only; nothing from
+ * the library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
