@@ -239,16 +239,26 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
                             "oci: limits.%s is the Landlock backend's; give the engine its own "
                             "(oci = { args = { \"--pids-limit=N\", \"--memory=B\" } })",
                             lcsb_limit_name(k));
-    /* A hidden path inside a tree mounted from the host would be seen: an
-     * image's own /etc holds none of the host's secrets, a bound one does. */
-    for (size_t h = 0; !rc && h < policy->hide.n; h++)
-        for (size_t i = 0; !rc && i < n; i++)
-            if (lcsb__path_within(policy->hide.v[h], mounts[i].path))
-                rc = lcsb__fail(err, LCSB_EUNAVAIL,
-                                "oci: cannot hide %s inside %s, which the container mounts from "
-                                "the host; use an image (oci = { image = ... }) or leave %s out "
-                                "of the policy",
-                                policy->hide.v[h], mounts[i].path, mounts[i].path);
+    /* A hidden path inside a tree mounted from the host is masked (podman's
+     * mask: an empty read-only file or directory on top); an image's own
+     * trees hold none of the host's. */
+    lcsb__buf mask = {0};
+    for (size_t h = 0; !rc && h < policy->hide.n; h++) {
+        const char *path = policy->hide.v[h];
+        bool mounted = false;
+        for (size_t i = 0; i < n; i++) mounted |= lcsb__path_within(path, mounts[i].path);
+        if (!mounted) continue;
+        if (!b->podman)
+            rc = lcsb__fail(err, LCSB_EUNAVAIL,
+                            "oci: cannot hide %s: %s has no way to mask a path; use podman, or an "
+                            "image (oci = { image = ... })",
+                            path, b->engine);
+        else if (strchr(path, ':'))
+            rc = lcsb__fail(err, LCSB_EINVAL, "oci: cannot hide %s: podman's mask splits at ':'",
+                            path);
+        else
+            lcsb__buf_addf(&mask, "%s%s", mask.len ? ":" : "--security-opt=mask=", path);
+    }
     lcsb__buf word = {0};
     /* Stdin stays open (--interactive) but no terminal is allocated: the
      * engine relays the streams, so the command never holds the caller's
@@ -267,6 +277,7 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     word.len = 0;
     lcsb__buf_addf(&word, "--workdir=%s", policy->cwd);
     if (!rc) rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+    if (!rc && mask.len) rc = mask.oom ? LCSB_ENOMEM : lcsb__strv_push(out, mask.p);
     for (size_t i = 0; !rc && i < n; i++)
         rc = add_mount(out, &word, b, mounts[i].path, mounts[i].path, mounts[i].rw);
     for (size_t i = 0; !rc && i < b->link_paths.n; i++) {
@@ -289,6 +300,7 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     if (!rc) rc = lcsb__strv_push_all(out, argv);
     if (rc == LCSB_ENOMEM || word.oom) rc = lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
     lcsb__buf_free(&word);
+    lcsb__buf_free(&mask);
     free(mounts);
     return rc;
 }
@@ -450,7 +462,7 @@ int lcsb_backend_oci(const lcsb_capability *cap, const lcsb_oci_world *world, lc
 
 /* The options lcsb writes only where they apply. */
 static const char *const own_optional[] = {"--userns=keep-id", "--network=none", NULL};
-static const char *const own_valued[] = {"--user=", "--workdir=", NULL};
+static const char *const own_valued[] = {"--user=", "--workdir=", "--security-opt=mask=", NULL};
 
 static bool one_of(const char *arg, const char *const *words, bool as_prefix) {
     for (size_t i = 0; words[i]; i++)

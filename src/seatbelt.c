@@ -82,11 +82,6 @@ static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
             return lcsb__fail(err, LCSB_EUNAVAIL,
                               "seatbelt: limits.%s needs the Landlock backend's world of its own",
                               lcsb_limit_name(k));
-    if (policy->hide.n)
-        return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "seatbelt: cannot hide %s: hidden paths need the Landlock backend's "
-                          "world of its own",
-                          policy->hide.v[0]);
     for (size_t i = 0; i < policy->write.n; i++) {
         const char *path = policy->write.v[i];
         if (lcsb__seatbelt_canonical(path, canon))
@@ -203,6 +198,12 @@ static void add_layer(profile *pr, const lcsb_policy *policy, lcsb__seatbelt_lay
     case LCSB__SB_PROTECT:
         lcsb__buf_adds(&pr->text, ";; protected paths inside the write tier\n");
         add_tier(pr, "deny", "file-write*", "PROTECT", &policy->protect);
+        /* Hidden paths: neither read nor written, by their own names (a
+         * world of its own covers them; a profile can only refuse them). */
+        if (policy->hide.n) {
+            lcsb__buf_adds(&pr->text, ";; hidden paths\n");
+            add_tier(pr, "deny", "file-read* file-write*", "HIDE", &policy->hide);
+        }
         return;
     case LCSB__SB_NET:
         lcsb__buf_adds(&pr->text, ";; network\n");
@@ -245,7 +246,7 @@ int lcsb__seatbelt_wrap_layers(const lcsb_policy *policy, const lcsb__seatbelt_l
 /* ---- the attestation: the profile read back ---- */
 
 /* The -D keys, tier by tier, in the order wrap writes them. */
-static const char *const param_keys[] = {"READ", "EXEC", "WRITE", "PROTECT"};
+static const char *const param_keys[] = {"READ", "EXEC", "WRITE", "PROTECT", "HIDE"};
 #define PARAM_TIERS (sizeof param_keys / sizeof param_keys[0])
 
 /* KV is "KEYn=/..." for the tier's next index N: true, and the tier is KEY. */
@@ -316,7 +317,8 @@ static int seatbelt_attest(const char *const *rest, const char *const *prefix,
             rc = t == 0   ? lcsb_policy_add_read(shape, path, NULL)
                  : t == 1 ? lcsb_policy_add_exec(shape, path, NULL)
                  : t == 2 ? lcsb_policy_add_write(shape, path, NULL)
-                          : lcsb_policy_add_protect(shape, path, NULL);
+                 : t == 3 ? lcsb_policy_add_protect(shape, path, NULL)
+                          : lcsb_policy_add_hide(shape, path, NULL);
         }
     if (!rc) {
         lcsb_policy_set_exec_open(shape, strstr(text, exec_open) != NULL);
