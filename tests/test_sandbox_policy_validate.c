@@ -368,7 +368,7 @@ static lcsb_backend *host(int abi, bool seccomp) {
     memset(&cap, 0, sizeof cap);
     cap.landlock_abi = abi;
     cap.seccomp = seccomp;
-    cap.mount_namespaces = true; /* its absence: test_world_and_protect */
+    cap.user_namespaces = cap.mount_namespaces = true; /* their absence: test_world_and_protect */
     cap.shim_found = true;
     snprintf(cap.shim, sizeof cap.shim, "%s", LCSB_SHIM_PATH);
     lcsb_backend *b = NULL;
