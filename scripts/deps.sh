@@ -7,9 +7,10 @@ LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjs
                python3 util-linux procps)
 # podman runs the OCI cases: runc (crun fails on this kind of host's hybrid
 # cgroups), uidmap and slirp4netns for rootless runs, iptables for its network;
-# busybox-static makes the small image one case needs.
+# busybox-static makes the small image one case needs; libc6-dev's libc.a links
+# the static payload of the isolation cases.
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
-                    podman runc uidmap slirp4netns iptables busybox-static)
+                    podman runc uidmap slirp4netns iptables busybox-static libc6-dev)
 # bench/run.sh: the benchmark's peers (bwrap, firejail; podman comes with the
 # tests) and gnuplot, which draws the scaling curve.
 LCSB_BENCH_PACKAGES=(bubblewrap firejail gnuplot-nox)

@@ -1,0 +1,1007 @@
+/* A world of its own: nothing the command starts outlives lcsb, SysV IPC,
+ * POSIX message queues, the keyrings and /proc are the sandbox's own, unix
+ * sockets outside the policy do not exist, the policy's limits hold, a
+ * command that ignores SIGTERM is killed after a grace period; and the
+ * everyday work that must still run, runs. The rules of the enforcement
+ * suites are in enforce_fixture.h.
+ *
+ * The attacks are isolation_probe's verbs (LCSB_PROBE_PATH), which the
+ * policies name in their exec list. Each case runs its unsandboxed twin
+ * first: that the attack works when nothing stops it is known before the
+ * sandbox is asked to stop it. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/keyctl.h>
+#include <mqueue.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "enforce_fixture.h"
+
+#if !defined(LCSB_PROBE_PATH) || !defined(LCSB_PAYLOAD_PATH)
+#error "build with -DLCSB_PROBE_PATH and -DLCSB_PAYLOAD_PATH (tests/CMakeLists.txt)"
+#endif
+#define PROBE LCSB_PROBE_PATH
+#define GREETING "hello-from-outside"
+/* What the grace period promises: killed 10 s after SIGTERM, give or take 2. */
+#define GRACE_SECONDS 10
+
+/* ---- what a case leaves running or created, ended by the teardown ---- */
+
+/* cmocka's failures long-jump out of a case: whatever it started outside the
+ * fixture's three directories is written down here as it is made, and the
+ * teardown ends it, whichever way the case ended. */
+static struct {
+    pid_t groups[8]; /* process groups (and their leaders) to SIGKILL */
+    size_t n_groups;
+    int shm, msg;
+    char mq[64];
+    long keys[8];
+    size_t n_keys;
+    char dirs[2][PATH_MAX];
+    size_t n_dirs;
+    bool background; /* probes that stop when PROJECT/stop appears */
+} left;
+
+static void leave_group(pid_t pid) {
+    assert_true(left.n_groups < sizeof left.groups / sizeof left.groups[0]);
+    left.groups[left.n_groups++] = pid;
+}
+
+static void leave_key(long serial) {
+    if (left.n_keys < sizeof left.keys / sizeof left.keys[0]) left.keys[left.n_keys++] = serial;
+}
+
+/* Out of both keyrings a case uses. A key in @u is not this test's to
+ * invalidate (it is not possessed: @u hangs from no keyring of the test's
+ * session), but @u's owner may unlink it, and a key no keyring holds goes. */
+static void drop_key(long serial) {
+    syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_USER_KEYRING);
+    syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_SESSION_KEYRING);
+    syscall(SYS_keyctl, KEYCTL_INVALIDATE, serial);
+}
+
+static int iso_setup(void **state) {
+    memset(&left, 0, sizeof left);
+    left.shm = left.msg = -1;
+    return fx_setup(state);
+}
+
+static int iso_teardown(void **state) {
+    fx *f = *state;
+    if (f && left.background) {
+        char stop[PATH_MAX];
+        FMT(stop, "%s/stop", f->project);
+        FILE *s = fopen(stop, "we");
+        if (s) fclose(s);
+        usleep(300 * 1000); /* they look every 50 ms (the shell loops every second) */
+    }
+    for (size_t i = 0; i < left.n_groups; i++) {
+        kill(-left.groups[i], SIGKILL);
+        kill(left.groups[i], SIGKILL);
+        waitpid(left.groups[i], NULL, 0);
+    }
+    if (left.shm >= 0) shmctl(left.shm, IPC_RMID, NULL);
+    if (left.msg >= 0) msgctl(left.msg, IPC_RMID, NULL);
+    if (left.mq[0]) mq_unlink(left.mq);
+    for (size_t i = 0; i < left.n_keys; i++) drop_key(left.keys[i]);
+    for (size_t i = 0; i < left.n_dirs; i++) rm_rf(left.dirs[i]);
+    return fx_teardown(state);
+}
+
+#define TI(name) cmocka_unit_test_setup_teardown(name, iso_setup, iso_teardown)
+
+/* ---- small things the cases share ---- */
+
+static void sleep_ms(long ms) { usleep((useconds_t)ms * 1000); }
+
+static void probe_policy(fx *f) { policy(f, "exec = { \"%s\" }", PROBE); }
+
+/* The run P holds, shown, then the failure. */
+#define FAIL_RUN(what, cmd, ...)                                                                   \
+    do {                                                                                           \
+        describe(what, cmd, &P);                                                                   \
+        fail_msg(__VA_ARGS__);                                                                     \
+    } while (0)
+
+/* The probe did run under the sandbox (so that what it did not see counts). */
+#define ASSERT_PROBE_RAN(what, cmd)                                                                \
+    do {                                                                                           \
+        char ran_[64];                                                                             \
+        FMT(ran_, "probe: %s\n", (cmd)[1]);                                                        \
+        if (!strstr(P.out, ran_)) FAIL_RUN(what, cmd, "the probe did not run");                    \
+    } while (0)
+
+static off_t size_of(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/* Does PATH still grow? Looked at over 300 ms, after 100 ms for a write in
+ * flight to land. */
+static bool growing(const char *path) {
+    sleep_ms(100);
+    off_t before = size_of(path);
+    sleep_ms(300);
+    return size_of(path) > before;
+}
+
+/* Is the lock on PATH free: does no process hold it? */
+static bool lock_free(const char *path) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return true;
+    bool free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return free_;
+}
+
+/* The start time of /proc/PID (its stat's field 22, in clock ticks since
+ * boot), or 0. */
+static unsigned long long start_time(const char *pid) {
+    char path[64], stat[4096];
+    FMT(path, "/proc/%s/stat", pid);
+    read_file(path, stat, sizeof stat);
+    const char *p = strrchr(stat, ')');
+    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The number after "KEY" in TEXT, or -1. */
+static long long number_after(const char *text, const char *key) {
+    const char *at = strstr(text, key);
+    return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+/* Read one line from FD into BUF within TIMEOUT_SECONDS; false at EOF or on
+ * timeout. Byte by byte: the rest stays in the pipe. */
+static bool read_line(int fd, char *buf, size_t size) {
+    size_t n = 0;
+    double deadline = now_seconds() + TIMEOUT_SECONDS;
+    while (n + 1 < size) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left_ms = (int)((deadline - now_seconds()) * 1000);
+        if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) return false;
+        char c;
+        ssize_t got = read(fd, &c, 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        if (c == '\n') break;
+        buf[n++] = c;
+    }
+    buf[n] = '\0';
+    return true;
+}
+
+/* Start `lcsb --backend BACKEND p.lua -- CMD` in the background, in a process
+ * group of its own (which the teardown kills), stdout on a pipe whose read end
+ * is *OUT, stderr into OUTSIDE/lcsb.err (this run's alone), and its own TMPDIR in OUTSIDE (lcsb
+ * killed by SIGKILL cannot remove what it made there). */
+static pid_t start_lcsb(fx *f, const char *backend, const char *const *cmd, int *out) {
+    const char *argv[MAX_ARGV];
+    size_t n = 0;
+    argv[n++] = LCSB_CLI_PATH;
+    argv[n++] = "--backend";
+    argv[n++] = backend;
+    argv[n++] = f->policy;
+    argv[n++] = "--";
+    for (size_t i = 0; cmd[i] && n < MAX_ARGV - 1; i++) argv[n++] = cmd[i];
+    argv[n] = NULL;
+    char tmp[PATH_MAX], err[PATH_MAX];
+    path_in(tmp, f->outside, "tmp");
+    if (mkdir(tmp, 0700) != 0) assert_int_equal(errno, EEXIST);
+    path_in(err, f->outside, "lcsb.err");
+    int pipe_fds[2];
+    assert_int_equal(pipe2(pipe_fds, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        int null = open("/dev/null", O_RDONLY);
+        int errfd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (null < 0 || errfd < 0 || dup2(null, STDIN_FILENO) < 0 ||
+            dup2(pipe_fds[1], STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0 ||
+            chdir(f->project) != 0)
+            _exit(120);
+        setenv("PATH", "/usr/bin:/bin", 1);
+        setenv("TMPDIR", tmp, 1);
+        execv(argv[0], (char *const *)argv);
+        _exit(122);
+    }
+    setpgid(pid, pid);
+    leave_group(pid);
+    close(pipe_fds[1]);
+    *out = pipe_fds[0];
+    return pid;
+}
+
+/* What lcsb started by start_lcsb wrote on stderr. Caller frees. */
+static char *lcsb_err(fx *f) {
+    char err[PATH_MAX];
+    char *text = slurp(path_in(err, f->outside, "lcsb.err"));
+    return text ? text : strdup("");
+}
+
+/* ---- nothing outlives lcsb ---- */
+
+/* A "re-growing chain": three setsid'd, double-forked daemons that each
+ * re-spawn whichever of the others is killed, and append to PROJECT/heartbeat
+ * every 50 ms; the command starts them and exits 0. Started by a plain
+ * parent, they outlive it and grow back what is killed (the twin: not lcsb
+ * under none, whose CLI ends what its command leaves behind as a subreaper
+ * would, but the same command run directly). Under the sandbox they are gone
+ * when lcsb returns: the heartbeat stops and no member holds its lock. */
+static void test_regrowing_chain_ends_with_the_command(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char beat[PATH_MAX], stop[PATH_MAX], pid0[PATH_MAX], lock[PATH_MAX];
+    path_in(beat, f->project, "heartbeat");
+    path_in(stop, f->project, "stop");
+    path_in(pid0, f->project, "pid.0");
+    left.background = true;
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "chain", f->project);
+
+    run_child(f->project, cmd, NULL, &P);
+    if (P.status != 0 || !strstr(P.out, "chain started"))
+        FAIL_RUN("the chain, run directly", cmd, "the chain did not start");
+    if (!growing(beat))
+        fail_msg("run directly, the chain died with its parent: the case proves nothing");
+    char was[32], now_[32];
+    read_file(pid0, was, sizeof was);
+    assert_int_equal(kill((pid_t)atol(was), SIGKILL), 0);
+    bool regrown = false;
+    for (int k = 0; k < 200 && !regrown; k++) {
+        sleep_ms(10);
+        read_file(pid0, now_, sizeof now_);
+        regrown =
+            now_[0] && strcmp(now_, was) != 0 && !lock_free(path_in(lock, f->project, "lock.0"));
+    }
+    if (!regrown) fail_msg("run directly, member 0 (pid %s) was killed and not re-spawned", was);
+    write_file(stop, "");
+    if (growing(beat)) fail_msg("the chain run directly does not stop when told to");
+    unlink(stop);
+    unlink(beat);
+
+    lcsb(f, mech, cmd, &P);
+    if (P.status != 0 || !strstr(P.out, "chain started"))
+        FAIL_RUN(mech, cmd, "the chain did not start under %s", mech);
+    if (growing(beat))
+        fail_msg("processes the command started outlived lcsb under %s: %s still grows after "
+                 "lcsb returned",
+                 mech, beat);
+    for (int i = 0; i < 3; i++) {
+        char leaf[16];
+        FMT(leaf, "lock.%d", i);
+        if (!lock_free(path_in(lock, f->project, leaf)))
+            fail_msg("chain member %d outlived lcsb under %s (it holds %s)", i, mech, lock);
+    }
+}
+
+/* The same chain, with the command still running when lcsb is killed by
+ * SIGKILL: lcsb can do nothing then, only the kernel can end them. Under
+ * none they outlive lcsb; under the sandbox, nothing does. */
+static void test_regrowing_chain_dies_with_lcsb_killed(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char beat[PATH_MAX], stop[PATH_MAX];
+    path_in(beat, f->project, "heartbeat");
+    path_in(stop, f->project, "stop");
+    left.background = true;
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "chain", f->project, "wait");
+    const char *const backends[] = {"none", mech};
+    for (size_t i = 0; i < 2; i++) {
+        int out;
+        pid_t pid = start_lcsb(f, backends[i], cmd, &out);
+        char line[128];
+        bool started = false;
+        for (int k = 0; k < 2 && !started && read_line(out, line, sizeof line); k++)
+            started = strcmp(line, "chain started") == 0; /* after "probe: chain" */
+        close(out);
+        if (!started) {
+            char *err = lcsb_err(f);
+            fail_msg("%s: the chain did not start; lcsb said:\n%s", backends[i], err);
+        }
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(waitpid(pid, NULL, 0), pid);
+        bool alive = growing(beat);
+        if (i == 0) {
+            if (!alive) fail_msg("none: the chain died with lcsb; the case proves nothing");
+            write_file(stop, "");
+            if (growing(beat)) fail_msg("none: the chain does not stop when told to");
+            unlink(stop);
+            unlink(beat);
+        } else if (alive) {
+            fail_msg("%s: processes the command started outlived lcsb killed by SIGKILL: %s "
+                     "still grows",
+                     mech, beat);
+        }
+    }
+}
+
+/* ---- SysV IPC and POSIX message queues ---- */
+
+/* The test makes a SysV shared memory segment, a SysV message queue and a
+ * POSIX message queue, each holding SECRET, under keys and a name the
+ * command is told. Unsandboxed, the command reads all three; sandboxed, none
+ * of them exists (its own IPC namespace). */
+static void test_ipc_is_private(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    key_t shm_key = 0, msg_key = 0;
+    key_t base = (key_t)(0x1c500000 + (getpid() & 0xffff) * 16);
+    for (key_t k = base; left.shm < 0 && k < base + 1000; k++) {
+        left.shm = shmget(k, 4096, IPC_CREAT | IPC_EXCL | 0600);
+        if (left.shm >= 0)
+            shm_key = k;
+        else if (errno != EEXIST)
+            fail_msg("shmget: %s", strerror(errno));
+    }
+    if (left.shm < 0) fail_msg("no free SysV key from %#x on", (unsigned)base);
+    for (key_t k = shm_key; left.msg < 0; k++) {
+        left.msg = msgget(k, IPC_CREAT | IPC_EXCL | 0600);
+        if (left.msg >= 0)
+            msg_key = k;
+        else if (errno != EEXIST)
+            fail_msg("msgget: %s", strerror(errno));
+    }
+    char *seg = shmat(left.shm, NULL, 0);
+    assert_true(seg != (void *)-1);
+    strcpy(seg, SECRET);
+    assert_int_equal(shmdt(seg), 0);
+    struct {
+        long type;
+        char text[64];
+    } m = {.type = 1};
+    strcpy(m.text, SECRET);
+    assert_int_equal(msgsnd(left.msg, &m, strlen(SECRET), 0), 0);
+    FMT(left.mq, "/lcsb-iso-%d", (int)getpid());
+    struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 128};
+    mqd_t q = mq_open(left.mq, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+    if (q == (mqd_t)-1) fail_msg("mq_open %s: %s", left.mq, strerror(errno));
+    assert_int_equal(mq_send(q, SECRET, strlen(SECRET), 0), 0);
+    mq_close(q);
+
+    char shm_arg[32], msg_arg[32];
+    FMT(shm_arg, "%#x", (unsigned)shm_key);
+    FMT(msg_arg, "%#x", (unsigned)msg_key);
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "ipc", shm_arg, msg_arg, left.mq);
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "shm: read " SECRET, "stdout");
+    assert_contains(P.out, "msg: read " SECRET, "stdout");
+    assert_contains(P.out, "mq: read " SECRET, "stdout");
+
+    lcsb(f, mech, cmd, &P);
+    static const struct {
+        const char *read, *absent, *what;
+    } kinds[] = {
+        {"shm: read", "shm: shmget: ENOENT", "SysV shared memory segment"},
+        {"msg: read", "msg: msgget: ENOENT", "SysV message queue"},
+        {"mq: read", "mq: mq_open: ENOENT", "POSIX message queue"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        if (strstr(P.out, kinds[i].read))
+            FAIL_RUN(mech, cmd, "the sandboxed command read the caller's %s", kinds[i].what);
+        if (!strstr(P.out, kinds[i].absent))
+            FAIL_RUN(mech, cmd, "the caller's %s is not absent (ENOENT) in the sandbox",
+                     kinds[i].what);
+    }
+}
+
+/* ---- no memfd is executable ---- */
+
+static void copy_file(const char *from, const char *to, mode_t mode) {
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0) fail_msg("%s: %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (out < 0) fail_msg("%s: %s", to, strerror(errno));
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0) assert_int_equal(write(out, buf, (size_t)n), n);
+    assert_int_equal(n, 0);
+    close(in);
+    assert_int_equal(close(out), 0);
+}
+
+/* A static payload in no exec list, copied into a memfd made without flags
+ * and run from there with execveat(AT_EMPTY_PATH) and through
+ * /proc/self/fd/N. Unsandboxed it runs both ways; sandboxed, never (the exec
+ * or the memfd_create is refused), as it cannot be run from the project
+ * directly either. */
+static void test_memfd_not_executable(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char payload[PATH_MAX];
+    copy_file(LCSB_PAYLOAD_PATH, path_in(payload, f->project, "payload"), 0755);
+    probe_policy(f);
+    const char *const *from_memfd = CMD(PROBE, "memfd", payload);
+    const char *const *direct = CMD(PROBE, "exec", payload);
+    expect_unsandboxed_ok(f, from_memfd, &P);
+    assert_contains(P.out, "payload ran via execveat", "stdout");
+    assert_contains(P.out, "payload ran via /proc/self/fd", "stdout");
+    expect_unsandboxed_ok(f, direct, &P);
+    assert_contains(P.out, "payload ran via direct", "stdout");
+
+    lcsb(f, mech, direct, &P);
+    ASSERT_PROBE_RAN(mech, direct);
+    if (strstr(P.out, "payload ran"))
+        FAIL_RUN(mech, direct, "a program outside the exec list ran from the project");
+    lcsb(f, mech, from_memfd, &P);
+    ASSERT_PROBE_RAN(mech, from_memfd);
+    if (strstr(P.out, "payload ran"))
+        FAIL_RUN(mech, from_memfd, "a program outside the exec list ran from a memfd under %s",
+                 mech);
+    if (P.status == 0) FAIL_RUN(mech, from_memfd, "the memfd attack reported success");
+}
+
+/* ---- the caller's keyrings ---- */
+
+/* A session keyring of this test's own, which lcsb and the command inherit:
+ * the caller's keys are in it, and the user's real session is left alone. */
+static void own_session_keyring(void) {
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) {
+        if (errno == ENOSYS && !tests_required()) skip();
+        fail_msg("keyctl(JOIN_SESSION_KEYRING): %s", strerror(errno));
+    }
+}
+
+/* The serial of user key DESC in keyring RING, or -1. */
+static long find_key(long ring, const char *desc) {
+    return syscall(SYS_keyctl, KEYCTL_SEARCH, ring, "user", desc, 0);
+}
+
+/* The test adds a user key holding SECRET to its session keyring. Unsandboxed,
+ * the command finds it from @s and reads it by its serial; sandboxed, it can
+ * do neither. */
+static void test_keyring_out_of_reach(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    own_session_keyring();
+    char desc[64], serial_arg[32];
+    FMT(desc, "lcsb-iso-secret-%d", (int)getpid());
+    long serial =
+        syscall(SYS_add_key, "user", desc, SECRET, strlen(SECRET), KEY_SPEC_SESSION_KEYRING);
+    if (serial < 0) fail_msg("add_key: %s", strerror(errno));
+    leave_key(serial);
+    FMT(serial_arg, "%ld", serial);
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "key-read", desc, serial_arg);
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "search @s: found", "stdout");
+    assert_contains(P.out, SECRET, "stdout");
+
+    lcsb(f, mech, cmd, &P);
+    ASSERT_PROBE_RAN(mech, cmd);
+    if (strstr(P.out, SECRET))
+        FAIL_RUN(mech, cmd, "the sandboxed command read the caller's key %ld", serial);
+    if (strstr(P.out, "search @s: found"))
+        FAIL_RUN(mech, cmd, "the sandboxed command found the caller's key %s in @s", desc);
+}
+
+/* The command adds a user key to its session keyring (@s) and one to its
+ * user keyring (@u, which outlives every session: root's especially).
+ * Unsandboxed, both are there after the run; sandboxed, neither. */
+static void test_keyring_plants_vanish(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    own_session_keyring();
+    char desc[64], in_s[80], in_u[80];
+    FMT(desc, "lcsb-iso-planted-%d", (int)getpid());
+    FMT(in_s, "%s.s", desc);
+    FMT(in_u, "%s.u", desc);
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "key-add", desc);
+    expect_unsandboxed_ok(f, cmd, &P);
+    long s = find_key(KEY_SPEC_SESSION_KEYRING, in_s), u = find_key(KEY_SPEC_USER_KEYRING, in_u);
+    if (s >= 0) leave_key(s);
+    if (u >= 0) leave_key(u);
+    if (s < 0 || u < 0)
+        FAIL_RUN("unsandboxed run", cmd, "none: the planted keys are not there (@s %ld, @u %ld)", s,
+                 u);
+    drop_key(s);
+    drop_key(u);
+    if (find_key(KEY_SPEC_SESSION_KEYRING, in_s) >= 0 || find_key(KEY_SPEC_USER_KEYRING, in_u) >= 0)
+        fail_msg("the keys planted unsandboxed cannot be removed: the case would see them again");
+
+    lcsb(f, mech, cmd, &P);
+    ASSERT_PROBE_RAN(mech, cmd);
+    s = find_key(KEY_SPEC_SESSION_KEYRING, in_s);
+    u = find_key(KEY_SPEC_USER_KEYRING, in_u);
+    if (s >= 0) leave_key(s);
+    if (u >= 0) leave_key(u);
+    if (u >= 0) FAIL_RUN(mech, cmd, "a key the command added to @u (%s) outlived the run", in_u);
+    if (s >= 0)
+        FAIL_RUN(mech, cmd, "a key the command added to @s (%s) is in the caller's session", in_s);
+}
+
+/* ---- /proc ---- */
+
+/* An outside process holds a token in its command line. Unsandboxed, a walk
+ * over /proc finds it, lists its pid, and /proc/1 is the host's init; sandboxed,
+ * the walk finds no such process and lists no such pid, but finds itself, and
+ * /proc/1 is another process than the host's (the sandbox's own init), told
+ * apart by its start time, which the two cannot share. */
+static void test_proc_shows_only_the_sandbox(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char token[64], nekot[64], script[128];
+    FMT(token, "lcsb-token-%d-%ld", (int)getpid(), (long)time(NULL));
+    size_t len = strlen(token);
+    for (size_t i = 0; i < len; i++) nekot[i] = token[len - 1 - i];
+    nekot[len] = '\0';
+    FMT(script, "sleep 100; : %s", token);
+    pid_t holder = fork();
+    assert_true(holder >= 0);
+    if (holder == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(holder, holder);
+    leave_group(holder);
+    char path[64], cmdline[512], holder_pid[32], listed[64];
+    FMT(path, "/proc/%d/cmdline", (int)holder);
+    bool holding = false;
+    for (int k = 0; k < 200 && !holding; k++) {
+        memset(cmdline, 0, sizeof cmdline); /* NULs between its words */
+        read_file(path, cmdline, sizeof cmdline);
+        holding = memmem(cmdline, sizeof cmdline, token, len) != NULL;
+        if (!holding) sleep_ms(10);
+    }
+    assert_true(holding);
+    FMT(holder_pid, "%d", (int)holder);
+    FMT(listed, "pid %s listed: yes", holder_pid);
+    unsigned long long host_init = start_time("1");
+    assert_true(host_init > 0);
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "proc", nekot, holder_pid);
+
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "token in pid", "stdout");
+    assert_contains(P.out, listed, "stdout");
+    long long init = number_after(P.out, "init-start: ");
+    if (init <= 0 || (unsigned long long)init != host_init)
+        FAIL_RUN("unsandboxed run", cmd,
+                 "none: /proc/1 is not the host's init (start %lld, the host's %llu)", init,
+                 host_init);
+
+    lcsb(f, mech, cmd, &P);
+    if (strstr(P.out, "token in pid"))
+        FAIL_RUN(mech, cmd, "the sandbox's /proc shows a process outside it (%s)", token);
+    if (strstr(P.out, listed))
+        FAIL_RUN(mech, cmd, "the sandbox's /proc lists pid %s, a process outside it", holder_pid);
+    if (!strstr(P.out, "self listed: yes"))
+        FAIL_RUN(mech, cmd, "the sandbox's /proc does not list the command itself");
+    init = number_after(P.out, "init-start: ");
+    if (init <= 0) FAIL_RUN(mech, cmd, "the sandbox's /proc has no /proc/1");
+    if ((unsigned long long)init == host_init)
+        FAIL_RUN(mech, cmd, "/proc/1 in the sandbox is the host's init, not the sandbox's");
+}
+
+/* ---- unix sockets ---- */
+
+/* Serve GREETING to every connection on a pathname socket at PATH, from a
+ * child the teardown kills. */
+static void serve(const char *path) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    assert_true(strlen(path) < sizeof a.sun_path);
+    strcpy(a.sun_path, path);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        fail_msg("bind %s: %s", path, strerror(errno));
+    assert_int_equal(listen(fd, 16), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (;;) {
+            int c = accept(fd, NULL, NULL);
+            if (c < 0) continue;
+            if (write(c, GREETING, strlen(GREETING)) < 0) {
+            }
+            close(c);
+        }
+    }
+    close(fd);
+    setpgid(pid, pid);
+    leave_group(pid);
+}
+
+/* /run/lcsb-test-XXXXXX/sock, served, in SOCK; false when this user cannot
+ * make a directory in /run (only root can). */
+static bool serve_in_run(char *sock) {
+    char dir[PATH_MAX] = "/run/lcsb-test-XXXXXX";
+    if (!mkdtemp(dir)) {
+        if (errno == EACCES || errno == EPERM || errno == EROFS) return false;
+        fail_msg("mkdtemp %s: %s", dir, strerror(errno));
+    }
+    strcpy(left.dirs[left.n_dirs++], dir);
+    serve(path_in(sock, dir, "sock"));
+    return true;
+}
+
+/* A socket served from outside in /tmp (OUTSIDE/sock) and, for root, one in
+ * /run. Unsandboxed, the command connects to each and reads the greeting,
+ * and sees their directories; sandboxed, neither path exists (ENOENT), the
+ * directories included. */
+static void test_unix_sockets_outside_absent(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char socks[2][PATH_MAX];
+    size_t n = 0;
+    serve(path_in(socks[n++], f->outside, "sock"));
+    if (serve_in_run(socks[n])) n++;
+    probe_policy(f);
+    for (size_t i = 0; i < n; i++) {
+        char dir[PATH_MAX], expect[PATH_MAX + 64];
+        FMT(dir, "%s", socks[i]);
+        dirname(dir);
+        const char *const *conn = CMD(PROBE, "connect", socks[i]);
+        const char *const *look = CMD(PROBE, "stat", dir);
+        expect_unsandboxed_ok(f, conn, &P);
+        assert_contains(P.out, GREETING, "stdout");
+        expect_unsandboxed_ok(f, look, &P);
+
+        lcsb(f, mech, conn, &P);
+        if (strstr(P.out, GREETING))
+            FAIL_RUN(mech, conn, "the sandboxed command reached %s, outside the policy", socks[i]);
+        FMT(expect, "connect %s: ENOENT", socks[i]);
+        if (!strstr(P.out, expect))
+            FAIL_RUN(mech, conn, "%s exists in the sandbox (expected ENOENT)", socks[i]);
+        lcsb(f, mech, look, &P);
+        FMT(expect, "stat %s: ENOENT", dir);
+        if (!strstr(P.out, expect))
+            FAIL_RUN(mech, look, "the directory %s exists in the sandbox (expected ENOENT)", dir);
+    }
+}
+
+/* `sockets = { PATH }` opts one socket in: the /run one for root, else the
+ * /tmp one. Sandboxed, the command connects to it and reads the greeting; the
+ * other (for root) still does not exist. */
+static void test_unix_socket_opted_in(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char tmp_sock[PATH_MAX], run_sock[PATH_MAX];
+    serve(path_in(tmp_sock, f->outside, "sock"));
+    bool root = serve_in_run(run_sock);
+    const char *opted = root ? run_sock : tmp_sock;
+    policy(f, "exec = { \"%s\" }, sockets = { \"%s\" }", PROBE, opted);
+    const char *const *conn = CMD(PROBE, "connect", opted);
+    expect_allowed(f, conn, &P);
+    assert_contains(P.out, GREETING, "stdout");
+    if (root) {
+        const char *const *other = CMD(PROBE, "connect", tmp_sock);
+        lcsb(f, mech, other, &P);
+        if (strstr(P.out, GREETING))
+            FAIL_RUN(mech, other, "a socket the policy did not opt in (%s) was reached", tmp_sock);
+    }
+}
+
+/* ---- limits ---- */
+
+/* `limits = { pids = 300 }` (the fewest a pid namespace holds for root).
+ * Unsandboxed, the probe starts 400 processes at once; sandboxed it cannot,
+ * and a fork bomb (which stops itself at 600, for a host without the limit)
+ * is refused forks, fails, and leaves nothing running: no process holds the
+ * lock every one of them took. The bomb itself never runs unsandboxed. */
+static void test_limit_pids_bounds_a_fork_bomb(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char lock[PATH_MAX];
+    path_in(lock, f->project, "bomb.lock");
+    left.background = true;
+    const char *const *spawn = CMD(PROBE, "spawn", "400");
+    const char *const *bomb = CMD(PROBE, "bomb", lock, "1500", "600");
+    probe_policy(f);
+    expect_unsandboxed_ok(f, spawn, &P);
+    assert_contains(P.out, "spawned 400", "stdout");
+
+    policy(f, "exec = { \"%s\" }, limits = { pids = 300 }", PROBE);
+    expect_denied(f, spawn, -1, &P);
+    assert_contains(P.out, "EAGAIN", "stdout");
+    double t0 = now_seconds();
+    lcsb(f, mech, bomb, &P);
+    double took = now_seconds() - t0;
+    long long forks = number_after(P.out, "forks="), refused = number_after(P.out, "refused=");
+    if (P.status == 0 || P.status == 97 || P.status == 125)
+        FAIL_RUN(mech, bomb, "the fork bomb under limits.pids = 300 did not fail (%d)", P.status);
+    ASSERT_PROBE_RAN(mech, bomb);
+    if (forks < 0 || refused <= 0)
+        FAIL_RUN(mech, bomb, "the fork bomb was not refused a fork under limits.pids = 300");
+    if (forks >= 400)
+        FAIL_RUN(mech, bomb, "the fork bomb made %lld processes under limits.pids = 300", forks);
+    if (took > 10) FAIL_RUN(mech, bomb, "the fork bomb took %.1f s to end", took);
+    if (!lock_free(lock)) FAIL_RUN(mech, bomb, "processes of the fork bomb outlived lcsb");
+}
+
+/* `limits = { time = 2 }` on `sleep 30`: lcsb returns within about 3 s, the
+ * command failed, and lcsb's trailer names the time limit. Unsandboxed,
+ * `sleep 3` sleeps its 3 s and exits 0. */
+static void test_limit_time(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sleep\" }");
+    double t0 = now_seconds();
+    expect_unsandboxed_ok(f, CMD("sleep", "3"), &P);
+    if (now_seconds() - t0 < 2.9) fail_msg("none: sleep 3 ended early: the case proves nothing");
+
+    policy(f, "exec = { \"sleep\" }, limits = { time = 2 }");
+    const char *const *cmd = CMD("sleep", "30");
+    t0 = now_seconds();
+    lcsb(f, mech, cmd, &P);
+    double took = now_seconds() - t0;
+    if (P.status == 0 || P.status == 97 || P.status == 125)
+        FAIL_RUN(mech, cmd, "expected sleep 30 ended by limits.time = 2, got status %d", P.status);
+    if (took > 4) FAIL_RUN(mech, cmd, "lcsb took %.1f s under limits.time = 2", took);
+    if (!has_line(P.err, "lcsb: ", CMD("time", "limit")))
+        FAIL_RUN(mech, cmd, "no lcsb: line names the time limit");
+}
+
+/* `limits = { tmp = 1048576 }`: 4 MiB written into $TMPDIR fails with
+ * ENOSPC; unsandboxed it is written. */
+static void test_limit_tmp(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    const char *const *cmd =
+        CMD("sh", "-c", "head -c 4194304 /dev/zero > \"$TMPDIR/big\" && ls -l \"$TMPDIR/big\"");
+    policy(f, "exec = { \"sh\", \"head\", \"ls\" }");
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "4194304", "stdout");
+    policy(f, "exec = { \"sh\", \"head\", \"ls\" }, limits = { tmp = 1048576 }");
+    expect_denied(f, cmd, -1, &P);
+    assert_contains(P.err, "No space left on device", "stderr");
+}
+
+/* `limits = { files = 16 }`: 64 files open at once fail with EMFILE;
+ * unsandboxed they open. */
+static void test_limit_files(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    const char *const *cmd = CMD(PROBE, "open", "64");
+    probe_policy(f);
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "opened 64", "stdout");
+    policy(f, "exec = { \"%s\" }, limits = { files = 16 }", PROBE);
+    expect_denied(f, cmd, -1, &P);
+    assert_contains(P.out, "EMFILE", "stdout");
+}
+
+/* `limits = { memory = 64 MiB }`: 256 MiB cannot be allocated and touched
+ * (malloc fails, or the kernel kills the command); unsandboxed it can. */
+static void test_limit_memory(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    const char *const *cmd = CMD(PROBE, "alloc", "268435456");
+    probe_policy(f);
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "touched 268435456", "stdout");
+    policy(f, "exec = { \"%s\" }, limits = { memory = 67108864 }", PROBE);
+    expect_denied(f, cmd, -1, &P);
+    ASSERT_PROBE_RAN(mech, cmd);
+    assert_lacks(P.out, "touched", "stdout");
+}
+
+/* ---- a command that ignores SIGTERM ---- */
+
+/* The command ignores TERM, INT, HUP and QUIT, and so does a child it leaves
+ * looping. SIGTERM to lcsb: lcsb and every process of the command are gone
+ * within the grace period and 2 s (no process holds lcsb's stdout any more).
+ * The twin: under none, the command does ignore SIGTERM (alive 1 s after
+ * one sent to it). */
+static void test_term_ignored_killed_after_grace(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char script[4 * PATH_MAX], stop[PATH_MAX];
+    path_in(stop, f->project, "stop");
+    FMT(script,
+        "trap '' TERM INT HUP QUIT; "
+        "sh -c 'trap \"\" TERM INT HUP QUIT; "
+        "while [ -d \"$0\" ] && [ ! -e \"$0/stop\" ]; do sleep 1; done' '%s' & "
+        "echo $$; while [ -d '%s' ] && [ ! -e '%s' ]; do sleep 1; done",
+        f->project, f->project, stop);
+    const char *const *cmd = CMD("sh", "-c", script);
+    policy(f, "exec = { \"sh\", \"sleep\" }");
+    left.background = true;
+
+    int out;
+    pid_t pid = start_lcsb(f, "none", cmd, &out);
+    char line[64];
+    if (!read_line(out, line, sizeof line)) fail_msg("none: the command did not start");
+    pid_t command = (pid_t)atol(line);
+    assert_true(command > 0);
+    assert_int_equal(kill(command, SIGTERM), 0);
+    sleep_ms(1000);
+    if (kill(command, 0) != 0)
+        fail_msg("none: the command died of SIGTERM: it does not ignore it; the case proves "
+                 "nothing");
+    write_file(stop, "");
+    kill(command, SIGKILL);
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    close(out);
+    sleep_ms(1200); /* the child's loop sees the stop file */
+    unlink(stop);
+
+    pid = start_lcsb(f, mech, cmd, &out);
+    if (!read_line(out, line, sizeof line)) {
+        char *err = lcsb_err(f);
+        fail_msg("%s: the command did not start; lcsb said:\n%s", mech, err);
+    }
+    sleep_ms(200); /* the child is running too */
+    double sent = now_seconds();
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    bool exited = false, closed = false;
+    while (!(exited && closed) && now_seconds() - sent < GRACE_SECONDS + 2) {
+        if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) exited = true;
+        struct pollfd p = {.fd = out, .events = POLLIN};
+        if (!closed && poll(&p, 1, 50) == 1) {
+            char buf[256];
+            closed = read(out, buf, sizeof buf) == 0;
+        } else if (closed) {
+            sleep_ms(50);
+        }
+    }
+    double took = now_seconds() - sent;
+    close(out);
+    char *err = lcsb_err(f);
+    if (!exited)
+        fail_msg("%s: lcsb still running %.1f s after SIGTERM, its command ignoring it (the grace "
+                 "is %d s); stderr:\n%s",
+                 mech, took, GRACE_SECONDS, err);
+    if (!closed)
+        fail_msg("%s: lcsb exited, but processes of the command still run %.1f s after SIGTERM; "
+                 "stderr:\n%s",
+                 mech, took, err);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+        fail_msg("%s: lcsb exited 0 after SIGTERM; stderr:\n%s", mech, err);
+    free(err);
+}
+
+/* ---- what must keep working ---- */
+
+/* git init and commit, in a repository inside the project. */
+static void test_still_git(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"git\", \"mkdir\" }");
+    expect_allowed(f,
+                   CMD("sh", "-c",
+                       "mkdir repo && cd repo && git init -q . && echo a > a.txt && "
+                       "git add a.txt && git -c user.email=t@example.com -c user.name=t "
+                       "commit -qm sandboxed && git log --format=%s"),
+                   &P);
+    assert_contains(P.out, "sandboxed", "git log");
+}
+
+/* make of a tiny C file, and the program it built. */
+static void test_still_make(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    run_child(f->project, CMD("/usr/bin/gcc", "-print-prog-name=cc1"), NULL, &P);
+    assert_int_equal(P.status, 0);
+    char libexec[PATH_MAX], build[PATH_MAX], file[PATH_MAX];
+    FMT(libexec, "%.*s", (int)strcspn(P.out, "\n"), P.out);
+    dirname(libexec);
+    assert_int_equal(mkdir(path_in(build, f->project, "build"), 0755), 0);
+    write_file(path_in(file, f->project, "hello.c"),
+               "#include <stdio.h>\nint main(void) { puts(\"hello from make\"); return 0; }\n");
+    write_file(path_in(file, f->project, "Makefile"),
+               "build/hello: hello.c\n\tcc -o build/hello hello.c\n");
+    policy(f, "exec = { \"sh\", \"make\", \"cc\", \"as\", \"ld\", \"%s\", \"%s\" }", libexec,
+           build);
+    expect_allowed(f, CMD("sh", "-c", "make -s && ./build/hello"), &P);
+    assert_contains(P.out, "hello from make", "stdout");
+}
+
+/* A unix socket server and client in $TMPDIR, from Python. */
+static void test_still_python_unix_socket(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"python3\" }");
+    expect_allowed(f,
+                   CMD("python3", "-c",
+                       "import os, socket, tempfile\n"
+                       "p = os.path.join(tempfile.gettempdir(), 's')\n"
+                       "s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)\n"
+                       "c = socket.socket(socket.AF_UNIX); c.connect(p)\n"
+                       "a, _ = s.accept(); c.sendall(b'ping'); print(a.recv(4).decode())\n"),
+                   &P);
+    assert_contains(P.out, "ping", "stdout");
+}
+
+/* node -e, where node is installed (scripts/deps.sh installs it). */
+static void test_still_node(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    if (access("/usr/bin/node", X_OK) != 0) {
+        if (tests_required()) fail_msg("no /usr/bin/node (scripts/deps.sh installs nodejs)");
+        skip();
+    }
+    policy(f, "exec = { \"node\" }");
+    expect_allowed(f,
+                   CMD("node", "-e",
+                       "const fs = require('fs'); fs.writeFileSync('n.txt', String(6 * 7)); "
+                       "console.log('node ' + fs.readFileSync('n.txt', 'utf8'))"),
+                   &P);
+    assert_contains(P.out, "node 42", "stdout");
+}
+
+/* What a test runner does: start cases in parallel and wait for them, end
+ * one with SIGTERM and see it die of it, run subprocesses from Python. */
+static void test_still_test_runner(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"sleep\", \"cat\", \"wc\", \"python3\" }");
+    expect_allowed(
+        f,
+        CMD("sh", "-c",
+            "for i in 1 2 3 4 5 6 7 8; do (sleep 0.2; echo ok > \"case.$i\") & done; wait; "
+            "echo \"cases: $(cat case.* | wc -l)\"; "
+            "sleep 5 & k=$!; kill $k; wait $k; echo \"killed: $?\"; "
+            "python3 -c 'import subprocess, sys; "
+            "sys.exit(sum(subprocess.run([\"sh\", \"-c\", \"exit 0\"]).returncode "
+            "for _ in range(4)))' && echo runner-ok"),
+        &P);
+    assert_contains(P.out, "cases: 8", "stdout");
+    assert_contains(P.out, "killed: 143", "stdout");
+    assert_contains(P.out, "runner-ok", "stdout");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        /* nothing outlives lcsb */
+        TI(test_regrowing_chain_ends_with_the_command),
+        TI(test_regrowing_chain_dies_with_lcsb_killed),
+        /* the caller's IPC, code from memory, keyrings, processes, sockets */
+        TI(test_ipc_is_private),
+        TI(test_memfd_not_executable),
+        TI(test_keyring_out_of_reach),
+        TI(test_keyring_plants_vanish),
+        TI(test_proc_shows_only_the_sandbox),
+        TI(test_unix_sockets_outside_absent),
+        TI(test_unix_socket_opted_in),
+        /* limits */
+        TI(test_limit_pids_bounds_a_fork_bomb),
+        TI(test_limit_time),
+        TI(test_limit_tmp),
+        TI(test_limit_files),
+        TI(test_limit_memory),
+        /* a command that ignores SIGTERM */
+        TI(test_term_ignored_killed_after_grace),
+        /* what must keep working */
+        TI(test_still_git),
+        TI(test_still_make),
+        TI(test_still_python_unix_socket),
+        TI(test_still_node),
+        TI(test_still_test_runner),
+    };
+    return cmocka_run_group_tests_name("sandbox_enforce_isolation", tests, enforce_group_setup,
+                                       NULL);
+}
