@@ -523,7 +523,7 @@ static int env_hop(char **argv, int at) {
     return i;
 }
 
-/* The limits an rlimit holds, set in the init before it forks the command.
+/* The limits an rlimit holds, set in the command right before its exec.
  * RLIMIT_NPROC counts the uid's processes in the new user namespace, the
  * outer shim and the init included; root is exempt from it, and held by the
  * pid namespace's pid_max (world.c) instead. */
@@ -609,7 +609,7 @@ int main(int argc, char **argv) {
         goto close_ruleset;
     }
     close(ruleset_fd);
-    if (drop_capabilities() != 0 || set_rlimits(&h.limits) != 0)
+    if (drop_capabilities() != 0)
         goto out;
     /* Last, so that nothing above runs under them, and right before exec,
      * which they let through: the command starts with every rule in force. */
@@ -624,8 +624,9 @@ int main(int argc, char **argv) {
     if (h.world == WORLD_POLICY && run_command(&old_mask, h.limits.time, report_fd) != 0)
         goto out;
 
+    /* The rlimits last: what runs under them is the exec alone. */
     command = env_hop(argv, dashdash + 1);
-    if (command < 0)
+    if (command < 0 || set_rlimits(&h.limits) != 0)
         goto out;
     execvp(argv[command], &argv[command]);
     err = errno;

@@ -92,6 +92,12 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_
         rc = check_exec(policy->exec.v[i], alias, err);
     for (size_t i = 0; !rc && i < policy->protect.n; i++)
         rc = check_real("protect", policy->protect.v[i], alias, err);
+    /* A hidden path that does not exist is hidden already; one that does
+     * must be named where it is, or the shim would cover a symlink. */
+    struct stat hidden;
+    for (size_t i = 0; !rc && i < policy->hide.n; i++)
+        if (lstat(policy->hide.v[i], &hidden) == 0 || errno != ENOENT)
+            rc = check_real("hide", policy->hide.v[i], alias, err);
     struct stat st;
     if (!rc && policy->cwd && stat(policy->cwd, &st) != 0)
         rc = lcsb__fail(err, LCSB_EINVAL, "cwd: %s: %s", policy->cwd, strerror(errno));

@@ -1,12 +1,13 @@
 /* fault_launcher: run a program on a kernel that refuses one system call.
  *
- *     fault_launcher NR [ERRNO [ARG0]] -- COMMAND [ARG...]
+ *     fault_launcher NR [ERRNO [ARG0 | &MASK]] -- COMMAND [ARG...]
  *
  * Installs a seccomp filter under which system call NR (a number, for this
  * architecture) fails with ERRNO (a number; EPERM when omitted), then execs
  * COMMAND with the rest of argv. With ARG0 only the calls whose first argument
  * (its low 32 bits) is ARG0 fail, so `prctl` can be refused for one option
- * alone. Every other call, and every call of a foreign architecture (x32, the
+ * alone; with &MASK, only the calls whose first argument has a bit of MASK
+ * set (clone with CLONE_NEWUSER). Every other call, and every call of a foreign architecture (x32, the
  * 32-bit compat calls), goes through.
  *
  * The filter survives exec and binds every descendant, so the tests use it to
@@ -26,6 +27,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,10 +54,12 @@
 #define LOAD(offset) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(offset))
 #define JEQ(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), jt, jf)
 #define JA(k) BPF_JUMP(BPF_JMP | BPF_JA, (uint32_t)(k), 0, 0)
+#define JSET(k, jt, jf) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (uint32_t)(k), jt, jf)
 #define RET(k) BPF_STMT(BPF_RET | BPF_K, (uint32_t)(k))
 
 static void usage(void) {
-    fputs("fault_launcher: usage: fault_launcher NR [ERRNO [ARG0]] -- COMMAND [ARG...]\n", stderr);
+    fputs("fault_launcher: usage: fault_launcher NR [ERRNO [ARG0 | &MASK]] -- COMMAND [ARG...]\n",
+          stderr);
 }
 
 /* A whole non-negative decimal number up to MAX, or -1. */
@@ -67,7 +71,7 @@ static long number(const char *s, long max) {
     return v;
 }
 
-static int install(long nr, long err, long arg0) {
+static int install(long nr, long err, long arg0, bool mask) {
     struct sock_filter filter[] = {
 #ifdef NATIVE_ARCH
         LOAD(offsetof(struct seccomp_data, arch)),
@@ -86,6 +90,7 @@ static int install(long nr, long err, long arg0) {
 
     /* Without ARG0 the argument test becomes a jump over nothing: refuse. */
     if (arg0 < 0) filter[len - 3] = (struct sock_filter)JA(0);
+    if (mask) filter[len - 3] = (struct sock_filter)JSET(arg0, 0, 1);
 
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         fprintf(stderr, "fault_launcher: cannot set no_new_privs: %s\n", strerror(errno));
@@ -109,12 +114,13 @@ int main(int argc, char **argv) {
     }
     nr = number(argv[1], INT32_MAX);
     if (dashdash > 2) err = number(argv[2], SECCOMP_RET_DATA);
-    if (dashdash > 3) arg0 = number(argv[3], UINT32_MAX);
+    bool mask = dashdash > 3 && argv[3][0] == '&';
+    if (dashdash > 3) arg0 = number(argv[3] + mask, UINT32_MAX);
     if (nr < 0 || err < 0 || (dashdash > 3 && arg0 < 0)) {
         usage();
         return LAUNCHER_FAILED;
     }
-    if (install(nr, err, arg0) != 0) return LAUNCHER_FAILED;
+    if (install(nr, err, arg0, mask) != 0) return LAUNCHER_FAILED;
     execvp(argv[dashdash + 1], &argv[dashdash + 1]);
     fprintf(stderr, "fault_launcher: cannot execute %s: %s\n", argv[dashdash + 1], strerror(errno));
     return LAUNCHER_FAILED;

@@ -11,6 +11,7 @@
 #include <cmocka.h> /* after the four above, which it needs */
 
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,7 +58,9 @@ static void lcsb_faulted(fx *f, const struct fault *faults, size_t n, const char
         argv[k++] = LCSB_FAULT_LAUNCHER_PATH;
         argv[k++] = nums[i][0];
         argv[k++] = nums[i][1];
-        if (faults[i].arg0 >= 0) argv[k++] = nums[i][2];
+        /* A negative ARG0 is a mask: the call fails when any of its bits is set. */
+        if (faults[i].arg0 < -1) FMT(nums[i][2], "&%ld", -faults[i].arg0);
+        if (faults[i].arg0 >= 0 || faults[i].arg0 < -1) argv[k++] = nums[i][2];
         argv[k++] = "--";
     }
     argv[k] = NULL;
@@ -110,9 +113,9 @@ static const struct fault_case {
     /* User namespaces refused (AppArmor's restriction on Ubuntu 24.04, a
      * container's seccomp profile): lcsb's probe finds none, and the world
      * of its own is refused before anything runs, naming the degrade words. */
-    {"unshare: EPERM",
-     {{SYS_unshare, EPERM, -1}},
-     1,
+    {"unshare, clone(CLONE_NEWUSER): EPERM",
+     {{SYS_unshare, EPERM, -1}, {SYS_clone, EPERM, -CLONE_NEWUSER}},
+     2,
      125,
      "lcsb: ",
      {"this host cannot enforce", "world", "degrade = { \"metadata\", \"world\" }", NULL}},
@@ -183,8 +186,8 @@ static void test_world_degraded(void **state) {
     FMT(script, "touch '%s'", marker);
     const char *const *cmd = CMD("sh", "-c", script);
     policy(f, "exec = { \"sh\", \"touch\" }, degrade = { \"metadata\", \"world\" }");
-    const struct fault refused[] = {{SYS_unshare, EPERM, -1}};
-    lcsb_faulted(f, refused, 1, cmd, NULL, &P);
+    const struct fault refused[] = {{SYS_unshare, EPERM, -1}, {SYS_clone, EPERM, -CLONE_NEWUSER}};
+    lcsb_faulted(f, refused, 2, cmd, NULL, &P);
     if (P.status != 0) {
         describe("user namespaces refused, world degraded", cmd, &P);
         fail_msg("expected the command to run (0), got %d", P.status);
@@ -192,10 +195,14 @@ static void test_world_degraded(void **state) {
     assert_exists(marker, true);
     char attest[PATH_MAX + 16], json[4096];
     FMT(attest, "%s/attest.json", f->project);
-    char nr[16], eperm[16];
+    char nr[16], clone_nr[16], eperm[16], newuser[24];
     FMT(nr, "%d", (int)SYS_unshare);
+    FMT(clone_nr, "%d", (int)SYS_clone);
     FMT(eperm, "%d", EPERM);
-    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, eperm, "--", NULL};
+    FMT(newuser, "&%d", CLONE_NEWUSER);
+    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, eperm, "--",
+                                    LCSB_FAULT_LAUNCHER_PATH, clone_nr, eperm, newuser, "--",
+                                    NULL};
     lcsb_launched(f, launcher, "landlock", CMD("--attest", attest), cmd, NULL, &P);
     assert_int_equal(P.status, 0);
     read_file(attest, json, sizeof json);

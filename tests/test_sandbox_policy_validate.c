@@ -135,6 +135,47 @@ static void test_validate_missing_paths(void **state) {
     lcsb_backend_free(b);
 }
 
+/* A hidden path is covered where it is: named through a symlink it would
+ * cover the link, not what a read through it reaches. One that does not
+ * exist is hidden already. Limits and hidden paths need the world, and the
+ * other backends refuse what they cannot hold. */
+static void test_validate_hide_and_limits(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    lcsb_policy *p = valid_policy();
+    added(p, LCSB_TIER_HIDE, fx("tool-link"));
+    expect_invalid(b, p, LCSB_EINVAL, fx("tool-link"), "symlink");
+    lcsb_policy_free(p);
+    p = valid_policy();
+    added(p, LCSB_TIER_HIDE, fx("bin/tool"));
+    added(p, LCSB_TIER_HIDE, fx("not-there"));
+    expect_valid(b, p);
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_PIDS, 4194305, &err), LCSB_EINVAL);
+    assert_contains(err.message, "limits.pids");
+    assert_int_equal(lcsb_policy_set_limit(p, (lcsb_limit)LCSB_LIMITS, 1, &err), LCSB_EINVAL);
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TIME, 5, &err), 0);
+    assert_int_equal(lcsb_policy_limit(p, LCSB_LIMIT_TIME), 5);
+    expect_valid(b, p);
+    /* A tmp limit needs TMPDIR set to a path of the write tier. */
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TMP, 1 << 20, &err), 0);
+    expect_invalid(b, p, LCSB_EINVAL, "limits.tmp", "TMPDIR");
+    assert_int_equal(lcsb_policy_set_env(p, "TMPDIR", fx(""), &err), 0);
+    expect_valid(b, p);
+    lcsb_backend_free(b);
+    /* Without namespaces, nothing holds them. */
+    lcsb_capability cap;
+    memset(&cap, 0, sizeof cap);
+    cap.landlock_abi = 7;
+    cap.seccomp = cap.shim_found = true;
+    snprintf(cap.shim, sizeof cap.shim, "%s", LCSB_SHIM_PATH);
+    assert_int_equal(lcsb_backend_select(&cap, "landlock", &b, &err), 0);
+    lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+    expect_invalid(b, p, LCSB_EUNAVAIL, "cannot hide", "world");
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
 static void test_validate_exec_symlinks(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
@@ -601,6 +642,7 @@ int main(void) {
         cmocka_unit_test(test_validate_baseline),
         cmocka_unit_test(test_validate_missing_paths),
         cmocka_unit_test(test_validate_exec_symlinks),
+        cmocka_unit_test(test_validate_hide_and_limits),
         cmocka_unit_test(test_validate_read_write_symlinks),
         cmocka_unit_test(test_validate_write_system_dirs),
         cmocka_unit_test(test_validate_too_many_ports),
