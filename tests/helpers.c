@@ -327,3 +327,21 @@ pid_t descendant_named(pid_t root, const char *comm) {
     }
     return 0;
 }
+
+bool read_line(int fd, char *buf, size_t size) {
+    size_t n = 0;
+    double deadline = now_seconds() + TIMEOUT_SECONDS;
+    while (n + 1 < size) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left_ms = (int)((deadline - now_seconds()) * 1000);
+        if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) return false;
+        char c;
+        ssize_t got = read(fd, &c, 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        if (c == '\n') break;
+        buf[n++] = c;
+    }
+    buf[n] = '\0';
+    return true;
+}

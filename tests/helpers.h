@@ -76,6 +76,9 @@ double now_seconds(void);
  * descendants, waiting up to two seconds for it to appear; 0 if none does.
  * A command in a pid namespace of its own cannot say its host pid itself. */
 pid_t descendant_named(pid_t root, const char *comm);
+/* One line from FD into BUF (NUL-terminated, no newline) within TIMEOUT_SECONDS;
+ * false at EOF or on timeout. Byte by byte: the rest stays in the pipe. */
+bool read_line(int fd, char *buf, size_t size);
 
 /* ---- text and argv ---- */
 

@@ -308,26 +308,6 @@ static void test_attest_unwritable(void **state) {
     }
 }
 
-/* Read one line from FD into BUF within TIMEOUT_SECONDS (NUL-terminated, no
- * newline); false at EOF or on timeout. Byte by byte: the rest stays in the
- * pipe. */
-static bool read_line(int fd, char *buf, size_t size) {
-    size_t n = 0;
-    time_t deadline = time(NULL) + TIMEOUT_SECONDS;
-    while (n + 1 < size) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(deadline - time(NULL));
-        if (left <= 0 || poll(&p, 1, left * 1000) <= 0) return false;
-        char c;
-        ssize_t got = read(fd, &c, 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        if (c == '\n') break;
-        buf[n++] = c;
-    }
-    buf[n] = '\0';
-    return true;
-}
 
 /* SIGKILL to lcsb, which can relay nothing: under Landlock the shim asked the
  * kernel to kill the command with its parent; under none nothing does, and

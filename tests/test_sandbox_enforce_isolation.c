@@ -177,25 +177,6 @@ static long long number_after(const char *text, const char *key) {
     return at ? strtoll(at + strlen(key), NULL, 10) : -1;
 }
 
-/* Read one line from FD into BUF within TIMEOUT_SECONDS; false at EOF or on
- * timeout. Byte by byte: the rest stays in the pipe. */
-static bool read_line(int fd, char *buf, size_t size) {
-    size_t n = 0;
-    double deadline = now_seconds() + TIMEOUT_SECONDS;
-    while (n + 1 < size) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left_ms = (int)((deadline - now_seconds()) * 1000);
-        if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) return false;
-        char c;
-        ssize_t got = read(fd, &c, 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        if (c == '\n') break;
-        buf[n++] = c;
-    }
-    buf[n] = '\0';
-    return true;
-}
 
 /* Start `lcsb --backend BACKEND p.lua -- CMD` in the background, in a process
  * group of its own (which the teardown kills), stdout on a pipe whose read end
