@@ -53,8 +53,10 @@ struct fixture {
     size_t files;
 };
 
-/* What every run shares: one environment and one /dev/null. */
-static char **run_env;
+/* What every run shares: one environment and one /dev/null. tmpfs_env is
+ * the same with TMPDIR on a tmpfs, where lcsb makes the private HOME and
+ * TMPDIR: on some disks a mkdir alone costs a millisecond. */
+static char **run_env, **tmpfs_env;
 static int devnull = -1;
 
 /* ---- Small helpers. ---- */
@@ -123,11 +125,23 @@ static char **make_env(void) {
     return env;
 }
 
+/* ENV (run_env) with TMPDIR=/dev/shm in place of any TMPDIR. */
+static char **with_tmpfs_tmpdir(char **env) {
+    size_t n = 0;
+    while (env && env[n]) n++;
+    char **out = env ? calloc(n + 2, sizeof *out) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; out && i < n; i++)
+        if (strncmp(env[i], "TMPDIR=", 7) != 0) out[k++] = env[i];
+    if (out) out[k] = "TMPDIR=/dev/shm";
+    return out;
+}
+
 /* ---- Running and timing. ---- */
 
 /* Spawns ARGV in CWD (NULL: ours) with stdout to OUT_FD and stderr to ERR_FD
  * and reaps it: its wait status, or -1 with errno when it could not start. */
-static int spawn_wait(char *const argv[], const char *cwd, int out_fd, int err_fd) {
+static int spawn_wait(char *const argv[], const char *cwd, char **env, int out_fd, int err_fd) {
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa)) return -1;
     int rc = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
@@ -135,7 +149,7 @@ static int spawn_wait(char *const argv[], const char *cwd, int out_fd, int err_f
     if (!rc && cwd) rc = posix_spawn_file_actions_addchdir_np(&fa, cwd);
     pid_t pid;
     int status = -1;
-    if (!rc) rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, run_env);
+    if (!rc) rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env ? env : run_env);
     if (!rc) {
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -168,7 +182,7 @@ static void take_first_line(int fd, char *out, size_t size) {
  * cannot work here says why instead of counting failures as times. */
 static void verify(struct row *row, int scratch_fd) {
     if (row->state != ROW_OK) return;
-    int status = spawn_wait(row->argv, row->cwd, devnull, scratch_fd);
+    int status = spawn_wait(row->argv, row->cwd, row->env, devnull, scratch_fd);
     char first[160];
     take_first_line(scratch_fd, first, sizeof first);
     if (status != 0) row_fail(row, status, first);
@@ -186,7 +200,7 @@ static void measure(struct row *rows, size_t n, int warmup, int rounds) {
             struct row *row = &rows[((size_t)(r + warmup) + k) % n];
             if (row->state != ROW_OK) continue;
             double start = now_ms();
-            int status = spawn_wait(row->argv, row->cwd, devnull, devnull);
+            int status = spawn_wait(row->argv, row->cwd, row->env, devnull, devnull);
             double ms = now_ms() - start;
             if (status != 0)
                 row_fail(row, status, "in a timed run");
@@ -231,7 +245,7 @@ static void measure_rss(struct row *rows, size_t n, int tries, int scratch_fd) {
         memcpy(argv + 1, row->argv, argc * sizeof *argv);
         for (int t = 0; t < tries; t++) {
             char out[32];
-            int status = spawn_wait(argv, row->cwd, scratch_fd, devnull);
+            int status = spawn_wait(argv, row->cwd, row->env, scratch_fd, devnull);
             take_first_line(scratch_fd, out, sizeof out);
             long kib = status == 0 ? strtol(out, NULL, 10) : 0;
             if (kib > row->peak_rss_kib) row->peak_rss_kib = kib;
@@ -404,6 +418,16 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
         rows[ROW_LCSB].argv = strv_copy(lcsb);
     else
         row_skip(&rows[ROW_LCSB], "no Landlock on this kernel");
+    /* The same, with the private HOME and TMPDIR made on a tmpfs. */
+    rows[ROW_LCSB_TMPFS] = (struct row){.name = "lcsb_tmpfs",
+                                        .label = "lcsb, tmpfs TMPDIR",
+                                        .required = true,
+                                        .cwd = fx->project,
+                                        .env = tmpfs_env};
+    if (b)
+        rows[ROW_LCSB_TMPFS].argv = strv_copy(lcsb);
+    else
+        row_skip(&rows[ROW_LCSB_TMPFS], "no Landlock on this kernel");
     /* The CLI's own start and exit, no policy: with the shim row, the floor of lcsb p.lua. */
     rows[ROW_START] =
         (struct row){.name = "lcsb_start", .label = "lcsb --version", .required = true};
@@ -584,6 +608,7 @@ int main(int argc, char **argv) {
     struct results r = {.cfg = &cfg, .main = rows, .scaling = scaling};
     int status = 2, scratch = -1;
     run_env = make_env();
+    tmpfs_env = with_tmpfs_tmpdir(run_env);
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     lcsb_backend *b = host_backend(&r.abi);
     if (!run_env || devnull < 0 || !fixture_init(&fx, (size_t)cfg.scaling[cfg.scaling_n - 1]) ||
@@ -606,6 +631,7 @@ out:
     fixture_free(&fx);
     lcsb_backend_free(b);
     free(run_env);
+    free(tmpfs_env);
     if (devnull >= 0) close(devnull);
     return status;
 }

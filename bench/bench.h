@@ -32,6 +32,7 @@ struct row {
     char label[32];   /* the table's */
     char **argv;      /* owned; NULL when the row cannot run here */
     const char *cwd;  /* NULL: the harness's own */
+    char **env;       /* NULL: the harness's own; not owned */
     long rules;       /* path rules in its policy (scaling rows) */
     bool required;    /* failing to run fails the benchmark */
     enum row_state state;
@@ -45,7 +46,17 @@ struct row {
 /* The main rows, in the order of the table and the JSON, bare first. firejail
  * and podman stay last, from ROW_FIREJAIL on: run_all gives them their turns
  * after the others. */
-enum { ROW_BARE, ROW_SHIM, ROW_LCSB, ROW_START, ROW_BWRAP, ROW_FIREJAIL, ROW_PODMAN, MAIN_ROWS };
+enum {
+    ROW_BARE,
+    ROW_SHIM,
+    ROW_LCSB,
+    ROW_LCSB_TMPFS,
+    ROW_START,
+    ROW_BWRAP,
+    ROW_FIREJAIL,
+    ROW_PODMAN,
+    MAIN_ROWS
+};
 
 /* NAN when not measured. */
 struct micro {
