@@ -3,6 +3,7 @@
  * run's context and scope in the registry, and the result it returns, kept
  * by reference: the policy the C core enforces is the one the script built,
  * and explain reads the very tables exec_policy made. */
+#include "escape.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
 #include "lua_policy.h"
@@ -319,9 +320,19 @@ size_t lcsb_script_left_out(const lcsb_script *s, const lcsb_left_out **out) {
     return s ? s->left_out_n : 0;
 }
 
+/* LEN bytes of TEXT, escaped for a terminal, pushed onto LINES. */
+static bool push_escaped(lcsb__strv *lines, const char *text, size_t len) {
+    lcsb__buf b = {0};
+    lcsb__buf_add_escaped(&b, text, len);
+    bool oom = b.oom || lcsb__strv_push_n(lines, b.p, b.len) != 0;
+    lcsb__buf_free(&b);
+    return !oom;
+}
+
 /* The list on top as an lcsb argv of lines, each of its strings (and
- * numbers) cut at its newlines; what is neither is passed over. NULL when
- * there is no line, or on ENOMEM. */
+ * numbers) cut at its newlines and escaped for a terminal: a hint may quote
+ * the command's stderr. What is neither is passed over. NULL when there is
+ * no line, or on ENOMEM. */
 static char **take_lines(lua_State *L) {
     lcsb__strv lines = {0};
     bool oom = false;
@@ -334,7 +345,7 @@ static char **take_lines(lua_State *L) {
                                : NULL;
         for (size_t at = 0; text && !oom && at < len;) {
             size_t line = strcspn(text + at, "\n");
-            if (line > 0) oom = lcsb__strv_push_n(&lines, text + at, line) != 0;
+            if (line > 0) oom = !push_escaped(&lines, text + at, line);
             at += line + 1;
         }
         lua_pop(L, 1);
@@ -352,7 +363,7 @@ static char **failure_line(lua_State *L, const char *what) {
     lcsb__buf b = {0};
     lcsb__strv line = {0};
     lcsb__buf_addf(&b, "%s failed: %s", what, msg ? msg : "(no message)");
-    char **out = b.oom || lcsb__strv_push(&line, b.p) ? NULL : lcsb__strv_take(&line);
+    char **out = b.oom || !push_escaped(&line, b.p, b.len) ? NULL : lcsb__strv_take(&line);
     lcsb__strv_clear(&line);
     lcsb__buf_free(&b);
     return out;
@@ -445,7 +456,7 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     char **left = lcsb_script_after_run(s);
     if (left) {
         lcsb__buf b = {0};
-        for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "\n" : "", left[i]);
+        for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "; " : "", left[i]);
         rc = lcsb__fail(err, LCSB_ESYS, "%s", b.oom ? "out of memory" : b.p);
         lcsb__buf_free(&b);
         lcsb_argv_free(left);

@@ -38,6 +38,52 @@ static void test_errors_one_list(void **state) {
     assert_string_equal(lcsb_strerror(-99), "unknown error");
 }
 
+/* TEXT (LEN bytes) escaped must read WANT, whole; escaping that again
+ * changes nothing. */
+static void assert_escaped(const char *text, size_t len, const char *want) {
+    char out[256], again[256];
+    size_t need = lcsb_escape(out, sizeof out, text, len);
+    assert_int_equal(need, strlen(want));
+    assert_string_equal(out, want);
+    assert_int_equal(lcsb_escape(again, sizeof again, out, need), need);
+    assert_string_equal(again, out);
+}
+#define ESCAPED(literal, want) assert_escaped(literal, sizeof literal - 1, want)
+
+static void test_escape(void **state) {
+    (void)state;
+    ESCAPED("plain text, a tab\tand \\x1b as typed", "plain text, a tab\tand \\x1b as typed");
+    ESCAPED("\x1b[2Jclear\rover\nline\x7f", "\\x1b[2Jclear\\rover\\nline\\x7f");
+    ESCAPED("a\0b\x01\x1f", "a\\x00b\\x01\\x1f");
+    /* UTF-8 stays, but not its C1 controls (CSI is U+009B). */
+    ESCAPED("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82",
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82");
+    ESCAPED("\xc2\x9b" "2J\xc2\xa0", "\\xc2\\x9b2J\xc2\xa0");
+    /* What is not UTF-8: a lone byte, a cut sequence, an overlong form, a
+     * surrogate, past U+10FFFF. */
+    ESCAPED("\x9b\xff", "\\x9b\\xff");
+    ESCAPED("\xe2\x82", "\\xe2\\x82");
+    ESCAPED("\xc0\xaf", "\\xc0\\xaf");
+    ESCAPED("\xed\xa0\x80", "\\xed\\xa0\\x80");
+    ESCAPED("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+    /* Cut between whole escapes, always terminated, the whole length told. */
+    char small[8];
+    assert_int_equal(lcsb_escape(small, sizeof small, "ab\x1b\x1b", 4), 10);
+    assert_string_equal(small, "ab\\x1b");
+    assert_int_equal(lcsb_escape(NULL, 0, "\r", 1), 2);
+    assert_int_equal(lcsb_escape(small, 1, "x", 1), 1);
+    assert_string_equal(small, "");
+
+    /* The trailer quotes the command's name escaped. */
+    lcsb_attestation att = {.backend = LCSB_MECHANISM_LANDLOCK, .fs = LCSB_FS_ENFORCED};
+    char line[1024];
+    lcsb_trailer("./evil\x1b[2J\rname", 1, &att, line, sizeof line);
+    assert_contains(line, "lcsb: ./evil\\x1b[2J\\rname exited 1 under landlock");
+    for (const char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 && !(c[0] == '\n' && c[1] == '\0'))
+            fail_msg("a raw control byte %#x in the trailer: %s", (unsigned char)*c, line);
+}
+
 /* A policy this host can run: the shell, reading the system, writing DIR. */
 static lcsb_policy *shell_policy(const char *dir) {
     lcsb_policy *p = new_policy();
@@ -325,13 +371,10 @@ static void test_relayed_signals(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors_one_list),
-        cmocka_unit_test(test_prepare_is_what_runs),
-        cmocka_unit_test(test_field_tables),
-        cmocka_unit_test(test_script_result),
-        cmocka_unit_test(test_script_bare_policy),
-        cmocka_unit_test(test_script_result_is_data),
-        cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_errors_one_list),       cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_prepare_is_what_runs),  cmocka_unit_test(test_field_tables),
+        cmocka_unit_test(test_script_result),         cmocka_unit_test(test_script_bare_policy),
+        cmocka_unit_test(test_script_result_is_data), cmocka_unit_test(test_hold),
         cmocka_unit_test(test_relayed_signals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,18 @@ LCSB_API const char *lcsb_strerror(int code);
 /* "LCSB_EINVAL" for LCSB_EINVAL, ...; NULL for a code outside the set. */
 LCSB_API const char *lcsb_error_name(int code);
 
+/* ---- Text for a terminal. ---- */
+
+/* LEN bytes of TEXT as they may be shown on a terminal: each control
+ * character (C0 but tab, DEL, the C1 controls) and each byte that is not
+ * valid UTF-8 as \xHH, CR and LF as \r and \n, the rest as it is (a
+ * backslash too: escaping twice changes nothing). Written to OUT (SIZE bytes,
+ * NUL-terminated when SIZE > 0, cut between whole characters only); returns
+ * the length of the whole result, as snprintf does. Every line lcsb writes
+ * goes through it; a host that prints text of lcsb's own (a hint, a
+ * trailer) gets it escaped already. */
+LCSB_API size_t lcsb_escape(char *out, size_t size, const char *text, size_t len);
+
 /* ---- Policy: what to enforce, in mechanism-free terms. ---- */
 
 typedef struct lcsb_policy lcsb_policy;
@@ -402,7 +414,8 @@ LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_pol
  * SIGQUIT), *COUNT of them: a host that must not die of one before the
  * command starts holds these. A static array. */
 LCSB_API const int *lcsb_relayed_signals(size_t *count);
-/* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF. */
+/* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF, CMD escaped
+ * (lcsb_escape). */
 LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att,
                            char *buf, size_t size);
 
@@ -437,15 +450,16 @@ LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const
                                              lcsb_script **out, lcsb_error *err);
 /* The script's policy; owned by the script (the Lua state holds it). */
 LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
-/* Best-guess remedies for a failed run, as "hint" lines without prefix: an
- * lcsb argv, freed with lcsb_argv_free; NULL when there are none. */
+/* Best-guess remedies for a failed run, as "hint" lines without prefix,
+ * escaped (lcsb_escape: they may quote the command's stderr): an lcsb argv,
+ * freed with lcsb_argv_free; NULL when there are none. */
 LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                     const lcsb_run_result *result);
 /* After lcsb_run: let go of what the policy held for the run (the empty .git
  * of a project that is no repository), and say what it could not hold and
  * the run made anyway (a repository, with hooks nobody protected), as
- * warning lines: an lcsb argv, freed with lcsb_argv_free; NULL when there is
- * nothing to say. lcsb_script_close does it too, if no one did. */
+ * warning lines, escaped: an lcsb argv, freed with lcsb_argv_free; NULL when
+ * there is nothing to say. lcsb_script_close does it too, if no one did. */
 LCSB_API char **lcsb_script_after_run(lcsb_script *script);
 /* The container world the script's exec_policy named (oci = {...}), for
  * lcsb_backend_oci; its strings belong to the script. False when it named
