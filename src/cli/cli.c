@@ -17,14 +17,23 @@
 #include <mach-o/dyld.h>
 #endif
 
+/* TEXT as one line "lcsb: TEXT" on stderr. What it quotes (a program's
+ * name, a path, a policy script's error, a line of the command's stderr) may
+ * hold control bytes: they reach the terminal escaped, never raw. */
+static void say_text(const char *text) {
+    char line[4 * 4096 + 1];
+    lcsb_escape(line, sizeof line, text, strlen(text));
+    fprintf(stderr, "lcsb: %s\n", line);
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...) {
+    char text[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("lcsb: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    say_text(text);
 }
 
 static bool self_dir(char *out, size_t size) {
@@ -193,7 +202,7 @@ static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args 
 
 /* Each of LINES (which it frees) on stderr as "lcsb: LEAD LINE". */
 static void say_lines(const char *lead, char **lines) {
-    for (size_t i = 0; lines && lines[i]; i++) fprintf(stderr, "lcsb: %s%s\n", lead, lines[i]);
+    for (size_t i = 0; lines && lines[i]; i++) say("%s%s", lead, lines[i]);
     lcsb_argv_free(lines);
 }
 
