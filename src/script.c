@@ -7,6 +7,7 @@
 #include "lua_host.h"
 #include "lua_lcsb.h"
 #include "lua_policy.h"
+#include "lua_stop.h"
 #include "lua_util.h"
 
 #include <errno.h>
@@ -214,6 +215,7 @@ static int pmain(lua_State *L) {
     pmain_args *args = lua_touserdata(L, 1);
     lcsb_script *s = args->script;
     luaL_openlibs(L);
+    lcsb__stop_open_commands(L);
 
     /* `require "lcsb"` finds lua/lcsb/init.lua; its C half is preloaded. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
@@ -263,9 +265,49 @@ static int pmain(lua_State *L) {
     s->result = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
-int lcsb_script_open(const char *path, const char *const *argv, const char *lua_dir,
-                     const char *shim, lcsb_script **out, lcsb_error *err) {
+void lcsb_script_options_init(lcsb_script_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+    opts->time_budget = LCSB_SCRIPT_BUDGET;
+}
+
+/* Why the script at PATH failed (STATUS, its error on top of L) or was
+ * stopped, into ERR. */
+static int script_failure(lua_State *L, int status, const char *path, double budget,
+                          lcsb_error *err) {
+    int sig = lcsb__stop_signal();
+    if (sig) {
+        const char *name = sigabbrev_np(sig);
+        return lcsb__fail(err, LCSB_EINTR, "%s: the policy script was interrupted (SIG%s)", path,
+                          name ? name : "?");
+    }
+    if (lcsb__stop_timed_out())
+        return lcsb__fail(err, LCSB_ETIMEDOUT,
+                          "%s: the policy script ran past its time budget of %g s", path, budget);
+    const char *msg = lua_tostring(L, -1);
+    if (!msg) msg = "policy script failed (its error is not a string)";
+    if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
+    /* Name the script unless the message already does (with its line:
+     * lcsb's own functions blame the line that called them). */
+    size_t n = strlen(path);
+    bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
+    return placed ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
+                  : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
+}
+
+int lcsb_script_open(const char *path, const char *const *argv, const lcsb_script_options *opts,
+                     lcsb_script **out, lcsb_error *err) {
+    /* A caller built against an older, shorter struct gets defaults for the rest. */
+    lcsb_script_options given;
+    lcsb_script_options_init(&given);
     *out = NULL;
+    if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof given))
+        return lcsb__fail(err, LCSB_EINVAL, "script: options of unknown size %zu", opts->size);
+    if (opts) memcpy(&given, opts, opts->size);
+    if (!(given.time_budget >= 0 && given.time_budget <= LCSB_SCRIPT_BUDGET_MAX))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "time budget %g s: not from 0 (no budget) to %g seconds",
+                          given.time_budget, LCSB_SCRIPT_BUDGET_MAX);
     if (!path) return lcsb__fail(err, LCSB_EINVAL, "no policy script given");
     if (access(path, R_OK) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
@@ -279,28 +321,29 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
     lua_atpanic(s->L, panic);
     pmain_args args = {.path = path,
                        .argv = argv,
-                       .shim = shim,
+                       .shim = given.shim,
                        .script = s,
-                       .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
+                       .lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR};
+    /* Stoppable from before the first instruction until its directories are
+     * gone; a signal that stops it is raised again after that. */
+    lcsb__stop stop;
+    lcsb__stop_arm(&stop, s->L, given.time_budget);
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
     int status = lua_pcall(s->L, 1, 0, 0);
-    if (status != LUA_OK) {
-        const char *msg = lua_tostring(s->L, -1);
-        if (!msg) msg = "policy script failed (its error is not a string)";
-        if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
-        /* Name the script unless the message already does (with its line:
-         * lcsb's own functions blame the line that called them). */
-        size_t n = strlen(path);
-        bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
-        int rc = placed ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
-                        : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
+    lcsb__stop_unhook(s->L);
+    int rc = 0;
+    /* A stop that came as the script returned stops it all the same: what
+     * it returned may rest on a command the stop cut short. */
+    if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out()) {
+        rc = script_failure(s->L, status, path, given.time_budget, err);
         lcsb_error ignored;
         (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
-        return rc;
+    } else {
+        *out = s;
     }
-    *out = s;
-    return 0;
+    lcsb__stop_disarm(&stop);
+    return rc;
 }
 
 const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; }

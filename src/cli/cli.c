@@ -277,7 +277,11 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     static const char *const no_command[] = {NULL};
     const char *const *argv = args->argv ? args->argv : no_command;
 
-    if (lcsb_script_open(args->policy, argv, paths->lua_dir, paths->shim, &script, &err) ||
+    lcsb_script_options opts;
+    lcsb_script_options_init(&opts);
+    opts.lua_dir = paths->lua_dir;
+    opts.shim = paths->shim;
+    if (lcsb_script_open(args->policy, argv, &opts, &script, &err) ||
         lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
         say("%s", err.message);
         goto out;

@@ -47,7 +47,9 @@ extern "C" {
     X(EUNAVAIL, -3, "mechanism not available on this host")                                \
     X(ESYS, -4, "system call failed")                                                      \
     X(ETOOBIG, -5, "policy too large for the kernel's limits")                             \
-    X(ESCRIPT, -6, "policy script failed")
+    X(ESCRIPT, -6, "policy script failed")                                                 \
+    X(EINTR, -7, "policy script interrupted by a signal")                                  \
+    X(ETIMEDOUT, -8, "policy script ran past its time budget")
 
 #define LCSB_ERROR_ENUM_(name, value, text) LCSB_##name = value,
 enum { LCSB_ERRORS(LCSB_ERROR_ENUM_) };
@@ -440,13 +442,38 @@ LCSB_API int lcsb_hold_release(lcsb_hold *hold, lcsb_error *err);
 
 typedef struct lcsb_script lcsb_script;
 
+/* The wall time a policy script may take by default, and at most, in seconds. */
+#define LCSB_SCRIPT_BUDGET 10.0
+#define LCSB_SCRIPT_BUDGET_MAX 1e6
+
+typedef struct lcsb_script_options {
+    size_t size;         /* sizeof(lcsb_script_options), so the struct can grow */
+    const char *lua_dir; /* lcsb's Lua files; NULL: the installed ones */
+    /* The lcsb-exec the script's lcsb.detect() reports; NULL: the installed one. */
+    const char *shim;
+    /* Seconds of wall time the script may take, from 0 (no budget) to
+     * LCSB_SCRIPT_BUDGET_MAX; LCSB_SCRIPT_BUDGET unless set. */
+    double time_budget;
+} lcsb_script_options;
+
+LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
 /* Run the policy script at PATH for the command ARGV (NULL-terminated), in a
  * Lua state the script object owns with the run's scope (the private HOME and
- * TMPDIR live until lcsb_script_close). LUA_DIR holds lcsb's Lua files and
- * SHIM is the lcsb-exec the script's lcsb.detect() reports; NULL for the
- * installed ones. Script errors are LCSB_ESCRIPT naming the file and line. */
+ * TMPDIR live until lcsb_script_close). OPTS may be NULL: the defaults.
+ * Script errors are LCSB_ESCRIPT naming the file and line.
+ *
+ * The script is stopped when it runs past its time budget (LCSB_ETIMEDOUT)
+ * or when SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives (LCSB_EINTR; one the
+ * caller ignores stays ignored): Lua code within 10,000 instructions, a
+ * blocked system call by EINTR, and a command it runs (os.execute, io.popen)
+ * gets the signal too (SIGTERM when the budget ran out, SIGKILL 2 s later).
+ * Then its private directories are removed, the caller's handlers and timer
+ * are back (lcsb takes SIGALRM only when no ITIMER_REAL timer is running),
+ * and the signal is raised again for the caller: with the default action it
+ * ends the process as it would have, with nothing left behind. One script at
+ * a time per process: signal dispositions are process-wide. */
 LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
-                                             const char *lua_dir, const char *shim,
+                                             const lcsb_script_options *opts,
                                              lcsb_script **out, lcsb_error *err);
 /* The script's policy; owned by the script (the Lua state holds it). */
 LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
