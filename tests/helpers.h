@@ -70,6 +70,10 @@ extern const char *child_fd7;
  * its process group) after TIMEOUT_SECONDS. */
 void run_child(const char *cwd, const char *const *argv, const char *const *env, proc *p);
 
+/* Read one line from FD into BUF within TIMEOUT_SECONDS (NUL-terminated, no
+ * newline); false at EOF or on timeout. */
+bool read_line(int fd, char *buf, size_t size);
+
 /* The monotonic clock, in seconds. */
 double now_seconds(void);
 

@@ -220,11 +220,6 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
         say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
-    if (cli_adopt_leftovers() != 0) {
-        say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
-        if (attest && attest != stderr) fclose(attest);
-        return LCSB_EXIT_USAGE;
-    }
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
     int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
@@ -242,8 +237,10 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     return result.status;
 }
 
-/* A signal that arrives while the policy script runs must not kill lcsb
- * before it removes the private HOME: note it, clean up, exit 128+N. While the
+/* A signal must not kill lcsb before it removes the private HOME. While the
+ * policy script runs, lcsb_script_open stops the script on it, removes the
+ * script's directories and raises it again; this notes it then, or when it
+ * comes between the script and the command, and lcsb exits 128+N. While the
  * command runs, lcsb_run relays these signals to it instead. */
 static volatile sig_atomic_t pending_signal;
 static void note_signal(int sig) { pending_signal = sig; }
@@ -281,8 +278,27 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     lcsb_script_options_init(&opts);
     opts.lua_dir = paths->lua_dir;
     opts.shim = paths->shim;
-    if (lcsb_script_open(args->policy, argv, &opts, &script, &err) ||
-        lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
+    char msg[256];
+    if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts.time_budget, msg, sizeof msg)) {
+        say("%s", msg);
+        return LCSB_EXIT_USAGE;
+    }
+    /* From before the policy script, whose commands may leave something
+     * running too. */
+    if (cli_adopt_leftovers() != 0) {
+        say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
+        return LCSB_EXIT_USAGE;
+    }
+    if (lcsb_script_open(args->policy, argv, &opts, &script, &err)) {
+        if (err.code == LCSB_ETIMEDOUT)
+            say("%s; LCSB_POLICY_TIMEOUT=SECONDS sets the budget (0: none)", err.message);
+        else
+            say("%s", err.message);
+        /* The signal, raised again once the script's directories were gone. */
+        if (err.code == LCSB_EINTR && pending_signal) status = 128 + pending_signal;
+        goto out;
+    }
+    if (lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
         say("%s", err.message);
         goto out;
     }
@@ -321,6 +337,9 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     status = cmd_run(args, b, p, script);
 out:
     lcsb_backend_free(b);
+    /* What the script's commands left running goes before its directories. */
+    if (cli_end_leftovers() < 0)
+        say("warning: could not end what the policy script left running: %s", strerror(errno));
     if (lcsb_script_close(script, &err)) say("warning: %s", err.message);
     return status;
 }
