@@ -71,6 +71,9 @@ typedef struct started {
     pid_t sleep; /* the script's command, or 0 */
 } started;
 
+/* A signal lcsb is started ignoring, or 0. */
+static int ignored_signal;
+
 /* Start `lcsb --backend none p.lua -- true` in PROJECT with TMPDIR=T and
  * ENV (NAME=VALUE, may be NULL) on top, and read what the script prints
  * before it never returns. */
@@ -92,6 +95,7 @@ static void start(fx *f, const run_tmp *t, const char *env, const struct endless
         setenv("TMPDIR", t->dir, 1);
         unsetenv("LCSB_POLICY_TIMEOUT");
         if (env) putenv((char *)env);
+        if (ignored_signal) signal(ignored_signal, SIG_IGN);
         execv(argv[0], (char *const *)argv);
         _exit(122);
     }
@@ -207,6 +211,30 @@ static void test_signal_stops_the_script(void **state) {
     }
 }
 
+/* Started ignoring SIGHUP (nohup), lcsb goes on ignoring it: the script
+ * waits out its command and the run succeeds. */
+static void test_ignored_signal_stays_ignored(void **state) {
+    fx *f = *state;
+    run_tmp t;
+    make_run_tmp(f, &t);
+    static const struct endless slow = {"a script under nohup",
+                                        "os.execute(\"sleep 1\")\nreturn result\n", false};
+    write_script(f, &slow);
+    ignored_signal = SIGHUP;
+    started s;
+    start(f, &t, NULL, &slow, &s);
+    ignored_signal = 0;
+    double sent = now_seconds();
+    assert_int_equal(kill(s.pid, SIGHUP), 0);
+    char errbuf[8192];
+    double took;
+    int status = finish(&s, sent, 10, errbuf, sizeof errbuf, &took, slow.what);
+    kill(-s.pid, SIGKILL);
+    if (status != 0) fail_msg("%s: exit %d after SIGHUP; stderr:\n%s", slow.what, status, errbuf);
+    assert_lacks(errbuf, "interrupted", "stderr");
+    assert_left_nothing(t.dir, slow.what);
+}
+
 /* LCSB_POLICY_TIMEOUT=1: each script is stopped a second in, 125. */
 static void test_time_budget_stops_the_script(void **state) {
     fx *f = *state;
@@ -259,6 +287,7 @@ static void test_time_budget_is_the_variable(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_signal_stops_the_script),
+        T(test_ignored_signal_stays_ignored),
         T(test_time_budget_stops_the_script),
         T(test_time_budget_is_the_variable),
     };

@@ -249,8 +249,12 @@ static void hold_signals(void) {
     size_t n;
     const int *relayed = lcsb_relayed_signals(&n);
     for (size_t i = 0; i < n; i++) {
-        struct sigaction sa = {.sa_handler = note_signal};
+        struct sigaction sa = {.sa_handler = note_signal}, old;
         sigemptyset(&sa.sa_mask);
+        /* One lcsb was started ignoring (nohup's SIGHUP) stays ignored. */
+        if (sigaction(relayed[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_IGN)
+            continue;
         sigaction(relayed[i], &sa, NULL);
     }
 }
