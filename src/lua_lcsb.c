@@ -161,6 +161,19 @@ static int l_attest(lua_State *L) {
     return 1;
 }
 
+/* lcsb.escape(text) -> TEXT as it may be shown on a terminal: control bytes
+ * and what is not UTF-8 as \xHH, CR and LF as \r and \n (lcsb_escape) */
+static int l_escape(lua_State *L) {
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    size_t need = lcsb_escape(NULL, 0, text, len);
+    luaL_Buffer b;
+    char *out = luaL_buffinitsize(L, &b, need + 1);
+    lcsb_escape(out, need + 1, text, len);
+    luaL_pushresultsize(&b, need);
+    return 1;
+}
+
 static const luaL_Reg functions[] = {
     {"policy", lcsb__lua_policy},
     {"run_scope", l_run_scope},
@@ -169,6 +182,7 @@ static const luaL_Reg functions[] = {
     {"wrap", l_wrap},
     {"attest", l_attest},
     {"blame_caller", l_blame_caller},
+    {"escape", l_escape},
     {NULL, NULL},
 };
 

@@ -2,6 +2,7 @@
  * the trailer. The impure half of the seam. */
 #include "backend.h"
 #include "capture.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -258,10 +259,14 @@ static bool starts_with_mechanism(const lcsb_backend *b, const char *const *pref
     return b->ops->is_mechanism && !launcher_first;
 }
 
+/* The command's name is the caller's to choose, control bytes and all: it
+ * reaches the terminal escaped. */
 static void trailer(const char *command, int status, bool setup_failed, const lcsb_attestation *att,
                     char *buf, size_t size) {
-    char summary[256];
+    char summary[256], shown[1024];
     char how[64] = "";
+    if (!command) command = "command";
+    lcsb_escape(shown, sizeof shown, command, strlen(command));
     lcsb_attestation_summary(att, summary, sizeof summary);
     if (status > 128 && status < 128 + 65) {
         const char *name = sigabbrev_np(status - 128);
@@ -273,8 +278,8 @@ static void trailer(const char *command, int status, bool setup_failed, const lc
     } else if (status == LCSB_EXIT_NOTFOUND) {
         snprintf(how, sizeof how, " (not found)");
     }
-    snprintf(buf, size, "lcsb: %s exited %d%s under %s (%s)\n", command ? command : "command",
-             status, how, lcsb_attestation_value(att, "backend"), summary);
+    snprintf(buf, size, "lcsb: %s exited %d%s under %s (%s)\n", shown, status, how,
+             lcsb_attestation_value(att, "backend"), summary);
 }
 
 void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
@@ -312,9 +317,10 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     if (rc) return rc;
 
     if (result->status != 0 && opts->trailer_fd >= 0) {
-        char line[1024];
+        char line[2048], note[sizeof line - 8];
         if (result->note[0]) {
-            snprintf(line, sizeof line, "lcsb: %s\n", result->note);
+            lcsb_escape(note, sizeof note, result->note, strlen(result->note));
+            snprintf(line, sizeof line, "lcsb: %s\n", note);
             write_all(opts->trailer_fd, line);
         }
         trailer(argv[0], result->status, result->setup_failed, &result->attestation, line,

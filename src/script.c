@@ -3,9 +3,11 @@
  * run's context and scope in the registry, and the result it returns, kept
  * by reference: the policy the C core enforces is the one the script built,
  * and explain reads the very tables exec_policy made. */
+#include "escape.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
 #include "lua_policy.h"
+#include "lua_stop.h"
 #include "lua_util.h"
 
 #include <errno.h>
@@ -213,6 +215,7 @@ static int pmain(lua_State *L) {
     pmain_args *args = lua_touserdata(L, 1);
     lcsb_script *s = args->script;
     luaL_openlibs(L);
+    lcsb__stop_open_commands(L);
 
     /* `require "lcsb"` finds lua/lcsb/init.lua; its C half is preloaded. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
@@ -262,9 +265,49 @@ static int pmain(lua_State *L) {
     s->result = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
-int lcsb_script_open(const char *path, const char *const *argv, const char *lua_dir,
-                     const char *shim, lcsb_script **out, lcsb_error *err) {
+void lcsb_script_options_init(lcsb_script_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+    opts->time_budget = LCSB_SCRIPT_BUDGET;
+}
+
+/* Why the script at PATH failed (STATUS, its error on top of L) or was
+ * stopped, into ERR. */
+static int script_failure(lua_State *L, int status, const char *path, double budget,
+                          lcsb_error *err) {
+    int sig = lcsb__stop_signal();
+    if (sig) {
+        const char *name = sigabbrev_np(sig);
+        return lcsb__fail(err, LCSB_EINTR, "%s: the policy script was interrupted (SIG%s)", path,
+                          name ? name : "?");
+    }
+    if (lcsb__stop_timed_out())
+        return lcsb__fail(err, LCSB_ETIMEDOUT,
+                          "%s: the policy script ran past its time budget of %g s", path, budget);
+    const char *msg = lua_tostring(L, -1);
+    if (!msg) msg = "policy script failed (its error is not a string)";
+    if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
+    /* Name the script unless the message already does (with its line:
+     * lcsb's own functions blame the line that called them). */
+    size_t n = strlen(path);
+    bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
+    return placed ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
+                  : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
+}
+
+int lcsb_script_open(const char *path, const char *const *argv, const lcsb_script_options *opts,
+                     lcsb_script **out, lcsb_error *err) {
+    /* A caller built against an older, shorter struct gets defaults for the rest. */
+    lcsb_script_options given;
+    lcsb_script_options_init(&given);
     *out = NULL;
+    if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof given))
+        return lcsb__fail(err, LCSB_EINVAL, "script: options of unknown size %zu", opts->size);
+    if (opts) memcpy(&given, opts, opts->size);
+    if (!(given.time_budget >= 0 && given.time_budget <= LCSB_SCRIPT_BUDGET_MAX))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "time budget %g s: not from 0 (no budget) to %g seconds",
+                          given.time_budget, LCSB_SCRIPT_BUDGET_MAX);
     if (!path) return lcsb__fail(err, LCSB_EINVAL, "no policy script given");
     if (access(path, R_OK) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
@@ -278,28 +321,29 @@ int lcsb_script_open(const char *path, const char *const *argv, const char *lua_
     lua_atpanic(s->L, panic);
     pmain_args args = {.path = path,
                        .argv = argv,
-                       .shim = shim,
+                       .shim = given.shim,
                        .script = s,
-                       .lua_dir = lua_dir ? lua_dir : LCSB_DEFAULT_LUA_DIR};
+                       .lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR};
+    /* Stoppable from before the first instruction until its directories are
+     * gone; a signal that stops it is raised again after that. */
+    lcsb__stop stop;
+    lcsb__stop_arm(&stop, s->L, given.time_budget);
     lua_pushcfunction(s->L, pmain);
     lua_pushlightuserdata(s->L, &args);
     int status = lua_pcall(s->L, 1, 0, 0);
-    if (status != LUA_OK) {
-        const char *msg = lua_tostring(s->L, -1);
-        if (!msg) msg = "policy script failed (its error is not a string)";
-        if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
-        /* Name the script unless the message already does (with its line:
-         * lcsb's own functions blame the line that called them). */
-        size_t n = strlen(path);
-        bool placed = strncmp(msg, path, n) == 0 && msg[n] == ':';
-        int rc = placed ? lcsb__fail(err, LCSB_ESCRIPT, "%s", msg)
-                        : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
+    lcsb__stop_unhook(s->L);
+    int rc = 0;
+    /* A stop that came as the script returned stops it all the same: what
+     * it returned may rest on a command the stop cut short. */
+    if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out()) {
+        rc = script_failure(s->L, status, path, given.time_budget, err);
         lcsb_error ignored;
         (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
-        return rc;
+    } else {
+        *out = s;
     }
-    *out = s;
-    return 0;
+    lcsb__stop_disarm(&stop);
+    return rc;
 }
 
 const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; }
@@ -319,9 +363,19 @@ size_t lcsb_script_left_out(const lcsb_script *s, const lcsb_left_out **out) {
     return s ? s->left_out_n : 0;
 }
 
+/* LEN bytes of TEXT, escaped for a terminal, pushed onto LINES. */
+static bool push_escaped(lcsb__strv *lines, const char *text, size_t len) {
+    lcsb__buf b = {0};
+    lcsb__buf_add_escaped(&b, text, len);
+    bool oom = b.oom || lcsb__strv_push_n(lines, b.p, b.len) != 0;
+    lcsb__buf_free(&b);
+    return !oom;
+}
+
 /* The list on top as an lcsb argv of lines, each of its strings (and
- * numbers) cut at its newlines; what is neither is passed over. NULL when
- * there is no line, or on ENOMEM. */
+ * numbers) cut at its newlines and escaped for a terminal: a hint may quote
+ * the command's stderr. What is neither is passed over. NULL when there is
+ * no line, or on ENOMEM. */
 static char **take_lines(lua_State *L) {
     lcsb__strv lines = {0};
     bool oom = false;
@@ -334,7 +388,7 @@ static char **take_lines(lua_State *L) {
                                : NULL;
         for (size_t at = 0; text && !oom && at < len;) {
             size_t line = strcspn(text + at, "\n");
-            if (line > 0) oom = lcsb__strv_push_n(&lines, text + at, line) != 0;
+            if (line > 0) oom = !push_escaped(&lines, text + at, line);
             at += line + 1;
         }
         lua_pop(L, 1);
@@ -352,7 +406,7 @@ static char **failure_line(lua_State *L, const char *what) {
     lcsb__buf b = {0};
     lcsb__strv line = {0};
     lcsb__buf_addf(&b, "%s failed: %s", what, msg ? msg : "(no message)");
-    char **out = b.oom || lcsb__strv_push(&line, b.p) ? NULL : lcsb__strv_take(&line);
+    char **out = b.oom || !push_escaped(&line, b.p, b.len) ? NULL : lcsb__strv_take(&line);
     lcsb__strv_clear(&line);
     lcsb__buf_free(&b);
     return out;
@@ -445,7 +499,7 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     char **left = lcsb_script_after_run(s);
     if (left) {
         lcsb__buf b = {0};
-        for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "\n" : "", left[i]);
+        for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "; " : "", left[i]);
         rc = lcsb__fail(err, LCSB_ESYS, "%s", b.oom ? "out of memory" : b.p);
         lcsb__buf_free(&b);
         lcsb_argv_free(left);

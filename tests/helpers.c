@@ -186,6 +186,25 @@ void run_child(const char *cwd, const char *const *argv, const char *const *env,
         fail_msg("%s timed out after %d s; stderr:\n%s", argv[0], TIMEOUT_SECONDS, p->err);
 }
 
+/* Byte by byte: the rest stays in the pipe. */
+bool read_line(int fd, char *buf, size_t size) {
+    size_t n = 0;
+    time_t deadline = time(NULL) + TIMEOUT_SECONDS;
+    while (n + 1 < size) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)(deadline - time(NULL));
+        if (left <= 0 || poll(&p, 1, left * 1000) <= 0) return false;
+        char c;
+        ssize_t got = read(fd, &c, 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        if (c == '\n') break;
+        buf[n++] = c;
+    }
+    buf[n] = '\0';
+    return true;
+}
+
 double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -326,22 +345,4 @@ pid_t descendant_named(pid_t root, const char *comm) {
         if (dir) closedir(dir);
     }
     return 0;
-}
-
-bool read_line(int fd, char *buf, size_t size) {
-    size_t n = 0;
-    double deadline = now_seconds() + TIMEOUT_SECONDS;
-    while (n + 1 < size) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left_ms = (int)((deadline - now_seconds()) * 1000);
-        if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) return false;
-        char c;
-        ssize_t got = read(fd, &c, 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        if (c == '\n') break;
-        buf[n++] = c;
-    }
-    buf[n] = '\0';
-    return true;
 }

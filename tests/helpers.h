@@ -70,15 +70,16 @@ extern const char *child_fd7;
  * its process group) after TIMEOUT_SECONDS. */
 void run_child(const char *cwd, const char *const *argv, const char *const *env, proc *p);
 
+/* Read one line from FD into BUF within TIMEOUT_SECONDS (NUL-terminated, no
+ * newline); false at EOF or on timeout. */
+bool read_line(int fd, char *buf, size_t size);
+
 /* The monotonic clock, in seconds. */
 double now_seconds(void);
 /* The host pid of a process named COMM (as in /proc/PID/comm) among ROOT's
  * descendants, waiting up to two seconds for it to appear; 0 if none does.
  * A command in a pid namespace of its own cannot say its host pid itself. */
 pid_t descendant_named(pid_t root, const char *comm);
-/* One line from FD into BUF (NUL-terminated, no newline) within TIMEOUT_SECONDS;
- * false at EOF or on timeout. Byte by byte: the rest stays in the pipe. */
-bool read_line(int fd, char *buf, size_t size);
 
 /* ---- text and argv ---- */
 

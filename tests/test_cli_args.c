@@ -111,7 +111,8 @@ static void test_help_version(void **state) {
     refused(PARSE0(), "no policy script given");
     /* The usage text names every option the parser takes. */
     const char *options[] = {"--backend", "--attest", "--prefix", "--no-capture", "--json",
-                             "--help", "--version", "detect", "check", "wrap"};
+                             "--help", "--version", "detect", "check", "wrap",
+                             "LCSB_POLICY_TIMEOUT"};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         assert_contains(cli_usage, options[i]);
 }
@@ -300,6 +301,36 @@ static void test_prefix(void **state) {
     done(p);
 }
 
+/* LCSB_POLICY_TIMEOUT: seconds, whole or not, 0 for none; anything else
+ * names the variable and what it takes. */
+static void test_policy_timeout(void **state) {
+    (void)state;
+    char err[256] = "";
+    double seconds = 10;
+    assert_int_equal(cli_parse_timeout(NULL, &seconds, err, sizeof err), 0);
+    assert_int_equal(cli_parse_timeout("", &seconds, err, sizeof err), 0);
+    assert_true(seconds == 10);
+    static const struct {
+        const char *text;
+        double want;
+    } good[] = {{"0", 0}, {"30", 30}, {"2.5", 2.5}, {".5", 0.5}, {"1000000", 1e6}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        assert_int_equal(cli_parse_timeout(good[i].text, &seconds, err, sizeof err), 0);
+        assert_true(seconds == good[i].want);
+    }
+    static const char *const bad[] = {"-1", "abc", "10s", " 1", "1e3", "inf",
+                                      "nan", "0x10", "1.2.3", ".", "1000001"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        seconds = 7;
+        err[0] = '\0';
+        if (cli_parse_timeout(bad[i], &seconds, err, sizeof err) == 0)
+            fail_msg("LCSB_POLICY_TIMEOUT='%s' was taken", bad[i]);
+        assert_true(seconds == 7);
+        assert_contains(err, "LCSB_POLICY_TIMEOUT");
+        assert_contains(err, bad[i]);
+    }
+}
+
 static void test_split_words(void **state) {
     (void)state;
     char **w = cli_split_words("one");
@@ -335,6 +366,7 @@ int main(void) {
         cmocka_unit_test(test_missing_policy_or_command),
         cmocka_unit_test(test_prefix),
         cmocka_unit_test(test_split_words),
+        cmocka_unit_test(test_policy_timeout),
     };
     return cmocka_run_group_tests_name("cli_args", tests, NULL, NULL);
 }

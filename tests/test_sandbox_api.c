@@ -10,11 +10,13 @@
 
 #include "helpers.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #ifndef LCSB_SHIM_PATH
@@ -24,8 +26,8 @@
 static void test_errors_one_list(void **state) {
     (void)state;
     /* Every code in the list has a name and a text of its own. */
-    static const int codes[] = {LCSB_OK,   LCSB_EINVAL,  LCSB_ENOMEM, LCSB_EUNAVAIL,
-                                LCSB_ESYS, LCSB_ETOOBIG, LCSB_ESCRIPT};
+    static const int codes[] = {LCSB_OK,      LCSB_EINVAL,  LCSB_ENOMEM, LCSB_EUNAVAIL, LCSB_ESYS,
+                                LCSB_ETOOBIG, LCSB_ESCRIPT, LCSB_EINTR,  LCSB_ETIMEDOUT};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         assert_non_null(lcsb_error_name(codes[i]));
         assert_string_not_equal(lcsb_strerror(codes[i]), "unknown error");
@@ -36,6 +38,54 @@ static void test_errors_one_list(void **state) {
     assert_string_equal(lcsb_strerror(LCSB_ENOMEM), "out of memory");
     assert_null(lcsb_error_name(-99));
     assert_string_equal(lcsb_strerror(-99), "unknown error");
+}
+
+/* TEXT (LEN bytes) escaped must read WANT, whole; escaping that again
+ * changes nothing. */
+static void assert_escaped(const char *text, size_t len, const char *want) {
+    char out[256], again[256];
+    size_t need = lcsb_escape(out, sizeof out, text, len);
+    assert_int_equal(need, strlen(want));
+    assert_string_equal(out, want);
+    assert_int_equal(lcsb_escape(again, sizeof again, out, need), need);
+    assert_string_equal(again, out);
+}
+#define ESCAPED(literal, want) assert_escaped(literal, sizeof literal - 1, want)
+
+static void test_escape(void **state) {
+    (void)state;
+    ESCAPED("plain text, a tab\tand \\x1b as typed", "plain text, a tab\tand \\x1b as typed");
+    ESCAPED("\x1b[2Jclear\rover\nline\x7f", "\\x1b[2Jclear\\rover\\nline\\x7f");
+    ESCAPED("a\0b\x01\x1f", "a\\x00b\\x01\\x1f");
+    /* UTF-8 stays, but not its C1 controls (CSI is U+009B). */
+    ESCAPED("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82",
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82");
+    ESCAPED("\xc2\x9b"
+            "2J\xc2\xa0",
+            "\\xc2\\x9b2J\xc2\xa0");
+    /* What is not UTF-8: a lone byte, a cut sequence, an overlong form, a
+     * surrogate, past U+10FFFF. */
+    ESCAPED("\x9b\xff", "\\x9b\\xff");
+    ESCAPED("\xe2\x82", "\\xe2\\x82");
+    ESCAPED("\xc0\xaf", "\\xc0\\xaf");
+    ESCAPED("\xed\xa0\x80", "\\xed\\xa0\\x80");
+    ESCAPED("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+    /* Cut between whole escapes, always terminated, the whole length told. */
+    char small[8];
+    assert_int_equal(lcsb_escape(small, sizeof small, "ab\x1b\x1b", 4), 10);
+    assert_string_equal(small, "ab\\x1b");
+    assert_int_equal(lcsb_escape(NULL, 0, "\r", 1), 2);
+    assert_int_equal(lcsb_escape(small, 1, "x", 1), 1);
+    assert_string_equal(small, "");
+
+    /* The trailer quotes the command's name escaped. */
+    lcsb_attestation att = {.backend = LCSB_MECHANISM_LANDLOCK, .fs = LCSB_FS_ENFORCED};
+    char line[1024];
+    lcsb_trailer("./evil\x1b[2J\rname", 1, &att, line, sizeof line);
+    assert_contains(line, "lcsb: ./evil\\x1b[2J\\rname exited 1 under landlock");
+    for (const char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 && !(c[0] == '\n' && c[1] == '\0'))
+            fail_msg("a raw control byte %#x in the trailer: %s", (unsigned char)*c, line);
 }
 
 /* A policy this host can run: the shell, reading the system, writing DIR. */
@@ -144,20 +194,40 @@ static void test_field_tables(void **state) {
     assert_string_equal(lcsb_attestation_value(&att, "net_covers"), "");
 }
 
-/* A policy script in DIR that leaves two paths out and protects nothing. */
-static lcsb_script *open_script(const char *dir, const char *body) {
+/* The options for this build's Lua files and shim, with BUDGET. */
+static const lcsb_script_options *build_options(double budget) {
+    static lcsb_script_options opts;
+    lcsb_script_options_init(&opts);
+    opts.lua_dir = LCSB_LUA_DIR;
+    opts.shim = LCSB_SHIM_PATH;
+    opts.time_budget = budget;
+    return &opts;
+}
+
+/* Run DIR/p.lua, `local lcsb = require "lcsb"` and BODY, from DIR with
+ * BUDGET; lcsb's answer. */
+static int run_script(const char *dir, const char *body, double budget, lcsb_script **s,
+                      lcsb_error *err) {
     char path[PATH_MAX];
     char text[4096];
-    FMT(text, "local lcsb = require \"lcsb\"\nreturn %s\n", body);
+    FMT(text, "local lcsb = require \"lcsb\"\n%s\n", body);
     write_file(path_in(path, dir, "p.lua"), text);
     static const char *const cmd[] = {"sh", NULL};
-    lcsb_script *s = NULL;
-    lcsb_error err;
     char cwd[PATH_MAX];
     assert_non_null(getcwd(cwd, sizeof cwd));
     assert_int_equal(chdir(dir), 0);
-    int rc = lcsb_script_open(path, cmd, LCSB_LUA_DIR, LCSB_SHIM_PATH, &s, &err);
+    int rc = lcsb_script_open(path, cmd, build_options(budget), s, err);
     assert_int_equal(chdir(cwd), 0);
+    return rc;
+}
+
+/* A policy script in DIR that leaves two paths out and protects nothing. */
+static lcsb_script *open_script(const char *dir, const char *body) {
+    char text[4096];
+    FMT(text, "return %s", body);
+    lcsb_script *s = NULL;
+    lcsb_error err;
+    int rc = run_script(dir, text, LCSB_SCRIPT_BUDGET, &s, &err);
     if (rc) fail_msg("lcsb_script_open: %s", err.message);
     return s;
 }
@@ -230,7 +300,7 @@ static void test_script_bare_policy(void **state) {
     char path[PATH_MAX];
     write_file(path_in(path, dir, "bad.lua"), "return { policy = 5 }\n");
     static const char *const cmd[] = {"sh", NULL};
-    assert_int_equal(lcsb_script_open(path, cmd, LCSB_LUA_DIR, LCSB_SHIM_PATH, &s, &err),
+    assert_int_equal(lcsb_script_open(path, cmd, build_options(LCSB_SCRIPT_BUDGET), &s, &err),
                      LCSB_ESCRIPT);
     assert_null(s);
     assert_contains(err.message, "bad.lua: the script returned a table");
@@ -314,6 +384,101 @@ static void test_hold(void **state) {
     rm_rf(dir);
 }
 
+static volatile sig_atomic_t caught[65];
+static void count_signal(int sig) { caught[sig]++; }
+
+static bool same_handler(int sig, void (*want)(int)) {
+    struct sigaction now;
+    assert_int_equal(sigaction(sig, NULL, &now), 0);
+    return !(now.sa_flags & SA_SIGINFO) && now.sa_handler == want;
+}
+
+/* A script that never returns is stopped: past its time budget
+ * (LCSB_ETIMEDOUT), whether it loops, swallows the stop with pcall, or waits
+ * for a command that does not end; by a signal (LCSB_EINTR), which its
+ * caller then gets once; and every time its private directories are gone,
+ * the caller's handlers back, the timer off. */
+static void test_script_stopped(void **state) {
+    (void)state;
+    lcsb_script_options opts;
+    lcsb_script_options_init(&opts);
+    assert_int_equal(opts.size, sizeof opts);
+    assert_true(opts.time_budget == LCSB_SCRIPT_BUDGET && LCSB_SCRIPT_BUDGET == 10.0);
+
+    char dir[] = "/tmp/lcsb-api.XXXXXX", tmp[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(mkdir(path_in(tmp, dir, "tmp"), 0700), 0);
+    char *saved_tmpdir = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    struct sigaction mine = {.sa_handler = count_signal}, ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&mine.sa_mask);
+    sigemptyset(&ignore.sa_mask);
+    assert_int_equal(sigaction(SIGTERM, &mine, NULL), 0);
+    assert_int_equal(sigaction(SIGINT, &ignore, NULL), 0);
+
+    lcsb_script *s = NULL;
+    lcsb_error err;
+    static const char *const endless[] = {
+        "while true do end",
+        "while true do pcall(function() while true do end end) end",
+        "coroutine.wrap(function() while true do end end)()",
+        "os.execute('exec sleep 30')",
+        "io.popen('exec sleep 30'):read('a')",
+    };
+    for (size_t i = 0; i < sizeof endless / sizeof endless[0]; i++) {
+        char body[512];
+        FMT(body, "local result = lcsb.exec_policy {}\n%s\nreturn result", endless[i]);
+        double start = now_seconds();
+        int rc = run_script(dir, body, 0.3, &s, &err);
+        double took = now_seconds() - start;
+        if (rc != LCSB_ETIMEDOUT) fail_msg("%s: %d (%s)", endless[i], rc, err.message);
+        assert_null(s);
+        if (took > 5)
+            fail_msg("%s: stopped after %.1f s, with a budget of 0.3 s", endless[i], took);
+        assert_contains(err.message, "p.lua: the policy script ran past its time budget of 0.3 s");
+        /* Its private HOME and TMPDIR are gone, and its placeholder .git. */
+        struct dirent **left;
+        int n = scandir(tmp, &left, NULL, NULL);
+        for (int k = 0; k < n; k++) free(left[k]);
+        free(left);
+        if (n != 2) fail_msg("%s: %d entries left in %s", endless[i], n - 2, tmp);
+        char git[PATH_MAX];
+        assert_false(exists(path_in(git, dir, ".git")));
+    }
+    assert_int_equal(caught[SIGTERM], 0);
+
+    /* A signal: the script is stopped, the caller's handler then gets it. */
+    int rc = run_script(dir, "os.execute('kill -TERM $PPID') while true do end", 0, &s, &err);
+    assert_int_equal(rc, LCSB_EINTR);
+    assert_contains(err.message, "p.lua: the policy script was interrupted (SIGTERM)");
+    assert_int_equal(caught[SIGTERM], 1);
+    /* One the caller ignores stays ignored. */
+    rc = run_script(dir, "os.execute('kill -INT $PPID') return lcsb.policy {}", 0, &s, &err);
+    if (rc) fail_msg("an ignored SIGINT stopped the script: %s", err.message);
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+
+    assert_true(same_handler(SIGTERM, count_signal));
+    assert_true(same_handler(SIGINT, SIG_IGN));
+    assert_true(same_handler(SIGALRM, SIG_DFL));
+    struct itimerval timer;
+    assert_int_equal(getitimer(ITIMER_REAL, &timer), 0);
+    assert_false(timerisset(&timer.it_value));
+
+    /* A budget out of range is a mistake, not a script's failure. */
+    assert_int_equal(run_script(dir, "return lcsb.policy {}", -1, &s, &err), LCSB_EINVAL);
+    assert_int_equal(run_script(dir, "return lcsb.policy {}", 1e7, &s, &err), LCSB_EINVAL);
+    assert_contains(err.message, "time budget");
+
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    if (saved_tmpdir)
+        setenv("TMPDIR", saved_tmpdir, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved_tmpdir);
+    rm_rf(dir);
+}
+
 static void test_relayed_signals(void **state) {
     (void)state;
     size_t n = 0;
@@ -325,14 +490,11 @@ static void test_relayed_signals(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors_one_list),
-        cmocka_unit_test(test_prepare_is_what_runs),
-        cmocka_unit_test(test_field_tables),
-        cmocka_unit_test(test_script_result),
-        cmocka_unit_test(test_script_bare_policy),
-        cmocka_unit_test(test_script_result_is_data),
-        cmocka_unit_test(test_hold),
-        cmocka_unit_test(test_relayed_signals),
+        cmocka_unit_test(test_errors_one_list),       cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_prepare_is_what_runs),  cmocka_unit_test(test_field_tables),
+        cmocka_unit_test(test_script_result),         cmocka_unit_test(test_script_bare_policy),
+        cmocka_unit_test(test_script_result_is_data), cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_relayed_signals),       cmocka_unit_test(test_script_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

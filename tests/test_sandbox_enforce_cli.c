@@ -155,7 +155,10 @@ static void test_policy_hostile_scripts(void **state) {
         const struct hostile_script *h = &hostile_scripts[i];
         FMT(text, "local lcsb = require \"lcsb\"\n%s\n", h->body);
         raw_policy(f, text);
-        lcsb(f, "landlock", cmd, &P);
+        /* Each is about a limit of its own, not the time budget
+         * (test_sandbox_enforce_stop.c): a sanitizer build, two suites at
+         * once, takes more than its 10 s to allocate 1 GiB. */
+        lcsb_env(f, "landlock", cmd, ENV("LCSB_POLICY_TIMEOUT=0"), &P);
         if (!h->needle) {
             if (P.status != 0) describe(h->what, cmd, &P);
             assert_int_equal(P.status, 0);
@@ -307,7 +310,6 @@ static void test_attest_unwritable(void **state) {
         unlink(attest);
     }
 }
-
 
 /* SIGKILL to lcsb, which can relay nothing: under Landlock the shim asked the
  * kernel to kill the command with its parent; under none nothing does, and
@@ -611,6 +613,65 @@ static void test_stderr_relayed_exactly(void **state) {
     }
 }
 
+/* Every line of ERR (N bytes) that lcsb wrote ("lcsb: ...") holds no
+ * control byte but a tab; WHAT names the run in the failure. */
+static void assert_lcsb_lines_clean(const char *err, size_t n, const char *what) {
+    for (size_t at = 0; at < n;) {
+        size_t end = at;
+        while (end < n && err[end] != '\n') end++;
+        if (end - at >= 6 && memcmp(err + at, "lcsb: ", 6) == 0)
+            for (size_t k = at; k < end; k++) {
+                unsigned char c = (unsigned char)err[k];
+                if ((c < 0x20 && c != '\t') || c == 0x7f)
+                    fail_msg("%s: a raw control byte %#x in an lcsb: line:\n%.*s", what, c,
+                             (int)(end - at), err + at);
+            }
+        at = end + 1;
+    }
+}
+
+/* A command named with control bytes, and one whose stderr carries them into
+ * a hint: every lcsb: line shows them escaped, and the command's own stderr
+ * still passes through byte for byte. */
+static void test_control_bytes_escaped(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char evil[PATH_MAX], want[PATH_MAX + 64];
+    path_in(evil, f->project, "evil\x1b[2J\rname");
+    write_file(evil, "#!/bin/sh\nexit 1\n");
+    assert_int_equal(chmod(evil, 0755), 0);
+    policy(f, "exec = { \"sh\" }");
+    const char *const backends[] = {mech, "none"};
+    for (size_t i = 0; i < 2; i++) {
+        lcsb(f, backends[i], CMD(evil), &P);
+        assert_int_equal(P.status, 1);
+        FMT(want, "%s/evil\\x1b[2J\\rname exited 1 under %s", f->project, backends[i]);
+        if (!has_line(P.err, "lcsb: ", CMD(want)))
+            fail_msg("%s: no trailer naming the command escaped:\n%s", backends[i], P.err);
+        assert_lcsb_lines_clean(P.err, P.err_n, backends[i]);
+    }
+
+    /* A refusal the command reports, quoting a path with ESC, CR, DEL. */
+    static const char said[] = "cat: '/srv/\x1b[2J\rx\x7fy': Permission denied\n";
+    const char *const *cmd = CMD(
+        "sh", "-c", "printf \"cat: '/srv/\\033[2J\\rx\\177y': Permission denied\\n\" >&2; exit 1");
+    lcsb(f, mech, cmd, &P);
+    assert_int_equal(P.status, 1);
+    if (P.err_n < sizeof said - 1 || memcmp(P.err, said, sizeof said - 1) != 0)
+        fail_msg("the command's stderr did not pass through byte for byte:\n%s", P.err);
+    if (!has_line(P.err, "lcsb: hint: ", CMD("read = { \"/srv/\\x1b[2J\\rx\\x7fy\" }")))
+        fail_msg("no hint quoting the path escaped:\n%s", P.err);
+    assert_lcsb_lines_clean(P.err, P.err_n, "hint");
+
+    /* A policy script's own error, quoted in lcsb's message. */
+    raw_policy(f, "error(\"bad \\27[2J\\rpolicy\")\n");
+    lcsb(f, mech, CMD("true"), &P);
+    assert_int_equal(P.status, 125);
+    if (!has_line(P.err, "lcsb: ", CMD("bad \\x1b[2J\\rpolicy")))
+        fail_msg("no message quoting the script's error escaped:\n%s", P.err);
+    assert_lcsb_lines_clean(P.err, P.err_n, "script error");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         /* exit statuses and messages */
@@ -633,6 +694,7 @@ int main(void) {
         /* denials users understand */
         T(test_hints_name_the_key),
         T(test_stderr_relayed_exactly),
+        T(test_control_bytes_escaped),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_cli", tests, enforce_group_setup, NULL);
 }

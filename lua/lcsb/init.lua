@@ -574,5 +574,6 @@ M.kind = core.kind
 M.realpath = core.realpath
 M.mkdir = core.mkdir
 M.ttys = core.ttys
+M.escape = core.escape
 
 return M

@@ -14,13 +14,14 @@ local paths = require "lcsb.paths"
 
 local M = {}
 
--- The C half tells whether a path exists, and names the exit statuses;
--- without it, guess that a path does not exist.
+-- The C half tells whether a path exists, names the exit statuses and
+-- escapes text for a terminal; without it, guess that a path does not exist.
 local has_core, core = pcall(require, "lcsb.core")
 local function exists(path)
   return has_core and core.kind(path) ~= nil
 end
 local EXIT = has_core and core.exit or { setup = 97, usage = 125, noexec = 126, notfound = 127 }
+local escape = has_core and core.escape or function(text) return text end
 
 -- ---- reading the evidence ----
 
@@ -266,11 +267,17 @@ M.add("container_engine", function(ev)
     .. "command's; check its oci = {...} world and the engine's own configuration"):format(said, ev.status)
 end)
 
+-- The hints, each line of each escaped for a terminal: a hint may quote
+-- the command's stderr or a path it named, control bytes and all.
 function M.explain(evidence)
   local hints = {}
   for _, heuristic in ipairs(M.heuristics) do
     local ok, hint = pcall(heuristic.explain, evidence)
-    if ok and hint then hints[#hints + 1] = hint end
+    if ok and type(hint) == "string" then
+      hints[#hints + 1] = (hint:gsub("[^\n]+", escape))
+    elseif ok and hint then
+      hints[#hints + 1] = hint
+    end
   end
   return hints
 end

@@ -38,10 +38,20 @@ const char cli_usage[] =
     "process of it is killed; the policy's limits = { time=, memory=, pids=, files=,\n"
     "tmp= } bound the rest (lcsb-policy(5)).\n"
     "\n"
+    "environment:\n"
+    "  LCSB_POLICY_TIMEOUT=SECONDS\n"
+    "                     the wall time the policy script may take (default 10, 0 for no\n"
+    "                     limit); past it lcsb stops the script and exits 125\n"
+    "\n"
+    "signals: SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the policy script, and the\n"
+    "commands it runs get it too; lcsb removes the run's private HOME and TMPDIR and\n"
+    "exits 128+N. While the command runs, lcsb relays them to it.\n"
+    "\n"
     "exit status: the command's own (128+N if killed by signal N); 97 the sandbox\n"
     "could not be set up and nothing ran; 125 lcsb failed before running anything\n"
-    "(usage, policy script, invalid policy, no mechanism); 126 the command could not\n"
-    "be executed; 127 the command was not found.\n";
+    "(usage, policy script or its time budget, invalid policy, no mechanism); 126\n"
+    "the command could not be executed; 127 the command was not found; 128+N signal\n"
+    "N stopped lcsb before the command started.\n";
 
 char **cli_split_words(const char *text) {
     size_t cap = 8, n = 0, len = strlen(text);
@@ -93,6 +103,22 @@ void cli_args_free(cli_args *args) {
 
 static int usage_error(char *err, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+int cli_parse_timeout(const char *text, double *seconds, char *err, size_t err_size) {
+    if (!text || !*text) return 0;
+    /* Digits and a point only: strtod would take " 1", "inf", "nan" and "0x1p3". */
+    bool plain =
+        strspn(text, "0123456789.") == strlen(text) && strchr(text, '.') == strrchr(text, '.');
+    char *end;
+    double value = plain ? strtod(text, &end) : -1;
+    if (!plain || *end || !(value >= 0 && value <= LCSB_SCRIPT_BUDGET_MAX))
+        return usage_error(err, err_size,
+                           "LCSB_POLICY_TIMEOUT='%s': expected the seconds the policy script may "
+                           "take, from 0 (no limit) to %g",
+                           text, LCSB_SCRIPT_BUDGET_MAX);
+    *seconds = value;
+    return 0;
+}
 static int usage_error(char *err, size_t size, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

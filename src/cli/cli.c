@@ -17,14 +17,23 @@
 #include <mach-o/dyld.h>
 #endif
 
+/* TEXT as one line "lcsb: TEXT" on stderr. What it quotes (a program's
+ * name, a path, a policy script's error, a line of the command's stderr) may
+ * hold control bytes: they reach the terminal escaped, never raw. */
+static void say_text(const char *text) {
+    char line[4 * 4096 + 1];
+    lcsb_escape(line, sizeof line, text, strlen(text));
+    fprintf(stderr, "lcsb: %s\n", line);
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...) {
+    char text[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("lcsb: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    say_text(text);
 }
 
 static bool self_dir(char *out, size_t size) {
@@ -193,7 +202,7 @@ static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args 
 
 /* Each of LINES (which it frees) on stderr as "lcsb: LEAD LINE". */
 static void say_lines(const char *lead, char **lines) {
-    for (size_t i = 0; lines && lines[i]; i++) fprintf(stderr, "lcsb: %s%s\n", lead, lines[i]);
+    for (size_t i = 0; lines && lines[i]; i++) say("%s%s", lead, lines[i]);
     lcsb_argv_free(lines);
 }
 
@@ -211,11 +220,6 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
         say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
-    if (cli_adopt_leftovers() != 0) {
-        say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
-        if (attest && attest != stderr) fclose(attest);
-        return LCSB_EXIT_USAGE;
-    }
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
     int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
@@ -233,8 +237,10 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     return result.status;
 }
 
-/* A signal that arrives while the policy script runs must not kill lcsb
- * before it removes the private HOME: note it, clean up, exit 128+N. While the
+/* A signal must not kill lcsb before it removes the private HOME. While the
+ * policy script runs, lcsb_script_open stops the script on it, removes the
+ * script's directories and raises it again; this notes it then, or when it
+ * comes between the script and the command, and lcsb exits 128+N. While the
  * command runs, lcsb_run relays these signals to it instead. */
 static volatile sig_atomic_t pending_signal;
 static void note_signal(int sig) { pending_signal = sig; }
@@ -243,8 +249,12 @@ static void hold_signals(void) {
     size_t n;
     const int *relayed = lcsb_relayed_signals(&n);
     for (size_t i = 0; i < n; i++) {
-        struct sigaction sa = {.sa_handler = note_signal};
+        struct sigaction sa = {.sa_handler = note_signal}, old;
         sigemptyset(&sa.sa_mask);
+        /* One lcsb was started ignoring (nohup's SIGHUP) stays ignored. */
+        if (sigaction(relayed[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_IGN)
+            continue;
         sigaction(relayed[i], &sa, NULL);
     }
 }
@@ -268,8 +278,31 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     static const char *const no_command[] = {NULL};
     const char *const *argv = args->argv ? args->argv : no_command;
 
-    if (lcsb_script_open(args->policy, argv, paths->lua_dir, paths->shim, &script, &err) ||
-        lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
+    lcsb_script_options opts;
+    lcsb_script_options_init(&opts);
+    opts.lua_dir = paths->lua_dir;
+    opts.shim = paths->shim;
+    char msg[256];
+    if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts.time_budget, msg, sizeof msg)) {
+        say("%s", msg);
+        return LCSB_EXIT_USAGE;
+    }
+    /* From before the policy script, whose commands may leave something
+     * running too. */
+    if (cli_adopt_leftovers() != 0) {
+        say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
+        return LCSB_EXIT_USAGE;
+    }
+    if (lcsb_script_open(args->policy, argv, &opts, &script, &err)) {
+        if (err.code == LCSB_ETIMEDOUT)
+            say("%s; LCSB_POLICY_TIMEOUT=SECONDS sets the budget (0: none)", err.message);
+        else
+            say("%s", err.message);
+        /* The signal, raised again once the script's directories were gone. */
+        if (err.code == LCSB_EINTR && pending_signal) status = 128 + pending_signal;
+        goto out;
+    }
+    if (lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
         say("%s", err.message);
         goto out;
     }
@@ -308,6 +341,9 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     status = cmd_run(args, b, p, script);
 out:
     lcsb_backend_free(b);
+    /* What the script's commands left running goes before its directories. */
+    if (cli_end_leftovers() < 0)
+        say("warning: could not end what the policy script left running: %s", strerror(errno));
     if (lcsb_script_close(script, &err)) say("warning: %s", err.message);
     return status;
 }

@@ -33,6 +33,10 @@ typedef struct cli_args {
 int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size);
 void cli_args_free(cli_args *args);
 
+/* LCSB_POLICY_TIMEOUT's TEXT (NULL or "": unset, *SECONDS kept) as the
+ * policy script's time budget. 0 on success; otherwise a message in ERR. */
+int cli_parse_timeout(const char *text, double *seconds, char *err, size_t err_size);
+
 /* Split a --prefix value into words on blanks; single and double quotes group.
  * NULL on an unterminated quote or an empty result. */
 char **cli_split_words(const char *text);

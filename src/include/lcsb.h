@@ -47,7 +47,9 @@ extern "C" {
     X(EUNAVAIL, -3, "mechanism not available on this host")                                \
     X(ESYS, -4, "system call failed")                                                      \
     X(ETOOBIG, -5, "policy too large for the kernel's limits")                             \
-    X(ESCRIPT, -6, "policy script failed")
+    X(ESCRIPT, -6, "policy script failed")                                                 \
+    X(EINTR, -7, "policy script interrupted by a signal")                                  \
+    X(ETIMEDOUT, -8, "policy script ran past its time budget")
 
 #define LCSB_ERROR_ENUM_(name, value, text) LCSB_##name = value,
 enum { LCSB_ERRORS(LCSB_ERROR_ENUM_) };
@@ -71,6 +73,18 @@ typedef struct lcsb_error {
 LCSB_API const char *lcsb_strerror(int code);
 /* "LCSB_EINVAL" for LCSB_EINVAL, ...; NULL for a code outside the set. */
 LCSB_API const char *lcsb_error_name(int code);
+
+/* ---- Text for a terminal. ---- */
+
+/* LEN bytes of TEXT as they may be shown on a terminal: each control
+ * character (C0 but tab, DEL, the C1 controls) and each byte that is not
+ * valid UTF-8 as \xHH, CR and LF as \r and \n, the rest as it is (a
+ * backslash too: escaping twice changes nothing). Written to OUT (SIZE bytes,
+ * NUL-terminated when SIZE > 0, cut between whole characters only); returns
+ * the length of the whole result, as snprintf does. Every line lcsb writes
+ * goes through it; a host that prints text of lcsb's own (a hint, a
+ * trailer) gets it escaped already. */
+LCSB_API size_t lcsb_escape(char *out, size_t size, const char *text, size_t len);
 
 /* ---- Policy: what to enforce, in mechanism-free terms. ---- */
 
@@ -436,7 +450,8 @@ LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_pol
  * SIGQUIT), *COUNT of them: a host that must not die of one before the
  * command starts holds these. A static array. */
 LCSB_API const int *lcsb_relayed_signals(size_t *count);
-/* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF. */
+/* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF, CMD escaped
+ * (lcsb_escape). */
 LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att,
                            char *buf, size_t size);
 
@@ -461,25 +476,51 @@ LCSB_API int lcsb_hold_release(lcsb_hold *hold, lcsb_error *err);
 
 typedef struct lcsb_script lcsb_script;
 
+/* The wall time a policy script may take by default, and at most, in seconds. */
+#define LCSB_SCRIPT_BUDGET 10.0
+#define LCSB_SCRIPT_BUDGET_MAX 1e6
+
+typedef struct lcsb_script_options {
+    size_t size;         /* sizeof(lcsb_script_options), so the struct can grow */
+    const char *lua_dir; /* lcsb's Lua files; NULL: the installed ones */
+    /* The lcsb-exec the script's lcsb.detect() reports; NULL: the installed one. */
+    const char *shim;
+    /* Seconds of wall time the script may take, from 0 (no budget) to
+     * LCSB_SCRIPT_BUDGET_MAX; LCSB_SCRIPT_BUDGET unless set. */
+    double time_budget;
+} lcsb_script_options;
+
+LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
 /* Run the policy script at PATH for the command ARGV (NULL-terminated), in a
  * Lua state the script object owns with the run's scope (the private HOME and
- * TMPDIR live until lcsb_script_close). LUA_DIR holds lcsb's Lua files and
- * SHIM is the lcsb-exec the script's lcsb.detect() reports; NULL for the
- * installed ones. Script errors are LCSB_ESCRIPT naming the file and line. */
+ * TMPDIR live until lcsb_script_close). OPTS may be NULL: the defaults.
+ * Script errors are LCSB_ESCRIPT naming the file and line.
+ *
+ * The script is stopped when it runs past its time budget (LCSB_ETIMEDOUT)
+ * or when SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives (LCSB_EINTR; one the
+ * caller ignores stays ignored): Lua code within 10,000 instructions, a
+ * blocked system call by EINTR, and a command it runs (os.execute, io.popen)
+ * gets the signal too (SIGTERM when the budget ran out, SIGKILL 2 s later).
+ * Then its private directories are removed, the caller's handlers and timer
+ * are back (lcsb takes SIGALRM only when no ITIMER_REAL timer is running),
+ * and the signal is raised again for the caller: with the default action it
+ * ends the process as it would have, with nothing left behind. One script at
+ * a time per process: signal dispositions are process-wide. */
 LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
-                                             const char *lua_dir, const char *shim,
+                                             const lcsb_script_options *opts,
                                              lcsb_script **out, lcsb_error *err);
 /* The script's policy; owned by the script (the Lua state holds it). */
 LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
-/* Best-guess remedies for a failed run, as "hint" lines without prefix: an
- * lcsb argv, freed with lcsb_argv_free; NULL when there are none. */
+/* Best-guess remedies for a failed run, as "hint" lines without prefix,
+ * escaped (lcsb_escape: they may quote the command's stderr): an lcsb argv,
+ * freed with lcsb_argv_free; NULL when there are none. */
 LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                     const lcsb_run_result *result);
 /* After lcsb_run: let go of what the policy held for the run (the empty .git
  * of a project that is no repository), and say what it could not hold and
  * the run made anyway (a repository, with hooks nobody protected), as
- * warning lines: an lcsb argv, freed with lcsb_argv_free; NULL when there is
- * nothing to say. lcsb_script_close does it too, if no one did. */
+ * warning lines, escaped: an lcsb argv, freed with lcsb_argv_free; NULL when
+ * there is nothing to say. lcsb_script_close does it too, if no one did. */
 LCSB_API char **lcsb_script_after_run(lcsb_script *script);
 /* The container world the script's exec_policy named (oci = {...}), for
  * lcsb_backend_oci; its strings belong to the script. False when it named

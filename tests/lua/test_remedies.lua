@@ -59,6 +59,17 @@ T.case("a refused read names the path and the read key", function()
   T.has(text, 'read = { "/srv/x y" }', "a quoted path, blanks and all")
 end)
 
+T.case("a hint quoting the stderr tail escapes its control bytes", function()
+  -- ESC [2J clears the screen, CR rewinds the line, DEL, a C1 CSI (U+009B).
+  local evil = "/srv/\27[2J\rx\127\194\155y"
+  local text = hints_for { stderr = "cat: '" .. evil .. "': Permission denied\n" }
+  T.has(text, [[read = { "/srv/\x1b[2J\rx\x7f\xc2\x9by" }]], "the path, escaped")
+  T.ok(not (text:gsub("\n", "")):find("[%c\127]"), "no control byte left")
+  T.hasnt(text, "\194\155", "no C1 control left")
+  T.eq(remedies.explain(evidence { stderr = "cat: /srv/caf\195\169: Permission denied\n" })[1]
+    :find("caf\195\169", 1, true) ~= nil, true, "printable UTF-8 stays as it is")
+end)
+
 T.case("a refused write names the directory and the write key", function()
   local text = hints_for { stderr = "touch: cannot touch '/srv/out/f': Permission denied\n" }
   T.has(text, 'write = { "/srv/out" }', "the directory to create in")

@@ -1,0 +1,96 @@
+/* Text made safe for a terminal. Every line lcsb writes may quote what the
+ * command or the caller chose (a program's name, a line of its stderr, a
+ * path): a control byte in it would move the cursor, clear the screen,
+ * overwrite the line with a CR or forge a line of lcsb's own with a LF. So
+ * each control character (C0 but tab, DEL, the C1 controls U+0080 to
+ * U+009F) and each byte that is not part of valid UTF-8 is written as \xHH,
+ * CR and LF as \r and \n; the rest, printable UTF-8, stays as it is. A
+ * backslash stays too: the escape is for the terminal, not a reversible
+ * encoding, and escaping escaped text changes nothing. Pure. */
+#include "escape.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The length of the valid UTF-8 sequence at S (N bytes left; S[0] >= 0x80),
+ * or 0 when there is none (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF). */
+static size_t utf8_length(const unsigned char *s, size_t n) {
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xbf; /* the bounds of the second byte */
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
+    else if (c == 0xe0)
+        len = 3, lo = 0xa0;
+    else if (c >= 0xe1 && c <= 0xef)
+        len = 3, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c == 0xf0)
+        len = 4, lo = 0x90;
+    else if (c >= 0xf1 && c <= 0xf3)
+        len = 4;
+    else if (c == 0xf4)
+        len = 4, hi = 0x8f;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return len;
+}
+
+/* What the bytes at S (N left) become: *SPELLED (LEN bytes) for the first
+ * *TAKEN of them. ROOM holds at least 9 bytes. */
+static void next(const unsigned char *s, size_t n, char *room, const char **spelled, size_t *len,
+                 size_t *taken) {
+    unsigned char c = s[0];
+    size_t utf8 = c >= 0x80 ? utf8_length(s, n) : 0;
+    *taken = utf8 ? utf8 : 1;
+    if (c == '\n' || c == '\r') {
+        *spelled = c == '\n' ? "\\n" : "\\r";
+        *len = 2;
+    } else if ((c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && !utf8)) {
+        *len = (size_t)snprintf(room, 9, "\\x%02x", c);
+        *spelled = room;
+    } else if (c == 0xc2 && utf8 && s[1] <= 0x9f) { /* a C1 control, U+0080 to U+009F */
+        *len = (size_t)snprintf(room, 9, "\\x%02x\\x%02x", c, s[1]);
+        *spelled = room;
+    } else {
+        *spelled = (const char *)s;
+        *len = *taken;
+    }
+}
+
+size_t lcsb_escape(char *out, size_t size, const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    size_t need = 0, written = 0, taken;
+    bool full = !out || size == 0;
+    for (size_t at = 0; at < len; at += taken) {
+        char room[9];
+        const char *spelled;
+        size_t n;
+        next(s + at, len - at, room, &spelled, &n, &taken);
+        /* Whole characters and whole escapes only, and room for the NUL. */
+        if (!full && written + n < size) {
+            memcpy(out + written, spelled, n);
+            written += n;
+        } else {
+            full = true;
+        }
+        need += n;
+    }
+    if (out && size) out[written] = '\0';
+    return need;
+}
+
+void lcsb__buf_add_escaped(lcsb__buf *b, const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t at = 0; at < len;) {
+        char room[9];
+        const char *spelled;
+        size_t n, taken;
+        next(s + at, len - at, room, &spelled, &n, &taken);
+        lcsb__buf_add(b, spelled, n);
+        at += taken;
+    }
+}

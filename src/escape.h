@@ -1,0 +1,10 @@
+/* Layer 1, pure: text made safe for a terminal (escape.c). */
+#ifndef LCSB_ESCAPE_H
+#define LCSB_ESCAPE_H
+
+#include "util.h"
+
+/* LEN bytes of TEXT appended to B as lcsb_escape writes them. */
+void lcsb__buf_add_escaped(lcsb__buf *b, const char *text, size_t len);
+
+#endif
