@@ -261,8 +261,7 @@ static void add_limits(lcsb__buf *b, const lcsb_policy *policy) {
     lcsb__buf_adds(b, "{");
     for (unsigned k = 0; k < LCSB_LIMITS; k++) {
         if (!policy->limits[k]) continue;
-        lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k),
-                       policy->limits[k]);
+        lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k), policy->limits[k]);
         first = false;
     }
     if (policy->limits[LCSB_LIMIT_TMP]) {

@@ -80,13 +80,13 @@ const char *lcsb_limit_name(lcsb_limit limit) {
 int lcsb_policy_set_limit(lcsb_policy *policy, lcsb_limit limit, unsigned long long value,
                           lcsb_error *err) {
     /* What the shim takes (shim/wire.h): pid_max's and nr_open's ceilings. */
-    static const unsigned long long highest[LCSB_LIMITS] = {
-        UINT32_MAX, UINT64_MAX / 2, 4194304, 1073741816, UINT64_MAX / 2};
+    static const unsigned long long highest[LCSB_LIMITS] = {UINT32_MAX, UINT64_MAX / 2, 4194304,
+                                                            1073741816, UINT64_MAX / 2};
     if ((unsigned)limit >= LCSB_LIMITS)
         return lcsb__fail(err, LCSB_EINVAL, "limit %d: no such limit", (int)limit);
     if (value > highest[limit])
-        return lcsb__fail(err, LCSB_EINVAL, "limits.%s: %llu is more than %llu",
-                          limit_names[limit], value, highest[limit]);
+        return lcsb__fail(err, LCSB_EINVAL, "limits.%s: %llu is more than %llu", limit_names[limit],
+                          value, highest[limit]);
     policy->limits[limit] = value;
     return 0;
 }

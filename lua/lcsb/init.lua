@@ -298,13 +298,13 @@ local function socket_paths(opts, read, result)
     if type(entry) == "string" and entry:sub(1, 1) == "$" then
       path = os.getenv(entry:sub(2))
       if not path or path == "" then
-        leave_out(result, "sockets", entry, "is not set")
+        leave_out(result, "read", entry, "sockets: the variable is not set")
         path = nil
       end
     end
     local real = path and core.realpath(absolute(path, "sockets"))
     if path and not real then
-      leave_out(result, "sockets", path, "does not exist")
+      leave_out(result, "read", path, "sockets: does not exist")
     elseif real then
       add_unique(read, real)
     end

@@ -52,6 +52,8 @@ local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead
 -- command: "No such file or directory" about a path the host has (or whose
 -- directory it has, for a file being created) is a refusal too.
 local ABSENT = { "[Nn]o such file or directory", "[Dd]irectory nonexistent", "ENOENT" }
+local CREATING = { "[Cc]annot create", "[Cc]annot touch", "[Dd]irectory nonexistent",
+  "[Cc]annot open .* for writing", "O_CREAT" }
 
 local function refusal_lines(stderr, own_world)
   local lines = {}
@@ -59,8 +61,10 @@ local function refusal_lines(stderr, own_world)
     if matches_any(line, REFUSED) then
       lines[#lines + 1] = line
     elseif own_world and matches_any(line, ABSENT) then
+      -- A path read must exist on the host; a file being made, its directory.
       local path = path_in(line)
-      if path and (exists(path) or exists(path:match("^(.*)/[^/]*$") or "/")) then
+      local dir = path and (path:match("^(.*)/[^/]*$") or "/")
+      if path and (exists(path) or (matches_any(line, CREATING) and exists(dir))) then
         lines[#lines + 1] = line
       end
     end
@@ -227,6 +231,13 @@ M.add("network", function(ev)
   if ev.status == 0 or net == true or ev.attestation.net == "open" then return end
   local stderr = ev.stderr or ""
   if not matches_any(stderr, NETWORK) then return end
+  -- In a world of its own a unix socket outside the policy does not exist:
+  -- connecting to it fails with ENOENT, which no network setting changes.
+  if ev.attestation.world == "own" and matches_any(stderr, ABSENT) then
+    return "a connection failed on a path that does not exist for the command: a unix "
+      .. "socket outside the policy is not in its world; to reach one, add sockets = { \"PATH\" } "
+      .. "(or \"$VARIABLE\" naming it, as \"$SSH_AUTH_SOCK\")"
+  end
   local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
   if resolving then

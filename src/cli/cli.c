@@ -169,6 +169,16 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     if (enforced && !lcsb_policy_exec_open(p) && att->exec != LCSB_EXEC_ALLOWLIST)
         printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",
                lcsb_backend_name(b));
+    if (lcsb_policy_count(p, LCSB_TIER_PROTECT))
+        print_tier(p, LCSB_TIER_PROTECT, enforced && att->protected_paths == LCSB_HELD_READONLY,
+                   script);
+    if (lcsb_policy_count(p, LCSB_TIER_HIDE))
+        print_tier(p, LCSB_TIER_HIDE, enforced && att->world == LCSB_HELD_OWN, script);
+    printf("world: %s\n",
+           !enforced                     ? "the host's (nothing is enforced)"
+           : att->world == LCSB_HELD_OWN ? "its own (namespaces; only the policy's paths exist)"
+           : att->backend == LCSB_MECHANISM_SEATBELT ? "the host's, held by the profile"
+                                                     : "the host's processes, IPC and sockets");
     static const char *const net[] = {"denied", "ports", "open"};
     printf("net: %s%s\n", net[lcsb_policy_net(p)],
            enforced && att->net == LCSB_NET_OPEN && lcsb_policy_net(p) != LCSB_NET_OPEN

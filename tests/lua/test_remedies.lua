@@ -8,7 +8,7 @@ local remedies = require "lcsb.remedies"
 
 -- The keys exec_policy takes (docs/policy.md) that a user would write.
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
-  degrade = true, protect = true, oci = true }
+  degrade = true, protect = true, oci = true, sockets = true, limits = true }
 -- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
 local NESTED = { connect = "net", bind = "net" }
 
@@ -287,6 +287,26 @@ T.case("every hint names only real policy keys and lcsb flags", function()
   -- And the checks themselves would catch a wrong name.
   T.ok(not POLICY_KEYS["exec_allow"], "a made-up key is not a key")
   T.ok(not help:find("--allow-exec", 1, true), "a made-up flag is not in --help")
+end)
+
+-- In a world of its own, what the policy does not name does not exist: ENOENT
+-- on a path the host has is a refusal; on one it lacks, nothing to grant; a
+-- unix socket's connect is the sockets key's, not the network's.
+T.case("a world of its own: ENOENT named by what the host has", function()
+  local function own(stderr)
+    local ev = evidence { stderr = stderr }
+    ev.attestation.world = "own"
+    return table.concat(remedies.explain(ev), "\n")
+  end
+  T.has(own("cat: /var/lib/dpkg/status: No such file or directory\n"),
+    'read = { "/var/lib/dpkg/status" }', "a file the host has")
+  T.eq(own("cat: /nonexistent-lcsb/x: No such file or directory\n"), "",
+    "a file the host lacks: no hint")
+  T.has(own("sh: 1: cannot create /var/tmp/lcsb-new-file: Directory nonexistent\n"),
+    'write = { "/var/tmp" }', "a file being made in a directory the host has")
+  local sock = own("ConnectionRefusedError? no: connect: FileNotFoundError: [Errno 2] No such file or directory\n")
+  T.has(sock, "sockets = {", "a unix socket: the sockets key")
+  T.ok(not sock:find("net = {", 1, true), "not the network's")
 end)
 
 T.run()
