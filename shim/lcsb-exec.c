@@ -140,7 +140,7 @@ static int create_ruleset(const struct header *h) {
  * rule on a file that names any other (EINVAL). */
 #define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
-    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+    LANDLOCK_ACCESS_FS_IOCTL_DEV | LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
 
 static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
     struct path_beneath_attr attr;

@@ -19,7 +19,7 @@
 
 /* The newest Landlock ABI this shim knows. A header asking for anything
  * newer is refused, never guessed at. */
-#define ABI_NEWEST 7
+#define ABI_NEWEST 9
 
 #define FS_ALL (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
@@ -28,7 +28,8 @@
     LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | \
     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | \
     LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER | \
-    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+    LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV | \
+    LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
 
 #define NET_ALL (LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP)
 #define SCOPE_ALL (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL)
@@ -49,6 +50,7 @@ static const struct right fs_rights[] = {
     {"make_fifo", LANDLOCK_ACCESS_FS_MAKE_FIFO},   {"make_block", LANDLOCK_ACCESS_FS_MAKE_BLOCK},
     {"make_sym", LANDLOCK_ACCESS_FS_MAKE_SYM},     {"refer", LANDLOCK_ACCESS_FS_REFER},
     {"truncate", LANDLOCK_ACCESS_FS_TRUNCATE},     {"ioctl_dev", LANDLOCK_ACCESS_FS_IOCTL_DEV},
+    {"resolve_unix", LANDLOCK_ACCESS_FS_RESOLVE_UNIX},
 };
 
 static const struct right net_rights[] = {
@@ -92,7 +94,11 @@ static struct rights rights_of_abi(unsigned abi) {
     case 5:
         r.scope = 0;
         FALLTHROUGH;
-    case 6: /* ABI 7 added audit logging flags, not rights. */
+    case 6: /* ABI 7 added audit logging flags, ABI 8 a thread-sync flag: no rights. */
+    case 7:
+    case 8:
+        r.fs &= ~LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+        FALLTHROUGH;
     case ABI_NEWEST:
         break;
     }

@@ -39,18 +39,22 @@ static const struct right {
     {"remove_dir", 1}, {"remove_file", 1}, {"make_char", 1}, {"make_dir", 1},
     {"make_reg", 1},   {"make_sock", 1},   {"make_fifo", 1}, {"make_block", 1},
     {"make_sym", 1},   {"refer", 2},       {"truncate", 3},  {"ioctl_dev", 5},
+    {"resolve_unix", 9},
 };
 #define FS_RIGHTS (sizeof fs_rights / sizeof fs_rights[0])
 
 enum tier { TIER_READ, TIER_EXEC, TIER_WRITE };
 
-/* Does TIER grant fs right NAME? Read: read files and list directories. Exec:
+/* Does TIER grant fs right NAME? Read: read files, list directories, and
+ * connect to the unix sockets in them (ABI 9; before it Landlock does not
+ * hold connect, and a world of its own holds only the policy's paths). Exec:
  * that plus EXECUTE. Write: everything a writable tree needs, but not EXECUTE
  * (a freshly written binary must not run unless the exec allowlist names it)
  * and not device nodes (as root, `mknod kmsg c 1 11` would read the host's
  * kernel log through the project). */
 static bool tier_grants(enum tier tier, const char *name, bool exec_open) {
-    bool reading = strcmp(name, "read_file") == 0 || strcmp(name, "read_dir") == 0;
+    bool reading = strcmp(name, "read_file") == 0 || strcmp(name, "read_dir") == 0 ||
+                   strcmp(name, "resolve_unix") == 0;
     bool executing = strcmp(name, "execute") == 0;
     bool device = strcmp(name, "make_char") == 0 || strcmp(name, "make_block") == 0;
     switch (tier) {

@@ -9,7 +9,7 @@
 #define LCSB__SHIM_NAME "lcsb-exec"
 #define LCSB__WIRE_KEY "{\"lcsb-exec\":"
 #define LCSB__WIRE_VERSION 3
-#define LCSB__LANDLOCK_ABI_MAX 7
+#define LCSB__LANDLOCK_ABI_MAX 9
 /* Each argv string holds at most this many bytes; the kernel's limit is 128 KiB. */
 #define LCSB__WIRE_PART_MAX (120u * 1024u)
 

@@ -613,7 +613,7 @@ static void test_backend_constructors(void **state) {
     lcsb_error err = {0};
     assert_int_equal(lcsb_backend_landlock(0, LCSB_SHIM_PATH, &b, &err), LCSB_EINVAL);
     assert_contains(err.message, "ABI 0");
-    assert_int_equal(lcsb_backend_landlock(8, LCSB_SHIM_PATH, &b, &err), LCSB_EINVAL);
+    assert_int_equal(lcsb_backend_landlock(10, LCSB_SHIM_PATH, &b, &err), LCSB_EINVAL);
     assert_int_equal(lcsb_backend_landlock(7, "lcsb-exec", &b, &err), LCSB_EINVAL);
     assert_contains(err.message, "absolute");
     assert_int_equal(lcsb_backend_landlock(7, NULL, &b, &err), LCSB_EINVAL);

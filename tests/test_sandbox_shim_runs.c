@@ -171,6 +171,35 @@ static void test_valid_policy_newest_abi(void **state) {
     assert_true(exists(f->marker));
 }
 
+/* Landlock ABI 9 holds connecting to a pathname unix socket
+ * (resolve_unix). The shim knows it: on a kernel that has it, a socket
+ * outside the rules cannot be connected to; on an older one the header is
+ * refused by name (97), never run with less. */
+static void test_resolve_unix(void **state) {
+    struct fixture *f = *state;
+    const char *tmpls[] = {
+        "{'lcsb-exec':3,'abi':9,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
+        "'make_reg','resolve_unix'],'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],"
+        "'world':'open','protect':[],'hide':[],'limits':{}}",
+        ("{'part':1,'rules':[{SYS},{'access':['write_file','make_reg','resolve_unix'],"
+         "'paths':['{T}']}]}"),
+        "--", "{CMD}"};
+    struct result r;
+
+    require_landlock();
+    set_args(f, tmpls, 4);
+    run(f, NULL, &r);
+    if (kernel_abi < 9) {
+        assert_int_equal(r.status, 97);
+        assert_non_null(strstr(r.err, "it needs Landlock ABI 9 and this kernel has ABI"));
+        assert_false(exists(f->marker));
+    } else {
+        if (r.status != 0) print_error("stderr: %s", r.err);
+        assert_int_equal(r.status, 0);
+        assert_true(exists(f->marker));
+    }
+}
+
 /* A file rule naming only directory rights is dropped, not refused. */
 static void test_directory_rights_on_a_file_are_dropped(void **state) {
     struct fixture *f = *state;
@@ -409,6 +438,7 @@ int main(void) {
         T(test_env_hop_carried_out),
         T(test_valid_policy_spelled_differently),
         T(test_valid_policy_newest_abi),
+        T(test_resolve_unix),
         T(test_path_bytes_decoded),
         T(test_directory_rights_on_a_file_are_dropped),
         T(test_rule_path_through_symlink),

@@ -60,6 +60,20 @@ static const char part_abi1[] =
     "{\"access\":[\"execute\",\"read_file\",\"read_dir\"],\"paths\":[\"/usr/bin/true\"]},"
     "{\"access\":[" WRITE_V1 "],\"paths\":[\"/srv/w\"]}]}";
 
+/* ABI 9: connecting to a unix socket is held too, granted where reading is. */
+static const char header_abi9[] =
+    "{\"lcsb-exec\":3,\"abi\":9,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "\"ioctl_dev\",\"resolve_unix\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
+    "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],"
+    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
+static const char part_abi9[] =
+    "{\"part\":1,\"rules\":["
+    "{\"access\":[\"read_file\",\"read_dir\",\"resolve_unix\"],\"paths\":[\"/etc\",\"/usr\"]},"
+    "{\"access\":[\"execute\",\"read_file\",\"read_dir\",\"resolve_unix\"],"
+    "\"paths\":[\"/usr/bin/true\"]},"
+    "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\",\"ioctl_dev\",\"resolve_unix\"],"
+    "\"paths\":[\"/srv/w\"]}]}";
+
 static void check_golden(int abi, lcsb_net net, const char *header, const char *part) {
     lcsb_backend *b = landlock(abi);
     lcsb_policy *p = small_policy(net);
@@ -78,6 +92,11 @@ static void test_golden_abi7(void **state) {
     check_golden(7, LCSB_NET_DENY, header_abi7, part_abi7);
 }
 
+static void test_golden_abi9(void **state) {
+    (void)state;
+    check_golden(9, LCSB_NET_DENY, header_abi9, part_abi9);
+}
+
 static void test_golden_abi3(void **state) {
     (void)state;
     /* A denied network needs no TCP rules: the socket filter refuses TCP too. */
@@ -93,7 +112,7 @@ static void test_golden_abi1(void **state) {
 static void test_header_per_abi(void **state) {
     (void)state;
     static const char *const cmd[] = {"true", NULL};
-    for (int abi = 1; abi <= 7; abi++) {
+    for (int abi = 1; abi <= 9; abi++) {
         lcsb_backend *b = landlock(abi);
         lcsb_policy *p = lcsb_policy_new();
         lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
@@ -110,6 +129,7 @@ static void test_header_per_abi(void **state) {
         assert_true((strstr(h, "\"refer\"") != NULL) == (abi >= 2));
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));
         assert_true((strstr(h, "\"ioctl_dev\"") != NULL) == (abi >= 5));
+        assert_true((strstr(h, "\"resolve_unix\"") != NULL) == (abi >= 9));
         h[0] = '\0';
         snprintf(h, sizeof h, "%s", out[1]);
         assert_true((strstr(h, "\"net\":[\"bind_tcp\",\"connect_tcp\"]") != NULL) == (abi >= 4));
@@ -455,6 +475,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         /* the golden wire format */
         cmocka_unit_test(test_golden_abi7),
+        cmocka_unit_test(test_golden_abi9),
         cmocka_unit_test(test_golden_abi3),
         cmocka_unit_test(test_golden_abi1),
         cmocka_unit_test(test_header_per_abi),
