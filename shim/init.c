@@ -102,6 +102,14 @@ int start_init(sigset_t *old_mask) {
     close(status[0]);
     close(alive[1]);
     status_fd = status[1];
+    /* The command is forked from here and shares its uid: dumpable, the
+     * init could be traced, and with it the parent-death signal, the time
+     * limit and the grace kill taken away. Not dumpable, its memory, its
+     * descriptors and /proc/1 are out of the command's reach (the init's
+     * memory belongs to the host's user namespace, where the command has
+     * no capability). */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        return fail("keep the init from being traced: %s", strerror(errno));
     /* Its parent's pid is 0 from inside the namespace; whether the parent is
      * still there shows in the pipe it holds open. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)

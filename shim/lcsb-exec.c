@@ -115,22 +115,21 @@ static int check_kernel(unsigned need) {
     return 0;
 }
 
+/* The size tells the kernel which fields we fill: only those the policy's
+ * ABI has, so an older kernel never sees a field it does not know. */
+static size_t ruleset_size(unsigned abi) {
+    return abi < 4   ? offsetof(struct ruleset_attr, handled_access_net)
+           : abi < 6 ? offsetof(struct ruleset_attr, scoped)
+                     : sizeof(struct ruleset_attr);
+}
+
 static int create_ruleset(const struct header *h) {
     struct ruleset_attr attr = {
         .handled_access_fs = h->handled.fs,
         .handled_access_net = h->handled.net,
         .scoped = h->handled.scope,
     };
-    /* The size tells the kernel which fields we fill: only those the policy's
-     * ABI has, so an older kernel never sees a field it does not know. */
-    size_t size = sizeof attr;
-    int fd;
-
-    if (h->abi < 4)
-        size = offsetof(struct ruleset_attr, handled_access_net);
-    else if (h->abi < 6)
-        size = offsetof(struct ruleset_attr, scoped);
-    fd = landlock_create_ruleset(&attr, size, 0);
+    int fd = landlock_create_ruleset(&attr, ruleset_size(h->abi), 0);
     if (fd < 0)
         fail("create the Landlock ruleset: %s", strerror(errno));
     return fd;
@@ -364,9 +363,9 @@ static int install_memfd_filter(void) {
 /* The session keyring is a new one (world.c) and the user keyrings belong to
  * the user namespace, so the caller's keys are not the command's. A key can
  * still be named by its serial number, and one the caller let its uid read
- * would be read. So a key or keyring argument of keyctl, add_key and
- * request_key must be one of the special, negative KEY_SPEC_* numbers (the
- * command's own keyrings) or 0 where 0 means "none"; keyctl operations that
+ * would be read. So a key or keyring argument of keyctl and add_key must be
+ * one of the special, negative KEY_SPEC_* numbers (the command's own
+ * keyrings) or 0 where 0 means "none"; request_key is refused; keyctl operations that
  * carry keys behind a pointer (DH_COMPUTE, the PKEY_* crypto) or that this
  * table does not know are refused whole. */
 struct key_args {
@@ -424,10 +423,12 @@ static int install_keyring_filter(void) {
 
     for (size_t i = 0; i < COUNT(start); i++)
         emit(&p, start[i]);
-    /* add_key(type, description, payload, plen, keyring);
-     * request_key(type, description, callout, keyring). */
+    /* add_key(type, description, payload, plen, keyring) */
     emit_call(&p, __NR_add_key, 1 << 4);
-    emit_call(&p, __NR_request_key, 1 << 3);
+    /* request_key may start the host's /sbin/request-key, as root, outside
+     * any sandbox, to make the key: refused whole. */
+    emit(&p, (struct sock_filter)JEQ(__NR_request_key, 0, 1));
+    emit(&p, (struct sock_filter)ERRNO(EACCES));
     for (size_t i = 0; i < COUNT(keyctl_ops); i++)
         keyctl_len += 2 + key_checks_length(keyctl_ops[i].args);
     /* A jump counts 255 instructions at most; the table is kept within. */
@@ -521,6 +522,29 @@ static int env_hop(char **argv, int at) {
         if (putenv(argv[k]) != 0)
             return fail("set the environment: %s", strerror(errno));
     return i;
+}
+
+/* The command's own Landlock domain, nested in the one it shares with the
+ * init: Landlock lets no process trace one in an enclosing domain, nor, with
+ * scoping, signal it. The layer takes nothing away that the policy grants:
+ * it handles making block devices only, which no tier grants, and the
+ * scopes the policy already has. */
+static int enter_child_domain(const struct header *h) {
+    struct ruleset_attr attr = {
+        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK,
+        .scoped = h->handled.scope,
+    };
+    int fd = landlock_create_ruleset(&attr, ruleset_size(h->abi), 0);
+
+    if (fd < 0)
+        return fail("create the command's Landlock domain: %s", strerror(errno));
+    if (landlock_restrict_self(fd, 0) != 0) {
+        fail("enter the command's Landlock domain: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
 }
 
 /* The limits an rlimit holds, set in the command right before its exec.
@@ -620,8 +644,10 @@ int main(int argc, char **argv) {
         goto out;
     if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
         goto out;
-    /* The init forks the command and stays to wait for it. */
-    if (h.world == WORLD_POLICY && run_command(&old_mask, h.limits.time, report_fd) != 0)
+    /* The init forks the command and stays to wait for it; the command then
+     * enters a Landlock domain of its own below the init's. */
+    if (h.world == WORLD_POLICY &&
+        (run_command(&old_mask, h.limits.time, report_fd) != 0 || enter_child_domain(&h) != 0))
         goto out;
 
     /* The rlimits last: what runs under them is the exec alone. */

@@ -21,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
+#include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -543,6 +544,29 @@ static int alloc(int argc, char **argv) {
     return 0;
 }
 
+/* trace-parent: seize the parent (the sandbox's init; lcsb itself under
+ * none), then detach at once; and follow its descriptor 0 and its root.
+ * What ends the run must be out of the command's reach. */
+static int trace_parent(int argc, char **argv) {
+    (void)argc, (void)argv;
+    pid_t parent = getppid();
+    char path[64];
+    if (ptrace(PTRACE_SEIZE, parent, 0, 0) == 0) {
+        printf("seize parent: ok\n");
+        ptrace(PTRACE_DETACH, parent, 0, 0);
+    } else {
+        printf("seize parent: %s\n", err_name(errno));
+    }
+    static const char *const links[] = {"fd/0", "root"};
+    for (size_t i = 0; i < 2; i++) {
+        char target[256];
+        snprintf(path, sizeof path, "/proc/%d/%s", (int)parent, links[i]);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        printf("parent %s: %s\n", links[i], n >= 0 ? "ok" : err_name(errno));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const struct {
         const char *verb;
@@ -551,7 +575,7 @@ int main(int argc, char **argv) {
         {"chain", chain},       {"ipc", ipc},         {"memfd", memfd}, {"exec", exec_path},
         {"key-read", key_read}, {"key-add", key_add}, {"proc", proc},   {"connect", connect_to},
         {"stat", stat_path},    {"bomb", bomb},       {"spawn", spawn}, {"open", open_many},
-        {"alloc", alloc}};
+        {"alloc", alloc},       {"trace-parent", trace_parent}};
     setvbuf(stdout, NULL, _IONBF, 0);
     for (size_t i = 0; argc > 1 && i < sizeof verbs / sizeof verbs[0]; i++)
         if (strcmp(argv[1], verbs[i].verb) == 0) {

@@ -585,6 +585,27 @@ static void test_proc_shows_only_the_sandbox(void **state) {
         FAIL_RUN(mech, cmd, "/proc/1 in the sandbox is the host's init, not the sandbox's");
 }
 
+/* The init that ends the run (parent-death signal, time limit, grace kill)
+ * cannot be traced by the command, nor its descriptors or root followed
+ * (the host's root is detached, but the descriptors are the shim's): through ptrace
+ * it could have taken all three away. The twin: unsandboxed, the probe
+ * traces its parent (lcsb) and lists its descriptors. */
+static void test_init_out_of_reach(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "trace-parent");
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "seize parent: ok", "stdout");
+    assert_contains(P.out, "parent fd/0: ok", "stdout");
+    assert_contains(P.out, "parent root: ok", "stdout");
+    lcsb(f, mech, cmd, &P);
+    if (!strstr(P.out, "seize parent: EPERM"))
+        FAIL_RUN(mech, cmd, "the command could trace the sandbox's init");
+    if (!strstr(P.out, "parent fd/0: EACCES") || !strstr(P.out, "parent root: EACCES"))
+        FAIL_RUN(mech, cmd, "the command could follow the init's descriptors or root");
+}
+
 /* ---- unix sockets ---- */
 
 /* Serve GREETING to every connection on a pathname socket at PATH, from a
@@ -966,6 +987,7 @@ int main(void) {
         TI(test_keyring_out_of_reach),
         TI(test_keyring_plants_vanish),
         TI(test_proc_shows_only_the_sandbox),
+        TI(test_init_out_of_reach),
         TI(test_unix_sockets_outside_absent),
         TI(test_unix_socket_opted_in),
         /* limits */

@@ -421,8 +421,12 @@ local function hold_git(project, write, out, run, result)
   local empty = kind == "dir" and not (core.listdir(git) or { "?" })[1]
   if kind == "dir" and not empty then
     -- A repository without a hooks directory (cloned with an empty
-    -- template) gets the empty one git init makes, so that it can be held.
-    if not core.kind(git .. "/hooks") then core.mkdir(git .. "/hooks") end
+    -- template) gets the empty one git init makes, so that it can be held;
+    -- not through a .git the command made a symlink to elsewhere (the
+    -- policy is refused then, as it names a path through a symlink).
+    if core.realpath(git) == git and not core.kind(git .. "/hooks") then
+      core.mkdir(git .. "/hooks")
+    end
     -- .git itself, granted on its own, becomes a mount point of its own in
     -- the shim: it cannot be renamed away and replaced by a copy whose
     -- hooks are not held.

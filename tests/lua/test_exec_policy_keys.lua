@@ -118,6 +118,17 @@ T.case("protect: a repository's hooks and config by default, more on request", f
     "does not exist", "a path that is not there cannot be kept from being created")
 end)
 
+-- A .git the command made a symlink to a repository elsewhere: nothing is
+-- made through it (no hooks directory outside the project).
+T.case("protect: a .git symlink is not followed to make hooks", function()
+  local s <close> = lcsb.scope()
+  local dir, elsewhere = T.tmpdir(), T.tmpdir()
+  T.sh("touch " .. T.q(elsewhere .. "/config") .. " && ln -s " .. T.q(elsewhere) .. " "
+    .. T.q(dir .. "/.git"))
+  pcall(policy, { scope = s, project = dir })
+  T.eq(lcsb.kind(elsewhere .. "/hooks"), nil, "no hooks made outside the project")
+end)
+
 T.case('exec = "any" turns the allowlist off', function()
   local s <close> = lcsb.scope()
   local t, p = policy { scope = s, exec = "any" }
