@@ -379,8 +379,15 @@ static void row_tool(struct row *row, const char *const *args) {
 
 static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_backend *b) {
     static const char *const bare[] = {COMMAND, NULL};
-    static const char *const bwrap[] = {"bwrap", "--ro-bind", "/",     "/",     "--dev",
-                                        "/dev",  "--proc",    "/proc", COMMAND, NULL};
+    /* bubblewrap as agents' sandboxes configure it (issue 16's line): the
+     * host read-only, its own /dev, /proc and /tmp, the project writable,
+     * every namespace of its own, dying with its parent, a new session. */
+    const char *const bwrap[] = {"bwrap",      "--ro-bind",         "/",
+                                 "/",          "--dev",             "/dev",
+                                 "--proc",     "/proc",             "--tmpfs",
+                                 "/tmp",       "--bind",            fx->project,
+                                 fx->project,  "--unshare-all",     "--die-with-parent",
+                                 "--new-session", COMMAND,          NULL};
     static const char *const firejail[] = {"firejail", "--quiet", COMMAND, NULL};
     /* Without an image, a lower bound of the world lcsb's OCI backend makes:
      * an empty root with the host's system trees bound in read-only. The
