@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,8 +139,19 @@ static bool asks_to_stop(int sig) {
     return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
 }
 
-int run_command(const sigset_t *old_mask, uint64_t time_limit, int report_fd) {
-    double deadline = time_limit ? now() + (double)time_limit : 0, grace = 0;
+/* Did the command fill its private tmp? A run that hit the limit may end
+ * with any error of the command's own; the trailer names the limit. */
+static void report_tmp(const struct limits *limits, int report_fd) {
+    struct statvfs vfs;
+    char full = REPORT_TMP_FULL;
+
+    if (limits->tmp && report_fd >= 0 && statvfs(limits->tmpdir, &vfs) == 0 &&
+        vfs.f_bavail == 0)
+        (void)!write(report_fd, &full, 1);
+}
+
+int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd) {
+    double deadline = limits->time ? now() + (double)limits->time : 0, grace = 0;
     char said = 0;
     sigset_t set;
     siginfo_t info;
@@ -181,6 +193,7 @@ int run_command(const sigset_t *old_mask, uint64_t time_limit, int report_fd) {
             pid_t got;
             while ((got = waitpid(-1, &ws, WNOHANG)) > 0) {
                 if (got == command) {
+                    report_tmp(limits, report_fd);
                     (void)!write(status_fd, &ws, sizeof ws);
                     _exit(0);
                 }

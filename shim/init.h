@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "wire.h"
+
 /* After TERM, INT, HUP or QUIT sent to lcsb, how long the command has to
  * stop before every process of it is killed. */
 #define GRACE_SECONDS 10
@@ -14,6 +16,7 @@
 #define REPORT_SETUP_FAILED 'F'
 #define REPORT_TIME_LIMIT 'T'
 #define REPORT_GRACE_OVER 'G'
+#define REPORT_TMP_FULL 'S'
 
 /* Forks the new pid namespace's init. Returns 0 in the init; in the shim
  * outside, waits for it, passes signals on, and exits as the command did:
@@ -23,8 +26,8 @@ int start_init(sigset_t *old_mask);
 
 /* In the init, with the command's setup done: forks the command, which
  * returns 0 with OLD_MASK restored, to exec; the init waits, passes signals
- * on, ends everything after TIME_LIMIT seconds (0: none) or the grace
- * period, and exits: it never returns. */
-int run_command(const sigset_t *old_mask, uint64_t time_limit, int report_fd);
+ * on, ends everything at LIMITS' time or after the grace period, says when
+ * the command left its private tmp full, and exits: it never returns. */
+int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd);
 
 #endif

@@ -647,7 +647,7 @@ int main(int argc, char **argv) {
     /* The init forks the command and stays to wait for it; the command then
      * enters a Landlock domain of its own below the init's. */
     if (h.world == WORLD_POLICY &&
-        (run_command(&old_mask, h.limits.time, report_fd) != 0 || enter_child_domain(&h) != 0))
+        (run_command(&old_mask, &h.limits, report_fd) != 0 || enter_child_domain(&h) != 0))
         goto out;
 
     /* The rlimits last: what runs under them is the exec alone. */

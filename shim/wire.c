@@ -67,7 +67,7 @@ static const struct right scope_rights[] = {
 static const struct right dropped_parts[] = {
     {"net", 1U << 0},   {"scope", 1U << 1},          {"truncate", 1U << 2},
     {"ioctl", 1U << 3}, {"terminal", DROPPED_TERMINAL}, {"metadata", 1U << 5},
-    {"world", DROPPED_WORLD},
+    {"world", DROPPED_WORLD},     {"limits", 1U << 7},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

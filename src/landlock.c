@@ -35,11 +35,10 @@ static const struct right {
     const char *name;
     int abi;
 } fs_rights[] = {
-    {"execute", 1},    {"write_file", 1},  {"read_file", 1}, {"read_dir", 1},
-    {"remove_dir", 1}, {"remove_file", 1}, {"make_char", 1}, {"make_dir", 1},
-    {"make_reg", 1},   {"make_sock", 1},   {"make_fifo", 1}, {"make_block", 1},
-    {"make_sym", 1},   {"refer", 2},       {"truncate", 3},  {"ioctl_dev", 5},
-    {"resolve_unix", 9},
+    {"execute", 1},     {"write_file", 1},   {"read_file", 1}, {"read_dir", 1}, {"remove_dir", 1},
+    {"remove_file", 1}, {"make_char", 1},    {"make_dir", 1},  {"make_reg", 1}, {"make_sock", 1},
+    {"make_fifo", 1},   {"make_block", 1},   {"make_sym", 1},  {"refer", 2},    {"truncate", 3},
+    {"ioctl_dev", 5},   {"resolve_unix", 9},
 };
 #define FS_RIGHTS (sizeof fs_rights / sizeof fs_rights[0])
 
@@ -162,6 +161,20 @@ static void add_ports(lcsb__buf *b, const char *access, const lcsb__ports *ports
     lcsb__buf_adds(b, "]}");
 }
 
+/* Is any limit set? */
+static bool any_limit(const lcsb_policy *policy) {
+    for (unsigned k = 0; k < LCSB_LIMITS; k++)
+        if (policy->limits[k]) return true;
+    return false;
+}
+
+/* RLIMIT_NPROC does not bind root; the pid namespace's pid_max then holds,
+ * and the kernel takes no pid_max below 301 (init + 299 + one past). */
+static bool pids_unholdable(const lcsb_policy *policy) {
+    unsigned long long pids = policy->limits[LCSB_LIMIT_PIDS];
+    return pids && pids < 299 && geteuid() == 0;
+}
+
 /* What each part needs from the host, and why, for the refusal. */
 static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy, unsigned part,
                             char *why, size_t size) {
@@ -198,6 +211,17 @@ static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy
         return b->namespaces ? NULL
                              : "no user namespaces here, in which the shim gives the command a "
                                "world of its own (pid, IPC, a root of the policy's paths)";
+    case LCSB_PART_LIMITS:
+        if (!any_limit(policy)) return NULL;
+        if (!b->namespaces) return "no user namespaces here, and limits need a world of its own";
+        if (pids_unholdable(policy)) {
+            snprintf(why, size,
+                     "limits.pids = %llu for root: the kernel does not count root's processes, "
+                     "and a pid namespace holds no fewer than 299",
+                     policy->limits[LCSB_LIMIT_PIDS]);
+            return why;
+        }
+        return NULL;
     case LCSB_PART_METADATA:
         return b->namespaces ? NULL
                              : "no user namespaces here, in which the shim makes the file system "
@@ -260,46 +284,33 @@ static const char *tmpdir_of(const lcsb_policy *policy) {
     return NULL;
 }
 
-static void add_limits(lcsb__buf *b, const lcsb_policy *policy) {
+/* The limits in force: none when the part is dropped, and without pids when
+ * that one is what cannot be held. */
+static void add_limits(lcsb__buf *b, const lcsb_policy *policy, unsigned dropped) {
     bool first = true;
+    bool none = dropped & (LCSB_PART_LIMITS | LCSB_PART_WORLD | LCSB_PART_METADATA);
     lcsb__buf_adds(b, "{");
-    for (unsigned k = 0; k < LCSB_LIMITS; k++) {
-        if (!policy->limits[k]) continue;
+    for (unsigned k = 0; k < LCSB_LIMITS && !none; k++) {
+        if (!policy->limits[k] || (k == LCSB_LIMIT_PIDS && pids_unholdable(policy))) continue;
         lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k), policy->limits[k]);
         first = false;
     }
-    if (policy->limits[LCSB_LIMIT_TMP]) {
+    if (policy->limits[LCSB_LIMIT_TMP] && !none) {
         lcsb__buf_adds(b, ",\"tmpdir\":");
         lcsb__buf_add_json_string(b, tmpdir_of(policy));
     }
     lcsb__buf_adds(b, "}");
 }
 
-/* Limits are the world's: without it, or where the host cannot hold one as
- * asked, the policy is refused rather than run with less. */
-static int check_limits(const lcsb_policy *policy, unsigned dropped, lcsb_error *err) {
-    bool any = false;
-    for (unsigned k = 0; k < LCSB_LIMITS; k++) any |= policy->limits[k] != 0;
+/* What a tmp limit needs; hidden paths need the world (they are no part:
+ * what they hide would be seen). */
+static int check_world_paths(const lcsb_policy *policy, unsigned dropped, lcsb_error *err) {
     if (policy->hide.n && (dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA)))
         return lcsb__fail(err, LCSB_EUNAVAIL,
                           "landlock: cannot hide %s: hidden paths need a world of its own, which "
                           "this host cannot give (the world part is dropped)",
                           policy->hide.v[0]);
-    if (!any) return 0;
-    if (dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA))
-        return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "landlock: limits need a world of its own, which this host cannot "
-                          "give (the world part is dropped)");
-    unsigned long long pids = policy->limits[LCSB_LIMIT_PIDS];
-    /* RLIMIT_NPROC does not bind root; the pid namespace's pid_max then
-     * holds, and the kernel takes no pid_max below 301. */
-    if (pids && pids < 299 && geteuid() == 0)
-        return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "landlock: limits.pids = %llu cannot be held for root: the kernel "
-                          "does not count root's processes, and a pid namespace holds no fewer "
-                          "than 299; ask for 299 or more",
-                          pids);
-    if (policy->limits[LCSB_LIMIT_TMP]) {
+    if (policy->limits[LCSB_LIMIT_TMP] && !(dropped & LCSB_PART_LIMITS)) {
         const char *tmpdir = tmpdir_of(policy);
         bool writable = false;
         for (size_t i = 0; tmpdir && i < policy->write.n; i++)
@@ -321,7 +332,7 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
                           LCSB__LANDLOCK_ABI_MAX);
     unsigned dropped = 0;
     int rc = check_parts(b, policy, &dropped, err);
-    if (!rc) rc = check_limits(policy, dropped, err);
+    if (!rc) rc = check_world_paths(policy, dropped, err);
     if (!rc) rc = lcsb__check_exec_dirs(policy, "EXECUTE", err);
     if (rc) return rc;
     bool exec_open = policy->exec_open;
@@ -360,7 +371,7 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     lcsb__buf_adds(&header, ",\"hide\":");
     if (!rc) rc = add_paths(&header, &policy->hide, own_world);
     lcsb__buf_adds(&header, ",\"limits\":");
-    add_limits(&header, policy);
+    add_limits(&header, policy, dropped);
     lcsb__buf_adds(&header, "}");
     if (rc) goto out;
     if (header.oom) {

@@ -120,17 +120,27 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
 
 /* What the shim said on its report pipe (docs/wire-format.md): a failed
  * setup, or why its init ended every process of the command. */
-static void reported(char said, lcsb_run_result *result) {
-    if (said == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
-    if (said == 'T')
-        snprintf(result->note, sizeof result->note,
-                 "the time limit (limits.time) was reached: every process of the command was "
-                 "killed");
-    if (said == 'G')
-        snprintf(result->note, sizeof result->note,
-                 "the command did not stop within %d s of being asked to: every process of it "
-                 "was killed",
-                 LCSB_GRACE_SECONDS);
+static void reported(const char *said, size_t n, lcsb_run_result *result) {
+    for (size_t i = 0; i < n; i++) {
+        const char *why = NULL;
+        char grace[128];
+        if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
+        if (said[i] == 'T')
+            why = "the time limit (limits.time) was reached: every process of the command was "
+                  "killed";
+        if (said[i] == 'G') {
+            snprintf(grace, sizeof grace,
+                     "the command did not stop within %d s of being asked to: every process of "
+                     "it was killed",
+                     LCSB_GRACE_SECONDS);
+            why = grace;
+        }
+        if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
+        size_t used = strlen(result->note);
+        if (why)
+            snprintf(result->note + used, sizeof result->note - used, "%s%s", used ? "; " : "",
+                     why);
+    }
 }
 
 /* REPORT is the shim's report pipe (-1s when the child is no mechanism),
@@ -213,8 +223,9 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
     result->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
     /* The pipe's write ends are gone with the shim and its init (the command
      * never had one): what they said is all there. */
-    char said;
-    if (report[0] >= 0 && read(report[0], &said, 1) == 1) reported(said, result);
+    char said[8];
+    ssize_t n = report[0] >= 0 ? read(report[0], said, sizeof said) : -1;
+    if (n > 0) reported(said, (size_t)n, result);
 restore:
     sigprocmask(SIG_BLOCK, &relayed, NULL);
     running_child = 0;

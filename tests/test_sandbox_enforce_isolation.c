@@ -779,6 +779,9 @@ static void test_limit_tmp(void **state) {
     policy(f, "exec = { \"sh\", \"head\", \"ls\" }, limits = { tmp = 1048576 }");
     expect_denied(f, cmd, -1, &P);
     assert_contains(P.err, "No space left on device", "stderr");
+    /* The trailer names the limit the run hit. */
+    if (!has_line(P.err, "lcsb: ", CMD("TMPDIR was full", "limits.tmp")))
+        FAIL_RUN(mech, cmd, "no lcsb: line names the tmp limit");
 }
 
 /* `limits = { files = 16 }`: 64 files open at once fail with EMFILE;

@@ -157,6 +157,23 @@ static void test_validate_hide_and_limits(void **state) {
     assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TIME, 5, &err), 0);
     assert_int_equal(lcsb_policy_limit(p, LCSB_LIMIT_TIME), 5);
     expect_valid(b, p);
+    /* pids below 299 cannot be held for root (the kernel does not count
+     * root's processes; pid_max has a floor): refused, naming the part, or
+     * dropped where the policy allows it, and then not in the argv. */
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_PIDS, 50, &err), 0);
+    if (geteuid() == 0) {
+        expect_invalid(b, p, LCSB_EUNAVAIL, "limits.pids = 50", "degrade = { \"limits\" }");
+        lcsb_policy_set_degradable(p, LCSB_PART_LIMITS);
+        static const char *const cmd[] = {"true", NULL};
+        char **final = NULL;
+        assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
+        assert_contains(final[1], "\"limits\":{\"time\":5}");
+        lcsb_argv_free(final);
+        lcsb_policy_set_degradable(p, 0);
+    } else {
+        expect_valid(b, p);
+    }
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_PIDS, 0, &err), 0);
     /* A tmp limit needs TMPDIR set to a path of the write tier. */
     assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TMP, 1 << 20, &err), 0);
     expect_invalid(b, p, LCSB_EINVAL, "limits.tmp", "TMPDIR");
@@ -172,6 +189,18 @@ static void test_validate_hide_and_limits(void **state) {
     assert_int_equal(lcsb_backend_select(&cap, "landlock", &b, &err), 0);
     lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
     expect_invalid(b, p, LCSB_EUNAVAIL, "cannot hide", "world");
+    lcsb_policy_free(p);
+    /* Limits alone, world and limits allowed to degrade: run without them. */
+    p = valid_policy();
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TIME, 5, &err), 0);
+    expect_invalid(b, p, LCSB_EUNAVAIL, "limits", "degrade = {");
+    lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+    static const char *const true_cmd[] = {"true", NULL};
+    char **open_world = NULL;
+    assert_int_equal(lcsb_backend_wrap(b, p, true_cmd, &open_world, &err), 0);
+    assert_contains(open_world[1], "\"world\":\"open\"");
+    assert_contains(open_world[1], "\"limits\":{}");
+    lcsb_argv_free(open_world);
     lcsb_backend_free(b);
     lcsb_policy_free(p);
 }

@@ -171,14 +171,16 @@ typedef enum lcsb_part {
     LCSB_PART_TRUNCATE = 1u << 2, /* truncating files outside the write tier refused */
     LCSB_PART_IOCTL = 1u << 3,    /* device ioctls outside the write tier refused */
     LCSB_PART_TERMINAL = 1u << 4, /* input injection into the terminal refused (TIOCSTI) */
+    LCSB_PART_LIMITS = 1u << 7,   /* the policy's limits: all need the world; for root,
+                                   * pids below 299 cannot be held */
     LCSB_PART_WORLD = 1u << 6,    /* a world of its own: pid, IPC and user namespaces, a
                                    * root holding only the policy's paths, limits */
     LCSB_PART_METADATA = 1u << 5, /* the file system read-only outside the write tier
                                      (chmod, chown, utimes), protected paths inside it */
 } lcsb_part;
-#define LCSB_PARTS_ALL 0x7fu
+#define LCSB_PARTS_ALL 0xffu
 
-/* "net", "scope", "truncate", "ioctl", "terminal", "metadata", "world" for one part;
+/* "net", "scope", "truncate", "ioctl", "terminal", "metadata", "world", "limits" for one part;
  * NULL for anything else. */
 LCSB_API const char *lcsb_part_name(unsigned part);
 /* The part named NAME, or 0. */
