@@ -87,9 +87,6 @@ int start_init(sigset_t *old_mask) {
     waited_signals(&set);
     if (sigprocmask(SIG_BLOCK, &set, old_mask) != 0)
         return fail("block signals: %s", strerror(errno));
-    /* lcsb killed with SIGKILL cannot pass anything on: the kernel does. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-        return fail("ask to die with lcsb: %s", strerror(errno));
     if (pipe2(status, O_CLOEXEC) != 0 || pipe2(alive, O_CLOEXEC) != 0)
         return fail("make a pipe: %s", strerror(errno));
     pid = fork();

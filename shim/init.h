@@ -19,8 +19,8 @@
 #define REPORT_TMP_FULL 'S'
 
 /* Forks the new pid namespace's init. Returns 0 in the init; in the shim
- * outside, waits for it, passes signals on, and exits as the command did:
- * it never returns there. OLD_MASK is the signal mask to restore for the
+ * outside (which must already die with lcsb), waits for it, passes signals
+ * on, and exits as the command did: it never returns there. OLD_MASK is the signal mask to restore for the
  * command; signals are blocked from here on. */
 int start_init(sigset_t *old_mask);
 

@@ -578,7 +578,7 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
         return read_policy(argv, argc, dashdash, &scratch, rules) == 0 && die_with_parent() == 0
                    ? 0
                    : -1;
-    if (enter_namespaces() != 0 || start_init(old_mask) != 0 ||
+    if (enter_namespaces() != 0 || die_with_parent() != 0 || start_init(old_mask) != 0 ||
         build_world(argv, argc, dashdash, h, rules) != 0 || join_new_keyring() != 0)
         return -1;
     if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
