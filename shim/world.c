@@ -124,11 +124,16 @@ static int mount_copy(int from, const char *to, bool writable, const char *name)
     return ret;
 }
 
-/* The directories above PATH, made in the new root's tmpfs. */
+/* The directories above PATH, made in the new root's tmpfs. Sorted paths
+ * come in runs of siblings: the directory made last is not made again. */
 static int make_parents(const char *path) {
+    static char made[PATH_MAX];
     char dir[PATH_MAX];
     size_t len = strlen(path);
+    size_t parent = (size_t)(strrchr(path, '/') - path);
 
+    if (parent > 0 && strlen(made) == parent && strncmp(made, path, parent) == 0)
+        return 0;
     memcpy(dir, path, len + 1);
     for (char *slash = strchr(dir + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
@@ -136,6 +141,8 @@ static int make_parents(const char *path) {
             return fail("make %s in the command's root: %s", show(dir), strerror(errno));
         *slash = '/';
     }
+    memcpy(made, path, parent);
+    made[parent] = '\0';
     return 0;
 }
 
