@@ -10,7 +10,11 @@
  * alone. A terminal's ^C reached the whole foreground process group, the
  * command included, and is not sent twice. The command's exit status travels
  * up: the init writes its wait status on a pipe, and the outer shim exits
- * with it, or dies of the same signal. */
+ * with it, or dies of the same signal.
+ *
+ * The time limit and the grace period are the outer shim's: it is outside
+ * the pid namespace, so the command cannot name it, slow it or stop it, and
+ * killing the init ends every process in the namespace. */
 #define _GNU_SOURCE
 #include "init.h"
 
@@ -57,20 +61,64 @@ static void exit_as(int ws) {
     _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 128);
 }
 
-static void outer(pid_t init, int from_init) {
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool asks_to_stop(int sig) {
+    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+}
+
+/* Kills the init, and with it the namespace, and says why once. */
+static void end_all(pid_t init, char why, int report_fd, char *said) {
+    kill(init, SIGKILL);
+    if (*said == 0 && report_fd >= 0 && write(report_fd, &why, 1) == 1)
+        *said = why;
+}
+
+/* A grace period starts with TERM, INT, HUP or QUIT sent to lcsb (and
+ * passed on here), or with the terminal's hangup; not with a ^C at the
+ * terminal, which is the command's to handle (a REPL stops a computation). */
+static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd) {
+    double deadline = time_limit ? now() + (double)time_limit : 0, grace = 0;
+    char said = 0;
     sigset_t set;
     siginfo_t info;
     int ws = 0, command_ws;
 
     waited_signals(&set);
     for (;;) {
-        int sig = sigwaitinfo(&set, &info);
+        double next = deadline && (!grace || deadline < grace) ? deadline : grace;
+        struct timespec wait, *timeout = NULL;
+        if (next) {
+            double left = next - now();
+            if (left < 0)
+                left = 0;
+            wait.tv_sec = (time_t)left;
+            wait.tv_nsec = (long)((left - (double)wait.tv_sec) * 1e9);
+            timeout = &wait;
+        }
+        int sig = sigtimedwait(&set, &info, timeout);
+        if (deadline && now() >= deadline) {
+            end_all(init, REPORT_TIME_LIMIT, report_fd, &said);
+            deadline = 0;
+        }
+        if (grace && now() >= grace) {
+            end_all(init, REPORT_GRACE_OVER, report_fd, &said);
+            grace = 0;
+        }
         if (sig == SIGCHLD) {
             pid_t got = waitpid(init, &ws, WNOHANG);
             if (got == init)
                 break;
-        } else if (sig > 0 && info.si_code != SI_KERNEL) {
-            kill(init, sig);
+        } else if (sig > 0) {
+            bool from_terminal = info.si_code == SI_KERNEL;
+            if (!from_terminal)
+                kill(init, sig);
+            if (!grace && asks_to_stop(sig) && (!from_terminal || sig == SIGHUP))
+                grace = now() + GRACE_SECONDS;
         }
     }
     /* No status: the init failed to set up (97, said already) or was killed. */
@@ -79,7 +127,7 @@ static void outer(pid_t init, int from_init) {
     exit_as(ws);
 }
 
-int start_init(sigset_t *old_mask) {
+int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd) {
     int status[2], alive[2];
     sigset_t set;
     pid_t pid;
@@ -95,7 +143,7 @@ int start_init(sigset_t *old_mask) {
     if (pid > 0) {
         close(status[1]);
         close(alive[0]);
-        outer(pid, status[0]);
+        outer(pid, status[0], time_limit, report_fd);
     }
     close(status[0]);
     close(alive[1]);
@@ -119,23 +167,6 @@ int start_init(sigset_t *old_mask) {
     return 0;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Kills every process in the namespace but the init, and says why. */
-static void end_all(char why, int report_fd, char *said) {
-    kill(-1, SIGKILL);
-    if (*said == 0 && report_fd >= 0 && write(report_fd, &why, 1) == 1)
-        *said = why;
-}
-
-static bool asks_to_stop(int sig) {
-    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
-}
-
 /* Did the command fill its private tmp? A run that hit the limit may end
  * with any error of the command's own; the trailer names the limit. */
 static void report_tmp(const struct limits *limits, int report_fd) {
@@ -148,8 +179,6 @@ static void report_tmp(const struct limits *limits, int report_fd) {
 }
 
 int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd) {
-    double deadline = limits->time ? now() + (double)limits->time : 0, grace = 0;
-    char said = 0;
     sigset_t set;
     siginfo_t info;
     pid_t command = fork();
@@ -163,29 +192,8 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
     }
     waited_signals(&set);
     for (;;) {
-        double next = deadline && (!grace || deadline < grace) ? deadline : grace;
-        struct timespec wait, *timeout = NULL;
-        if (next) {
-            double left = next - now();
-            if (left < 0)
-                left = 0;
-            wait.tv_sec = (time_t)left;
-            wait.tv_nsec = (long)((left - (double)wait.tv_sec) * 1e9);
-            timeout = &wait;
-        }
-        int sig = sigtimedwait(&set, &info, timeout);
-        if (sig < 0) {
-            if (errno != EAGAIN)
-                continue;
-            if (deadline && now() >= deadline) {
-                end_all(REPORT_TIME_LIMIT, report_fd, &said);
-                deadline = 0;
-            }
-            if (grace && now() >= grace) {
-                end_all(REPORT_GRACE_OVER, report_fd, &said);
-                grace = 0;
-            }
-        } else if (sig == SIGCHLD) {
+        int sig = sigwaitinfo(&set, &info);
+        if (sig == SIGCHLD) {
             int ws;
             pid_t got;
             while ((got = waitpid(-1, &ws, WNOHANG)) > 0) {
@@ -195,10 +203,8 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
                     _exit(0);
                 }
             }
-        } else if (info.si_code != SI_KERNEL) {
+        } else if (sig > 0 && info.si_code != SI_KERNEL) {
             kill(command, sig);
-            if (asks_to_stop(sig) && !grace)
-                grace = now() + GRACE_SECONDS;
         }
     }
 }

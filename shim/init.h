@@ -20,14 +20,16 @@
 
 /* Forks the new pid namespace's init. Returns 0 in the init; in the shim
  * outside (which must already die with lcsb), waits for it, passes signals
- * on, and exits as the command did: it never returns there. OLD_MASK is the signal mask to restore for the
- * command; signals are blocked from here on. */
-int start_init(sigset_t *old_mask);
+ * on, ends everything at TIME_LIMIT seconds (0: none) or after the grace
+ * period (saying which on REPORT_FD), and exits as the command did: it never
+ * returns there. OLD_MASK is the signal mask to restore for the command;
+ * signals are blocked from here on. */
+int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd);
 
 /* In the init, with the command's setup done: forks the command, which
  * returns 0 with OLD_MASK restored, to exec; the init waits, passes signals
- * on, ends everything at LIMITS' time or after the grace period, says when
- * the command left its private tmp full, and exits: it never returns. */
+ * on, says when the command left its private tmp full (LIMITS), and exits
+ * with it: it never returns. */
 int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd);
 
 #endif

@@ -126,6 +126,11 @@ static inline int landlock_restrict_self(int ruleset_fd, uint32_t flags) {
 #define MOVE_MOUNT_T_EMPTY_PATH_ 0x40
 #define MOUNT_ATTR_RDONLY_ 0x1
 
+/* setxattrat(2), Linux 6.13: the same number on every architecture. */
+#ifndef __NR_setxattrat
+#define __NR_setxattrat 463
+#endif
+
 /* memfd_create(2): the memfd can never be made executable. */
 #define MFD_NOEXEC_SEAL_ 0x0008U
 #define AT_RECURSIVE_ 0x8000

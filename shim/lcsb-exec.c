@@ -336,7 +336,8 @@ static int install_setid_filter(void) {
         CREATE_RULE(__NR_openat, 2, 3),
         JEQ(__NR_openat2, 0, 1), ERRNO(ENOSYS),
         JEQ(__NR_io_uring_setup, 0, 1), ERRNO(EPERM),
-        JEQ(__NR_setxattr, 2, 0), JEQ(__NR_lsetxattr, 1, 0), JEQ(__NR_fsetxattr, 0, 1),
+        JEQ(__NR_setxattrat, 3, 0), JEQ(__NR_setxattr, 2, 0), JEQ(__NR_lsetxattr, 1, 0),
+        JEQ(__NR_fsetxattr, 0, 1),
         ERRNO(EOPNOTSUPP),
         RET(SECCOMP_RET_ALLOW),
     };
@@ -444,6 +445,48 @@ static int install_keyring_filter(void) {
     return install_filter(p.v, p.n, "keyring");
 }
 
+/* The init (pid 1) shares the command's uid, and the scheduler calls and
+ * prlimit take no Landlock scope: a command could starve the init (idle
+ * policy, lowest priority, one CPU) so that it never reaps, and what the
+ * command left would run on. Those calls are refused on pid 1, and
+ * setpriority and ioprio_set on a process group or a user (which hold the
+ * init too) are refused whole; on the command's own processes they work. */
+static void emit_refused_on_init(struct program *p, uint32_t nr) {
+    emit(p, (struct sock_filter)JEQ(nr, 0, 4));
+    emit(p, (struct sock_filter)LOAD(ARG_LO(0)));
+    emit(p, (struct sock_filter)JEQ(1, 0, 1));
+    emit(p, (struct sock_filter)ERRNO(EPERM));
+    emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+}
+
+/* NR(which, who, ...): allowed for WHICH_PROCESS and a pid but 1. */
+static void emit_process_only(struct program *p, uint32_t nr, uint32_t which_process) {
+    emit(p, (struct sock_filter)JEQ(nr, 0, 6));
+    emit(p, (struct sock_filter)LOAD(ARG_LO(0)));
+    emit(p, (struct sock_filter)JEQ(which_process, 0, 2));
+    emit(p, (struct sock_filter)LOAD(ARG_LO(1)));
+    emit(p, (struct sock_filter)JEQ(1, 0, 1));
+    emit(p, (struct sock_filter)ERRNO(EPERM));
+    emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+}
+
+static int install_init_guard_filter(void) {
+    static const uint32_t pid_first[] = {__NR_sched_setscheduler, __NR_sched_setparam,
+                                         __NR_sched_setattr, __NR_sched_setaffinity,
+                                         __NR_prlimit64};
+    struct sock_filter start[] = {NATIVE_SYSCALL_NUMBER};
+    struct program p = {.n = 0};
+
+    for (size_t i = 0; i < COUNT(start); i++)
+        emit(&p, start[i]);
+    for (size_t i = 0; i < COUNT(pid_first); i++)
+        emit_refused_on_init(&p, pid_first[i]);
+    emit_process_only(&p, __NR_setpriority, 0 /* PRIO_PROCESS */);
+    emit_process_only(&p, __NR_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */);
+    emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+    return install_filter(p.v, p.n, "init guard");
+}
+
 /* Landlock's network rules cover TCP only. This lets the command create
  * AF_UNIX sockets and, with "unix+tcp", TCP sockets over IPv4 and IPv6 (which
  * Landlock then holds to the policy's ports), and refuses every other socket
@@ -490,6 +533,18 @@ static int install_setid_filter(void) {
 static int install_socket_filter(enum sockets sockets) {
     (void)sockets; /* check_header has refused such a header already */
     return fail("restrict sockets on this architecture");
+}
+
+static int install_memfd_filter(void) {
+    return fail("refuse executable memfds on this architecture");
+}
+
+static int install_keyring_filter(void) {
+    return fail("guard the keyrings on this architecture");
+}
+
+static int install_init_guard_filter(void) {
+    return fail("guard the init on this architecture");
 }
 #endif
 
@@ -571,14 +626,15 @@ static int set_rlimits(const struct limits *l) {
  * as their paths are placed in it. Otherwise the rules go on the host's
  * paths as they are read. */
 static int add_rules(char **argv, int argc, int dashdash, const struct header *h,
-                     const struct policy_sink *rules, sigset_t *old_mask) {
+                     const struct policy_sink *rules, sigset_t *old_mask, int report_fd) {
     struct header scratch;
 
     if (h->world == WORLD_OPEN)
         return read_policy(argv, argc, dashdash, &scratch, rules) == 0 && die_with_parent() == 0
                    ? 0
                    : -1;
-    if (enter_namespaces() != 0 || die_with_parent() != 0 || start_init(old_mask) != 0 ||
+    if (enter_namespaces() != 0 || die_with_parent() != 0 ||
+        start_init(old_mask, h->limits.time, report_fd) != 0 ||
         build_world(argv, argc, dashdash, h, rules) != 0 || join_new_keyring() != 0)
         return -1;
     if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
@@ -620,7 +676,7 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
-    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask) != 0)
+    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd) != 0)
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */
@@ -640,7 +696,8 @@ int main(int argc, char **argv) {
     if ((h.dropped & DROPPED_TERMINAL) == 0 &&
         (install_tty_filter() != 0 || install_setid_filter() != 0 ||
          ((h.handled.fs & LANDLOCK_ACCESS_FS_EXECUTE) != 0 && install_memfd_filter() != 0) ||
-         (h.world == WORLD_POLICY && install_keyring_filter() != 0)))
+         (h.world == WORLD_POLICY &&
+          (install_keyring_filter() != 0 || install_init_guard_filter() != 0))))
         goto out;
     if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
         goto out;

@@ -288,7 +288,7 @@ static const char *tmpdir_of(const lcsb_policy *policy) {
  * that one is what cannot be held. */
 static void add_limits(lcsb__buf *b, const lcsb_policy *policy, unsigned dropped) {
     bool first = true;
-    bool none = dropped & (LCSB_PART_LIMITS | LCSB_PART_WORLD | LCSB_PART_METADATA);
+    bool none = dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA);
     lcsb__buf_adds(b, "{");
     for (unsigned k = 0; k < LCSB_LIMITS && !none; k++) {
         if (!policy->limits[k] || (k == LCSB_LIMIT_PIDS && pids_unholdable(policy))) continue;
@@ -310,7 +310,7 @@ static int check_world_paths(const lcsb_policy *policy, unsigned dropped, lcsb_e
                           "landlock: cannot hide %s: hidden paths need a world of its own, which "
                           "this host cannot give (the world part is dropped)",
                           policy->hide.v[0]);
-    if (policy->limits[LCSB_LIMIT_TMP] && !(dropped & LCSB_PART_LIMITS)) {
+    if (policy->limits[LCSB_LIMIT_TMP] && !(dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA))) {
         const char *tmpdir = tmpdir_of(policy);
         bool writable = false;
         for (size_t i = 0; tmpdir && i < policy->write.n; i++)

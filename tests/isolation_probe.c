@@ -15,13 +15,16 @@
 #include <mqueue.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
+#include <sched.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -567,6 +570,45 @@ static int trace_parent(int argc, char **argv) {
     return 0;
 }
 
+/* sched-parent: what would starve the parent (the init that must reap), each
+ * asked to keep what the parent has, so that the unsandboxed twin changes
+ * nothing: its policy, its priority, its CPUs, and a read of its limits. */
+static int sched_parent(int argc, char **argv) {
+    (void)argc, (void)argv;
+    pid_t parent = getppid();
+    struct sched_param sp = {0};
+    cpu_set_t cpus;
+    struct rlimit core;
+    errno = 0;
+    int prio = getpriority(PRIO_PROCESS, (id_t)parent);
+    int policy = sched_getscheduler(parent);
+    printf("setscheduler: %s\n",
+           policy >= 0 && sched_setscheduler(parent, policy, &sp) == 0 ? "ok" : err_name(errno));
+    printf("setpriority: %s\n",
+           setpriority(PRIO_PROCESS, (id_t)parent, prio) == 0 ? "ok" : err_name(errno));
+    printf("setaffinity: %s\n",
+           sched_getaffinity(parent, sizeof cpus, &cpus) == 0 &&
+                   sched_setaffinity(parent, sizeof cpus, &cpus) == 0
+               ? "ok"
+               : err_name(errno));
+    printf("prlimit: %s\n",
+           prlimit(parent, RLIMIT_CORE, NULL, &core) == 0 ? "ok" : err_name(errno));
+    return 0;
+}
+
+/* setxattrat FILE: a user xattr through setxattrat(2), which takes its
+ * arguments in a struct. */
+static int set_xattr_at(int argc, char **argv) {
+    if (argc < 1) return 2;
+    struct {
+        uint64_t value;
+        uint32_t size, flags;
+    } args = {(uint64_t)(uintptr_t) "x", 1, 0};
+    long rc = syscall(463, AT_FDCWD, argv[0], 0, "user.lcsb", &args, sizeof args);
+    printf("setxattrat: %s\n", rc == 0 ? "ok" : err_name(errno));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const struct {
         const char *verb;
@@ -575,7 +617,8 @@ int main(int argc, char **argv) {
         {"chain", chain},       {"ipc", ipc},         {"memfd", memfd}, {"exec", exec_path},
         {"key-read", key_read}, {"key-add", key_add}, {"proc", proc},   {"connect", connect_to},
         {"stat", stat_path},    {"bomb", bomb},       {"spawn", spawn}, {"open", open_many},
-        {"alloc", alloc},       {"trace-parent", trace_parent}};
+        {"alloc", alloc},       {"trace-parent", trace_parent},
+        {"sched-parent", sched_parent}, {"setxattrat", set_xattr_at}};
     setvbuf(stdout, NULL, _IONBF, 0);
     for (size_t i = 0; argc > 1 && i < sizeof verbs / sizeof verbs[0]; i++)
         if (strcmp(argv[1], verbs[i].verb) == 0) {

@@ -606,6 +606,46 @@ static void test_init_out_of_reach(void **state) {
         FAIL_RUN(mech, cmd, "the command could follow the init's descriptors or root");
 }
 
+/* Nor can it starve the init, so that it would never reap and what the
+ * command left would run on: the scheduler calls and prlimit are refused on
+ * pid 1. The twin: unsandboxed, the same calls on the parent (lcsb) work. */
+static void test_init_not_starved(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "sched-parent");
+    static const char *const calls[] = {"setscheduler", "setpriority", "setaffinity", "prlimit"};
+    expect_unsandboxed_ok(f, cmd, &P);
+    for (size_t i = 0; i < 4; i++) {
+        char ok[64];
+        FMT(ok, "%s: ok", calls[i]);
+        assert_contains(P.out, ok, "stdout");
+    }
+    lcsb(f, mech, cmd, &P);
+    for (size_t i = 0; i < 4; i++) {
+        char refused[64];
+        FMT(refused, "%s: EPERM", calls[i]);
+        if (!strstr(P.out, refused)) FAIL_RUN(mech, cmd, "the command reached its init: %s", calls[i]);
+    }
+}
+
+/* No extended attribute is written (a file capability would outlive the
+ * run), by setxattrat(2) either, which takes its value in a struct. The
+ * twin: unsandboxed, the same user xattr is set. */
+static void test_setxattrat_refused(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char file[PATH_MAX];
+    write_file(path_in(file, f->project, "xattr-target"), "x\n");
+    probe_policy(f);
+    const char *const *cmd = CMD(PROBE, "setxattrat", file);
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "setxattrat: ok", "stdout");
+    lcsb(f, mech, cmd, &P);
+    if (!strstr(P.out, "setxattrat: EOPNOTSUPP"))
+        FAIL_RUN(mech, cmd, "setxattrat wrote an extended attribute");
+}
+
 /* ---- unix sockets ---- */
 
 /* Serve GREETING to every connection on a pathname socket at PATH, from a
@@ -991,6 +1031,8 @@ int main(void) {
         TI(test_keyring_plants_vanish),
         TI(test_proc_shows_only_the_sandbox),
         TI(test_init_out_of_reach),
+        TI(test_init_not_starved),
+        TI(test_setxattrat_refused),
         TI(test_unix_sockets_outside_absent),
         TI(test_unix_socket_opted_in),
         /* limits */

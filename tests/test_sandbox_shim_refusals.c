@@ -371,6 +371,13 @@ static void test_fault_keyring_filter(void **state) {
                     "lcsb-exec: cannot install the keyring filter: Operation not permitted");
 }
 
+/* And the fifth keeps the command's hands off its init's scheduling. */
+static void test_fault_init_guard_filter(void **state) {
+    require_landlock();
+    check_fault_nth(state, H_READONLY, __NR_prctl, PR_SET_SECCOMP, 5, EPERM,
+                    "lcsb-exec: cannot install the init guard filter: Operation not permitted");
+}
+
 static void test_fault_socket_filter(void **state) {
     require_landlock();
     check_fault_nth(state, H_SOCKETS("unix"), __NR_prctl, PR_SET_SECCOMP, 4, EPERM,
@@ -415,6 +422,7 @@ int main(void) {
         T(test_fault_setid_filter),
         T(test_fault_memfd_filter),
         T(test_fault_keyring_filter),
+        T(test_fault_init_guard_filter),
         T(test_fault_socket_filter),
         /* the capabilities */
         T(test_fault_capset),
