@@ -405,14 +405,17 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
         if (place(&plan, &merged) != 0)
             goto out;
     }
-    /* Hidden paths first, so that a protected one inside them stays hidden. */
+    /* On top of what is placed: a protected path inside a hidden directory
+     * stays hidden, whichever comes first (hidden, it is gone; hidden after,
+     * it is covered). */
     if ((h->hidden_paths > 0 || h->protected_paths > 0) && read_header(argv[1], &again, &after) != 0)
         goto out;
     if (leave_scaffold() != 0)
         goto out;
     if (chdir(cwd) != 0) {
-        fail("enter the working directory %s: %s", show(cwd), strerror(errno));
-        if (errno == ENOENT)
+        int err = errno;
+        fail("enter the working directory %s: %s", show(cwd), strerror(err));
+        if (err == ENOENT)
             hint("the policy does not name it, so it is not in the command's world");
         goto out;
     }
