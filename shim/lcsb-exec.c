@@ -269,23 +269,46 @@ static int die_with_parent(void) {
         RET(SECCOMP_RET_KILL_PROCESS), LOAD(offsetof(struct seccomp_data, nr))
 #endif
 
-/* WHAT names the filter in the message when the kernel refuses it. */
-static int install_filter(struct sock_filter *filter, size_t len, const char *what) {
-    struct sock_fprog prog = {.len = (unsigned short)len, .filter = filter};
+/* The filter is one program of segments, one per concern below. Each
+ * segment starts with the syscall number loaded again, and where it allows
+ * (has nothing against the call) it goes on to the next one: the first to
+ * refuse answers. One program rather than one filter per concern: each
+ * filter is compiled on its own, and every system call the command makes
+ * runs every filter. */
+struct program {
+    struct sock_filter v[768];
+    unsigned n;
+    bool full;
+};
 
-    /* no_new_privs is already set, as an unprivileged filter requires. */
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
-        return fail("install the %s filter: %s", what, strerror(errno));
-    return 0;
+static void emit(struct program *p, struct sock_filter ins) {
+    if (p->n == COUNT(p->v)) {
+        p->full = true;
+        return;
+    }
+    p->v[p->n++] = ins;
+}
+
+static bool allows(const struct sock_filter *ins) {
+    return ins->code == (BPF_RET | BPF_K) && ins->k == SECCOMP_RET_ALLOW;
+}
+
+/* RULES (N of them, expecting the syscall number loaded) as a segment: its
+ * allows become jumps past its end. */
+static void add_segment(struct program *p, const struct sock_filter *rules, size_t n) {
+    emit(p, (struct sock_filter)LOAD(offsetof(struct seccomp_data, nr)));
+    for (size_t i = 0; i < n; i++)
+        emit(p, allows(&rules[i]) ? (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA,
+                                                                 (uint32_t)(n - i - 1), 0, 0)
+                                  : rules[i]);
 }
 
 /* Whatever the policy: the command must not type into the caller's terminal
  * (TIOCSTI pushes bytes into its input queue, TIOCLINUX can paste a selection),
  * which would run commands in the caller's shell after lcsb exits. Interactive
  * programs keep the terminal; no new session detaches them. */
-static int install_tty_filter(void) {
-    struct sock_filter filter[] = {
-        NATIVE_SYSCALL_NUMBER,
+static void add_tty_rules(struct program *p) {
+    const struct sock_filter rules[] = {
         JEQ(__NR_ioctl, 0, 3), /* to allow */
         LOAD(ARG_LO(1)),
         JEQ(TIOCSTI, 2, 0),    /* to EPERM */
@@ -293,7 +316,7 @@ static int install_tty_filter(void) {
         RET(SECCOMP_RET_ALLOW),
         ERRNO(EPERM),
     };
-    return install_filter(filter, COUNT(filter), "terminal");
+    add_segment(p, rules, COUNT(rules));
 }
 
 #define SETID (S_ISUID | S_ISGID)
@@ -314,9 +337,8 @@ static int install_tty_filter(void) {
  * (security.capability is one; the name cannot be read from here, so none
  * is, and tools take EOPNOTSUPP as "no xattrs here"). openat2 and io_uring,
  * whose modes sit behind pointers, are left to their callers' fallbacks. */
-static int install_setid_filter(void) {
-    struct sock_filter filter[] = {
-        NATIVE_SYSCALL_NUMBER,
+static void add_setid_rules(struct program *p) {
+    const struct sock_filter rules[] = {
 #ifdef __NR_chmod
         MODE_RULE(__NR_chmod, 1),
 #endif
@@ -341,7 +363,7 @@ static int install_setid_filter(void) {
         ERRNO(EOPNOTSUPP),
         RET(SECCOMP_RET_ALLOW),
     };
-    return install_filter(filter, COUNT(filter), "set-id");
+    add_segment(p, rules, COUNT(rules));
 }
 /* Landlock does not govern a memfd (an internal file, in no directory), so a
  * program written into one would run outside the exec allowlist, through
@@ -349,16 +371,15 @@ static int install_setid_filter(void) {
  * sealed against exec (MFD_NOEXEC_SEAL), what vm.memfd_noexec = 2 would
  * enforce; that sysctl only root may set in a pid namespace, this holds for
  * everyone. */
-static int install_memfd_filter(void) {
-    struct sock_filter filter[] = {
-        NATIVE_SYSCALL_NUMBER,
+static void add_memfd_rules(struct program *p) {
+    const struct sock_filter rules[] = {
         JEQ(__NR_memfd_create, 0, 3), /* to allow */
         LOAD(ARG_LO(1)),
         JSET(MFD_NOEXEC_SEAL_, 1, 0), /* to allow */
         ERRNO(EACCES),
         RET(SECCOMP_RET_ALLOW),
     };
-    return install_filter(filter, COUNT(filter), "memfd");
+    add_segment(p, rules, COUNT(rules));
 }
 
 /* The session keyring is a new one (world.c) and the user keyrings belong to
@@ -385,15 +406,6 @@ static const struct key_args keyctl_ops[] = {
     {1, 0},       {14, 0},      {18, 0},              {31, 0},
 };
 
-struct program {
-    struct sock_filter v[320];
-    unsigned n;
-};
-
-static void emit(struct program *p, struct sock_filter ins) {
-    p->v[p->n++] = ins;
-}
-
 /* The arguments in ARGS hold a special key number, or 0: else EACCES. */
 static void emit_key_checks(struct program *p, unsigned args) {
     for (unsigned i = 0; i < 6; i++) {
@@ -417,13 +429,10 @@ static void emit_call(struct program *p, uint32_t nr, unsigned args) {
     emit_key_checks(p, args);
 }
 
-static int install_keyring_filter(void) {
-    struct sock_filter start[] = {NATIVE_SYSCALL_NUMBER};
+static int add_keyring_rules(struct program *out) {
     struct program p = {.n = 0};
     unsigned keyctl_len = 1;
 
-    for (size_t i = 0; i < COUNT(start); i++)
-        emit(&p, start[i]);
     /* add_key(type, description, payload, plen, keyring) */
     emit_call(&p, __NR_add_key, 1 << 4);
     /* request_key may start the host's /sbin/request-key, as root, outside
@@ -434,7 +443,7 @@ static int install_keyring_filter(void) {
         keyctl_len += 2 + key_checks_length(keyctl_ops[i].args);
     /* A jump counts 255 instructions at most; the table is kept within. */
     if (keyctl_len > 255)
-        return fail("build the keyring filter: the keyctl table is too long");
+        return fail("build the seccomp filter: the keyctl table is too long");
     emit(&p, (struct sock_filter)JEQ(__NR_keyctl, 0, keyctl_len));
     for (size_t i = 0; i < COUNT(keyctl_ops); i++) {
         emit(&p, (struct sock_filter)LOAD(ARG_LO(0)));
@@ -442,7 +451,8 @@ static int install_keyring_filter(void) {
     }
     emit(&p, (struct sock_filter)ERRNO(EACCES)); /* an operation not in the table */
     emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-    return install_filter(p.v, p.n, "keyring");
+    add_segment(out, p.v, p.n);
+    return 0;
 }
 
 /* The init (pid 1) shares the command's uid, and the scheduler calls and
@@ -470,21 +480,18 @@ static void emit_process_only(struct program *p, uint32_t nr, uint32_t which_pro
     emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
 }
 
-static int install_init_guard_filter(void) {
+static void add_init_guard_rules(struct program *out) {
     static const uint32_t pid_first[] = {__NR_sched_setscheduler, __NR_sched_setparam,
                                          __NR_sched_setattr, __NR_sched_setaffinity,
                                          __NR_prlimit64};
-    struct sock_filter start[] = {NATIVE_SYSCALL_NUMBER};
     struct program p = {.n = 0};
 
-    for (size_t i = 0; i < COUNT(start); i++)
-        emit(&p, start[i]);
     for (size_t i = 0; i < COUNT(pid_first); i++)
         emit_refused_on_init(&p, pid_first[i]);
     emit_process_only(&p, __NR_setpriority, 0 /* PRIO_PROCESS */);
     emit_process_only(&p, __NR_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */);
     emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
-    return install_filter(p.v, p.n, "init guard");
+    add_segment(out, p.v, p.n);
 }
 
 /* Landlock's network rules cover TCP only. This lets the command create
@@ -493,10 +500,9 @@ static int install_init_guard_filter(void) {
  * with EACCES, the errno Landlock gives, so that the command and lcsb's
  * explanations both see "Permission denied". io_uring is refused whole
  * (EPERM): IORING_OP_SOCKET creates sockets without socket(). */
-static int install_socket_filter(enum sockets sockets) {
+static void add_socket_rules(struct program *p, enum sockets sockets) {
     bool tcp = sockets == SOCKETS_UNIX_TCP;
-    struct sock_filter filter[] = {
-        NATIVE_SYSCALL_NUMBER,
+    const struct sock_filter rules[] = {
         JEQ(__NR_socket, 4, 0),         /* to the domain check */
         JEQ(__NR_socketpair, 3, 0),     /* to the domain check */
         JEQ(__NR_io_uring_setup, 1, 0), /* to EPERM */
@@ -517,34 +523,54 @@ static int install_socket_filter(enum sockets sockets) {
         RET(SECCOMP_RET_ALLOW),
         ERRNO(EACCES),
     };
-    return install_filter(filter, COUNT(filter), "socket");
+    add_segment(p, rules, COUNT(rules));
+}
+
+/* The program for H: the terminal and set-id rules (unless seccomp is
+ * dropped), memfd when execute is handled, the keyrings and the init in a
+ * world of its own, and sockets when the header restricts them; installed
+ * last, right before exec (no_new_privs is already set, as an unprivileged
+ * filter requires). */
+static int install_filters(const struct header *h) {
+    static struct program p;
+    const struct sock_filter start[] = {NATIVE_SYSCALL_NUMBER};
+    bool guards = (h->dropped & DROPPED_TERMINAL) == 0;
+
+    if (!guards && h->sockets == SOCKETS_ANY)
+        return 0;
+    p.n = 0;
+    p.full = false;
+    for (size_t i = 0; i < COUNT(start); i++)
+        emit(&p, start[i]);
+    if (guards) {
+        add_tty_rules(&p);
+        add_setid_rules(&p);
+        if ((h->handled.fs & LANDLOCK_ACCESS_FS_EXECUTE) != 0)
+            add_memfd_rules(&p);
+        if (h->world == WORLD_POLICY) {
+            if (add_keyring_rules(&p) != 0)
+                return -1;
+            add_init_guard_rules(&p);
+        }
+    }
+    if (h->sockets != SOCKETS_ANY)
+        add_socket_rules(&p, h->sockets);
+    emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+    if (p.full)
+        return fail("build the seccomp filter: it is longer than %zu instructions", COUNT(p.v));
+    struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.v};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return fail("install the seccomp filter: %s", strerror(errno));
+    return 0;
 }
 
 #else
-static int install_tty_filter(void) {
-    return fail("guard the terminal on this architecture: the filter knows x86_64 and "
-                "aarch64 only");
-}
-
-static int install_setid_filter(void) {
-    return fail("refuse set-id bits on this architecture: the filter knows x86_64 and "
-                "aarch64 only");
-}
-static int install_socket_filter(enum sockets sockets) {
-    (void)sockets; /* check_header has refused such a header already */
-    return fail("restrict sockets on this architecture");
-}
-
-static int install_memfd_filter(void) {
-    return fail("refuse executable memfds on this architecture");
-}
-
-static int install_keyring_filter(void) {
-    return fail("guard the keyrings on this architecture");
-}
-
-static int install_init_guard_filter(void) {
-    return fail("guard the init on this architecture");
+static int install_filters(const struct header *h) {
+    /* check_header has refused a header restricting sockets here already. */
+    if ((h->dropped & DROPPED_TERMINAL) == 0)
+        return fail("guard the terminal on this architecture: the seccomp filter knows "
+                    "x86_64 and aarch64 only");
+    return 0;
 }
 #endif
 
@@ -693,13 +719,7 @@ int main(int argc, char **argv) {
         goto out;
     /* Last, so that nothing above runs under them, and right before exec,
      * which they let through: the command starts with every rule in force. */
-    if ((h.dropped & DROPPED_TERMINAL) == 0 &&
-        (install_tty_filter() != 0 || install_setid_filter() != 0 ||
-         ((h.handled.fs & LANDLOCK_ACCESS_FS_EXECUTE) != 0 && install_memfd_filter() != 0) ||
-         (h.world == WORLD_POLICY &&
-          (install_keyring_filter() != 0 || install_init_guard_filter() != 0))))
-        goto out;
-    if (h.sockets != SOCKETS_ANY && install_socket_filter(h.sockets) != 0)
+    if (install_filters(&h) != 0)
         goto out;
     /* The init forks the command and stays to wait for it; the command then
      * enters a Landlock domain of its own below the init's. */
