@@ -3,6 +3,7 @@
  * and never reads past the terminating NUL. Pure. */
 #include "json.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,7 +110,7 @@ long lcsb__json_int(const char *p) {
     if (!p || *p < '0' || *p > '9') return -1;
     long v = 0;
     for (; *p >= '0' && *p <= '9'; p++) {
-        if (v > 1000000000L) return -1;
+        if (v > (LONG_MAX - 9) / 10) return -1;
         v = v * 10 + (*p - '0');
     }
     return v;

@@ -11,7 +11,7 @@ void lcsb__buf_add_json_string(lcsb__buf *b, const char *s);
 /* Find KEY at the top level of the JSON object TEXT. Returns a pointer to its
  * value's first byte, or NULL. Never reads past TEXT's terminating NUL. */
 const char *lcsb__json_find(const char *text, const char *key);
-/* Parse a non-negative integer value at P; -1 on failure. */
+/* Parse a non-negative integer value at P; -1 on failure (or past LONG_MAX). */
 long lcsb__json_int(const char *p);
 /* Count the elements of the array at P (-1 when P is not an array); when NAME is
  * non-NULL, set *found when one element is the string NAME. */

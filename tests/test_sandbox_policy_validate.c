@@ -157,6 +157,18 @@ static void test_validate_hide_and_limits(void **state) {
     assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TIME, 5, &err), 0);
     assert_int_equal(lcsb_policy_limit(p, LCSB_LIMIT_TIME), 5);
     expect_valid(b, p);
+    /* The attestation reads the limits back from the argv, large ones too. */
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_MEMORY, 1ULL << 40, &err), 0);
+    {
+        static const char *const cmd[] = {"true", NULL};
+        char **final = NULL;
+        lcsb_attestation a;
+        assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
+        assert_int_equal(lcsb_attest((const char *const *)final, NULL, &a, &err), 0);
+        assert_string_equal(a.limits, "time=5 memory=1099511627776");
+        lcsb_argv_free(final);
+    }
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_MEMORY, 0, &err), 0);
     /* pids below 299 cannot be held for root (the kernel does not count
      * root's processes; pid_max has a floor): refused, naming the part, or
      * dropped where the policy allows it, and then not in the argv. */
