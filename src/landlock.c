@@ -161,11 +161,9 @@ static void add_ports(lcsb__buf *b, const char *access, const lcsb__ports *ports
     lcsb__buf_adds(b, "]}");
 }
 
-/* Is any limit set? */
-static bool any_limit(const lcsb_policy *policy) {
-    for (unsigned k = 0; k < LCSB_LIMITS; k++)
-        if (policy->limits[k]) return true;
-    return false;
+/* Does the command get a world of its own, with these parts DROPPED? */
+static bool world_held(unsigned dropped) {
+    return !(dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA));
 }
 
 /* RLIMIT_NPROC does not bind root; the pid namespace's pid_max then holds,
@@ -212,7 +210,7 @@ static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy
                              : "no user namespaces here, in which the shim gives the command a "
                                "world of its own (pid, IPC, a root of the policy's paths)";
     case LCSB_PART_LIMITS:
-        if (!any_limit(policy)) return NULL;
+        if (!lcsb__policy_first_limit(policy)) return NULL;
         if (!b->namespaces) return "no user namespaces here, and limits need a world of its own";
         if (pids_unholdable(policy)) {
             snprintf(why, size,
@@ -288,7 +286,7 @@ static const char *tmpdir_of(const lcsb_policy *policy) {
  * that one is what cannot be held. */
 static void add_limits(lcsb__buf *b, const lcsb_policy *policy, unsigned dropped) {
     bool first = true;
-    bool none = dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA);
+    bool none = !world_held(dropped);
     lcsb__buf_adds(b, "{");
     for (unsigned k = 0; k < LCSB_LIMITS && !none; k++) {
         if (!policy->limits[k] || (k == LCSB_LIMIT_PIDS && pids_unholdable(policy))) continue;
@@ -305,12 +303,12 @@ static void add_limits(lcsb__buf *b, const lcsb_policy *policy, unsigned dropped
 /* What a tmp limit needs; hidden paths need the world (they are no part:
  * what they hide would be seen). */
 static int check_world_paths(const lcsb_policy *policy, unsigned dropped, lcsb_error *err) {
-    if (policy->hide.n && (dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA)))
+    if (policy->hide.n && !world_held(dropped))
         return lcsb__fail(err, LCSB_EUNAVAIL,
                           "landlock: cannot hide %s: hidden paths need a world of its own, which "
                           "this host cannot give (the world part is dropped)",
                           policy->hide.v[0]);
-    if (policy->limits[LCSB_LIMIT_TMP] && !(dropped & (LCSB_PART_WORLD | LCSB_PART_METADATA))) {
+    if (policy->limits[LCSB_LIMIT_TMP] && world_held(dropped)) {
         const char *tmpdir = tmpdir_of(policy);
         bool writable = false;
         for (size_t i = 0; tmpdir && i < policy->write.n; i++)
@@ -365,7 +363,7 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
                    abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
     lcsb__add_part_names(&header, dropped, "\"", ",");
-    bool own_world = !(dropped & (LCSB_PART_METADATA | LCSB_PART_WORLD));
+    bool own_world = world_held(dropped);
     lcsb__buf_addf(&header, "],\"world\":\"%s\",\"protect\":", own_world ? "policy" : "open");
     rc = add_paths(&header, &policy->protect, own_world);
     lcsb__buf_adds(&header, ",\"hide\":");
@@ -430,13 +428,9 @@ static void read_limits(const char *limits, char *out, size_t size) {
     out[0] = '\0';
     for (unsigned k = 0; k < LCSB_LIMITS; k++) {
         const char *name = lcsb_limit_name(k);
-        char key[16];
-        snprintf(key, sizeof key, "\"%s\":", name);
-        const char *at = strstr(limits, key);
-        const char *end = strchr(limits, '}');
-        if (!at || (end && at > end)) continue;
-        unsigned long long v = strtoull(at + strlen(key), NULL, 10);
-        int n = snprintf(out + used, size - used, "%s%s=%llu", used ? " " : "", name, v);
+        long v = lcsb__json_int(lcsb__json_find(limits, name));
+        if (v < 0) continue;
+        int n = snprintf(out + used, size - used, "%s%s=%ld", used ? " " : "", name, v);
         if (n < 0 || (size_t)n >= size - used) break;
         used += (size_t)n;
     }
@@ -477,7 +471,7 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     bool tcp_rules = connect && bind;
     bool unix_only = strcmp(sockets, "unix") == 0, filter = strcmp(sockets, "any") != 0;
     bool all = unix_only || (filter && tcp_rules);
-    bool readonly = strcmp(world, "policy") == 0;
+    bool own = strcmp(world, "policy") == 0;
     *out = (lcsb_attestation){
         .backend = LCSB_MECHANISM_LANDLOCK,
         .fs = fs > 0 ? LCSB_FS_ENFORCED : LCSB_FS_OPEN,
@@ -495,11 +489,11 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
         .abi = (int)abi,
         .scoped = signal && abstract,
         .dropped = (unsigned)dropped,
-        .metadata = readonly ? LCSB_HELD_READONLY : LCSB_HELD_OPEN,
-        .protected_paths = !readonly     ? LCSB_HELD_OPEN
+        .metadata = own ? LCSB_HELD_READONLY : LCSB_HELD_OPEN,
+        .protected_paths = !own          ? LCSB_HELD_OPEN
                            : protect > 0 ? LCSB_HELD_READONLY
                                          : LCSB_HELD_NONE,
-        .world = readonly ? LCSB_HELD_OWN : LCSB_HELD_OPEN,
+        .world = own ? LCSB_HELD_OWN : LCSB_HELD_OPEN,
     };
     read_limits(limits, out->limits, sizeof out->limits);
     return 0;

@@ -233,12 +233,12 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     if (lcsb__oci_mounts(policy, b->image != NULL, &mounts, &n))
         return lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
     for (size_t i = 0; !rc && i < n; i++) rc = check_mount_path(b, mounts[i].path, err);
-    for (unsigned k = 0; !rc && k < LCSB_LIMITS; k++)
-        if (policy->limits[k])
-            rc = lcsb__fail(err, LCSB_EUNAVAIL,
-                            "oci: limits.%s is the Landlock backend's; give the engine its own "
-                            "(oci = { args = { \"--pids-limit=N\", \"--memory=B\" } })",
-                            lcsb_limit_name(k));
+    const char *limit = lcsb__policy_first_limit(policy);
+    if (!rc && limit)
+        rc = lcsb__fail(err, LCSB_EUNAVAIL,
+                        "oci: limits.%s is the Landlock backend's; give the engine its own "
+                        "(oci = { args = { \"--pids-limit=N\", \"--memory=B\" } })",
+                        limit);
     /* A hidden path inside a tree mounted from the host is masked (podman's
      * mask: an empty read-only file or directory on top); an image's own
      * trees hold none of the host's. */

@@ -95,6 +95,12 @@ unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_limit limit
     return (unsigned)limit < LCSB_LIMITS ? policy->limits[limit] : 0;
 }
 
+const char *lcsb__policy_first_limit(const lcsb_policy *policy) {
+    for (unsigned k = 0; k < LCSB_LIMITS; k++)
+        if (policy->limits[k]) return limit_names[k];
+    return NULL;
+}
+
 static bool valid_env_name(const char *name) {
     if (!*name) return false;
     for (const char *p = name; *p; p++)

@@ -50,4 +50,7 @@ void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const
 #define LCSB__ENV_PROGRAM "/usr/bin/env"
 bool lcsb__policy_has_env(const lcsb_policy *policy);
 
+/* The name of the first limit POLICY sets, or NULL when it sets none. */
+const char *lcsb__policy_first_limit(const lcsb_policy *policy);
+
 #endif

@@ -77,11 +77,11 @@ static const char *guarded_by(const char *path, bool *holds) {
  * that is or holds a system prefix would outrank the allowlist (rule 3). */
 static int check_policy(const lcsb_policy *policy, lcsb_error *err) {
     char canon[LCSB__SEATBELT_PATH_MAX];
-    for (unsigned k = 0; k < LCSB_LIMITS; k++)
-        if (policy->limits[k])
-            return lcsb__fail(err, LCSB_EUNAVAIL,
-                              "seatbelt: limits.%s needs the Landlock backend's world of its own",
-                              lcsb_limit_name(k));
+    const char *limit = lcsb__policy_first_limit(policy);
+    if (limit)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "seatbelt: limits.%s needs the Landlock backend's world of its own",
+                          limit);
     for (size_t i = 0; i < policy->write.n; i++) {
         const char *path = policy->write.v[i];
         if (lcsb__seatbelt_canonical(path, canon))
