@@ -121,6 +121,12 @@ local function resolved(list, into)
   end
 end
 
+-- A secret's name with a "*" as a Lua pattern: the star matches within one
+-- component.
+local function glob(name)
+  return "^" .. name:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*") .. "$"
+end
+
 -- /etc's entries minus M.etc_secrets, each by its real path, read when the
 -- policy is built. A directory holding a secret is not granted but entered and
 -- its entries granted the same way. An entry that does not resolve, or whose
@@ -140,7 +146,7 @@ function M.etc_read(etc)
     if rel:find("*", 1, true) then
       globs[#globs + 1] = {
         parent = parent,
-        pattern = "^" .. abs:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*") .. "$",
+        pattern = glob(abs),
       }
     else
       exact[abs] = true
@@ -198,7 +204,7 @@ function M.etc_hidden(etc)
     local abs = etc .. "/" .. rel
     if rel:find("*", 1, true) then
       local dir, leaf = abs:match("^(.*)/([^/]*)$")
-      local pattern = "^" .. leaf:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
+      local pattern = glob(leaf)
       for _, name in ipairs(core.listdir(dir) or {}) do
         if name:match(pattern) then hide(dir .. "/" .. name) end
       end
