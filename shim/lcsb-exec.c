@@ -365,6 +365,7 @@ static void add_setid_rules(struct program *p) {
     };
     add_segment(p, rules, COUNT(rules));
 }
+
 /* Landlock does not govern a memfd (an internal file, in no directory), so a
  * program written into one would run outside the exec allowlist, through
  * execveat or /proc/self/fd. memfd_create is refused unless the memfd is
