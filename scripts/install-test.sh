@@ -91,6 +91,12 @@ echo "== the CLI from the prefix"
 cat >"$work/project/p.lua" <<'EOF'
 return require("lcsb").exec_policy { exec = { "sh" } }
 EOF
+# Approvals go in a trust store of this test's own.
+export XDG_STATE_HOME=$work/state
+(cd "$work/project" && "$prefix/bin/lcsb" p.lua -- /bin/sh -c 'echo cli > cli-out') 2>/dev/null &&
+  fail "an untrusted policy ran"
+[[ ! -e $work/project/cli-out ]] || fail "an untrusted policy's command ran"
+(cd "$work/project" && "$prefix/bin/lcsb" trust p.lua >/dev/null 2>&1) || fail "lcsb trust"
 (cd "$work/project" && "$prefix/bin/lcsb" p.lua -- /bin/sh -c 'echo cli > cli-out') ||
   fail "lcsb from the prefix"
 [[ $(cat "$work/project/cli-out") == cli ]] || fail "the CLI did not write"
@@ -98,6 +104,10 @@ echo "== the example policies, from the prefix's CLI"
 # The system's programs, not a version manager's shims (pyenv's python3 is a
 # script that runs pyenv from HOME, which no policy here grants).
 export PATH=/usr/local/bin:/usr/bin:/bin
+for example in make container python node; do
+  "$prefix/bin/lcsb" trust "$root/examples/policies/$example.lua" >/dev/null 2>&1 ||
+    fail "lcsb trust $example.lua"
+done
 mkdir -p "$work/c" "$work/py" "$work/node"
 printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' >"$work/c/hello.c"
 printf 'hello: hello.c\n\tcc -o hello hello.c\n' >"$work/c/Makefile"

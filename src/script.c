@@ -4,8 +4,11 @@
  * by reference: the policy the C core enforces is the one the script built,
  * and explain reads the very tables exec_policy made. */
 #include "escape.h"
+#include "json.h"
+#include "path.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
+#include "lua_loads.h"
 #include "lua_policy.h"
 #include "lua_stop.h"
 #include "lua_util.h"
@@ -53,6 +56,10 @@ struct lcsb_script {
     lcsb_left_out *left_out;
     size_t left_out_n;
     lcsb__strv left_out_text; /* owns the entries' paths and reasons */
+    /* What the script read, checked against the user's trust; those in the
+     * write tier are protected (PROTECTED[i] for LOADS.read then .own). */
+    lcsb__loads loads;
+    bool *protected_reads;
 };
 
 /* Lua's allocator, with a ceiling: a script that allocates without end gets
@@ -216,6 +223,7 @@ static int pmain(lua_State *L) {
     lcsb_script *s = args->script;
     luaL_openlibs(L);
     lcsb__stop_open_commands(L);
+    lcsb__loads_install(L, &s->loads);
 
     /* `require "lcsb"` finds lua/lcsb/init.lua; its C half is preloaded. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
@@ -248,7 +256,7 @@ static int pmain(lua_State *L) {
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN_SCOPE);
     lua_pop(L, 1);
 
-    if (luaL_loadfilex(L, args->path, "t") != LUA_OK) return lua_error(L);
+    lcsb__loads_chunk(L, &s->loads, args->path);
     lua_call(L, 0, 1);
     if (lua_type(L, -1) == LUA_TFUNCTION) {
         lua_pushvalue(L, run);
@@ -274,7 +282,7 @@ void lcsb_script_options_init(lcsb_script_options *opts) {
 /* Why the script at PATH failed (STATUS, its error on top of L) or was
  * stopped, into ERR. */
 static int script_failure(lua_State *L, int status, const char *path, double budget,
-                          lcsb_error *err) {
+                          bool untrusted, lcsb_error *err) {
     int sig = lcsb__stop_signal();
     if (sig) {
         const char *name = sigabbrev_np(sig);
@@ -285,6 +293,7 @@ static int script_failure(lua_State *L, int status, const char *path, double bud
         return lcsb__fail(err, LCSB_ETIMEDOUT,
                           "%s: the policy script ran past its time budget of %g s", path, budget);
     const char *msg = lua_tostring(L, -1);
+    if (untrusted && msg) return lcsb__fail(err, LCSB_EUNTRUSTED, "%s", msg);
     if (!msg) msg = "policy script failed (its error is not a string)";
     if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
     /* Name the script unless the message already does (with its line:
@@ -295,8 +304,43 @@ static int script_failure(lua_State *L, int status, const char *path, double bud
                   : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
 }
 
-int lcsb_script_open(const char *path, const char *const *argv, const lcsb_script_options *opts,
-                     lcsb_script **out, lcsb_error *err) {
+/* Each file the script read that lies in the policy's write tier is
+ * protected for the run, and every directory between it and the write
+ * tree's root is made writable on its own: in a world of its own each is a
+ * mount point then, which the command cannot rename away to put another
+ * file in its place. */
+static int protect_reads(lcsb_script *s, lcsb_error *err) {
+    lcsb_policy *p = s->policy;
+    size_t n = s->loads.read.n + s->loads.own.n;
+    if (n == 0) return 0;
+    if (!(s->protected_reads = calloc(n, sizeof *s->protected_reads)))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    size_t writable = lcsb_policy_count(p, LCSB_TIER_WRITE);
+    for (size_t i = 0; i < n; i++) {
+        const char *file = i < s->loads.read.n ? s->loads.read.v[i].path
+                                               : s->loads.own.v[i - s->loads.read.n].path;
+        char root[PATH_MAX] = "";
+        for (size_t w = 0; w < writable && !root[0]; w++)
+            if (!realpath(lcsb_policy_path(p, LCSB_TIER_WRITE, w), root) ||
+                !lcsb__path_within(file, root) || strcmp(file, root) == 0)
+                root[0] = '\0';
+        if (!root[0]) continue;
+        int rc = lcsb_policy_add_protect(p, file, err);
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", file);
+        for (char *slash; !rc && (slash = strrchr(dir, '/')) && slash - dir > (long)strlen(root);) {
+            *slash = '\0';
+            rc = lcsb_policy_add_write(p, dir, err);
+        }
+        if (rc) return rc;
+        s->protected_reads[i] = true;
+    }
+    return 0;
+}
+
+/* lcsb_script_open, and lcsb_trust's run: RECORD keeps each file's bytes. */
+static int open_script(const char *path, const char *const *argv, const lcsb_script_options *opts,
+                       bool record, lcsb_script **out, lcsb_error *err) {
     /* A caller built against an older, shorter struct gets defaults for the rest. */
     lcsb_script_options given;
     lcsb_script_options_init(&given);
@@ -304,6 +348,9 @@ int lcsb_script_open(const char *path, const char *const *argv, const lcsb_scrip
     if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof given))
         return lcsb__fail(err, LCSB_EINVAL, "script: options of unknown size %zu", opts->size);
     if (opts) memcpy(&given, opts, opts->size);
+    if (record) given.trust = LCSB_TRUST_SKIP;
+    if (given.trust != LCSB_TRUST_CHECK && given.trust != LCSB_TRUST_SKIP)
+        return lcsb__fail(err, LCSB_EINVAL, "script: unknown trust mode %d", (int)given.trust);
     if (!(given.time_budget >= 0 && given.time_budget <= LCSB_SCRIPT_BUDGET_MAX))
         return lcsb__fail(err, LCSB_EINVAL,
                           "time budget %g s: not from 0 (no budget) to %g seconds",
@@ -313,17 +360,18 @@ int lcsb_script_open(const char *path, const char *const *argv, const lcsb_scrip
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
     lcsb_script *s = calloc(1, sizeof *s);
-    if (!s || !(s->L = lua_newstate(capped_alloc, s))) {
+    if (!s) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    const char *lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR;
+    int rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, err);
+    if (rc || !(s->L = lua_newstate(capped_alloc, s))) {
+        lcsb__loads_clear(&s->loads);
         free(s);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        return rc ? rc : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     s->result = LUA_NOREF;
     lua_atpanic(s->L, panic);
-    pmain_args args = {.path = path,
-                       .argv = argv,
-                       .shim = given.shim,
-                       .script = s,
-                       .lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR};
+    pmain_args args = {
+        .path = path, .argv = argv, .shim = given.shim, .script = s, .lua_dir = lua_dir};
     /* Stoppable from before the first instruction until its directories are
      * gone; a signal that stops it is raised again after that. */
     lcsb__stop stop;
@@ -332,11 +380,13 @@ int lcsb_script_open(const char *path, const char *const *argv, const lcsb_scrip
     lua_pushlightuserdata(s->L, &args);
     int status = lua_pcall(s->L, 1, 0, 0);
     lcsb__stop_unhook(s->L);
-    int rc = 0;
     /* A stop that came as the script returned stops it all the same: what
      * it returned may rest on a command the stop cut short. */
-    if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out()) {
-        rc = script_failure(s->L, status, path, given.time_budget, err);
+    if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out())
+        rc = script_failure(s->L, status, path, given.time_budget, s->loads.refused, err);
+    else
+        rc = protect_reads(s, err);
+    if (rc) {
         lcsb_error ignored;
         (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
     } else {
@@ -346,7 +396,82 @@ int lcsb_script_open(const char *path, const char *const *argv, const lcsb_scrip
     return rc;
 }
 
+int lcsb_script_open(const char *path, const char *const *argv, const lcsb_script_options *opts,
+                     lcsb_script **out, lcsb_error *err) {
+    return open_script(path, argv, opts, false, out, err);
+}
+
+int lcsb_trust(const char *path, const char *const *argv, const lcsb_script_options *opts,
+               char ***trusted, lcsb_error *err) {
+    lcsb_script *s;
+    if (trusted) *trusted = NULL;
+    int rc = open_script(path, argv, opts, true, &s, err);
+    if (rc) return rc;
+    const lcsb__loads *loads = &s->loads;
+    rc = lcsb__trust_save(loads->script, &loads->read, loads->contents, loads->lens, err);
+    lcsb__strv lines = {0};
+    for (size_t i = 0; !rc && trusted && i < loads->read.n; i++) {
+        lcsb__buf b = {0};
+        lcsb__buf_addf(&b, "%s  %s", loads->read.v[i].sha256, loads->read.v[i].path);
+        if (b.oom || lcsb__strv_push(&lines, b.p)) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        lcsb__buf_free(&b);
+    }
+    if (!rc && trusted && !(*trusted = lcsb__strv_take(&lines)))
+        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    lcsb__strv_clear(&lines);
+    lcsb_error close_err;
+    if (lcsb_script_close(s, &close_err) && !rc) {
+        if (err) *err = close_err;
+        rc = close_err.code;
+    }
+    return rc;
+}
+
 const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; }
+
+/* How the script came to be run: "recorded" (as the user trusted it),
+ * "location" (where only the user writes), "skipped" (the host's own). */
+static const char *trusted_how(const lcsb__loads *loads) {
+    if (loads->mode != LCSB_TRUST_CHECK) return "skipped";
+    return loads->trusted.n > 0 ? "recorded" : "location";
+}
+
+/* "policy": the script, how it was trusted, and each file it read: its
+ * digest and whether the run protects it (lcsb's own modules only then). */
+static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
+    const lcsb__loads *loads = &s->loads;
+    lcsb__buf_adds(b, "\"policy\":{\"script\":");
+    lcsb__buf_add_json_string(b, loads->script);
+    lcsb__buf_addf(b, ",\"trust\":\"%s\",\"files\":[", trusted_how(loads));
+    size_t n = loads->read.n + loads->own.n, shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool own = i >= loads->read.n;
+        bool protected = s->protected_reads && s->protected_reads[i];
+        if (own && !protected) continue;
+        const lcsb__trust_file *f = own ? &loads->own.v[i - loads->read.n] : &loads->read.v[i];
+        lcsb__buf_addf(b, "%s{\"path\":", shown++ ? "," : "");
+        lcsb__buf_add_json_string(b, f->path);
+        lcsb__buf_addf(b, ",\"sha256\":\"%s\",\"protected\":%s}", f->sha256,
+                       protected ? "true" : "false");
+    }
+    lcsb__buf_adds(b, "]}");
+}
+
+char *lcsb_script_attestation_json(const lcsb_script *s, const lcsb_attestation *att) {
+    char *json = lcsb_attestation_json(att);
+    if (!json || !s) return json;
+    lcsb__buf b = {0};
+    lcsb__buf_add(&b, json, strlen(json) - 1); /* all but the closing brace */
+    lcsb__buf_adds(&b, ",");
+    add_policy_json(&b, s);
+    lcsb__buf_adds(&b, "}");
+    free(json);
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
 
 bool lcsb_script_oci_world(const lcsb_script *s, lcsb_oci_world *out) {
     memset(out, 0, sizeof *out);
@@ -521,6 +646,8 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     lcsb__strv_clear(&s->oci.args);
     free(s->left_out);
     lcsb__strv_clear(&s->left_out_text);
+    lcsb__loads_clear(&s->loads);
+    free(s->protected_reads);
     free(s);
     return rc;
 }

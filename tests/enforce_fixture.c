@@ -174,6 +174,7 @@ void lcsb_launched(fx *f, const char *const *launcher, const char *backend,
     size_t n = 0;
     for (size_t i = 0; launcher && launcher[i]; i++) argv[n++] = launcher[i];
     argv[n++] = LCSB_CLI_PATH;
+    argv[n++] = "--no-trust-check"; /* the suite's policies are its own */
     argv[n++] = "--backend";
     argv[n++] = backend;
     for (size_t i = 0; options && options[i]; i++) argv[n++] = options[i];

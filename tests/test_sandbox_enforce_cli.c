@@ -280,7 +280,7 @@ static void test_attest_unwritable(void **state) {
     const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
         const char *bad[] = {
-            LCSB_CLI_PATH, "--backend", backends[i], "--attest", "/nonexistent/dir/a.json",
+            LCSB_CLI_PATH, "--no-trust-check", "--backend", backends[i], "--attest", "/nonexistent/dir/a.json",
             f->policy,     "--",        "touch",     marker,     NULL};
         run_child(f->project, bad, NULL, &P);
         if (P.status != 125) {
@@ -292,7 +292,7 @@ static void test_attest_unwritable(void **state) {
             fail_msg("no message naming the attestation file:\n%s", P.err);
         assert_exists(marker, false);
         /* A writable FILE: the same command runs, and the file says how. */
-        const char *good[] = {LCSB_CLI_PATH, "--backend", backends[i], "--attest", attest,
+        const char *good[] = {LCSB_CLI_PATH, "--no-trust-check", "--backend", backends[i], "--attest", attest,
                               f->policy,     "--",        "touch",     marker,     NULL};
         run_child(f->project, good, NULL, &P);
         if (P.status != 0) {
@@ -323,7 +323,7 @@ static void test_command_dies_with_lcsb(void **state) {
     make_run_tmp(f, &t);
     const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
-        const char *argv[] = {LCSB_CLI_PATH, "--backend", backends[i], f->policy,
+        const char *argv[] = {LCSB_CLI_PATH, "--no-trust-check", "--backend", backends[i], f->policy,
                               "--",          "sh",        "-c",        "echo $$; exec sleep 30",
                               NULL};
         int out[2];
@@ -384,7 +384,7 @@ static void test_signals_while_running(void **state) {
         int sig = sigs[run / 2].sig;
         const char *name = sigs[run / 2].name;
         const char *argv[] = {
-            LCSB_CLI_PATH, "--backend", backends[i], f->policy,
+            LCSB_CLI_PATH, "--no-trust-check", "--backend", backends[i], f->policy,
             "--",          "sh",        "-c",        "echo \"$HOME\"; echo $$; exec sleep 30",
             NULL};
         int out[2], err[2];
@@ -476,7 +476,7 @@ static void test_run_from_root_refused(void **state) {
     char marker[PATH_MAX];
     path_in(marker, f->project, "marker");
     policy(f, "exec = { \"touch\" }");
-    const char *const argv[] = {LCSB_CLI_PATH, "--backend", "landlock", f->policy,
+    const char *const argv[] = {LCSB_CLI_PATH, "--no-trust-check", "--backend", "landlock", f->policy,
                                 "--",          "touch",     marker,     NULL};
     run_child("/", argv, NULL, &P);
     if (P.status != 125) {
@@ -486,7 +486,7 @@ static void test_run_from_root_refused(void **state) {
     if (!has_line(P.err, "lcsb: ", CMD("write: /: ", "system prefix")))
         fail_msg("no message naming \"/\":\n%s", P.err);
     assert_exists(marker, false);
-    const char *const none[] = {LCSB_CLI_PATH, "--backend", "none", f->policy,
+    const char *const none[] = {LCSB_CLI_PATH, "--no-trust-check", "--backend", "none", f->policy,
                                 "--",          "touch",     marker, NULL};
     run_child("/", none, NULL, &P);
     if (P.status != 0) {

@@ -321,7 +321,7 @@ static void test_concurrent_runs(void **state) {
     assert_int_equal(mkdir(path_in(runs, f->outside, "runs"), 0700), 0);
     fs_policy(f);
     const char *argv[] = {
-        LCSB_CLI_PATH, "--backend",
+        LCSB_CLI_PATH, "--no-trust-check", "--backend",
         "landlock",    f->policy,
         "--",          "sh",
         "-c",          "echo \"$HOME\"; echo \"$TMPDIR\"; touch \"$HOME/x\" \"$TMPDIR/y\"",
@@ -575,7 +575,8 @@ static void test_leftovers_ended(void **state) {
     char caller[3 * PATH_MAX];
     FMT(caller,
         "setsid sleep 33 </dev/null >/dev/null 2>&1 & echo $! > caller-child; "
-        "exec '%s' --backend landlock '%s' -- sh -c 'setsid sleep 34 >/dev/null 2>&1 &'",
+        "exec '%s' --no-trust-check --backend landlock '%s' -- sh -c 'setsid sleep 34 "
+        ">/dev/null 2>&1 &'",
         LCSB_CLI_PATH, f->policy);
     run_child(f->project, CMD("/bin/sh", "-c", caller), NULL, &P);
     assert_int_equal(P.status, 0);

@@ -296,7 +296,7 @@ static void test_cli_wrap_done_when(void **state) {
     proc *o = malloc(sizeof *o);
     assert_non_null(o);
     run_child(project,
-              (const char *const[]){LCSB_CLI_PATH, "wrap", "--backend", "seatbelt", policy, "--",
+              (const char *const[]){LCSB_CLI_PATH, "wrap", "--no-trust-check", "--backend", "seatbelt", policy, "--",
                                     "/usr/bin/git", "status", NULL},
               NULL, o);
     if (o->status != 0) fail_msg("lcsb wrap: %d\n%s", o->status, o->err);
@@ -339,9 +339,9 @@ static void test_cli_wrap_done_when(void **state) {
     /* Run and check: refused before anything runs, naming sandbox-exec. */
     static const char *const verbs[] = {NULL, "check"};
     for (size_t i = 0; i < 2; i++) {
-        const char *run_argv[] = {LCSB_CLI_PATH, "--backend",    "seatbelt", policy,
+        const char *run_argv[] = {LCSB_CLI_PATH, "--no-trust-check", "--backend",    "seatbelt", policy,
                                   "--",          "/usr/bin/git", "status",   NULL};
-        const char *check_argv[] = {LCSB_CLI_PATH, "check", "--backend", "seatbelt", policy, NULL};
+        const char *check_argv[] = {LCSB_CLI_PATH, "check", "--no-trust-check", "--backend", "seatbelt", policy, NULL};
         run_child(project, verbs[i] ? check_argv : run_argv, NULL, o);
         assert_int_equal(o->status, 125);
         if (!strstr(o->err, "lcsb: ") || !strstr(o->err, "/usr/bin/sandbox-exec not found"))

@@ -8,11 +8,27 @@ lcsb=${1:-$here/../../build/lcsb}
 
 project=$(mktemp -d /tmp/lcsb-demo-project.XXXXXX)
 secrets=$(mktemp -d /tmp/lcsb-demo-secrets.XXXXXX)
-trap 'rm -rf "$project" "$secrets"' EXIT
+# The demo's approvals go in a trust store of its own, not yours.
+export XDG_STATE_HOME=$(mktemp -d /tmp/lcsb-demo-state.XXXXXX)
+trap 'rm -rf "$project" "$secrets" "$XDG_STATE_HOME"' EXIT
 echo "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" > "$secrets/credentials"
 cp "$here/policy.lua" "$here/build.sh" "$project/"
 cd "$project"
 
+# A policy runs as you, and the command it confines could rewrite it: lcsb
+# runs only a policy you approved, as it was when you did.
+echo "\$ lcsb policy.lua -- sh build.sh $secrets/credentials"
+${LCSB_VALGRIND:-} "$lcsb" policy.lua -- sh build.sh "$secrets/credentials" 2>&1
+status=$?
+echo "(exit status $status)"
+if [[ $status -ne 125 || -e build-output.txt ]]; then
+  echo "demo failed: a policy no one trusted ran" >&2
+  exit 1
+fi
+echo
+echo "\$ lcsb trust policy.lua"
+${LCSB_VALGRIND:-} "$lcsb" trust policy.lua 2>&1 || { echo "demo failed: lcsb trust" >&2; exit 1; }
+echo
 echo "\$ lcsb policy.lua -- sh build.sh $secrets/credentials"
 ${LCSB_VALGRIND:-} "$lcsb" policy.lua -- sh build.sh "$secrets/credentials" 2>&1
 status=$?

@@ -13,6 +13,7 @@ const char cli_usage[] =
     "       lcsb detect [--json]                            what this host can enforce\n"
     "       lcsb check [OPTIONS] POLICY.lua [-- COMMAND...] validate, show backend and rules\n"
     "       lcsb wrap [OPTIONS] POLICY.lua -- COMMAND...    print the final argv as JSON\n"
+    "       lcsb trust POLICY.lua [-- COMMAND...]           approve POLICY as it is now\n"
     "       lcsb --help | --version\n"
     "\n"
     "options:\n"
@@ -28,9 +29,20 @@ const char cli_usage[] =
     "                     under landlock, inside the container under oci\n"
     "  --keep-fd N        pass descriptor N (3 or above) on to the command; every other\n"
     "                     descriptor but 0, 1 and 2 is closed before it starts\n"
+    "  --no-trust-check   run POLICY without checking that you trusted it as it is now\n"
+    "                     (for a CI checkout, which is itself what you trust); it is\n"
+    "                     still protected for the run\n"
     "  --no-capture       leave the command's stderr alone: it sees your terminal there, and\n"
     "                     lcsb keeps no tail of it for hints (by default stderr goes\n"
     "                     through lcsb, relayed live, and the command sees a pipe)\n"
+    "\n"
+    "a policy runs as you, unsandboxed, and the commands it confines may write it:\n"
+    "lcsb runs only what you trusted. `lcsb trust POLICY` runs it and records it and\n"
+    "each file it reads (require, dofile, io.open) by content, under\n"
+    "$XDG_STATE_HOME/lcsb/trust (~/.local/state/lcsb/trust); a policy that is not\n"
+    "recorded, or changed since, is refused (125) and none of it runs. Policies in\n"
+    "~/.config/lcsb or /etc/lcsb are trusted where they are. What a policy read from\n"
+    "the write tier is read-only during the run.\n"
     "\n"
     "under landlock the command runs in a world of its own: only the policy's paths\n"
     "exist, its own processes, IPC and keyrings; what it starts ends with it. After\n"
@@ -50,9 +62,9 @@ const char cli_usage[] =
     "\n"
     "exit status: the command's own (128+N if killed by signal N); 97 the sandbox\n"
     "could not be set up and nothing ran; 125 lcsb failed before running anything\n"
-    "(usage, policy script or its time budget, invalid policy, no mechanism); 126\n"
-    "the command could not be executed; 127 the command was not found; 128+N signal\n"
-    "N stopped lcsb before the command started.\n";
+    "(usage, policy script or its time budget, a policy not trusted, invalid\n"
+    "policy, no mechanism); 126 the command could not be executed; 127 the command\n"
+    "was not found; 128+N signal N stopped lcsb before the command started.\n";
 
 char **cli_split_words(const char *text) {
     size_t cap = 8, n = 0, len = strlen(text);
@@ -149,6 +161,8 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->command = CLI_CHECK, i++;
         else if (strcmp(first, "wrap") == 0)
             out->command = CLI_WRAP, i++;
+        else if (strcmp(first, "trust") == 0)
+            out->command = CLI_TRUST, i++;
     }
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -183,6 +197,8 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->keep_fds[out->keep_fds_count++] = (int)fd;
         } else if (strcmp(a, "--no-capture") == 0)
             out->no_capture = true;
+        else if (strcmp(a, "--no-trust-check") == 0)
+            out->no_trust_check = true;
         else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT)
             out->json = true;
         else if (a[0] == '-' && a[1] != '\0')

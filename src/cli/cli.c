@@ -124,8 +124,9 @@ static FILE *open_attestation(const char *where) {
     return f;
 }
 
-static int write_attestation(FILE *f, const char *where, const lcsb_attestation *att) {
-    char *json = lcsb_attestation_json(att);
+static int write_attestation(FILE *f, const char *where, const lcsb_attestation *att,
+                             const lcsb_script *script) {
+    char *json = lcsb_script_attestation_json(script, att);
     int rc = 0;
     if (!json || fprintf(f, "%s\n", json) < 0 || (f != stderr && fclose(f) != 0)) {
         say("cannot write the attestation to %s: %s", where,
@@ -242,7 +243,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     }
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
-    if (attest) write_attestation(attest, args->attest, &result.attestation);
+    if (attest) write_attestation(attest, args->attest, &result.attestation, script);
     if (result.status != 0) say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
     return result.status;
 }
@@ -269,6 +270,22 @@ static void hold_signals(void) {
     }
 }
 
+/* lcsb trust: run the policy as the user approves it, and record it. */
+static int cmd_trust(const cli_args *args, const lcsb_script_options *opts) {
+    static const char *const no_command[] = {NULL};
+    char **trusted;
+    lcsb_error err;
+    if (lcsb_trust(args->policy, args->argv ? args->argv : no_command, opts, &trusted, &err)) {
+        say("%s", err.message);
+        return err.code == LCSB_EINTR && pending_signal ? 128 + pending_signal : LCSB_EXIT_USAGE;
+    }
+    say("trusted %s as it is now; lcsb runs it until it, or a file it reads, changes:",
+        args->policy);
+    for (size_t i = 0; trusted[i]; i++) say("  %s", trusted[i]);
+    lcsb_argv_free(trusted);
+    return 0;
+}
+
 /* --backend oci runs the container world the policy script names. */
 static int select_backend(const cli_args *args, const lcsb_script *script,
                           const lcsb_capability *cap, lcsb_backend **b, lcsb_error *err) {
@@ -292,11 +309,13 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     lcsb_script_options_init(&opts);
     opts.lua_dir = paths->lua_dir;
     opts.shim = paths->shim;
+    opts.trust = args->no_trust_check ? LCSB_TRUST_SKIP : LCSB_TRUST_CHECK;
     char msg[256];
     if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts.time_budget, msg, sizeof msg)) {
         say("%s", msg);
         return LCSB_EXIT_USAGE;
     }
+    if (args->command == CLI_TRUST) return cmd_trust(args, &opts);
     /* From before the policy script, whose commands may leave something
      * running too. */
     if (cli_adopt_leftovers() != 0) {
@@ -332,7 +351,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         }
         status = cmd_check(args, b, p, &att, script);
         FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
-        if (args->attest && (!attest || write_attestation(attest, args->attest, &att) != 0))
+        if (args->attest && (!attest || write_attestation(attest, args->attest, &att, script) != 0))
             status = LCSB_EXIT_USAGE;
         goto out;
     }

@@ -10,6 +10,7 @@ typedef enum cli_command {
     CLI_DETECT,
     CLI_CHECK,
     CLI_WRAP,
+    CLI_TRUST,
     CLI_HELP,
     CLI_VERSION,
 } cli_command;
@@ -22,6 +23,7 @@ typedef struct cli_args {
     const char *attest;  /* --attest FILE, or NULL */
     char **prefix;       /* --prefix split into words, or NULL; free with cli_args_free */
     bool no_capture;
+    bool no_trust_check; /* --no-trust-check */
     bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
     size_t keep_fds_count;

@@ -49,7 +49,8 @@ extern "C" {
     X(ETOOBIG, -5, "policy too large for the kernel's limits")                             \
     X(ESCRIPT, -6, "policy script failed")                                                 \
     X(EINTR, -7, "policy script interrupted by a signal")                                  \
-    X(ETIMEDOUT, -8, "policy script ran past its time budget")
+    X(ETIMEDOUT, -8, "policy script ran past its time budget")                             \
+    X(EUNTRUSTED, -9, "policy script not trusted as it is now")
 
 #define LCSB_ERROR_ENUM_(name, value, text) LCSB_##name = value,
 enum { LCSB_ERRORS(LCSB_ERROR_ENUM_) };
@@ -482,6 +483,27 @@ typedef struct lcsb_script lcsb_script;
 #define LCSB_SCRIPT_BUDGET 10.0
 #define LCSB_SCRIPT_BUDGET_MAX 1e6
 
+/* A policy script in a project can be rewritten by the commands it
+ * confines, and it runs unsandboxed, as the user. So lcsb runs one only as
+ * the user approved it: lcsb_trust records the content (SHA-256) of the
+ * script and of every file it reads through Lua (require, dofile,
+ * loadfile, io.open, io.lines, io.input) in the user's state directory
+ * ($XDG_STATE_HOME/lcsb/trust, else ~/.local/state/lcsb/trust).
+ * Under CHECK, a script that is not in that record, or differs from it, is
+ * refused before any of it runs (LCSB_EUNTRUSTED: the message names the
+ * file, sums up the change and shows `lcsb trust`); a file it reads that is
+ * not in the record as it is now is refused before the script gets a byte
+ * of it. Files in lcsb's configuration directories ($XDG_CONFIG_HOME/lcsb,
+ * else ~/.config/lcsb, and the system's, /etc/lcsb) are trusted by where
+ * they are: no project policy may write there. Whatever the mode, every
+ * file the script read that lies in the policy's write tier is protected
+ * for the run, and a script loads C modules only from the system's Lua
+ * directories. */
+typedef enum lcsb_trust_mode {
+    LCSB_TRUST_CHECK = 0, /* run only what the user trusted */
+    LCSB_TRUST_SKIP = 1,  /* the host wrote the script itself: no record needed */
+} lcsb_trust_mode;
+
 typedef struct lcsb_script_options {
     size_t size;         /* sizeof(lcsb_script_options), so the struct can grow */
     const char *lua_dir; /* lcsb's Lua files; NULL: the installed ones */
@@ -490,6 +512,9 @@ typedef struct lcsb_script_options {
     /* Seconds of wall time the script may take, from 0 (no budget) to
      * LCSB_SCRIPT_BUDGET_MAX; LCSB_SCRIPT_BUDGET unless set. */
     double time_budget;
+    /* Whether the script must be one the user trusted (lcsb_trust): CHECK
+     * unless set. */
+    lcsb_trust_mode trust;
 } lcsb_script_options;
 
 LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
@@ -511,6 +536,21 @@ LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
 LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
                                              const lcsb_script_options *opts,
                                              lcsb_script **out, lcsb_error *err);
+/* Trust the policy script at PATH as it is now: run it for the command ARGV
+ * (NULL-terminated; it may read other files for another command, and those
+ * are then refused until trusted for it too) with OPTS (NULL: defaults;
+ * OPTS->trust is not looked at), and record it and what it read. *TRUSTED
+ * (may be NULL): each file recorded, "SHA256  PATH", the script first, as
+ * an lcsb argv. Nothing of the run is kept: its private directories go. */
+LCSB_API LCSB_NODISCARD int lcsb_trust(const char *path, const char *const *argv,
+                                       const lcsb_script_options *opts, char ***trusted,
+                                       lcsb_error *err);
+/* ATT's JSON (lcsb_attestation_json) with what SCRIPT adds (NULL-safe):
+ * "policy": {"script": real path, "trust": "recorded" | "location" |
+ * "skipped", "files": [{"path", "sha256", "protected"}]}, every file the
+ * script read and whether the run protects it. Caller frees; NULL on ENOMEM. */
+LCSB_API char *lcsb_script_attestation_json(const lcsb_script *script,
+                                            const lcsb_attestation *att);
 /* The script's policy; owned by the script (the Lua state holds it). */
 LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
 /* Best-guess remedies for a failed run, as "hint" lines without prefix,

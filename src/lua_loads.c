@@ -1,0 +1,353 @@
+/* The policy script's file reading, through lcsb. Lua's own functions open a
+ * file by name and read it as they go; these read it whole through one
+ * descriptor first, so the bytes checked against the user's trust, hashed
+ * for the record and the attestation, are the very bytes the script gets:
+ * code as a chunk loaded from them, data as an anonymous copy (io.tmpfile). */
+#include "lua_loads.h"
+
+#include "escape.h"
+#include "path.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LCSB_LUA_CPATH
+#define LCSB_LUA_CPATH ""
+#endif
+
+int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
+                     lcsb_trust_mode mode, bool record, lcsb_error *err) {
+    memset(loads, 0, sizeof *loads);
+    loads->mode = mode;
+    loads->record = record;
+    loads->given = path;
+    if (!realpath(path, loads->script))
+        return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
+                          strerror(errno));
+    if (lua_dir && !realpath(lua_dir, loads->lua_dir)) loads->lua_dir[0] = '\0';
+    if (mode != LCSB_TRUST_CHECK || lcsb__trust_by_location(loads->script)) return 0;
+    int rc = lcsb__trust_load(loads->script, &loads->trusted, err);
+    if (rc) return rc;
+    if (loads->trusted.n == 0)
+        return lcsb__fail(err, LCSB_EUNTRUSTED,
+                          "%s is not trusted, so lcsb ran none of it: a policy in a project can "
+                          "be rewritten by the commands it confines. Read it, then run: "
+                          "lcsb trust %s",
+                          path, path);
+    return 0;
+}
+
+void lcsb__loads_clear(lcsb__loads *loads) {
+    for (size_t i = 0; loads->contents && i < loads->read.n; i++) free(loads->contents[i]);
+    free(loads->contents);
+    free(loads->lens);
+    lcsb__trust_files_clear(&loads->trusted);
+    lcsb__trust_files_clear(&loads->read);
+    lcsb__trust_files_clear(&loads->own);
+    loads->contents = NULL;
+    loads->lens = NULL;
+}
+
+static lcsb__loads *loads_of(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+/* Raise the refusal of the file REAL, read as PATH, whose content is NOW. */
+static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char *real,
+                  const char *now, size_t now_len) {
+    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, real);
+    bool script = strcmp(real, loads->script) == 0;
+    lcsb__buf b = {0};
+    if (script)
+        lcsb__buf_addf(&b, "%s changed since you trusted it (", loads->given);
+    else if (was)
+        lcsb__buf_addf(&b, "%s reads %s, which changed since you trusted it (", loads->given,
+                       path);
+    else
+        lcsb__buf_addf(&b, "%s reads %s, which it did not read when you trusted it", loads->given,
+                       path);
+    if (was) {
+        lcsb__trust_changes(was->sha256, now, now_len, &b);
+        lcsb__buf_adds(&b, ")");
+    }
+    lcsb__buf_addf(&b,
+                   "; %s. Read %s, then run: lcsb trust %s",
+                   script ? "lcsb ran none of it" : "lcsb stopped the script before it got a byte",
+                   was ? "the change" : "it", loads->given);
+    loads->refused = true;
+    bool oom = b.oom;
+    if (!oom) lua_pushlstring(L, b.p, b.len);
+    lcsb__buf_free(&b);
+    return oom ? luaL_error(L, "out of memory") : lua_error(L);
+}
+
+/* Note the file REAL (digest SHA256) as read, in order, once. */
+static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, const char *real,
+                 const char *sha256, const char *data, size_t len) {
+    const lcsb__trust_file *seen = lcsb__trust_files_find(into, real);
+    if (seen && strcmp(seen->sha256, sha256) != 0) {
+        loads->refused = true;
+        luaL_error(L, "%s changed while the policy script was reading it", real);
+    }
+    if (seen) return;
+    if (lcsb__trust_files_add(into, real, sha256)) luaL_error(L, "out of memory");
+    if (into != &loads->read || !loads->record) return;
+    char **contents = realloc(loads->contents, loads->read.n * sizeof *contents);
+    if (contents) loads->contents = contents;
+    size_t *lens = realloc(loads->lens, loads->read.n * sizeof *lens);
+    if (lens) loads->lens = lens;
+    char *copy = malloc(len + 1);
+    if (!contents || !lens || !copy) {
+        free(copy);
+        free(loads->read.v[--loads->read.n].path); /* the arrays are as long as the list again */
+        luaL_error(L, "out of memory");
+    }
+    memcpy(copy, data, len);
+    copy[len] = '\0';
+    loads->contents[loads->read.n - 1] = copy;
+    loads->lens[loads->read.n - 1] = len;
+}
+
+/* The bytes of PATH, read through the trust, pushed as a string (a pointer
+ * to them returned, *LEN long); or, when it cannot be read, raised, or with
+ * SOFT nil, message and errno pushed and NULL returned. */
+static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size_t *len,
+                        bool soft) {
+    char real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char *bytes;
+    lcsb_error err;
+    if (lcsb__trust_read(path, &bytes, len, real, sha256, &err) != 0) {
+        int code = errno;
+        if (!soft) luaL_error(L, "%s", err.message);
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushinteger(L, code);
+        return NULL;
+    }
+    /* Lua's from here: nothing leaks when what follows raises. */
+    const char *data = lua_pushlstring(L, bytes, *len);
+    free(bytes);
+    bool own = loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
+               strcmp(real, loads->script) != 0;
+    if (!own && loads->mode == LCSB_TRUST_CHECK && !lcsb__trust_by_location(real)) {
+        const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, real);
+        if (!was || strcmp(was->sha256, sha256) != 0) refuse(L, loads, path, real, data, *len);
+    }
+    note(L, loads, own ? &loads->own : &loads->read, real, sha256, data, *len);
+    return data;
+}
+
+/* The chunk of LEN bytes of DATA (on the stack), named after PATH as
+ * luaL_loadfilex names it; a first line starting with '#' (a #! line) is
+ * made a comment, keeping the line numbers. Text only: a bytecode chunk
+ * can crash the interpreter. LUA_OK, or the error pushed. */
+static int load_chunk(lua_State *L, const char *data, size_t len, const char *path) {
+    lua_pushfstring(L, "@%s", path);
+    const char *name = lua_tostring(L, -1);
+    int status;
+    if (len > 0 && data[0] == '#') {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, "--");
+        luaL_addlstring(&b, data, len);
+        luaL_pushresult(&b);
+        size_t n;
+        const char *text = lua_tolstring(L, -1, &n);
+        status = luaL_loadbufferx(L, text, n, name, "t");
+        lua_remove(L, -2);
+    } else {
+        status = luaL_loadbufferx(L, data, len, name, "t");
+    }
+    lua_remove(L, -2); /* the name */
+    return status;
+}
+
+void lcsb__loads_chunk(lua_State *L, lcsb__loads *loads, const char *path) {
+    size_t len;
+    const char *data = take(L, loads, path, &len, false);
+    if (load_chunk(L, data, len, path) != LUA_OK) lua_error(L);
+    lua_remove(L, -2); /* the bytes */
+}
+
+/* The original of a function replaced here: upvalue 2. */
+static int call_original(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* loadfile(path [, mode [, env]]): mode is always text. */
+static int l_loadfile(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) return call_original(L); /* standard input */
+    const char *path = luaL_checkstring(L, 1);
+    const char *mode = luaL_optstring(L, 2, "bt");
+    bool has_env = !lua_isnone(L, 3);
+    if (!strchr(mode, 't')) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: a policy script loads text chunks only", path);
+        return 2;
+    }
+    size_t len;
+    const char *data = take(L, loads_of(L), path, &len, true);
+    if (!data) return 2; /* nil, message */
+    if (load_chunk(L, data, len, path) != LUA_OK) {
+        luaL_pushfail(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (has_env) {
+        lua_pushvalue(L, 3);
+        if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static int l_dofile(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) return call_original(L);
+    const char *path = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    lcsb__loads_chunk(L, loads_of(L), path);
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
+/* require's searcher for Lua modules on package.path. */
+static int l_search_lua(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchpath");
+    lua_pushstring(L, name);
+    lua_getfield(L, -3, "path");
+    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "'package.path' must be a string");
+    lua_call(L, 2, 2);
+    if (lua_isnil(L, -2)) return 1; /* what was tried, as the searcher's message */
+    lua_pop(L, 1);
+    const char *path = lua_tostring(L, -1);
+    lcsb__loads_chunk(L, loads_of(L), path);
+    lua_pushvalue(L, -2);
+    return 2;
+}
+
+/* require's searchers for C modules, on the system's directories whatever
+ * package.cpath now says: a module from the project would run as lcsb's
+ * own code, unchecked. */
+static int l_search_c(lua_State *L) {
+    lua_getglobal(L, "package");
+    int package = lua_gettop(L);
+    lua_getfield(L, package, "cpath");
+    lua_pushliteral(L, LCSB_LUA_CPATH);
+    lua_setfield(L, package, "cpath");
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 1);
+    int status = lua_pcall(L, 1, 2, 0);
+    lua_pushvalue(L, package + 1);
+    lua_setfield(L, package, "cpath");
+    if (status != LUA_OK) return lua_error(L);
+    return 2;
+}
+
+/* A copy of the file at PATH, read through the trust, as a Lua file
+ * positioned at its start; or nil, message, errno. */
+static int push_copy(lua_State *L, const char *path) {
+    size_t len;
+    const char *data = take(L, loads_of(L), path, &len, true);
+    if (!data) return 3;
+    int bytes = lua_gettop(L);
+    lua_getglobal(L, "io");
+    lua_getfield(L, -1, "tmpfile");
+    lua_call(L, 0, 3);
+    if (lua_isnil(L, -3)) return 3; /* nil, message, errno */
+    lua_pop(L, 2);
+    int file = lua_gettop(L);
+    lua_getfield(L, file, "write");
+    lua_pushvalue(L, file);
+    lua_pushvalue(L, bytes);
+    lua_call(L, 2, 0);
+    lua_getfield(L, file, "seek");
+    lua_pushvalue(L, file);
+    lua_pushliteral(L, "set");
+    lua_call(L, 2, 0);
+    lua_settop(L, file);
+    return 1;
+}
+
+static bool reads_only(const char *mode) { return mode[0] == 'r' && !strchr(mode, '+'); }
+
+static int l_io_open(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    const char *mode = luaL_optstring(L, 2, "r");
+    if (reads_only(mode)) {
+        int n = push_copy(L, path);
+        return n;
+    }
+    if (mode[0] == 'r') {
+        /* Read and written: held to the trust, then Lua's own file. */
+        size_t len;
+        if (!take(L, loads_of(L), path, &len, true)) return 3;
+        lua_settop(L, 2);
+    }
+    return call_original(L);
+}
+
+static int l_io_lines(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) return call_original(L);
+    int formats = lua_gettop(L) - 1;
+    const char *path = luaL_checkstring(L, 1);
+    if (push_copy(L, path) != 1) return luaL_error(L, "%s", lua_tostring(L, -2));
+    lua_getfield(L, -1, "lines");
+    lua_insert(L, -2);
+    for (int i = 0; i < formats; i++) lua_pushvalue(L, 2 + i);
+    lua_call(L, 1 + formats, 1);
+    return 1;
+}
+
+static int l_io_input(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        const char *path = lua_tostring(L, 1);
+        if (push_copy(L, path) != 1) return luaL_error(L, "%s", lua_tostring(L, -2));
+        lua_replace(L, 1);
+        lua_settop(L, 1);
+    }
+    return call_original(L);
+}
+
+/* TABLE[NAME] (TABLE at the top) becomes FN with upvalues LOADS and the one
+ * it replaces. */
+static void replace(lua_State *L, lcsb__loads *loads, const char *name, lua_CFunction fn) {
+    lua_pushlightuserdata(L, loads);
+    lua_getfield(L, -2, name);
+    lua_pushcclosure(L, fn, 2);
+    lua_setfield(L, -2, name);
+}
+
+void lcsb__loads_install(lua_State *L, lcsb__loads *loads) {
+    lua_pushglobaltable(L);
+    replace(L, loads, "loadfile", l_loadfile);
+    replace(L, loads, "dofile", l_dofile);
+    lua_pop(L, 1);
+    lua_getglobal(L, "io");
+    replace(L, loads, "open", l_io_open);
+    replace(L, loads, "lines", l_io_lines);
+    replace(L, loads, "input", l_io_input);
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "loadlib");
+    lua_getfield(L, -1, "searchers");
+    /* 1 preload, 2 Lua, 3 C, 4 C all-in-one: each replaced in place. */
+    lua_pushlightuserdata(L, loads);
+    lua_rawgeti(L, -2, 2);
+    lua_pushcclosure(L, l_search_lua, 2);
+    lua_rawseti(L, -2, 2);
+    for (int i = 3; i <= 4; i++) {
+        lua_pushlightuserdata(L, loads);
+        lua_rawgeti(L, -2, i);
+        lua_pushcclosure(L, l_search_c, 2);
+        lua_rawseti(L, -2, i);
+    }
+    lua_pop(L, 2);
+}

@@ -1,0 +1,39 @@
+/* Layer 7: every file a policy script reads through Lua goes through lcsb:
+ * read whole through one descriptor, hashed, held to what the user trusted
+ * (under LCSB_TRUST_CHECK), and noted for the run to protect. */
+#ifndef LCSB_LUA_LOADS_H
+#define LCSB_LUA_LOADS_H
+
+#include "trust.h"
+
+#include <lua.h>
+#include <stdbool.h>
+
+typedef struct lcsb__loads {
+    lcsb_trust_mode mode;
+    bool record;             /* keep each file's content, for lcsb_trust to save */
+    const char *given;       /* the script's path as the caller named it */
+    char script[4096];       /* its real path */
+    char lua_dir[4096];      /* lcsb's own Lua files, real; "" when unknown */
+    lcsb__trust_files trusted; /* the record of the script, under CHECK */
+    lcsb__trust_files read;  /* what the script read, in order: the script first */
+    lcsb__trust_files own;   /* lcsb's own modules it loaded */
+    char **contents;         /* under RECORD, read.v[i]'s bytes */
+    size_t *lens;
+    bool refused; /* a file was refused as untrusted: the error on the stack says which */
+} lcsb__loads;
+
+/* Ready LOADS for the script at PATH (real path, record); LCSB_EUNTRUSTED
+ * when, under CHECK, there is no record and the script is not trusted by
+ * where it is. */
+int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
+                     lcsb_trust_mode mode, bool record, lcsb_error *err);
+void lcsb__loads_clear(lcsb__loads *loads);
+/* Route L's file reading (loadfile, dofile, require's searchers, io.open,
+ * io.lines, io.input) through LOADS, which must outlive L's use of them;
+ * package.loadlib goes, C modules come from the system's directories only. */
+void lcsb__loads_install(lua_State *L, lcsb__loads *loads);
+/* The chunk of the Lua file at PATH, pushed, read through LOADS; raises. */
+void lcsb__loads_chunk(lua_State *L, lcsb__loads *loads, const char *path);
+
+#endif

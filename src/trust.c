@@ -1,0 +1,383 @@
+/* The trust store: what the user approved a policy script with, and what
+ * changed since. Records are written whole and renamed into place, so a
+ * reader sees the old record or the new one, never half of one. */
+#include "trust.h"
+
+#include "escape.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef LCSB_SYSCONF_DIR
+#define LCSB_SYSCONF_DIR "/etc/lcsb"
+#endif
+
+#define RECORD_MAGIC "lcsb-trust 1\n"
+
+int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *sha256) {
+    if (files->n == files->cap) {
+        size_t cap = files->cap ? files->cap * 2 : 8;
+        lcsb__trust_file *v = realloc(files->v, cap * sizeof *v);
+        if (!v) return LCSB_ENOMEM;
+        files->v = v;
+        files->cap = cap;
+    }
+    lcsb__trust_file *f = &files->v[files->n];
+    if (!(f->path = strdup(path))) return LCSB_ENOMEM;
+    snprintf(f->sha256, sizeof f->sha256, "%s", sha256);
+    files->n++;
+    return 0;
+}
+
+const lcsb__trust_file *lcsb__trust_files_find(const lcsb__trust_files *files, const char *path) {
+    for (size_t i = 0; i < files->n; i++)
+        if (strcmp(files->v[i].path, path) == 0) return &files->v[i];
+    return NULL;
+}
+
+void lcsb__trust_files_clear(lcsb__trust_files *files) {
+    for (size_t i = 0; i < files->n; i++) free(files->v[i].path);
+    free(files->v);
+    memset(files, 0, sizeof *files);
+}
+
+static const char *home_dir(void) {
+    const char *home = getenv("HOME");
+    if (home && home[0] == '/') return home;
+    struct passwd *pw = getpwuid(getuid());
+    return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+}
+
+/* $VAR/TAIL when VAR holds an absolute path, else ~/FALLBACK/TAIL. */
+static bool xdg_dir(char *out, size_t size, const char *var, const char *fallback,
+                    const char *tail) {
+    const char *base = getenv(var);
+    int n;
+    if (base && base[0] == '/') {
+        n = snprintf(out, size, "%s/%s", base, tail);
+    } else {
+        const char *home = home_dir();
+        if (!home) return false;
+        n = snprintf(out, size, "%s/%s/%s", home, fallback, tail);
+    }
+    return n > 0 && (size_t)n < size;
+}
+
+int lcsb__trust_store(char *out, size_t size, lcsb_error *err) {
+    if (!xdg_dir(out, size, "XDG_STATE_HOME", ".local/state", "lcsb/trust"))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "no place for the trust store: neither XDG_STATE_HOME nor HOME names "
+                          "an absolute directory");
+    return 0;
+}
+
+/* Is REAL beneath DIR, compared by DIR's real path? */
+static bool beneath(const char *real, const char *dir) {
+    char dir_real[PATH_MAX];
+    return realpath(dir, dir_real) && lcsb__path_within(real, dir_real);
+}
+
+bool lcsb__trust_by_location(const char *real) {
+    char config[PATH_MAX];
+    if (xdg_dir(config, sizeof config, "XDG_CONFIG_HOME", ".config", "lcsb") &&
+        beneath(real, config))
+        return true;
+    return beneath(real, LCSB_SYSCONF_DIR);
+}
+
+/* The record's file name: the digest of the script's real path. */
+static int record_path(const char *script, char *out, size_t size, lcsb_error *err) {
+    char store[PATH_MAX], name[LCSB__SHA256_HEX];
+    int rc = lcsb__trust_store(store, sizeof store, err);
+    if (rc) return rc;
+    lcsb__sha256_of(script, strlen(script), name);
+    int n = snprintf(out, size, "%s/%s", store, name);
+    if (n < 0 || (size_t)n >= size)
+        return lcsb__fail(err, LCSB_EINVAL, "the trust store's path is too long: %s", store);
+    return 0;
+}
+
+/* A path on a line of the record: '%', control bytes and DEL as %XX. */
+static void add_encoded(lcsb__buf *b, const char *path) {
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p < 0x20 || *p == 0x7f)
+            lcsb__buf_addf(b, "%%%02X", *p);
+        else
+            lcsb__buf_add(b, (const char *)p, 1);
+    }
+}
+
+static int hex_digit(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* What add_encoded wrote, back into OUT (SIZE bytes); false if it is not that. */
+static bool decode(const char *text, size_t len, char *out, size_t size) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        int byte = (unsigned char)text[i];
+        if (text[i] == '%') {
+            int hi = i + 2 < len ? hex_digit(text[i + 1]) : -1;
+            int lo = hi >= 0 ? hex_digit(text[i + 2]) : -1;
+            if (lo < 0) return false;
+            byte = hi * 16 + lo;
+            i += 2;
+        }
+        if (o + 1 >= size || byte == 0) return false;
+        out[o++] = (char)byte;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
+                     char sha256[LCSB__SHA256_HEX], lcsb_error *err) {
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) {
+        int saved = errno;
+        lcsb__fail(err, LCSB_ESYS, "cannot open %s: %s", path, strerror(saved));
+        errno = saved;
+        return LCSB_ESYS;
+    }
+    int rc = 0;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, real, PATH_MAX - 1);
+    if (fstat(fd, &st) != 0 || n <= 0 || n >= PATH_MAX - 1) {
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot tell where %s is: %s", path, strerror(errno));
+        goto out;
+    }
+    real[n] = '\0';
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        rc = lcsb__fail(err, LCSB_EINVAL, "%s is not a regular file", path);
+        goto out;
+    }
+    if ((size_t)st.st_size > LCSB__TRUST_FILE_MAX) {
+        errno = EFBIG;
+        rc = lcsb__fail(err, LCSB_ETOOBIG, "%s is larger than the %zu MiB a policy may read",
+                        path, LCSB__TRUST_FILE_MAX >> 20);
+        goto out;
+    }
+    /* Read until the end, not st_size: the file may have grown since. */
+    size_t cap = (size_t)st.st_size + 1, got = 0;
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (!buf) {
+            rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+            goto out;
+        }
+        ssize_t r = read(fd, buf + got, cap - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            free(buf);
+            rc = lcsb__fail(err, LCSB_ESYS, "cannot read %s: %s", path, strerror(errno));
+            goto out;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+        if (got > LCSB__TRUST_FILE_MAX) {
+            free(buf);
+            errno = EFBIG;
+            rc = lcsb__fail(err, LCSB_ETOOBIG, "%s grew past the %zu MiB a policy may read", path,
+                            LCSB__TRUST_FILE_MAX >> 20);
+            goto out;
+        }
+        if (got == cap) {
+            char *grown = realloc(buf, (cap *= 2) + 1);
+            if (!grown) free(buf);
+            buf = grown;
+        }
+    }
+    buf[got] = '\0';
+    lcsb__sha256_of(buf, got, sha256);
+    *data = buf;
+    *len = got;
+out:
+    close(fd);
+    return rc;
+}
+
+int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err) {
+    char path[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char *data;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    int rc = record_path(script, path, sizeof path, err);
+    if (rc) return rc;
+    if (lcsb__trust_read(path, &data, &len, real, sha256, err) != 0)
+        return errno == ENOENT ? 0 : LCSB_ESYS;
+    size_t magic = strlen(RECORD_MAGIC);
+    bool ok = len >= magic && memcmp(data, RECORD_MAGIC, magic) == 0;
+    for (const char *line = data + magic; ok && line < data + len;) {
+        const char *end = memchr(line, '\n', (size_t)(data + len - line));
+        char file[PATH_MAX];
+        ok = end && end - line > 65 && line[64] == ' ' &&
+             strspn(line, "0123456789abcdef") == 64 &&
+             decode(line + 65, (size_t)(end - line - 65), file, sizeof file);
+        if (ok) {
+            char hex[LCSB__SHA256_HEX];
+            memcpy(hex, line, 64);
+            hex[64] = '\0';
+            if (lcsb__trust_files_add(out, file, hex)) {
+                free(data);
+                lcsb__trust_files_clear(out);
+                return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+            }
+            line = end + 1;
+        }
+    }
+    free(data);
+    if (!ok || out->n == 0 || strcmp(out->v[0].path, script) != 0) {
+        lcsb__trust_files_clear(out);
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "the trust record %s is damaged; run lcsb trust again for %s", path,
+                          script);
+    }
+    return 0;
+}
+
+/* mkdir -p DIR, mode 0700 for what it makes. */
+static int make_dirs(const char *dir, lcsb_error *err) {
+    char path[PATH_MAX];
+    if (strlen(dir) >= sizeof path)
+        return lcsb__fail(err, LCSB_EINVAL, "the trust store's path is too long: %s", dir);
+    memcpy(path, dir, strlen(dir) + 1);
+    for (char *slash = path + 1;; slash++) {
+        bool last = *slash == '\0';
+        if (*slash != '/' && !last) continue;
+        *slash = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            return lcsb__fail(err, LCSB_ESYS, "cannot create %s: %s", path, strerror(errno));
+        if (last) return 0;
+        *slash = '/';
+    }
+}
+
+/* LEN bytes of DATA as the file PATH, whole or not at all. */
+static int write_whole(const char *path, const char *data, size_t len, lcsb_error *err) {
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "cannot write %s: %s", tmp, strerror(errno));
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    bool ok = done == len && fsync(fd) == 0;
+    int saved = errno;
+    if (close(fd) != 0) ok = false;
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok) saved = errno;
+        unlink(tmp);
+        return lcsb__fail(err, LCSB_ESYS, "cannot write %s: %s", path, strerror(saved));
+    }
+    return 0;
+}
+
+int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *const *contents,
+                     const size_t *lens, lcsb_error *err) {
+    char store[PATH_MAX], content_dir[PATH_MAX], record[PATH_MAX];
+    int rc = lcsb__trust_store(store, sizeof store, err);
+    if (!rc) rc = record_path(script, record, sizeof record, err);
+    if (!rc && snprintf(content_dir, sizeof content_dir, "%s/content", store) >= PATH_MAX)
+        rc = lcsb__fail(err, LCSB_EINVAL, "the trust store's path is too long: %s", store);
+    if (!rc) rc = make_dirs(content_dir, err);
+    for (size_t i = 0; !rc && i < files->n; i++) {
+        char kept[PATH_MAX + 96];
+        snprintf(kept, sizeof kept, "%s/%s", content_dir, files->v[i].sha256);
+        if (access(kept, F_OK) != 0) rc = write_whole(kept, contents[i], lens[i], err);
+    }
+    if (rc) return rc;
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, RECORD_MAGIC);
+    for (size_t i = 0; i < files->n; i++) {
+        lcsb__buf_addf(&b, "%s ", files->v[i].sha256);
+        add_encoded(&b, files->v[i].path);
+        lcsb__buf_adds(&b, "\n");
+    }
+    rc = b.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory")
+               : write_whole(record, b.p, b.len, err);
+    lcsb__buf_free(&b);
+    return rc;
+}
+
+/* The lines of TEXT: *COUNT of them, each start in the returned array
+ * (caller frees), their ends at the next '\n' or TEXT + LEN. */
+static const char **lines_of(const char *text, size_t len, size_t *count) {
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) n += text[i] == '\n';
+    const char **v = malloc((n + 2) * sizeof *v);
+    if (!v) return NULL;
+    size_t k = 0;
+    for (const char *p = text; p < text + len;) {
+        v[k++] = p;
+        const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        p = nl ? nl + 1 : text + len;
+    }
+    v[k] = text + len;
+    *count = k;
+    return v;
+}
+
+static bool same_line(const char **a, size_t i, const char **b, size_t j) {
+    size_t la = (size_t)(a[i + 1] - a[i]), lb = (size_t)(b[j + 1] - b[j]);
+    return la == lb && memcmp(a[i], b[j], la) == 0;
+}
+
+void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len, lcsb__buf *out) {
+    char store[PATH_MAX], kept[PATH_MAX + 96], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char *old = NULL;
+    size_t old_len = 0;
+    lcsb_error ignored;
+    if (lcsb__trust_store(store, sizeof store, &ignored) == 0) {
+        snprintf(kept, sizeof kept, "%s/content/%s", store, old_sha256);
+        if (lcsb__trust_read(kept, &old, &old_len, real, sha256, &ignored) == 0 &&
+            strcmp(sha256, old_sha256) != 0) {
+            free(old);
+            old = NULL;
+        }
+    }
+    if (!old) {
+        lcsb__buf_addf(out, "the trusted content (sha256 %.12s) was not kept", old_sha256);
+        return;
+    }
+    size_t na, nb;
+    const char **a = lines_of(old, old_len, &na), **b = lines_of(now, now_len, &nb);
+    if (a && b) {
+        /* The lines both share at the start and at the end; what lies
+         * between changed. */
+        size_t head = 0, tail = 0;
+        while (head < na && head < nb && same_line(a, head, b, head)) head++;
+        while (tail < na - head && tail < nb - head && same_line(a, na - 1 - tail, b, nb - 1 - tail))
+            tail++;
+        size_t removed = na - head - tail, added = nb - head - tail;
+        lcsb__buf_addf(out, "%zu line%s added, %zu removed", added, added == 1 ? "" : "s",
+                       removed);
+        const char **from = added ? b : a;
+        if (added || removed) {
+            size_t len = (size_t)(from[head + 1] - from[head]);
+            while (len > 0 && (from[head][len - 1] == '\n' || from[head][len - 1] == '\r')) len--;
+            lcsb__buf_addf(out, "; first at line %zu: %s", head + 1, added ? "" : "(removed) ");
+            lcsb__buf_add_escaped(out, from[head], len > 72 ? 72 : len);
+            if (len > 72) lcsb__buf_adds(out, "...");
+        }
+    }
+    free(a);
+    free(b);
+    free(old);
+}

@@ -1,0 +1,63 @@
+/* Layer 6: the user's approval of policy scripts (lcsb trust). A record per
+ * script, in the user's state directory, names every file the script read
+ * when it was trusted, by real path and SHA-256; a copy of each file's
+ * content lets a refusal say what changed. A policy kept where only the user
+ * writes (lcsb's config directories) is trusted by where it is. */
+#ifndef LCSB_TRUST_H
+#define LCSB_TRUST_H
+
+#include "sha256.h"
+#include "util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The most of a file a policy script may read through lcsb: a policy, a
+ * module or a data file, never an archive. */
+#define LCSB__TRUST_FILE_MAX ((size_t)16 << 20)
+
+typedef struct lcsb__trust_file {
+    char *path; /* real path */
+    char sha256[LCSB__SHA256_HEX];
+} lcsb__trust_file;
+
+/* What a script read, or what the record of a trusted one says it read. */
+typedef struct lcsb__trust_files {
+    lcsb__trust_file *v;
+    size_t n, cap;
+} lcsb__trust_files;
+
+int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *sha256);
+/* The entry for PATH, or NULL. */
+const lcsb__trust_file *lcsb__trust_files_find(const lcsb__trust_files *files, const char *path);
+void lcsb__trust_files_clear(lcsb__trust_files *files);
+
+/* The directory records live in: $XDG_STATE_HOME/lcsb/trust, else
+ * ~/.local/state/lcsb/trust (HOME from the environment, else the password
+ * database). */
+int lcsb__trust_store(char *out, size_t size, lcsb_error *err);
+/* Is the real path REAL in a directory lcsb reads its own configuration
+ * from ($XDG_CONFIG_HOME/lcsb or ~/.config/lcsb, and the system's)? */
+bool lcsb__trust_by_location(const char *real);
+
+/* The record of the script at real path SCRIPT into *OUT (empty, and 0, when
+ * there is none). */
+int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err);
+/* Record FILES (SCRIPT's first) as what the user trusts SCRIPT with, each
+ * file's content (CONTENTS[i], LENS[i]) kept beside it. */
+int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *const *contents,
+                     const size_t *lens, lcsb_error *err);
+
+/* The file at PATH, a regular one of at most LCSB__TRUST_FILE_MAX bytes,
+ * read whole through one descriptor: its bytes (*DATA, NUL-terminated,
+ * caller frees), their digest, and its real path (REAL, PATH_MAX bytes).
+ * Errors name PATH; errno is kept for the caller to tell ENOENT. */
+int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
+                     char sha256[LCSB__SHA256_HEX], lcsb_error *err);
+
+/* What changed from the trusted content of a file (digest OLD_SHA256) to
+ * NOW: "3 lines added, 1 removed; first at line 12: exec = \"any\"", or
+ * what is known when the old content was not kept. Into OUT. */
+void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len, lcsb__buf *out);
+
+#endif
