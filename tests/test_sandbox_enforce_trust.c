@@ -1,0 +1,274 @@
+/* A policy cannot be widened by what it confines. The policy script runs
+ * unsandboxed, as the user, and lives in the project the command may write:
+ * so lcsb runs a script only as the user trusted it (lcsb trust), refusing
+ * an untrusted or edited one, or one that reads an edited file, before any
+ * of it runs; and every file the script read from the write tier is
+ * read-only for the run. The denials have their twins: under --backend
+ * none the same command rewrites the policy, and the next run is refused.
+ * Each case keeps its trust store in OUTSIDE (XDG_STATE_HOME), which no
+ * policy here grants. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "enforce_fixture.h"
+
+/* XDG_STATE_HOME=OUTSIDE/state, and XDG_CONFIG_HOME in OUTSIDE too. */
+static char state_env[PATH_MAX + 32], config_env[PATH_MAX + 32];
+
+static const char *const *trust_env(const fx *f) {
+    snprintf(state_env, sizeof state_env, "XDG_STATE_HOME=%s/state", f->outside);
+    snprintf(config_env, sizeof config_env, "XDG_CONFIG_HOME=%s/config", f->outside);
+    static const char *env[3];
+    env[0] = state_env;
+    env[1] = config_env;
+    env[2] = NULL;
+    return env;
+}
+
+/* `lcsb [--backend BACKEND] [--attest -] POLICY -- CMD...` from the project,
+ * checking trust, into P. */
+static void run_checked(fx *f, const char *backend, const char *policy_path,
+                        const char *const *cmd, bool attest) {
+    const char *argv[MAX_ARGV];
+    size_t n = 0;
+    argv[n++] = LCSB_CLI_PATH;
+    argv[n++] = "--backend";
+    argv[n++] = backend;
+    if (attest) {
+        argv[n++] = "--attest";
+        argv[n++] = "-";
+    }
+    argv[n++] = policy_path;
+    argv[n++] = "--";
+    for (size_t i = 0; cmd[i]; i++) argv[n++] = cmd[i];
+    argv[n] = NULL;
+    run_child(f->project, argv, trust_env(f), &P);
+}
+
+static void trust(fx *f, const char *policy_path) {
+    run_child(f->project, CMD(LCSB_CLI_PATH, "trust", policy_path), trust_env(f), &P);
+    if (P.status != 0) describe("lcsb trust", CMD("trust", policy_path), &P);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.err, "trusted", "lcsb trust's stderr");
+}
+
+/* A policy whose own code leaves MARKER in OUTSIDE when it runs: proof that
+ * the script ran, or that it did not. */
+static void marking_policy(fx *f, const char *marker, const char *extra) {
+    char text[4096], mark[PATH_MAX];
+    FMT(text,
+        "local lcsb = require \"lcsb\"\n"
+        "%s\n"
+        "local f = io.open(\"%s\", \"w\"); f:write(\"ran\"); f:close()\n"
+        "return lcsb.exec_policy { exec = { " TOOLS " } }\n",
+        extra, path_in(mark, f->outside, marker));
+    raw_policy(f, text);
+}
+
+static void test_untrusted_policy_runs_nothing(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char marker[PATH_MAX], ran[PATH_MAX];
+    path_in(marker, f->outside, "script-ran");
+    path_in(ran, f->project, "command-ran");
+    marking_policy(f, "script-ran", "");
+    static const char *const backends[] = {"landlock", "none"};
+    for (size_t i = 0; i < 2; i++) {
+        run_checked(f, backends[i], f->policy, CMD("touch", "command-ran"), false);
+        if (P.status != LCSB_EXIT_USAGE) describe("untrusted", CMD("touch"), &P);
+        assert_int_equal(P.status, LCSB_EXIT_USAGE);
+        assert_true(has_line(P.err, "lcsb: ", CMD("p.lua is not trusted", "lcsb trust")));
+        assert_exists(marker, false);
+        assert_exists(ran, false);
+    }
+    /* The twin: trusted, the same run runs both. */
+    trust(f, f->policy);
+    assert_exists(marker, true); /* lcsb trust ran it, as the user approved */
+    unlink(marker);
+    run_checked(f, "landlock", f->policy, CMD("touch", "command-ran"), false);
+    assert_int_equal(P.status, 0);
+    assert_exists(marker, true);
+    assert_exists(ran, true);
+}
+
+static void test_edited_policy_is_refused(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char marker[PATH_MAX];
+    path_in(marker, f->outside, "edit-ran");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    trust(f, f->policy);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, 0);
+    /* The user edits it by hand: the next run asks for trust again. */
+    char edited[8192];
+    FMT(edited,
+        "local lcsb = require \"lcsb\"\n"
+        "io.open(\"%s\", \"w\"):close()\n"
+        "return lcsb.exec_policy { exec = { \"sh\" } }\n",
+        marker);
+    write_file(f->policy, edited);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ",
+                         CMD("p.lua changed since you trusted it", "1 line added, 0 removed",
+                             "line 2: io.open(", "lcsb ran none of it", "then run: lcsb trust /")));
+    assert_exists(marker, false);
+    trust(f, f->policy);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, 0);
+    assert_exists(marker, true);
+}
+
+/* A module the policy requires, and a data file it reads, are held to the
+ * trust too: an edit is refused before the script gets a byte of it. */
+static void test_edited_module_is_refused(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char lib[PATH_MAX], mod[PATH_MAX], data[PATH_MAX], marker[PATH_MAX];
+    assert_int_equal(mkdir(path_in(lib, f->project, "lib"), 0755), 0);
+    write_file(path_in(mod, lib, "tools.lua"), "return { \"sh\" }\n");
+    write_file(path_in(data, f->project, "extra.txt"), "cat\n");
+    path_in(marker, f->outside, "module-ran");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "package.path = \"lib/?.lua;\" .. package.path\n"
+                  "local exec = require \"tools\"\n"
+                  "for line in io.lines(\"extra.txt\") do exec[#exec + 1] = line end\n"
+                  "return lcsb.exec_policy { exec = exec }\n");
+    trust(f, f->policy);
+    assert_true(has_line(P.err, "lcsb: ", CMD("lib/tools.lua")));
+    assert_true(has_line(P.err, "lcsb: ", CMD("extra.txt")));
+    run_checked(f, "landlock", f->policy, CMD("cat", "extra.txt"), false);
+    assert_int_equal(P.status, 0);
+
+    char evil[PATH_MAX + 128];
+    FMT(evil, "io.open(\"%s\", \"w\"):close()\nreturn { \"sh\" }\n", marker);
+    write_file(mod, evil);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ",
+                         CMD("p.lua reads lib/tools.lua, which changed since you trusted it",
+                             "then run: lcsb trust /")));
+    assert_exists(marker, false);
+    write_file(mod, "return { \"sh\" }\n");
+    write_file(data, "rm\n");
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads extra.txt, which changed", "first at line 1: rm")));
+}
+
+/* The command cannot rewrite the policy, nor a module it requires, nor put
+ * another in their place by renaming a directory; unsandboxed it can, and
+ * the next run is refused for it. */
+static void test_policy_cannot_rewrite_itself(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char conf[PATH_MAX], mod[PATH_MAX];
+    assert_int_equal(mkdir(path_in(conf, f->project, "conf"), 0755), 0);
+    write_file(path_in(mod, conf, "tools.lua"), "return { " TOOLS " }\n");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "local exec = dofile(\"conf/tools.lua\")\n"
+                  "return lcsb.exec_policy { exec = exec }\n");
+    trust(f, f->policy);
+    char *before = slurp(f->policy), *mod_before = slurp(mod);
+    static const char *const attacks[] = {
+        "echo 'return lcsb.exec_policy { exec = \"any\" }' >> p.lua",
+        "echo '-- widened' >> conf/tools.lua",
+        "mv p.lua p.old",
+        "rm -f p.lua",
+        "mv conf conf.old && mkdir conf && echo 'return {}' > conf/tools.lua",
+        "ln -f p.lua p.link && echo x >> p.link",
+    };
+    for (size_t i = 0; i < sizeof attacks / sizeof *attacks; i++) {
+        run_checked(f, "landlock", f->policy, CMD("sh", "-c", attacks[i]), false);
+        if (P.status == 0) describe(attacks[i], CMD("sh", "-c", attacks[i]), &P);
+        assert_int_not_equal(P.status, 0);
+        assert_content(f->policy, before);
+        assert_content(mod, mod_before);
+    }
+    /* Listed in the attestation, protected. */
+    run_checked(f, "landlock", f->policy, CMD("true"), true);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.err, "\"trust\":\"recorded\"", "the attestation");
+    assert_contains(P.err, "/p.lua\",\"sha256\":\"", "the attestation");
+    assert_contains(P.err, "/conf/tools.lua\",\"sha256\":\"", "the attestation");
+    assert_lacks(P.err, "\"protected\":false", "the attestation");
+
+    /* The twin: nothing is enforced, the rewrite lands, and lcsb refuses it next. */
+    run_checked(f, "none", f->policy, CMD("sh", "-c", attacks[1]), false);
+    assert_int_equal(P.status, 0);
+    char *mod_after = slurp(mod);
+    assert_string_not_equal(mod_after, mod_before);
+    free(mod_after);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("conf/tools.lua, which changed", "-- widened")));
+    free(before);
+    free(mod_before);
+}
+
+/* A policy in lcsb's own config directory is trusted by where it is; the
+ * attestation says so. */
+static void test_config_policy_trusted_by_location(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char config[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+    assert_int_equal(mkdir(path_in(config, f->outside, "config"), 0755), 0);
+    assert_int_equal(mkdir(path_in(dir, config, "lcsb"), 0755), 0);
+    write_file(path_in(path, dir, "p.lua"), "local lcsb = require \"lcsb\"\n"
+                                            "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    run_checked(f, "landlock", path, CMD("true"), true);
+    if (P.status != 0) describe("by location", CMD("true"), &P);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.err, "\"trust\":\"location\"", "the attestation");
+    /* The same file elsewhere is not. */
+    char copy[PATH_MAX];
+    write_file(path_in(copy, f->project, "q.lua"), "local lcsb = require \"lcsb\"\n"
+                                                   "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    run_checked(f, "landlock", copy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+}
+
+/* A C module comes from the system's Lua directories only: one the command
+ * could have written in the project is not loaded, whatever package.cpath
+ * says, and package.loadlib is gone. */
+static void test_no_c_module_from_the_project(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char so[PATH_MAX];
+    write_file(path_in(so, f->project, "evil.so"), "not a library\n");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "package.cpath = \"./?.so;\" .. package.cpath\n"
+                  "assert(package.loadlib == nil, \"loadlib is there\")\n"
+                  "local ok, err = pcall(require, \"evil\")\n"
+                  "assert(not ok and not tostring(err):find(\"./evil.so\", 1, true), tostring(err))\n"
+                  "assert(require \"cjson\")\n"
+                  "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    trust(f, f->policy);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    if (P.status != 0) describe("C modules", CMD("true"), &P);
+    assert_int_equal(P.status, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        T(test_untrusted_policy_runs_nothing),   T(test_edited_policy_is_refused),
+        T(test_edited_module_is_refused),        T(test_policy_cannot_rewrite_itself),
+        T(test_config_policy_trusted_by_location), T(test_no_c_module_from_the_project),
+    };
+    return cmocka_run_group_tests_name("sandbox_enforce_trust", tests, enforce_group_setup, NULL);
+}
