@@ -10,6 +10,7 @@
 #include "lua_host.h"
 #include "lua_policy.h"
 #include "lua_util.h"
+#include "trust.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -174,6 +175,20 @@ static int l_escape(lua_State *L) {
     return 1;
 }
 
+/* lcsb.trusted(path) -> "recorded" or "location" when the policy script at
+ * PATH, and every file recorded with it, is as the user trusted it (lcsb
+ * trust); nil, why (naming `lcsb trust`) otherwise. A host that runs the
+ * script itself should ask first; lcsb_script_open asks on its own, and
+ * holds what the script reads to the record as it runs. */
+static int l_trusted(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    const char *how;
+    lcsb_error err;
+    if (lcsb__trust_verify(path, &how, &err)) return lcsb__lua_fail(L, err.message);
+    lua_pushstring(L, how);
+    return 1;
+}
+
 static const luaL_Reg functions[] = {
     {"policy", lcsb__lua_policy},
     {"run_scope", l_run_scope},
@@ -183,6 +198,7 @@ static const luaL_Reg functions[] = {
     {"attest", l_attest},
     {"blame_caller", l_blame_caller},
     {"escape", l_escape},
+    {"trusted", l_trusted},
     {NULL, NULL},
 };
 

@@ -32,13 +32,7 @@ int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
     if (mode != LCSB_TRUST_CHECK || lcsb__trust_by_location(loads->script)) return 0;
     int rc = lcsb__trust_load(loads->script, &loads->trusted, err);
     if (rc) return rc;
-    if (loads->trusted.n == 0)
-        return lcsb__fail(err, LCSB_EUNTRUSTED,
-                          "%s is not trusted, so lcsb ran none of it: a policy in a project can "
-                          "be rewritten by the commands it confines. Read it, then run: "
-                          "lcsb trust %s",
-                          path, path);
-    return 0;
+    return loads->trusted.n == 0 ? lcsb__trust_not_recorded(path, err) : 0;
 }
 
 void lcsb__loads_clear(lcsb__loads *loads) {
@@ -58,24 +52,9 @@ static lcsb__loads *loads_of(lua_State *L) { return lua_touserdata(L, lua_upvalu
 static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char *real,
                   const char *now, size_t now_len) {
     const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, real);
-    bool script = strcmp(real, loads->script) == 0;
     lcsb__buf b = {0};
-    if (script)
-        lcsb__buf_addf(&b, "%s changed since you trusted it (", loads->given);
-    else if (was)
-        lcsb__buf_addf(&b, "%s reads %s, which changed since you trusted it (", loads->given,
-                       path);
-    else
-        lcsb__buf_addf(&b, "%s reads %s, which it did not read when you trusted it", loads->given,
-                       path);
-    if (was) {
-        lcsb__trust_changes(was->sha256, now, now_len, &b);
-        lcsb__buf_adds(&b, ")");
-    }
-    lcsb__buf_addf(&b,
-                   "; %s. Read %s, then run: lcsb trust %s",
-                   script ? "lcsb ran none of it" : "lcsb stopped the script before it got a byte",
-                   was ? "the change" : "it", loads->given);
+    lcsb__trust_refusal(&b, loads->given, strcmp(real, loads->script) == 0 ? NULL : path,
+                        was ? was->sha256 : NULL, now, now_len);
     loads->refused = true;
     bool oom = b.oom;
     if (!oom) lua_pushlstring(L, b.p, b.len);

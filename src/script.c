@@ -5,13 +5,13 @@
  * and explain reads the very tables exec_policy made. */
 #include "escape.h"
 #include "json.h"
-#include "path.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
 #include "lua_loads.h"
 #include "lua_policy.h"
 #include "lua_stop.h"
 #include "lua_util.h"
+#include "path.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -281,8 +281,8 @@ void lcsb_script_options_init(lcsb_script_options *opts) {
 
 /* Why the script at PATH failed (STATUS, its error on top of L) or was
  * stopped, into ERR. */
-static int script_failure(lua_State *L, int status, const char *path, double budget,
-                          bool untrusted, lcsb_error *err) {
+static int script_failure(lua_State *L, int status, const char *path, double budget, bool untrusted,
+                          lcsb_error *err) {
     int sig = lcsb__stop_signal();
     if (sig) {
         const char *name = sigabbrev_np(sig);
@@ -413,7 +413,8 @@ int lcsb_trust(const char *path, const char *const *argv, const lcsb_script_opti
     for (size_t i = 0; !rc && trusted && i < loads->read.n; i++) {
         lcsb__buf b = {0};
         lcsb__buf_addf(&b, "%s  %s", loads->read.v[i].sha256, loads->read.v[i].path);
-        if (b.oom || lcsb__strv_push(&lines, b.p)) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if (b.oom || lcsb__strv_push(&lines, b.p))
+            rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         lcsb__buf_free(&b);
     }
     if (!rc && trusted && !(*trusted = lcsb__strv_take(&lines)))
@@ -429,12 +430,12 @@ int lcsb_trust(const char *path, const char *const *argv, const lcsb_script_opti
 
 const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; }
 
-/* How the script came to be run: "recorded" (as the user trusted it),
- * "location" (where only the user writes), "skipped" (the host's own). */
 static const char *trusted_how(const lcsb__loads *loads) {
     if (loads->mode != LCSB_TRUST_CHECK) return "skipped";
     return loads->trusted.n > 0 ? "recorded" : "location";
 }
+
+const char *lcsb_script_trusted(const lcsb_script *s) { return trusted_how(&s->loads); }
 
 /* "policy": the script, how it was trusted, and each file it read: its
  * digest and whether the run protects it (lcsb's own modules only then). */

@@ -166,8 +166,8 @@ int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
     }
     if ((size_t)st.st_size > LCSB__TRUST_FILE_MAX) {
         errno = EFBIG;
-        rc = lcsb__fail(err, LCSB_ETOOBIG, "%s is larger than the %zu MiB a policy may read",
-                        path, LCSB__TRUST_FILE_MAX >> 20);
+        rc = lcsb__fail(err, LCSB_ETOOBIG, "%s is larger than the %zu MiB a policy may read", path,
+                        LCSB__TRUST_FILE_MAX >> 20);
         goto out;
     }
     /* Read until the end, not st_size: the file may have grown since. */
@@ -223,8 +223,7 @@ int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err
     for (const char *line = data + magic; ok && line < data + len;) {
         const char *end = memchr(line, '\n', (size_t)(data + len - line));
         char file[PATH_MAX];
-        ok = end && end - line > 65 && line[64] == ' ' &&
-             strspn(line, "0123456789abcdef") == 64 &&
+        ok = end && end - line > 65 && line[64] == ' ' && strspn(line, "0123456789abcdef") == 64 &&
              decode(line + 65, (size_t)(end - line - 65), file, sizeof file);
         if (ok) {
             char hex[LCSB__SHA256_HEX];
@@ -363,11 +362,11 @@ void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len
          * between changed. */
         size_t head = 0, tail = 0;
         while (head < na && head < nb && same_line(a, head, b, head)) head++;
-        while (tail < na - head && tail < nb - head && same_line(a, na - 1 - tail, b, nb - 1 - tail))
+        while (tail < na - head && tail < nb - head &&
+               same_line(a, na - 1 - tail, b, nb - 1 - tail))
             tail++;
         size_t removed = na - head - tail, added = nb - head - tail;
-        lcsb__buf_addf(out, "%zu line%s added, %zu removed", added, added == 1 ? "" : "s",
-                       removed);
+        lcsb__buf_addf(out, "%zu line%s added, %zu removed", added, added == 1 ? "" : "s", removed);
         const char **from = added ? b : a;
         if (added || removed) {
             size_t len = (size_t)(from[head + 1] - from[head]);
@@ -380,4 +379,65 @@ void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len
     free(a);
     free(b);
     free(old);
+}
+
+int lcsb__trust_not_recorded(const char *path, lcsb_error *err) {
+    return lcsb__fail(err, LCSB_EUNTRUSTED,
+                      "%s is not trusted, so lcsb ran none of it: a policy in a project can be "
+                      "rewritten by the commands it confines. Read it, then run: lcsb trust %s",
+                      path, path);
+}
+
+void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read, const char *was,
+                         const char *now, size_t now_len) {
+    if (!read)
+        lcsb__buf_addf(b, "%s changed since you trusted it (", given);
+    else if (was)
+        lcsb__buf_addf(b, "%s reads %s, which changed since you trusted it (", given, read);
+    else
+        lcsb__buf_addf(b, "%s reads %s, which it did not read when you trusted it", given, read);
+    if (was) {
+        lcsb__trust_changes(was, now, now_len, b);
+        lcsb__buf_adds(b, ")");
+    }
+    lcsb__buf_addf(b, "; %s. Read %s, then run: lcsb trust %s",
+                   read ? "lcsb stopped the script before it read any of it"
+                        : "lcsb ran none of it",
+                   was ? "the change" : "it", given);
+}
+
+int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
+    char script[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    if (!realpath(path, script))
+        return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
+                          strerror(errno));
+    if (lcsb__trust_by_location(script)) {
+        *how = "location";
+        return 0;
+    }
+    lcsb__trust_files record;
+    int rc = lcsb__trust_load(script, &record, err);
+    if (rc) return rc;
+    if (record.n == 0) rc = lcsb__trust_not_recorded(path, err);
+    for (size_t i = 0; !rc && i < record.n; i++) {
+        const lcsb__trust_file *f = &record.v[i];
+        char *data;
+        size_t len;
+        lcsb_error why;
+        if (lcsb__trust_read(f->path, &data, &len, real, sha256, &why) != 0) {
+            rc = lcsb__fail(err, LCSB_EUNTRUSTED,
+                            "%s read %s when you trusted it, and it cannot be read now (%s); "
+                            "lcsb ran none of it. Then run: lcsb trust %s",
+                            path, f->path, why.message, path);
+        } else if (strcmp(sha256, f->sha256) != 0 || strcmp(real, f->path) != 0) {
+            lcsb__buf b = {0};
+            lcsb__trust_refusal(&b, path, i == 0 ? NULL : f->path, f->sha256, data, len);
+            rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", b.oom ? "out of memory" : b.p);
+            lcsb__buf_free(&b);
+        }
+        free(data);
+    }
+    lcsb__trust_files_clear(&record);
+    if (!rc) *how = "recorded";
+    return rc;
 }

@@ -60,4 +60,17 @@ int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
  * what is known when the old content was not kept. Into OUT. */
 void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len, lcsb__buf *out);
 
+/* LCSB_EUNTRUSTED: the script at PATH has no record. */
+int lcsb__trust_not_recorded(const char *path, lcsb_error *err);
+/* Why the script GIVEN (as the caller named it) is refused: it, or the
+ * file READ it reads (NULL: the script itself), is not as trusted. WAS is
+ * the trusted digest (NULL: not in the record), NOW the content found. */
+void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read, const char *was,
+                         const char *now, size_t now_len);
+/* Is the script at PATH, and every file recorded with it, as the user
+ * trusted it? 0 with *HOW "recorded" or "location"; LCSB_EUNTRUSTED saying
+ * why not. What else the script reads when it runs is held to the record
+ * then (lcsb_script_open). */
+int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "helpers.h"
 #include "sha256.h"
+#include "trust.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -521,9 +522,67 @@ static void test_sha256(void **state) {
     assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+/* Embedding: lcsb_script_open checks trust unless told the host wrote the
+ * script; lcsb_trust records it and what it read; lcsb.trusted's check
+ * (lcsb__trust_verify) agrees, and names what changed. */
+static void test_script_trust(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX", store[PATH_MAX], path[PATH_MAX], data[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(setenv("XDG_STATE_HOME", path_in(store, dir, "state"), 1), 0);
+    write_file(path_in(data, dir, "tools.txt"), "/bin/sh\n");
+    FMT(path, "%s/p.lua", dir);
+    char text[PATH_MAX + 256];
+    FMT(text,
+        "local lcsb = require \"lcsb\"\n"
+        "local exec = {}\n"
+        "for line in io.lines(\"%s\") do exec[#exec + 1] = line end\n"
+        "return lcsb.policy { exec = exec }\n",
+        data);
+    write_file(path, text);
+    lcsb_script_options opts;
+    lcsb_script_options_init(&opts);
+    assert_int_equal(opts.trust, LCSB_TRUST_CHECK);
+    opts.lua_dir = LCSB_LUA_DIR;
+    static const char *const cmd[] = {"sh", NULL};
+    lcsb_script *s = NULL;
+    lcsb_error err;
+    const char *how;
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EUNTRUSTED);
+    assert_null(s);
+    assert_contains(err.message, "is not trusted, so lcsb ran none of it");
+    assert_int_equal(lcsb__trust_verify(path, &how, &err), LCSB_EUNTRUSTED);
+
+    char **trusted = NULL;
+    if (lcsb_trust(path, cmd, &opts, &trusted, &err)) fail_msg("lcsb_trust: %s", err.message);
+    assert_int_equal(argc_of(trusted), 2);
+    assert_contains(trusted[0], "/p.lua");
+    assert_contains(trusted[1], "/tools.txt");
+    lcsb_argv_free(trusted);
+    assert_int_equal(lcsb__trust_verify(path, &how, &err), 0);
+    assert_string_equal(how, "recorded");
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), 0);
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+
+    write_file(data, "/bin/sh\n/bin/rm\n");
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EUNTRUSTED);
+    assert_contains(err.message, "tools.txt, which changed since you trusted it (1 line added, "
+                                 "0 removed; first at line 2: /bin/rm)");
+    assert_int_equal(lcsb__trust_verify(path, &how, &err), LCSB_EUNTRUSTED);
+    assert_contains(err.message, "tools.txt, which changed");
+    /* The host that wrote the script itself needs no record. */
+    opts.trust = LCSB_TRUST_SKIP;
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), 0);
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+    opts.trust = (lcsb_trust_mode)7;
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EINVAL);
+    assert_int_equal(unsetenv("XDG_STATE_HOME"), 0);
+    rm_rf(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors_one_list), cmocka_unit_test(test_sha256),       cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_errors_one_list), cmocka_unit_test(test_sha256), cmocka_unit_test(test_script_trust),       cmocka_unit_test(test_escape),
         cmocka_unit_test(test_prepare_is_what_runs),  cmocka_unit_test(test_field_tables),
         cmocka_unit_test(test_script_result),         cmocka_unit_test(test_script_bare_policy),
         cmocka_unit_test(test_script_result_is_data), cmocka_unit_test(test_hold),

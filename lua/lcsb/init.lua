@@ -585,5 +585,6 @@ M.realpath = core.realpath
 M.mkdir = core.mkdir
 M.ttys = core.ttys
 M.escape = core.escape
+M.trusted = core.trusted
 
 return M

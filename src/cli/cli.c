@@ -158,6 +158,12 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     bool enforced = strcmp(lcsb_backend_name(b), "none") != 0;
     lcsb_attestation_summary(att, summary, sizeof summary);
     printf("policy:  %s\nbackend: %s\nenforced: %s\n", args->policy, lcsb_backend_name(b), summary);
+    static const char *const trust[] = {
+        [LCSB_TRUST_CHECK] = "as you trusted it (lcsb trust), with every file it read",
+        [LCSB_TRUST_SKIP] = "not checked (--no-trust-check)"};
+    bool located = strcmp(lcsb_script_trusted(script), "location") == 0;
+    printf("trusted: %s\n",
+           located ? "where it is (lcsb's config directory)" : trust[args->no_trust_check]);
     if (!enforced)
         printf(
             "(the rules below are what the policy asks; under none, none of them is enforced)\n");

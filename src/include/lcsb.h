@@ -545,6 +545,9 @@ LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const
 LCSB_API LCSB_NODISCARD int lcsb_trust(const char *path, const char *const *argv,
                                        const lcsb_script_options *opts, char ***trusted,
                                        lcsb_error *err);
+/* How SCRIPT came to run: "recorded" (as the user trusted it), "location"
+ * (in lcsb's config directory), "skipped" (LCSB_TRUST_SKIP). */
+LCSB_API const char *lcsb_script_trusted(const lcsb_script *script);
 /* ATT's JSON (lcsb_attestation_json) with what SCRIPT adds (NULL-safe):
  * "policy": {"script": real path, "trust": "recorded" | "location" |
  * "skipped", "files": [{"path", "sha256", "protected"}]}, every file the
