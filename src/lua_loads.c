@@ -29,10 +29,13 @@ int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
     if (lua_dir && !realpath(lua_dir, loads->lua_dir)) loads->lua_dir[0] = '\0';
-    if (mode != LCSB_TRUST_CHECK || lcsb__trust_by_location(loads->script)) return 0;
+    if (mode != LCSB_TRUST_CHECK) return 0;
+    /* A script trusted where it is may have a record too: of the files it
+     * reads from elsewhere, held to it all the same. */
+    loads->by_location = lcsb__trust_by_location(loads->script);
     int rc = lcsb__trust_load(loads->script, &loads->trusted, err);
     if (rc) return rc;
-    return loads->trusted.n == 0 ? lcsb__trust_not_recorded(path, err) : 0;
+    return loads->trusted.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err) : 0;
 }
 
 void lcsb__loads_clear(lcsb__loads *loads) {
@@ -60,6 +63,30 @@ static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char
     if (!oom) lua_pushlstring(L, b.p, b.len);
     lcsb__buf_free(&b);
     return oom ? luaL_error(L, "out of memory") : lua_error(L);
+}
+
+/* Raise the refusal of PATH, which the script read when the user trusted
+ * it and which cannot be read now: without it, the script may take
+ * another way than the one trusted. Its real path is its directory's and
+ * its name. */
+static void refuse_gone(lua_State *L, lcsb__loads *loads, const char *path) {
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    int n = slash ? snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path)
+                  : snprintf(dir, sizeof dir, ".");
+    if (n < 0 || (size_t)n >= sizeof dir || !realpath(dir[0] ? dir : "/", real) ||
+        strlen(real) + strlen(name) + 2 > sizeof real)
+        return;
+    if (strcmp(real, "/") != 0) strcat(real, "/");
+    strcat(real, name);
+    if (!lcsb__trust_files_find(&loads->trusted, real)) return;
+    loads->refused = true;
+    luaL_error(L,
+               "%s read %s when you trusted it, and it cannot be read now: without it the script "
+               "may take another way; lcsb stopped the script there. If that way is right, run: "
+               "lcsb trust %s",
+               loads->given, path, loads->given);
 }
 
 /* Note the file REAL (digest SHA256) as read, in order, once. */
@@ -99,6 +126,7 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     lcsb_error err;
     if (lcsb__trust_read(path, &bytes, len, real, sha256, &err) != 0) {
         int code = errno;
+        if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path);
         if (!soft) luaL_error(L, "%s", err.message);
         luaL_pushfail(L);
         lua_pushstring(L, err.message);

@@ -15,6 +15,7 @@ typedef struct lcsb__loads {
     const char *given;         /* the script's path as the caller named it */
     char script[4096];         /* its real path */
     char lua_dir[4096];        /* lcsb's own Lua files, real; "" when unknown */
+    bool by_location;          /* the script is in lcsb's config directory */
     lcsb__trust_files trusted; /* the record of the script, under CHECK */
     lcsb__trust_files read;    /* what the script read, in order: the script first */
     lcsb__trust_files own;     /* lcsb's own modules it loaded */

@@ -432,7 +432,7 @@ const lcsb_policy *lcsb_script_policy(const lcsb_script *s) { return s->policy; 
 
 static const char *trusted_how(const lcsb__loads *loads) {
     if (loads->mode != LCSB_TRUST_CHECK) return "skipped";
-    return loads->trusted.n > 0 ? "recorded" : "location";
+    return loads->by_location ? "location" : "recorded";
 }
 
 const char *lcsb_script_trusted(const lcsb_script *s) { return trusted_how(&s->loads); }

@@ -411,14 +411,11 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
     if (!realpath(path, script))
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
-    if (lcsb__trust_by_location(script)) {
-        *how = "location";
-        return 0;
-    }
+    bool located = lcsb__trust_by_location(script);
     lcsb__trust_files record;
     int rc = lcsb__trust_load(script, &record, err);
     if (rc) return rc;
-    if (record.n == 0) rc = lcsb__trust_not_recorded(path, err);
+    if (record.n == 0 && !located) rc = lcsb__trust_not_recorded(path, err);
     for (size_t i = 0; !rc && i < record.n; i++) {
         const lcsb__trust_file *f = &record.v[i];
         char *data;
@@ -438,6 +435,6 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
         free(data);
     }
     lcsb__trust_files_clear(&record);
-    if (!rc) *how = "recorded";
+    if (!rc) *how = located ? "location" : "recorded";
     return rc;
 }

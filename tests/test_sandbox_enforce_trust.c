@@ -169,6 +169,12 @@ static void test_edited_module_is_refused(void **state) {
     run_checked(f, "landlock", f->policy, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
     assert_true(has_line(P.err, "lcsb: ", CMD("reads extra.txt, which changed", "first at line 1: rm")));
+    /* Gone is changed too: without it the script would take another way. */
+    unlink(data);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("read extra.txt when you trusted it, and it cannot be "
+                                              "read now")));
 }
 
 /* The command cannot rewrite the policy, nor a module it requires, nor put
@@ -235,6 +241,24 @@ static void test_config_policy_trusted_by_location(void **state) {
     if (P.status != 0) describe("by location", CMD("true"), &P);
     assert_int_equal(P.status, 0);
     assert_contains(P.err, "\"trust\":\"location\"", "the attestation");
+    /* What it reads from the project is held to a record all the same. */
+    char data[PATH_MAX], reading[PATH_MAX * 2];
+    write_file(path_in(data, f->project, "tools.txt"), "sh\n");
+    FMT(reading, "local lcsb = require \"lcsb\"\n"
+                 "local exec = {}\n"
+                 "for line in io.lines(\"%s\") do exec[#exec + 1] = line end\n"
+                 "return lcsb.exec_policy { exec = exec }\n", data);
+    write_file(path, reading);
+    run_checked(f, "landlock", path, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("tools.txt, which it did not read when you trusted it")));
+    trust(f, path);
+    run_checked(f, "landlock", path, CMD("true"), true);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.err, "\"trust\":\"location\"", "the attestation");
+    write_file(data, "sh\nrm\n");
+    run_checked(f, "landlock", path, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
     /* The same file elsewhere is not. */
     char copy[PATH_MAX];
     write_file(path_in(copy, f->project, "q.lua"), "local lcsb = require \"lcsb\"\n"
