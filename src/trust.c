@@ -209,6 +209,26 @@ out:
     return rc;
 }
 
+bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out) {
+    size_t magic = strlen(RECORD_MAGIC);
+    memset(out, 0, sizeof *out);
+    bool ok = len >= magic && memcmp(data, RECORD_MAGIC, magic) == 0;
+    for (const char *line = data + magic; ok && line < data + len;) {
+        const char *end = memchr(line, '\n', (size_t)(data + len - line));
+        char file[PATH_MAX], hex[LCSB__SHA256_HEX];
+        ok = end && end - line > 65 && line[64] == ' ' && strspn(line, "0123456789abcdef") == 64 &&
+             line[65] == '/' && decode(line + 65, (size_t)(end - line - 65), file, sizeof file);
+        if (ok) {
+            memcpy(hex, line, 64);
+            hex[64] = '\0';
+            ok = lcsb__trust_files_add(out, file, hex) == 0;
+            line = end + 1;
+        }
+    }
+    if (!ok || out->n == 0) lcsb__trust_files_clear(out);
+    return ok && out->n > 0;
+}
+
 int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err) {
     char path[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
     char *data;
@@ -218,27 +238,9 @@ int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err
     if (rc) return rc;
     if (lcsb__trust_read(path, &data, &len, real, sha256, err) != 0)
         return errno == ENOENT ? 0 : LCSB_ESYS;
-    size_t magic = strlen(RECORD_MAGIC);
-    bool ok = len >= magic && memcmp(data, RECORD_MAGIC, magic) == 0;
-    for (const char *line = data + magic; ok && line < data + len;) {
-        const char *end = memchr(line, '\n', (size_t)(data + len - line));
-        char file[PATH_MAX];
-        ok = end && end - line > 65 && line[64] == ' ' && strspn(line, "0123456789abcdef") == 64 &&
-             decode(line + 65, (size_t)(end - line - 65), file, sizeof file);
-        if (ok) {
-            char hex[LCSB__SHA256_HEX];
-            memcpy(hex, line, 64);
-            hex[64] = '\0';
-            if (lcsb__trust_files_add(out, file, hex)) {
-                free(data);
-                lcsb__trust_files_clear(out);
-                return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-            }
-            line = end + 1;
-        }
-    }
+    bool ok = lcsb__trust_parse(data, len, out);
     free(data);
-    if (!ok || out->n == 0 || strcmp(out->v[0].path, script) != 0) {
+    if (!ok || strcmp(out->v[0].path, script) != 0) {
         lcsb__trust_files_clear(out);
         return lcsb__fail(err, LCSB_EINVAL,
                           "the trust record %s is damaged; run lcsb trust again for %s", path,
@@ -338,26 +340,13 @@ static bool same_line(const char **a, size_t i, const char **b, size_t j) {
     return la == lb && memcmp(a[i], b[j], la) == 0;
 }
 
-void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len, lcsb__buf *out) {
-    char store[PATH_MAX], kept[PATH_MAX + 96], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
-    char *old = NULL;
-    size_t old_len = 0;
-    lcsb_error ignored;
-    if (lcsb__trust_store(store, sizeof store, &ignored) == 0) {
-        snprintf(kept, sizeof kept, "%s/content/%s", store, old_sha256);
-        if (lcsb__trust_read(kept, &old, &old_len, real, sha256, &ignored) == 0 &&
-            strcmp(sha256, old_sha256) != 0) {
-            free(old);
-            old = NULL;
-        }
-    }
-    if (!old) {
-        lcsb__buf_addf(out, "the trusted content (sha256 %.12s) was not kept", old_sha256);
-        return;
-    }
+void lcsb__trust_diff(const char *old, size_t old_len, const char *now, size_t now_len,
+                      lcsb__buf *out) {
     size_t na, nb;
     const char **a = lines_of(old, old_len, &na), **b = lines_of(now, now_len, &nb);
-    if (a && b) {
+    if (!a || !b) {
+        out->oom = true;
+    } else {
         /* The lines both share at the start and at the end; what lies
          * between changed. */
         size_t head = 0, tail = 0;
@@ -378,6 +367,26 @@ void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len
     }
     free(a);
     free(b);
+}
+
+void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len, lcsb__buf *out) {
+    char store[PATH_MAX], kept[PATH_MAX + 96], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char *old = NULL;
+    size_t old_len = 0;
+    lcsb_error ignored;
+    if (lcsb__trust_store(store, sizeof store, &ignored) == 0) {
+        snprintf(kept, sizeof kept, "%s/content/%s", store, old_sha256);
+        if (lcsb__trust_read(kept, &old, &old_len, real, sha256, &ignored) == 0 &&
+            strcmp(sha256, old_sha256) != 0) {
+            free(old);
+            old = NULL;
+        }
+    }
+    if (!old) {
+        lcsb__buf_addf(out, "the trusted content (sha256 %.12s) was not kept", old_sha256);
+        return;
+    }
+    lcsb__trust_diff(old, old_len, now, now_len, out);
     free(old);
 }
 

@@ -55,6 +55,12 @@ int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *c
 int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
                      char sha256[LCSB__SHA256_HEX], lcsb_error *err);
 
+/* A record's text (LEN bytes of DATA) as the files it names into *OUT
+ * (cleared, false, when it is not one lcsb wrote). */
+bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out);
+/* "3 lines added, 1 removed; first at line 12: ..." from OLD to NOW. */
+void lcsb__trust_diff(const char *old, size_t old_len, const char *now, size_t now_len,
+                      lcsb__buf *out);
 /* What changed from the trusted content of a file (digest OLD_SHA256) to
  * NOW: "3 lines added, 1 removed; first at line 12: exec = \"any\"", or
  * what is known when the old content was not kept. Into OUT. */
