@@ -25,15 +25,15 @@ int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
     loads->mode = mode;
     loads->record = record;
     loads->given = path;
-    if (!realpath(path, loads->script))
+    if (!realpath(path, loads->script) || !lcsb__trust_absolute(path, loads->script_path))
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
     if (lua_dir && !realpath(lua_dir, loads->lua_dir)) loads->lua_dir[0] = '\0';
     if (mode != LCSB_TRUST_CHECK) return 0;
     /* A script trusted where it is may have a record too: of the files it
      * reads from elsewhere, held to it all the same. */
-    loads->by_location = lcsb__trust_by_location(loads->script);
-    int rc = lcsb__trust_load(loads->script, &loads->trusted, err);
+    loads->by_location = lcsb__trust_by_location(loads->script_path, loads->script);
+    int rc = lcsb__trust_load(loads->script_path, &loads->trusted, err);
     if (rc) return rc;
     return loads->trusted.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err) : 0;
 }
@@ -51,54 +51,57 @@ void lcsb__loads_clear(lcsb__loads *loads) {
 
 static lcsb__loads *loads_of(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
 
-/* Raise the refusal of the file REAL, read as PATH, whose content is NOW. */
-static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char *real,
-                  const char *now, size_t now_len) {
-    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, real);
+/* Raise REFUSAL, and remember it: a script that catches it (pcall) and
+ * goes another way is refused all the same, when it returns and at every
+ * read before that. */
+static int raise_refusal(lua_State *L, lcsb__loads *loads, const char *refusal) {
+    if (!loads->refused) snprintf(loads->refusal, sizeof loads->refusal, "%s", refusal);
+    loads->refused = true;
+    lua_pushstring(L, loads->refusal);
+    return lua_error(L);
+}
+
+/* Raise the refusal of the file named PATH (NAMED, absolute) that led to
+ * REAL, whose content is NOW. */
+static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char *named,
+                  const char *real, const char *now, size_t now_len) {
+    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
     lcsb__buf b = {0};
-    lcsb__trust_refusal(&b, loads->given, strcmp(real, loads->script) == 0 ? NULL : path,
-                        was ? was->sha256 : NULL, now, now_len);
-    loads->refused = true;
-    bool oom = b.oom;
-    if (!oom) lua_pushlstring(L, b.p, b.len);
+    lcsb__trust_refusal(&b, loads->given, strcmp(named, loads->script_path) == 0 ? NULL : path, was,
+                        real, now, now_len);
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        return raise_refusal(L, loads, "out of memory");
+    }
+    lua_pushlstring(L, b.p, b.len); /* a Lua string before the buffer goes */
     lcsb__buf_free(&b);
-    return oom ? luaL_error(L, "out of memory") : lua_error(L);
+    return raise_refusal(L, loads, lua_tostring(L, -1));
 }
 
-/* Raise the refusal of PATH, which the script read when the user trusted
- * it and which cannot be read now: without it, the script may take
- * another way than the one trusted. Its real path is its directory's and
- * its name. */
-static void refuse_gone(lua_State *L, lcsb__loads *loads, const char *path) {
-    char dir[PATH_MAX], real[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    int n = slash ? snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path)
-                  : snprintf(dir, sizeof dir, ".");
-    if (n < 0 || (size_t)n >= sizeof dir || !realpath(dir[0] ? dir : "/", real) ||
-        strlen(real) + strlen(name) + 2 > sizeof real)
-        return;
-    if (strcmp(real, "/") != 0) strcat(real, "/");
-    strcat(real, name);
-    if (!lcsb__trust_files_find(&loads->trusted, real)) return;
-    loads->refused = true;
-    luaL_error(L,
-               "%s read %s when you trusted it, and it cannot be read now: without it the script "
-               "may take another way; lcsb stopped the script there. If that way is right, run: "
-               "lcsb trust %s",
-               loads->given, path, loads->given);
+/* Raise the refusal of PATH (NAMED, absolute) when the script read it when
+ * the user trusted it and it cannot be read now: without it, the script may
+ * take another way than the one trusted. */
+static void refuse_gone(lua_State *L, lcsb__loads *loads, const char *path, const char *named) {
+    if (!lcsb__trust_files_find(&loads->trusted, named)) return;
+    lua_pushfstring(L,
+                    "%s read %s when you trusted it, and it cannot be read now: without it the "
+                    "script may take another way; lcsb stopped the script there. If that way is "
+                    "right, run: lcsb trust %s",
+                    loads->given, path, loads->given);
+    raise_refusal(L, loads, lua_tostring(L, -1));
 }
 
-/* Note the file REAL (digest SHA256) as read, in order, once. */
-static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, const char *real,
-                 const char *sha256, const char *data, size_t len) {
-    const lcsb__trust_file *seen = lcsb__trust_files_find(into, real);
-    if (seen && strcmp(seen->sha256, sha256) != 0) {
-        loads->refused = true;
-        luaL_error(L, "%s changed while the policy script was reading it", real);
+/* Note the file NAMED (absolute) that led to REAL (digest SHA256) as read,
+ * in order, once. */
+static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, const char *named,
+                 const char *real, const char *sha256, const char *data, size_t len) {
+    const lcsb__trust_file *seen = lcsb__trust_files_find(into, named);
+    if (seen && (strcmp(seen->sha256, sha256) != 0 || strcmp(seen->real, real) != 0)) {
+        lua_pushfstring(L, "%s changed while the policy script was reading it", named);
+        raise_refusal(L, loads, lua_tostring(L, -1));
     }
     if (seen) return;
-    if (lcsb__trust_files_add(into, real, sha256)) luaL_error(L, "out of memory");
+    if (lcsb__trust_files_add(into, named, real, sha256)) luaL_error(L, "out of memory");
     if (into != &loads->read || !loads->record) return;
     char **contents = realloc(loads->contents, loads->read.n * sizeof *contents);
     if (contents) loads->contents = contents;
@@ -107,7 +110,10 @@ static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, cons
     char *copy = malloc(len + 1);
     if (!contents || !lens || !copy) {
         free(copy);
-        free(loads->read.v[--loads->read.n].path); /* the arrays are as long as the list again */
+        /* The arrays are as long as the list again. */
+        lcsb__trust_file *last = &loads->read.v[--loads->read.n];
+        free(last->path);
+        free(last->real);
         luaL_error(L, "out of memory");
     }
     memcpy(copy, data, len);
@@ -116,17 +122,27 @@ static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, cons
     loads->lens[loads->read.n - 1] = len;
 }
 
+/* Files of the kernel's own making: what they say is the moment's, no one
+ * writes them as content, and their real path (/proc/self) moves. Read,
+ * neither held to the trust nor noted. */
+static bool kernel_made(const char *real) {
+    return lcsb__path_within(real, "/proc") || lcsb__path_within(real, "/sys") ||
+           lcsb__path_within(real, "/dev");
+}
+
 /* The bytes of PATH, read through the trust, pushed as a string (a pointer
  * to them returned, *LEN long); or, when it cannot be read, raised, or with
  * SOFT nil, message and errno pushed and NULL returned. */
 static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size_t *len,
                         bool soft) {
-    char real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char named[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
     char *bytes;
     lcsb_error err;
+    if (loads->refused) raise_refusal(L, loads, loads->refusal);
+    if (!lcsb__trust_absolute(path, named)) luaL_error(L, "%s: the path is too long", path);
     if (lcsb__trust_read(path, &bytes, len, real, sha256, &err) != 0) {
         int code = errno;
-        if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path);
+        if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
         if (!soft) luaL_error(L, "%s", err.message);
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -136,13 +152,15 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     /* Lua's from here: nothing leaks when what follows raises. */
     const char *data = lua_pushlstring(L, bytes, *len);
     free(bytes);
+    if (kernel_made(real)) return data;
     bool own = loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
                strcmp(real, loads->script) != 0;
-    if (!own && loads->mode == LCSB_TRUST_CHECK && !lcsb__trust_by_location(real)) {
-        const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, real);
-        if (!was || strcmp(was->sha256, sha256) != 0) refuse(L, loads, path, real, data, *len);
+    if (!own && loads->mode == LCSB_TRUST_CHECK && !lcsb__trust_by_location(named, real)) {
+        const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
+        if (!was || strcmp(was->sha256, sha256) != 0 || strcmp(was->real, real) != 0)
+            refuse(L, loads, path, named, real, data, *len);
     }
-    note(L, loads, own ? &loads->own : &loads->read, real, sha256, data, *len);
+    note(L, loads, own ? &loads->own : &loads->read, named, real, sha256, data, *len);
     return data;
 }
 
@@ -222,6 +240,25 @@ static int l_dofile(lua_State *L) {
     return lua_gettop(L) - 1;
 }
 
+/* When require finds no file for NAME on PATH (package.path): one of the
+ * files it looked for was read when the user trusted the script is gone,
+ * and is refused as such. */
+static void refuse_missing_module(lua_State *L, lcsb__loads *loads, const char *name,
+                                  const char *path) {
+    if (loads->mode != LCSB_TRUST_CHECK) return;
+    const char *file = luaL_gsub(L, name, ".", "/");
+    for (const char *at = path; *at;) {
+        size_t n = strcspn(at, ";");
+        lua_pushlstring(L, at, n);
+        const char *candidate = luaL_gsub(L, lua_tostring(L, -1), "?", file);
+        char named[PATH_MAX];
+        if (lcsb__trust_absolute(candidate, named)) refuse_gone(L, loads, candidate, named);
+        lua_pop(L, 2);
+        at += n + (at[n] == ';');
+    }
+    lua_pop(L, 1);
+}
+
 /* require's searcher for Lua modules on package.path. */
 static int l_search_lua(lua_State *L) {
     const char *name = luaL_checkstring(L, 1);
@@ -230,8 +267,14 @@ static int l_search_lua(lua_State *L) {
     lua_pushstring(L, name);
     lua_getfield(L, -3, "path");
     if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "'package.path' must be a string");
+    const char *templates = lua_tostring(L, -1);
+    lua_pushvalue(L, -1);
+    lua_insert(L, -4); /* kept below the call for the refusal */
     lua_call(L, 2, 2);
-    if (lua_isnil(L, -2)) return 1; /* what was tried, as the searcher's message */
+    if (lua_isnil(L, -2)) {
+        refuse_missing_module(L, loads_of(L), name, templates);
+        return 1; /* what was tried, as the searcher's message */
+    }
     lua_pop(L, 1);
     const char *path = lua_tostring(L, -1);
     lcsb__loads_chunk(L, loads_of(L), path);
@@ -282,17 +325,13 @@ static int push_copy(lua_State *L, const char *path) {
     return 1;
 }
 
-static bool reads_only(const char *mode) { return mode[0] == 'r' && !strchr(mode, '+'); }
-
 static int l_io_open(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
-    if (reads_only(mode)) {
-        int n = push_copy(L, path);
-        return n;
-    }
-    if (mode[0] == 'r') {
-        /* Read and written: held to the trust, then Lua's own file. */
+    if (mode[0] == 'r' && !strchr(mode, '+')) return push_copy(L, path);
+    if (mode[0] == 'r' || (mode[0] == 'a' && strchr(mode, '+'))) {
+        /* Read and written ("r+", "a+"): held to the trust, then Lua's own
+         * file; "w+" starts from nothing. */
         size_t len;
         if (!take(L, loads_of(L), path, &len, true)) return 3;
         lua_settop(L, 2);

@@ -280,9 +280,10 @@ void lcsb_script_options_init(lcsb_script_options *opts) {
 }
 
 /* Why the script at PATH failed (STATUS, its error on top of L) or was
- * stopped, into ERR. */
-static int script_failure(lua_State *L, int status, const char *path, double budget, bool untrusted,
-                          lcsb_error *err) {
+ * stopped, into ERR; REFUSAL, when not NULL, is why it was refused as not
+ * trusted (whatever error the script went on to). */
+static int script_failure(lua_State *L, int status, const char *path, double budget,
+                          const char *refusal, lcsb_error *err) {
     int sig = lcsb__stop_signal();
     if (sig) {
         const char *name = sigabbrev_np(sig);
@@ -293,7 +294,7 @@ static int script_failure(lua_State *L, int status, const char *path, double bud
         return lcsb__fail(err, LCSB_ETIMEDOUT,
                           "%s: the policy script ran past its time budget of %g s", path, budget);
     const char *msg = lua_tostring(L, -1);
-    if (untrusted && msg) return lcsb__fail(err, LCSB_EUNTRUSTED, "%s", msg);
+    if (refusal) return lcsb__fail(err, LCSB_EUNTRUSTED, "%s", refusal);
     if (!msg) msg = "policy script failed (its error is not a string)";
     if (status == LUA_ERRMEM) msg = "the policy script ran out of memory (it may use 1 GiB)";
     /* Name the script unless the message already does (with its line:
@@ -317,8 +318,8 @@ static int protect_reads(lcsb_script *s, lcsb_error *err) {
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     size_t writable = lcsb_policy_count(p, LCSB_TIER_WRITE);
     for (size_t i = 0; i < n; i++) {
-        const char *file = i < s->loads.read.n ? s->loads.read.v[i].path
-                                               : s->loads.own.v[i - s->loads.read.n].path;
+        const char *file = i < s->loads.read.n ? s->loads.read.v[i].real
+                                               : s->loads.own.v[i - s->loads.read.n].real;
         char root[PATH_MAX] = "";
         for (size_t w = 0; w < writable && !root[0]; w++)
             if (!realpath(lcsb_policy_path(p, LCSB_TIER_WRITE, w), root) ||
@@ -383,7 +384,10 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     /* A stop that came as the script returned stops it all the same: what
      * it returned may rest on a command the stop cut short. */
     if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out())
-        rc = script_failure(s->L, status, path, given.time_budget, s->loads.refused, err);
+        rc = script_failure(s->L, status, path, given.time_budget,
+                            s->loads.refused ? s->loads.refusal : NULL, err);
+    else if (s->loads.refused) /* caught (pcall), and refused all the same */
+        rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", s->loads.refusal);
     else
         rc = protect_reads(s, err);
     if (rc) {
@@ -408,11 +412,13 @@ int lcsb_trust(const char *path, const char *const *argv, const lcsb_script_opti
     int rc = open_script(path, argv, opts, true, &s, err);
     if (rc) return rc;
     const lcsb__loads *loads = &s->loads;
-    rc = lcsb__trust_save(loads->script, &loads->read, loads->contents, loads->lens, err);
+    rc = lcsb__trust_save(loads->script_path, &loads->read, loads->contents, loads->lens, err);
     lcsb__strv lines = {0};
     for (size_t i = 0; !rc && trusted && i < loads->read.n; i++) {
         lcsb__buf b = {0};
-        lcsb__buf_addf(&b, "%s  %s", loads->read.v[i].sha256, loads->read.v[i].path);
+        const lcsb__trust_file *f = &loads->read.v[i];
+        lcsb__buf_addf(&b, "%s  %s", f->sha256, f->path);
+        if (strcmp(f->path, f->real) != 0) lcsb__buf_addf(&b, " -> %s", f->real);
         if (b.oom || lcsb__strv_push(&lines, b.p))
             rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         lcsb__buf_free(&b);
@@ -442,7 +448,7 @@ const char *lcsb_script_trusted(const lcsb_script *s) { return trusted_how(&s->l
 static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
     const lcsb__loads *loads = &s->loads;
     lcsb__buf_adds(b, "\"policy\":{\"script\":");
-    lcsb__buf_add_json_string(b, loads->script);
+    lcsb__buf_add_json_string(b, loads->script_path);
     lcsb__buf_addf(b, ",\"trust\":\"%s\",\"files\":[", trusted_how(loads));
     size_t n = loads->read.n + loads->own.n, shown = 0;
     for (size_t i = 0; i < n; i++) {
@@ -452,6 +458,10 @@ static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
         const lcsb__trust_file *f = own ? &loads->own.v[i - loads->read.n] : &loads->read.v[i];
         lcsb__buf_addf(b, "%s{\"path\":", shown++ ? "," : "");
         lcsb__buf_add_json_string(b, f->path);
+        if (strcmp(f->path, f->real) != 0) {
+            lcsb__buf_adds(b, ",\"real\":");
+            lcsb__buf_add_json_string(b, f->real);
+        }
         lcsb__buf_addf(b, ",\"sha256\":\"%s\",\"protected\":%s}", f->sha256,
                        protected ? "true" : "false");
     }

@@ -20,9 +20,10 @@
 #define LCSB_SYSCONF_DIR "/etc/lcsb"
 #endif
 
-#define RECORD_MAGIC "lcsb-trust 1\n"
+#define RECORD_MAGIC "lcsb-trust 2\n"
 
-int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *sha256) {
+int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *real,
+                          const char *sha256) {
     if (files->n == files->cap) {
         size_t cap = files->cap ? files->cap * 2 : 8;
         lcsb__trust_file *v = realloc(files->v, cap * sizeof *v);
@@ -32,6 +33,10 @@ int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char
     }
     lcsb__trust_file *f = &files->v[files->n];
     if (!(f->path = strdup(path))) return LCSB_ENOMEM;
+    if (!(f->real = strdup(real))) {
+        free(f->path);
+        return LCSB_ENOMEM;
+    }
     snprintf(f->sha256, sizeof f->sha256, "%s", sha256);
     files->n++;
     return 0;
@@ -44,9 +49,40 @@ const lcsb__trust_file *lcsb__trust_files_find(const lcsb__trust_files *files, c
 }
 
 void lcsb__trust_files_clear(lcsb__trust_files *files) {
-    for (size_t i = 0; i < files->n; i++) free(files->v[i].path);
+    for (size_t i = 0; i < files->n; i++) {
+        free(files->v[i].path);
+        free(files->v[i].real);
+    }
     free(files->v);
     memset(files, 0, sizeof *files);
+}
+
+bool lcsb__trust_absolute(const char *path, char out[PATH_MAX]) {
+    char joined[2 * PATH_MAX];
+    char cwd[PATH_MAX];
+    if (path[0] != '/' && !getcwd(cwd, sizeof cwd)) return false;
+    int n = path[0] == '/' ? snprintf(joined, sizeof joined, "%s", path)
+                           : snprintf(joined, sizeof joined, "%s/%s", cwd, path);
+    if (n < 0 || (size_t)n >= sizeof joined) return false;
+    /* Component by component: "" and "." go, ".." takes the last one back. */
+    size_t len = 0;
+    for (char *part = joined; *part;) {
+        char *end = strchr(part, '/');
+        size_t plen = end ? (size_t)(end - part) : strlen(part);
+        if (plen == 2 && part[0] == '.' && part[1] == '.') {
+            while (len > 0 && out[len - 1] != '/') len--;
+            if (len > 0) len--;
+        } else if (plen > 0 && !(plen == 1 && part[0] == '.')) {
+            if (len + 1 + plen >= PATH_MAX) return false;
+            out[len++] = '/';
+            memcpy(out + len, part, plen);
+            len += plen;
+        }
+        part += plen + (end ? 1 : 0);
+    }
+    if (len == 0) out[len++] = '/';
+    out[len] = '\0';
+    return true;
 }
 
 static const char *home_dir(void) {
@@ -79,18 +115,21 @@ int lcsb__trust_store(char *out, size_t size, lcsb_error *err) {
     return 0;
 }
 
-/* Is REAL beneath DIR, compared by DIR's real path? */
-static bool beneath(const char *real, const char *dir) {
-    char dir_real[PATH_MAX];
-    return realpath(dir, dir_real) && lcsb__path_within(real, dir_real);
+/* Is the file named PATH (absolute, lexical), whose real path is REAL, in
+ * DIR by its name and by where it really is? A symlink from elsewhere into
+ * DIR is not: the command could have made it. */
+static bool inside(const char *path, const char *real, const char *dir) {
+    char named[PATH_MAX], dir_real[PATH_MAX];
+    return lcsb__trust_absolute(dir, named) && lcsb__path_within(path, named) &&
+           realpath(dir, dir_real) && lcsb__path_within(real, dir_real);
 }
 
-bool lcsb__trust_by_location(const char *real) {
+bool lcsb__trust_by_location(const char *path, const char *real) {
     char config[PATH_MAX];
     if (xdg_dir(config, sizeof config, "XDG_CONFIG_HOME", ".config", "lcsb") &&
-        beneath(real, config))
+        inside(path, real, config))
         return true;
-    return beneath(real, LCSB_SYSCONF_DIR);
+    return inside(path, real, LCSB_SYSCONF_DIR);
 }
 
 /* The record's file name: the digest of the script's real path. */
@@ -105,10 +144,10 @@ static int record_path(const char *script, char *out, size_t size, lcsb_error *e
     return 0;
 }
 
-/* A path on a line of the record: '%', control bytes and DEL as %XX. */
+/* A path on a line of the record: '%', space, control bytes and DEL as %XX. */
 static void add_encoded(lcsb__buf *b, const char *path) {
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if (*p == '%' || *p < 0x20 || *p == 0x7f)
+        if (*p == '%' || *p <= 0x20 || *p == 0x7f)
             lcsb__buf_addf(b, "%%%02X", *p);
         else
             lcsb__buf_add(b, (const char *)p, 1);
@@ -209,19 +248,32 @@ out:
     return rc;
 }
 
+/* The encoded path that starts at *AT and ends at a space or END, decoded
+ * into OUT (absolute); *AT moves past it. */
+static bool take_path(const char **at, const char *end, char out[PATH_MAX]) {
+    const char *stop = memchr(*at, ' ', (size_t)(end - *at));
+    if (!stop) stop = end;
+    bool ok = **at == '/' && decode(*at, (size_t)(stop - *at), out, PATH_MAX);
+    *at = stop;
+    return ok;
+}
+
 bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out) {
     size_t magic = strlen(RECORD_MAGIC);
     memset(out, 0, sizeof *out);
     bool ok = len >= magic && memcmp(data, RECORD_MAGIC, magic) == 0;
     for (const char *line = data + magic; ok && line < data + len;) {
         const char *end = memchr(line, '\n', (size_t)(data + len - line));
-        char file[PATH_MAX], hex[LCSB__SHA256_HEX];
+        char path[PATH_MAX], real[PATH_MAX], hex[LCSB__SHA256_HEX];
+        const char *at = line + 65;
+        /* "SHA256 PATH REAL": the file as the script named it, and where it was. */
         ok = end && end - line > 65 && line[64] == ' ' && strspn(line, "0123456789abcdef") == 64 &&
-             line[65] == '/' && decode(line + 65, (size_t)(end - line - 65), file, sizeof file);
+             take_path(&at, end, path) && at < end && (at++, take_path(&at, end, real)) &&
+             at == end;
         if (ok) {
             memcpy(hex, line, 64);
             hex[64] = '\0';
-            ok = lcsb__trust_files_add(out, file, hex) == 0;
+            ok = lcsb__trust_files_add(out, path, real, hex) == 0;
             line = end + 1;
         }
     }
@@ -229,12 +281,32 @@ bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out) {
     return ok && out->n > 0;
 }
 
+/* Is the trust store's PATH the user's own, written by no one else? A
+ * record others may write would let them vouch for any code. */
+static int owned(const char *path, lcsb_error *err) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return 0; /* nothing there: nothing to rely on */
+    if (st.st_uid != geteuid() || (st.st_mode & 022) || S_ISLNK(st.st_mode))
+        return lcsb__fail(err, LCSB_EUNTRUSTED,
+                          "%s is %s: lcsb does not take trust from it; make it yours and "
+                          "writable by you alone",
+                          path,
+                          S_ISLNK(st.st_mode)      ? "a symlink"
+                          : st.st_uid != geteuid() ? "not yours"
+                                                   : "writable by others");
+    return 0;
+}
+
 int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err) {
     char path[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
     char *data;
     size_t len;
     memset(out, 0, sizeof *out);
+    char store[PATH_MAX];
     int rc = record_path(script, path, sizeof path, err);
+    if (!rc) rc = lcsb__trust_store(store, sizeof store, err);
+    if (!rc) rc = owned(store, err);
+    if (!rc) rc = owned(path, err);
     if (rc) return rc;
     if (lcsb__trust_read(path, &data, &len, real, sha256, err) != 0)
         return errno == ENOENT ? 0 : LCSB_ESYS;
@@ -309,6 +381,8 @@ int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *c
     for (size_t i = 0; i < files->n; i++) {
         lcsb__buf_addf(&b, "%s ", files->v[i].sha256);
         add_encoded(&b, files->v[i].path);
+        lcsb__buf_adds(&b, " ");
+        add_encoded(&b, files->v[i].real);
         lcsb__buf_adds(&b, "\n");
     }
     rc = b.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory")
@@ -397,16 +471,20 @@ int lcsb__trust_not_recorded(const char *path, lcsb_error *err) {
                       path, path);
 }
 
-void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read, const char *was,
-                         const char *now, size_t now_len) {
+void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read,
+                         const lcsb__trust_file *was, const char *real, const char *now,
+                         size_t now_len) {
+    bool moved = was && strcmp(was->real, real) != 0;
     if (!read)
         lcsb__buf_addf(b, "%s changed since you trusted it (", given);
     else if (was)
         lcsb__buf_addf(b, "%s reads %s, which changed since you trusted it (", given, read);
     else
         lcsb__buf_addf(b, "%s reads %s, which it did not read when you trusted it", given, read);
-    if (was) {
-        lcsb__trust_changes(was, now, now_len, b);
+    if (moved)
+        lcsb__buf_addf(b, "it was %s, and is %s now)", was->real, real);
+    else if (was) {
+        lcsb__trust_changes(was->sha256, now, now_len, b);
         lcsb__buf_adds(b, ")");
     }
     lcsb__buf_addf(b, "; %s. Read %s, then run: lcsb trust %s",
@@ -416,13 +494,13 @@ void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read, cons
 }
 
 int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
-    char script[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
-    if (!realpath(path, script))
+    char script[PATH_MAX], named[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    if (!lcsb__trust_absolute(path, named) || !realpath(path, script))
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
-    bool located = lcsb__trust_by_location(script);
+    bool located = lcsb__trust_by_location(named, script);
     lcsb__trust_files record;
-    int rc = lcsb__trust_load(script, &record, err);
+    int rc = lcsb__trust_load(named, &record, err);
     if (rc) return rc;
     if (record.n == 0 && !located) rc = lcsb__trust_not_recorded(path, err);
     for (size_t i = 0; !rc && i < record.n; i++) {
@@ -435,9 +513,9 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
                             "%s read %s when you trusted it, and it cannot be read now (%s); "
                             "lcsb ran none of it. Then run: lcsb trust %s",
                             path, f->path, why.message, path);
-        } else if (strcmp(sha256, f->sha256) != 0 || strcmp(real, f->path) != 0) {
+        } else if (strcmp(sha256, f->sha256) != 0 || strcmp(real, f->real) != 0) {
             lcsb__buf b = {0};
-            lcsb__trust_refusal(&b, path, i == 0 ? NULL : f->path, f->sha256, data, len);
+            lcsb__trust_refusal(&b, path, i == 0 ? NULL : f->path, f, real, data, len);
             rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", b.oom ? "out of memory" : b.p);
             lcsb__buf_free(&b);
         }

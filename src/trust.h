@@ -9,6 +9,7 @@
 #include "sha256.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -17,7 +18,8 @@
 #define LCSB__TRUST_FILE_MAX ((size_t)16 << 20)
 
 typedef struct lcsb__trust_file {
-    char *path; /* real path */
+    char *path; /* as the script named it, made absolute (lcsb__trust_absolute) */
+    char *real; /* where that led */
     char sha256[LCSB__SHA256_HEX];
 } lcsb__trust_file;
 
@@ -27,8 +29,9 @@ typedef struct lcsb__trust_files {
     size_t n, cap;
 } lcsb__trust_files;
 
-int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *sha256);
-/* The entry for PATH, or NULL. */
+int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *real,
+                          const char *sha256);
+/* The entry for PATH (as named), or NULL. */
 const lcsb__trust_file *lcsb__trust_files_find(const lcsb__trust_files *files, const char *path);
 void lcsb__trust_files_clear(lcsb__trust_files *files);
 
@@ -36,15 +39,21 @@ void lcsb__trust_files_clear(lcsb__trust_files *files);
  * ~/.local/state/lcsb/trust (HOME from the environment, else the password
  * database). */
 int lcsb__trust_store(char *out, size_t size, lcsb_error *err);
-/* Is the real path REAL in a directory lcsb reads its own configuration
- * from ($XDG_CONFIG_HOME/lcsb or ~/.config/lcsb, and the system's)? */
-bool lcsb__trust_by_location(const char *real);
+/* PATH made absolute against the working directory, lexically: "//", "."
+ * and ".." resolved as text (what a name says, before the file system has
+ * its say). False when too long. */
+bool lcsb__trust_absolute(const char *path, char out[PATH_MAX]);
+/* Is the file named PATH (absolute), whose real path is REAL, in a
+ * directory lcsb reads its own configuration from ($XDG_CONFIG_HOME/lcsb or
+ * ~/.config/lcsb, and the system's), by name and in fact? */
+bool lcsb__trust_by_location(const char *path, const char *real);
 
-/* The record of the script at real path SCRIPT into *OUT (empty, and 0, when
- * there is none). */
+/* The record of the script named SCRIPT (absolute) into *OUT (empty, and 0,
+ * when there is none). A store or record that is not the user's own, or
+ * others may write, is refused. */
 int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err);
-/* Record FILES (SCRIPT's first) as what the user trusts SCRIPT with, each
- * file's content (CONTENTS[i], LENS[i]) kept beside it. */
+/* Record FILES (SCRIPT's first; SCRIPT as named, absolute) as what the user
+ * trusts SCRIPT with, each file's content (CONTENTS[i], LENS[i]) kept beside it. */
 int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *const *contents,
                      const size_t *lens, lcsb_error *err);
 
@@ -70,9 +79,11 @@ void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len
 int lcsb__trust_not_recorded(const char *path, lcsb_error *err);
 /* Why the script GIVEN (as the caller named it) is refused: it, or the
  * file READ it reads (NULL: the script itself), is not as trusted. WAS is
- * the trusted digest (NULL: not in the record), NOW the content found. */
-void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read, const char *was,
-                         const char *now, size_t now_len);
+ * what the record says (NULL: not in it), REAL and NOW where the name led
+ * and the content found. */
+void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read,
+                         const lcsb__trust_file *was, const char *real, const char *now,
+                         size_t now_len);
 /* Is the script at PATH, and every file recorded with it, as the user
  * trusted it? 0 with *HOW "recorded" or "location"; LCSB_EUNTRUSTED saying
  * why not. What else the script reads when it runs is held to the record

@@ -288,11 +288,124 @@ static void test_no_c_module_from_the_project(void **state) {
     assert_int_equal(P.status, 0);
 }
 
+/* Ways around the record a reviewer found, each refused: a refusal caught
+ * with pcall, a file that went with its directory, an optional module gone,
+ * a symlink from the project into lcsb's config directory, the script a
+ * symlink pointed elsewhere, a file read through io.open's "a+", and a
+ * store others may write. Each run is 125 and the marker the wider way
+ * would leave is absent; the kernel's own files (/proc) are read freely. */
+static void test_record_holds_against_detours(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char local[PATH_MAX], conf[PATH_MAX], deploy[PATH_MAX], opt[PATH_MAX], state_file[PATH_MAX];
+    path_in(local, f->project, "policy.local.lua");
+    assert_int_equal(mkdir(path_in(conf, f->project, "conf"), 0755), 0);
+    write_file(path_in(deploy, conf, "deploy.json"), "{}\n");
+    write_file(path_in(opt, f->project, "opt.lua"), "return { \"cat\" }\n");
+    write_file(path_in(state_file, f->project, "state.txt"), "sh\n");
+    write_file(local, "return nil\n");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "io.open(\"/proc/self/status\"):close()\n"
+                  "local ok, wide = pcall(dofile, \"policy.local.lua\")\n"
+                  "if ok and wide then return wide end\n"
+                  "local exec = {}\n"
+                  "if not io.open(\"conf/deploy.json\") then exec = \"any\" end\n"
+                  "package.path = \"./?.lua;\" .. package.path\n"
+                  "local has_opt, more = pcall(require, \"opt\")\n"
+                  "if not has_opt then exec = \"any\" end\n"
+                  "local f = io.open(\"state.txt\", \"a+\"); f:seek(\"set\")\n"
+                  "if type(exec) == \"table\" then exec[#exec + 1] = f:read(\"l\") end\n"
+                  "f:close()\n"
+                  "return lcsb.exec_policy { exec = exec }\n");
+    trust(f, f->policy);
+    run_checked(f, "landlock", f->policy, CMD("sh", "-c", "true"), false);
+    if (P.status != 0) describe("trusted", CMD("true"), &P);
+    assert_int_equal(P.status, 0);
+
+    /* A refusal caught with pcall refuses the run all the same. */
+    write_file(local, "return require(\"lcsb\").exec_policy { exec = \"any\" }\n");
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads policy.local.lua, which changed")));
+    write_file(local, "return nil\n");
+
+    /* A symlink from the project into lcsb's config directory is the
+     * project's: held to the record. */
+    char config[PATH_MAX], config_lcsb[PATH_MAX], wide[PATH_MAX];
+    path_in(config, f->outside, "config");
+    assert_int_equal(mkdir(config, 0755), 0);
+    assert_int_equal(mkdir(path_in(config_lcsb, config, "lcsb"), 0755), 0);
+    write_file(path_in(wide, config_lcsb, "wide.lua"),
+               "return require(\"lcsb\").exec_policy { exec = \"any\" }\n");
+    unlink(local);
+    assert_int_equal(symlink(wide, local), 0);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads policy.local.lua, which changed", "it was ")));
+    unlink(local);
+    write_file(local, "return nil\n");
+
+    /* Gone with its directory, or an optional module gone: refused. */
+    char moved[PATH_MAX];
+    assert_int_equal(rename(conf, path_in(moved, f->project, "conf.old")), 0);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("read conf/deploy.json when you trusted it")));
+    assert_int_equal(rename(moved, conf), 0);
+    unlink(opt);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("read ./opt.lua when you trusted it")));
+    write_file(opt, "return { \"cat\" }\n");
+
+    /* Read through "a+": held to the record too. */
+    write_file(state_file, "python3\n");
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads state.txt, which changed")));
+    write_file(state_file, "sh\n");
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, 0);
+
+    /* A store others may write vouches for nothing. */
+    char store[PATH_MAX + 16];
+    FMT(store, "%s/state/lcsb/trust", f->outside);
+    assert_int_equal(chmod(store, 0777), 0);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("trust is writable by others")));
+    assert_int_equal(chmod(store, 0700), 0);
+}
+
+/* The script a symlink in the project: pointed at another trusted script,
+ * it is refused, for the record names where the link led. */
+static void test_script_symlink_swapped(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char strict[PATH_MAX], loose[PATH_MAX], link[PATH_MAX];
+    write_file(path_in(strict, f->outside, "strict.lua"),
+               "return require(\"lcsb\").exec_policy { exec = { \"sh\" } }\n");
+    write_file(path_in(loose, f->outside, "loose.lua"),
+               "return require(\"lcsb\").exec_policy { exec = \"any\" }\n");
+    assert_int_equal(symlink(strict, path_in(link, f->project, "policy.lua")), 0);
+    trust(f, link);
+    trust(f, loose);
+    run_checked(f, "landlock", link, CMD("true"), false);
+    assert_int_equal(P.status, 0);
+    unlink(link);
+    assert_int_equal(symlink(loose, link), 0);
+    run_checked(f, "landlock", link, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("policy.lua changed since you trusted it",
+                                              "strict.lua, and is ", "loose.lua now")));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_untrusted_policy_runs_nothing),   T(test_edited_policy_is_refused),
         T(test_edited_module_is_refused),        T(test_policy_cannot_rewrite_itself),
         T(test_config_policy_trusted_by_location), T(test_no_c_module_from_the_project),
+        T(test_record_holds_against_detours),      T(test_script_symlink_swapped),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_trust", tests, enforce_group_setup, NULL);
 }
