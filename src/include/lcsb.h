@@ -148,10 +148,31 @@ LCSB_API const char *lcsb_limit_name(lcsb_limit limit);
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_limit(lcsb_policy *policy, lcsb_limit limit,
                                                   unsigned long long value, lcsb_error *err);
 LCSB_API unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_limit limit);
+/* The command's environment is allow-listed: of the caller's variables it
+ * gets the base set (PATH, LANG, LANGUAGE, LC_*, TERM, COLORTERM, NO_COLOR,
+ * TZ, USER, LOGNAME, SHELL, COLUMNS, LINES) and those passed below, then the
+ * overlay lcsb_policy_set_env records. Sensitive names (lcsb_env_sensitive)
+ * pass only when a pass entry names them exactly. docs/policy.md lists it all. */
+
 /* Set NAME to VALUE in the command's environment, or unset it when VALUE is
- * NULL. The last call for a name wins. Copies both. */
+ * NULL. The last call for a name wins. Copies both. The values ride on the
+ * command's argv (lcsb_env_argv): policy content, never the caller's. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_env(lcsb_policy *policy, const char *name,
                                                 const char *value, lcsb_error *err);
+/* Pass the caller's variable NAME to the command, or every variable a
+ * pattern matches ('*' stands for any run of characters: "NPM_CONFIG_*",
+ * "*") but the sensitive ones. Refused when empty or holding '='. Copies NAME. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_pass_env(lcsb_policy *policy, const char *name,
+                                                 lcsb_error *err);
+/* Pass the caller's whole environment, sensitive names included, as lcsb did
+ * before the allowlist (off by default). The overlay still applies. */
+LCSB_API void lcsb_policy_set_env_inherit(lcsb_policy *policy, bool inherit);
+LCSB_API bool lcsb_policy_env_inherit(const lcsb_policy *policy);
+/* NAME looks like it holds a secret (*TOKEN*, *SECRET*, *PASSW*, a word
+ * ending in KEY or PASS, AWS_*, SSH_*, ...) or grants access to something outside
+ * (DISPLAY, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR, ...), compared without
+ * regard to case: then no pattern passes it. */
+LCSB_API bool lcsb_env_sensitive(const char *name);
 /* LCSB_NET_DENY (the default), LCSB_NET_OPEN, or LCSB_NET_PORTS with ports
  * added below (adding a port switches a denying policy to LCSB_NET_PORTS). */
 LCSB_API void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net);
