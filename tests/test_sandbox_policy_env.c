@@ -1,5 +1,7 @@
 /* The command's environment as data: which names look sensitive, how a pass
- * pattern matches, and the pass entries a policy records. Pure. */
+ * pattern matches, and which of a caller's variables the seam passes
+ * (lcsb_env_passed) and spawns with (lcsb_env_block), for a host mechanism
+ * and for a container. Pure: every caller environment here is the test's. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,11 +147,131 @@ static void test_pass_entries(void **state) {
     lcsb_policy_free(p);
 }
 
+/* ---- what the seam passes ---- */
+
+static const char *const caller[] = {"PATH=/usr/bin:/bin",
+                                     "HOME=/home/u",
+                                     "TMPDIR=/tmp/u",
+                                     "LANG=C.UTF-8",
+                                     "LC_ALL=C",
+                                     "LC_SECRET=x",
+                                     "TERM=xterm",
+                                     "CI=true",
+                                     "FOO=foo",
+                                     "NPM_CONFIG_CACHE=/c",
+                                     "NPM_CONFIG_TOKEN=t",
+                                     "GITHUB_TOKEN=g",
+                                     "AWS_SECRET_ACCESS_KEY=a",
+                                     "SSH_AUTH_SOCK=/s",
+                                     "DISPLAY=:0",
+                                     "FOO=second",
+                                     "NOEQUALS",
+                                     "=empty-name",
+                                     NULL};
+
+static lcsb_backend *host(void) {
+    lcsb_backend *b = NULL;
+    assert_int_equal(lcsb_backend_none(&b, NULL), 0);
+    return b;
+}
+
+static lcsb_backend *container(void) {
+    static const lcsb_oci_world world = {.engine = "/usr/bin/podman", .rootfs = "/srv/root"};
+    lcsb_backend *b = NULL;
+    assert_int_equal(lcsb_backend_oci(NULL, &world, &b, NULL), 0);
+    return b;
+}
+
+static void assert_passed(const lcsb_backend *b, const lcsb_policy *p, const char *const *want) {
+    char **names = NULL;
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_env_passed(b, p, caller, &names, &err), 0);
+    assert_argv_equal(names, want);
+    lcsb_argv_free(names);
+}
+
+static void test_passed_names(void **state) {
+    (void)state;
+    lcsb_backend *b = host(), *c = container();
+    lcsb_policy *p = lcsb_policy_new();
+    /* The base set alone, sorted: never LC_SECRET, which LC_* matches. */
+    assert_passed(b, p, ARGV("LANG", "LC_ALL", "PATH", "TERM"));
+    /* A container has a PATH of its own. */
+    assert_passed(c, p, ARGV("LANG", "LC_ALL", "TERM"));
+    /* Exact names pass, sensitive or not; a pattern passes no sensitive name. */
+    assert_int_equal(lcsb_policy_pass_env(p, "GITHUB_TOKEN", NULL), 0);
+    assert_int_equal(lcsb_policy_pass_env(p, "NPM_CONFIG_*", NULL), 0);
+    assert_int_equal(lcsb_policy_pass_env(p, "CI", NULL), 0);
+    assert_int_equal(lcsb_policy_pass_env(p, "NOT_SET", NULL), 0);
+    assert_passed(b, p,
+                  ARGV("CI", "GITHUB_TOKEN", "LANG", "LC_ALL", "NPM_CONFIG_CACHE", "PATH", "TERM"));
+    /* "*": everything but the sensitive names (and HOME, TMPDIR among them). */
+    assert_int_equal(lcsb_policy_pass_env(p, "*", NULL), 0);
+    assert_passed(b, p,
+                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE",
+                       "PATH", "TERM", "TMPDIR"));
+    /* PATH into a container by its exact name only. */
+    assert_passed(c, p,
+                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE",
+                       "TERM", "TMPDIR"));
+    assert_int_equal(lcsb_policy_pass_env(p, "PATH", NULL), 0);
+    assert_passed(c, p,
+                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE",
+                       "PATH", "TERM", "TMPDIR"));
+    /* Unset wins over everything, the base set included. */
+    assert_int_equal(lcsb_policy_set_env(p, "TERM", NULL, NULL), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "GITHUB_TOKEN", NULL, NULL), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "CI", "1", NULL), 0); /* set: still passed */
+    assert_passed(
+        b, p, ARGV("CI", "FOO", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE", "PATH", "TMPDIR"));
+    lcsb_policy_free(p);
+
+    /* Inherit: the whole environment, secrets too, but for what is unset. */
+    p = lcsb_policy_new();
+    lcsb_policy_set_env_inherit(p, true);
+    assert_int_equal(lcsb_policy_set_env(p, "DISPLAY", NULL, NULL), 0);
+    assert_passed(b, p,
+                  ARGV("AWS_SECRET_ACCESS_KEY", "CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG",
+                       "LC_ALL", "LC_SECRET", "NPM_CONFIG_CACHE", "NPM_CONFIG_TOKEN", "PATH",
+                       "SSH_AUTH_SOCK", "TERM", "TMPDIR"));
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+    lcsb_backend_free(c);
+}
+
+static void test_env_block(void **state) {
+    (void)state;
+    lcsb_backend *b = host(), *c = container();
+    lcsb_policy *p = lcsb_policy_new();
+    assert_int_equal(lcsb_policy_pass_env(p, "FOO", NULL), 0);
+    assert_int_equal(lcsb_policy_pass_env(p, "SSH_AUTH_SOCK", NULL), 0);
+    char **envp = NULL;
+    lcsb_error err = {0};
+    /* A host mechanism: the passed entries in the caller's order, the first
+     * of a name only (the one getenv finds). */
+    assert_int_equal(lcsb_env_block(b, p, caller, &envp, &err), 0);
+    assert_argv_equal(envp, ARGV("PATH=/usr/bin:/bin", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm",
+                                 "FOO=foo", "SSH_AUTH_SOCK=/s"));
+    lcsb_argv_free(envp);
+    /* A container's engine gets the caller's environment whole. */
+    assert_int_equal(lcsb_env_block(c, p, caller, &envp, &err), 0);
+    assert_argv_equal(envp, caller);
+    lcsb_argv_free(envp);
+    /* An empty environment gives an empty block. */
+    static const char *const nothing[] = {NULL};
+    assert_int_equal(lcsb_env_block(b, p, nothing, &envp, &err), 0);
+    assert_null(envp[0]);
+    lcsb_argv_free(envp);
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+    lcsb_backend_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sensitive_names),
-        cmocka_unit_test(test_pattern_match),
-        cmocka_unit_test(test_pass_entries),
+        cmocka_unit_test(test_sensitive_names), cmocka_unit_test(test_pattern_match),
+        cmocka_unit_test(test_pass_entries),    cmocka_unit_test(test_passed_names),
+        cmocka_unit_test(test_env_block),
     };
     return cmocka_run_group_tests_name("sandbox_policy_env", tests, NULL, NULL);
 }
