@@ -613,6 +613,17 @@ static void test_env_allowlist(void **state) {
         assert_secrets_kept(b, NULL);
         assert_lacks(P.out, "ci-value", "the final argv");
         if (container) assert_contains(P.out, "\"--env=GITHUB_TOKEN\"", "the final argv");
+        /* check names what passes and what is held back, by name only. */
+        run_child(f->project, CMD(LCSB_CLI_PATH, "check", "--backend", b, f->policy), env, &P);
+        assert_int_equal(P.status, 0);
+        assert_contains(P.out, "env: allow-listed", "check");
+        assert_true(has_line(P.out, "  passed", CMD("GITHUB_TOKEN")));
+        assert_true(has_line(P.out, "  passed", CMD("CI")));
+        assert_true(has_line(P.out, "  held back", CMD("AWS_SECRET_ACCESS_KEY")));
+        assert_true(has_line(P.out, "  held back", CMD("SSH_AUTH_SOCK")));
+        assert_false(has_line(P.out, "  passed", CMD("FOO")));
+        assert_secrets_kept(b, NULL);
+        assert_lacks(P.out, "ci-value", "check");
     }
     /* The twin: the caller had them all. */
     run_child(f->project, CMD("/usr/bin/env"), env, &P);
