@@ -25,9 +25,15 @@ bool lcsb_backend_contains_prefix(const lcsb_backend *b) { return b->ops->contai
 
 int lcsb_backend_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
                       char ***out, lcsb_error *err) {
+    return lcsb__backend_wrap_env(b, policy, argv, NULL, out, err);
+}
+
+int lcsb__backend_wrap_env(const lcsb_backend *b, const lcsb_policy *policy,
+                           const char *const *argv, const char *const *env, char ***out,
+                           lcsb_error *err) {
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command to wrap");
     lcsb__strv sv = {0};
-    int rc = b->ops->wrap(b, policy, argv, &sv, err);
+    int rc = b->ops->wrap(b, policy, argv, env, &sv, err);
     if (rc) {
         lcsb__strv_clear(&sv);
         return rc;

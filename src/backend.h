@@ -20,9 +20,12 @@ typedef struct lcsb__backend_ops {
     bool is_mechanism;
     /* The policy against this backend and the host, before anything runs. */
     int (*validate)(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err);
-    /* The pure rewrite of ARGV (rule 1): no syscall, no state. */
+    /* The pure rewrite of ARGV (rule 1): no syscall, no state. ENV names the
+     * caller's variables the seam passes (lcsb_env_passed; NULL: none): a
+     * mechanism that contains the prefix carries them into its world; a host
+     * mechanism's command gets them from the environment it is spawned with. */
     int (*wrap)(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
-                lcsb__strv *out, lcsb_error *err);
+                const char *const *env, lcsb__strv *out, lcsb_error *err);
     /* Read ARGV back as this mechanism's: 0 with OUT filled, LCSB__NOT_MINE,
      * or an error when it is this mechanism's but not as lcsb writes it. A
      * mechanism that contains the prefix gets the whole argv and PREFIX;
@@ -38,6 +41,11 @@ typedef struct lcsb__backend_ops {
 struct lcsb_backend {
     const lcsb__backend_ops *ops;
 };
+
+/* The backend's wrap of ARGV, with ENV passed (NULL: none), into *OUT. */
+int lcsb__backend_wrap_env(const lcsb_backend *b, const lcsb_policy *policy,
+                           const char *const *argv, const char *const *env, char ***out,
+                           lcsb_error *err);
 
 /* A zeroed backend of SIZE bytes (a mechanism's struct) with OPS, into *OUT. */
 int lcsb__backend_new(const lcsb__backend_ops *ops, size_t size, lcsb_backend **out,

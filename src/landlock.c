@@ -322,7 +322,9 @@ static int check_world_paths(const lcsb_policy *policy, unsigned dropped, lcsb_e
 }
 
 static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
-                         const char *const *argv, lcsb__strv *out, lcsb_error *err) {
+                         const char *const *argv, const char *const *env, lcsb__strv *out,
+                         lcsb_error *err) {
+    (void)env; /* the shim's environment, from lcsb_env_block */
     const landlock_backend *b = landlock_of(backend);
     int abi = b->abi;
     if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)

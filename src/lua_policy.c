@@ -102,47 +102,134 @@ static int by_string(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* `env = { NAME = "value", OTHER = false }`, set in the order of the names,
- * so that the same policy gives the same argv whatever Lua's hash order. */
-static void set_env(lua_State *L, lcsb_policy *p) {
-    lcsb_error err;
-    int t = lua_gettop(L);
-    if (!lua_istable(L, t)) luaL_error(L, "policy key 'env': expected a table of NAME = value");
-    size_t n = 0;
+/* The string keys of the table at T, sorted (so that the same policy gives
+ * the same argv whatever Lua's hash order), in an array the GC owns, left on
+ * the stack; their strings are kept alive by the table. *N gets the count. */
+static const char **sorted_names(lua_State *L, int t, const char *what, size_t *n) {
+    *n = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         if (lua_type(L, -2) != LUA_TSTRING)
-            luaL_error(L, "policy key 'env': names must be strings");
-        size_t name_len;
-        const char *name = lua_tolstring(L, -2, &name_len);
-        if (strlen(name) != name_len) luaL_error(L, "policy key 'env': a name holds a NUL byte");
+            luaL_error(L, "policy key '%s': names must be strings", what);
+        size_t len;
+        const char *name = lua_tolstring(L, -2, &len);
+        if (strlen(name) != len) luaL_error(L, "policy key '%s': a name holds a NUL byte", what);
         lua_pop(L, 1);
-        n++;
+        (*n)++;
     }
-    /* The names, kept alive by the table; the array, by the GC. */
-    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+    const char **names = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *names, 0);
     size_t i = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         names[i++] = lua_tostring(L, -2);
         lua_pop(L, 1);
     }
-    qsort(names, n, sizeof *names, by_string);
-    for (i = 0; i < n; i++) {
+    qsort(names, *n, sizeof *names, by_string);
+    return names;
+}
+
+/* NAME = "value" (set) or, when FALSE_UNSETS, NAME = false (unset) for
+ * each entry of the table at T, the names in order. */
+static void set_pairs(lua_State *L, lcsb_policy *p, int t, const char *what, bool false_unsets) {
+    lcsb_error err;
+    size_t n;
+    const char **names = sorted_names(L, t, what, &n);
+    for (size_t i = 0; i < n; i++) {
         const char *name = names[i], *value = NULL;
         lua_getfield(L, t, name);
         if (lua_type(L, -1) == LUA_TSTRING) {
             size_t len;
             value = lua_tolstring(L, -1, &len);
             if (strlen(value) != len)
-                luaL_error(L, "policy key 'env.%s': value holds a NUL byte", name);
-        } else if (!(lua_isboolean(L, -1) && !lua_toboolean(L, -1))) {
-            luaL_error(L, "policy key 'env.%s': expected a string, or false to unset it", name);
+                luaL_error(L, "policy key '%s.%s': value holds a NUL byte", what, name);
+        } else if (!(false_unsets && lua_isboolean(L, -1) && !lua_toboolean(L, -1))) {
+            luaL_error(L, "policy key '%s.%s': expected a string%s", what, name,
+                       false_unsets ? ", or false to unset it" : "");
         }
         if (lcsb_policy_set_env(p, name, value, &err)) lcsb__lua_raise(L, &err);
         lua_pop(L, 1);
     }
     lua_pop(L, 1); /* the array */
+}
+
+/* Each name in the list at T, given to ADD (pass), or unset (ADD NULL). */
+static void add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
+                      int (*add)(lcsb_policy *, const char *, lcsb_error *)) {
+    lcsb_error err;
+    if (!lua_istable(L, t)) luaL_error(L, "policy key '%s': expected a list of names", what);
+    lua_Integer n = luaL_len(L, t), count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > n)
+            luaL_error(L, "policy key '%s': expected a list of names", what);
+        lua_pop(L, 1);
+        count++;
+    }
+    if (count != n) luaL_error(L, "policy key '%s': expected a list of names", what);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, t, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "policy key '%s': entry %d is a %s, expected a name", what, (int)i,
+                       luaL_typename(L, -1));
+        size_t len;
+        const char *name = lua_tolstring(L, -1, &len);
+        if (strlen(name) != len)
+            luaL_error(L, "policy key '%s': entry %d holds a NUL byte", what, (int)i);
+        if (!add) {
+            for (size_t k = 0; k < p->env_n; k++)
+                if (p->env[k].value && strcmp(p->env[k].name, name) == 0)
+                    luaL_error(L, "policy key 'env': %s is both in set and in unset", name);
+        }
+        if (add ? add(p, name, &err) : lcsb_policy_set_env(p, name, NULL, &err))
+            lcsb__lua_raise(L, &err);
+        lua_pop(L, 1);
+    }
+}
+
+static bool structured_key(const char *key) {
+    return strcmp(key, "pass") == 0 || strcmp(key, "set") == 0 || strcmp(key, "unset") == 0;
+}
+
+/* `env` in one of two forms, told apart by its keys. The structured form,
+ * `{ pass = { "CI", "NPM_CONFIG_*" }, set = { CI = "1" }, unset = { "X" } }`,
+ * is any table with a key pass, set or unset, and then has no other key. The
+ * simple form, `{ NAME = "value", OTHER = false }`, is the overlay alone. */
+static void set_env(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'env': expected a table");
+    bool structured = false;
+    const char *plain = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "policy key 'env': names must be strings");
+        const char *key = lua_tostring(L, -2);
+        if (structured_key(key))
+            structured = true;
+        else if (!plain)
+            plain = key;
+        lua_pop(L, 1);
+    }
+    if (!structured) {
+        set_pairs(L, p, t, "env", true);
+        return;
+    }
+    if (plain)
+        luaL_error(L,
+                   "policy key 'env': '%s' next to pass, set or unset: the structured form takes "
+                   "only those three keys (put %s under set = { ... } or unset = { ... })",
+                   plain, plain);
+    lua_getfield(L, t, "set");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1))
+            luaL_error(L, "policy key 'env.set': expected a table of NAME = value");
+        set_pairs(L, p, lua_gettop(L), "env.set", false);
+    }
+    lua_getfield(L, t, "unset");
+    if (!lua_isnil(L, -1)) add_names(L, p, lua_gettop(L), "env.unset", NULL);
+    lua_getfield(L, t, "pass");
+    if (!lua_isnil(L, -1)) add_names(L, p, lua_gettop(L), "env.pass", lcsb_policy_pass_env);
+    lua_settop(L, t);
 }
 
 /* `degrade = { "scope", ... }`: the parts the host may leave unenforced. */
@@ -285,14 +372,28 @@ int lcsb__lua_policy_table(lua_State *L) {
     else
         push_paths(L, p, LCSB_TIER_EXEC);
     lua_setfield(L, -2, "exec");
-    lua_newtable(L);
-    for (size_t i = 0; i < p->env_n; i++) {
-        if (p->env[i].value)
-            lua_pushstring(L, p->env[i].value);
-        else
-            lua_pushboolean(L, 0);
-        lua_setfield(L, -2, p->env[i].name);
+    /* The structured form, whichever form built it. */
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, (int)p->env_pass.n, 0);
+    for (size_t i = 0; i < p->env_pass.n; i++) {
+        lua_pushstring(L, p->env_pass.v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    lua_setfield(L, -2, "pass");
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_Integer unset = 0;
+    for (size_t i = 0; i < p->env_n; i++) {
+        if (p->env[i].value) {
+            lua_pushstring(L, p->env[i].value);
+            lua_setfield(L, -3, p->env[i].name);
+        } else {
+            lua_pushstring(L, p->env[i].name);
+            lua_rawseti(L, -2, ++unset);
+        }
+    }
+    lua_setfield(L, -3, "unset");
+    lua_setfield(L, -2, "set");
     lua_setfield(L, -2, "env");
     if (p->net == LCSB_NET_PORTS) {
         lua_newtable(L);

@@ -11,9 +11,10 @@ static int none_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_
 }
 
 static int none_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
-                     lcsb__strv *out, lcsb_error *err) {
+                     const char *const *env, lcsb__strv *out, lcsb_error *err) {
     (void)b;
     (void)policy;
+    (void)env; /* the command's environment, from lcsb_env_block */
     if (lcsb__strv_push_all(out, argv)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     return 0;
 }

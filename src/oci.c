@@ -216,8 +216,18 @@ static const char *const own_flags[] = {"--rm",
                                         NULL};
 #define OWN_REQUIRED_FROM 2 /* --read-only onwards */
 
+/* --env=NAME, lcsb's own form of the option: the engine copies NAME's value
+ * from its own environment, so the value is never on the argv. A name with
+ * a '*' would be read as a pattern: no such name is written or taken. */
+#define ENV_OPTION "--env="
+
+static bool own_env(const char *arg) {
+    const char *name = arg + strlen(ENV_OPTION);
+    return strncmp(arg, ENV_OPTION, strlen(ENV_OPTION)) == 0 && *name && !name[strcspn(name, "=*")];
+}
+
 static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, const char *const *argv,
-                    lcsb__strv *out, lcsb_error *err) {
+                    const char *const *env, lcsb__strv *out, lcsb_error *err) {
     const lcsb__oci_backend *b = oci_of(backend);
     bool net_dropped;
     int rc = check_world(b, err);
@@ -277,6 +287,14 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     word.len = 0;
     lcsb__buf_addf(&word, "--workdir=%s", policy->cwd);
     if (!rc) rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+    for (size_t i = 0; !rc && env && env[i]; i++) {
+        word.len = 0;
+        lcsb__buf_addf(&word, "%s%s", ENV_OPTION, env[i]);
+        if (word.oom)
+            rc = LCSB_ENOMEM;
+        else if (own_env(word.p))
+            rc = lcsb__strv_push(out, word.p);
+    }
     if (!rc && mask.len) rc = mask.oom ? LCSB_ENOMEM : lcsb__strv_push(out, mask.p);
     for (size_t i = 0; !rc && i < n; i++)
         rc = add_mount(out, &word, b, mounts[i].path, mounts[i].path, mounts[i].rw);
@@ -556,7 +574,7 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
             continue;
         }
         if (!one_of(arg, own_flags, false) && !one_of(arg, own_optional, false) &&
-            !one_of(arg, own_valued, true) && !vouched(arg))
+            !one_of(arg, own_valued, true) && !own_env(arg) && !vouched(arg))
             goto malformed;
     }
     for (size_t f = OWN_REQUIRED_FROM; own_flags[f] && !lacks; f++)

@@ -3,6 +3,7 @@
  * looked up on disk (that is validation's job, just before a run). */
 #include "policy.h"
 
+#include "envname.h"
 #include "path.h"
 
 #include <limits.h>
@@ -23,6 +24,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
         free(policy->env[i].value);
     }
     free(policy->env);
+    lcsb__strv_clear(&policy->env_pass);
     free(policy->connect.v);
     free(policy->bind.v);
     free(policy->cwd);
@@ -137,6 +139,25 @@ int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value
 
 bool lcsb__policy_has_env(const lcsb_policy *policy) { return policy->env_n > 0; }
 
+int lcsb_policy_pass_env(lcsb_policy *policy, const char *name, lcsb_error *err) {
+    if (!name || !lcsb__env_valid_entry(name))
+        return lcsb__fail(err, LCSB_EINVAL, "env.pass: \"%s\" is not a variable name or pattern",
+                          name ? name : "(null)");
+    for (size_t i = 0; i < policy->env_pass.n; i++)
+        if (strcmp(policy->env_pass.v[i], name) == 0) return 0;
+    int rc = hold(policy, "env.pass", strlen(name) + 1, err);
+    if (rc) return rc;
+    if (lcsb__strv_push(&policy->env_pass, name))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}
+
+void lcsb_policy_set_env_inherit(lcsb_policy *policy, bool inherit) {
+    policy->env_inherit = inherit;
+}
+
+bool lcsb_policy_env_inherit(const lcsb_policy *policy) { return policy->env_inherit; }
+
 int lcsb__port_after(const lcsb__ports *ports, int last) {
     int next = 65536;
     for (size_t i = 0; i < ports->n; i++)
@@ -243,7 +264,8 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
               !lcsb__strv_push_all(&p->write, (const char *const *)src->write.v) &&
               !lcsb__strv_push_all(&p->exec, (const char *const *)src->exec.v) &&
               !lcsb__strv_push_all(&p->protect, (const char *const *)src->protect.v) &&
-              !lcsb__strv_push_all(&p->hide, (const char *const *)src->hide.v);
+              !lcsb__strv_push_all(&p->hide, (const char *const *)src->hide.v) &&
+              !lcsb__strv_push_all(&p->env_pass, (const char *const *)src->env_pass.v);
     for (size_t i = 0; ok && i < src->env_n; i++)
         ok = !lcsb_policy_set_env(p, src->env[i].name, src->env[i].value, NULL);
     for (size_t i = 0; ok && i < src->connect.n; i++)
@@ -251,6 +273,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     for (size_t i = 0; ok && i < src->bind.n; i++)
         ok = !lcsb_policy_add_port(p, LCSB_PORT_BIND, src->bind.v[i], NULL);
     p->exec_open = src->exec_open;
+    p->env_inherit = src->env_inherit;
     p->net = src->net;
     p->bytes = src->bytes;
     p->degradable = src->degradable;

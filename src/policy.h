@@ -27,6 +27,8 @@ struct lcsb_policy {
     unsigned long long limits[LCSB_LIMITS];
     lcsb__env *env; /* in order of first setting; a later setting replaces the value */
     size_t env_n;
+    lcsb__strv env_pass; /* names and '*' patterns of the caller's variables, as added */
+    bool env_inherit;    /* the caller's whole environment, sensitive names included */
     bool exec_open;
     lcsb_net net;
     lcsb__ports connect; /* in insertion order, may repeat */

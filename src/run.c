@@ -14,8 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 /* The environment variable naming the descriptor on which the shim reports a
  * setup failure (docs/wire-format.md). */
 #define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
@@ -84,22 +82,43 @@ static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_op
     return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
 }
 
-/* The environment for a child that is the mechanism: the caller's, and
- * ENTRY (which must outlive the spawn) naming the descriptor on which the
- * shim reports a failed setup. NULL on ENOMEM. */
-static char **report_environ(int fd, char *entry, size_t size) {
-    size_t n = 0;
-    while (environ[n]) n++;
+/* The environment the child is spawned with: the seam's (lcsb_env_block:
+ * the allowlist under a host mechanism, the caller's whole under a
+ * container's engine), with no LCSB_EXEC_REPORT_FD of the caller's; for a
+ * child that is the mechanism, ENTRY (which must outlive the spawn) naming
+ * the descriptor FD on which the shim reports a failed setup. */
+static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, int fd, char *entry,
+                         size_t size, char ***out, lcsb_error *err) {
+    char **block = NULL;
+    int rc = lcsb_env_block(b, policy, NULL, &block, err);
+    if (rc) return rc;
+    size_t n = 0, k = 0, name = strlen(LCSB__REPORT_ENV);
+    while (block[n]) n++;
     char **env = calloc(n + 2, sizeof *env);
-    if (!env) return NULL;
-    size_t k = 0, name = strlen(LCSB__REPORT_ENV);
+    if (!env) {
+        lcsb_argv_free(block);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++)
-        if (!(strncmp(environ[i], LCSB__REPORT_ENV, name) == 0 && environ[i][name] == '='))
-            env[k++] = environ[i];
-    snprintf(entry, size, "%s=%d", LCSB__REPORT_ENV, fd);
-    env[k++] = entry;
+        if (strncmp(block[i], LCSB__REPORT_ENV, name) == 0 && block[i][name] == '=')
+            free(block[i]);
+        else
+            env[k++] = block[i];
+    free(block);
+    if (fd >= 0) {
+        snprintf(entry, size, "%s=%d", LCSB__REPORT_ENV, fd);
+        env[k++] = entry;
+    }
     env[k] = NULL;
-    return env;
+    *out = env;
+    return 0;
+}
+
+/* Frees what child_environ made, but ENTRY, which the caller owns. */
+static void free_environ(char **env, const char *entry) {
+    for (size_t i = 0; env && env[i]; i++)
+        if (env[i] != entry) free(env[i]);
+    free(env);
 }
 
 static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
@@ -240,26 +259,25 @@ restore:
  * "setup failed" on a pipe of its own, so that an exit status of 97, which
  * the command can give too, is never taken for that alone; the stderr relay
  * when it is asked for. */
-static int spawn_and_wait(const char *const *final, const char *cwd, bool is_mechanism,
-                          const lcsb_run_options *opts, lcsb_run_result *result, lcsb_error *err) {
+static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
+                          const char *const *final, bool is_mechanism, const lcsb_run_options *opts,
+                          lcsb_run_result *result, lcsb_error *err) {
     int report[2] = {-1, -1};
-    char **env = environ, entry[64];
-    if (is_mechanism && (pipe2(report, O_CLOEXEC) != 0 ||
-                         !(env = report_environ(report[1], entry, sizeof entry)))) {
-        int saved = errno;
-        if (report[0] >= 0) close(report[0]), close(report[1]);
+    char **env = NULL, entry[64];
+    if (is_mechanism && pipe2(report, O_CLOEXEC) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
-                          strerror(saved));
-    }
+                          strerror(errno));
+    int rc = child_environ(b, policy, report[1], entry, sizeof entry, &env, err);
     lcsb__capture capture;
-    int rc = opts->capture_stderr ? lcsb__capture_open(&capture, err) : 0;
+    bool captured = !rc && opts->capture_stderr;
+    if (captured) rc = lcsb__capture_open(&capture, err);
     if (!rc)
-        rc = spawn_and_wait_with(final, cwd, is_mechanism, opts, report, env,
-                                 opts->capture_stderr ? &capture : NULL, result, err);
-    if (opts->capture_stderr) lcsb__capture_close(&capture);
+        rc = spawn_and_wait_with(final, policy->cwd, is_mechanism, opts, report, env,
+                                 captured ? &capture : NULL, result, err);
+    if (captured) lcsb__capture_close(&capture);
     for (int i = 0; i < 2; i++)
         if (report[i] >= 0) close(report[i]);
-    if (env != environ) free(env);
+    free_environ(env, entry);
     return rc;
 }
 
@@ -322,7 +340,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     char **final = NULL;
     rc = lcsb_prepare(b, policy, opts->prefix, argv, &final, &result->attestation, err);
     if (!rc)
-        rc = spawn_and_wait((const char *const *) final, policy->cwd,
+        rc = spawn_and_wait(b, policy, (const char *const *) final,
                             starts_with_mechanism(b, opts->prefix), opts, result, err);
     lcsb_argv_free(final);
     if (rc) return rc;

@@ -1,12 +1,99 @@
-/* The seam (rule 5): what every backend must do is done here, once. Before
- * any backend's wrap, the env overlay and the launcher prefix (pure); around
- * it, the one pipeline that readies a run: validate, compose, fit execve's
- * limits, attest. lcsb_run, lcsb_backend_validate and `lcsb check` all go
- * through lcsb_prepare, so they cannot order it differently. */
+/* The seam (rule 5): what every backend must do is done here, once. Which of
+ * the caller's variables reach the command (the allowlist), the env overlay
+ * and the launcher prefix, before any backend's wrap; around it, the one
+ * pipeline that readies a run: validate, compose, fit execve's limits,
+ * attest. lcsb_run, lcsb_backend_validate and `lcsb check` all go through
+ * lcsb_prepare, so they cannot order it differently. */
 #include "backend.h"
+#include "envname.h"
 #include "validate.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+extern char **environ;
+
+/* Does POLICY pass the caller's variable NAME to the command? An unset
+ * name never; a name a pass entry gives exactly, always (sensitive or not);
+ * into a container, PATH no other way (the world has its own); with
+ * inherit, everything; else a sensitive name never, and another when the
+ * base set or a pass pattern matches it. */
+static bool passes(const lcsb_policy *policy, bool container, const char *name) {
+    for (size_t i = 0; i < policy->env_n; i++)
+        if (!policy->env[i].value && strcmp(policy->env[i].name, name) == 0) return false;
+    for (size_t i = 0; i < policy->env_pass.n; i++)
+        if (!lcsb__env_is_pattern(policy->env_pass.v[i]) &&
+            strcmp(policy->env_pass.v[i], name) == 0)
+            return true;
+    if (container && strcmp(name, "PATH") == 0) return false;
+    if (policy->env_inherit) return true;
+    if (lcsb_env_sensitive(name)) return false;
+    for (size_t i = 0; lcsb__env_base[i]; i++)
+        if (lcsb__env_match(lcsb__env_base[i], name)) return true;
+    for (size_t i = 0; i < policy->env_pass.n; i++)
+        if (lcsb__env_match(policy->env_pass.v[i], name)) return true;
+    return false;
+}
+
+/* The length of the name in ENTRY ("NAME=VALUE"); 0 when it has none. */
+static size_t name_len(const char *entry) {
+    const char *eq = strchr(entry, '=');
+    return eq ? (size_t)(eq - entry) : 0;
+}
+
+int lcsb_env_passed(const lcsb_backend *b, const lcsb_policy *policy, const char *const *caller_env,
+                    char ***names, lcsb_error *err) {
+    const char *const *env = caller_env ? caller_env : (const char *const *)environ;
+    lcsb__strv all = {0}, out = {0};
+    const char **sorted = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; env && env[i] && !rc; i++)
+        if (name_len(env[i])) rc = lcsb__strv_push_n(&all, env[i], name_len(env[i]));
+    if (!rc && all.n && !(sorted = lcsb__strv_sorted_unique(&all, &n))) rc = LCSB_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (passes(policy, b->ops->contains_prefix, sorted[i]))
+            rc = lcsb__strv_push(&out, sorted[i]);
+    free(sorted);
+    lcsb__strv_clear(&all);
+    if (rc || !(*names = lcsb__strv_take(&out))) {
+        lcsb__strv_clear(&out);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* Is the variable named in ENV[I] named earlier in ENV too? */
+static bool seen_before(const char *const *env, size_t i) {
+    size_t len = name_len(env[i]);
+    for (size_t k = 0; k < i; k++)
+        if (name_len(env[k]) == len && strncmp(env[k], env[i], len) == 0) return true;
+    return false;
+}
+
+int lcsb_env_block(const lcsb_backend *b, const lcsb_policy *policy, const char *const *caller_env,
+                   char ***envp, lcsb_error *err) {
+    const char *const *env = caller_env ? caller_env : (const char *const *)environ;
+    bool container = b->ops->contains_prefix;
+    lcsb__strv out = {0}, name = {0};
+    int rc = 0;
+    for (size_t i = 0; env && env[i] && !rc; i++) {
+        if (container) {
+            rc = lcsb__strv_push(&out, env[i]);
+            continue;
+        }
+        /* The first of a name's entries is the one getenv finds. */
+        if (!name_len(env[i]) || seen_before(env, i)) continue;
+        rc = lcsb__strv_push_n(&name, env[i], name_len(env[i]));
+        if (!rc && passes(policy, false, name.v[0])) rc = lcsb__strv_push(&out, env[i]);
+        lcsb__strv_clear(&name);
+    }
+    if (rc || !(*envp = lcsb__strv_take(&out))) {
+        lcsb__strv_clear(&out);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    return 0;
+}
 
 int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv, char ***out,
                   lcsb_error *err) {
@@ -48,23 +135,31 @@ int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *c
                  const char *const *argv, char ***out, lcsb_error *err) {
     char **inner = NULL;
     char **wrapped = NULL;
+    char **passed = NULL;
     lcsb__strv sv = {0};
     bool has_prefix = prefix && prefix[0];
     bool inside = has_prefix && b->ops->contains_prefix;
     int rc = 0;
+    /* A container starts from none of the caller's environment: the names
+     * passed go on its argv, their values stay in the engine's environment. */
+    if (b->ops->contains_prefix && (rc = lcsb_env_passed(b, policy, NULL, &passed, err)) != 0)
+        return rc;
     if (inside) {
         /* A container is a world: the launcher runs inside it, and gets the
-         * env overlay too (the container starts from none of the caller's
-         * environment, so a launcher without HOME would be lost). */
+         * env overlay too (a launcher without HOME would be lost). */
         if (lcsb__strv_push_all(&sv, prefix) || lcsb__strv_push_all(&sv, argv)) goto oom;
         rc = lcsb_env_argv(policy, (const char *const *)sv.v, &inner, err);
         lcsb__strv_clear(&sv);
-        if (!rc) rc = lcsb_backend_wrap(b, policy, (const char *const *)inner, out, err);
+        if (!rc)
+            rc = lcsb__backend_wrap_env(b, policy, (const char *const *)inner,
+                                        (const char *const *)passed, out, err);
         goto out;
     }
     /* A host mechanism trusts host plumbing: the launcher runs outside it. */
     rc = lcsb_env_argv(policy, argv, &inner, err);
-    if (!rc) rc = lcsb_backend_wrap(b, policy, (const char *const *)inner, &wrapped, err);
+    if (!rc)
+        rc = lcsb__backend_wrap_env(b, policy, (const char *const *)inner,
+                                    (const char *const *)passed, &wrapped, err);
     if (rc) goto out;
     if (lcsb__strv_push_all(&sv, has_prefix ? prefix : NULL) ||
         lcsb__strv_push_all(&sv, (const char *const *)wrapped) || !(*out = lcsb__strv_take(&sv)))
@@ -76,6 +171,7 @@ out:
     lcsb__strv_clear(&sv);
     lcsb_argv_free(wrapped);
     lcsb_argv_free(inner);
+    lcsb_argv_free(passed);
     return rc;
 }
 

@@ -367,8 +367,9 @@ typedef struct seatbelt_backend {
 } seatbelt_backend;
 
 static int seatbelt_wrap(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
-                         lcsb__strv *out, lcsb_error *err) {
+                         const char *const *env, lcsb__strv *out, lcsb_error *err) {
     (void)b;
+    (void)env; /* sandbox-exec's environment, from lcsb_env_block */
     return lcsb__seatbelt_wrap_layers(policy, lcsb__seatbelt_order, argv, out, err);
 }
 

@@ -122,9 +122,9 @@ static void test_proc_self_root(void **state) {
 
 /* /etc is read whole, and lcsb.etc_secrets (lua/lcsb/init.lua) are hidden in
  * the command's world: /etc/shadow is an empty file no one may read there. As root
- * the same cat works unsandboxed, which proves the refusal was the sandbox's. As an ordinary user /etc/shadow is unreadable
- * anyway, so there is no succeeding twin; the twin for everyone is that the
- * rest of /etc still reads. Listing /etc itself is the accepted cost. */
+ * the same cat works unsandboxed, which proves the refusal was the sandbox's. As an ordinary user
+ * /etc/shadow is unreadable anyway, so there is no succeeding twin; the twin for everyone is that
+ * the rest of /etc still reads. Listing /etc itself is the accepted cost. */
 static void test_read_etc_secrets(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -506,6 +506,7 @@ static void test_home_cleanup_follows_no_link(void **state) {
 
 /* ---- environment ---- */
 
+/* The overlay: set and unset, in either form, on top of what is passed. */
 static void test_env_overlay(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -514,19 +515,124 @@ static void test_env_overlay(void **state) {
         CMD("sh", "-c", "echo \"FOO=$FOO\"; echo \"SECRET=${SECRET-<unset>}\"");
     const char *const backends[] = {mech, "none"};
     for (size_t i = 0; i < 2; i++) {
-        /* Without an overlay the caller's SECRET would get through... */
-        policy(f, "exec = { \"sh\" }");
+        /* Passed by name, the caller's SECRET gets through... */
+        policy(f, "exec = { \"sh\" }, env = { pass = { \"SECRET\", \"FOO\" } }");
         lcsb_env(f, backends[i], cmd, env, &P);
         assert_int_equal(P.status, 0);
         assert_contains(P.out, "SECRET=hunter2", "stdout");
+        assert_contains(P.out, "FOO=caller\n", "stdout");
         /* ... the overlay sets FOO and removes it. */
-        policy(f, "exec = { \"sh\" }, env = { FOO = \"bar\", SECRET = false }");
+        policy(f, "exec = { \"sh\" }, env = { pass = { \"SECRET\", \"FOO\" }, set = { FOO = "
+                  "\"bar\" }, unset = { \"SECRET\" } }");
         lcsb_env(f, backends[i], cmd, env, &P);
         assert_int_equal(P.status, 0);
         assert_contains(P.out, "FOO=bar\n", "stdout");
         assert_contains(P.out, "SECRET=<unset>\n", "stdout");
         assert_lacks(P.out, "hunter2", "stdout");
+        /* The simple form is the overlay alone. */
+        policy(f, "exec = { \"sh\" }, env = { FOO = \"bar\", SECRET = false }");
+        lcsb_env(f, backends[i], cmd, env, &P);
+        assert_int_equal(P.status, 0);
+        assert_contains(P.out, "FOO=bar\n", "stdout");
+        assert_contains(P.out, "SECRET=<unset>\n", "stdout");
     }
+}
+
+/* The caller's environment for the allowlist cases: secrets of the usual
+ * kinds, a locale, and ordinary variables. */
+#define CALLER_ENV                                                                                 \
+    ENV("AWS_SECRET_ACCESS_KEY=aws-s3cr3t-value", "GITHUB_TOKEN=gh-t0ken-value",                   \
+        "SSH_AUTH_SOCK=/tmp/agent-sock-value", "NPM_CONFIG_TOKEN=npm-t0ken-value",                 \
+        "NPM_CONFIG_CACHE=/npm-cache-value", "CI=ci-value", "FOO=foo-value", "LANG=C.UTF-8")
+
+static const char *const secret_values[] = {"aws-s3cr3t-value", "gh-t0ken-value",
+                                            "agent-sock-value", "npm-t0ken-value", NULL};
+
+/* P.out (an `env` listing) holds none of the secrets but those in BUT. */
+static void assert_secrets_kept(const char *backend, const char *const *but) {
+    for (size_t i = 0; secret_values[i]; i++) {
+        bool allowed = false;
+        for (size_t k = 0; but && but[k]; k++) allowed |= strcmp(but[k], secret_values[i]) == 0;
+        if (!allowed && strstr(P.out, secret_values[i]))
+            fail_msg("under %s the command saw %s:\n%s", backend, secret_values[i], P.out);
+    }
+}
+
+/* The command gets the base set, the private HOME and what the policy
+ * passes, never a secret-looking variable unless named exactly; the values
+ * never ride on the argv. The twin is plain env, without lcsb: the caller
+ * did have every secret. Under none the composition is the same (the seam's,
+ * not a mechanism's). */
+static void test_env_allowlist(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    const char *const *env = CALLER_ENV;
+    const char *const backends[] = {mech, "none"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *b = backends[i];
+        bool container = strcmp(b, "oci") == 0;
+        /* Nothing passed: the base set and the private HOME. */
+        policy(f, "exec = { \"env\" }");
+        lcsb_env(f, b, CMD("env"), env, &P);
+        if (P.status != 0) describe(b, CMD("env"), &P);
+        assert_int_equal(P.status, 0);
+        assert_secrets_kept(b, NULL);
+        assert_lacks(P.out, "foo-value", "stdout");
+        assert_lacks(P.out, "ci-value", "stdout");
+        assert_lacks(P.out, "npm-cache-value", "stdout");
+        assert_contains(P.out, "LANG=C.UTF-8\n", "stdout");
+        /* A container's PATH is its world's; elsewhere the caller's. */
+        assert_contains(P.out, container ? "PATH=" : "PATH=/usr/bin:/bin\n", "stdout");
+        assert_contains(P.out, "HOME=/", "stdout");
+        assert_lacks(P.out, "HOME=/root\n", "stdout");
+
+        /* By exact name a secret passes; by pattern it does not. */
+        policy(f, "exec = { \"env\" }, env = { pass = { \"GITHUB_TOKEN\", \"NPM_CONFIG_*\", "
+                  "\"CI\" } }");
+        lcsb_env(f, b, CMD("env"), env, &P);
+        assert_int_equal(P.status, 0);
+        assert_contains(P.out, "GITHUB_TOKEN=gh-t0ken-value\n", "stdout");
+        assert_contains(P.out, "NPM_CONFIG_CACHE=/npm-cache-value\n", "stdout");
+        assert_contains(P.out, "CI=ci-value\n", "stdout");
+        assert_secrets_kept(b, CMD("gh-t0ken-value"));
+        assert_lacks(P.out, "foo-value", "stdout");
+
+        /* Everything but the sensitive names. */
+        policy(f, "exec = { \"env\" }, env = { pass = { \"*\" } }");
+        lcsb_env(f, b, CMD("env"), env, &P);
+        assert_int_equal(P.status, 0);
+        assert_contains(P.out, "FOO=foo-value\n", "stdout");
+        assert_contains(P.out, "CI=ci-value\n", "stdout");
+        assert_secrets_kept(b, NULL);
+
+        /* The argv lcsb executes names what it passes, never a value. */
+        policy(f, "exec = { \"env\" }, env = { pass = { \"GITHUB_TOKEN\", \"CI\" } }");
+        run_child(
+            f->project,
+            CMD(LCSB_CLI_PATH, "wrap", "--no-trust-check", "--backend", b, f->policy, "--", "env"),
+            env, &P);
+        assert_int_equal(P.status, 0);
+        assert_secrets_kept(b, NULL);
+        assert_lacks(P.out, "ci-value", "the final argv");
+        if (container) assert_contains(P.out, "\"--env=GITHUB_TOKEN\"", "the final argv");
+        /* check names what passes and what is held back, by name only. */
+        run_child(f->project,
+                  CMD(LCSB_CLI_PATH, "check", "--no-trust-check", "--backend", b, f->policy), env,
+                  &P);
+        assert_int_equal(P.status, 0);
+        assert_contains(P.out, "env: allow-listed", "check");
+        assert_true(has_line(P.out, "  passed", CMD("GITHUB_TOKEN")));
+        assert_true(has_line(P.out, "  passed", CMD("CI")));
+        assert_true(has_line(P.out, "  held back", CMD("AWS_SECRET_ACCESS_KEY")));
+        assert_true(has_line(P.out, "  held back", CMD("SSH_AUTH_SOCK")));
+        assert_false(has_line(P.out, "  passed", CMD("FOO")));
+        assert_secrets_kept(b, NULL);
+        assert_lacks(P.out, "ci-value", "check");
+    }
+    /* The twin: the caller had them all. */
+    run_child(f->project, CMD("/usr/bin/env"), env, &P);
+    assert_int_equal(P.status, 0);
+    for (size_t i = 0; secret_values[i]; i++) assert_contains(P.out, secret_values[i], "env");
 }
 
 static void test_no_new_privs(void **state) {
@@ -569,6 +675,7 @@ int main(void) {
         T(test_home_removed_after_signal),
         T(test_home_cleanup_follows_no_link),
         T(test_env_overlay),
+        T(test_env_allowlist),
         T(test_no_new_privs),
     };
     /* The cases whose refusal a container gives too (the exec allowlist, the ABI and the shim's own
@@ -588,6 +695,7 @@ int main(void) {
         T(test_mount),
         T(test_private_home),
         T(test_home_cleanup_follows_no_link),
+        T(test_env_allowlist),
         T(test_no_new_privs),
     };
     int failed =

@@ -33,7 +33,7 @@
 #define PRELUDE                                                                                    \
     "local lcsb = require \"lcsb\"\n"                                                              \
     "local result = lcsb.exec_policy { exec = { \"sh\" } }\n"                                      \
-    "io.stdout:write(result.env.HOME, \"\\n\", result.env.TMPDIR, \"\\n\",\n"                      \
+    "io.stdout:write(result.env.set.HOME, \"\\n\", result.env.set.TMPDIR, \"\\n\",\n"              \
     "  tostring(lcsb.kind(\".git\")), \"\\n\")\n"                                                  \
     "io.stdout:flush()\n"
 

@@ -237,6 +237,58 @@ static void test_wrap_image_and_docker(void **state) {
     lcsb_policy_free(p);
 }
 
+/* This process's environment, replaced by ENV (NAME=VALUE strings, which
+ * must outlive the use) until restore_environ. */
+extern char **environ;
+static char **saved_environ;
+
+static void use_environ(const char *const *env) {
+    saved_environ = environ;
+    environ = (char **)env;
+}
+
+static void restore_environ(void) { environ = saved_environ; }
+
+/* The container gets the names the seam passes as --env=NAME, right after
+ * the working directory, sorted; the engine copies each value from its own
+ * environment, so no value is ever on the argv. */
+static void test_wrap_passes_env_by_name(void **state) {
+    (void)state;
+    static const char *const env[] = {
+        "PATH=/host/bin-value", "HOME=/home/u-value", "LANG=C.UTF-8", "LC_ALL=lc-value",
+        "GITHUB_TOKEN=gh-value", "NPM_CONFIG_CACHE=cache-value", "NPM_CONFIG_TOKEN=npm-value",
+        "SSH_AUTH_SOCK=/agent-value", "CI=ci-value", NULL};
+    lcsb_policy *p = project_policy();
+    assert_int_equal(lcsb_policy_pass_env(p, "GITHUB_TOKEN", NULL), 0);
+    assert_int_equal(lcsb_policy_pass_env(p, "NPM_CONFIG_*", NULL), 0);
+    const char *engines[] = {PODMAN, "/usr/bin/docker"};
+    for (size_t e = 0; e < 2; e++) {
+        lcsb_backend *b = oci_backend(engines[e], e ? "debian:12" : NULL, e ? NULL : ROOTFS, NULL);
+        use_environ(env);
+        char **argv = compose(b, p, NULL, ARGV("make"));
+        restore_environ();
+        long at = index_of(argv, "--workdir=/home/u/proj");
+        assert_true(at > 0);
+        static const char *const want[] = {"--env=GITHUB_TOKEN", "--env=LANG", "--env=LC_ALL",
+                                           "--env=NPM_CONFIG_CACHE", NULL};
+        for (size_t i = 0; want[i]; i++) assert_string_equal(argv[at + 1 + (long)i], want[i]);
+        assert_true(strncmp(argv[at + 5], "--env=", 6) != 0);
+        for (size_t i = 0; argv[i]; i++)
+            if (strstr(argv[i], "-value")) fail_msg("a value on the argv: %s", argv[i]);
+        /* lcsb writes it, so it is attested. */
+        lcsb_attestation att;
+        lcsb_error err;
+        if (lcsb_attest((const char *const *)argv, NULL, &att, &err)) fail_msg("%s", err.message);
+        lcsb_argv_free(argv);
+        /* The backend's own wrap passes nothing: that is the seam's. */
+        assert_int_equal(lcsb_backend_wrap(b, p, ARGV("make"), &argv, &err), 0);
+        for (size_t i = 0; argv[i]; i++) assert_true(strncmp(argv[i], "--env=", 6) != 0);
+        lcsb_argv_free(argv);
+        lcsb_backend_free(b);
+    }
+    lcsb_policy_free(p);
+}
+
 static void test_ports_need_degrade(void **state) {
     (void)state;
     lcsb_policy *p = project_policy();
@@ -410,6 +462,10 @@ static void test_attest_refuses_what_lcsb_does_not_write(void **state) {
         ARGV(PODMAN, "run", OWN, "--privileged", "--rootfs", ROOTFS, "true"),
         ARGV(PODMAN, "run", OWN, "--volume=/x", "--rootfs", ROOTFS, "true"),
         ARGV(PODMAN, "run", OWN, "--label=lcsb.dropped=nothing", "img", "true"),
+        /* --env=NAME is lcsb's own, but never a pattern, which would copy
+         * the caller's secrets in. */
+        ARGV(PODMAN, "run", OWN, "--env=AWS_*", "img", "true"),
+        ARGV(PODMAN, "run", OWN, "--env=", "img", "true"),
         ARGV(PODMAN, "run", OWN),
         ARGV(PODMAN, "run", OWN, "-v", "/:/host", "img", "true"),
         /* A recursive bind, or a mount over the root. */
@@ -532,6 +588,7 @@ int main(void) {
         cmocka_unit_test(test_mount_table_one_path_many_tiers),
         cmocka_unit_test(test_wrap_rootfs),
         cmocka_unit_test(test_wrap_image_and_docker),
+        cmocka_unit_test(test_wrap_passes_env_by_name),
         cmocka_unit_test(test_ports_need_degrade),
         cmocka_unit_test(test_bad_worlds_refused),
         cmocka_unit_test(test_select_needs_a_world),

@@ -471,6 +471,40 @@ static void test_compose_prefix(void **state) {
     lcsb_policy_free(p);
 }
 
+/* Under a host mechanism what the policy passes never reaches the argv:
+ * the command gets it through the environment it is spawned with. The same
+ * policy without pass entries composes to the same bytes. */
+static void test_compose_host_carries_no_env(void **state) {
+    (void)state;
+    static const char *const cmd[] = {"env", NULL};
+    setenv("GITHUB_TOKEN", "gh-golden-value", 1);
+    setenv("CI", "ci-golden-value", 1);
+    lcsb_policy *p = small_policy(LCSB_NET_DENY), *passing = small_policy(LCSB_NET_DENY);
+    set_env(p, "HOME", "/tmp/lcsb-home.x");
+    set_env(passing, "HOME", "/tmp/lcsb-home.x");
+    assert_int_equal(lcsb_policy_pass_env(passing, "GITHUB_TOKEN", NULL), 0);
+    assert_int_equal(lcsb_policy_pass_env(passing, "*", NULL), 0);
+    lcsb_backend *backends[] = {landlock(7), none()};
+    for (size_t i = 0; i < 2; i++) {
+        char **want = NULL, **got = NULL;
+        lcsb_error err = {0};
+        assert_int_equal(lcsb_compose(backends[i], p, NULL, cmd, &want, &err), 0);
+        assert_int_equal(lcsb_compose(backends[i], passing, NULL, cmd, &got, &err), 0);
+        assert_argv_equal(got, (const char *const *)want);
+        for (size_t k = 0; got[k]; k++) {
+            assert_lacks(got[k], "GITHUB_TOKEN");
+            assert_lacks(got[k], "golden-value");
+        }
+        lcsb_argv_free(want);
+        lcsb_argv_free(got);
+        lcsb_backend_free(backends[i]);
+    }
+    unsetenv("GITHUB_TOKEN");
+    unsetenv("CI");
+    lcsb_policy_free(p);
+    lcsb_policy_free(passing);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         /* the golden wire format */
@@ -487,6 +521,7 @@ int main(void) {
         /* the seam: env_argv and compose */
         cmocka_unit_test(test_env_argv),
         cmocka_unit_test(test_compose_prefix),
+        cmocka_unit_test(test_compose_host_carries_no_env),
     };
     return cmocka_run_group_tests_name("sandbox_wrap_golden", tests, NULL, NULL);
 }

@@ -113,8 +113,11 @@ local function dirname(path)
 end
 
 -- The private HOME the run had, and PATH written as ~/... when it lies in it.
+-- The policy's env is in the structured form exec_policy gives (set = {...});
+-- a host's own evidence may give the simple one.
 local function in_private_home(ev, path)
-  local home = ev.policy and ev.policy.env and ev.policy.env.HOME
+  local env = ev.policy and ev.policy.env
+  local home = type(env) == "table" and (type(env.set) == "table" and env.set.HOME or env.HOME)
   if type(home) == "string" and path:sub(1, #home + 1) == home .. "/" then
     return "~" .. path:sub(#home + 1)
   end

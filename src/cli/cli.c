@@ -152,6 +152,46 @@ static void print_tier(const lcsb_policy *p, lcsb_tier tier, bool enforced,
     if (n == 0 && left_n == 0) printf("  (none)\n");
 }
 
+/* One caller variable's NAME (LEN bytes) as check shows it, escaped: names
+ * are the caller's to choose, control bytes and all. */
+static void print_name(const char *mark, const char *name, size_t len, const char *why) {
+    char shown[512];
+    lcsb_escape(shown, sizeof shown, name, len);
+    printf("  %-9s %s%s\n", mark, shown, why);
+}
+
+/* Which of the caller's variables the command gets: names only, never a
+ * value. The sensitive ones it does not get are named too, so that a
+ * missing token is no mystery. */
+static int print_env(const lcsb_backend *b, const lcsb_policy *p) {
+    extern char **environ;
+    char **names = NULL;
+    lcsb_error err;
+    if (lcsb_env_passed(b, p, NULL, &names, &err)) {
+        say("%s", err.message);
+        return -1;
+    }
+    printf("env: %s\n", lcsb_policy_env_inherit(p)
+                            ? "the caller's whole environment (inherit), then the policy's overlay"
+                            : "allow-listed: the base set and env.pass, then the policy's overlay "
+                              "(set, unset)");
+    for (size_t i = 0; names[i]; i++) print_name("passed", names[i], strlen(names[i]), "");
+    for (size_t i = 0; environ[i]; i++) {
+        const char *eq = strchr(environ[i], '=');
+        if (!eq || eq == environ[i]) continue;
+        char name[256];
+        size_t len = (size_t)(eq - environ[i]);
+        snprintf(name, sizeof name, "%.*s", (int)len, environ[i]);
+        bool passed = false;
+        for (size_t k = 0; names[k] && !passed; k++) passed = strcmp(names[k], name) == 0;
+        if (!passed && len < sizeof name && lcsb_env_sensitive(name))
+            print_name("held back", name, len, " (looks sensitive: passed only by its exact name)");
+    }
+    if (!names[0]) printf("  (none)\n");
+    lcsb_argv_free(names);
+    return 0;
+}
+
 static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
                      const lcsb_attestation *att, const lcsb_script *script) {
     char summary[256];
@@ -196,7 +236,7 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
             printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "
                    "that)\n",
                    lcsb_part_name(part));
-    return 0;
+    return print_env(b, p) ? LCSB_EXIT_USAGE : 0;
 }
 
 static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args *args) {

@@ -149,10 +149,31 @@ LCSB_API const char *lcsb_limit_name(lcsb_limit limit);
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_limit(lcsb_policy *policy, lcsb_limit limit,
                                                   unsigned long long value, lcsb_error *err);
 LCSB_API unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_limit limit);
+/* The command's environment is allow-listed: of the caller's variables it
+ * gets the base set (PATH, LANG, LANGUAGE, LC_*, TERM, COLORTERM, NO_COLOR,
+ * TZ, USER, LOGNAME, SHELL, COLUMNS, LINES) and those passed below, then the
+ * overlay lcsb_policy_set_env records. Sensitive names (lcsb_env_sensitive)
+ * pass only when a pass entry names them exactly. docs/policy.md lists it all. */
+
 /* Set NAME to VALUE in the command's environment, or unset it when VALUE is
- * NULL. The last call for a name wins. Copies both. */
+ * NULL. The last call for a name wins. Copies both. The values ride on the
+ * command's argv (lcsb_env_argv): policy content, never the caller's. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_env(lcsb_policy *policy, const char *name,
                                                 const char *value, lcsb_error *err);
+/* Pass the caller's variable NAME to the command, or every variable a
+ * pattern matches ('*' stands for any run of characters: "NPM_CONFIG_*",
+ * "*") but the sensitive ones. Refused when empty or holding '='. Copies NAME. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_pass_env(lcsb_policy *policy, const char *name,
+                                                 lcsb_error *err);
+/* Pass the caller's whole environment, sensitive names included, as lcsb did
+ * before the allowlist (off by default). The overlay still applies. */
+LCSB_API void lcsb_policy_set_env_inherit(lcsb_policy *policy, bool inherit);
+LCSB_API bool lcsb_policy_env_inherit(const lcsb_policy *policy);
+/* NAME looks like it holds a secret (*TOKEN*, *SECRET*, *PASSW*, a word
+ * ending in KEY or PASS, AWS_*, SSH_*, ...) or grants access to something outside
+ * (DISPLAY, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR, ...), compared without
+ * regard to case: then no pattern passes it. */
+LCSB_API bool lcsb_env_sensitive(const char *name);
 /* LCSB_NET_DENY (the default), LCSB_NET_OPEN, or LCSB_NET_PORTS with ports
  * added below (adding a port switches a denying policy to LCSB_NET_PORTS). */
 LCSB_API void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net);
@@ -307,12 +328,34 @@ LCSB_API char *lcsb_argv_json(const char *const *argv);
  * *OUT, here and below: an lcsb argv, freed with lcsb_argv_free. */
 LCSB_API LCSB_NODISCARD int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv,
                                           char ***out, lcsb_error *err);
-/* The backend's pure rewrite of ARGV. */
+/* The names of CALLER_ENV's variables ("NAME=VALUE" strings; NULL: this
+ * process's environment) that reach the command under BACKEND, sorted, each
+ * once: the base set and the policy's pass entries (or everything, with
+ * inherit), less the names it unsets. In a container the caller's PATH
+ * passes only when a pass entry names it exactly: the world has its own.
+ * Pure but for reading the environment when CALLER_ENV is NULL. */
+LCSB_API LCSB_NODISCARD int lcsb_env_passed(const lcsb_backend *backend, const lcsb_policy *policy,
+                                            const char *const *caller_env, char ***names,
+                                            lcsb_error *err);
+/* The environment to execute lcsb_compose's argv with, as "NAME=VALUE"
+ * strings (an lcsb argv) from CALLER_ENV (NULL: this process's): under a
+ * host mechanism (and none) the variables lcsb_env_passed names, first
+ * occurrence of each; under a container's, all of CALLER_ENV, which the
+ * engine needs (the container gets only the names passed, by --env=NAME).
+ * The overlay (set, unset) is not in it: it rides on the argv. lcsb_run
+ * spawns with this; a host that spawns the argv itself must too. */
+LCSB_API LCSB_NODISCARD int lcsb_env_block(const lcsb_backend *backend, const lcsb_policy *policy,
+                                           const char *const *caller_env, char ***envp,
+                                           lcsb_error *err);
+/* The backend's pure rewrite of ARGV. Passes no variable into a container:
+ * lcsb_compose does. */
 LCSB_API LCSB_NODISCARD int lcsb_backend_wrap(const lcsb_backend *backend,
                                               const lcsb_policy *policy, const char *const *argv,
                                               char ***out, lcsb_error *err);
 /* env_argv, then PREFIX (may be NULL) placed per contains_prefix, then wrap:
- * the argv that lcsb_run executes. Pure. */
+ * the argv that lcsb_run executes, with lcsb_env_block's environment. Pure,
+ * but for a container's backend, whose argv names the variables passed
+ * (--env=NAME, read from this process's environment: lcsb_env_passed). */
 LCSB_API LCSB_NODISCARD int lcsb_compose(const lcsb_backend *backend, const lcsb_policy *policy,
                                          const char *const *prefix, const char *const *argv,
                                          char ***out, lcsb_error *err);

@@ -28,7 +28,7 @@
  *             prefix, bit 6 the root is any value instead of a MAP body.
  *   value  := tag byte (its low 4 bits) and the tag's operands:
  *     0 STR   byte: a string from STRINGS (paths good and bad, "..", "~", "",
- *             NUL inside, "any", port-like text, non-UTF-8)
+ *             NUL inside, "any", port-like text, non-UTF-8, env.pass patterns)
  *     1 BYTES length byte, then that many raw bytes
  *     2 LONG  two bytes (little-endian, % 8193): length; one byte: pattern
  *             (one long component, many components, "/.." runs, "//./" runs)
@@ -48,7 +48,8 @@
  *     15 REF  byte: a table made earlier in this input (sharing and cycles);
  *             an empty table when there is none yet
  *   key    := byte < 0xC0: a name from KEYS (read, write, exec, env, net,
- *             connect, bind, cwd, degrade, junk, variable names good and bad);
+ *             connect, bind, cwd, degrade, junk, variable names good and bad,
+ *             env's pass, set and unset);
  *             byte >= 0xC0: a value (nil and NaN keys are skipped)
  * Tables nest at most MAX_DEPTH deep (deeper, a table tag reads as STR), and
  * LONG strings share a budget of STRING_BUDGET bytes per input.
@@ -108,6 +109,8 @@ static const lstr KEYS[] = {
     /* Environment names, valid and not. */
     S("PATH"), S("HOME"), S("LD_PRELOAD"), S("LCSB_X"), S("_"), S("A=B"), S("1X"), S("A B"),
     S("PATH\0X"),
+    /* env's structured form. */
+    S("pass"), S("set"), S("unset"),
 };
 
 static const lstr STRINGS[] = {
@@ -117,6 +120,8 @@ static const lstr STRINGS[] = {
     S("/tmp/\0/etc"), S("\0"), S("any"), S("ANY"), S("443"), S("0x1bb"), S(" 80 "), S("1e3"),
     S("-1"), S("net"), S("scope"), S("truncate"), S("ioctl"), S("terminal"),
     S("value with spaces"), S("A=B"), S("\xff\xfe"), S("/tmp/\"q\\"), S("/tmp/\n"), S("%s%n"),
+    /* env.pass entries: patterns, a secret's name. */
+    S("*"), S("NPM_CONFIG_*"), S("GITHUB_TOKEN"),
 };
 
 static const lua_Integer INTS[] = {

@@ -13,7 +13,7 @@ local policy, mode, realpath, policy_error = H.policy, H.mode, H.realpath, H.pol
 T.case("private HOME and TMPDIR: fresh, 0700, writable, in the environment", function()
   local s <close> = lcsb.scope()
   local t = policy { scope = s }
-  local home, tmp = t.env.HOME, t.env.TMPDIR
+  local home, tmp = t.env.set.HOME, t.env.set.TMPDIR
   T.ok(type(home) == "string" and type(tmp) == "string", "HOME and TMPDIR set")
   T.ok(home ~= tmp, "HOME and TMPDIR differ")
   T.ok(home ~= os.getenv("HOME"), "not the real HOME")
@@ -28,7 +28,7 @@ T.case("private HOME and TMPDIR: fresh, 0700, writable, in the environment", fun
   T.ok(tmp:match("/lcsb%-tmp%.[^/]+$"), "TMPDIR's name")
   -- A second policy gets directories of its own.
   local t2 = policy { scope = s }
-  T.ok(t2.env.HOME ~= home and t2.env.TMPDIR ~= tmp, "fresh per policy")
+  T.ok(t2.env.set.HOME ~= home and t2.env.set.TMPDIR ~= tmp, "fresh per policy")
 end)
 
 T.case("read baseline: what exists, nothing private", function()

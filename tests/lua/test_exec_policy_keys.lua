@@ -55,6 +55,26 @@ T.case("wrong types are named", function()
   T.has(policy_error { scope = s, env = { CI = true } }, "env.CI")
   T.has(policy_error { scope = s, env = { [1] = "x" } }, "names must be strings")
   T.has(policy_error { scope = s, env = { ["A=B"] = "x" } }, "A=B")
+  -- The structured form: each key named, mixing refused.
+  T.has(policy_error { scope = s, env = { pass = { "CI" }, CI = "1" } },
+    "'CI' next to pass, set or unset")
+  T.has(policy_error { scope = s, env = { pass = "CI" } }, "key 'env.pass' must be a list")
+  T.has(policy_error { scope = s, env = { pass = { CI = true } } }, "key 'env.pass' must be a list")
+  T.has(policy_error { scope = s, env = { pass = { 5 } } }, "key 'env.pass': entries must be strings")
+  T.has(policy_error { scope = s, env = { pass = { "A=B" } } }, "A=B")
+  T.has(policy_error { scope = s, env = { pass = { "" } } }, "env.pass")
+  T.has(policy_error { scope = s, env = { set = "CI=1" } }, "key 'env.set' must be a table")
+  T.has(policy_error { scope = s, env = { set = { CI = false } } }, "key 'env.set.CI'")
+  T.has(policy_error { scope = s, env = { set = { CI = 1 } } }, "key 'env.set.CI': expected a string")
+  T.has(policy_error { scope = s, env = { unset = "X" } }, "key 'env.unset' must be a list")
+  T.has(policy_error { scope = s, env = { set = { X = "1" }, unset = { "X" } } },
+    "X is both in set and in unset")
+  -- The building block says the same.
+  for _, env in ipairs { { pass = { "CI" }, CI = "1" }, { pass = "CI" }, { pass = { 5 } },
+    { pass = { "A=B" } }, { set = { CI = false } }, { unset = { X = 1 } },
+    { set = { X = "1" }, unset = { "X" } }, { pass = { "A\0B" } } } do
+    T.has(T.raises(function() return lcsb.policy { env = env } end), "env")
+  end
   T.has(policy_error { scope = s, exec = "all" }, "\"any\"")
   T.has(policy_error { scope = s, net = { connect = { "https" } } }, "net.connect")
   T.has(policy_error { scope = s, net = { connect = { 0 } } }, "port 0")
@@ -66,14 +86,34 @@ end)
 
 T.case("env overlay and network", function()
   local s <close> = lcsb.scope()
+  -- The simple form: the overlay alone, given back in the structured one.
   local t = policy { scope = s, env = { CI = "1", AWS_SECRET_ACCESS_KEY = false, EMPTY = "" } }
-  T.eq(t.env.CI, "1", "CI")
-  T.eq(t.env.AWS_SECRET_ACCESS_KEY, false, "unset")
-  T.eq(t.env.EMPTY, "", "empty value")
-  T.ok(t.env.HOME and t.env.TMPDIR, "HOME and TMPDIR still set")
+  T.eq(t.env.set.CI, "1", "CI")
+  T.contains(t.env.unset, "AWS_SECRET_ACCESS_KEY", "unset")
+  T.eq(t.env.set.EMPTY, "", "empty value")
+  T.eq(#t.env.pass, 0, "nothing passed")
+  T.ok(t.env.set.HOME and t.env.set.TMPDIR, "HOME and TMPDIR still set")
   -- The overlay is applied after HOME and TMPDIR.
   t = policy { scope = s, env = { HOME = "/somewhere" } }
-  T.eq(t.env.HOME, "/somewhere", "HOME overridden")
+  T.eq(t.env.set.HOME, "/somewhere", "HOME overridden")
+  t = policy { scope = s, env = { HOME = false } }
+  T.eq(t.env.set.HOME, nil, "HOME unset")
+  T.contains(t.env.unset, "HOME", "HOME unset")
+  -- The structured form, and the C core's policy:table() giving it back.
+  t = policy { scope = s, env = { pass = { "CI", "NPM_CONFIG_*" }, set = { CI = "1" },
+    unset = { "X" } } }
+  T.eq(t.env.pass[1], "CI", "pass")
+  T.eq(t.env.pass[2], "NPM_CONFIG_*", "pass pattern")
+  T.eq(t.env.set.CI, "1", "set")
+  T.ok(t.env.set.HOME, "HOME still set")
+  T.contains(t.env.unset, "X", "unset")
+  local back = t.policy:table().env
+  T.eq(back.pass[2], "NPM_CONFIG_*", "table() pass")
+  T.eq(back.set.CI, "1", "table() set")
+  T.eq(back.unset[1], "X", "table() unset")
+  -- A variable called pass is set under set.
+  t = policy { scope = s, env = { set = { pass = "word" } } }
+  T.eq(t.env.set.pass, "word", "a variable named pass")
   T.eq(policy { scope = s, net = true }.net, true, "open")
   T.eq(policy { scope = s, net = false }.net, false, "denied")
   local ports = policy { scope = s, net = { connect = { 443, 80 }, bind = { 8080 } } }.net

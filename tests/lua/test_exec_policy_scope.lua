@@ -13,7 +13,7 @@ local policy, mode = H.policy, H.mode
 T.case("closing the scope removes the private directories", function()
   local s = lcsb.scope()
   local t = policy { scope = s }
-  local home, tmp = t.env.HOME, t.env.TMPDIR
+  local home, tmp = t.env.set.HOME, t.env.set.TMPDIR
   T.write(home .. "/.bashrc", "x")
   T.sh("mkdir -p " .. T.q(home .. "/a/b/c") .. " && touch " .. T.q(home .. "/a/b/c/d"))
   T.sh("chmod 0 " .. T.q(home .. "/a/b"))
@@ -26,7 +26,7 @@ T.case("closing the scope removes the private directories", function()
   -- A to-be-closed scope closes at the end of its block.
   do
     local s2 <close> = lcsb.scope()
-    home = policy({ scope = s2 }).env.HOME
+    home = policy({ scope = s2 }).env.set.HOME
   end
   T.eq(lcsb.kind(home), nil, "HOME removed at the end of the block")
 end)
@@ -37,7 +37,7 @@ T.case("a symlink planted in HOME does not lead removal outside", function()
   T.sh("mkdir " .. T.q(outside .. "/dir") .. " && echo keep > " .. T.q(outside .. "/dir/inner"))
   local s = lcsb.scope()
   local t = policy { scope = s }
-  local home, tmp = t.env.HOME, t.env.TMPDIR
+  local home, tmp = t.env.set.HOME, t.env.set.TMPDIR
   for _, d in ipairs { home, tmp } do
     T.sh(("ln -s %s %s/link && ln -s %s %s/flink && mkdir %s/sub && ln -s %s %s/sub/up && ln %s %s/hard")
       :format(T.q(outside), T.q(d), T.q(outside .. "/precious"), T.q(d), T.q(d),

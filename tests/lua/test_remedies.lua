@@ -20,7 +20,8 @@ local function evidence(over)
     attestation = { backend = "landlock", fs = "enforced", exec = "allowlist", net = "denied",
       net_covers = "all", net_by = "landlock+seccomp", abi = 7, scoped = true, dropped = {} },
     policy = { read = { "/usr", "/etc" }, write = { "/home/u/proj" }, exec = { "/usr/bin/make" },
-      env = { HOME = "/tmp/lcsb-home.x" }, net = false, cwd = "/home/u/proj" },
+      env = { pass = {}, set = { HOME = "/tmp/lcsb-home.x" }, unset = {} }, net = false,
+      cwd = "/home/u/proj" },
   }
   for k, v in pairs(over or {}) do ev[k] = v end
   return ev
