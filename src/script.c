@@ -3,6 +3,7 @@
  * run's context and scope in the registry, and the result it returns, kept
  * by reference: the policy the C core enforces is the one the script built,
  * and explain reads the very tables exec_policy made. */
+#include "caps.h"
 #include "escape.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
@@ -53,6 +54,7 @@ struct lcsb_script {
     lcsb_left_out *left_out;
     size_t left_out_n;
     lcsb__strv left_out_text; /* owns the entries' paths and reasons */
+    lcsb__caps *caps;         /* what the policy was checked against */
 };
 
 /* Lua's allocator, with a ceiling: a script that allocates without end gets
@@ -295,6 +297,18 @@ static int script_failure(lua_State *L, int status, const char *path, double bud
                   : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
 }
 
+/* The caps in force for a run: lcsb's defaults beside its Lua files, and
+ * the administrator's and the user's files where OPTS says. */
+static int load_caps(const char *lua_dir, const lcsb_script_options *opts, lcsb__caps **out,
+                     lcsb_error *err) {
+    lcsb__caps_places *places = malloc(sizeof *places);
+    if (!places) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    lcsb__caps_places_find(places, lua_dir, opts->caps_system, opts->caps_user);
+    int rc = lcsb__caps_load(places, out, err);
+    free(places);
+    return rc;
+}
+
 int lcsb_script_open(const char *path, const char *const *argv, const lcsb_script_options *opts,
                      lcsb_script **out, lcsb_error *err) {
     /* A caller built against an older, shorter struct gets defaults for the rest. */
@@ -312,18 +326,23 @@ int lcsb_script_open(const char *path, const char *const *argv, const lcsb_scrip
     if (access(path, R_OK) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
+    const char *lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR;
+    /* The caps come first, from files the script cannot reach: a broken
+     * one stops lcsb before the project's script runs. */
+    lcsb__caps *caps;
+    int rc = load_caps(lua_dir, &given, &caps, err);
+    if (rc) return rc;
     lcsb_script *s = calloc(1, sizeof *s);
     if (!s || !(s->L = lua_newstate(capped_alloc, s))) {
         free(s);
+        lcsb__caps_free(caps);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    s->caps = caps;
     s->result = LUA_NOREF;
     lua_atpanic(s->L, panic);
-    pmain_args args = {.path = path,
-                       .argv = argv,
-                       .shim = given.shim,
-                       .script = s,
-                       .lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR};
+    pmain_args args = {
+        .path = path, .argv = argv, .shim = given.shim, .script = s, .lua_dir = lua_dir};
     /* Stoppable from before the first instruction until its directories are
      * gone; a signal that stops it is raised again after that. */
     lcsb__stop stop;
@@ -332,13 +351,15 @@ int lcsb_script_open(const char *path, const char *const *argv, const lcsb_scrip
     lua_pushlightuserdata(s->L, &args);
     int status = lua_pcall(s->L, 1, 0, 0);
     lcsb__stop_unhook(s->L);
-    int rc = 0;
     /* A stop that came as the script returned stops it all the same: what
      * it returned may rest on a command the stop cut short. */
-    if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out()) {
+    if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out())
         rc = script_failure(s->L, status, path, given.time_budget, err);
+    else
+        rc = lcsb__caps_check(s->caps, s->policy, path, err);
+    if (rc) {
         lcsb_error ignored;
-        (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
+        (void)lcsb_script_close(s, &ignored); /* its own error is the one to report */
     } else {
         *out = s;
     }
@@ -521,6 +542,33 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     lcsb__strv_clear(&s->oci.args);
     free(s->left_out);
     lcsb__strv_clear(&s->left_out_text);
+    lcsb__caps_free(s->caps);
     free(s);
     return rc;
+}
+
+char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
+    char *json = lcsb_attestation_json(att);
+    char *caps = s && s->caps ? lcsb__caps_json(s->caps) : NULL;
+    if (!json || (s && s->caps && !caps)) {
+        free(json);
+        free(caps);
+        return NULL;
+    }
+    if (!caps) return json;
+    /* The files the policy was checked against, with what they held. */
+    lcsb__buf b = {0};
+    lcsb__buf_add(&b, json, strlen(json) - 1); /* all but the closing brace */
+    lcsb__buf_addf(&b, ",\"caps\":%s}", caps);
+    free(json);
+    free(caps);
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
+char **lcsb_script_caps(const lcsb_script *s) {
+    return s && s->caps ? lcsb__caps_lines(s->caps) : NULL;
 }
