@@ -301,12 +301,13 @@ static unsigned read_degrade(lua_State *L, int idx) {
         unsigned part =
             lua_type(L, -1) == LUA_TSTRING ? lcsb_part_from_name(lua_tostring(L, -1)) : 0;
         if (!part) {
-            lcsb__buf names = {0};
-            lcsb__add_part_names(&names, LCSB_PARTS_ALL, "", ", ");
-            lua_pushstring(L, names.oom ? "" : names.p);
-            lcsb__buf_free(&names); /* before raising: Lua owns the copy */
+            /* The names on the stack: a raise must leave no memory unowned. */
+            char names[256] = "";
+            for (size_t p = 0; lcsb__part_names[p]; p++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", p ? ", " : "",
+                         lcsb__part_names[p]);
             fail_lua(L, "key 'degrade': entry %d is not a part name (expected one of: %s)", (int)i,
-                     lua_tostring(L, -1));
+                     names);
         }
         parts |= part;
         lua_pop(L, 1);
@@ -314,10 +315,10 @@ static unsigned read_degrade(lua_State *L, int idx) {
     return parts;
 }
 
+#define KEYS "allow, degrade, deny, deny_write, exec_any, net"
+
 /* The table the file returned, at IDX, into A->into. */
 static void read_layer(lua_State *L, int idx, load_args *a) {
-    static const char *const keys[] = {"allow",    "degrade", "deny", "deny_write",
-                                       "exec_any", "net",     NULL};
     layer *l = a->into;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
@@ -338,15 +339,11 @@ static void read_layer(lua_State *L, int idx, load_args *a) {
             l->degrade = read_degrade(L, value);
             l->degrade_said = true;
         } else {
-            lua_pushvalue(L, -2);
+            lua_pushvalue(L, -2); /* tostring on a copy: lua_next needs the key as it is */
             const char *shown = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER
                                     ? lua_tostring(L, -1)
                                     : luaL_typename(L, -1);
-            lcsb__buf names = {0};
-            for (size_t i = 0; keys[i]; i++) lcsb__buf_addf(&names, "%s%s", i ? ", " : "", keys[i]);
-            lua_pushstring(L, names.oom ? "" : names.p);
-            lcsb__buf_free(&names);
-            fail_lua(L, "unknown key '%s' (expected one of: %s)", shown, lua_tostring(L, -1));
+            fail_lua(L, "unknown key '%s' (expected one of: %s)", shown, KEYS);
         }
         lua_settop(L, value - 1);
     }
