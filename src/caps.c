@@ -83,11 +83,15 @@ static void join(char *out, const char *dir, const char *leaf) {
     if (n < 0 || n >= PATH_MAX) out[0] = '\0';
 }
 
+/* DIR, normalized ("//.config/lcsb" when HOME is "/"), unless it is there
+ * already; a relative or empty one is none. */
 static void add_own(lcsb__caps_places *places, const char *dir) {
-    if (!dir[0] || places->own_n == LCSB__CAPS_OWN_MAX) return;
+    char norm[PATH_MAX];
+    if (places->own_n == LCSB__CAPS_OWN_MAX || lcsb__path_normalize("own", dir, norm, NULL))
+        return;
     for (size_t i = 0; i < places->own_n; i++)
-        if (strcmp(places->own[i], dir) == 0) return;
-    snprintf(places->own[places->own_n++], PATH_MAX, "%s", dir);
+        if (strcmp(places->own[i], norm) == 0) return;
+    memcpy(places->own[places->own_n++], norm, strlen(norm) + 1);
 }
 
 /* The directory FILE is in. */
