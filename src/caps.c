@@ -77,18 +77,21 @@ static bool env_path(const char *name, char *out) {
     return v && lcsb__path_normalize(name, v, out, NULL) == 0;
 }
 
-/* DIR/LEAF into OUT (PATH_MAX bytes); "" when DIR is "" or it does not fit. */
+/* DIR/LEAF, normalized, into OUT (PATH_MAX bytes); "" when DIR is "" or it
+ * does not fit. */
 static void join(char *out, const char *dir, const char *leaf) {
-    int n = dir[0] ? snprintf(out, PATH_MAX, "%s/%s", dir, leaf) : -1;
-    if (n < 0 || n >= PATH_MAX) out[0] = '\0';
+    char joined[PATH_MAX];
+    int n = dir[0] ? snprintf(joined, sizeof joined, "%s/%s", dir, leaf) : -1;
+    if (n < 0 || n >= PATH_MAX || lcsb__path_normalize("path", joined, out, NULL)) out[0] = '\0';
 }
 
 /* DIR, normalized ("//.config/lcsb" when HOME is "/"), unless it is there
- * already; a relative or empty one is none. */
+ * already; a relative one by its real path, when it has one. */
 static void add_own(lcsb__caps_places *places, const char *dir) {
-    char norm[PATH_MAX];
-    if (places->own_n == LCSB__CAPS_OWN_MAX || lcsb__path_normalize("own", dir, norm, NULL))
-        return;
+    char norm[PATH_MAX], real[PATH_MAX];
+    if (places->own_n == LCSB__CAPS_OWN_MAX || !dir[0]) return;
+    if (dir[0] != '/' && !realpath(dir, real)) return;
+    if (lcsb__path_normalize("own", dir[0] == '/' ? dir : real, norm, NULL)) return;
     for (size_t i = 0; i < places->own_n; i++)
         if (strcmp(places->own[i], norm) == 0) return;
     memcpy(places->own[places->own_n++], norm, strlen(norm) + 1);
@@ -116,7 +119,9 @@ void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, cons
     if (!env_path("XDG_CONFIG_HOME", config)) join(config, places->home, ".config");
     if (!env_path("XDG_STATE_HOME", state)) join(state, places->home, ".local/state");
 
-    join(places->defaults, lua_dir ? lua_dir : "", "lcsb/caps.lua");
+    /* As given: a relative LUA_DIR is one the process can open all the same. */
+    int n = snprintf(places->defaults, PATH_MAX, "%s/lcsb/caps.lua", lua_dir ? lua_dir : ".");
+    if (n < 0 || n >= PATH_MAX) places->defaults[0] = '\0';
     if (system)
         snprintf(places->system, sizeof places->system, "%s", system);
     else
@@ -382,7 +387,10 @@ static void clear_layer(layer *l) {
 /* Load L->path (when there is a file there) into L. */
 static int load_layer(layer *l, const char *home, bool required, lcsb_error *err) {
     l->net = l->exec_any = -1;
-    if (!l->path[0]) return 0;
+    if (!l->path[0])
+        return required
+                   ? lcsb__fail(err, LCSB_EINVAL, "lcsb's defaults (caps.lua): no path to them")
+                   : 0;
     char *text;
     size_t len;
     bool absent;

@@ -530,6 +530,15 @@ static void test_places(void **state) {
     lcsb__caps_places_find(pl, "/lua", NULL, NULL);
     FMT(want, "%s/.config/lcsb/user.lua", t->home);
     assert_string_equal(pl->user, want);
+    /* HOME "/" (a service's): lcsb's own paths are normal all the same. */
+    setenv("HOME", "/", 1);
+    unsetenv("XDG_CONFIG_HOME");
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
+    assert_string_equal(pl->home, "/");
+    assert_string_equal(pl->user, "/.config/lcsb/user.lua");
+    bool normal = false;
+    for (size_t k = 0; k < pl->own_n; k++) normal |= strcmp(pl->own[k], "/.config/lcsb") == 0;
+    assert_true(normal);
     free(pl);
 
     for (size_t i = 0; i < 3; i++) {
