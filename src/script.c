@@ -547,7 +547,7 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     return rc;
 }
 
-char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
+char *lcsb_script_attestation_json(const lcsb_script *s, const lcsb_attestation *att) {
     char *json = lcsb_attestation_json(att);
     char *caps = s && s->caps ? lcsb__caps_json(s->caps) : NULL;
     if (!json || (s && s->caps && !caps)) {

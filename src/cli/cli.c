@@ -125,7 +125,7 @@ static FILE *open_attestation(const char *where) {
 }
 
 /* ATT, with what the script adds (the caps files it was checked against). */
-static int write_attestation(FILE *f, const char *where, lcsb_script *script,
+static int write_attestation(FILE *f, const char *where, const lcsb_script *script,
                              const lcsb_attestation *att) {
     char *json = lcsb_script_attestation_json(script, att);
     int rc = 0;

@@ -560,7 +560,8 @@ LCSB_API char **lcsb_script_caps(const lcsb_script *script);
 /* ATT as lcsb_attestation_json gives it, plus "caps": the caps files the
  * policy was checked against, [{"file": PATH, "sha256": HEX}, ...], lcsb's
  * defaults first. Caller frees with free(); NULL on ENOMEM. */
-LCSB_API char *lcsb_script_attestation_json(lcsb_script *script, const lcsb_attestation *att);
+LCSB_API char *lcsb_script_attestation_json(const lcsb_script *script,
+                                            const lcsb_attestation *att);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */
