@@ -21,7 +21,7 @@ cmake --install "$build" >/dev/null
 
 for f in bin/lcsb libexec/lcsb/lcsb-exec include/lcsb.h lib/liblcsb.so lib/liblcsb.a \
   lib/pkgconfig/lcsb.pc lib/cmake/lcsb/lcsbConfig.cmake lib/lua/5.4/lcsb/core.so \
-  share/lua/5.4/lcsb/init.lua share/man/man1/lcsb.1 share/man/man5/lcsb-policy.5; do
+  share/lua/5.4/lcsb/init.lua share/lua/5.4/lcsb/caps.lua share/man/man1/lcsb.1 share/man/man5/lcsb-policy.5; do
   [[ -e $prefix/$f ]] || fail "not installed: $f"
 done
 man -M "$prefix/share/man" lcsb 2>/dev/null | grep -q "kernel-enforced sandbox" || fail "man lcsb"

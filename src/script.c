@@ -3,6 +3,7 @@
  * run's context and scope in the registry, and the result it returns, kept
  * by reference: the policy the C core enforces is the one the script built,
  * and explain reads the very tables exec_policy made. */
+#include "caps.h"
 #include "escape.h"
 #include "json.h"
 #include "lua_host.h"
@@ -60,6 +61,7 @@ struct lcsb_script {
      * write tier are protected (PROTECTED[i] for LOADS.read then .own). */
     lcsb__loads loads;
     bool *protected_reads;
+    lcsb__caps *caps; /* what the policy was checked against */
 };
 
 /* Lua's allocator, with a ceiling: a script that allocates without end gets
@@ -305,6 +307,18 @@ static int script_failure(lua_State *L, int status, const char *path, double bud
                   : lcsb__fail(err, LCSB_ESCRIPT, "%s: %s", path, msg);
 }
 
+/* The caps in force for a run: lcsb's defaults beside its Lua files, and
+ * the administrator's and the user's files where OPTS says. */
+static int load_caps(const char *lua_dir, const lcsb_script_options *opts, lcsb__caps **out,
+                     lcsb_error *err) {
+    lcsb__caps_places *places = malloc(sizeof *places);
+    if (!places) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    lcsb__caps_places_find(places, lua_dir, opts->caps_system, opts->caps_user);
+    int rc = lcsb__caps_load(places, out, err);
+    free(places);
+    return rc;
+}
+
 /* Each file the script read that lies in the policy's write tier is
  * protected for the run, and every directory between it and the write
  * tree's root is made writable on its own: in a world of its own each is a
@@ -360,15 +374,25 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     if (access(path, R_OK) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
-    lcsb_script *s = calloc(1, sizeof *s);
-    if (!s) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     const char *lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR;
-    int rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, err);
+    /* The caps come first, from files the script cannot reach: a broken
+     * one stops lcsb before the project's script runs. */
+    lcsb__caps *caps;
+    int rc = load_caps(lua_dir, &given, &caps, err);
+    if (rc) return rc;
+    lcsb_script *s = calloc(1, sizeof *s);
+    if (!s) {
+        lcsb__caps_free(caps);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, err);
     if (rc || !(s->L = lua_newstate(capped_alloc, s))) {
         lcsb__loads_clear(&s->loads);
+        lcsb__caps_free(caps);
         free(s);
         return rc ? rc : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    s->caps = caps;
     s->result = LUA_NOREF;
     lua_atpanic(s->L, panic);
     pmain_args args = {
@@ -388,11 +412,13 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
                             s->loads.refused ? s->loads.refusal : NULL, err);
     else if (s->loads.refused) /* caught (pcall), and refused all the same */
         rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", s->loads.refusal);
-    else
+    /* The policy as the script made it is held to the caps; then what it
+     * read in the write tier is protected (paths the caps cannot mind). */
+    else if (!(rc = lcsb__caps_check(s->caps, s->policy, path, err)))
         rc = protect_reads(s, err);
     if (rc) {
         lcsb_error ignored;
-        (void)lcsb_script_close(s, &ignored); /* the script's own error is the one to report */
+        (void)lcsb_script_close(s, &ignored); /* its own error is the one to report */
     } else {
         *out = s;
     }
@@ -471,11 +497,16 @@ static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
 char *lcsb_script_attestation_json(const lcsb_script *s, const lcsb_attestation *att) {
     char *json = lcsb_attestation_json(att);
     if (!json || !s) return json;
+    char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
     lcsb__buf b = {0};
     lcsb__buf_add(&b, json, strlen(json) - 1); /* all but the closing brace */
     lcsb__buf_adds(&b, ",");
     add_policy_json(&b, s);
+    /* The files the policy was checked against, with what they held. */
+    if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
     lcsb__buf_adds(&b, "}");
+    if (s->caps && !caps) b.oom = true;
+    free(caps);
     free(json);
     if (b.oom) {
         lcsb__buf_free(&b);
@@ -659,6 +690,11 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     lcsb__strv_clear(&s->left_out_text);
     lcsb__loads_clear(&s->loads);
     free(s->protected_reads);
+    lcsb__caps_free(s->caps);
     free(s);
     return rc;
+}
+
+char **lcsb_script_caps(const lcsb_script *s) {
+    return s && s->caps ? lcsb__caps_lines(s->caps) : NULL;
 }

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef LCSB_SYSCONF_DIR
-#define LCSB_SYSCONF_DIR "/etc/lcsb"
+#ifndef LCSB_SYSCONFDIR
+#define LCSB_SYSCONFDIR "/etc/lcsb"
 #endif
 
 #define RECORD_MAGIC "lcsb-trust 2\n"
@@ -129,7 +129,7 @@ bool lcsb__trust_by_location(const char *path, const char *real) {
     if (xdg_dir(config, sizeof config, "XDG_CONFIG_HOME", ".config", "lcsb") &&
         inside(path, real, config))
         return true;
-    return inside(path, real, LCSB_SYSCONF_DIR);
+    return inside(path, real, LCSB_SYSCONFDIR);
 }
 
 /* The record's file name: the digest of the script's real path. */

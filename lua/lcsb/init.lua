@@ -56,6 +56,7 @@ local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
   env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
   protect = "table|boolean", oci = "table", limits = "table", sockets = "table",
+  hide = "table",
 }
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
@@ -263,7 +264,8 @@ local function project_of(opts, run)
   local real_home = os.getenv("HOME")
   if not opts.project and real_home and core.realpath(real_home) == project then
     fail(("exec_policy: the project would be your whole HOME (%s); run lcsb from a project "
-      .. "directory, or say project = \"~\" if you mean it"):format(project))
+      .. "directory: HOME holds your credentials and lcsb's own configuration, which lcsb's caps keep "
+      .. "from every project"):format(project))
   end
   return project
 end
@@ -292,6 +294,22 @@ local function read_tier(opts, result)
   end
   existing(opts.read, "read", read, result)
   return read, hide
+end
+
+-- hide = { "~/.ssh" }: paths the command must not see though a tree it reads
+-- holds them (the caps refuse such a tree otherwise), each by its real path,
+-- which is what a read through it would reach. One that does not exist is
+-- hidden already. Hidden paths hold in a world of its own.
+local function hidden_paths(opts, hide, result)
+  for _, path in ipairs(opts.hide or {}) do
+    local abs = absolute(path, "hide")
+    local real = core.realpath(abs)
+    if real then
+      add_unique(hide, real)
+    else
+      leave_out(result, "hide", abs, "does not exist")
+    end
+  end
 end
 
 -- sockets = { "$SSH_AUTH_SOCK", "/run/x.sock" }: unix sockets outside the
@@ -572,6 +590,7 @@ local function build(opts)
   local project = project_of(opts, run or {})
   local home, tmp = private_dirs(scope)
   local read, hide = read_tier(opts, result)
+  hidden_paths(opts, hide, result)
   socket_paths(opts, read, result)
   local write = write_tier(opts, project, home, tmp, result)
   local exec = exec_tier(opts, run or {})

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef LCSB_CLI_SYSCONFDIR
+#define LCSB_CLI_SYSCONFDIR "/etc/lcsb"
+#endif
+
 const char cli_usage[] =
     "usage: lcsb [OPTIONS] POLICY.lua -- COMMAND [ARG...]   run COMMAND under POLICY\n"
     "       lcsb detect [--json]                            what this host can enforce\n"
@@ -62,6 +66,12 @@ const char cli_usage[] =
     "                     the wall time the policy script may take (default 10, 0 for no\n"
     "                     limit); past it lcsb stops the script and exits 125\n"
     "\n"
+    "caps: what no project policy may grant (paths such as ~/.ssh, net, exec any,\n"
+    "degrade), from lcsb's defaults (lcsb/caps.lua beside its Lua files),\n" LCSB_CLI_SYSCONFDIR
+    "/caps.lua and $XDG_CONFIG_HOME/lcsb/user.lua\n"
+    "(~/.config/lcsb/user.lua); the tightest wins, and a policy beyond them is\n"
+    "refused (125). lcsb check shows them (lcsb-policy(5)).\n"
+    "\n"
     "signals: SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the policy script, and the\n"
     "commands it runs get it too; lcsb removes the run's private HOME and TMPDIR and\n"
     "exits 128+N. While the command runs, lcsb relays them to it.\n"
@@ -69,8 +79,9 @@ const char cli_usage[] =
     "exit status: the command's own (128+N if killed by signal N); 97 the sandbox\n"
     "could not be set up and nothing ran; 125 lcsb failed before running anything\n"
     "(usage, policy script or its time budget, a policy not trusted, invalid\n"
-    "policy, no mechanism); 126 the command could not be executed; 127 the command\n"
-    "was not found; 128+N signal N stopped lcsb before the command started.\n";
+    "policy, a policy beyond the caps, no mechanism); 126 the command could not be\n"
+    "executed; 127 the command was not found; 128+N signal N stopped lcsb before\n"
+    "the command started.\n";
 
 char **cli_split_words(const char *text) {
     size_t cap = 8, n = 0, len = strlen(text);

@@ -124,8 +124,10 @@ static FILE *open_attestation(const char *where) {
     return f;
 }
 
-static int write_attestation(FILE *f, const char *where, const lcsb_attestation *att,
-                             const lcsb_script *script) {
+/* ATT, with what the script adds: the files it read and how it was trusted,
+ * the caps files it was checked against. */
+static int write_attestation(FILE *f, const char *where, const lcsb_script *script,
+                             const lcsb_attestation *att) {
     char *json = lcsb_script_attestation_json(script, att);
     int rc = 0;
     if (!json || fprintf(f, "%s\n", json) < 0 || (f != stderr && fclose(f) != 0)) {
@@ -236,6 +238,10 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
             printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "
                    "that)\n",
                    lcsb_part_name(part));
+    /* What the policy was held to, and by which files. */
+    char **caps = lcsb_script_caps(script);
+    for (size_t i = 0; caps && caps[i]; i++) printf("%s\n", caps[i]);
+    lcsb_argv_free(caps);
     return print_env(b, p) ? LCSB_EXIT_USAGE : 0;
 }
 
@@ -289,7 +295,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     }
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
-    if (attest) write_attestation(attest, args->attest, &result.attestation, script);
+    if (attest) write_attestation(attest, args->attest, script, &result.attestation);
     if (result.status != 0) say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
     return result.status;
 }
@@ -397,7 +403,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         }
         status = cmd_check(args, b, p, &att, script);
         FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
-        if (args->attest && (!attest || write_attestation(attest, args->attest, &att, script) != 0))
+        if (args->attest && (!attest || write_attestation(attest, args->attest, script, &att) != 0))
             status = LCSB_EXIT_USAGE;
         goto out;
     }

@@ -558,6 +558,14 @@ typedef struct lcsb_script_options {
     /* Whether the script must be one the user trusted (lcsb_trust): CHECK
      * unless set. */
     lcsb_trust_mode trust;
+    /* The caps files (what no project policy may grant; docs/policy.md):
+     * the administrator's and the user's. NULL: the usual ones,
+     * LCSB_SYSCONFDIR/caps.lua (/etc/lcsb/caps.lua) and
+     * $XDG_CONFIG_HOME/lcsb/user.lua (~/.config/lcsb/user.lua); "": none.
+     * lcsb's defaults (LUA_DIR/lcsb/caps.lua) always apply. The caller
+     * keeps ownership. */
+    const char *caps_system;
+    const char *caps_user;
 } lcsb_script_options;
 
 LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
@@ -575,7 +583,14 @@ LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
  * are back (lcsb takes SIGALRM only when no ITIMER_REAL timer is running),
  * and the signal is raised again for the caller: with the default action it
  * ends the process as it would have, with nothing left behind. One script at
- * a time per process: signal dispositions are process-wide. */
+ * a time per process: signal dispositions are process-wide.
+ *
+ * The caps files are loaded first, each in a Lua state of its own, and the
+ * policy the script returns is checked against them before this returns: a
+ * policy beyond them (a denied path, a tree holding one unhidden, net,
+ * exec = "any" or degrade where a file closes them) is LCSB_EINVAL naming
+ * the cap, what the policy asked for, the file that sets the cap and what
+ * to change; a broken caps file is LCSB_EINVAL naming it and its line. */
 LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
                                              const lcsb_script_options *opts,
                                              lcsb_script **out, lcsb_error *err);
@@ -592,9 +607,12 @@ LCSB_API LCSB_NODISCARD int lcsb_trust(const char *path, const char *const *argv
  * (in lcsb's config directory), "skipped" (LCSB_TRUST_SKIP). */
 LCSB_API const char *lcsb_script_trusted(const lcsb_script *script);
 /* ATT's JSON (lcsb_attestation_json) with what SCRIPT adds (NULL-safe):
- * "policy": {"script": real path, "trust": "recorded" | "location" |
- * "skipped", "files": [{"path", "sha256", "protected"}]}, every file the
- * script read and whether the run protects it. Caller frees; NULL on ENOMEM. */
+ * "policy": {"script": its path, "trust": "recorded" | "location" |
+ * "skipped", "files": [{"path", "real" (when a symlink led elsewhere),
+ * "sha256", "protected"}]}, every file the script read and whether the run
+ * protects it; and "caps": the caps files the policy was checked against,
+ * [{"file": PATH, "sha256": HEX}, ...], lcsb's defaults first. Caller
+ * frees; NULL on ENOMEM. */
 LCSB_API char *lcsb_script_attestation_json(const lcsb_script *script,
                                             const lcsb_attestation *att);
 /* The script's policy; owned by the script (the Lua state holds it). */
@@ -624,6 +642,10 @@ typedef struct lcsb_left_out {
 /* How many entries, and *OUT (may be NULL) pointing at them; they belong to
  * the script. */
 LCSB_API size_t lcsb_script_left_out(const lcsb_script *script, const lcsb_left_out **out);
+/* The caps the policy was checked against, as lines for a person (what is
+ * denied, net, exec any, degrade; the files): an lcsb argv, freed with
+ * lcsb_argv_free; NULL on ENOMEM. */
+LCSB_API char **lcsb_script_caps(const lcsb_script *script);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */

@@ -284,8 +284,10 @@ T.case("lcsb.ttys(): only lcsb's own terminals are writable", function()
   T.ok(lines[2]:match("^/dev/pts/%d+$"), "the pty script(1) made: " .. lines[2])
 end)
 
--- A project that is the whole real HOME is refused unless named on purpose.
-T.case("a defaulted project that is HOME is refused; project = \"~\" is not", function()
+-- A project that is the whole real HOME is refused; named on purpose, the
+-- caps refuse it: HOME holds (or could be made to hold) what lcsb's caps
+-- keep from every project, its own configuration included.
+T.case("a defaulted project that is HOME is refused; project = \"~\" by the caps", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local home = T.tmpdir()
   local function check(body, where)
@@ -304,11 +306,14 @@ T.case("a defaulted project that is HOME is refused; project = \"~\" is not", fu
   out, code = check("", other .. "/h")
   T.eq(code, 125, "run from a link to HOME: exit status")
   T.has(out, home, "names HOME")
-  -- Said on purpose: accepted, with HOME as the project.
+  -- Said on purpose: the caps refuse it, naming what HOME could be made to hold.
   out, code = check('project = "~"')
-  T.eq(code, 0, 'project = "~": ' .. out)
+  T.eq(code, 125, 'project = "~": ' .. out)
+  T.has(out, "the policy's write path " .. home .. " holds what no project policy may have",
+    "names the cap")
+  T.has(out, home .. "/.config/lcsb", "names lcsb's own configuration")
   out, code = check("project = " .. ("%q"):format(home))
-  T.eq(code, 0, "project = HOME spelled out: " .. out)
+  T.eq(code, 125, "project = HOME spelled out: " .. out)
   -- A directory beneath HOME is a project like any other.
   T.sh("mkdir " .. T.q(home .. "/proj"))
   out, code = check("", home .. "/proj")

@@ -1,0 +1,57 @@
+/* Layer 7: caps, what no project policy may grant. Loaded from lcsb's
+ * defaults (lua/lcsb/caps.lua), the administrator's file and the user's, each
+ * in a fresh Lua state with no libraries (never the state a policy script
+ * runs in, whose code could patch lcsb's modules), merged so that the
+ * tightest wins, and checked against the C policy the script returned. */
+#ifndef LCSB_CAPS_H
+#define LCSB_CAPS_H
+
+#include "util.h"
+
+#include <limits.h>
+
+/* What "~" means and where the caps files and lcsb's own configuration and
+ * state are. */
+#define LCSB__CAPS_OWN_MAX 8
+typedef struct lcsb__caps_places {
+    char home[PATH_MAX];     /* "" when unknown: "~" entries then apply to nothing */
+    char defaults[PATH_MAX]; /* lcsb's own caps.lua: must be there */
+    char system[PATH_MAX];   /* the administrator's: "" for none */
+    char user[PATH_MAX];     /* the user's: "" for none */
+    /* Never writable by a project: the directories the caps files are in,
+     * and lcsb's trust store. */
+    char own[LCSB__CAPS_OWN_MAX][PATH_MAX];
+    size_t own_n;
+} lcsb__caps_places;
+
+/* The usual places, from the environment (HOME, else the password database;
+ * XDG_CONFIG_HOME, XDG_STATE_HOME), LUA_DIR (lcsb's Lua files) and the
+ * build's system directory. SYSTEM and USER name other files when not NULL
+ * ("" for none). */
+void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, const char *system,
+                            const char *user);
+
+typedef struct lcsb__caps lcsb__caps;
+
+/* Load and merge the caps files PLACES names. A file that is not there is
+ * none (but lcsb's defaults); one that is broken (syntax, an unknown key, a
+ * relative path, too large, too long to run) is LCSB_EINVAL naming it, and
+ * its line where there is one. */
+int lcsb__caps_load(const lcsb__caps_places *places, lcsb__caps **out, lcsb_error *err)
+    __attribute__((warn_unused_result));
+/* NULL-safe. */
+void lcsb__caps_free(lcsb__caps *caps);
+
+/* POLICY within CAPS: 0, or LCSB_EINVAL naming (after NAME, the policy's
+ * file) the cap, what the policy asked for, the file that sets the cap and
+ * what to change. Reads the file system (real paths). */
+int lcsb__caps_check(const lcsb__caps *caps, const lcsb_policy *policy, const char *name,
+                     lcsb_error *err) __attribute__((warn_unused_result));
+
+/* The files the caps came from as a JSON array of {"file", "sha256"}, lcsb's
+ * defaults first; NULL on ENOMEM. Caller frees. */
+char *lcsb__caps_json(const lcsb__caps *caps);
+/* The caps in force, two lines for a person: an lcsb argv, NULL on ENOMEM. */
+char **lcsb__caps_lines(const lcsb__caps *caps);
+
+#endif
