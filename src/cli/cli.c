@@ -124,8 +124,11 @@ static FILE *open_attestation(const char *where) {
     return f;
 }
 
-static int write_attestation(FILE *f, const char *where, const lcsb_attestation *att) {
-    char *json = lcsb_attestation_json(att);
+/* ATT with what the script adds (the files that run later, once a command
+ * ran). */
+static int write_attestation(FILE *f, const char *where, const lcsb_attestation *att,
+                             lcsb_script *script) {
+    char *json = lcsb_script_attestation_json(script, att);
     int rc = 0;
     if (!json || fprintf(f, "%s\n", json) < 0 || (f != stderr && fclose(f) != 0)) {
         say("cannot write the attestation to %s: %s", where,
@@ -240,9 +243,10 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
         if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;
     }
+    /* Before the attestation, which lists the files that run later it finds. */
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
-    if (attest) write_attestation(attest, args->attest, &result.attestation);
+    if (attest) write_attestation(attest, args->attest, &result.attestation, script);
     if (result.status != 0) say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
     return result.status;
 }
@@ -332,7 +336,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         }
         status = cmd_check(args, b, p, &att, script);
         FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
-        if (args->attest && (!attest || write_attestation(attest, args->attest, &att) != 0))
+        if (args->attest && (!attest || write_attestation(attest, args->attest, &att, script) != 0))
             status = LCSB_EXIT_USAGE;
         goto out;
     }

@@ -520,10 +520,19 @@ LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv
                                     const lcsb_run_result *result);
 /* After lcsb_run: let go of what the policy held for the run (the empty .git
  * of a project that is no repository), and say what it could not hold and
- * the run made anyway (a repository, with hooks nobody protected), as
+ * the run made anyway (a repository, with hooks nobody protected) and which
+ * files the command created or changed that tools run later, unsandboxed
+ * (an .envrc, a Makefile, a nested .git: lua/lcsb/run_later.lua), as
  * warning lines, escaped: an lcsb argv, freed with lcsb_argv_free; NULL when
- * there is nothing to say. lcsb_script_close does it too, if no one did. */
+ * there is nothing to say. lcsb_script_close lets go too, if no one did,
+ * but looks for nothing: no command ran. */
 LCSB_API char **lcsb_script_after_run(lcsb_script *script);
+/* The attestation ATT as JSON (lcsb_attestation_json), with the keys the
+ * script's result adds: "run_later", once lcsb_script_after_run looked for
+ * the files a command created or changed that tools run later ([{ "path",
+ * "why", "inside" (what changed in a directory), "unseen" (true where lcsb
+ * could not look) }]). Caller frees with free(); NULL on ENOMEM. */
+LCSB_API char *lcsb_script_attestation_json(lcsb_script *script, const lcsb_attestation *att);
 /* The container world the script's exec_policy named (oci = {...}), for
  * lcsb_backend_oci; its strings belong to the script. False when it named
  * none. */
