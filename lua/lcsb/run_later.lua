@@ -13,8 +13,9 @@ local paths = require "lcsb.paths"
 local M = {}
 
 -- Each entry names its file by `name`, matched in every directory of the
--- project (outside M.dependency_dirs, unless `dependencies` is true), or by
--- `path` from the project's root. It is looked at as a whole `tree` (it and
+-- project (outside M.dependency_dirs, unless `dependencies` is true; below
+-- the directory `within` instead, when it has one), or by `path` from the
+-- project's root. It is looked at as a whole `tree` (it and
 -- everything below it), by the paths `inside` it ("." itself, "NAME", "*"
 -- each entry, "NAME/*"), or else as itself. `why` says what runs it, and
 -- when. `hint` replaces the protect hint (false: none). `keys` (for a JSON
@@ -42,15 +43,20 @@ M.list = {
   { path = ".gitmodules",
     why = "git enters the submodules it names (git status runs in each, with that "
       .. "repository's own config)" },
-  { name = ".git", dependencies = true, inside = { ".", "config", "hooks", "hooks/*", "commondir" },
-    hint = false,
+  { name = ".git", dependencies = true,
+    inside = { ".", "config", "config.worktree", "hooks", "hooks/*", "commondir" }, hint = false,
     why = "a repository inside the project: git runs what its config names (core.fsmonitor, "
       .. "from the outer project's git status too) and its hooks" },
-  { path = ".git", inside = { "config", "hooks", "hooks/*" },
+  { path = ".git", inside = { "config", "config.worktree", "hooks", "hooks/*" },
     hint = "lcsb keeps .git/config and .git/hooks read-only only where it enforces protected "
       .. "paths (not under --backend none, nor with protect = false)",
     why = "git runs what the repository's config names (core.fsmonitor at every git status) "
       .. "and its hooks" },
+  -- The walk never enters .git; submodules keep their repositories in it.
+  { within = ".git/modules", name = "config",
+    why = "git runs what a submodule's config names (core.fsmonitor) when git status enters it" },
+  { within = ".git/modules", name = "hooks", inside = { ".", "*" },
+    why = "git runs a submodule's hooks when you commit in it" },
   { name = ".npmrc", why = "npm reads it: node-options and script-shell run code at every npm run" },
   { name = ".yarnrc.yml", why = "yarn runs the yarnPath it names at every yarn command" },
   { name = ".yarnrc", why = "yarn 1 runs the yarn-path it names at every yarn command" },
@@ -82,10 +88,12 @@ local JSON_MAX = 4 * 1024 * 1024
 
 local function fail(msg) error("run_later: " .. msg, 0) end
 
--- The watch lcsb.changed takes, and each watched name's entry; a later
--- entry for the same file replaces an earlier one.
-local function watches()
-  local watch, by_key = {}, {}
+-- The walks lcsb.changed takes, one per directory walked ("" the project,
+-- else an entry's `within`): { watch, by_key } each, by_key the entry for
+-- each watched name. A later entry for the same file replaces an earlier
+-- one.
+local function walks()
+  local by_dir = {}
   for i, entry in ipairs(M.list) do
     if type(entry) ~= "table" or type(entry.why) ~= "string" then
       fail(("entry %d: expected a table with a why"):format(i))
@@ -93,15 +101,22 @@ local function watches()
     local key
     if type(entry.name) == "string" and not entry.path and not entry.name:find("/", 1, true) then
       key = entry.name
-    elseif type(entry.path) == "string" and not entry.name and entry.path:sub(1, 1) ~= "/" then
+    elseif type(entry.path) == "string" and not entry.name and not entry.within
+      and entry.path:sub(1, 1) ~= "/" then
       key = "/" .. entry.path
     else
       fail(("entry %d: expected a name (no slash) or a path from the project's root"):format(i))
     end
-    watch[key] = entry.tree and "tree" or entry.inside or true
-    by_key[key] = entry
+    local dir = entry.within or ""
+    if type(dir) ~= "string" or dir:sub(1, 1) == "/" then
+      fail(("entry %d: within is a directory from the project's root"):format(i))
+    end
+    local walk = by_dir[dir] or { watch = {}, by_key = {} }
+    by_dir[dir] = walk
+    walk.watch[key] = entry.tree and "tree" or entry.inside or true
+    walk.by_key[key] = entry
   end
-  return watch, by_key
+  return by_dir
 end
 
 -- A value as text that is the same for the same JSON value, whatever its
@@ -186,13 +201,13 @@ local function line(state, item)
     item.path, inside_text(item), item.why, hint and (". " .. hint) or "")
 end
 
--- What the walk could not see, as items: the project, where it stopped; a
--- directory it did not enter.
-local function unseen_items(state, info, items)
-  local function where(rel) return rel == "" and state.project or state.project .. "/" .. rel end
+-- What a walk of TOP could not see (INFO), as items: TOP, where it
+-- stopped; a directory it did not enter.
+local function unseen_items(top, info, items)
+  local function where(rel) return rel == "" and top or top .. "/" .. rel end
   local function more(n) return n > 1 and (" (and %d more)"):format(n - 1) or "" end
   if info.cut then
-    items[#items + 1] = { path = state.project, unseen = true,
+    items[#items + 1] = { path = top, unseen = true,
       why = ("lcsb stopped looking after %d entries"):format(info.visited - 1) }
   end
   if info.deep then
@@ -206,21 +221,18 @@ local function unseen_items(state, info, items)
   end
 end
 
--- After the command ran: what of M.list changed since STATE was taken, as
--- items ({ path, why, inside } each, and unseen = true for where lcsb could
--- not look), and as warning lines; nil and a message when the project could
--- not be walked. OPTS (tests): entries, depth, the walk's bounds.
-function M.after(state, opts)
-  local watch, by_key = watches()
-  opts = opts or {}
-  local found, info = core.changed(state.project, state.since, watch,
+-- WALK's entries that changed below TOP (DIR from the project), as ITEMS;
+-- where it could not look, as UNSEEN. A message when TOP cannot be walked.
+local function changes(state, dir, walk, opts, items, unseen)
+  local top = dir == "" and state.project or state.project .. "/" .. dir
+  local found, info = core.changed(top, state.since, walk.watch,
     { skip = state.skip, entries = opts.entries, depth = opts.depth })
-  if not found then return nil, info end
-  local items = {}
+  if not found then return info end
   for _, change in ipairs(found) do
-    local entry = by_key[change.watch]
-    local path = state.project .. "/" .. change.path
-    local skip = entry.name and not entry.dependencies and in_dependencies(change.path)
+    local entry = walk.by_key[change.watch]
+    local path = top .. "/" .. change.path
+    local skip = entry.name and not entry.dependencies and not entry.within
+      and in_dependencies(change.path)
     if not skip and entry.keys then
       local now = keys_of(path, entry.keys)
       skip = now ~= false and now == state.keys[entry.path]
@@ -234,8 +246,28 @@ function M.after(state, opts)
         hint = entry.hint }
     end
   end
+  unseen_items(top, info, unseen)
+end
+
+-- After the command ran: what of M.list changed since STATE was taken, as
+-- items ({ path, why, inside } each, and unseen = true for where lcsb could
+-- not look), and as warning lines; nil and a message when the project could
+-- not be walked. OPTS (tests): entries, depth, the walk's bounds.
+function M.after(state, opts)
+  opts = opts or {}
+  local items, unseen = {}, {}
+  local real = core.realpath(state.project)
+  for dir, walk in pairs(walks()) do
+    -- A directory within the project is walked as itself, never through a
+    -- symlink the command put on its way.
+    local top = state.project .. "/" .. dir
+    if dir == "" or (core.kind(top) == "dir" and core.realpath(top) == real .. "/" .. dir) then
+      local err = changes(state, dir, walk, opts, items, unseen)
+      if err then return nil, err end
+    end
+  end
   table.sort(items, function(a, b) return a.path < b.path end)
-  unseen_items(state, info, items)
+  table.move(unseen, 1, #unseen, #items + 1, items)
   local lines = {}
   for i, item in ipairs(items) do lines[i] = line(state, item) end
   return items, lines

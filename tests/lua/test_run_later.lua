@@ -146,6 +146,21 @@ T.case("the project's own repository counts by its config and hooks, not by comm
   T.contains(by[".git"].inside, "hooks/pre-commit", "a hook")
 end)
 
+T.case("a submodule's repository in .git/modules counts by its config and hooks", function()
+  local setup = "mkdir -p .git/modules/lib/hooks .git/modules/lib/objects/ab && echo > "
+    .. ".git/modules/lib/config"
+  local by = report(setup, "echo x >> .git/modules/lib/config && echo > "
+    .. ".git/modules/lib/hooks/post-checkout && echo > .git/modules/lib/objects/ab/cd")
+  T.eq(keys(by), ".git/modules/lib/config .git/modules/lib/hooks", "reported")
+  T.eq(table.concat(by[".git/modules/lib/hooks"].inside, ","), "post-checkout", "the hook")
+  -- .git/modules made a symlink out of the project is not followed.
+  local outside = T.tmpdir()
+  sh(outside, "mkdir -p lib && echo > lib/config")
+  by = report("mkdir .git", "ln -s " .. q(outside) .. " .git/modules && echo x >> "
+    .. q(outside .. "/lib/config"))
+  T.eq(keys(by), "", "through a symlink")
+end)
+
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
   local list = run_later.list
   table.insert(list, { name = "justfile", why = "just runs it" })
