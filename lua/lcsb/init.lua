@@ -541,12 +541,13 @@ end
 -- for only when the command ran (RAN is not false: lcsb check and wrap run
 -- nothing), and kept as result.run_later for the attestation.
 local function after_run(result, ran)
-  local warnings = {}
+  local warnings, became = {}, {}
   for _, placeholder in ipairs(result.placeholders or {}) do
     local path = placeholder.path
     local ok, err = placeholder.hold:release()
     if not ok and core.kind(path) then
       if (core.listdir(path) or {})[1] then
+        became[path] = true
         -- Not empty: a repository was made there after all. It stays, and
         -- the user hears of it before trusting its hooks and config.
         warnings[#warnings + 1] = ("%s became a repository during the run: lcsb holds it "
@@ -575,7 +576,10 @@ local function after_run(result, ran)
         later.project, tostring(ok and lines or items))
     else
       result.run_later = items
-      table.move(lines, 1, #lines, #warnings + 1, warnings)
+      -- A repository made where lcsb held none was named above already.
+      for i, line in ipairs(lines) do
+        if not became[items[i].path] then warnings[#warnings + 1] = line end
+      end
     end
   end
   return warnings

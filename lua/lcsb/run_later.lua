@@ -175,11 +175,13 @@ local function in_dependencies(rel)
 end
 
 -- What changed inside an entry, for its line: "config, hooks/pre-commit and
--- 3 more".
+-- 3 more" (the attestation has more of them).
+local LINE_PARTS = 4
 local function inside_text(item)
   if not item.inside or not item.inside[1] then return "" end
-  local more = item.inside_n - #item.inside
-  return " (" .. table.concat(item.inside, ", ") .. (more > 0 and (" and %d more"):format(more) or "")
+  local named = table.move(item.inside, 1, math.min(#item.inside, LINE_PARTS), 1, {})
+  local more = item.inside_n - #named
+  return " (" .. table.concat(named, ", ") .. (more > 0 and (" and %d more"):format(more) or "")
     .. ")"
 end
 
@@ -242,6 +244,7 @@ local function changes(state, dir, walk, opts, items, unseen)
       for _, part in ipairs(change.parts or {}) do
         if part == "." then n = n - 1 else inside[#inside + 1] = part end
       end
+      table.sort(inside)
       items[#items + 1] = { path = path, why = entry.why, inside = inside, inside_n = n,
         hint = entry.hint }
     end
