@@ -81,6 +81,10 @@ static bool count_one(walk *w) {
  * index, or -1 on ENOMEM. */
 static long add_entry(walk *w, size_t len, const char *kind, size_t watch) {
     lcsb__changed *out = w->out;
+    if (out->n == LCSB__WALK_FOUND) {
+        out->full = w->stop = true;
+        return -1;
+    }
     if (out->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 16;
         lcsb__changed_entry *v = realloc(out->v, cap * sizeof *v);

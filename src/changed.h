@@ -39,6 +39,8 @@ typedef struct lcsb__walk_opts {
 #define LCSB__WALK_DEPTH 100
 /* At most this many changed paths are named per entry; the rest are counted. */
 #define LCSB__WALK_PARTS 16
+/* At most this many entries are found: then the walk stops (full). */
+#define LCSB__WALK_FOUND 10000
 
 typedef struct lcsb__changed_entry {
     char *path;       /* from the root */
@@ -62,6 +64,7 @@ typedef struct lcsb__changed {
     size_t n;
     size_t visited;          /* entries looked at */
     bool cut;                /* stopped at entries_max: the rest went unseen */
+    bool full;               /* stopped at LCSB__WALK_FOUND entries found */
     lcsb__unseen deep;       /* directories past depth_max (or PATH_MAX) */
     lcsb__unseen unreadable; /* that could not be opened, changed or searchable */
 } lcsb__changed;

@@ -323,7 +323,8 @@ static void push_unseen(lua_State *L, const lcsb__unseen *u, const char *what) {
  * a name a file name matched at any depth or "/PATH" from ROOT. OPTS:
  * skip (directories not entered), entries, depth (the walk's bounds).
  * ENTRIES: { path (from ROOT), kind, watch (its key), parts, parts_n } each;
- * INFO: visited, cut, and deep and unreadable ({ first, n, error }). */
+ * INFO: visited, cut (at the entries bound), full (at LCSB__WALK_FOUND
+ * entries found), and deep and unreadable ({ first, n, error }). */
 static int l_changed(lua_State *L) {
     const char *root = check_path(L, 1);
     lua_Integer since = luaL_checkinteger(L, 2);
@@ -401,6 +402,8 @@ static int l_changed(lua_State *L) {
     lua_setfield(L, -2, "visited");
     lua_pushboolean(L, c->cut);
     lua_setfield(L, -2, "cut");
+    lua_pushboolean(L, c->full);
+    lua_setfield(L, -2, "full");
     push_unseen(L, &c->deep, "deep");
     push_unseen(L, &c->unreadable, "unreadable");
     lcsb__changed_free(c);

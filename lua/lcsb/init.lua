@@ -570,16 +570,15 @@ local function after_run(result, ran)
   local later = result.watch_later
   result.watch_later = nil
   if later and ran ~= false then
+    -- A repository made where lcsb held none was named above already.
+    later.quiet = became
     local ok, items, lines = pcall(run_later.after, later)
     if not ok or not items then
       warnings[#warnings + 1] = ("cannot look for files that run later in %s: %s"):format(
         later.project, tostring(ok and lines or items))
     else
       result.run_later = items
-      -- A repository made where lcsb held none was named above already.
-      for i, line in ipairs(lines) do
-        if not became[items[i].path] then warnings[#warnings + 1] = line end
-      end
+      table.move(lines, 1, #lines, #warnings + 1, warnings)
     end
   end
   return warnings

@@ -83,6 +83,9 @@ M.list = {
 M.dependency_dirs = { "node_modules", "site-packages", "dist-packages", ".venv", "venv", ".tox",
   ".nox" }
 
+-- The most warning lines a run gets: past it, one line counts the rest.
+M.lines_max = 50
+
 -- The most of a JSON file read to compare its keys.
 local JSON_MAX = 4 * 1024 * 1024
 
@@ -203,14 +206,18 @@ local function line(state, item)
     item.path, inside_text(item), item.why, hint and (". " .. hint) or "")
 end
 
--- What a walk of TOP could not see (INFO), as items: TOP, where it
--- stopped; a directory it did not enter.
-local function unseen_items(top, info, items)
+-- What a walk of TOP could not see (INFO; it FOUND these), as items: TOP,
+-- where it stopped; a directory it did not enter.
+local function unseen_items(top, info, found, items)
   local function where(rel) return rel == "" and top or top .. "/" .. rel end
   local function more(n) return n > 1 and (" (and %d more)"):format(n - 1) or "" end
   if info.cut then
     items[#items + 1] = { path = top, unseen = true,
       why = ("lcsb stopped looking after %d entries"):format(info.visited - 1) }
+  end
+  if info.full then
+    items[#items + 1] = { path = top, unseen = true,
+      why = ("lcsb stopped looking after finding %d files that run later"):format(#found) }
   end
   if info.deep then
     items[#items + 1] = { path = where(info.deep.first), unseen = true,
@@ -249,13 +256,14 @@ local function changes(state, dir, walk, opts, items, unseen)
         hint = entry.hint }
     end
   end
-  unseen_items(top, info, unseen)
+  unseen_items(top, info, found, unseen)
 end
 
 -- After the command ran: what of M.list changed since STATE was taken, as
 -- items ({ path, why, inside } each, and unseen = true for where lcsb could
--- not look), and as warning lines; nil and a message when the project could
--- not be walked. OPTS (tests): entries, depth, the walk's bounds.
+-- not look), and as warning lines (none for the paths in STATE.quiet, a
+-- set); nil and a message when the project could not be walked. OPTS
+-- (tests): entries, depth, the walk's bounds.
 function M.after(state, opts)
   opts = opts or {}
   local items, unseen = {}, {}
@@ -270,9 +278,20 @@ function M.after(state, opts)
     end
   end
   table.sort(items, function(a, b) return a.path < b.path end)
+  -- A line each, but for what QUIET names (said otherwise already), up to
+  -- M.lines_max, then one that counts the rest; then where lcsb could not
+  -- look. The attestation lists every item.
+  local lines, quiet = {}, state.quiet or {}
+  for i, item in ipairs(items) do
+    if #lines == M.lines_max and i < #items then
+      lines[#lines + 1] = ("and %d more files that run later, created or changed during the run "
+        .. "(the attestation lists them)"):format(#items - i + 1)
+      break
+    end
+    if not quiet[item.path] then lines[#lines + 1] = line(state, item) end
+  end
+  for _, item in ipairs(unseen) do lines[#lines + 1] = line(state, item) end
   table.move(unseen, 1, #unseen, #items + 1, items)
-  local lines = {}
-  for i, item in ipairs(items) do lines[i] = line(state, item) end
   return items, lines
 end
 

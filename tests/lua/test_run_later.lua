@@ -108,6 +108,26 @@ T.case("a line per file: what runs it, what changed inside, and protect", functi
   T.has(protected_lines[1], "The policy protects it", "protected: the hint")
 end)
 
+T.case("the lines stop at lines_max, the items do not; quiet paths get no line", function()
+  local max = run_later.lines_max
+  run_later.lines_max = 3
+  local ok, by, lines = pcall(report, nil, "for i in 1 2 3 4 5 6 7 8 9 10; do mkdir d$i && "
+    .. "echo > d$i/Makefile; done")
+  run_later.lines_max = max
+  T.ok(ok, tostring(by))
+  T.eq(#lines, 4, "three lines and a count")
+  T.has(lines[4], "and 7 more files that run later", "the count")
+  T.eq(#keys(by):gsub("[^ ]", ""), 9, "ten items")
+  local dir = T.tmpdir()
+  local state = run_later.before(dir)
+  sh(dir, "echo > Makefile && echo > .envrc")
+  state.quiet = { [dir .. "/Makefile"] = true }
+  local items, quiet_lines = run_later.after(state)
+  T.eq(#items, 2, "both items")
+  T.eq(#quiet_lines, 1, "one line")
+  T.has(quiet_lines[1], "/.envrc", "the other one")
+end)
+
 T.case("package.json counts when its scripts change, not its version nor key order", function()
   local before = '{"name":"p","version":"1.0.0","scripts":{"test":"true","b":"make"}}'
   local cases = {
@@ -241,6 +261,22 @@ T.case("a tree too deep, or too many entries: the walk stops and says where", fu
   _, info = walk(dir, since, {}, { entries = 10 })
   T.ok(info.cut, "cut")
   T.eq(info.visited, 11, "stopped at the bound")
+end)
+
+T.case("past 10,000 files found the walk stops, and says so", function()
+  local dir = T.tmpdir()
+  local since = core.fs_now()
+  sh(dir, "python3 -c " .. q("import os\nfor i in range(10001):\n os.mkdir('d%d' % i)\n"
+    .. " open('d%d/Makefile' % i, 'w').close()"))
+  local found, info = core.changed(dir, since, { Makefile = true })
+  T.eq(#found, 10000, "found")
+  T.ok(info.full, "full")
+  local state = run_later.before(dir)
+  state.since = since
+  local items, lines = run_later.after(state)
+  T.ok(items[#items].unseen, "an unseen item")
+  T.has(lines[#lines], "lcsb stopped looking after finding 10000 files", "the line")
+  T.eq(#lines, run_later.lines_max + 2, "the lines stop")
 end)
 
 T.case("a name too long for a path is noted, not overrun", function()
