@@ -35,20 +35,21 @@ if [[ $(id -u) -eq 0 ]]; then
   chmod -R go+rX "$unpriv"
   # The test_sandbox_policy parts too: removing a mode-000 directory needs the
   # chmod that root never does.
-  for t in test_sandbox_enforce_{fs,net,cli,scope,faults,world,oci,isolation,stop,caps} test_sandbox_caps \
+  for t in test_sandbox_enforce_{fs,net,cli,scope,faults,world,oci,isolation,stop,trust,caps,later} test_sandbox_caps \
            test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate}; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
       LCSB_SANDBOX_TESTS_REQUIRED="${LCSB_SANDBOX_TESTS_REQUIRED:-}" "$unpriv/tests/$t")
   done
-  # The Lua exec_policy cases, for the same reason (the scope's removal), from
-  # a directory that is no system prefix: the project is the cwd.
-  for t in baseline keys scope wrap; do
+  # The Lua exec_policy cases, for the same reason (the scope's removal), and
+  # the walk for files that run later (unreadable directories), from a
+  # directory that is no system prefix: the project is the cwd.
+  for t in exec_policy_{baseline,keys,scope,wrap} run_later; do
     (cd "$unpriv/tests" && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin LCSB_BUILD_DIR="$unpriv" \
       LUA_PATH="$unpriv/lua/?.lua;$unpriv/lua/?/init.lua;;" LUA_CPATH="$unpriv/lua/?.so;;" \
-      lua5.4 "$unpriv/lua-tests/test_exec_policy_$t.lua")
+      lua5.4 "$unpriv/lua-tests/test_$t.lua")
   done
   rm -rf "$unpriv"
 fi

@@ -83,6 +83,16 @@ size_t lcsb_escape(char *out, size_t size, const char *text, size_t len) {
     return need;
 }
 
+bool lcsb__is_utf8(const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t at = 0; at < len;) {
+        size_t n = s[at] >= 0x80 ? utf8_length(s + at, len - at) : 1;
+        if (!n) return false;
+        at += n;
+    }
+    return true;
+}
+
 void lcsb__buf_add_escaped(lcsb__buf *b, const char *text, size_t len) {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t at = 0; at < len;) {

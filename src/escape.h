@@ -7,4 +7,7 @@
 /* LEN bytes of TEXT appended to B as lcsb_escape writes them. */
 void lcsb__buf_add_escaped(lcsb__buf *b, const char *text, size_t len);
 
+/* Are LEN bytes of TEXT valid UTF-8 (RFC 3629)? */
+bool lcsb__is_utf8(const char *text, size_t len);
+
 #endif

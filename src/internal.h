@@ -4,6 +4,7 @@
 #define LCSB_INTERNAL_H
 #include "backend.h"
 #include "capture.h"
+#include "changed.h"
 #include "json.h"
 #include "landlock.h"
 #include "oci.h"

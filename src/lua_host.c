@@ -1,17 +1,19 @@
 /* The Lua binding's host helpers: what exec_policy needs from the disk and
  * the terminal (which programs, which kind of file, real paths, a
- * directory's entries), the scope that owns a run's private directories, and
- * the hold on a placeholder .git. Misuse raises; expected operational
- * failures return nil, message. */
+ * directory's entries), the scope that owns a run's private directories,
+ * the hold on a placeholder .git, and the walk for what a run changed.
+ * Misuse raises; expected operational failures return nil, message. */
 #include "lua_host.h"
 
 #include "lua_util.h"
 
+#include "changed.h"
 #include "path.h"
 #include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -22,6 +24,7 @@
 
 #define SCOPE_MT "lcsb.scope"
 #define HOLD_MT "lcsb.hold"
+#define CHANGED_MT "lcsb.changed"
 
 typedef struct scope_ud {
     lcsb__scope *scope;
@@ -252,6 +255,202 @@ static int l_normalize(lua_State *L) {
     return 1;
 }
 
+/* ---- lcsb.changed: what a run changed in the project (changed.c) ---- */
+
+/* What a watch says about an entry: true (itself), "tree" (it and all
+ * below), or a list of paths inside it. */
+static void check_watch(lua_State *L, int anchor, lcsb__watch *w) {
+    size_t len;
+    const char *name = lua_tolstring(L, -2, &len);
+    bool rooted = name[0] == '/';
+    if (len == 0 || strlen(name) != len || (rooted && len == 1) || (!rooted && strchr(name, '/')) ||
+        strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        luaL_error(L, "changed: watched name '%s' is neither a file name nor /PATH", name);
+    w->name = name;
+    if (lua_type(L, -1) == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
+        w->how = LCSB__WATCH_SELF;
+        return;
+    }
+    if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "tree") == 0) {
+        w->how = LCSB__WATCH_TREE;
+        return;
+    }
+    if (!lua_istable(L, -1))
+        luaL_error(L, "changed: watch '%s': expected true, \"tree\" or a list", name);
+    w->how = LCSB__WATCH_INSIDE;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n > 64) luaL_error(L, "changed: watch '%s': more than 64 paths inside", name);
+    const char **inside = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *inside, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        const char *part = lua_tolstring(L, -1, &len);
+        const char *slash = part ? strchr(part, '/') : NULL;
+        bool ok = lua_type(L, -1) == LUA_TSTRING && len > 0 && strlen(part) == len &&
+                  strcmp(part, "..") != 0 && (!slash || strcmp(slash, "/*") == 0) && slash != part;
+        if (!ok)
+            luaL_error(L, "changed: watch '%s': entry %d is not NAME, NAME/*, * or .", name,
+                       (int)i);
+        inside[i - 1] = part; /* kept alive by the watch table */
+        lua_pop(L, 1);
+    }
+    inside[n] = NULL;
+    w->inside = inside;
+    lua_rawsetp(L, anchor, inside); /* the userdata lives as long as the anchor */
+}
+
+static int l_changed_gc(lua_State *L) {
+    lcsb__changed_free(luaL_checkudata(L, 1, CHANGED_MT));
+    return 0;
+}
+
+static void push_unseen(lua_State *L, const lcsb__unseen *u, const char *what) {
+    if (!u->n) return;
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, u->first);
+    lua_setfield(L, -2, "first");
+    lua_pushinteger(L, (lua_Integer)u->n);
+    lua_setfield(L, -2, "n");
+    if (u->error) {
+        lua_pushstring(L, strerror(u->error));
+        lua_setfield(L, -2, "error");
+    }
+    lua_setfield(L, -2, what);
+}
+
+/* lcsb.changed(root, since, watch [, opts]) -> entries, info | nil, message
+ * What under ROOT changed since SINCE (nanoseconds, lcsb.fs_now()'s clock),
+ * among the entries WATCH names: { [name] = true | "tree" | { inside... } },
+ * a name a file name matched at any depth or "/PATH" from ROOT. OPTS:
+ * skip (directories not entered), entries, depth (the walk's bounds).
+ * ENTRIES: { path (from ROOT), kind, watch (its key), parts, parts_n } each;
+ * INFO: visited, cut (at the entries bound), full (at LCSB__WALK_FOUND
+ * entries found), and deep and unreadable ({ first, n, error }). */
+static int l_changed(lua_State *L) {
+    const char *root = check_path(L, 1);
+    lua_Integer since = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, since >= 0, 2, "a time before 1970");
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 4);
+    lcsb__walk_opts o = {
+        .since = {.tv_sec = (time_t)(since / 1000000000), .tv_nsec = (long)(since % 1000000000)}};
+    if (!lua_isnil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        lua_getfield(L, 4, "entries");
+        lua_getfield(L, 4, "depth");
+        lua_Integer entries = luaL_optinteger(L, -2, 0), depth = luaL_optinteger(L, -1, 0);
+        luaL_argcheck(L, entries >= 0 && depth >= 0 && depth <= 4096, 4, "bounds out of range");
+        o.entries_max = (size_t)entries;
+        o.depth_max = (unsigned)depth;
+        lua_pop(L, 2);
+        if (lua_getfield(L, 4, "skip") == LUA_TTABLE) {
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            luaL_argcheck(L, n <= 64, 4, "more than 64 directories to skip");
+            const char **skip = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *skip, 0);
+            for (lua_Integer i = 1; i <= n; i++) {
+                lua_rawgeti(L, -2, i);
+                skip[i - 1] = check_path(L, -1); /* kept alive by the skip list */
+                lua_pop(L, 1);
+            }
+            skip[n] = NULL;
+            o.skip = skip;
+        }
+        /* The list and its userdata stay on the stack. */
+    }
+    lua_newtable(L); /* anchors what the watches point at */
+    int anchor = lua_gettop(L);
+    size_t n = 0;
+    for (lua_pushnil(L); lua_next(L, 3); lua_pop(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "changed: watched names are strings");
+        n++;
+    }
+    lcsb__watch *watch = lua_newuserdatauv(L, (n ? n : 1) * sizeof *watch, 0);
+    lua_rawsetp(L, anchor, watch);
+    size_t i = 0;
+    for (lua_pushnil(L); lua_next(L, 3); lua_pop(L, 1)) check_watch(L, anchor, &watch[i++]);
+    o.watch = watch;
+    o.watch_n = i;
+
+    /* The result is owned by a userdata from before the walk, so that a
+     * memory error while it is pushed leaves nothing behind. */
+    lcsb__changed *c = lua_newuserdatauv(L, sizeof *c, 0);
+    memset(c, 0, sizeof *c);
+    luaL_setmetatable(L, CHANGED_MT);
+    lcsb_error err;
+    int rc = lcsb__changed_walk(root, &o, c, &err);
+    if (rc == LCSB_ENOMEM) return luaL_error(L, "out of memory");
+    if (rc) return lcsb__lua_fail(L, err.message);
+    lua_createtable(L, (int)c->n, 0);
+    for (size_t e = 0; e < c->n; e++) {
+        const lcsb__changed_entry *entry = &c->v[e];
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, entry->path);
+        lua_setfield(L, -2, "path");
+        lua_pushstring(L, entry->kind);
+        lua_setfield(L, -2, "kind");
+        lua_pushstring(L, watch[entry->watch].name);
+        lua_setfield(L, -2, "watch");
+        if (entry->parts_n) {
+            lcsb__lua_push_argv(L, entry->parts.v);
+            lua_setfield(L, -2, "parts");
+            lua_pushinteger(L, (lua_Integer)entry->parts_n);
+            lua_setfield(L, -2, "parts_n");
+        }
+        lua_rawseti(L, -2, (lua_Integer)e + 1);
+    }
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)c->visited);
+    lua_setfield(L, -2, "visited");
+    lua_pushboolean(L, c->cut);
+    lua_setfield(L, -2, "cut");
+    lua_pushboolean(L, c->full);
+    lua_setfield(L, -2, "full");
+    push_unseen(L, &c->deep, "deep");
+    push_unseen(L, &c->unreadable, "unreadable");
+    lcsb__changed_free(c);
+    return 2;
+}
+
+/* lcsb.fs_now() -> now, in nanoseconds, as the file system stamps a change */
+static int l_fs_now(lua_State *L) {
+    struct timespec now = lcsb__fs_now();
+    lua_pushinteger(L, (lua_Integer)now.tv_sec * 1000000000 + now.tv_nsec);
+    return 1;
+}
+
+/* lcsb.read_regular(path, max) -> contents | nil, message: a regular file
+ * of at most MAX bytes, never through a symlink, never waiting on a FIFO. */
+static int l_read_regular(lua_State *L) {
+    const char *path = check_path(L, 1);
+    lua_Integer max = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, max >= 0 && max <= 64 << 20, 2, "from 0 to 64 MiB");
+    /* Allocated before the descriptor is: nothing raises while it is open. */
+    char *buf = lua_newuserdatauv(L, (size_t)max + 1, 0);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    const char *why = NULL;
+    size_t got = 0;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    while (!why) {
+        ssize_t n = read(fd, buf + got, (size_t)max + 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) why = strerror(errno);
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got > (size_t)max) why = "too large";
+    }
+    if (fd >= 0) close(fd);
+    if (why) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, why);
+        return 2;
+    }
+    lua_pushlstring(L, buf, got);
+    return 1;
+}
+
 static const luaL_Reg scope_methods[] = {
     {"mkdtemp", l_scope_mkdtemp},
     {"close", l_scope_close},
@@ -279,10 +478,16 @@ const luaL_Reg lcsb__lua_host_functions[] = {
     {"mkdir", l_mkdir},
     {"rmdir", l_rmdir},
     {"hold", l_hold},
+    {"changed", l_changed},
+    {"fs_now", l_fs_now},
+    {"read_regular", l_read_regular},
     {NULL, NULL},
 };
 
 void lcsb__lua_host_classes(lua_State *L) {
     lcsb__lua_new_class(L, SCOPE_MT, scope_meta, scope_methods);
     lcsb__lua_new_class(L, HOLD_MT, hold_meta, hold_methods);
+    static const luaL_Reg changed_meta[] = {{"__gc", l_changed_gc}, {NULL, NULL}};
+    static const luaL_Reg no_methods[] = {{NULL, NULL}};
+    lcsb__lua_new_class(L, CHANGED_MT, changed_meta, no_methods);
 }

@@ -494,27 +494,6 @@ static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
     lcsb__buf_adds(b, "]}");
 }
 
-char *lcsb_script_attestation_json(const lcsb_script *s, const lcsb_attestation *att) {
-    char *json = lcsb_attestation_json(att);
-    if (!json || !s) return json;
-    char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
-    lcsb__buf b = {0};
-    lcsb__buf_add(&b, json, strlen(json) - 1); /* all but the closing brace */
-    lcsb__buf_adds(&b, ",");
-    add_policy_json(&b, s);
-    /* The files the policy was checked against, with what they held. */
-    if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
-    lcsb__buf_adds(&b, "}");
-    if (s->caps && !caps) b.oom = true;
-    free(caps);
-    free(json);
-    if (b.oom) {
-        lcsb__buf_free(&b);
-        return NULL;
-    }
-    return b.p;
-}
-
 bool lcsb_script_oci_world(const lcsb_script *s, lcsb_oci_world *out) {
     memset(out, 0, sizeof *out);
     if (!s || !s->oci.named) return false;
@@ -638,22 +617,133 @@ char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_r
 
 static int pafter(lua_State *L) {
     int ref = (int)lua_tointeger(L, 1);
+    bool ran = lua_toboolean(L, 2);
     lua_getglobal(L, "require");
     lua_pushliteral(L, "lcsb");
     lua_call(L, 1, 1);
     lua_getfield(L, -1, "after_run");
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_call(L, 1, 1);
+    lua_pushboolean(L, ran);
+    lua_call(L, 2, 1);
     return 1;
 }
 
-char **lcsb_script_after_run(lcsb_script *s) {
+/* exec_policy's after_run; RAN says whether a command ran, for it to look
+ * for what the command left. */
+static char **after_run(lcsb_script *s, bool ran) {
     if (!s || !s->L || s->result == LUA_NOREF) return NULL;
     lua_State *L = s->L;
     int top = lua_gettop(L);
     lua_pushcfunction(L, pafter);
     lua_pushinteger(L, s->result);
-    return call_for_lines(L, top, 1, "checking after the run");
+    lua_pushboolean(L, ran);
+    return call_for_lines(L, top, 2, "checking after the run");
+}
+
+char **lcsb_script_after_run(lcsb_script *s) { return after_run(s, true); }
+
+/* ---- the attestation, with what the script's result adds ---- */
+
+/* The string at T[KEY] (raw), or NULL. */
+static const char *string_field(lua_State *L, int t, const char *key) {
+    const char *value = raw_field(L, t, key) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pop(L, 1); /* the string stays alive in T */
+    return value;
+}
+
+/* TEXT as a JSON string: as it is when it is UTF-8, else escaped as
+ * lcsb_escape does (a path need not be text, and JSON is). */
+static void add_json_text(lcsb__buf *b, const char *text) {
+    size_t len = strlen(text);
+    if (lcsb__is_utf8(text, len)) {
+        lcsb__buf_add_json_string(b, text);
+        return;
+    }
+    lcsb__buf escaped = {0};
+    lcsb__buf_add_escaped(&escaped, text, len);
+    lcsb__buf_add_json_string(b, escaped.oom ? "" : escaped.p);
+    b->oom |= escaped.oom;
+    lcsb__buf_free(&escaped);
+}
+
+/* ,"run_later":[{"path":...,"why":...,"inside":[...]},...] from
+ * result.run_later, which after_run sets when a command ran. */
+static void add_run_later(lua_State *L, int result, lcsb__buf *b) {
+    if (raw_field(L, result, "run_later") != LUA_TTABLE) return;
+    int list = lua_gettop(L);
+    lcsb__buf_adds(b, ",\"run_later\":[");
+    size_t n = 0;
+    for (lua_Integer i = 1; lua_rawgeti(L, list, i) == LUA_TTABLE; i++) {
+        int item = lua_gettop(L);
+        const char *path = string_field(L, item, "path"), *why = string_field(L, item, "why");
+        if (path && why) {
+            lcsb__buf_adds(b, n++ ? ",{\"path\":" : "{\"path\":");
+            add_json_text(b, path);
+            lcsb__buf_adds(b, ",\"why\":");
+            add_json_text(b, why);
+            if (raw_field(L, item, "inside") == LUA_TTABLE && lua_rawlen(L, -1) > 0) {
+                lcsb__buf_adds(b, ",\"inside\":[");
+                for (lua_Integer j = 1; lua_rawgeti(L, -1, j) == LUA_TSTRING; j++) {
+                    if (j > 1) lcsb__buf_adds(b, ",");
+                    add_json_text(b, lua_tostring(L, -1));
+                    lua_pop(L, 1);
+                }
+                lcsb__buf_adds(b, "]");
+            }
+            if (raw_field(L, item, "unseen") == LUA_TBOOLEAN && lua_toboolean(L, -1))
+                lcsb__buf_adds(b, ",\"unseen\":true");
+            lcsb__buf_adds(b, "}");
+        }
+        lua_settop(L, list);
+    }
+    lcsb__buf_adds(b, "]");
+}
+
+/* What the script adds to the attestation, each a top-level key written
+ * after the attestation's own: one function per key. */
+static void (*const script_keys[])(lua_State *L, int result, lcsb__buf *b) = {add_run_later};
+
+static int pattest(lua_State *L) {
+    lcsb__buf *b = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, (int)lua_tointeger(L, 2));
+    int result = lua_gettop(L);
+    for (size_t i = 0; i < sizeof script_keys / sizeof script_keys[0]; i++) {
+        script_keys[i](L, result, b);
+        lua_settop(L, result);
+    }
+    return 0;
+}
+
+char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
+    char *json = lcsb_attestation_json(att);
+    if (!json || !s) return json;
+    /* The object's keys, then the script's, then the closing brace again. */
+    lcsb__buf b = {0};
+    lcsb__buf_add(&b, json, strlen(json) - 1);
+    free(json);
+    lcsb__buf_adds(&b, ",");
+    add_policy_json(&b, s);
+    /* The files the policy was checked against, with what they held. */
+    char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
+    if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
+    if (s->caps && !caps) b.oom = true;
+    free(caps);
+    int status = LUA_OK;
+    if (s->L && s->result != LUA_NOREF) {
+        lua_State *L = s->L;
+        int top = lua_gettop(L);
+        lua_pushcfunction(L, pattest);
+        lua_pushlightuserdata(L, &b);
+        lua_pushinteger(L, s->result);
+        status = lua_pcall(L, 2, 0, 0);
+        lua_settop(L, top);
+    }
+    lcsb__buf_adds(&b, "}");
+    if (status != LUA_OK || b.oom) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
 }
 
 int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
@@ -663,7 +753,7 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
      * goes on every way out, check and wrap included; then the run's scope,
      * to hear whether its private directories went; closing the state then
      * collects whatever other scopes the script made. */
-    char **left = lcsb_script_after_run(s);
+    char **left = after_run(s, false);
     if (left) {
         lcsb__buf b = {0};
         for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "; " : "", left[i]);

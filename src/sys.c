@@ -53,6 +53,24 @@ int lcsb__mount_of(int fd, uint64_t *out) {
     return 0;
 }
 
+struct timespec lcsb__fs_now(void) {
+    struct timespec now = {0};
+#ifdef __linux__
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+#else
+    clock_gettime(CLOCK_REALTIME, &now);
+#endif
+    return now;
+}
+
+struct timespec lcsb__ctime(const struct stat *st) {
+#ifdef __APPLE__
+    return st->st_ctimespec;
+#else
+    return st->st_ctim;
+#endif
+}
+
 bool lcsb__find_on_path(const char *name, char *out, size_t size) {
     const char *path = getenv("PATH");
     if (!path) path = "/usr/local/bin:/usr/bin:/bin";

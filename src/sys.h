@@ -7,6 +7,8 @@
 #include "util.h"
 
 #include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* realpath(3), faster where the host can tell at once that a normalized path
  * holds no symlink. OUT has PATH_MAX bytes. */
@@ -15,6 +17,13 @@ char *lcsb__realpath(const char *path, char *out);
 /* The mount that the file open as FD lives on, as an identity to compare (a
  * platform's own notion: Linux's mount ID, else the device). 0 or -1. */
 int lcsb__mount_of(int fd, uint64_t *out);
+
+/* The time as the file system stamps what changes now: a file changed after
+ * this call has a ctime no earlier (Linux stamps with the coarse clock, which
+ * a finer one runs ahead of by up to a tick). */
+struct timespec lcsb__fs_now(void);
+/* ST's status change time (ctime), which no one but the kernel sets. */
+struct timespec lcsb__ctime(const struct stat *st);
 
 /* NAME looked up on PATH the way execvp does (absolute entries only): the
  * first executable regular file, into OUT (SIZE bytes). False when none. */

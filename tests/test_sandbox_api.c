@@ -1,6 +1,8 @@
 /* The public API's joints: errors by name, lcsb_prepare as the one pipeline,
  * the Capability and the attestation written from their field tables, a
- * policy script's result read back as arrays, and the placeholder hold. */
+ * policy script's result read back as arrays, the attestation with what the
+ * script adds, and the placeholder hold; and when a ctime counts as a
+ * change (changed.c), which the files that run later rest on. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,8 @@
 #include "helpers.h"
 #include "sha256.h"
 #include "trust.h"
+
+#include "changed.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -285,6 +289,81 @@ static void test_script_result(void **state) {
     lcsb_error err;
     assert_int_equal(lcsb_script_close(s, &err), 0);
     rm_rf(dir);
+}
+
+/* The attestation with the script's keys: policy and caps always, run_later
+ * once after_run looked
+ * (and only then), each path exact in JSON when it is UTF-8, escaped when
+ * it is not. lcsb_script_close looks for nothing: no command ran. */
+static void test_script_attestation_json(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX", path[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    lcsb_attestation att = {.backend = LCSB_MECHANISM_NONE};
+    char *plain = lcsb_attestation_json(&att);
+    assert_non_null(plain);
+    lcsb_script *s = open_script(dir, "lcsb.exec_policy { protect = false }");
+    char *json = lcsb_script_attestation_json(s, &att);
+    /* The attestation's own keys first; the policy's files and caps; no
+     * run_later before anything looked. */
+    assert_memory_equal(json, plain, strlen(plain) - 1);
+    assert_contains(json, ",\"policy\":{\"script\":\"");
+    assert_contains(json, ",\"caps\":[{\"file\":\"");
+    assert_lacks(json, "run_later");
+    free(json);
+    /* Past the file system's clock tick from the script's start. */
+    usleep(30000);
+    write_file(path_in(path, dir, ".envrc"), "x\n");
+    mkdir(path_in(path, dir, "a\x1b\"q"), 0755);
+    write_file(path_in(path, dir, "a\x1b\"q/conftest.py"), "x\n");
+    mkdir(path_in(path, dir, "b\xff"), 0755);
+    write_file(path_in(path, dir, "b\xff/Makefile"), "x\n");
+    char **lines = lcsb_script_after_run(s);
+    assert_non_null(lines);
+    size_t n = 0;
+    for (; lines[n]; n++) assert_null(strpbrk(lines[n], "\x1b\n"));
+    assert_int_equal(n, 3);
+    lcsb_argv_free(lines);
+    json = lcsb_script_attestation_json(s, &att);
+    assert_non_null(json);
+    assert_int_equal(strncmp(json, plain, strlen(plain) - 1), 0);
+    char want[PATH_MAX + 64];
+    FMT(want, ",\"run_later\":[{\"path\":\"%s/.envrc\",\"why\":\"direnv", dir);
+    assert_contains(json, want, "the attestation");
+    FMT(want, "{\"path\":\"%s/a\\u001b\\\"q/conftest.py\"", dir);
+    assert_contains(json, want, "the attestation");
+    FMT(want, "{\"path\":\"%s/b\\\\xff/Makefile\"", dir);
+    assert_contains(json, want, "the attestation");
+    assert_int_equal(json[strlen(json) - 1], '}');
+    free(json);
+    lcsb_error err;
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+
+    /* Closed without after_run, after a change: it says nothing. */
+    s = open_script(dir, "lcsb.exec_policy { protect = false }");
+    usleep(30000);
+    write_file(path_in(path, dir, ".envrc"), "y\n");
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+    free(plain);
+    rm_rf(dir);
+}
+
+/* A ctime no earlier than the start is a change; one whose nanoseconds end
+ * in zeros may have been cut to its file system's grain, and the start is
+ * cut the same way before they are compared. */
+static void test_changed_since(void **state) {
+    (void)state;
+    struct timespec since = {.tv_sec = 100, .tv_nsec = 123456789};
+    assert_true(lcsb__changed_since(since, since));
+    assert_true(lcsb__changed_since((struct timespec){100, 123456790}, since));
+    assert_false(lcsb__changed_since((struct timespec){100, 123456788}, since));
+    assert_true(lcsb__changed_since((struct timespec){101, 0}, since));
+    assert_false(lcsb__changed_since((struct timespec){99, 999999999}, since));
+    /* Whole seconds (a file system that keeps no more): the same second counts. */
+    assert_true(lcsb__changed_since((struct timespec){100, 0}, since));
+    /* Microseconds: 123456000 is 123456789 cut to them. */
+    assert_true(lcsb__changed_since((struct timespec){100, 123456000}, since));
+    assert_false(lcsb__changed_since((struct timespec){100, 123455000}, since));
 }
 
 static void test_script_bare_policy(void **state) {
@@ -582,11 +661,20 @@ static void test_script_trust(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors_one_list), cmocka_unit_test(test_sha256), cmocka_unit_test(test_script_trust),       cmocka_unit_test(test_escape),
-        cmocka_unit_test(test_prepare_is_what_runs),  cmocka_unit_test(test_field_tables),
-        cmocka_unit_test(test_script_result),         cmocka_unit_test(test_script_bare_policy),
-        cmocka_unit_test(test_script_result_is_data), cmocka_unit_test(test_hold),
-        cmocka_unit_test(test_relayed_signals),       cmocka_unit_test(test_script_stopped),
+        cmocka_unit_test(test_errors_one_list),
+        cmocka_unit_test(test_sha256),
+        cmocka_unit_test(test_script_trust),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_prepare_is_what_runs),
+        cmocka_unit_test(test_field_tables),
+        cmocka_unit_test(test_script_result),
+        cmocka_unit_test(test_script_bare_policy),
+        cmocka_unit_test(test_script_result_is_data),
+        cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_relayed_signals),
+        cmocka_unit_test(test_script_stopped),
+        cmocka_unit_test(test_script_attestation_json),
+        cmocka_unit_test(test_changed_since),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

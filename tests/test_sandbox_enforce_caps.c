@@ -203,7 +203,7 @@ static void test_attestation_and_check(void **state) {
     char *json = slurp(attest);
     assert_non_null(json);
     lcsb__sha256_of(user, strlen(user), hex);
-    FMT(want, "{\"file\":\"%s\",\"sha256\":\"%s\"}]}", h.user, hex);
+    FMT(want, "{\"file\":\"%s\",\"sha256\":\"%s\"}]", h.user, hex);
     assert_contains(json, ",\"caps\":[{\"file\":\"" LCSB_LUA_DIR "/lcsb/caps.lua\",\"sha256\":\"",
                     "the attestation");
     assert_contains(json, want, "the attestation");

@@ -8,6 +8,7 @@
 
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
+local run_later = require "lcsb.run_later"
 
 local covered = paths.covered
 
@@ -578,8 +579,8 @@ end
 -- exec_policy's result: the policy the C core enforces (result.policy), the
 -- same policy as the plain tables lcsb.policy took (read, write, exec, env,
 -- net, cwd, degrade, protect: what explain reads), the container world (oci),
--- what was left out, and what the run holds (placeholders, watch), released
--- by M.after_run.
+-- what was left out, and what the run holds (placeholders, watch) and looks
+-- for afterwards (watch_later), which M.after_run sees to.
 local function build(opts)
   opts = check_options(opts)
   -- The run context, when lcsb runs this script for a command (nil in a
@@ -607,19 +608,25 @@ local function build(opts)
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   for key, value in pairs(spec) do result[key] = value end
   result.policy = policy
+  -- Last: what lcsb itself made in the project above (a placeholder .git, an
+  -- empty hooks directory) is no change of the command's.
+  if run then result.watch_later = run_later.before(project, { home, tmp }, spec.protect) end
   return result
 end
 
 -- After the run: the placeholders RESULT holds are let go of (the last run
 -- to let go removes each); what went wrong, and what the command made that
--- the user must hear of, are warning lines.
-local function after_run(result)
-  local warnings = {}
+-- the user must hear of, are warning lines. Files that run later are looked
+-- for only when the command ran (RAN is not false: lcsb check and wrap run
+-- nothing), and kept as result.run_later for the attestation.
+local function after_run(result, ran)
+  local warnings, became = {}, {}
   for _, placeholder in ipairs(result.placeholders or {}) do
     local path = placeholder.path
     local ok, err = placeholder.hold:release()
     if not ok and core.kind(path) then
       if (core.listdir(path) or {})[1] then
+        became[path] = true
         -- Not empty: a repository was made there after all. It stays, and
         -- the user hears of it before trusting its hooks and config.
         warnings[#warnings + 1] = ("%s became a repository during the run: lcsb holds it "
@@ -639,6 +646,20 @@ local function after_run(result)
     end
   end
   result.placeholders, result.watch = {}, {}
+  local later = result.watch_later
+  result.watch_later = nil
+  if later and ran ~= false then
+    -- A repository made where lcsb held none was named above already.
+    later.quiet = became
+    local ok, items, lines = pcall(run_later.after, later)
+    if not ok or not items then
+      warnings[#warnings + 1] = ("cannot look for files that run later in %s: %s"):format(
+        later.project, tostring(ok and lines or items))
+    else
+      result.run_later = items
+      table.move(lines, 1, #lines, #warnings + 1, warnings)
+    end
+  end
   return warnings
 end
 
@@ -648,6 +669,9 @@ end
 -- position (`return lcsb.exec_policy{...}`): the C wrapper keeps that frame.
 M.exec_policy = core.blame_caller(build)
 M.after_run = after_run
+-- The files that run later, as data (lua/lcsb/run_later.lua): list and
+-- dependency_dirs, for a policy script to add to.
+M.run_later = run_later
 
 -- The C core's public half; the rest of lcsb.core (run, run_scope, hold,
 -- listdir, normalize, rmdir, blame_caller) is exec_policy's own.

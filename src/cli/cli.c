@@ -125,8 +125,8 @@ static FILE *open_attestation(const char *where) {
 }
 
 /* ATT, with what the script adds: the files it read and how it was trusted,
- * the caps files it was checked against. */
-static int write_attestation(FILE *f, const char *where, const lcsb_script *script,
+ * the caps files it was checked against, the files that run later. */
+static int write_attestation(FILE *f, const char *where, lcsb_script *script,
                              const lcsb_attestation *att) {
     char *json = lcsb_script_attestation_json(script, att);
     int rc = 0;
@@ -293,6 +293,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
         if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;
     }
+    /* Before the attestation, which lists the files that run later it finds. */
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
     if (attest) write_attestation(attest, args->attest, script, &result.attestation);

@@ -606,15 +606,6 @@ LCSB_API LCSB_NODISCARD int lcsb_trust(const char *path, const char *const *argv
 /* How SCRIPT came to run: "recorded" (as the user trusted it), "location"
  * (in lcsb's config directory), "skipped" (LCSB_TRUST_SKIP). */
 LCSB_API const char *lcsb_script_trusted(const lcsb_script *script);
-/* ATT's JSON (lcsb_attestation_json) with what SCRIPT adds (NULL-safe):
- * "policy": {"script": its path, "trust": "recorded" | "location" |
- * "skipped", "files": [{"path", "real" (when a symlink led elsewhere),
- * "sha256", "protected"}]}, every file the script read and whether the run
- * protects it; and "caps": the caps files the policy was checked against,
- * [{"file": PATH, "sha256": HEX}, ...], lcsb's defaults first. Caller
- * frees; NULL on ENOMEM. */
-LCSB_API char *lcsb_script_attestation_json(const lcsb_script *script,
-                                            const lcsb_attestation *att);
 /* The script's policy; owned by the script (the Lua state holds it). */
 LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
 /* Best-guess remedies for a failed run, as "hint" lines without prefix,
@@ -624,10 +615,24 @@ LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv
                                     const lcsb_run_result *result);
 /* After lcsb_run: let go of what the policy held for the run (the empty .git
  * of a project that is no repository), and say what it could not hold and
- * the run made anyway (a repository, with hooks nobody protected), as
+ * the run made anyway (a repository, with hooks nobody protected) and which
+ * files the command created or changed that tools run later, unsandboxed
+ * (an .envrc, a Makefile, a nested .git: lua/lcsb/run_later.lua), as
  * warning lines, escaped: an lcsb argv, freed with lcsb_argv_free; NULL when
- * there is nothing to say. lcsb_script_close does it too, if no one did. */
+ * there is nothing to say. lcsb_script_close lets go too, if no one did,
+ * but looks for nothing: no command ran. */
 LCSB_API char **lcsb_script_after_run(lcsb_script *script);
+/* The attestation ATT as JSON (lcsb_attestation_json), with the keys
+ * SCRIPT adds (NULL-safe): "policy": {"script": its path, "trust":
+ * "recorded" | "location" | "skipped", "files": [{"path", "real" (when a
+ * symlink led elsewhere), "sha256", "protected"}]}, every file the script
+ * read and whether the run protects it; "caps": the caps files the policy
+ * was checked against, [{"file": PATH, "sha256": HEX}, ...], lcsb's
+ * defaults first; and "run_later", once lcsb_script_after_run looked for
+ * the files a command created or changed that tools run later ([{ "path",
+ * "why", "inside" (what changed in a directory), "unseen" (true where lcsb
+ * could not look) }]). Caller frees with free(); NULL on ENOMEM. */
+LCSB_API char *lcsb_script_attestation_json(lcsb_script *script, const lcsb_attestation *att);
 /* The container world the script's exec_policy named (oci = {...}), for
  * lcsb_backend_oci; its strings belong to the script. False when it named
  * none. */

@@ -59,14 +59,15 @@ end)
 T.case("the module is its documented names, and lcsb.core keeps exec_policy's own", function()
   local documented = { "exec_policy", "after_run", "policy", "scope", "detect", "wrap", "attest",
     "which", "kind", "realpath", "mkdir", "ttys", "etc_read", "etc_hidden", "etc_secrets", "baseline_read",
-    "baseline_write", "protect_default", "exit", "version", "escape", "trusted" }
+    "baseline_write", "protect_default", "exit", "version", "escape", "trusted", "run_later" }
   local want = {}
   for _, name in ipairs(documented) do
     want[name] = true
     T.ok(lcsb[name] ~= nil, "lcsb." .. name)
   end
   for name in pairs(lcsb) do T.ok(want[name], "lcsb." .. name .. " is not documented") end
-  for _, name in ipairs { "hold", "listdir", "normalize", "run", "run_scope" } do
+  for _, name in ipairs { "hold", "listdir", "normalize", "run", "run_scope", "changed", "fs_now",
+    "read_regular" } do
     T.eq(lcsb[name], nil, "lcsb." .. name .. " stays in lcsb.core")
     T.eq(type(core[name]), "function", "lcsb.core." .. name)
   end

@@ -1,0 +1,298 @@
+-- Files that run later: what a tool you use anyway (direnv, an editor, make,
+-- npm, git, pytest, CI) runs from the project, outside any sandbox. The
+-- command may write the project, and lcsb cannot tell an edit it was asked
+-- for from one planted there, so after a run it names each of these files
+-- that was created or changed during the run, on stderr and in the
+-- attestation (run_later). The list is data: a policy script adds to it
+-- (table.insert(require("lcsb.run_later").list, { ... })) before the run
+-- ends. docs/policy.md ("Files that run later") says why each is here.
+
+local core = require "lcsb.core"
+local paths = require "lcsb.paths"
+
+local M = {}
+
+-- Each entry names its file by `name`, matched in every directory of the
+-- project (outside M.dependency_dirs, unless `dependencies` is true; below
+-- the directory `within` instead, when it has one), or by `path` from the
+-- project's root. It is looked at as a whole `tree` (it and
+-- everything below it), by the paths `inside` it ("." itself, "NAME", "*"
+-- each entry, "NAME/*"), or else as itself. `why` says what runs it, and
+-- when. `hint` replaces the protect hint (false: none). `keys` (for a JSON
+-- file) reports it only when one of these top-level keys changed.
+M.list = {
+  { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
+  { name = ".vscode", inside = { "*" },
+    why = "VS Code runs its tasks (one may run when the folder opens), its launch "
+      .. "configurations and the programs its settings name" },
+  { name = ".idea", tree = true,
+    why = "JetBrains IDEs run its run configurations, external tools and startup tasks" },
+  { name = "Makefile", why = "make runs it" },
+  { name = "makefile", why = "make runs it" },
+  { name = "GNUmakefile", why = "make runs it" },
+  { path = "package.json",
+    keys = { "scripts", "packageManager", "husky", "simple-git-hooks", "gitHooks",
+      "pre-commit", "lint-staged" },
+    why = "npm, yarn and pnpm run its scripts (npm test, npm run, and the install "
+      .. "scripts at npm install), corepack the packageManager it names, and git hook "
+      .. "managers the hooks it lists" },
+  { name = "conftest.py", why = "pytest imports it when it collects tests in its directory" },
+  { path = ".pre-commit-config.yaml", why = "pre-commit runs the hooks it names at your next commit" },
+  { path = ".husky", tree = true,
+    why = "git runs the hooks in it at your next commit where husky set core.hooksPath to it" },
+  { path = ".gitmodules",
+    why = "git enters the submodules it names (git status runs in each, with that "
+      .. "repository's own config)" },
+  { name = ".git", dependencies = true,
+    inside = { ".", "config", "config.worktree", "hooks", "hooks/*", "commondir" }, hint = false,
+    why = "a repository inside the project: git runs what its config names (core.fsmonitor, "
+      .. "from the outer project's git status too) and its hooks" },
+  { path = ".git", inside = { "config", "config.worktree", "hooks", "hooks/*" },
+    hint = "lcsb keeps .git/config and .git/hooks read-only only where it enforces protected "
+      .. "paths (not under --backend none, nor with protect = false)",
+    why = "git runs what the repository's config names (core.fsmonitor at every git status) "
+      .. "and its hooks" },
+  -- The walk never enters .git; submodules keep their repositories in it.
+  { within = ".git/modules", name = "config",
+    why = "git runs what a submodule's config names (core.fsmonitor) when git status enters it" },
+  { within = ".git/modules", name = "hooks", inside = { ".", "*" },
+    why = "git runs a submodule's hooks when you commit in it" },
+  { name = ".npmrc", why = "npm reads it: node-options and script-shell run code at every npm run" },
+  { name = ".yarnrc.yml", why = "yarn runs the yarnPath it names at every yarn command" },
+  { name = ".yarnrc", why = "yarn 1 runs the yarn-path it names at every yarn command" },
+  { name = ".pnpmfile.cjs", why = "pnpm runs it at every install" },
+  { name = ".cargo", inside = { "config", "config.toml" },
+    why = "cargo runs the rustc-wrapper and runners it names (rust-analyzer runs cargo check "
+      .. "when an editor opens the project)" },
+  { path = ".github/workflows", tree = true,
+    why = "GitHub Actions runs it when you push, with the repository's secrets" },
+  { path = ".github/actions", tree = true,
+    why = "GitHub Actions runs the actions in it when a workflow uses them" },
+  { path = ".gitlab-ci.yml", why = "GitLab CI runs it when you push, with the project's variables" },
+  { path = ".circleci", tree = true, why = "CircleCI runs it when you push" },
+  { path = ".travis.yml", why = "Travis CI runs it when you push" },
+  { path = "azure-pipelines.yml", why = "Azure Pipelines runs it when you push" },
+  { path = "bitbucket-pipelines.yml", why = "Bitbucket Pipelines runs it when you push" },
+  { path = "Jenkinsfile", why = "Jenkins runs it when you push" },
+  { path = ".buildkite", tree = true, why = "Buildkite runs it when you push" },
+}
+
+-- Directories that hold what a package manager installed: a `name` entry
+-- found below one is the dependency's own (pytest, for one, does not
+-- collect them), and is not reported.
+M.dependency_dirs = { "node_modules", "site-packages", "dist-packages", ".venv", "venv", ".tox",
+  ".nox" }
+
+-- The most warning lines a run gets: past it, one line counts the rest.
+M.lines_max = 50
+
+-- The most of a JSON file read to compare its keys.
+local JSON_MAX = 4 * 1024 * 1024
+
+local function fail(msg) error("run_later: " .. msg, 0) end
+
+-- The walks lcsb.changed takes, one per directory walked ("" the project,
+-- else an entry's `within`): { watch, by_key } each, by_key the entry for
+-- each watched name. A later entry for the same file replaces an earlier
+-- one.
+local function walks()
+  local by_dir = {}
+  for i, entry in ipairs(M.list) do
+    if type(entry) ~= "table" or type(entry.why) ~= "string" then
+      fail(("entry %d: expected a table with a why"):format(i))
+    end
+    local key
+    if type(entry.name) == "string" and not entry.path and not entry.name:find("/", 1, true) then
+      key = entry.name
+    elseif type(entry.path) == "string" and not entry.name and not entry.within
+      and entry.path:sub(1, 1) ~= "/" then
+      key = "/" .. entry.path
+    else
+      fail(("entry %d: expected a name (no slash) or a path from the project's root"):format(i))
+    end
+    local dir = entry.within or ""
+    if type(dir) ~= "string" or dir:sub(1, 1) == "/" then
+      fail(("entry %d: within is a directory from the project's root"):format(i))
+    end
+    local walk = by_dir[dir] or { watch = {}, by_key = {} }
+    by_dir[dir] = walk
+    walk.watch[key] = entry.tree and "tree" or entry.inside or true
+    walk.by_key[key] = entry
+  end
+  return by_dir
+end
+
+-- A value as text that is the same for the same JSON value, whatever its
+-- keys' order.
+local function canonical(value)
+  if type(value) ~= "table" then return type(value) .. ":" .. tostring(value) end
+  local keys, parts = {}, {}
+  for key in pairs(value) do keys[#keys + 1] = tostring(key) end
+  table.sort(keys)
+  for _, key in ipairs(keys) do
+    local v = value[key]
+    if v == nil then v = value[tonumber(key)] end
+    parts[#parts + 1] = ("%q=%s"):format(key, canonical(v))
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+-- The KEYS of the JSON object at PATH, as text to compare (a file that is
+-- not there holds none of them); false when it cannot be read as JSON, or
+-- lua-cjson is missing: then any change counts.
+local function keys_of(path, keys)
+  local doc = {}
+  if core.kind(path) then
+    local ok, cjson = pcall(require, "cjson.safe")
+    local text = core.read_regular(path, JSON_MAX)
+    doc = ok and text and cjson.decode(text)
+  end
+  if type(doc) ~= "table" then return false end
+  local parts = {}
+  for _, key in ipairs(keys) do parts[#parts + 1] = ("%q=%s"):format(key, canonical(doc[key])) end
+  return table.concat(parts, ",")
+end
+
+-- Before the command runs: the moment after which a change counts, and what
+-- the entries with keys hold now. SKIP: directories not to look into (the
+-- private HOME and TMPDIR, should they lie in the project); PROTECTED: the
+-- policy's protected paths, which the hints do not suggest again.
+function M.before(project, skip, protected)
+  local state = { project = project, skip = skip, since = core.fs_now(), keys = {},
+    protected = paths.set(protected) }
+  for _, entry in ipairs(M.list) do
+    if type(entry) == "table" and entry.keys and entry.path then
+      state.keys[entry.path] = keys_of(project .. "/" .. entry.path, entry.keys)
+    end
+  end
+  return state
+end
+
+local function in_dependencies(rel)
+  local deps = {}
+  for _, dir in ipairs(M.dependency_dirs) do deps[dir] = true end
+  for dir in rel:gmatch("([^/]+)/") do
+    if deps[dir] then return true end
+  end
+  return false
+end
+
+-- What changed inside an entry, for its line: "config, hooks/pre-commit and
+-- 3 more" (the attestation has more of them).
+local LINE_PARTS = 4
+local function inside_text(item)
+  if not item.inside or not item.inside[1] then return "" end
+  local named = table.move(item.inside, 1, math.min(#item.inside, LINE_PARTS), 1, {})
+  local more = item.inside_n - #named
+  return " (" .. table.concat(named, ", ") .. (more > 0 and (" and %d more"):format(more) or "")
+    .. ")"
+end
+
+-- ITEM as a warning line.
+local function line(state, item)
+  if item.unseen then
+    return ("cannot tell whether files that run later changed in %s: %s"):format(item.path,
+      item.why)
+  end
+  local hint = item.hint
+  if hint == nil and paths.covered(state.protected, item.path) then
+    hint = "The policy protects it, which holds only where lcsb enforces protected paths (not "
+      .. "under --backend none)"
+  elseif hint == nil then
+    hint = ('protect = { "%s" } keeps it read-only in later runs (it must exist)'):format(
+      item.path)
+  end
+  return ("%s was created or changed during the run%s: %s; look at it first%s"):format(
+    item.path, inside_text(item), item.why, hint and (". " .. hint) or "")
+end
+
+-- What a walk of TOP could not see (INFO; it FOUND these), as items: TOP,
+-- where it stopped; a directory it did not enter.
+local function unseen_items(top, info, found, items)
+  local function where(rel) return rel == "" and top or top .. "/" .. rel end
+  local function more(n) return n > 1 and (" (and %d more)"):format(n - 1) or "" end
+  if info.cut then
+    items[#items + 1] = { path = top, unseen = true,
+      why = ("lcsb stopped looking after %d entries"):format(info.visited - 1) }
+  end
+  if info.full then
+    items[#items + 1] = { path = top, unseen = true,
+      why = ("lcsb stopped looking after finding %d files that run later"):format(#found) }
+  end
+  if info.deep then
+    items[#items + 1] = { path = where(info.deep.first), unseen = true,
+      why = "lcsb does not look this deep" .. more(info.deep.n) }
+  end
+  if info.unreadable then
+    items[#items + 1] = { path = where(info.unreadable.first), unseen = true,
+      why = ("lcsb could not look into it: %s%s"):format(info.unreadable.error or "?",
+        more(info.unreadable.n)) }
+  end
+end
+
+-- WALK's entries that changed below TOP (DIR from the project), as ITEMS;
+-- where it could not look, as UNSEEN. A message when TOP cannot be walked.
+local function changes(state, dir, walk, opts, items, unseen)
+  local top = dir == "" and state.project or state.project .. "/" .. dir
+  local found, info = core.changed(top, state.since, walk.watch,
+    { skip = state.skip, entries = opts.entries, depth = opts.depth })
+  if not found then return info end
+  for _, change in ipairs(found) do
+    local entry = walk.by_key[change.watch]
+    local path = top .. "/" .. change.path
+    local skip = entry.name and not entry.dependencies and not entry.within
+      and in_dependencies(change.path)
+    if not skip and entry.keys then
+      local now = keys_of(path, entry.keys)
+      skip = now ~= false and now == state.keys[entry.path]
+    end
+    if not skip then
+      local inside, n = {}, change.parts_n or 0
+      for _, part in ipairs(change.parts or {}) do
+        if part == "." then n = n - 1 else inside[#inside + 1] = part end
+      end
+      table.sort(inside)
+      items[#items + 1] = { path = path, why = entry.why, inside = inside, inside_n = n,
+        hint = entry.hint }
+    end
+  end
+  unseen_items(top, info, found, unseen)
+end
+
+-- After the command ran: what of M.list changed since STATE was taken, as
+-- items ({ path, why, inside } each, and unseen = true for where lcsb could
+-- not look), and as warning lines (none for the paths in STATE.quiet, a
+-- set); nil and a message when the project could not be walked. OPTS
+-- (tests): entries, depth, the walk's bounds.
+function M.after(state, opts)
+  opts = opts or {}
+  local items, unseen = {}, {}
+  local real = core.realpath(state.project)
+  for dir, walk in pairs(walks()) do
+    -- A directory within the project is walked as itself, never through a
+    -- symlink the command put on its way.
+    local top = state.project .. "/" .. dir
+    if dir == "" or (core.kind(top) == "dir" and core.realpath(top) == real .. "/" .. dir) then
+      local err = changes(state, dir, walk, opts, items, unseen)
+      if err then return nil, err end
+    end
+  end
+  table.sort(items, function(a, b) return a.path < b.path end)
+  -- A line each, but for what QUIET names (said otherwise already), up to
+  -- M.lines_max, then one that counts the rest; then where lcsb could not
+  -- look. The attestation lists every item.
+  local lines, quiet = {}, state.quiet or {}
+  for i, item in ipairs(items) do
+    if #lines == M.lines_max and i < #items then
+      lines[#lines + 1] = ("and %d more files that run later, created or changed during the run "
+        .. "(the attestation lists them)"):format(#items - i + 1)
+      break
+    end
+    if not quiet[item.path] then lines[#lines + 1] = line(state, item) end
+  end
+  for _, item in ipairs(unseen) do lines[#lines + 1] = line(state, item) end
+  table.move(unseen, 1, #unseen, #items + 1, items)
+  return items, lines
+end
+
+return M

@@ -1,0 +1,354 @@
+/* What in a tree was created or changed since a moment, for the entries a
+ * caller watches by name. After a run the tree is the project, the command
+ * may have left anything in it (symlink loops, directories without end,
+ * unreadable ones), and the walk trusts none of it: it works on descriptors,
+ * never follows a symlink, never enters a .git directory or another mount,
+ * and stops at a depth and a number of entries, saying where it could not
+ * look. A change is a ctime no earlier than the start: the kernel sets ctime
+ * on every write, rename, link and chmod, and to now on utimes, so the
+ * command can neither avoid nor backdate it. */
+#include "changed.h"
+
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct dir_id {
+    dev_t dev;
+    ino_t ino;
+} dir_id;
+
+typedef struct walk {
+    const lcsb__walk_opts *o;
+    lcsb__changed *out;
+    size_t cap; /* of out->v */
+    uint64_t mount;
+    dir_id *skip;
+    size_t skip_n;
+    size_t entries_max;
+    unsigned depth_max;
+    bool oom, stop;
+    char path[PATH_MAX]; /* the entry at hand, from the root */
+} walk;
+
+/* A TREE watch's entry, which the changes below it are parts of. */
+typedef struct tree {
+    size_t watch;
+    size_t root_len; /* its path's length in walk.path */
+    long entry;      /* its index in out->v, once something changed; else -1 */
+} tree;
+
+bool lcsb__changed_since(struct timespec ctime, struct timespec since) {
+    long grain = 1;
+    while (grain < 1000000000L && ctime.tv_nsec % (grain * 10) == 0) grain *= 10;
+    long cut = since.tv_nsec - since.tv_nsec % grain;
+    return ctime.tv_sec > since.tv_sec || (ctime.tv_sec == since.tv_sec && ctime.tv_nsec >= cut);
+}
+
+static bool changed(const walk *w, const struct stat *st) {
+    return lcsb__changed_since(lcsb__ctime(st), w->o->since);
+}
+
+static bool stat_at(int dirfd, const char *name, struct stat *st) {
+    return fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static bool is_dots(const char *name) {
+    return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+static const char *kind_of(mode_t mode) {
+    return S_ISREG(mode) ? "file" : S_ISDIR(mode) ? "dir" : S_ISLNK(mode) ? "link" : "other";
+}
+
+/* One more entry looked at; false (and the walk stops) past the bound. */
+static bool count_one(walk *w) {
+    if (++w->out->visited <= w->entries_max) return true;
+    w->out->cut = w->stop = true;
+    return false;
+}
+
+/* A new entry in OUT for the first LEN bytes of the path at hand; its
+ * index, or -1 on ENOMEM. */
+static long add_entry(walk *w, size_t len, const char *kind, size_t watch) {
+    lcsb__changed *out = w->out;
+    if (out->n == LCSB__WALK_FOUND) {
+        out->full = w->stop = true;
+        return -1;
+    }
+    if (out->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        lcsb__changed_entry *v = realloc(out->v, cap * sizeof *v);
+        if (!v) return w->oom = true, -1;
+        out->v = v;
+        w->cap = cap;
+    }
+    lcsb__changed_entry *e = &out->v[out->n];
+    memset(e, 0, sizeof *e);
+    if (!(e->path = strndup(w->path, len))) return w->oom = true, -1;
+    e->kind = kind;
+    e->watch = watch;
+    return (long)out->n++;
+}
+
+/* PART changed in the entry at *ENTRY, made first (for the first LEN bytes
+ * of the path at hand) when there is none yet. */
+static void add_part(walk *w, long *entry, size_t len, const char *kind, size_t watch,
+                     const char *part) {
+    if (*entry < 0 && (*entry = add_entry(w, len, kind, watch)) < 0) return;
+    lcsb__changed_entry *e = &w->out->v[*entry];
+    if (e->parts_n++ < LCSB__WALK_PARTS && lcsb__strv_push(&e->parts, part)) w->oom = true;
+}
+
+/* The first LEN bytes of the path at hand could not be looked into. */
+static void unseen(walk *w, lcsb__unseen *u, size_t len, int error) {
+    if (u->n++ > 0) return;
+    u->error = error;
+    if (!(u->first = strndup(w->path, len))) w->oom = true;
+}
+
+/* Directory NAME in FD could not be opened (ERROR): worth saying when the
+ * command could have put something in it, that is when it changed during
+ * the run or can still be searched. A directory this user may not enter,
+ * the command could not enter either. */
+static bool worth_noting(const walk *w, int fd, const char *name, int error) {
+    struct stat st;
+    if (error == ENOENT || error == ENOTDIR || error == ELOOP) return false; /* gone, or no dir */
+    if (error != EACCES) return true;
+    return (stat_at(fd, name, &st) && changed(w, &st)) || faccessat(fd, name, X_OK, 0) == 0;
+}
+
+/* Each entry of directory SUB in FD that changed, as a part of *ENTRY named
+ * PREFIX/NAME (NAME when SUB is "."). */
+static void each_inside(walk *w, int fd, const char *sub, const char *prefix, long *entry,
+                        size_t len, const char *kind, size_t wi) {
+    int dfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return;
+    }
+    struct dirent *e;
+    while (!w->stop && !w->oom && (e = readdir(d))) {
+        struct stat st;
+        if (is_dots(e->d_name) || !count_one(w)) continue;
+        if (!stat_at(dirfd(d), e->d_name, &st) || !changed(w, &st)) continue;
+        char part[2 * NAME_MAX + 2];
+        snprintf(part, sizeof part, "%s%s%s", prefix, prefix[0] ? "/" : "", e->d_name);
+        add_part(w, entry, len, kind, wi, part);
+    }
+    closedir(d);
+}
+
+/* An INSIDE watch's entry NAME in FD (ST), at the first LEN bytes of the
+ * path at hand: each of its paths that changed is a part of it. */
+static void look_inside(walk *w, int fd, const char *name, size_t len, size_t wi,
+                        const struct stat *st) {
+    const char *const *inside = w->o->watch[wi].inside;
+    const char *kind = kind_of(st->st_mode);
+    long entry = -1;
+    int efd = -1;
+    if (S_ISDIR(st->st_mode) &&
+        (efd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        int error = errno;
+        if (worth_noting(w, fd, name, error)) unseen(w, &w->out->unreadable, len, error);
+    }
+    for (size_t i = 0; inside && inside[i] && !w->stop && !w->oom; i++) {
+        const char *part = inside[i];
+        size_t plen = strlen(part);
+        struct stat pst;
+        if (strcmp(part, ".") == 0) {
+            if (changed(w, st)) add_part(w, &entry, len, kind, wi, ".");
+        } else if (efd < 0) {
+            continue;
+        } else if (strcmp(part, "*") == 0) {
+            each_inside(w, efd, ".", "", &entry, len, kind, wi);
+        } else if (plen > 2 && strcmp(part + plen - 2, "/*") == 0 && plen - 2 <= NAME_MAX) {
+            char sub[NAME_MAX + 1];
+            memcpy(sub, part, plen - 2);
+            sub[plen - 2] = '\0';
+            each_inside(w, efd, sub, sub, &entry, len, kind, wi);
+        } else if (stat_at(efd, part, &pst) && changed(w, &pst)) {
+            add_part(w, &entry, len, kind, wi, part);
+        }
+    }
+    if (efd >= 0) close(efd);
+}
+
+/* The watch for the entry NAME at hand (LEN bytes of path): a "/REL" one
+ * for its very path, else one for its name; -1 when none. */
+static long match(const walk *w, const char *name) {
+    long by_name = -1;
+    for (size_t i = 0; i < w->o->watch_n; i++) {
+        const char *watched = w->o->watch[i].name;
+        if (watched[0] == '/') {
+            if (strcmp(watched + 1, w->path) == 0) return (long)i;
+        } else if (by_name < 0 && strcmp(watched, name) == 0) {
+            by_name = (long)i;
+        }
+    }
+    return by_name;
+}
+
+static bool skipped(const walk *w, int fd) {
+    struct stat st;
+    if (w->skip_n == 0 || fstat(fd, &st) != 0) return false;
+    for (size_t i = 0; i < w->skip_n; i++)
+        if (w->skip[i].dev == st.st_dev && w->skip[i].ino == st.st_ino) return true;
+    return false;
+}
+
+static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t);
+
+/* Into directory NAME in FD, the path at hand (LEN bytes), at DEPTH. */
+static void descend(walk *w, int fd, const char *name, size_t len, unsigned depth, tree *t) {
+    if (depth > w->depth_max) {
+        unseen(w, &w->out->deep, len, 0);
+        return;
+    }
+    int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (cfd < 0) {
+        int error = errno;
+        if (worth_noting(w, fd, name, error)) unseen(w, &w->out->unreadable, len, error);
+        return;
+    }
+    uint64_t mount;
+    if (lcsb__mount_of(cfd, &mount) != 0 || mount != w->mount || skipped(w, cfd)) {
+        close(cfd);
+        return;
+    }
+    DIR *d = fdopendir(cfd);
+    if (!d) {
+        close(cfd);
+        w->oom = true;
+        return;
+    }
+    walk_dir(w, d, len, depth, t);
+    closedir(d);
+}
+
+/* The entries of D, the directory at hand (LEN bytes of path, at DEPTH),
+ * below the tree T (or NULL). */
+static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t) {
+    int fd = dirfd(d);
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            if (errno) unseen(w, &w->out->unreadable, len, errno);
+            break;
+        }
+        const char *name = e->d_name;
+        if (is_dots(name)) continue;
+        if (w->stop || w->oom || !count_one(w)) break;
+        size_t nlen = strlen(name), at = len ? len + 1 : 0;
+        if (at + nlen >= sizeof w->path) {
+            unseen(w, &w->out->deep, len, ENAMETOOLONG);
+            continue;
+        }
+        if (len) w->path[len] = '/';
+        memcpy(w->path + at, name, nlen + 1);
+        size_t here = at + nlen;
+
+        struct stat st;
+        bool have = false;
+        unsigned char type = e->d_type;
+        if (type == DT_UNKNOWN) {
+            if (!stat_at(fd, name, &st)) continue; /* gone */
+            have = true;
+            type = IFTODT(st.st_mode);
+        }
+        long wi = match(w, name);
+        long made = -1;
+        if ((wi >= 0 || t) && !have) {
+            if (!stat_at(fd, name, &st)) continue;
+            have = true;
+        }
+        if (wi >= 0 && w->o->watch[wi].how == LCSB__WATCH_INSIDE) {
+            look_inside(w, fd, name, here, (size_t)wi, &st);
+        } else if (wi >= 0) {
+            if (changed(w, &st)) {
+                made = add_entry(w, here, kind_of(st.st_mode), (size_t)wi);
+                if (made >= 0 && w->o->watch[wi].how == LCSB__WATCH_TREE) {
+                    w->out->v[made].parts_n = 1;
+                    if (lcsb__strv_push(&w->out->v[made].parts, ".")) w->oom = true;
+                }
+            }
+        } else if (t && changed(w, &st)) {
+            add_part(w, &t->entry, t->root_len, "dir", t->watch, w->path + t->root_len + 1);
+        }
+        /* A repository's own files are not the project's: .git/modules
+         * holds other repositories' directories. */
+        if (type != DT_DIR || strcmp(name, ".git") == 0) continue;
+        tree sub = {0}, *below = t;
+        if (wi >= 0 && w->o->watch[wi].how == LCSB__WATCH_TREE) {
+            sub = (tree){.watch = (size_t)wi, .root_len = here, .entry = made};
+            below = &sub;
+        }
+        descend(w, fd, name, here, depth + 1, below);
+        if (w->stop || w->oom) break;
+    }
+}
+
+int lcsb__changed_walk(const char *root, const lcsb__walk_opts *opts, lcsb__changed *out,
+                       lcsb_error *err) {
+    memset(out, 0, sizeof *out);
+    walk *w = calloc(1, sizeof *w);
+    if (!w) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    w->o = opts;
+    w->out = out;
+    w->entries_max = opts->entries_max ? opts->entries_max : LCSB__WALK_ENTRIES;
+    w->depth_max = opts->depth_max ? opts->depth_max : LCSB__WALK_DEPTH;
+    int rc = 0;
+    size_t skip_n = 0;
+    while (opts->skip && opts->skip[skip_n]) skip_n++;
+    if (skip_n && !(w->skip = calloc(skip_n, sizeof *w->skip))) {
+        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        goto free_walk;
+    }
+    for (size_t i = 0; i < skip_n; i++) {
+        struct stat st;
+        if (lstat(opts->skip[i], &st) == 0 && S_ISDIR(st.st_mode))
+            w->skip[w->skip_n++] = (dir_id){st.st_dev, st.st_ino};
+    }
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || lcsb__mount_of(fd, &w->mount) != 0) {
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot look into %s: %s", root, strerror(errno));
+        if (fd >= 0) close(fd);
+        goto free_walk;
+    }
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        goto free_walk;
+    }
+    walk_dir(w, d, 0, 0, NULL);
+    closedir(d);
+    if (w->oom) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+free_walk:
+    free(w->skip);
+    free(w);
+    return rc;
+}
+
+void lcsb__changed_free(lcsb__changed *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].path);
+        lcsb__strv_clear(&c->v[i].parts);
+    }
+    free(c->v);
+    free(c->deep.first);
+    free(c->unreadable.first);
+    memset(c, 0, sizeof *c);
+}
