@@ -207,10 +207,20 @@ static bool skipped(const walk *w, int fd) {
     return false;
 }
 
-static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t);
+static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t, unsigned listed);
 
-/* Into directory NAME in FD, the path at hand (LEN bytes), at DEPTH. */
-static void descend(walk *w, int fd, const char *name, size_t len, unsigned depth, tree *t) {
+/* Is NAME one of the directories below which the walk only skims? */
+static bool shallow(const walk *w, const char *name) {
+    for (size_t i = 0; w->o->shallow && w->o->shallow[i]; i++)
+        if (strcmp(w->o->shallow[i], name) == 0) return true;
+    return false;
+}
+
+/* Into directory NAME in FD, the path at hand (LEN bytes), at DEPTH; within
+ * a shallow directory, LISTED more levels below it are listed (UINT_MAX:
+ * not within one). */
+static void descend(walk *w, int fd, const char *name, size_t len, unsigned depth, tree *t,
+                    unsigned listed) {
     if (depth > w->depth_max) {
         unseen(w, &w->out->deep, len, 0);
         return;
@@ -232,13 +242,13 @@ static void descend(walk *w, int fd, const char *name, size_t len, unsigned dept
         w->oom = true;
         return;
     }
-    walk_dir(w, d, len, depth, t);
+    walk_dir(w, d, len, depth, t, listed);
     closedir(d);
 }
 
 /* The entries of D, the directory at hand (LEN bytes of path, at DEPTH),
- * below the tree T (or NULL). */
-static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t) {
+ * below the tree T (or NULL), LISTED more levels entered (UINT_MAX: all). */
+static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t, unsigned listed) {
     int fd = dirfd(d);
     for (;;) {
         errno = 0;
@@ -294,7 +304,16 @@ static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t) {
             sub = (tree){.watch = (size_t)wi, .root_len = here, .entry = made};
             below = &sub;
         }
-        descend(w, fd, name, here, depth + 1, below);
+        /* What a package manager installed is skimmed: each package's root
+         * is listed (a scope, node_modules/@scope, is gone through), for a
+         * .git there, and nothing deeper; every other name there is the
+         * package's own, and a full walk of node_modules cost a project of
+         * 80,000 entries 90 ms a run. */
+        if (listed == 0) continue;
+        unsigned next = listed == UINT_MAX ? (shallow(w, name) ? LCSB__WALK_SHALLOW : UINT_MAX)
+                        : name[0] == '@'   ? listed
+                                           : listed - 1;
+        descend(w, fd, name, here, depth + 1, below, next);
         if (w->stop || w->oom) break;
     }
 }
@@ -332,7 +351,7 @@ int lcsb__changed_walk(const char *root, const lcsb__walk_opts *opts, lcsb__chan
         rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         goto free_walk;
     }
-    walk_dir(w, d, 0, 0, NULL);
+    walk_dir(w, d, 0, 0, NULL, UINT_MAX);
     closedir(d);
     if (w->oom) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
 free_walk:

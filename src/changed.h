@@ -31,12 +31,17 @@ typedef struct lcsb__walk_opts {
     const lcsb__watch *watch;
     size_t watch_n;
     const char *const *skip; /* directories never entered, NULL-terminated (or NULL) */
+    /* Names of directories a package manager installs into, below which
+     * only each package's root is listed (LCSB__WALK_SHALLOW levels, a
+     * scope like @types not counted), NULL-terminated (or NULL). */
+    const char *const *shallow;
     size_t entries_max;      /* 0: LCSB__WALK_ENTRIES */
     unsigned depth_max;      /* 0: LCSB__WALK_DEPTH */
 } lcsb__walk_opts;
 
 #define LCSB__WALK_ENTRIES 1000000
 #define LCSB__WALK_DEPTH 100
+#define LCSB__WALK_SHALLOW 1
 /* At most this many changed paths are named per entry; the rest are counted. */
 #define LCSB__WALK_PARTS 16
 /* At most this many entries are found: then the walk stops (full). */

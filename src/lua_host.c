@@ -317,11 +317,33 @@ static void push_unseen(lua_State *L, const lcsb__unseen *u, const char *what) {
     lua_setfield(L, -2, what);
 }
 
+/* OPTS[KEY] (OPTS at IDX), a list of at most 64 strings (paths when
+ * PATHS), as a NULL-terminated array anchored on the stack; NULL when
+ * absent. */
+static const char *const *name_list(lua_State *L, int idx, const char *key, bool paths) {
+    if (lua_getfield(L, idx, key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n > 64) luaL_error(L, "changed: more than 64 entries in %s", key);
+    const char **list = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *list, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        /* Kept alive by the list, which stays on the stack. */
+        list[i - 1] = paths ? check_path(L, -1) : luaL_checkstring(L, -1);
+        lua_pop(L, 1);
+    }
+    list[n] = NULL;
+    return list;
+}
+
 /* lcsb.changed(root, since, watch [, opts]) -> entries, info | nil, message
  * What under ROOT changed since SINCE (nanoseconds, lcsb.fs_now()'s clock),
  * among the entries WATCH names: { [name] = true | "tree" | { inside... } },
  * a name a file name matched at any depth or "/PATH" from ROOT. OPTS:
- * skip (directories not entered), entries, depth (the walk's bounds).
+ * skip (directories not entered), shallow (names of directories below which
+ * only each package's root is listed), entries, depth (the walk's bounds).
  * ENTRIES: { path (from ROOT), kind, watch (its key), parts, parts_n } each;
  * INFO: visited, cut (at the entries bound), full (at LCSB__WALK_FOUND
  * entries found), and deep and unreadable ({ first, n, error }). */
@@ -342,18 +364,8 @@ static int l_changed(lua_State *L) {
         o.entries_max = (size_t)entries;
         o.depth_max = (unsigned)depth;
         lua_pop(L, 2);
-        if (lua_getfield(L, 4, "skip") == LUA_TTABLE) {
-            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-            luaL_argcheck(L, n <= 64, 4, "more than 64 directories to skip");
-            const char **skip = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *skip, 0);
-            for (lua_Integer i = 1; i <= n; i++) {
-                lua_rawgeti(L, -2, i);
-                skip[i - 1] = check_path(L, -1); /* kept alive by the skip list */
-                lua_pop(L, 1);
-            }
-            skip[n] = NULL;
-            o.skip = skip;
-        }
+        o.skip = name_list(L, 4, "skip", true);
+        o.shallow = name_list(L, 4, "shallow", false);
         /* The list and its userdata stay on the stack. */
     }
     lua_newtable(L); /* anchors what the watches point at */

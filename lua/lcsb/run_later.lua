@@ -79,7 +79,9 @@ M.list = {
 
 -- Directories that hold what a package manager installed: a `name` entry
 -- found below one is the dependency's own (pytest, for one, does not
--- collect them), and is not reported.
+-- collect them), and is not reported. They are skimmed, not walked: only
+-- each package's root (node_modules/PKG, node_modules/@scope/PKG,
+-- site-packages/PKG) is looked at, for a .git there.
 M.dependency_dirs = { "node_modules", "site-packages", "dist-packages", ".venv", "venv", ".tox",
   ".nox" }
 
@@ -235,7 +237,7 @@ end
 local function changes(state, dir, walk, opts, items, unseen)
   local top = dir == "" and state.project or state.project .. "/" .. dir
   local found, info = core.changed(top, state.since, walk.watch,
-    { skip = state.skip, entries = opts.entries, depth = opts.depth })
+    { skip = state.skip, shallow = M.dependency_dirs, entries = opts.entries, depth = opts.depth })
   if not found then return info end
   for _, change in ipairs(found) do
     local entry = walk.by_key[change.watch]
