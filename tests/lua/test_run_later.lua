@@ -85,6 +85,17 @@ T.case("a path entry counts at the root only; a name entry not in a dependency",
   T.eq(keys(by), "node_modules/dep/.git", "reported")
 end)
 
+T.case("installed packages are skimmed: a .git at a package's root, not deeper", function()
+  local by, _, items = report("mkdir -p node_modules/pkg/lib node_modules/@scope/pkg/lib "
+    .. "node_modules/pkg/node_modules/inner site-packages/mod/sub",
+    "mkdir node_modules/pkg/.git node_modules/@scope/pkg/.git site-packages/mod/.git "
+      .. "node_modules/pkg/lib/.git node_modules/@scope/pkg/lib/.git "
+      .. "node_modules/pkg/node_modules/inner/.git site-packages/mod/sub/.git")
+  T.eq(keys(by), "node_modules/@scope/pkg/.git node_modules/pkg/.git site-packages/mod/.git",
+    "reported")
+  T.eq(#items, 3, "nothing deeper, and nothing said of it")
+end)
+
 T.case("a line per file: what runs it, what changed inside, and protect", function()
   local by, lines, _, dir = report("mkdir .vscode",
     "echo x > .envrc && for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do "
