@@ -301,9 +301,10 @@ static bool fixture_init(struct fixture *fx, size_t files) {
         return false;
     /* The policy trusted as a user would, in a store of the bench's own: the
      * lcsb rows pay for the check of it, as every real run does. */
-    char state[PATH_MAX + 16], trust[2 * PATH_MAX + 64];
+    char state[PATH_MAX + 16], trust[3 * PATH_MAX + 64];
     snprintf(state, sizeof state, "%s/state", fx->dir);
-    snprintf(trust, sizeof trust, "'%s' trust '%s' 2>/dev/null", LCSB_BENCH_CLI, path);
+    snprintf(trust, sizeof trust, "cd '%s' && '%s' trust p.lua >/dev/null 2>&1", fx->project,
+             LCSB_BENCH_CLI);
     if (setenv("XDG_STATE_HOME", state, 1) != 0 || system(trust) != 0) {
         fprintf(stderr, "bench: cannot trust %s\n", path);
         return false;

@@ -3,10 +3,12 @@
  * data in a Lua state of its own; merged so that the tightest wins; checked
  * against the C policy, by path as written and by real path. */
 #include "caps.h"
+
 #include "json.h"
 #include "path.h"
 #include "policy.h"
 #include "sha256.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -495,10 +497,12 @@ void lcsb__caps_free(lcsb__caps *caps) {
 
 /* ---- checking ---- */
 
-/* A path and its real path (NULL when it does not resolve). */
+/* A path and where it really is (NULL when no ancestor resolves): its real
+ * path when it exists, else where it would be once made. */
 typedef struct spot {
     const char *path;
     char *real;
+    bool there; /* it exists */
 } spot;
 
 /* Is A equal to or beneath B, by either's path as written or real path? */
@@ -633,7 +637,7 @@ static int check_holds(const check *k, lcsb_tier tier, const spot *p, lcsb_error
         if ((cap->kind == CAP_DENY_WRITE) != (pass < c->n)) continue;
         if (cap->kind == CAP_DENY_WRITE && tier != LCSB_TIER_WRITE) continue;
         if (!spot_within(s, p)) continue;
-        bool there = s->real != NULL;
+        bool there = s->there;
         if (!there && tier != LCSB_TIER_WRITE) continue;
         bool cover = there && covered(k, s, cap->kind);
         if (cover && k->held) continue;
@@ -760,12 +764,16 @@ static void free_spots(spot *spots, size_t n) {
 /* N spots, to be filled by resolve; NULL on ENOMEM. */
 static spot *new_spots(size_t n) { return calloc(n ? n : 1, sizeof(spot)); }
 
-/* S := PATH and its real path; false on ENOMEM. */
+/* S := PATH and where it really is (lcsb__realpath_where: a capped path
+ * that is not there yet lies where a symlinked ancestor leads); false on
+ * ENOMEM. */
 static bool resolve(spot *s, const char *path) {
+    char real[PATH_MAX];
     s->path = path;
-    errno = 0;
-    s->real = realpath(path, NULL);
-    return s->real || errno != ENOMEM;
+    s->real = NULL;
+    s->there = lcsb__realpath(path, real) != NULL;
+    if (!s->there && !lcsb__realpath_where(path, real)) return true;
+    return (s->real = strdup(real)) != NULL;
 }
 
 int lcsb__caps_check(const lcsb__caps *caps, const lcsb_policy *policy, const char *name,

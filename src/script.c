@@ -13,6 +13,7 @@
 #include "lua_stop.h"
 #include "lua_util.h"
 #include "path.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -328,29 +329,35 @@ static int protect_reads(lcsb_script *s, lcsb_error *err) {
     lcsb_policy *p = s->policy;
     size_t n = s->loads.read.n + s->loads.own.n;
     if (n == 0) return 0;
-    if (!(s->protected_reads = calloc(n, sizeof *s->protected_reads)))
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     size_t writable = lcsb_policy_count(p, LCSB_TIER_WRITE);
-    for (size_t i = 0; i < n; i++) {
+    char(*roots)[PATH_MAX] = calloc(writable ? writable : 1, PATH_MAX);
+    if (!roots || !(s->protected_reads = calloc(n, sizeof *s->protected_reads))) {
+        free(roots);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    /* The write tier's roots by their real paths, once. */
+    for (size_t w = 0; w < writable; w++)
+        if (!lcsb__realpath(lcsb_policy_path(p, LCSB_TIER_WRITE, w), roots[w])) roots[w][0] = '\0';
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
         const char *file = i < s->loads.read.n ? s->loads.read.v[i].real
                                                : s->loads.own.v[i - s->loads.read.n].real;
-        char root[PATH_MAX] = "";
-        for (size_t w = 0; w < writable && !root[0]; w++)
-            if (!realpath(lcsb_policy_path(p, LCSB_TIER_WRITE, w), root) ||
-                !lcsb__path_within(file, root) || strcmp(file, root) == 0)
-                root[0] = '\0';
-        if (!root[0]) continue;
-        int rc = lcsb_policy_add_protect(p, file, err);
+        const char *root = NULL;
+        for (size_t w = 0; w < writable && !root; w++)
+            if (roots[w][0] && lcsb__path_within(file, roots[w]) && strcmp(file, roots[w]) != 0)
+                root = roots[w];
+        if (!root) continue;
+        rc = lcsb_policy_add_protect(p, file, err);
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s", file);
         for (char *slash; !rc && (slash = strrchr(dir, '/')) && slash - dir > (long)strlen(root);) {
             *slash = '\0';
             rc = lcsb_policy_add_write(p, dir, err);
         }
-        if (rc) return rc;
-        s->protected_reads[i] = true;
+        if (!rc) s->protected_reads[i] = true;
     }
-    return 0;
+    free(roots);
+    return rc;
 }
 
 /* lcsb_script_open, and lcsb_trust's run: RECORD keeps each file's bytes. */

@@ -30,8 +30,39 @@ char *lcsb__realpath(const char *path, char *out) {
         }
         if (errno == ENOENT || errno == ENOTDIR) return NULL;
     }
+    /* Through a symlink: the kernel resolves it in one open, and says where
+     * it led, where realpath(3) would readlink every component. */
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char link[32];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, PATH_MAX - 1);
+    close(fd);
+    if (n > 0 && n < PATH_MAX - 1 && out[0] == '/') {
+        out[n] = '\0';
+        return out;
+    }
 #endif
     return realpath(path, out);
+}
+
+char *lcsb__realpath_where(const char *path, char *out) {
+    if (lcsb__realpath(path, out)) return out;
+    if (errno != ENOENT) return NULL;
+    /* Not there: where it would be, under its nearest ancestor that is. */
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return NULL;
+    char parent[PATH_MAX];
+    size_t len = (size_t)(slash - path);
+    if (len >= sizeof parent) return NULL;
+    memcpy(parent, path, len);
+    parent[len] = '\0';
+    if (!lcsb__realpath_where(parent, out)) return NULL;
+    size_t have = strlen(out);
+    bool root = have == 1;
+    if (have + strlen(slash) + 1 > PATH_MAX) return NULL;
+    strcpy(out + have - (root ? 1 : 0), slash);
+    return out;
 }
 
 int lcsb__mount_of(int fd, uint64_t *out) {

@@ -13,6 +13,11 @@
 /* realpath(3), faster where the host can tell at once that a normalized path
  * holds no symlink. OUT has PATH_MAX bytes. */
 char *lcsb__realpath(const char *path, char *out);
+/* Where PATH is, or would be once made: its real path, else its nearest
+ * existing ancestor's real path with the rest appended as written (a path
+ * under a symlinked ~/.config lies where the link leads). NULL when no
+ * ancestor resolves. OUT has PATH_MAX bytes. */
+char *lcsb__realpath_where(const char *path, char *out);
 
 /* The mount that the file open as FD lives on, as an identity to compare (a
  * platform's own notion: Linux's mount ID, else the device). 0 or -1. */

@@ -281,6 +281,18 @@ static void test_symlinks(void **state) {
     p = one(LCSB_TIER_READ, link);
     assert_refused(t, p, NEEDLES("asks to read", link, "inside"));
     lcsb_policy_free(p);
+    /* ~/.config -> ELSEWHERE/dotfiles (a dotfiles checkout, stow's folding):
+     * ~/.config/lcsb, not there yet, lies where the link leads, and a tree
+     * writable there could make it. */
+    char dotfiles[PATH_MAX], config[PATH_MAX];
+    mkdir(at(dotfiles, t->elsewhere, "dotfiles"), 0755);
+    at(config, t->home, ".config");
+    rm_rf(config);
+    assert_int_equal(symlink(dotfiles, config), 0);
+    p = one(LCSB_TIER_WRITE, dotfiles);
+    assert_refused(t, p, NEEDLES("write path", "not there, but the command could make",
+                                 "/.config/lcsb"));
+    lcsb_policy_free(p);
 }
 
 /* ---- net, exec any, degrade; the files merged ---- */
