@@ -228,6 +228,38 @@ static int by_path(const void *a, const void *b) {
     return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
 }
 
+/* "/" in the policy: the host's top-level directories, each bound as it is
+ * (the scaffold's root cannot be covered: the process's root stays the
+ * tmpfs beneath any mount on it). The world's own /proc, /dev and /tmp
+ * stay: the host's processes, devices and other users' files are no more
+ * the command's for "/" being readable. Sorted first, it goes before
+ * anything inside it. */
+static int place_root(bool writable) {
+    struct dirent *d;
+    DIR *dir = opendir(HOST);
+    int rc = 0;
+
+    if (dir == NULL)
+        return fail("list the host's root: %s", strerror(errno));
+    while (rc == 0 && (d = readdir(dir)) != NULL) {
+        static const char *const own[] = {".", "..", HOST + 1, EMPTY + 1, "proc", "dev", "tmp"};
+        char path[PATH_MAX];
+        struct stat st;
+        bool skip = false;
+
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+            skip |= strcmp(d->d_name, own[i]) == 0;
+        /* The symlinks are copied already (copy_top_symlinks). */
+        if (skip || fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            S_ISLNK(st.st_mode))
+            continue;
+        snprintf(path, sizeof path, "/%s", d->d_name);
+        rc = bind_from_host(path, writable);
+    }
+    closedir(dir);
+    return rc;
+}
+
 /* One path of the policy: in the new root already (inside a tree bound
  * before it, or /proc), or bound now; then its rule. A write-tier path gets
  * a mount of its own, writable, even inside a writable tree: a mount point
@@ -238,7 +270,10 @@ static int place(struct plan *plan, const struct entry *e) {
     struct stat st;
     int at;
 
-    if (l->tmp != 0 && strcmp(e->path, l->tmpdir) == 0) {
+    if (strcmp(e->path, "/") == 0) {
+        if (place_root(writable) != 0)
+            return -1;
+    } else if (l->tmp != 0 && strcmp(e->path, l->tmpdir) == 0) {
         if (!plan->tmp_mounted && mount_tmp(e->path, l->tmp) != 0)
             return -1;
         plan->tmp_mounted = true;
