@@ -416,6 +416,17 @@ static int set_world(lcsb__oci_backend *b, const lcsb_oci_world *world, lcsb_err
     if (image && world->image[0] == '-')
         return lcsb__fail(err, LCSB_EINVAL, "oci: image \"%s\" would be taken for an option",
                           world->image);
+    /* A transport that reads the image from a host path would make any
+     * directory the container's world, past what the policy and the caps
+     * say of paths. */
+    static const char *const local[] = {
+        "dir:", "oci:", "oci-archive:", "docker-archive:", "docker-daemon:", "containers-storage:"};
+    for (size_t i = 0; image && i < sizeof local / sizeof *local; i++)
+        if (strncmp(world->image, local[i], strlen(local[i])) == 0)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "oci: image \"%s\" is read from the host (%s): name an image of "
+                              "a registry, or a directory as oci = { rootfs = DIR }",
+                              world->image, local[i]);
     if (rootfs) {
         char norm[4096];
         int rc = lcsb__path_normalize("oci rootfs", world->rootfs, norm, err);

@@ -360,6 +360,19 @@ static int protect_reads(lcsb_script *s, lcsb_error *err) {
     return rc;
 }
 
+/* The container's root directory (oci = { rootfs = DIR }) is the command's
+ * whole world there, written as it runs: held to the caps as a write path
+ * of the policy. */
+static int check_rootfs_caps(const lcsb_script *s, const char *path, lcsb_error *err) {
+    if (!s->oci.rootfs) return 0;
+    lcsb_policy *with_root = lcsb_policy_copy(s->policy);
+    if (!with_root) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    int rc = lcsb_policy_add_write(with_root, s->oci.rootfs, err);
+    if (!rc) rc = lcsb__caps_check(s->caps, with_root, path, err);
+    lcsb_policy_free(with_root);
+    return rc;
+}
+
 /* lcsb_script_open, and lcsb_trust's run: RECORD keeps each file's bytes. */
 static int open_script(const char *path, const char *const *argv, const lcsb_script_options *opts,
                        bool record, lcsb_script **out, lcsb_error *err) {
@@ -421,7 +434,8 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
         rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", s->loads.refusal);
     /* The policy as the script made it is held to the caps; then what it
      * read in the write tier is protected (paths the caps cannot mind). */
-    else if (!(rc = lcsb__caps_check(s->caps, s->policy, path, err)))
+    else if (!(rc = lcsb__caps_check(s->caps, s->policy, path, err)) &&
+             !(rc = check_rootfs_caps(s, path, err)))
         rc = protect_reads(s, err);
     if (rc) {
         lcsb_error ignored;

@@ -144,6 +144,22 @@ static void test_root_needs_hide(void **state) {
     assert_contains(P.out, "Package: ", "dpkg's status");
 }
 
+/* A container's root directory is its whole world, written as it runs: a
+ * rootfs that holds what the caps deny (HOME) is refused like a write path,
+ * before any engine is asked. */
+static void test_oci_rootfs_capped(void **state) {
+    fx *f = *state;
+    home h;
+    make_home(f, &h);
+    char body[PATH_MAX + 64];
+    FMT(body, "oci = { rootfs = \"%s\" }", h.dir);
+    policy(f, "%s", body);
+    lcsb_opts(f, "oci", NULL, CMD("true"), HOME_ENV(&h), &P);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(
+        has_line(P.err, "lcsb: ", CMD("write path", h.dir, "holds what no project policy")));
+}
+
 /* net, exec = "any" and degrade are open by default and closed by user.lua:
  * each refused naming the cap and the file, then run once the file is gone. */
 static void test_switches(void **state) {
@@ -270,8 +286,10 @@ static void test_own_files_unwritable(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_denied_path),      T(test_root_needs_hide),       T(test_switches),
-        T(test_broken_caps_file), T(test_attestation_and_check), T(test_own_files_unwritable),
+        T(test_denied_path),          T(test_root_needs_hide),
+        T(test_oci_rootfs_capped),    T(test_switches),
+        T(test_broken_caps_file),     T(test_attestation_and_check),
+        T(test_own_files_unwritable),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_caps", tests, enforce_group_setup, NULL);
 }

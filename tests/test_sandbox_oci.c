@@ -254,10 +254,16 @@ static void restore_environ(void) { environ = saved_environ; }
  * environment, so no value is ever on the argv. */
 static void test_wrap_passes_env_by_name(void **state) {
     (void)state;
-    static const char *const env[] = {
-        "PATH=/host/bin-value", "HOME=/home/u-value", "LANG=C.UTF-8", "LC_ALL=lc-value",
-        "GITHUB_TOKEN=gh-value", "NPM_CONFIG_CACHE=cache-value", "NPM_CONFIG_TOKEN=npm-value",
-        "SSH_AUTH_SOCK=/agent-value", "CI=ci-value", NULL};
+    static const char *const env[] = {"PATH=/host/bin-value",
+                                      "HOME=/home/u-value",
+                                      "LANG=C.UTF-8",
+                                      "LC_ALL=lc-value",
+                                      "GITHUB_TOKEN=gh-value",
+                                      "NPM_CONFIG_CACHE=cache-value",
+                                      "NPM_CONFIG_TOKEN=npm-value",
+                                      "SSH_AUTH_SOCK=/agent-value",
+                                      "CI=ci-value",
+                                      NULL};
     lcsb_policy *p = project_policy();
     assert_int_equal(lcsb_policy_pass_env(p, "GITHUB_TOKEN", NULL), 0);
     assert_int_equal(lcsb_policy_pass_env(p, "NPM_CONFIG_*", NULL), 0);
@@ -339,6 +345,10 @@ static void test_bad_worlds_refused(void **state) {
         {{.engine = PODMAN, .image = "x", .engine_args = ARGV("--entrypoint=/bin/sh")}, "vouch"},
         /* podman reads a rootfs "DIR:O" as an overlay of DIR. */
         {{.engine = PODMAN, .rootfs = "/srv/other:O"}, "holds ':'"},
+        /* An image read from a host path makes that path the world. */
+        {{.engine = PODMAN, .image = "dir:/home/u/.ssh"}, "read from the host (dir:)"},
+        {{.engine = PODMAN, .image = "oci-archive:/tmp/x.tar"}, "read from the host"},
+        {{.engine = PODMAN, .image = "docker-archive:/tmp/x.tar"}, "read from the host"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lcsb_backend *b = NULL;
@@ -416,7 +426,8 @@ static void test_attest_reads_the_argv(void **state) {
     assert_int_equal(lcsb_attest((const char *const *) final, NULL, &att, &err), 0);
     assert_string_equal(lcsb_attestation_value(&att, "backend"), "oci");
     assert_string_equal(lcsb_attestation_value(&att, "fs"), "enforced");
-    assert_string_equal(lcsb_attestation_value(&att, "exec"), "open"); /* honestly: a container has no allowlist */
+    assert_string_equal(lcsb_attestation_value(&att, "exec"),
+                        "open"); /* honestly: a container has no allowlist */
     assert_string_equal(lcsb_attestation_value(&att, "net"), "denied");
     assert_string_equal(lcsb_attestation_value(&att, "net_covers"), "all");
     assert_string_equal(lcsb_attestation_value(&att, "net_by"), "namespace");
