@@ -629,12 +629,14 @@ static int check_holds(const check *k, lcsb_tier tier, const spot *p, lcsb_error
     bool write_only = true;
     /* Who set them: kind and role, each named once. */
     bool seen[2][ROLES + 1] = {{false}};
-    /* What keeps lcsb's own files first: a message names only the first few. */
-    for (size_t pass = 0; pass < 2 * c->n; pass++) {
-        size_t i = pass % c->n;
+    /* lcsb's own files first, then what else may not be written, then what
+     * may not be had at all: a message names only the first few. */
+    for (size_t pass = 0; pass < 3 * c->n; pass++) {
+        size_t i = pass % c->n, stage = pass / c->n;
         const cap_path *cap = &c->paths[i];
         const spot *s = &k->capped[i];
-        if ((cap->kind == CAP_DENY_WRITE) != (pass < c->n)) continue;
+        size_t its = cap->kind != CAP_DENY_WRITE ? 2 : cap->from == ROLE_OWN ? 0 : 1;
+        if (its != stage) continue;
         if (cap->kind == CAP_DENY_WRITE && tier != LCSB_TIER_WRITE) continue;
         if (!spot_within(s, p)) continue;
         bool there = s->there;

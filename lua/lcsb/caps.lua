@@ -66,4 +66,43 @@ return {
     "~/Library/Safari",
     "~/Library/Cookies",
   },
+  -- Readable, never writable: what the user's own tools run later,
+  -- unsandboxed, as the user. A project policy that could write these
+  -- would choose what runs at the next login, shell, git command or editor
+  -- start. A tree that holds one must protect it (or hide it).
+  deny_write = {
+    -- shells
+    "~/.profile",
+    "~/.bashrc",
+    "~/.bash_profile",
+    "~/.bash_login",
+    "~/.bash_logout",
+    "~/.zshrc",
+    "~/.zshenv",
+    "~/.zprofile",
+    "~/.zlogin",
+    "~/.config/fish",
+    "~/.pam_environment",
+    "~/.config/environment.d",
+    -- programs found before the system's
+    "~/.local/bin",
+    "~/bin",
+    -- git's own configuration (hooksPath, fsmonitor, aliases)
+    "~/.gitconfig",
+    "~/.config/git",
+    -- what starts at login, and editors' code
+    "~/.config/autostart",
+    "~/.config/systemd",
+    "~/.xprofile",
+    "~/.xinitrc",
+    "~/.xsession",
+    "~/.config/direnv",
+    "~/.direnvrc",
+    "~/.vimrc",
+    "~/.config/nvim",
+    "~/.emacs",
+    "~/.emacs.d",
+    "~/.config/Code/User",
+    "~/.vscode/extensions",
+  },
 }
