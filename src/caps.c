@@ -9,6 +9,7 @@
 #include "policy.h"
 #include "sha256.h"
 #include "sys.h"
+#include "trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,10 +74,12 @@ struct lcsb__caps {
 
 /* ---- where the files are ---- */
 
-/* NAME's value when it is an absolute path, into OUT (PATH_MAX bytes). */
+/* NAME's value when it is an absolute path, into OUT (PATH_MAX bytes),
+ * ".." taken as text: HOME=/home/u/../u is /home/u, as the trust store and
+ * the policy take it, never a reason to look elsewhere. */
 static bool env_path(const char *name, char *out) {
     const char *v = getenv(name);
-    return v && lcsb__path_normalize(name, v, out, NULL) == 0;
+    return v && v[0] == '/' && lcsb__trust_absolute(v, out);
 }
 
 /* DIR/LEAF, normalized, into OUT (PATH_MAX bytes); "" when DIR is "" or it

@@ -5,7 +5,6 @@
  * code as a chunk loaded from them, data as an anonymous copy (io.tmpfile). */
 #include "lua_loads.h"
 
-#include "escape.h"
 #include "path.h"
 
 #include <errno.h>

@@ -507,6 +507,14 @@ static void test_places(void **state) {
     lcsb__caps_places_find(pl, "/lua", NULL, NULL);
     char want[PATH_MAX];
     assert_string_equal(pl->home, t->home);
+    /* ".." in HOME is text, as the trust store and the policy take it. */
+    char dotted[PATH_MAX];
+    FMT(dotted, "%s/../home", t->home);
+    setenv("HOME", dotted, 1);
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
+    assert_string_equal(pl->home, t->home);
+    setenv("HOME", t->home, 1);
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
     assert_string_equal(pl->defaults, "/lua/lcsb/caps.lua");
     assert_string_equal(pl->system, LCSB_SYSCONFDIR_FOR_TESTS "/caps.lua");
     FMT(want, "%s/.config/lcsb/user.lua", t->home);
