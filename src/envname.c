@@ -9,9 +9,16 @@
 /* Locale, terminal and who the user is: what programs need to print and
  * behave as the user expects, and nothing that reaches anything. HOME and
  * TMPDIR are not here: exec_policy sets private ones. */
-const char *const lcsb__env_base[] = {"PATH",      "LANG",     "LANGUAGE", "LC_*", "TERM",
-                                      "COLORTERM", "NO_COLOR", "TZ",       "USER", "LOGNAME",
-                                      "SHELL",     "COLUMNS",  "LINES",    NULL};
+/* The locale categories by name, not LC_*: a pattern would pass any
+ * LC_-named variable a caller keeps, a secret included. */
+const char *const lcsb__env_base[] = {
+    "PATH",           "LANG",       "LANGUAGE",    "LC_ALL",
+    "LC_CTYPE",       "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY",
+    "LC_NUMERIC",     "LC_TIME",    "LC_ADDRESS",  "LC_IDENTIFICATION",
+    "LC_MEASUREMENT", "LC_NAME",    "LC_PAPER",    "LC_TELEPHONE",
+    "TERM",           "COLORTERM",  "NO_COLOR",    "TZ",
+    "USER",           "LOGNAME",    "SHELL",       "COLUMNS",
+    "LINES",          NULL};
 
 bool lcsb__env_match(const char *pattern, const char *name) {
     /* The last '*' seen and where in NAME it took over: on a mismatch it
@@ -67,13 +74,21 @@ static bool ends_with(const char *word, size_t len, const char *end) {
     return len >= n && memcmp(word + len - n, end, n) == 0;
 }
 
-/* KEY, KEYS and words ending in KEY (APIKEY); PASS and words ending in it
- * (PGPASS, ASKPASS) or in PASSFILE; PAT (a personal access token); DSN (a
- * connection string, password included). */
+/* KEY, KEYS and words ending in KEY (APIKEY) or holding KEYFILE; PASS and
+ * words ending in it (PGPASS, ASKPASS) or in PASSFILE; PW and PWD after
+ * another word (DB_PWD, LDAP_BIND_PW; PWD alone is the working directory);
+ * PAT (a personal access token); DSN (a connection string, password
+ * included); SESSION after BW or OP (a password manager's unlocked vault). */
 static bool secret_word(const char *word, size_t len) {
     return word_eq(word, len, "KEYS") || word_eq(word, len, "PAT") || word_eq(word, len, "DSN") ||
            ends_with(word, len, "KEY") || ends_with(word, len, "PASS") ||
-           ends_with(word, len, "PASSFILE");
+           ends_with(word, len, "PASSFILE") || ends_with(word, len, "KEYFILE");
+}
+
+/* A word of NAME past its first that says password: DB_PWD, LDAP_BIND_PW. */
+static bool password_suffix(const char *up) {
+    const char *last = strrchr(up, '_');
+    return last && last != up && (strcmp(last, "_PW") == 0 || strcmp(last, "_PWD") == 0);
 }
 
 /* AUTH anywhere in a word but AUTHOR (GIT_AUTHOR_NAME). */
@@ -87,10 +102,11 @@ static bool auth_word(const char *word, size_t len) {
 bool lcsb_env_sensitive(const char *name) {
     /* Parts of a name that say it holds a secret. */
     static const char *const within[] = {"TOKEN",   "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL",
-                                         "PRIVATE", "COOKIE", "JWT",   NULL};
-    /* Families whose every variable is a key or points at one. */
-    static const char *const prefixes[] = {"AWS_",   "AZURE_",         "SSH_", "GPG_",
-                                           "VAULT_", "GNOME_KEYRING_", NULL};
+                                         "PRIVATE", "COOKIE", "JWT",   "WEBHOOK",    NULL};
+    /* Families whose every variable is a key or points at one; OP_SESSION_
+     * and BW_SESSION unlock a password manager's vault. */
+    static const char *const prefixes[] = {"AWS_",   "AZURE_",         "SSH_",        "GPG_",
+                                           "VAULT_", "GNOME_KEYRING_", "OP_SESSION_", NULL};
     /* Names that grant access to something outside: a display, a session
      * bus, an agent, a container engine, a cluster, a ticket cache, a file
      * of credentials, the directory of the user's sockets. */
@@ -107,6 +123,7 @@ bool lcsb_env_sensitive(const char *name) {
                                         "NETRC",
                                         "MYSQL_PWD",
                                         "DATABASE_URL",
+                                        "BW_SESSION",
                                         NULL};
     char up[4096];
     /* A name too long to judge is judged sensitive. */
@@ -117,5 +134,5 @@ bool lcsb_env_sensitive(const char *name) {
         if (strncmp(up, prefixes[i], strlen(prefixes[i])) == 0) return true;
     for (size_t i = 0; names[i]; i++)
         if (strcmp(up, names[i]) == 0) return true;
-    return any_word(up, secret_word) || any_word(up, auth_word);
+    return password_suffix(up) || any_word(up, secret_word) || any_word(up, auth_word);
 }

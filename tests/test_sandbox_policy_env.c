@@ -36,6 +36,10 @@ static void test_sensitive_names(void **state) {
         "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DOCKER_HOST",
         "CONTAINER_HOST", "KUBECONFIG", "KRB5CCNAME", "NETRC", "DATABASE_URL",
         "GNOME_KEYRING_CONTROL",
+        /* A review's finds: vault sessions, passwords by short names, a
+         * key file, a webhook. */
+        "BW_SESSION", "OP_SESSION_my", "DB_PWD", "LDAP_BIND_PW", "GOOGLE_CLOUD_KEYFILE_JSON",
+        "SLACK_WEBHOOK_URL",
         /* Without regard to case. */
         "github_token", "Aws_Secret_Access_Key", "display", NULL};
     static const char *const plain[] = {"PATH",
@@ -58,6 +62,9 @@ static void test_sensitive_names(void **state) {
                                         "NODE_ENV",
                                         "NPM_CONFIG_CACHE",
                                         "NPM_CONFIG_REGISTRY",
+                                        "PWD",
+                                        "OLDPWD",
+                                        "XDG_SESSION_TYPE",
                                         "GIT_AUTHOR_NAME",
                                         "GIT_AUTHOR_EMAIL",
                                         "GIT_COMMITTER_NAME",
@@ -155,6 +162,7 @@ static const char *const caller[] = {"PATH=/usr/bin:/bin",
                                      "LANG=C.UTF-8",
                                      "LC_ALL=C",
                                      "LC_SECRET=x",
+                                     "LC_MYCREDS=x",
                                      "TERM=xterm",
                                      "CI=true",
                                      "FOO=foo",
@@ -194,7 +202,8 @@ static void test_passed_names(void **state) {
     (void)state;
     lcsb_backend *b = host(), *c = container();
     lcsb_policy *p = lcsb_policy_new();
-    /* The base set alone, sorted: never LC_SECRET, which LC_* matches. */
+    /* The base set alone, sorted: the locale categories by name, never
+     * LC_SECRET nor LC_MYCREDS. */
     assert_passed(b, p, ARGV("LANG", "LC_ALL", "PATH", "TERM"));
     /* A container has a PATH of its own. */
     assert_passed(c, p, ARGV("LANG", "LC_ALL", "TERM"));
@@ -208,22 +217,23 @@ static void test_passed_names(void **state) {
     /* "*": everything but the sensitive names (and HOME, TMPDIR among them). */
     assert_int_equal(lcsb_policy_pass_env(p, "*", NULL), 0);
     assert_passed(b, p,
-                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE",
-                       "PATH", "TERM", "TMPDIR"));
+                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "LC_MYCREDS",
+                       "NPM_CONFIG_CACHE", "PATH", "TERM", "TMPDIR"));
     /* PATH into a container by its exact name only. */
     assert_passed(c, p,
-                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE",
-                       "TERM", "TMPDIR"));
+                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "LC_MYCREDS",
+                       "NPM_CONFIG_CACHE", "TERM", "TMPDIR"));
     assert_int_equal(lcsb_policy_pass_env(p, "PATH", NULL), 0);
     assert_passed(c, p,
-                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE",
-                       "PATH", "TERM", "TMPDIR"));
+                  ARGV("CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "LC_ALL", "LC_MYCREDS",
+                       "NPM_CONFIG_CACHE", "PATH", "TERM", "TMPDIR"));
     /* Unset wins over everything, the base set included. */
     assert_int_equal(lcsb_policy_set_env(p, "TERM", NULL, NULL), 0);
     assert_int_equal(lcsb_policy_set_env(p, "GITHUB_TOKEN", NULL, NULL), 0);
     assert_int_equal(lcsb_policy_set_env(p, "CI", "1", NULL), 0); /* set: still passed */
-    assert_passed(
-        b, p, ARGV("CI", "FOO", "HOME", "LANG", "LC_ALL", "NPM_CONFIG_CACHE", "PATH", "TMPDIR"));
+    assert_passed(b, p,
+                  ARGV("CI", "FOO", "HOME", "LANG", "LC_ALL", "LC_MYCREDS", "NPM_CONFIG_CACHE",
+                       "PATH", "TMPDIR"));
     lcsb_policy_free(p);
 
     /* Inherit: the whole environment, secrets too, but for what is unset. */
@@ -232,8 +242,8 @@ static void test_passed_names(void **state) {
     assert_int_equal(lcsb_policy_set_env(p, "DISPLAY", NULL, NULL), 0);
     assert_passed(b, p,
                   ARGV("AWS_SECRET_ACCESS_KEY", "CI", "FOO", "GITHUB_TOKEN", "HOME", "LANG",
-                       "LC_ALL", "LC_SECRET", "NPM_CONFIG_CACHE", "NPM_CONFIG_TOKEN", "PATH",
-                       "SSH_AUTH_SOCK", "TERM", "TMPDIR"));
+                       "LC_ALL", "LC_MYCREDS", "LC_SECRET", "NPM_CONFIG_CACHE", "NPM_CONFIG_TOKEN",
+                       "PATH", "SSH_AUTH_SOCK", "TERM", "TMPDIR"));
     lcsb_policy_free(p);
     lcsb_backend_free(b);
     lcsb_backend_free(c);

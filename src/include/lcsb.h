@@ -150,7 +150,7 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_set_limit(lcsb_policy *policy, lcsb_limi
                                                   unsigned long long value, lcsb_error *err);
 LCSB_API unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_limit limit);
 /* The command's environment is allow-listed: of the caller's variables it
- * gets the base set (PATH, LANG, LANGUAGE, LC_*, TERM, COLORTERM, NO_COLOR,
+ * gets the base set (PATH, LANG, LANGUAGE, the LC_ categories, TERM, COLORTERM, NO_COLOR,
  * TZ, USER, LOGNAME, SHELL, COLUMNS, LINES) and those passed below, then the
  * overlay lcsb_policy_set_env records. Sensitive names (lcsb_env_sensitive)
  * pass only when a pass entry names them exactly. docs/policy.md lists it all. */
