@@ -414,6 +414,31 @@ static bool same_line(const char **a, size_t i, const char **b, size_t j) {
     return la == lb && memcmp(a[i], b[j], la) == 0;
 }
 
+/* The most lines A[A0..A1) and B[B0..B1) have in common, in order (their
+ * longest common subsequence), by rows of a table kept two at a time;
+ * where that would take too long, none: the counts are then the span that
+ * changed. */
+static size_t common_lines(const char **a, size_t a0, size_t a1, const char **b, size_t b0,
+                           size_t b1) {
+    size_t n = a1 - a0, m = b1 - b0;
+    if (n == 0 || m == 0 || n > 4000000 / m) return 0;
+    size_t *prev = calloc(m + 1, sizeof *prev), *row = calloc(m + 1, sizeof *row);
+    size_t best = 0;
+    for (size_t i = 1; prev && row && i <= n; i++) {
+        for (size_t j = 1; j <= m; j++)
+            row[j] = same_line(a, a0 + i - 1, b, b0 + j - 1) ? prev[j - 1] + 1
+                     : prev[j] > row[j - 1]                  ? prev[j]
+                                                             : row[j - 1];
+        size_t *swap = prev;
+        prev = row;
+        row = swap;
+    }
+    if (prev && row) best = prev[m];
+    free(prev);
+    free(row);
+    return best;
+}
+
 void lcsb__trust_diff(const char *old, size_t old_len, const char *now, size_t now_len,
                       lcsb__buf *out) {
     size_t na, nb;
@@ -428,7 +453,8 @@ void lcsb__trust_diff(const char *old, size_t old_len, const char *now, size_t n
         while (tail < na - head && tail < nb - head &&
                same_line(a, na - 1 - tail, b, nb - 1 - tail))
             tail++;
-        size_t removed = na - head - tail, added = nb - head - tail;
+        size_t lcs = common_lines(a, head, na - tail, b, head, nb - tail);
+        size_t removed = na - head - tail - lcs, added = nb - head - tail - lcs;
         lcsb__buf_addf(out, "%zu line%s added, %zu removed", added, added == 1 ? "" : "s", removed);
         const char **from = added ? b : a;
         if (added || removed) {

@@ -659,11 +659,36 @@ static void test_script_trust(void **state) {
     rm_rf(dir);
 }
 
+/* The summary of a change counts lines as a diff would: a line changed
+ * and one appended are two added and one removed, not the span between. */
+static void test_trust_diff(void **state) {
+    (void)state;
+    static const struct {
+        const char *old, *now, *says;
+    } cases[] = {
+        {"1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n",
+         "2 lines added, 1 removed; first at line 5: FIVE"},
+        {"a\nb\nc\nd\ne\n", "top\na\nb\nc\nd\ne\nbottom\n",
+         "2 lines added, 0 removed; first at line 1: top"},
+        {"a\nb\nc\n", "a\nc\n", "0 lines added, 1 removed; first at line 2: (removed) b"},
+        {"same\n", "same\n", "0 lines added, 0 removed"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lcsb__buf b = {0};
+        lcsb__trust_diff(cases[i].old, strlen(cases[i].old), cases[i].now, strlen(cases[i].now),
+                         &b);
+        assert_false(b.oom);
+        assert_string_equal(b.p, cases[i].says);
+        lcsb__buf_free(&b);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors_one_list),
         cmocka_unit_test(test_sha256),
         cmocka_unit_test(test_script_trust),
+        cmocka_unit_test(test_trust_diff),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_prepare_is_what_runs),
         cmocka_unit_test(test_field_tables),
