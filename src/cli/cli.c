@@ -187,7 +187,8 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p) {
         bool passed = false;
         for (size_t k = 0; names[k] && !passed; k++) passed = strcmp(names[k], name) == 0;
         if (!passed && len < sizeof name && lcsb_env_sensitive(name))
-            print_name("held back", name, len, " (looks sensitive: passed only by its exact name)");
+            print_name("held back", name, len,
+                       " (looks sensitive: env = { pass = { NAME } } passes it, a pattern never)");
     }
     if (!names[0]) printf("  (none)\n");
     lcsb_argv_free(names);
