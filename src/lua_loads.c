@@ -139,7 +139,7 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     lcsb_error err;
     if (loads->refused) raise_refusal(L, loads, loads->refusal);
     if (!lcsb__trust_absolute(path, named)) luaL_error(L, "%s: the path is too long", path);
-    if (lcsb__trust_read(path, &bytes, len, real, sha256, &err) != 0) {
+    if (lcsb__trust_read(path, &bytes, len, real, NULL, &err) != 0) {
         int code = errno;
         if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
         if (!soft) luaL_error(L, "%s", err.message);
@@ -152,8 +152,11 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     const char *data = lua_pushlstring(L, bytes, *len);
     free(bytes);
     if (kernel_made(real)) return data;
+    /* lcsb's own modules are lcsb: no digest needed, unless protected. */
     bool own = loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
                strcmp(real, loads->script) != 0;
+    sha256[0] = '\0';
+    if (!own) lcsb__sha256_of(data, *len, sha256);
     if (!own && loads->mode == LCSB_TRUST_CHECK && !lcsb__trust_by_location(named, real)) {
         const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
         if (!was || strcmp(was->sha256, sha256) != 0 || strcmp(was->real, real) != 0)

@@ -325,6 +325,13 @@ static int load_caps(const char *lua_dir, const lcsb_script_options *opts, lcsb_
  * tree's root is made writable on its own: in a world of its own each is a
  * mount point then, which the command cannot rename away to put another
  * file in its place. */
+/* F's digest, from the file as it is now. */
+static void digest_of(lcsb__trust_file *f) {
+    char real[PATH_MAX], *data;
+    size_t len;
+    if (lcsb__trust_read(f->real, &data, &len, real, f->sha256, NULL) == 0) free(data);
+}
+
 static int protect_reads(lcsb_script *s, lcsb_error *err) {
     lcsb_policy *p = s->policy;
     size_t n = s->loads.read.n + s->loads.own.n;
@@ -355,6 +362,11 @@ static int protect_reads(lcsb_script *s, lcsb_error *err) {
             rc = lcsb_policy_add_write(p, dir, err);
         }
         if (!rc) s->protected_reads[i] = true;
+        /* lcsb's own module, unhashed as it was read: named in the
+         * attestation by its digest once protected. */
+        lcsb__trust_file *f =
+            i < s->loads.read.n ? &s->loads.read.v[i] : &s->loads.own.v[i - s->loads.read.n];
+        if (!rc && !f->sha256[0]) digest_of(f);
     }
     free(roots);
     return rc;

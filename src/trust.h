@@ -59,7 +59,8 @@ int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *c
 
 /* The file at PATH, a regular one of at most LCSB__TRUST_FILE_MAX bytes,
  * read whole through one descriptor: its bytes (*DATA, NUL-terminated,
- * caller frees), their digest, and its real path (REAL, PATH_MAX bytes).
+ * caller frees), their digest (unless SHA256 is NULL), and its real path
+ * (REAL, PATH_MAX bytes).
  * Errors name PATH; errno is kept for the caller to tell ENOENT. */
 int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
                      char sha256[LCSB__SHA256_HEX], lcsb_error *err);
