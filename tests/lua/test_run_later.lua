@@ -343,6 +343,23 @@ T.case("unreadable directories: noted when the command could have used them", fu
   T.eq(info.unreadable, nil, "an old unreadable directory")
 end)
 
+T.case("globs, a parent's name and a kind narrow a watch", function()
+  local dir = T.tmpdir()
+  local since = core.fs_now()
+  sh(dir, "mkdir -p a/site-packages b c/d && echo > a/site-packages/x.pth && echo > b/y.pth && "
+    .. "ln -s nowhere c/link && echo > c/file && echo > c/d/x.cfg && echo > top.cfg")
+  local by = walk(dir, since, {
+    ["*.pth"] = { look = true, parents = { "site-packages" } },
+    ["*"] = { look = true, kind = "link" },
+    ["/*.cfg"] = true,
+  })
+  T.eq(keys(by), "a/site-packages/x.pth c/link top.cfg", "found")
+  T.eq(by["c/link"].watch, "*", "which watch")
+  T.raises(function() core.changed(dir, 0, { x = { look = true, kind = "fifo" } }) end, "a kind")
+  T.raises(function() core.changed(dir, 0, { x = { look = true, parents = { "a/b" } } }) end,
+    "a parent with a slash")
+end)
+
 T.case("misuse raises; a project that cannot be walked is nil, message", function()
   T.raises(function() core.changed("/tmp", 0, { ["a/b"] = true }) end, "a name with a slash")
   T.raises(function() core.changed("/tmp", 0, { x = { "../y" } }) end, "an inside path out")
