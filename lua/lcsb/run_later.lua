@@ -15,11 +15,15 @@ local M = {}
 -- Each entry names its file by `name`, matched in every directory of the
 -- project (outside M.dependency_dirs, unless `dependencies` is true; below
 -- the directory `within` instead, when it has one), or by `path` from the
--- project's root. It is looked at as a whole `tree` (it and
--- everything below it), by the paths `inside` it ("." itself, "NAME", "*"
--- each entry, "NAME/*"), or else as itself. `why` says what runs it, and
--- when. `hint` replaces the protect hint (false: none). `keys` (for a JSON
--- file) reports it only when one of these top-level keys changed.
+-- project's root; either may be a pattern ("*.pth"). `kind` narrows it to
+-- a symlink ("link"), or to a directory git takes for a repository
+-- ("gitdir"); `parent` to the names of the directory it is directly in.
+-- It is looked at as a whole `tree` (it and everything below it), by the
+-- paths `inside` it ("." itself, "NAME", "*" each entry, "NAME/*"), or else
+-- as itself (a symlink where a directory was is looked at as itself).
+-- `why` says what runs it, and when. `hint` replaces the protect hint
+-- (false: none). `keys` (for a JSON file) reports it only when one of
+-- these top-level keys changed.
 M.list = {
   { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
   { name = ".vscode", inside = { "*" },
@@ -57,6 +61,11 @@ M.list = {
     why = "git runs what a submodule's config names (core.fsmonitor) when git status enters it" },
   { within = ".git/modules", name = "hooks", inside = { ".", "*" },
     why = "git runs a submodule's hooks when you commit in it" },
+  -- Git makes no symlink there: one sends git status to a repository the
+  -- walk does not look into.
+  { within = ".git/modules", name = "*", kind = "link", hint = false,
+    why = "git follows it to a submodule's repository, and runs what that config names "
+      .. "(core.fsmonitor) at every git status; lcsb does not look beyond it" },
   { name = ".npmrc", why = "npm reads it: node-options and script-shell run code at every npm run" },
   { name = ".yarnrc.yml", why = "yarn runs the yarnPath it names at every yarn command" },
   { name = ".yarnrc", why = "yarn 1 runs the yarn-path it names at every yarn command" },
@@ -118,7 +127,11 @@ local function walks()
     end
     local walk = by_dir[dir] or { watch = {}, by_key = {} }
     by_dir[dir] = walk
-    walk.watch[key] = entry.tree and "tree" or entry.inside or true
+    local look = entry.tree and "tree" or entry.inside or true
+    if entry.kind or entry.parent then
+      look = { look = look, kind = entry.kind, parents = entry.parent }
+    end
+    walk.watch[key] = look
     walk.by_key[key] = entry
   end
   return by_dir
@@ -155,13 +168,34 @@ local function keys_of(path, keys)
   return table.concat(parts, ",")
 end
 
--- Before the command runs: the moment after which a change counts, and what
--- the entries with keys hold now. SKIP: directories not to look into (the
--- private HOME and TMPDIR, should they lie in the project); PROTECTED: the
--- policy's protected paths, which the hints do not suggest again.
+-- The submodules' repositories, which git status enters: .git/modules
+-- (its kind and which file it is) and each repository in it (by which
+-- directory it is, its path from there). A directory moved in keeps its
+-- old config, and a symlink leads where the walk does not look: which
+-- directory is there tells what ctime cannot.
+local MODULES = ".git/modules"
+local function repositories(project)
+  local top = project .. "/" .. MODULES
+  local kind, id = core.lstat(top)
+  local repos = {}
+  if kind == "dir" and core.realpath(top) == (core.realpath(project) or project) .. "/" .. MODULES
+  then
+    -- A repository is not walked into (but for its own modules): this is
+    -- a walk of a few directories.
+    local found = core.changed(top, 0, { ["*"] = { look = true, kind = "gitdir" } })
+    for _, e in ipairs(found or {}) do repos[e.id] = e.path end
+  end
+  return { kind = kind, id = id, repos = repos }
+end
+
+-- Before the command runs: the moment after which a change counts, what
+-- the entries with keys hold now, and which the submodules' repositories
+-- are. SKIP: directories not to look into (the private HOME and TMPDIR,
+-- should they lie in the project); PROTECTED: the policy's protected
+-- paths, which the hints do not suggest again.
 function M.before(project, skip, protected)
   local state = { project = project, skip = skip, since = core.fs_now(), keys = {},
-    protected = paths.set(protected) }
+    protected = paths.set(protected), modules = repositories(project) }
   for _, entry in ipairs(M.list) do
     if type(entry) == "table" and entry.keys and entry.path then
       state.keys[entry.path] = keys_of(project .. "/" .. entry.path, entry.keys)
@@ -261,6 +295,35 @@ local function changes(state, dir, walk, opts, items, unseen)
   unseen_items(top, info, found, unseen)
 end
 
+-- A submodule's repository that was not there before (a new one, or one
+-- moved in), and .git/modules put in place of another (a symlink, or
+-- another directory), as ITEMS; none for a repository with a change below
+-- it named already.
+local function replaced(state, items)
+  local was, now = state.modules, repositories(state.project)
+  if not was or not now.kind then return end
+  local top = state.project .. "/" .. MODULES
+  local function item(path, why)
+    items[#items + 1] = { path = path, why = why, inside = {}, inside_n = 0, hint = false }
+  end
+  if now.id ~= was.id and (was.kind or now.kind ~= "dir") then
+    item(top, ("it is a %s put in place of %s: git enters the submodules' repositories "
+      .. "there at every git status, and runs what their config names (core.fsmonitor)"):format(
+      now.kind == "link" and "symlink" or "new " .. now.kind,
+      was.kind and "the one that was there" or "none"))
+  end
+  for id, rel in pairs(now.repos) do
+    local path = top .. "/" .. rel
+    local named = false
+    for _, it in ipairs(items) do named = named or it.path:sub(1, #path + 1) == path .. "/" end
+    if not was.repos[id] and not named then
+      item(path, "a submodule's repository that was not there before (new, or moved in with "
+        .. "a config from elsewhere): git status enters it and runs what its config names "
+        .. "(core.fsmonitor)")
+    end
+  end
+end
+
 -- After the command ran: what of M.list changed since STATE was taken, as
 -- items ({ path, why, inside } each, and unseen = true for where lcsb could
 -- not look), and as warning lines (none for the paths in STATE.quiet, a
@@ -279,6 +342,7 @@ function M.after(state, opts)
       if err then return nil, err end
     end
   end
+  replaced(state, items)
   table.sort(items, function(a, b) return a.path < b.path end)
   -- A line each, but for what QUIET names (said otherwise already), up to
   -- M.lines_max, then one that counts the rest; then where lcsb could not

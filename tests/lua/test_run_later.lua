@@ -185,12 +185,49 @@ T.case("a submodule's repository in .git/modules counts by its config and hooks"
     .. ".git/modules/lib/hooks/post-checkout && echo > .git/modules/lib/objects/ab/cd")
   T.eq(keys(by), ".git/modules/lib/config .git/modules/lib/hooks", "reported")
   T.eq(table.concat(by[".git/modules/lib/hooks"].inside, ","), "post-checkout", "the hook")
-  -- .git/modules made a symlink out of the project is not followed.
+  -- .git/modules made a symlink out of the project is not followed, and is
+  -- reported as itself.
   local outside = T.tmpdir()
   sh(outside, "mkdir -p lib && echo > lib/config")
   by = report("mkdir .git", "ln -s " .. q(outside) .. " .git/modules && echo x >> "
     .. q(outside .. "/lib/config"))
-  T.eq(keys(by), "", "through a symlink")
+  T.eq(keys(by), ".git/modules", "the symlink, not through it")
+end)
+
+-- A submodule's repository, and a planted one the command prepared in an
+-- earlier run (old ctimes throughout).
+local SUBMODULE = "mkdir -p .git/modules/sub/hooks .git/modules/sub/objects "
+  .. ".git/modules/sub/refs/heads && echo 'ref: refs/heads/main' > .git/modules/sub/HEAD && "
+  .. "echo > .git/modules/sub/config && mkdir -p build/cache/sub/objects build/cache/sub/refs "
+  .. "&& printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > build/cache/sub/config"
+
+T.case("a submodule's repository swapped for a symlink, or moved in, is reported", function()
+  local by = report(SUBMODULE, "mv .git/modules/sub .git/modules/.sub-old && "
+    .. "ln -s ../../build/cache/sub .git/modules/sub")
+  T.eq(keys(by), ".git/modules/sub", "a symlink in its place")
+  -- A real directory moved in keeps its old config: the directory is new.
+  by = report(SUBMODULE .. " && echo 'ref: refs/heads/main' > build/cache/sub/HEAD",
+    "mv .git/modules/sub .git/modules/.sub-old && mv build/cache/sub .git/modules/sub")
+  T.eq(keys(by), ".git/modules/sub", "moved in")
+  T.has(by[".git/modules/sub"].why, "submodule", "why")
+  -- The whole of .git/modules, a symlink or another directory.
+  by = report(SUBMODULE, "mv .git/modules .git/modules-old && ln -s ../build/cache .git/modules")
+  T.eq(keys(by), ".git/modules", "all of it a symlink")
+  by = report(SUBMODULE, "mv .git/modules .git/modules-old && mv build/cache .git/modules")
+  T.eq(keys(by), ".git/modules", "all of it moved in")
+  -- The project's .git itself, a symlink where a repository was.
+  by = report("mkdir -p .git/objects build/evil && echo > .git/config",
+    "mv .git .git-old && ln -s build/evil .git")
+  T.eq(keys(by), ".git", "the project's .git a symlink")
+  -- What git does in a submodule is no report: a commit, a checkout, a
+  -- fetch, a new submodule's repository only by its config.
+  by = report(SUBMODULE, "cd .git/modules/sub && echo x > index.lock && mv index.lock index && "
+    .. "echo y > HEAD && echo z > FETCH_HEAD && mkdir objects/ab && echo > objects/ab/cd && "
+    .. "echo 1 > refs/heads/main")
+  T.eq(keys(by), "", "git at work in a submodule")
+  by = report(SUBMODULE, "mkdir -p .git/modules/new/objects .git/modules/new/refs && "
+    .. "echo > .git/modules/new/HEAD && echo > .git/modules/new/config")
+  T.eq(keys(by), ".git/modules/new/config", "a new submodule, by its config")
 end)
 
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
