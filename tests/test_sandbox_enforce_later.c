@@ -211,6 +211,26 @@ static void test_submodule_swapped_reported(void **state) {
     }
 }
 
+/* A bare repository made anywhere in the project: git finds it as it finds
+ * a .git, and runs what its config names. */
+static void test_bare_repository_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"mkdir\", \"rm\" }");
+    const char *const *make =
+        CMD("sh", "-c",
+            "rm -rf docs && mkdir -p docs/examples/objects docs/examples/refs && echo 'ref: "
+            "refs/heads/main' > docs/examples/HEAD && printf '[core]\\n\\tfsmonitor = touch "
+            "/tmp/pwned\\n' > docs/examples/config");
+    for (int i = 0; i < 2; i++) {
+        char *json, head[PATH_MAX];
+        run_attested(f, backend_at(i), make, &json);
+        assert_content(path_in(head, f->project, "docs/examples/HEAD"), "ref: refs/heads/main\n");
+        assert_reported(f, json, "docs/examples", "repository", backend_at(i));
+        free(json);
+    }
+}
+
 /* A command that writes none of them (sources, build output, a dependency's
  * own Makefile) hears of nothing; neither do check and wrap, which run
  * nothing. */
@@ -276,6 +296,7 @@ int main(void) {
         T(test_nothing_reported),
         T(test_protected_envrc),
         T(test_submodule_swapped_reported),
+        T(test_bare_repository_reported),
     };
     /* A container writes the project through a mount: the same report. */
     const struct CMUnitTest oci_tests[] = {

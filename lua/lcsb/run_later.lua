@@ -51,6 +51,14 @@ M.list = {
     inside = { ".", "config", "config.worktree", "hooks", "hooks/*", "commondir" }, hint = false,
     why = "a repository inside the project: git runs what its config names (core.fsmonitor, "
       .. "from the outer project's git status too) and its hooks" },
+  -- Git takes for a repository any directory with HEAD, and objects or refs
+  -- beside it (a bare one, made with git init --bare): the walk does not
+  -- enter one.
+  { name = "*", kind = "gitdir", dependencies = true, hint = false,
+    inside = { ".", "HEAD", "config", "config.worktree", "commondir", "hooks", "hooks/*" },
+    why = "a repository inside the project (a bare one): git takes it for one when it runs "
+      .. "there (a prompt's or an editor's git status as you cd in), and runs what its config "
+      .. "names (core.fsmonitor) and its hooks" },
   { path = ".git", inside = { "config", "config.worktree", "hooks", "hooks/*" },
     hint = "lcsb keeps .git/config and .git/hooks read-only only where it enforces protected "
       .. "paths (not under --backend none, nor with protect = false)",

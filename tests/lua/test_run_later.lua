@@ -230,6 +230,37 @@ T.case("a submodule's repository swapped for a symlink, or moved in, is reported
   T.eq(keys(by), ".git/modules/new/config", "a new submodule, by its config")
 end)
 
+T.case("a directory that git takes for a repository is reported like a nested one", function()
+  local bare = "mkdir -p docs/examples/objects docs/examples/refs docs/examples/hooks && "
+    .. "echo 'ref: refs/heads/main' > docs/examples/HEAD && "
+  local by = report(nil, bare .. "printf '[core]\\n\\tfsmonitor = x\\n' > docs/examples/config")
+  T.eq(keys(by), "docs/examples", "a bare repository made")
+  T.has(by["docs/examples"].why, "repository", "why")
+  by = report(bare .. "echo > docs/examples/config", "echo x >> docs/examples/config && "
+    .. "echo > docs/examples/hooks/post-update")
+  T.eq(keys(by), "docs/examples", "its config and a hook")
+  T.contains(by["docs/examples"].inside, "config", "inside")
+  T.contains(by["docs/examples"].inside, "hooks/post-update", "inside")
+  -- Objects and refs pushed into it are no report, nor looked into.
+  by = report(bare .. "echo > docs/examples/config && mkdir docs/examples/refs/heads",
+    "mkdir docs/examples/objects/ab && echo > docs/examples/objects/ab/cd && "
+      .. "echo 1 > docs/examples/refs/heads/main && echo > docs/examples/objects/conftest.py")
+  T.eq(keys(by), "", "a push")
+  -- HEAD alone, or objects and refs without HEAD, is no repository.
+  by = report(nil, "mkdir -p a/objects a/refs b && echo > a/config && echo > b/HEAD && "
+    .. "echo > b/config")
+  T.eq(keys(by), "", "not repositories")
+  -- As git makes them: a bare one, and a nested one named once, by its .git.
+  if T.sh("command -v git") ~= "" then
+    by = report(nil, "git init -q --bare docs/ex && git -C docs/ex config core.fsmonitor x && "
+      .. "git init -q sub")
+    T.eq(keys(by), "docs/ex sub/.git", "git init --bare, git init")
+  end
+  -- In the project's own .git, git's: never looked into.
+  by = report("mkdir -p .git/worktrees/w/objects", "echo > .git/worktrees/w/HEAD")
+  T.eq(keys(by), "", "inside .git")
+end)
+
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
   local list = run_later.list
   table.insert(list, { name = "justfile", why = "just runs it" })
