@@ -231,6 +231,27 @@ static void test_bare_repository_reported(void **state) {
     }
 }
 
+/* A .pth file in a virtualenv's site-packages, which Python runs at every
+ * start of that interpreter. */
+static void test_pth_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    setup_sh(f->project, "mkdir -p .venv/lib/python3.11/site-packages/pkg");
+    policy(f, "exec = { \"sh\" }");
+    const char *const *plant = CMD("sh", "-c",
+                                   "echo 'import os; os.system(\"true\")' > "
+                                   ".venv/lib/python3.11/site-packages/zz-evil.pth");
+    for (int i = 0; i < 2; i++) {
+        char *json, pth[PATH_MAX];
+        run_attested(f, backend_at(i), plant, &json);
+        assert_content(path_in(pth, f->project, ".venv/lib/python3.11/site-packages/zz-evil.pth"),
+                       "import os; os.system(\"true\")\n");
+        assert_reported(f, json, ".venv/lib/python3.11/site-packages/zz-evil.pth", "Python",
+                        backend_at(i));
+        free(json);
+    }
+}
+
 /* A command that writes none of them (sources, build output, a dependency's
  * own Makefile) hears of nothing; neither do check and wrap, which run
  * nothing. */
@@ -297,6 +318,7 @@ int main(void) {
         T(test_protected_envrc),
         T(test_submodule_swapped_reported),
         T(test_bare_repository_reported),
+        T(test_pth_reported),
     };
     /* A container writes the project through a mount: the same report. */
     const struct CMUnitTest oci_tests[] = {

@@ -74,6 +74,14 @@ M.list = {
   { within = ".git/modules", name = "*", kind = "link", hint = false,
     why = "git follows it to a submodule's repository, and runs what that config names "
       .. "(core.fsmonitor) at every git status; lcsb does not look beyond it" },
+  -- site.py reads each .pth in site-packages and runs its import lines.
+  { name = "*.pth", parent = { "site-packages", "dist-packages" }, dependencies = true,
+    why = "Python runs the import lines in it at every start of that environment's interpreter "
+      .. "(your tests, a language server, pip)" },
+  { name = "sitecustomize.py", parent = { "site-packages", "dist-packages" }, dependencies = true,
+    why = "Python imports it at every start of that environment's interpreter" },
+  { name = "usercustomize.py", parent = { "site-packages", "dist-packages" }, dependencies = true,
+    why = "Python imports it at every start of that environment's interpreter" },
   { name = ".npmrc", why = "npm reads it: node-options and script-shell run code at every npm run" },
   { name = ".yarnrc.yml", why = "yarn runs the yarnPath it names at every yarn command" },
   { name = ".yarnrc", why = "yarn 1 runs the yarn-path it names at every yarn command" },
@@ -96,11 +104,15 @@ M.list = {
 
 -- Directories that hold what a package manager installed: a `name` entry
 -- found below one is the dependency's own (pytest, for one, does not
--- collect them), and is not reported. They are skimmed, not walked: only
--- each package's root (node_modules/PKG, node_modules/@scope/PKG,
--- site-packages/PKG) is looked at, for a .git there.
+-- collect them), and is not reported.
 M.dependency_dirs = { "node_modules", "site-packages", "dist-packages", ".venv", "venv", ".tox",
   ".nox" }
+
+-- Of those, the ones skimmed, not walked: only what is directly in one
+-- (a .pth in site-packages) and each package's root (node_modules/PKG,
+-- node_modules/@scope/PKG, site-packages/PKG) are looked at, for a .git
+-- there. A virtualenv is walked down to its site-packages.
+M.skimmed = { "node_modules", "site-packages", "dist-packages" }
 
 -- The most warning lines a run gets: past it, one line counts the rest.
 M.lines_max = 50
@@ -279,7 +291,7 @@ end
 local function changes(state, dir, walk, opts, items, unseen)
   local top = dir == "" and state.project or state.project .. "/" .. dir
   local found, info = core.changed(top, state.since, walk.watch,
-    { skip = state.skip, shallow = M.dependency_dirs, entries = opts.entries, depth = opts.depth })
+    { skip = state.skip, shallow = M.skimmed, entries = opts.entries, depth = opts.depth })
   if not found then return info end
   for _, change in ipairs(found) do
     local entry = walk.by_key[change.watch]

@@ -261,6 +261,23 @@ T.case("a directory that git takes for a repository is reported like a nested on
   T.eq(keys(by), "", "inside .git")
 end)
 
+T.case("a .pth file or sitecustomize.py in site-packages, inside a virtualenv too", function()
+  local sp = ".venv/lib/python3.11/site-packages"
+  local by = report("mkdir -p " .. sp .. "/pkg lib/dist-packages models",
+    "echo 'import os' > " .. sp .. "/zz-evil.pth && echo > " .. sp .. "/sitecustomize.py && "
+      .. "echo > lib/dist-packages/x.pth && echo > " .. sp .. "/pkg/inner.pth && "
+      .. "echo > models/model.pth && echo > " .. sp .. "/pkg/conftest.py")
+  T.eq(keys(by), sp .. "/sitecustomize.py " .. sp .. "/zz-evil.pth lib/dist-packages/x.pth",
+    "reported")
+  T.has(by[sp .. "/zz-evil.pth"].why, "Python", "why")
+  -- A virtualenv is walked to its site-packages, which is skimmed: a .git
+  -- at a package's root counts, nothing deeper is looked at.
+  by = report("mkdir -p " .. sp .. "/pkg/sub venv/src/dep",
+    "mkdir " .. sp .. "/pkg/.git " .. sp .. "/pkg/sub/.git venv/src/dep/.git && echo > "
+      .. "venv/src/dep/Makefile")
+  T.eq(keys(by), sp .. "/pkg/.git venv/src/dep/.git", "a virtualenv's repositories")
+end)
+
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
   local list = run_later.list
   table.insert(list, { name = "justfile", why = "just runs it" })
@@ -426,6 +443,18 @@ T.case("globs, a parent's name and a kind narrow a watch", function()
   T.raises(function() core.changed(dir, 0, { x = { look = true, kind = "fifo" } }) end, "a kind")
   T.raises(function() core.changed(dir, 0, { x = { look = true, parents = { "a/b" } } }) end,
     "a parent with a slash")
+end)
+
+T.case("a repository is found, and not walked into but for its submodules'", function()
+  local dir = T.tmpdir()
+  local function repo(at) return ("mkdir -p %s/objects/aa %s/refs && echo > %s/HEAD && "
+    .. "echo > %s/objects/aa/conftest.py && "):format(at, at, at, at) end
+  sh(dir, repo("a") .. repo("a/modules/b") .. repo("c/d") .. repo("node_modules/pkg")
+    .. repo("node_modules/pkg/lib/inner") .. "mkdir -p e/objects && echo > e/HEAD.txt")
+  local by = walk(dir, 0, { ["*"] = { look = true, kind = "gitdir" }, ["conftest.py"] = true },
+    { shallow = { "node_modules" } })
+  T.eq(keys(by), "a a/modules/b c/d node_modules/pkg", "found, and nothing in them")
+  T.ok(by.a.id and by.a.id:match("^%d+:%d+$"), "which directory")
 end)
 
 T.case("misuse raises; a project that cannot be walked is nil, message", function()
