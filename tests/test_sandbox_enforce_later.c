@@ -252,6 +252,27 @@ static void test_pth_reported(void **state) {
     }
 }
 
+/* A devcontainer's initializeCommand runs on the host when the editor
+ * opens the folder in a container. */
+static void test_devcontainer_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"mkdir\" }");
+    const char *const *plant =
+        CMD("sh", "-c",
+            "mkdir -p .devcontainer && echo '{\"initializeCommand\": \"true\"}' > "
+            ".devcontainer/devcontainer.json");
+    for (int i = 0; i < 2; i++) {
+        char *json, dc[PATH_MAX];
+        run_attested(f, backend_at(i), plant, &json);
+        assert_content(path_in(dc, f->project, ".devcontainer/devcontainer.json"),
+                       "{\"initializeCommand\": \"true\"}\n");
+        assert_reported(f, json, ".devcontainer", "initializeCommand", backend_at(i));
+        free(json);
+        rm_rf(path_in(dc, f->project, ".devcontainer"));
+    }
+}
+
 /* A command that writes none of them (sources, build output, a dependency's
  * own Makefile) hears of nothing; neither do check and wrap, which run
  * nothing. */
@@ -319,6 +340,7 @@ int main(void) {
         T(test_submodule_swapped_reported),
         T(test_bare_repository_reported),
         T(test_pth_reported),
+        T(test_devcontainer_reported),
     };
     /* A container writes the project through a mount: the same report. */
     const struct CMUnitTest oci_tests[] = {

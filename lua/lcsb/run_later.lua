@@ -40,8 +40,45 @@ M.list = {
     why = "npm, yarn and pnpm run its scripts (npm test, npm run, and the install "
       .. "scripts at npm install), corepack the packageManager it names, and git hook "
       .. "managers the hooks it lists" },
+  { name = "*.code-workspace",
+    why = "VS Code runs its tasks (one may run when it opens), its launch configurations and the "
+      .. "programs its settings name, once you open it" },
+  { path = ".devcontainer", tree = true,
+    why = "VS Code and the devcontainer CLI run its initializeCommand on this host, and build "
+      .. "its Dockerfile, when they open the folder in a container" },
+  { path = ".devcontainer.json",
+    why = "VS Code and the devcontainer CLI run its initializeCommand on this host when they "
+      .. "open the folder in a container" },
+  { name = ".env",
+    why = "direnv (dotenv, load_dotenv), pipenv and editors load it into your environment, "
+      .. "where PATH, LD_PRELOAD or NODE_OPTIONS run code of its choosing" },
   { name = "conftest.py", why = "pytest imports it when it collects tests in its directory" },
   { path = ".pre-commit-config.yaml", why = "pre-commit runs the hooks it names at your next commit" },
+  { path = "lefthook.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = ".lefthook.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = "lefthook-local.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = ".lefthook-local.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = ".lefthook", tree = true, why = "lefthook runs the scripts in it from your git hooks" },
+  { path = ".lefthook-local", tree = true,
+    why = "lefthook runs the scripts in it from your git hooks" },
+  { path = ".config", inside = { "*", "mise/*" },
+    why = "tools read their configuration from it: lefthook the commands its git hooks run, "
+      .. "mise the hooks it runs when you cd in" },
+  { name = ".config", inside = { "mise.toml", "mise", "mise/*" },
+    why = "mise runs the hooks and env scripts mise.toml names when you cd into the project "
+      .. "(with mise activate, once trusted)" },
+  { name = "mise.*toml",
+    why = "mise runs the hooks and env scripts it names when you cd into its directory (with "
+      .. "mise activate, once trusted), and installs the tools it names" },
+  { name = ".mise.*toml",
+    why = "mise runs the hooks and env scripts it names when you cd into its directory (with "
+      .. "mise activate, once trusted), and installs the tools it names" },
+  { name = ".mise", inside = { "*", "conf.d/*" },
+    why = "mise runs the hooks and env scripts its config.toml names when you cd into the "
+      .. "project (with mise activate, once trusted)" },
+  { name = ".tool-versions",
+    why = "asdf and mise put the versions it names on PATH for every command below it "
+      .. "(path: any directory; ref: built from source)" },
   { path = ".husky", tree = true,
     why = "git runs the hooks in it at your next commit where husky set core.hooksPath to it" },
   { path = ".gitmodules",

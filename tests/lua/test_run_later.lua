@@ -278,6 +278,18 @@ T.case("a .pth file or sitecustomize.py in site-packages, inside a virtualenv to
   T.eq(keys(by), sp .. "/pkg/.git venv/src/dep/.git", "a virtualenv's repositories")
 end)
 
+T.case("devcontainers, lefthook, mise, asdf, VS Code workspaces and .env", function()
+  local by = report(nil, "mkdir -p .devcontainer sub .config/mise .mise && "
+    .. "echo '{}' > .devcontainer/devcontainer.json && echo > .devcontainer.json && "
+    .. "echo > lefthook.yml && echo > .lefthook-local.toml && echo > sub/lefthook.yml && "
+    .. "echo > sub/mise.toml && echo > .mise.local.toml && echo > .config/mise/config.toml && "
+    .. "echo > .mise/config.toml && echo > .tool-versions && echo > p.code-workspace && "
+    .. "echo > sub/.env && echo > sub/lefthook-guide.md && echo > .env.example")
+  T.eq(keys(by), ".config .devcontainer .devcontainer.json "
+    .. ".lefthook-local.toml .mise .mise.local.toml .tool-versions lefthook.yml p.code-workspace "
+    .. "sub/.env sub/mise.toml", "reported")
+end)
+
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
   local list = run_later.list
   table.insert(list, { name = "justfile", why = "just runs it" })
