@@ -260,11 +260,10 @@ static long match(const walk *w, const char *name, size_t nlen, unsigned char ty
     return by_name >= 0 ? by_name : by_pattern;
 }
 
-static bool skipped(const walk *w, int fd) {
-    struct stat st;
-    if (w->skip_n == 0 || fstat(fd, &st) != 0) return false;
+/* Is the directory DEV and INO one not to enter? */
+static bool skipped(const walk *w, dev_t dev, ino_t ino) {
     for (size_t i = 0; i < w->skip_n; i++)
-        if (w->skip[i].dev == st.st_dev && w->skip[i].ino == st.st_ino) return true;
+        if (w->skip[i].dev == dev && w->skip[i].ino == ino) return true;
     return false;
 }
 
@@ -336,7 +335,9 @@ static int enter(walk *w, int fd, const char *name, size_t len, unsigned depth) 
         return -1;
     }
     uint64_t mount;
-    if (lcsb__mount_of(cfd, &mount) != 0 || mount != w->mount || skipped(w, cfd)) {
+    dev_t dev;
+    ino_t ino;
+    if (lcsb__mount_of(cfd, &mount, &dev, &ino) != 0 || mount != w->mount || skipped(w, dev, ino)) {
         close(cfd);
         return -1;
     }
@@ -370,6 +371,15 @@ static void visit(walk *w, int fd, const char *name, unsigned char type, size_t 
  * virtualenv of 300 packages 10 ms a run. */
 static void probe(walk *w, int fd, const char *name, size_t len, unsigned depth, tree *t) {
     static const char git[] = "/.git";
+    /* Most packages hold neither: two lookups say so without entering one. */
+    char rel[NAME_MAX + sizeof "/HEAD"];
+    snprintf(rel, sizeof rel, "%s/.git", name);
+    int there = lcsb__present_beneath(fd, rel);
+    if (there == 0 && w->gitdir >= 0) {
+        snprintf(rel, sizeof rel, "%s/HEAD", name);
+        there = lcsb__present_beneath(fd, rel);
+    }
+    if (there == 0) return;
     int cfd = enter(w, fd, name, len, depth);
     if (cfd < 0) return;
     struct stat st;
@@ -526,7 +536,7 @@ int lcsb__changed_walk(const char *root, const lcsb__walk_opts *opts, lcsb__chan
             w->skip[w->skip_n++] = (dir_id){st.st_dev, st.st_ino};
     }
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || lcsb__mount_of(fd, &w->mount) != 0) {
+    if (fd < 0 || lcsb__mount_of(fd, &w->mount, NULL, NULL) != 0) {
         rc = lcsb__fail(err, LCSB_ESYS, "cannot look into %s: %s", root, strerror(errno));
         if (fd >= 0) close(fd);
         goto free_walk;
