@@ -26,7 +26,7 @@ local M = {}
 -- these top-level keys changed.
 M.list = {
   { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
-  { name = ".vscode", inside = { "*" },
+  { name = ".vscode", inside = { ".", "*" },
     why = "VS Code runs its tasks (one may run when the folder opens), its launch "
       .. "configurations and the programs its settings name" },
   { name = ".idea", tree = true,
@@ -61,10 +61,10 @@ M.list = {
   { path = ".lefthook", tree = true, why = "lefthook runs the scripts in it from your git hooks" },
   { path = ".lefthook-local", tree = true,
     why = "lefthook runs the scripts in it from your git hooks" },
-  { path = ".config", inside = { "*", "mise/*" },
+  { path = ".config", inside = { ".", "*", "mise/*" },
     why = "tools read their configuration from it: lefthook the commands its git hooks run, "
       .. "mise the hooks it runs when you cd in" },
-  { name = ".config", inside = { "mise.toml", "mise", "mise/*" },
+  { name = ".config", inside = { ".", "mise.toml", "mise", "mise/*" },
     why = "mise runs the hooks and env scripts mise.toml names when you cd into the project "
       .. "(with mise activate, once trusted)" },
   { name = "mise.*toml",
@@ -73,7 +73,7 @@ M.list = {
   { name = ".mise.*toml",
     why = "mise runs the hooks and env scripts it names when you cd into its directory (with "
       .. "mise activate, once trusted), and installs the tools it names" },
-  { name = ".mise", inside = { "*", "conf.d/*" },
+  { name = ".mise", inside = { ".", "*", "conf.d/*" },
     why = "mise runs the hooks and env scripts its config.toml names when you cd into the "
       .. "project (with mise activate, once trusted)" },
   { name = ".tool-versions",
@@ -123,7 +123,7 @@ M.list = {
   { name = ".yarnrc.yml", why = "yarn runs the yarnPath it names at every yarn command" },
   { name = ".yarnrc", why = "yarn 1 runs the yarn-path it names at every yarn command" },
   { name = ".pnpmfile.cjs", why = "pnpm runs it at every install" },
-  { name = ".cargo", inside = { "config", "config.toml" },
+  { name = ".cargo", inside = { ".", "config", "config.toml" },
     why = "cargo runs the rustc-wrapper and runners it names (rust-analyzer runs cargo check "
       .. "when an editor opens the project)" },
   { path = ".github/workflows", tree = true,

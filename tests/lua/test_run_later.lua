@@ -230,6 +230,13 @@ T.case("a submodule's repository swapped for a symlink, or moved in, is reported
   T.eq(keys(by), ".git/modules/new/config", "a new submodule, by its config")
 end)
 
+T.case("a directory moved in, with what it holds unchanged, is named by itself", function()
+  local by = report("mkdir -p build/vs build/cargo && echo '{}' > build/vs/tasks.json && "
+    .. "echo > build/cargo/config.toml", "mv build/vs .vscode && mv build/cargo sub-cargo && "
+    .. "mkdir sub && mv sub-cargo sub/.cargo")
+  T.eq(keys(by), ".vscode sub/.cargo", "moved in")
+end)
+
 T.case("a directory that git takes for a repository is reported like a nested one", function()
   local bare = "mkdir -p docs/examples/objects docs/examples/refs docs/examples/hooks && "
     .. "echo 'ref: refs/heads/main' > docs/examples/HEAD && "
