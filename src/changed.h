@@ -6,6 +6,7 @@
 
 #include "util.h"
 
+#include <sys/types.h>
 #include <time.h>
 
 /* How a watched entry is looked at. */
@@ -15,15 +16,32 @@ typedef enum lcsb__watch_how {
     LCSB__WATCH_INSIDE, /* the entry's INSIDE list */
 } lcsb__watch_how;
 
+/* What an entry must be for a watch to match it. */
+typedef enum lcsb__watch_kind {
+    LCSB__KIND_ANY,
+    LCSB__KIND_LINK, /* a symlink */
+    /* A directory git takes for a repository (HEAD, and objects, refs or
+     * commondir beside it): matched as the walk is about to enter it, which
+     * it then does not, but for its modules directory (submodules' own). */
+    LCSB__KIND_GITDIR,
+} lcsb__watch_kind;
+
 typedef struct lcsb__watch {
     /* A file name, matched at any depth; or "/REL", the one path REL from
-     * the root, which a name match for the same entry gives way to. */
+     * the root, which a name match for the same entry gives way to. Either
+     * may be a pattern (fnmatch: *, ?, [...]; "/" only where a "/" is),
+     * which an exact name gives way to. */
     const char *name;
     lcsb__watch_how how;
     /* LCSB__WATCH_INSIDE, NULL-terminated: "." the entry itself, "NAME" an
      * entry in it, "*" each entry in it, and NAME with "/" and "*" after it
-     * each entry in NAME. */
+     * each entry in NAME. An entry that is no directory (a symlink put
+     * where one was) is looked at as itself. */
     const char *const *inside;
+    /* NULL, or the names (NULL-terminated) of the directory the entry must
+     * be directly in. */
+    const char *const *parents;
+    lcsb__watch_kind kind;
 } lcsb__watch;
 
 typedef struct lcsb__walk_opts {
@@ -35,8 +53,8 @@ typedef struct lcsb__walk_opts {
      * only each package's root is listed (LCSB__WALK_SHALLOW levels, a
      * scope like @types not counted), NULL-terminated (or NULL). */
     const char *const *shallow;
-    size_t entries_max;      /* 0: LCSB__WALK_ENTRIES */
-    unsigned depth_max;      /* 0: LCSB__WALK_DEPTH */
+    size_t entries_max; /* 0: LCSB__WALK_ENTRIES */
+    unsigned depth_max; /* 0: LCSB__WALK_DEPTH */
 } lcsb__walk_opts;
 
 #define LCSB__WALK_ENTRIES 1000000
@@ -51,6 +69,8 @@ typedef struct lcsb__changed_entry {
     char *path;       /* from the root */
     const char *kind; /* "file", "dir", "link" or "other" */
     size_t watch;     /* which watch found it */
+    dev_t dev;        /* which file it is (0 and 0 for a TREE watch's) */
+    ino_t ino;
     /* TREE and INSIDE: what changed in it, from it ("." for itself), the
      * first LCSB__WALK_PARTS of PARTS_N. */
     lcsb__strv parts;

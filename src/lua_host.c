@@ -135,6 +135,22 @@ static int l_kind(lua_State *L) {
     return 1;
 }
 
+/* lcsb.lstat(path) -> kind ("dir", "file", "link" or "other"), id ("DEV:INO",
+ * which file it is) | nil; a symlink as itself */
+static int l_lstat(lua_State *L) {
+    struct stat st;
+    if (lstat(luaL_checkstring(L, 1), &st) != 0) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushstring(L, S_ISDIR(st.st_mode)   ? "dir"
+                      : S_ISREG(st.st_mode) ? "file"
+                      : S_ISLNK(st.st_mode) ? "link"
+                                            : "other");
+    lua_pushfstring(L, "%I:%I", (lua_Integer)st.st_dev, (lua_Integer)st.st_ino);
+    return 2;
+}
+
 static int l_realpath(lua_State *L) {
     char out[PATH_MAX];
     const char *path = luaL_checkstring(L, 1);
@@ -257,8 +273,54 @@ static int l_normalize(lua_State *L) {
 
 /* ---- lcsb.changed: what a run changed in the project (changed.c) ---- */
 
-/* What a watch says about an entry: true (itself), "tree" (it and all
- * below), or a list of paths inside it. */
+/* The list at the top of the stack, of at most 64 strings that CHECK
+ * accepts (else WHAT for NAME), as a NULL-terminated array anchored on
+ * ANCHOR; the strings are kept alive by the watch table. */
+static const char *const *watch_list(lua_State *L, int anchor, const char *name,
+                                     bool (*check)(const char *, size_t), const char *what) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n > 64) luaL_error(L, "changed: watch '%s': more than 64 entries in a list", name);
+    const char **list = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *list, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        size_t len;
+        lua_rawgeti(L, -2, i);
+        const char *item = lua_tolstring(L, -1, &len);
+        if (lua_type(L, -1) != LUA_TSTRING || strlen(item) != len || !check(item, len))
+            luaL_error(L, "changed: watch '%s': entry %d %s", name, (int)i, what);
+        list[i - 1] = item;
+        lua_pop(L, 1);
+    }
+    list[n] = NULL;
+    lua_rawsetp(L, anchor, list); /* the userdata lives as long as the anchor */
+    return list;
+}
+
+static bool inside_ok(const char *part, size_t len) {
+    const char *slash = strchr(part, '/');
+    return len > 0 && strcmp(part, "..") != 0 && (!slash || strcmp(slash, "/*") == 0) &&
+           slash != part;
+}
+
+static bool parent_ok(const char *name, size_t len) { return len > 0 && !strchr(name, '/'); }
+
+/* How a watch looks at its entry (the value at the top of the stack): true
+ * (itself), "tree" (it and all below), or a list of paths inside it. */
+static void check_look(lua_State *L, int anchor, lcsb__watch *w) {
+    if (lua_type(L, -1) == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
+        w->how = LCSB__WATCH_SELF;
+    } else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "tree") == 0) {
+        w->how = LCSB__WATCH_TREE;
+    } else if (lua_istable(L, -1)) {
+        w->how = LCSB__WATCH_INSIDE;
+        w->inside = watch_list(L, anchor, w->name, inside_ok, "is not NAME, NAME/*, * or .");
+    } else {
+        luaL_error(L, "changed: watch '%s': expected true, \"tree\" or a list", w->name);
+    }
+}
+
+/* What a watch says about an entry: how it looks at it, or a table with
+ * that as `look`, and `parents` (names of the directory the entry must be
+ * directly in) and `kind` ("link", "gitdir") to narrow which entries. */
 static void check_watch(lua_State *L, int anchor, lcsb__watch *w) {
     size_t len;
     const char *name = lua_tolstring(L, -2, &len);
@@ -266,36 +328,28 @@ static void check_watch(lua_State *L, int anchor, lcsb__watch *w) {
     if (len == 0 || strlen(name) != len || (rooted && len == 1) || (!rooted && strchr(name, '/')) ||
         strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         luaL_error(L, "changed: watched name '%s' is neither a file name nor /PATH", name);
-    w->name = name;
-    if (lua_type(L, -1) == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
-        w->how = LCSB__WATCH_SELF;
-        return;
+    *w = (lcsb__watch){.name = name};
+    bool spec = false;
+    if (lua_istable(L, -1)) {
+        spec = lua_getfield(L, -1, "look") != LUA_TNIL;
+        if (!spec) lua_pop(L, 1);
     }
-    if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "tree") == 0) {
-        w->how = LCSB__WATCH_TREE;
-        return;
+    check_look(L, anchor, w);
+    if (!spec) return;
+    lua_pop(L, 1);
+    if (lua_getfield(L, -1, "parents") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) luaL_error(L, "changed: watch '%s': parents is a list", name);
+        w->parents = watch_list(L, anchor, name, parent_ok, "is not a file name");
     }
-    if (!lua_istable(L, -1))
-        luaL_error(L, "changed: watch '%s': expected true, \"tree\" or a list", name);
-    w->how = LCSB__WATCH_INSIDE;
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    if (n > 64) luaL_error(L, "changed: watch '%s': more than 64 paths inside", name);
-    const char **inside = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *inside, 0);
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, -2, i);
-        const char *part = lua_tolstring(L, -1, &len);
-        const char *slash = part ? strchr(part, '/') : NULL;
-        bool ok = lua_type(L, -1) == LUA_TSTRING && len > 0 && strlen(part) == len &&
-                  strcmp(part, "..") != 0 && (!slash || strcmp(slash, "/*") == 0) && slash != part;
-        if (!ok)
-            luaL_error(L, "changed: watch '%s': entry %d is not NAME, NAME/*, * or .", name,
-                       (int)i);
-        inside[i - 1] = part; /* kept alive by the watch table */
-        lua_pop(L, 1);
-    }
-    inside[n] = NULL;
-    w->inside = inside;
-    lua_rawsetp(L, anchor, inside); /* the userdata lives as long as the anchor */
+    lua_pop(L, 1);
+    const char *kind = (lua_getfield(L, -1, "kind"), lua_tostring(L, -1));
+    if (kind && strcmp(kind, "link") == 0)
+        w->kind = LCSB__KIND_LINK;
+    else if (kind && strcmp(kind, "gitdir") == 0)
+        w->kind = LCSB__KIND_GITDIR;
+    else if (!lua_isnil(L, -1))
+        luaL_error(L, "changed: watch '%s': kind is \"link\" or \"gitdir\"", name);
+    lua_pop(L, 1);
 }
 
 static int l_changed_gc(lua_State *L) {
@@ -341,10 +395,14 @@ static const char *const *name_list(lua_State *L, int idx, const char *key, bool
 /* lcsb.changed(root, since, watch [, opts]) -> entries, info | nil, message
  * What under ROOT changed since SINCE (nanoseconds, lcsb.fs_now()'s clock),
  * among the entries WATCH names: { [name] = true | "tree" | { inside... } },
- * a name a file name matched at any depth or "/PATH" from ROOT. OPTS:
+ * a name a file name matched at any depth or "/PATH" from ROOT, either of
+ * them maybe a pattern (fnmatch); or [name] = { look = one of those,
+ * parents = { names of the directory it must be directly in }, kind =
+ * "link" | "gitdir" }. OPTS:
  * skip (directories not entered), shallow (names of directories below which
  * only each package's root is listed), entries, depth (the walk's bounds).
- * ENTRIES: { path (from ROOT), kind, watch (its key), parts, parts_n } each;
+ * ENTRIES: { path (from ROOT), kind, watch (its key), id ("DEV:INO", but
+ * for a tree's), parts, parts_n } each;
  * INFO: visited, cut (at the entries bound), full (at LCSB__WALK_FOUND
  * entries found), and deep and unreadable ({ first, n, error }). */
 static int l_changed(lua_State *L) {
@@ -401,6 +459,10 @@ static int l_changed(lua_State *L) {
         lua_setfield(L, -2, "kind");
         lua_pushstring(L, watch[entry->watch].name);
         lua_setfield(L, -2, "watch");
+        if (entry->ino) {
+            lua_pushfstring(L, "%I:%I", (lua_Integer)entry->dev, (lua_Integer)entry->ino);
+            lua_setfield(L, -2, "id");
+        }
         if (entry->parts_n) {
             lcsb__lua_push_argv(L, entry->parts.v);
             lua_setfield(L, -2, "parts");
@@ -483,6 +545,7 @@ const luaL_Reg lcsb__lua_host_functions[] = {
     {"scope", l_scope},
     {"which", l_which},
     {"kind", l_kind},
+    {"lstat", l_lstat},
     {"realpath", l_realpath},
     {"normalize", l_normalize},
     {"ttys", l_ttys},

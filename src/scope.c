@@ -40,7 +40,7 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
      * command (or anyone) puts on it later is never emptied. */
     uint64_t mount;
     int fd = open(out, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int known = fd >= 0 ? lcsb__mount_of(fd, &mount) : -1;
+    int known = fd >= 0 ? lcsb__mount_of(fd, &mount, NULL, NULL) : -1;
     int saved = errno;
     if (fd >= 0) close(fd);
     if (known != 0) {
@@ -61,7 +61,7 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
 /* Is the file open as FD on MOUNT? */
 static bool on_mount(int fd, uint64_t mount) {
     uint64_t here;
-    return lcsb__mount_of(fd, &here) == 0 && here == mount;
+    return lcsb__mount_of(fd, &here, NULL, NULL) == 0 && here == mount;
 }
 
 /* Open directory NAME in DIRFD for reading, never through a symlink, and

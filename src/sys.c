@@ -15,6 +15,7 @@
 #ifdef __linux__
 #include <linux/openat2.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #endif
 
 char *lcsb__realpath(const char *path, char *out) {
@@ -65,23 +66,50 @@ char *lcsb__realpath_where(const char *path, char *out) {
     return out;
 }
 
-int lcsb__mount_of(int fd, uint64_t *out) {
+int lcsb__mount_of(int fd, uint64_t *out, dev_t *dev, ino_t *ino) {
 #ifdef __linux__
     /* A bind mount of the same file system shares its device number; only the
      * mount ID tells it apart. */
     struct statx stx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0) return -1;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID | STATX_INO, &stx) != 0)
+        return -1;
     if (!(stx.stx_mask & STATX_MNT_ID)) {
         errno = ENOSYS;
         return -1;
     }
     *out = stx.stx_mnt_id;
+    if (dev) {
+        *dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+        *ino = (ino_t)stx.stx_ino;
+    }
 #else
     struct stat st;
     if (fstat(fd, &st) != 0) return -1;
     *out = (uint64_t)st.st_dev;
+    if (dev) {
+        *dev = st.st_dev;
+        *ino = st.st_ino;
+    }
 #endif
     return 0;
+}
+
+int lcsb__present_beneath(int dirfd, const char *rel) {
+#ifdef __linux__
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV};
+    int fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    if (errno == ELOOP) return 1; /* a symlink on the way, or there */
+    if (errno == ENOENT || errno == ENOTDIR || errno == EXDEV) return 0;
+#else
+    (void)dirfd;
+    (void)rel;
+#endif
+    return -1;
 }
 
 struct timespec lcsb__fs_now(void) {

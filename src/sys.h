@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* realpath(3), faster where the host can tell at once that a normalized path
@@ -20,8 +21,14 @@ char *lcsb__realpath(const char *path, char *out);
 char *lcsb__realpath_where(const char *path, char *out);
 
 /* The mount that the file open as FD lives on, as an identity to compare (a
- * platform's own notion: Linux's mount ID, else the device). 0 or -1. */
-int lcsb__mount_of(int fd, uint64_t *out);
+ * platform's own notion: Linux's mount ID, else the device), and, when DEV
+ * is not NULL, which file it is (DEV and INO), from the same call. 0 or -1. */
+int lcsb__mount_of(int fd, uint64_t *out, dev_t *dev, ino_t *ino);
+
+/* Is there anything at REL (a relative path) below the directory open as
+ * DIRFD, looked up without following a symlink (one there counts) or
+ * leaving its mount? 1 yes, 0 no, -1 cannot tell (no openat2). */
+int lcsb__present_beneath(int dirfd, const char *rel);
 
 /* The time as the file system stamps what changes now: a file changed after
  * this call has a ctime no earlier (Linux stamps with the coarse clock, which

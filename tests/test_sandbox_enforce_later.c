@@ -160,6 +160,119 @@ static void test_package_json_scripts(void **state) {
     }
 }
 
+/* Run the shell command CMD in DIR, unsandboxed (a fixture's setup); it
+ * must succeed. Then past the file system's clock tick, so that what it
+ * wrote is no change of the run's. */
+static void setup_sh(const char *dir, const char *cmd) {
+    proc *p = malloc(sizeof *p);
+    assert_non_null(p);
+    run_child(dir, CMD("/bin/sh", "-c", cmd), NULL, p);
+    if (p->status != 0) fail_msg("setup %s: %d\n%s", cmd, p->status, p->err);
+    free(p);
+    usleep(30000);
+}
+
+/* A submodule's repository in .git/modules, and another one the command
+ * prepared in an earlier run (build/cache/sub, its config naming an
+ * fsmonitor). */
+#define SUBMODULE                                                                                  \
+    "rm -rf .git build && mkdir -p .git/objects .git/refs .git/modules/sub/objects "               \
+    ".git/modules/sub/refs build/cache/sub/objects build/cache/sub/refs && echo 'ref: "            \
+    "refs/heads/main' > .git/HEAD && echo > .git/config && echo 'ref: refs/heads/main' > "         \
+    ".git/modules/sub/HEAD && echo > .git/modules/sub/config && printf '[core]\\n\\tfsmonitor = "  \
+    "touch /tmp/pwned\\n' > build/cache/sub/config"
+
+/* A submodule's repository swapped for a symlink to one the command wrote
+ * (git status would enter it and run its fsmonitor), or the whole of
+ * .git/modules made one: reported, though the config beyond is old. */
+static void test_submodule_swapped_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"mv\", \"ln\" }");
+    static const struct {
+        const char *cmd, *reported;
+    } cases[] = {
+        {"mv .git/modules/sub .git/modules/.sub-old && ln -s ../../build/cache/sub "
+         ".git/modules/sub",
+         ".git/modules/sub"},
+        {"mv .git/modules .git/modules-old && ln -s ../build/cache .git/modules", ".git/modules"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        for (int i = 0; i < 2; i++) {
+            char *json, link[PATH_MAX];
+            setup_sh(f->project, SUBMODULE);
+            run_attested(f, backend_at(i), CMD("sh", "-c", cases[c].cmd), &json);
+            struct stat st;
+            assert_int_equal(lstat(path_in(link, f->project, cases[c].reported), &st), 0);
+            assert_true(S_ISLNK(st.st_mode));
+            assert_reported(f, json, cases[c].reported, "submodule", backend_at(i));
+            free(json);
+        }
+    }
+}
+
+/* A bare repository made anywhere in the project: git finds it as it finds
+ * a .git, and runs what its config names. */
+static void test_bare_repository_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"mkdir\", \"rm\" }");
+    const char *const *make =
+        CMD("sh", "-c",
+            "rm -rf docs && mkdir -p docs/examples/objects docs/examples/refs && echo 'ref: "
+            "refs/heads/main' > docs/examples/HEAD && printf '[core]\\n\\tfsmonitor = touch "
+            "/tmp/pwned\\n' > docs/examples/config");
+    for (int i = 0; i < 2; i++) {
+        char *json, head[PATH_MAX];
+        run_attested(f, backend_at(i), make, &json);
+        assert_content(path_in(head, f->project, "docs/examples/HEAD"), "ref: refs/heads/main\n");
+        assert_reported(f, json, "docs/examples", "repository", backend_at(i));
+        free(json);
+    }
+}
+
+/* A .pth file in a virtualenv's site-packages, which Python runs at every
+ * start of that interpreter. */
+static void test_pth_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    setup_sh(f->project, "mkdir -p .venv/lib/python3.11/site-packages/pkg");
+    policy(f, "exec = { \"sh\" }");
+    const char *const *plant = CMD("sh", "-c",
+                                   "echo 'import os; os.system(\"true\")' > "
+                                   ".venv/lib/python3.11/site-packages/zz-evil.pth");
+    for (int i = 0; i < 2; i++) {
+        char *json, pth[PATH_MAX];
+        run_attested(f, backend_at(i), plant, &json);
+        assert_content(path_in(pth, f->project, ".venv/lib/python3.11/site-packages/zz-evil.pth"),
+                       "import os; os.system(\"true\")\n");
+        assert_reported(f, json, ".venv/lib/python3.11/site-packages/zz-evil.pth", "Python",
+                        backend_at(i));
+        free(json);
+    }
+}
+
+/* A devcontainer's initializeCommand runs on the host when the editor
+ * opens the folder in a container. */
+static void test_devcontainer_reported(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"mkdir\" }");
+    const char *const *plant =
+        CMD("sh", "-c",
+            "mkdir -p .devcontainer && echo '{\"initializeCommand\": \"true\"}' > "
+            ".devcontainer/devcontainer.json");
+    for (int i = 0; i < 2; i++) {
+        char *json, dc[PATH_MAX];
+        run_attested(f, backend_at(i), plant, &json);
+        assert_content(path_in(dc, f->project, ".devcontainer/devcontainer.json"),
+                       "{\"initializeCommand\": \"true\"}\n");
+        assert_reported(f, json, ".devcontainer", "initializeCommand", backend_at(i));
+        free(json);
+        rm_rf(path_in(dc, f->project, ".devcontainer"));
+    }
+}
+
 /* A command that writes none of them (sources, build output, a dependency's
  * own Makefile) hears of nothing; neither do check and wrap, which run
  * nothing. */
@@ -218,9 +331,16 @@ static void test_protected_envrc(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_envrc_reported),         T(test_nested_repository_reported),
-        T(test_conftest_deep_reported), T(test_package_json_scripts),
-        T(test_nothing_reported),       T(test_protected_envrc),
+        T(test_envrc_reported),
+        T(test_nested_repository_reported),
+        T(test_conftest_deep_reported),
+        T(test_package_json_scripts),
+        T(test_nothing_reported),
+        T(test_protected_envrc),
+        T(test_submodule_swapped_reported),
+        T(test_bare_repository_reported),
+        T(test_pth_reported),
+        T(test_devcontainer_reported),
     };
     /* A container writes the project through a mount: the same report. */
     const struct CMUnitTest oci_tests[] = {

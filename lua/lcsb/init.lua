@@ -669,8 +669,8 @@ end
 -- position (`return lcsb.exec_policy{...}`): the C wrapper keeps that frame.
 M.exec_policy = core.blame_caller(build)
 M.after_run = after_run
--- The files that run later, as data (lua/lcsb/run_later.lua): list and
--- dependency_dirs, for a policy script to add to.
+-- The files that run later, as data (lua/lcsb/run_later.lua): list,
+-- dependency_dirs and skimmed, for a policy script to add to.
 M.run_later = run_later
 
 -- The C core's public half; the rest of lcsb.core (run, run_scope, hold,

@@ -15,14 +15,18 @@ local M = {}
 -- Each entry names its file by `name`, matched in every directory of the
 -- project (outside M.dependency_dirs, unless `dependencies` is true; below
 -- the directory `within` instead, when it has one), or by `path` from the
--- project's root. It is looked at as a whole `tree` (it and
--- everything below it), by the paths `inside` it ("." itself, "NAME", "*"
--- each entry, "NAME/*"), or else as itself. `why` says what runs it, and
--- when. `hint` replaces the protect hint (false: none). `keys` (for a JSON
--- file) reports it only when one of these top-level keys changed.
+-- project's root; either may be a pattern ("*.pth"). `kind` narrows it to
+-- a symlink ("link"), or to a directory git takes for a repository
+-- ("gitdir"); `parent` to the names of the directory it is directly in.
+-- It is looked at as a whole `tree` (it and everything below it), by the
+-- paths `inside` it ("." itself, "NAME", "*" each entry, "NAME/*"), or else
+-- as itself (a symlink where a directory was is looked at as itself).
+-- `why` says what runs it, and when. `hint` replaces the protect hint
+-- (false: none). `keys` (for a JSON file) reports it only when one of
+-- these top-level keys changed.
 M.list = {
   { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
-  { name = ".vscode", inside = { "*" },
+  { name = ".vscode", inside = { ".", "*" },
     why = "VS Code runs its tasks (one may run when the folder opens), its launch "
       .. "configurations and the programs its settings name" },
   { name = ".idea", tree = true,
@@ -36,8 +40,45 @@ M.list = {
     why = "npm, yarn and pnpm run its scripts (npm test, npm run, and the install "
       .. "scripts at npm install), corepack the packageManager it names, and git hook "
       .. "managers the hooks it lists" },
+  { name = "*.code-workspace",
+    why = "VS Code runs its tasks (one may run when it opens), its launch configurations and the "
+      .. "programs its settings name, once you open it" },
+  { path = ".devcontainer", tree = true,
+    why = "VS Code and the devcontainer CLI run its initializeCommand on this host, and build "
+      .. "its Dockerfile, when they open the folder in a container" },
+  { path = ".devcontainer.json",
+    why = "VS Code and the devcontainer CLI run its initializeCommand on this host when they "
+      .. "open the folder in a container" },
+  { name = ".env",
+    why = "direnv (dotenv, load_dotenv), pipenv and editors load it into your environment, "
+      .. "where PATH, LD_PRELOAD or NODE_OPTIONS run code of its choosing" },
   { name = "conftest.py", why = "pytest imports it when it collects tests in its directory" },
   { path = ".pre-commit-config.yaml", why = "pre-commit runs the hooks it names at your next commit" },
+  { path = "lefthook.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = ".lefthook.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = "lefthook-local.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = ".lefthook-local.*", why = "lefthook runs the commands it names from your git hooks" },
+  { path = ".lefthook", tree = true, why = "lefthook runs the scripts in it from your git hooks" },
+  { path = ".lefthook-local", tree = true,
+    why = "lefthook runs the scripts in it from your git hooks" },
+  { path = ".config", inside = { ".", "*", "mise/*" },
+    why = "tools read their configuration from it: lefthook the commands its git hooks run, "
+      .. "mise the hooks it runs when you cd in" },
+  { name = ".config", inside = { ".", "mise.toml", "mise", "mise/*" },
+    why = "mise runs the hooks and env scripts mise.toml names when you cd into the project "
+      .. "(with mise activate, once trusted)" },
+  { name = "mise.*toml",
+    why = "mise runs the hooks and env scripts it names when you cd into its directory (with "
+      .. "mise activate, once trusted), and installs the tools it names" },
+  { name = ".mise.*toml",
+    why = "mise runs the hooks and env scripts it names when you cd into its directory (with "
+      .. "mise activate, once trusted), and installs the tools it names" },
+  { name = ".mise", inside = { ".", "*", "conf.d/*" },
+    why = "mise runs the hooks and env scripts its config.toml names when you cd into the "
+      .. "project (with mise activate, once trusted)" },
+  { name = ".tool-versions",
+    why = "asdf and mise put the versions it names on PATH for every command below it "
+      .. "(path: any directory; ref: built from source)" },
   { path = ".husky", tree = true,
     why = "git runs the hooks in it at your next commit where husky set core.hooksPath to it" },
   { path = ".gitmodules",
@@ -47,6 +88,14 @@ M.list = {
     inside = { ".", "config", "config.worktree", "hooks", "hooks/*", "commondir" }, hint = false,
     why = "a repository inside the project: git runs what its config names (core.fsmonitor, "
       .. "from the outer project's git status too) and its hooks" },
+  -- Git takes for a repository any directory with HEAD, and objects or refs
+  -- beside it (a bare one, made with git init --bare): the walk does not
+  -- enter one.
+  { name = "*", kind = "gitdir", dependencies = true, hint = false,
+    inside = { ".", "HEAD", "config", "config.worktree", "commondir", "hooks", "hooks/*" },
+    why = "a repository inside the project (a bare one): git takes it for one when it runs "
+      .. "there (a prompt's or an editor's git status as you cd in), and runs what its config "
+      .. "names (core.fsmonitor) and its hooks" },
   { path = ".git", inside = { "config", "config.worktree", "hooks", "hooks/*" },
     hint = "lcsb keeps .git/config and .git/hooks read-only only where it enforces protected "
       .. "paths (not under --backend none, nor with protect = false)",
@@ -57,11 +106,24 @@ M.list = {
     why = "git runs what a submodule's config names (core.fsmonitor) when git status enters it" },
   { within = ".git/modules", name = "hooks", inside = { ".", "*" },
     why = "git runs a submodule's hooks when you commit in it" },
+  -- Git makes no symlink there: one sends git status to a repository the
+  -- walk does not look into.
+  { within = ".git/modules", name = "*", kind = "link", hint = false,
+    why = "git follows it to a submodule's repository, and runs what that config names "
+      .. "(core.fsmonitor) at every git status; lcsb does not look beyond it" },
+  -- site.py reads each .pth in site-packages and runs its import lines.
+  { name = "*.pth", parent = { "site-packages", "dist-packages" }, dependencies = true,
+    why = "Python runs the import lines in it at every start of that environment's interpreter "
+      .. "(your tests, a language server, pip)" },
+  { name = "sitecustomize.py", parent = { "site-packages", "dist-packages" }, dependencies = true,
+    why = "Python imports it at every start of that environment's interpreter" },
+  { name = "usercustomize.py", parent = { "site-packages", "dist-packages" }, dependencies = true,
+    why = "Python imports it at every start of that environment's interpreter" },
   { name = ".npmrc", why = "npm reads it: node-options and script-shell run code at every npm run" },
   { name = ".yarnrc.yml", why = "yarn runs the yarnPath it names at every yarn command" },
   { name = ".yarnrc", why = "yarn 1 runs the yarn-path it names at every yarn command" },
   { name = ".pnpmfile.cjs", why = "pnpm runs it at every install" },
-  { name = ".cargo", inside = { "config", "config.toml" },
+  { name = ".cargo", inside = { ".", "config", "config.toml" },
     why = "cargo runs the rustc-wrapper and runners it names (rust-analyzer runs cargo check "
       .. "when an editor opens the project)" },
   { path = ".github/workflows", tree = true,
@@ -79,11 +141,15 @@ M.list = {
 
 -- Directories that hold what a package manager installed: a `name` entry
 -- found below one is the dependency's own (pytest, for one, does not
--- collect them), and is not reported. They are skimmed, not walked: only
--- each package's root (node_modules/PKG, node_modules/@scope/PKG,
--- site-packages/PKG) is looked at, for a .git there.
+-- collect them), and is not reported.
 M.dependency_dirs = { "node_modules", "site-packages", "dist-packages", ".venv", "venv", ".tox",
   ".nox" }
+
+-- Of those, the ones skimmed, not walked: only what is directly in one
+-- (a .pth in site-packages) and each package's root (node_modules/PKG,
+-- node_modules/@scope/PKG, site-packages/PKG) are looked at, for a .git
+-- there. A virtualenv is walked down to its site-packages.
+M.skimmed = { "node_modules", "site-packages", "dist-packages" }
 
 -- The most warning lines a run gets: past it, one line counts the rest.
 M.lines_max = 50
@@ -118,7 +184,11 @@ local function walks()
     end
     local walk = by_dir[dir] or { watch = {}, by_key = {} }
     by_dir[dir] = walk
-    walk.watch[key] = entry.tree and "tree" or entry.inside or true
+    local look = entry.tree and "tree" or entry.inside or true
+    if entry.kind or entry.parent then
+      look = { look = look, kind = entry.kind, parents = entry.parent }
+    end
+    walk.watch[key] = look
     walk.by_key[key] = entry
   end
   return by_dir
@@ -155,13 +225,34 @@ local function keys_of(path, keys)
   return table.concat(parts, ",")
 end
 
--- Before the command runs: the moment after which a change counts, and what
--- the entries with keys hold now. SKIP: directories not to look into (the
--- private HOME and TMPDIR, should they lie in the project); PROTECTED: the
--- policy's protected paths, which the hints do not suggest again.
+-- The submodules' repositories, which git status enters: .git/modules
+-- (its kind and which file it is) and each repository in it (by which
+-- directory it is, its path from there). A directory moved in keeps its
+-- old config, and a symlink leads where the walk does not look: which
+-- directory is there tells what ctime cannot.
+local MODULES = ".git/modules"
+local function repositories(project)
+  local top = project .. "/" .. MODULES
+  local kind, id = core.lstat(top)
+  local repos = {}
+  if kind == "dir" and core.realpath(top) == (core.realpath(project) or project) .. "/" .. MODULES
+  then
+    -- A repository is not walked into (but for its own modules): this is
+    -- a walk of a few directories.
+    local found = core.changed(top, 0, { ["*"] = { look = true, kind = "gitdir" } })
+    for _, e in ipairs(found or {}) do repos[e.id] = e.path end
+  end
+  return { kind = kind, id = id, repos = repos }
+end
+
+-- Before the command runs: the moment after which a change counts, what
+-- the entries with keys hold now, and which the submodules' repositories
+-- are. SKIP: directories not to look into (the private HOME and TMPDIR,
+-- should they lie in the project); PROTECTED: the policy's protected
+-- paths, which the hints do not suggest again.
 function M.before(project, skip, protected)
   local state = { project = project, skip = skip, since = core.fs_now(), keys = {},
-    protected = paths.set(protected) }
+    protected = paths.set(protected), modules = repositories(project) }
   for _, entry in ipairs(M.list) do
     if type(entry) == "table" and entry.keys and entry.path then
       state.keys[entry.path] = keys_of(project .. "/" .. entry.path, entry.keys)
@@ -237,7 +328,7 @@ end
 local function changes(state, dir, walk, opts, items, unseen)
   local top = dir == "" and state.project or state.project .. "/" .. dir
   local found, info = core.changed(top, state.since, walk.watch,
-    { skip = state.skip, shallow = M.dependency_dirs, entries = opts.entries, depth = opts.depth })
+    { skip = state.skip, shallow = M.skimmed, entries = opts.entries, depth = opts.depth })
   if not found then return info end
   for _, change in ipairs(found) do
     local entry = walk.by_key[change.watch]
@@ -261,6 +352,35 @@ local function changes(state, dir, walk, opts, items, unseen)
   unseen_items(top, info, found, unseen)
 end
 
+-- A submodule's repository that was not there before (a new one, or one
+-- moved in), and .git/modules put in place of another (a symlink, or
+-- another directory), as ITEMS; none for a repository with a change below
+-- it named already.
+local function replaced(state, items)
+  local was, now = state.modules, repositories(state.project)
+  if not was or not now.kind then return end
+  local top = state.project .. "/" .. MODULES
+  local function item(path, why)
+    items[#items + 1] = { path = path, why = why, inside = {}, inside_n = 0, hint = false }
+  end
+  if now.id ~= was.id and (was.kind or now.kind ~= "dir") then
+    item(top, ("it is a %s put in place of %s: git enters the submodules' repositories "
+      .. "there at every git status, and runs what their config names (core.fsmonitor)"):format(
+      now.kind == "link" and "symlink" or "new " .. now.kind,
+      was.kind and "the one that was there" or "none"))
+  end
+  for id, rel in pairs(now.repos) do
+    local path = top .. "/" .. rel
+    local named = false
+    for _, it in ipairs(items) do named = named or it.path:sub(1, #path + 1) == path .. "/" end
+    if not was.repos[id] and not named then
+      item(path, "a submodule's repository that was not there before (new, or moved in with "
+        .. "a config from elsewhere): git status enters it and runs what its config names "
+        .. "(core.fsmonitor)")
+    end
+  end
+end
+
 -- After the command ran: what of M.list changed since STATE was taken, as
 -- items ({ path, why, inside } each, and unseen = true for where lcsb could
 -- not look), and as warning lines (none for the paths in STATE.quiet, a
@@ -279,6 +399,7 @@ function M.after(state, opts)
       if err then return nil, err end
     end
   end
+  replaced(state, items)
   table.sort(items, function(a, b) return a.path < b.path end)
   -- A line each, but for what QUIET names (said otherwise already), up to
   -- M.lines_max, then one that counts the rest; then where lcsb could not

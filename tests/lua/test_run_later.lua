@@ -185,12 +185,116 @@ T.case("a submodule's repository in .git/modules counts by its config and hooks"
     .. ".git/modules/lib/hooks/post-checkout && echo > .git/modules/lib/objects/ab/cd")
   T.eq(keys(by), ".git/modules/lib/config .git/modules/lib/hooks", "reported")
   T.eq(table.concat(by[".git/modules/lib/hooks"].inside, ","), "post-checkout", "the hook")
-  -- .git/modules made a symlink out of the project is not followed.
+  -- .git/modules made a symlink out of the project is not followed, and is
+  -- reported as itself.
   local outside = T.tmpdir()
   sh(outside, "mkdir -p lib && echo > lib/config")
   by = report("mkdir .git", "ln -s " .. q(outside) .. " .git/modules && echo x >> "
     .. q(outside .. "/lib/config"))
-  T.eq(keys(by), "", "through a symlink")
+  T.eq(keys(by), ".git/modules", "the symlink, not through it")
+end)
+
+-- A submodule's repository, and a planted one the command prepared in an
+-- earlier run (old ctimes throughout).
+local SUBMODULE = "mkdir -p .git/modules/sub/hooks .git/modules/sub/objects "
+  .. ".git/modules/sub/refs/heads && echo 'ref: refs/heads/main' > .git/modules/sub/HEAD && "
+  .. "echo > .git/modules/sub/config && mkdir -p build/cache/sub/objects build/cache/sub/refs "
+  .. "&& printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > build/cache/sub/config"
+
+T.case("a submodule's repository swapped for a symlink, or moved in, is reported", function()
+  local by = report(SUBMODULE, "mv .git/modules/sub .git/modules/.sub-old && "
+    .. "ln -s ../../build/cache/sub .git/modules/sub")
+  T.eq(keys(by), ".git/modules/sub", "a symlink in its place")
+  -- A real directory moved in keeps its old config: the directory is new.
+  by = report(SUBMODULE .. " && echo 'ref: refs/heads/main' > build/cache/sub/HEAD",
+    "mv .git/modules/sub .git/modules/.sub-old && mv build/cache/sub .git/modules/sub")
+  T.eq(keys(by), ".git/modules/sub", "moved in")
+  T.has(by[".git/modules/sub"].why, "submodule", "why")
+  -- The whole of .git/modules, a symlink or another directory.
+  by = report(SUBMODULE, "mv .git/modules .git/modules-old && ln -s ../build/cache .git/modules")
+  T.eq(keys(by), ".git/modules", "all of it a symlink")
+  by = report(SUBMODULE, "mv .git/modules .git/modules-old && mv build/cache .git/modules")
+  T.eq(keys(by), ".git/modules", "all of it moved in")
+  -- The project's .git itself, a symlink where a repository was.
+  by = report("mkdir -p .git/objects build/evil && echo > .git/config",
+    "mv .git .git-old && ln -s build/evil .git")
+  T.eq(keys(by), ".git", "the project's .git a symlink")
+  -- What git does in a submodule is no report: a commit, a checkout, a
+  -- fetch, a new submodule's repository only by its config.
+  by = report(SUBMODULE, "cd .git/modules/sub && echo x > index.lock && mv index.lock index && "
+    .. "echo y > HEAD && echo z > FETCH_HEAD && mkdir objects/ab && echo > objects/ab/cd && "
+    .. "echo 1 > refs/heads/main")
+  T.eq(keys(by), "", "git at work in a submodule")
+  by = report(SUBMODULE, "mkdir -p .git/modules/new/objects .git/modules/new/refs && "
+    .. "echo > .git/modules/new/HEAD && echo > .git/modules/new/config")
+  T.eq(keys(by), ".git/modules/new/config", "a new submodule, by its config")
+end)
+
+T.case("a directory moved in, with what it holds unchanged, is named by itself", function()
+  local by = report("mkdir -p build/vs build/cargo && echo '{}' > build/vs/tasks.json && "
+    .. "echo > build/cargo/config.toml", "mv build/vs .vscode && mv build/cargo sub-cargo && "
+    .. "mkdir sub && mv sub-cargo sub/.cargo")
+  T.eq(keys(by), ".vscode sub/.cargo", "moved in")
+end)
+
+T.case("a directory that git takes for a repository is reported like a nested one", function()
+  local bare = "mkdir -p docs/examples/objects docs/examples/refs docs/examples/hooks && "
+    .. "echo 'ref: refs/heads/main' > docs/examples/HEAD && "
+  local by = report(nil, bare .. "printf '[core]\\n\\tfsmonitor = x\\n' > docs/examples/config")
+  T.eq(keys(by), "docs/examples", "a bare repository made")
+  T.has(by["docs/examples"].why, "repository", "why")
+  by = report(bare .. "echo > docs/examples/config", "echo x >> docs/examples/config && "
+    .. "echo > docs/examples/hooks/post-update")
+  T.eq(keys(by), "docs/examples", "its config and a hook")
+  T.contains(by["docs/examples"].inside, "config", "inside")
+  T.contains(by["docs/examples"].inside, "hooks/post-update", "inside")
+  -- Objects and refs pushed into it are no report, nor looked into.
+  by = report(bare .. "echo > docs/examples/config && mkdir docs/examples/refs/heads",
+    "mkdir docs/examples/objects/ab && echo > docs/examples/objects/ab/cd && "
+      .. "echo 1 > docs/examples/refs/heads/main && echo > docs/examples/objects/conftest.py")
+  T.eq(keys(by), "", "a push")
+  -- HEAD alone, or objects and refs without HEAD, is no repository.
+  by = report(nil, "mkdir -p a/objects a/refs b && echo > a/config && echo > b/HEAD && "
+    .. "echo > b/config")
+  T.eq(keys(by), "", "not repositories")
+  -- As git makes them: a bare one, and a nested one named once, by its .git.
+  if T.sh("command -v git") ~= "" then
+    by = report(nil, "git init -q --bare docs/ex && git -C docs/ex config core.fsmonitor x && "
+      .. "git init -q sub")
+    T.eq(keys(by), "docs/ex sub/.git", "git init --bare, git init")
+  end
+  -- In the project's own .git, git's: never looked into.
+  by = report("mkdir -p .git/worktrees/w/objects", "echo > .git/worktrees/w/HEAD")
+  T.eq(keys(by), "", "inside .git")
+end)
+
+T.case("a .pth file or sitecustomize.py in site-packages, inside a virtualenv too", function()
+  local sp = ".venv/lib/python3.11/site-packages"
+  local by = report("mkdir -p " .. sp .. "/pkg lib/dist-packages models",
+    "echo 'import os' > " .. sp .. "/zz-evil.pth && echo > " .. sp .. "/sitecustomize.py && "
+      .. "echo > lib/dist-packages/x.pth && echo > " .. sp .. "/pkg/inner.pth && "
+      .. "echo > models/model.pth && echo > " .. sp .. "/pkg/conftest.py")
+  T.eq(keys(by), sp .. "/sitecustomize.py " .. sp .. "/zz-evil.pth lib/dist-packages/x.pth",
+    "reported")
+  T.has(by[sp .. "/zz-evil.pth"].why, "Python", "why")
+  -- A virtualenv is walked to its site-packages, which is skimmed: a .git
+  -- at a package's root counts, nothing deeper is looked at.
+  by = report("mkdir -p " .. sp .. "/pkg/sub venv/src/dep",
+    "mkdir " .. sp .. "/pkg/.git " .. sp .. "/pkg/sub/.git venv/src/dep/.git && echo > "
+      .. "venv/src/dep/Makefile")
+  T.eq(keys(by), sp .. "/pkg/.git venv/src/dep/.git", "a virtualenv's repositories")
+end)
+
+T.case("devcontainers, lefthook, mise, asdf, VS Code workspaces and .env", function()
+  local by = report(nil, "mkdir -p .devcontainer sub .config/mise .mise && "
+    .. "echo '{}' > .devcontainer/devcontainer.json && echo > .devcontainer.json && "
+    .. "echo > lefthook.yml && echo > .lefthook-local.toml && echo > sub/lefthook.yml && "
+    .. "echo > sub/mise.toml && echo > .mise.local.toml && echo > .config/mise/config.toml && "
+    .. "echo > .mise/config.toml && echo > .tool-versions && echo > p.code-workspace && "
+    .. "echo > sub/.env && echo > sub/lefthook-guide.md && echo > .env.example")
+  T.eq(keys(by), ".config .devcontainer .devcontainer.json "
+    .. ".lefthook-local.toml .mise .mise.local.toml .tool-versions lefthook.yml p.code-workspace "
+    .. "sub/.env sub/mise.toml", "reported")
 end)
 
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
@@ -341,6 +445,35 @@ T.case("unreadable directories: noted when the command could have used them", fu
   local since2 = core.fs_now()
   _, info = walk(dir2, since2, { [".git"] = { "." } })
   T.eq(info.unreadable, nil, "an old unreadable directory")
+end)
+
+T.case("globs, a parent's name and a kind narrow a watch", function()
+  local dir = T.tmpdir()
+  local since = core.fs_now()
+  sh(dir, "mkdir -p a/site-packages b c/d && echo > a/site-packages/x.pth && echo > b/y.pth && "
+    .. "ln -s nowhere c/link && echo > c/file && echo > c/d/x.cfg && echo > top.cfg")
+  local by = walk(dir, since, {
+    ["*.pth"] = { look = true, parents = { "site-packages" } },
+    ["*"] = { look = true, kind = "link" },
+    ["/*.cfg"] = true,
+  })
+  T.eq(keys(by), "a/site-packages/x.pth c/link top.cfg", "found")
+  T.eq(by["c/link"].watch, "*", "which watch")
+  T.raises(function() core.changed(dir, 0, { x = { look = true, kind = "fifo" } }) end, "a kind")
+  T.raises(function() core.changed(dir, 0, { x = { look = true, parents = { "a/b" } } }) end,
+    "a parent with a slash")
+end)
+
+T.case("a repository is found, and not walked into but for its submodules'", function()
+  local dir = T.tmpdir()
+  local function repo(at) return ("mkdir -p %s/objects/aa %s/refs && echo > %s/HEAD && "
+    .. "echo > %s/objects/aa/conftest.py && "):format(at, at, at, at) end
+  sh(dir, repo("a") .. repo("a/modules/b") .. repo("c/d") .. repo("node_modules/pkg")
+    .. repo("node_modules/pkg/lib/inner") .. "mkdir -p e/objects && echo > e/HEAD.txt")
+  local by = walk(dir, 0, { ["*"] = { look = true, kind = "gitdir" }, ["conftest.py"] = true },
+    { shallow = { "node_modules" } })
+  T.eq(keys(by), "a a/modules/b c/d node_modules/pkg", "found, and nothing in them")
+  T.ok(by.a.id and by.a.id:match("^%d+:%d+$"), "which directory")
 end)
 
 T.case("misuse raises; a project that cannot be walked is nil, message", function()
