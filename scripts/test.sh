@@ -73,15 +73,17 @@ vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_property" >/dev/null
 vg_project=$(mktemp -d /tmp/lcsb-vg.XXXXXX)
 cp "$root/examples/demo/policy.lua" "$vg_project/"
-# Trusting the policy, under valgrind too, in a store of the run's own.
-export XDG_STATE_HOME=$vg_project/state
+# Trusting the policy, under valgrind too, in a store of the run's own
+# (outside the project: no policy may write a trust store).
+vg_state=$(mktemp -d /tmp/lcsb-vg-state.XXXXXX)
+export XDG_STATE_HOME=$vg_state
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" trust policy.lua 2>/dev/null)
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" --backend none policy.lua -- \
   sh -c 'echo built > out.txt' 2>/dev/null && test -s out.txt)
 (cd "$vg_project" && vg_quiet "$root/build/lcsb" detect >/dev/null)
 (cd "$vg_project" && "${vg[@]}" "$root/build/lcsb" wrap --backend seatbelt policy.lua -- \
   true >/dev/null 2>/dev/null)
-rm -rf "$vg_project"
+rm -rf "$vg_project" "$vg_state"
 unset XDG_STATE_HOME
 
 echo "== fuzzing, briefly (scripts/fuzz.sh runs each target for minutes)"

@@ -3,6 +3,7 @@
  * command may have rewritten (under --backend none, say) before lcsb sums up
  * the change: an input is a record, and also two contents split at its
  * first NUL (or its middle). */
+#define _GNU_SOURCE
 #include "trust.h"
 
 #include <stdint.h>
