@@ -776,8 +776,11 @@ static bool resolve(spot *s, const char *path) {
     char real[PATH_MAX];
     s->path = path;
     s->real = NULL;
-    s->there = lcsb__realpath(path, real) != NULL;
-    if (!s->there && !lcsb__realpath_where(path, real)) return true;
+    if (!lcsb__realpath_where(path, real)) return true;
+    /* Where it would be, or where it is: one question more only when it
+     * lies past a symlink. */
+    struct stat st;
+    s->there = lstat(real, &st) == 0;
     return (s->real = strdup(real)) != NULL;
 }
 

@@ -6,6 +6,7 @@
 #include "lua_loads.h"
 
 #include "path.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -121,14 +122,6 @@ static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, cons
     loads->lens[loads->read.n - 1] = len;
 }
 
-/* Files of the kernel's own making: what they say is the moment's, no one
- * writes them as content, and their real path (/proc/self) moves. Read,
- * neither held to the trust nor noted. */
-static bool kernel_made(const char *real) {
-    return lcsb__path_within(real, "/proc") || lcsb__path_within(real, "/sys") ||
-           lcsb__path_within(real, "/dev");
-}
-
 /* The bytes of PATH, read through the trust, pushed as a string (a pointer
  * to them returned, *LEN long); or, when it cannot be read, raised, or with
  * SOFT nil, message and errno pushed and NULL returned. */
@@ -151,7 +144,10 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     /* Lua's from here: nothing leaks when what follows raises. */
     const char *data = lua_pushlstring(L, bytes, *len);
     free(bytes);
-    if (kernel_made(real)) return data;
+    /* The kernel's own files (proc, sysfs) say what holds at the moment,
+     * and their real paths move (/proc/self): read, neither held to the
+     * trust nor noted. */
+    if (lcsb__kernel_made(real)) return data;
     /* lcsb's own modules are lcsb: no digest needed, unless protected. */
     bool own = loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
                strcmp(real, loads->script) != 0;

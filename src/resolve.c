@@ -82,8 +82,20 @@ static int shebang(int fd, char *interp, char *env_program) {
     env_program[0] = '\0';
     const char *base = strrchr(interp, '/') + 1;
     if (strcmp(base, "env") == 0) {
+        bool options = true;
         while ((word = strtok_r(NULL, " \t", &save))) {
-            if (word[0] == '-' || strchr(word, '=')) continue; /* env -S, NAME=VALUE */
+            /* env's options that take the next word (-u NAME, -C DIR): that
+             * word is no program, whatever it looks like. */
+            if (options && (strcmp(word, "-u") == 0 || strcmp(word, "-C") == 0 ||
+                            strcmp(word, "--unset") == 0 || strcmp(word, "--chdir") == 0)) {
+                if (!strtok_r(NULL, " \t", &save)) break;
+                continue;
+            }
+            if (options && strcmp(word, "--") == 0) {
+                options = false;
+                continue;
+            }
+            if ((options && word[0] == '-') || strchr(word, '=')) continue; /* -S, NAME=VALUE */
             snprintf(env_program, PATH_MAX, "%s", word);
             break;
         }
@@ -112,6 +124,15 @@ static int resolve_into(const char *name, lcsb__strv *out, int depth, lcsb_error
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s is not a regular file", real);
+    }
+    /* An interpreter the kernel or env would run must be executable: a
+     * #! line the command rewrote cannot make any file of the host an
+     * exec (and so readable) path of the next run. */
+    if (depth > 0 && !(st.st_mode & 0111)) {
+        close(fd);
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "exec: %s is named to run a program (#! or env) but is not executable",
+                          real);
     }
     if (lcsb__strv_push(out, real)) {
         close(fd);

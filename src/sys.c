@@ -13,24 +13,42 @@
 #include <unistd.h>
 
 #ifdef __linux__
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #endif
 
-char *lcsb__realpath(const char *path, char *out) {
+/* What one openat2 that refuses symlinks says of PATH: PLAIN_THERE (it
+ * exists, and no symlink leads to it), PLAIN_MISSING (a component is
+ * missing, and none before it is a symlink: PATH lies where it is written),
+ * or PLAIN_UNKNOWN (a symlink on the way, or no openat2). */
+enum plain { PLAIN_THERE, PLAIN_MISSING, PLAIN_UNKNOWN };
+static enum plain probe_plain(const char *path) {
 #ifdef __linux__
-    /* One openat2 that refuses symlinks answers for most paths, where
-     * realpath(3) asks readlink of every component. */
     if (lcsb__path_is_normal(path) && strlen(path) < PATH_MAX) {
         struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
         int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
         if (fd >= 0) {
             close(fd);
-            return strcpy(out, path);
+            return PLAIN_THERE;
         }
-        if (errno == ENOENT || errno == ENOTDIR) return NULL;
+        if (errno == ENOENT || errno == ENOTDIR) return PLAIN_MISSING;
     }
+#else
+    (void)path;
+#endif
+    return PLAIN_UNKNOWN;
+}
+
+char *lcsb__realpath(const char *path, char *out) {
+    /* One openat2 answers for most paths, where realpath(3) asks readlink
+     * of every component. */
+    enum plain plain = probe_plain(path);
+    if (plain == PLAIN_THERE) return strcpy(out, path);
+    if (plain == PLAIN_MISSING) return NULL; /* errno says how: ENOENT, ENOTDIR */
+#ifdef __linux__
     /* Through a symlink: the kernel resolves it in one open, and says where
      * it led, where realpath(3) would readlink every component. */
     int fd = open(path, O_PATH | O_CLOEXEC);
@@ -48,9 +66,12 @@ char *lcsb__realpath(const char *path, char *out) {
 }
 
 char *lcsb__realpath_where(const char *path, char *out) {
+    enum plain plain = probe_plain(path);
+    if (plain == PLAIN_THERE || plain == PLAIN_MISSING) return strcpy(out, path);
     if (lcsb__realpath(path, out)) return out;
-    if (errno != ENOENT) return NULL;
-    /* Not there: where it would be, under its nearest ancestor that is. */
+    if (errno != ENOENT && errno != ENOTDIR) return NULL;
+    /* Not there, past a symlink: where it would be, under its nearest
+     * ancestor that is. */
     const char *slash = strrchr(path, '/');
     if (!slash || slash == path) return NULL;
     char parent[PATH_MAX];
@@ -64,6 +85,17 @@ char *lcsb__realpath_where(const char *path, char *out) {
     if (have + strlen(slash) + 1 > PATH_MAX) return NULL;
     strcpy(out + have - (root ? 1 : 0), slash);
     return out;
+}
+
+bool lcsb__kernel_made(const char *path) {
+#ifdef __linux__
+    /* By the file system, not the path: /dev/shm is a tmpfs anyone writes. */
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+#else
+    (void)path;
+    return false;
+#endif
 }
 
 int lcsb__mount_of(int fd, uint64_t *out, dev_t *dev, ino_t *ino) {

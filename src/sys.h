@@ -20,6 +20,10 @@ char *lcsb__realpath(const char *path, char *out);
  * ancestor resolves. OUT has PATH_MAX bytes. */
 char *lcsb__realpath_where(const char *path, char *out);
 
+/* Is the file at PATH on a file system the kernel makes up as it is read
+ * (proc, sysfs), whose content is the moment's and no one's to write? */
+bool lcsb__kernel_made(const char *path);
+
 /* The mount that the file open as FD lives on, as an identity to compare (a
  * platform's own notion: Linux's mount ID, else the device), and, when DEV
  * is not NULL, which file it is (DEV and INO), from the same call. 0 or -1. */

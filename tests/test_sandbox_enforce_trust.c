@@ -343,6 +343,16 @@ static void test_record_holds_against_detours(void **state) {
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
     assert_true(has_line(P.err, "lcsb: ", CMD("reads policy.local.lua, which changed", "it was ")));
     unlink(local);
+    /* Nor is one into /dev/shm, a tmpfs anyone writes, for being under /dev. */
+    char shm[PATH_MAX];
+    FMT(shm, "/dev/shm/lcsb-trust-test.%ld.lua", (long)getpid());
+    write_file(shm, "return require(\"lcsb\").exec_policy { exec = \"any\" }\n");
+    assert_int_equal(symlink(shm, local), 0);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    unlink(shm);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads policy.local.lua, which changed", "it was ")));
+    unlink(local);
     write_file(local, "return nil\n");
 
     /* Gone with its directory, or an optional module gone: refused. */
