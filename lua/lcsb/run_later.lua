@@ -40,6 +40,20 @@ M.list = {
     why = "npm, yarn and pnpm run its scripts (npm test, npm run, and the install "
       .. "scripts at npm install), corepack the packageManager it names, and git hook "
       .. "managers the hooks it lists" },
+  { name = "rust-toolchain.toml",
+    why = "rustup runs the toolchain it names (a path one included) at every cargo and rustc" },
+  { name = "rust-toolchain",
+    why = "rustup runs the toolchain it names at every cargo and rustc" },
+  { name = "flake.nix",
+    why = "direnv's use flake and nix develop run its shellHook when you cd in or enter it" },
+  { name = "shell.nix",
+    why = "direnv's use nix and nix-shell run its shellHook when you cd in or enter it" },
+  { name = ".irbrc", why = "irb runs it when started in its directory" },
+  { name = ".pryrc", why = "pry runs it when started in its directory" },
+  { name = "bunfig.toml", why = "bun runs the preload scripts it names at every bun command" },
+  { path = ".hg", inside = { "hgrc" },
+    why = "Mercurial runs the hooks and extensions its hgrc names at hg status and every other "
+      .. "hg command" },
   { name = "*.code-workspace",
     why = "VS Code runs its tasks (one may run when it opens), its launch configurations and the "
       .. "programs its settings name, once you open it" },

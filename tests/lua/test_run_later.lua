@@ -85,6 +85,14 @@ T.case("a path entry counts at the root only; a name entry not in a dependency",
   T.eq(keys(by), "node_modules/dep/.git", "reported")
 end)
 
+T.case("toolchains, nix shells, REPL rcs and Mercurial's hgrc are reported", function()
+  local by = report(nil, "echo > rust-toolchain.toml && mkdir -p sub && echo > sub/flake.nix && "
+    .. "echo > shell.nix && echo > .irbrc && echo > .pryrc && echo > bunfig.toml && mkdir .hg && "
+    .. "echo > .hg/hgrc")
+  T.eq(keys(by), ".hg .irbrc .pryrc bunfig.toml rust-toolchain.toml shell.nix sub/flake.nix",
+    "reported")
+end)
+
 T.case("installed packages are skimmed: a .git at a package's root, not deeper", function()
   local by, _, items = report("mkdir -p node_modules/pkg/lib node_modules/@scope/pkg/lib "
     .. "node_modules/pkg/node_modules/inner site-packages/mod/sub",
