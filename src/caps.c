@@ -5,6 +5,7 @@
 #include "caps.h"
 
 #include "json.h"
+#include "lua_util.h"
 #include "path.h"
 #include "policy.h"
 #include "sha256.h"
@@ -203,25 +204,12 @@ static int read_whole(const char *path, char **text, size_t *len, bool *absent, 
     return 0;
 }
 
-/* The Lua state's budget: memory and instructions. */
+/* The Lua state's budget: memory (first, for lcsb__lua_capped_alloc) and
+ * instructions. */
 typedef struct budget {
-    size_t used;
+    lcsb__lua_memory memory;
     unsigned counts;
 } budget;
-
-static void *capped_alloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
-    budget *b = ud;
-    if (!ptr) old_size = 0; /* then old_size tells the kind of object, not a size */
-    if (new_size == 0) {
-        free(ptr);
-        b->used -= old_size;
-        return NULL;
-    }
-    if (new_size > old_size && new_size - old_size > CAPS_MEMORY_MAX - b->used) return NULL;
-    void *grown = realloc(ptr, new_size);
-    if (grown) b->used = b->used - old_size + new_size;
-    return grown;
-}
 
 static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
@@ -409,8 +397,8 @@ static int load_layer(layer *l, const char *home, bool required, lcsb_error *err
                         : 0;
     l->present = true;
     lcsb__sha256_of(text, len, l->sha256);
-    budget b = {0};
-    lua_State *L = lua_newstate(capped_alloc, &b);
+    budget b = {.memory = {.max = CAPS_MEMORY_MAX}};
+    lua_State *L = lua_newstate(lcsb__lua_capped_alloc, &b);
     if (!L) {
         free(text);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");

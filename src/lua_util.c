@@ -3,6 +3,8 @@
  * userdata class. */
 #include "lua_util.h"
 
+#include <stdlib.h>
+
 #include "attest.h"
 
 int lcsb__lua_raise(lua_State *L, const lcsb_error *err) {
@@ -66,4 +68,18 @@ void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
     luaL_setfuncs(L, methods, 0);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
+}
+
+void *lcsb__lua_capped_alloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
+    lcsb__lua_memory *m = ud;
+    if (!ptr) old_size = 0; /* then old_size tells the kind of object, not a size */
+    if (new_size == 0) {
+        free(ptr);
+        m->used -= old_size;
+        return NULL;
+    }
+    if (new_size > old_size && new_size - old_size > m->max - m->used) return NULL;
+    void *grown = realloc(ptr, new_size);
+    if (grown) m->used = m->used - old_size + new_size;
+    return grown;
 }

@@ -22,4 +22,14 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a);
 void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                          const luaL_Reg *methods);
 
+/* What a Lua state may allocate, and has: the ud of lcsb__lua_capped_alloc,
+ * which may start a caller's struct. */
+typedef struct lcsb__lua_memory {
+    size_t used;
+    size_t max;
+} lcsb__lua_memory;
+/* Lua's allocator with a ceiling (UD an lcsb__lua_memory): past it Lua
+ * gets a memory error, and lcsb a message, instead of the OOM killer. */
+void *lcsb__lua_capped_alloc(void *ud, void *ptr, size_t old_size, size_t new_size);
+
 #endif

@@ -47,7 +47,7 @@ typedef struct oci_world_copy {
 
 struct lcsb_script {
     lua_State *L;
-    size_t memory_used;
+    lcsb__lua_memory memory; /* what the script's Lua state may allocate, and has */
     /* exec_policy's result (or a bare policy's table), in the registry for
      * explain and after_run, and a copy of the policy it held when the
      * script returned: Lua code that runs later (a heuristic, a finalizer)
@@ -64,23 +64,6 @@ struct lcsb_script {
     bool *protected_reads;
     lcsb__caps *caps; /* what the policy was checked against */
 };
-
-/* Lua's allocator, with a ceiling: a script that allocates without end gets
- * a Lua memory error, and lcsb a message, instead of the OOM killer. */
-static void *capped_alloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
-    lcsb_script *s = ud;
-    if (!ptr) old_size = 0; /* then old_size tells the kind of object, not a size */
-    if (new_size == 0) {
-        free(ptr);
-        s->memory_used -= old_size;
-        return NULL;
-    }
-    if (new_size > old_size && new_size - old_size > SCRIPT_MEMORY_MAX - s->memory_used)
-        return NULL;
-    void *grown = realloc(ptr, new_size);
-    if (grown) s->memory_used = s->memory_used - old_size + new_size;
-    return grown;
-}
 
 static int panic(lua_State *L) {
     (void)L; /* unreachable: everything runs under lua_pcall */
@@ -417,8 +400,9 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
         lcsb__caps_free(caps);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    s->memory.max = SCRIPT_MEMORY_MAX;
     rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, err);
-    if (rc || !(s->L = lua_newstate(capped_alloc, s))) {
+    if (rc || !(s->L = lua_newstate(lcsb__lua_capped_alloc, &s->memory))) {
         lcsb__loads_clear(&s->loads);
         lcsb__caps_free(caps);
         free(s);
