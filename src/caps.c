@@ -160,48 +160,19 @@ void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, cons
  * there. Anything but a regular file of at most CAPS_FILE_MAX bytes is
  * refused: a FIFO would block, /dev/zero would never end. */
 static int read_whole(const char *path, char **text, size_t *len, bool *absent, lcsb_error *err) {
-    *text = NULL;
-    *len = 0;
     *absent = false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR) {
-            *absent = true;
-            return 0;
-        }
-        return lcsb__fail(err, LCSB_EINVAL, "caps file %s: cannot read it: %s", path,
-                          strerror(errno));
+    if (lcsb__read_regular(path, CAPS_FILE_MAX, false, text, len, NULL) == 0) return 0;
+    if (errno == ENOENT || errno == ENOTDIR) {
+        *absent = true;
+        return 0;
     }
-    int rc = 0;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fd, &st) != 0)
-        rc = lcsb__fail(err, LCSB_EINVAL, "caps file %s: %s", path, strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        rc = lcsb__fail(err, LCSB_EINVAL, "caps file %s: not a regular file", path);
-    else if (!(buf = malloc(CAPS_FILE_MAX + 1)))
-        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    size_t got = 0;
-    while (!rc) {
-        ssize_t n = read(fd, buf + got, CAPS_FILE_MAX + 1 - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            rc = lcsb__fail(err, LCSB_EINVAL, "caps file %s: cannot read it: %s", path,
-                            strerror(errno));
-        else if (n == 0)
-            break;
-        else if ((got += (size_t)n) > CAPS_FILE_MAX)
-            rc = lcsb__fail(err, LCSB_EINVAL, "caps file %s: larger than %zu KiB", path,
-                            CAPS_FILE_MAX >> 10);
-    }
-    close(fd);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    *text = buf;
-    *len = got;
-    return 0;
+    if (errno == ENOMEM) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (errno == EINVAL)
+        return lcsb__fail(err, LCSB_EINVAL, "caps file %s: not a regular file", path);
+    if (errno == EFBIG)
+        return lcsb__fail(err, LCSB_EINVAL, "caps file %s: larger than %zu KiB", path,
+                          CAPS_FILE_MAX >> 10);
+    return lcsb__fail(err, LCSB_EINVAL, "caps file %s: cannot read it: %s", path, strerror(errno));
 }
 
 /* The Lua state's budget: memory (first, for lcsb__lua_capped_alloc) and

@@ -497,31 +497,19 @@ static int l_read_regular(lua_State *L) {
     const char *path = check_path(L, 1);
     lua_Integer max = luaL_checkinteger(L, 2);
     luaL_argcheck(L, max >= 0 && max <= 64 << 20, 2, "from 0 to 64 MiB");
-    /* Allocated before the descriptor is: nothing raises while it is open. */
-    char *buf = lua_newuserdatauv(L, (size_t)max + 1, 0);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    const char *why = NULL;
-    size_t got = 0;
-    if (fd < 0 || fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        why = "not a regular file";
-    while (!why) {
-        ssize_t n = read(fd, buf + got, (size_t)max + 1 - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) why = strerror(errno);
-        if (n <= 0) break;
-        got += (size_t)n;
-        if (got > (size_t)max) why = "too large";
-    }
-    if (fd >= 0) close(fd);
-    if (why) {
+    char *data;
+    size_t len;
+    if (lcsb__read_regular(path, (size_t)max, true, &data, &len, NULL) != 0) {
+        const char *why = errno == EINVAL  ? "not a regular file"
+                          : errno == EFBIG ? "too large"
+                                           : strerror(errno);
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", path, why);
         return 2;
     }
-    lua_pushlstring(L, buf, got);
+    /* A Lua string before the buffer goes (a memory error would leak it). */
+    lua_pushlstring(L, data, len);
+    free(data);
     return 1;
 }
 

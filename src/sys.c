@@ -87,6 +87,65 @@ char *lcsb__realpath_where(const char *path, char *out) {
     return out;
 }
 
+int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data, size_t *len,
+                       char *real) {
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) return -1;
+    struct stat st;
+    char *buf = NULL;
+    size_t cap = 0, got = 0;
+    int error = 0;
+    if (fstat(fd, &st) != 0)
+        error = errno;
+    else if (!S_ISREG(st.st_mode))
+        error = EINVAL;
+    else if ((size_t)st.st_size > max)
+        error = EFBIG;
+    else if (!(buf = malloc((cap = (size_t)st.st_size + 1) + 1)))
+        error = ENOMEM;
+#ifdef __linux__
+    if (!error && real) {
+        char link[32];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, real, PATH_MAX - 1);
+        if (n <= 0 || n >= PATH_MAX - 1)
+            error = n < 0 ? errno : ENAMETOOLONG;
+        else
+            real[n] = '\0';
+    }
+#else
+    if (!error && real && !realpath(path, real)) error = errno;
+#endif
+    /* Until the end, not st_size: the file may have grown since. */
+    while (!error) {
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) error = errno;
+        if (n <= 0) break;
+        if ((got += (size_t)n) > max) {
+            error = EFBIG;
+        } else if (got == cap) {
+            char *grown = realloc(buf, (cap *= 2) + 1);
+            if (!grown)
+                error = ENOMEM;
+            else
+                buf = grown;
+        }
+    }
+    close(fd);
+    if (error) {
+        free(buf);
+        errno = error;
+        return -1;
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
 bool lcsb__kernel_made(const char *path) {
 #ifdef __linux__
     /* By the file system, not the path: /dev/shm is a tmpfs anyone writes. */

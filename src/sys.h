@@ -20,6 +20,15 @@ char *lcsb__realpath(const char *path, char *out);
  * ancestor resolves. OUT has PATH_MAX bytes. */
 char *lcsb__realpath_where(const char *path, char *out);
 
+/* The regular file at PATH, read whole through one descriptor (which never
+ * waits on a FIFO; never through a final symlink when NOFOLLOW): its bytes
+ * in *DATA (NUL-terminated, caller frees), *LEN of them, at most MAX, and,
+ * when REAL (PATH_MAX bytes) is not NULL, where it really is. 0, or -1 with
+ * errno: EINVAL not a regular file, EFBIG more than MAX, else open's or
+ * read's own. */
+int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data, size_t *len,
+                       char *real);
+
 /* Is the file at PATH on a file system the kernel makes up as it is read
  * (proc, sysfs), whose content is the moment's and no one's to write? */
 bool lcsb__kernel_made(const char *path);

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "path.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -179,73 +180,21 @@ static bool decode(const char *text, size_t len, char *out, size_t size) {
 
 int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
                      char sha256[LCSB__SHA256_HEX], lcsb_error *err) {
-    *data = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0) {
+    if (lcsb__read_regular(path, LCSB__TRUST_FILE_MAX, false, data, len, real) != 0) {
         int saved = errno;
-        lcsb__fail(err, LCSB_ESYS, "cannot open %s: %s", path, strerror(saved));
+        if (saved == EINVAL)
+            lcsb__fail(err, LCSB_EINVAL, "%s is not a regular file", path);
+        else if (saved == EFBIG)
+            lcsb__fail(err, LCSB_ETOOBIG, "%s is larger than the %zu MiB a policy may read", path,
+                       LCSB__TRUST_FILE_MAX >> 20);
+        else
+            lcsb__fail(err, saved == ENOMEM ? LCSB_ENOMEM : LCSB_ESYS, "cannot read %s: %s", path,
+                       strerror(saved));
         errno = saved;
-        return LCSB_ESYS;
+        return err ? err->code : LCSB_ESYS;
     }
-    int rc = 0;
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, real, PATH_MAX - 1);
-    if (fstat(fd, &st) != 0 || n <= 0 || n >= PATH_MAX - 1) {
-        rc = lcsb__fail(err, LCSB_ESYS, "cannot tell where %s is: %s", path, strerror(errno));
-        goto out;
-    }
-    real[n] = '\0';
-    if (!S_ISREG(st.st_mode)) {
-        errno = EINVAL;
-        rc = lcsb__fail(err, LCSB_EINVAL, "%s is not a regular file", path);
-        goto out;
-    }
-    if ((size_t)st.st_size > LCSB__TRUST_FILE_MAX) {
-        errno = EFBIG;
-        rc = lcsb__fail(err, LCSB_ETOOBIG, "%s is larger than the %zu MiB a policy may read", path,
-                        LCSB__TRUST_FILE_MAX >> 20);
-        goto out;
-    }
-    /* Read until the end, not st_size: the file may have grown since. */
-    size_t cap = (size_t)st.st_size + 1, got = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (!buf) {
-            rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-            goto out;
-        }
-        ssize_t r = read(fd, buf + got, cap - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            free(buf);
-            rc = lcsb__fail(err, LCSB_ESYS, "cannot read %s: %s", path, strerror(errno));
-            goto out;
-        }
-        if (r == 0) break;
-        got += (size_t)r;
-        if (got > LCSB__TRUST_FILE_MAX) {
-            free(buf);
-            errno = EFBIG;
-            rc = lcsb__fail(err, LCSB_ETOOBIG, "%s grew past the %zu MiB a policy may read", path,
-                            LCSB__TRUST_FILE_MAX >> 20);
-            goto out;
-        }
-        if (got == cap) {
-            char *grown = realloc(buf, (cap *= 2) + 1);
-            if (!grown) free(buf);
-            buf = grown;
-        }
-    }
-    buf[got] = '\0';
-    if (sha256) lcsb__sha256_of(buf, got, sha256);
-    *data = buf;
-    *len = got;
-out:
-    close(fd);
-    return rc;
+    if (sha256) lcsb__sha256_of(*data, *len, sha256);
+    return 0;
 }
 
 /* The encoded path that starts at *AT and ends at a space or END, decoded
