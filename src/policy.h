@@ -33,6 +33,8 @@ struct lcsb_policy {
     lcsb_net net;
     lcsb__ports connect; /* in insertion order, may repeat */
     lcsb__ports bind;
+    lcsb__strv domains; /* net.domains entries, normalized (netname.h) */
+    lcsb__strv lan;     /* net.lan ranges, normalized */
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
     size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */

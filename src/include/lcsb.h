@@ -91,7 +91,14 @@ LCSB_API size_t lcsb_escape(char *out, size_t size, const char *text, size_t len
 
 typedef struct lcsb_policy lcsb_policy;
 
-typedef enum lcsb_net { LCSB_NET_DENY = 0, LCSB_NET_PORTS = 1, LCSB_NET_OPEN = 2 } lcsb_net;
+/* DOMAINS: a network of the command's own with only loopback, where lcsb's
+ * proxy is the way out, to the names the policy lists (docs/policy.md). */
+typedef enum lcsb_net {
+    LCSB_NET_DENY = 0,
+    LCSB_NET_PORTS = 1,
+    LCSB_NET_OPEN = 2,
+    LCSB_NET_DOMAINS = 3,
+} lcsb_net;
 typedef enum lcsb_port_kind { LCSB_PORT_CONNECT = 0, LCSB_PORT_BIND = 1 } lcsb_port_kind;
 
 /* A new policy denies everything: no paths, no exec, no network. NULL on ENOMEM. */
@@ -179,6 +186,25 @@ LCSB_API bool lcsb_env_sensitive(const char *name);
 LCSB_API void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net);
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind,
                                                  long port, lcsb_error *err);
+/* A name the command may reach through lcsb's proxy: "registry.npmjs.org",
+ * "*.example.com" (any name below example.com, not itself), an IPv4 or a
+ * bracketed IPv6 literal, each with ":PORT" for a port other than 443 and
+ * 80; "!" in front denies it, before every allowing entry. Adding one
+ * switches the policy to LCSB_NET_DOMAINS; its ports (LCSB_NET_PORTS) are
+ * then the command's own loopback ports. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_domain(lcsb_policy *policy, const char *entry,
+                                                   lcsb_error *err);
+/* An address or range ("10.0.0.0/8", "127.0.0.1", "fd00::/8") that a listed
+ * name may lead to although it is loopback, private or link-local, which the
+ * proxy otherwise refuses (no rebinding a public name into the LAN). */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_lan(lcsb_policy *policy, const char *range,
+                                                lcsb_error *err);
+/* The domain entries and LAN ranges, normalized, in the order added;
+ * strings owned by the policy. */
+LCSB_API size_t lcsb_policy_domain_count(const lcsb_policy *policy);
+LCSB_API const char *lcsb_policy_domain(const lcsb_policy *policy, size_t i);
+LCSB_API size_t lcsb_policy_lan_count(const lcsb_policy *policy);
+LCSB_API const char *lcsb_policy_lan(const lcsb_policy *policy, size_t i);
 /* The command's working directory (absolute); NULL keeps the caller's. Copies. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path,
                                                 lcsb_error *err);
@@ -470,6 +496,16 @@ typedef struct lcsb_run_options {
 #define LCSB_KEEP_FD_MAX 65536
 #define LCSB_STDERR_TAIL_MAX 65536
 
+/* A connection lcsb's proxy refused (LCSB_NET_DOMAINS), one per host and
+ * port however often it was tried. */
+typedef struct lcsb_net_refusal {
+    char host[256]; /* as the command named it, lowercase; raw bytes: escape to print */
+    unsigned port;
+    unsigned attempts;
+    char why[160]; /* "not in net.domains", "denied by !evil.example.com", ... */
+} lcsb_net_refusal;
+#define LCSB_NET_REFUSALS_MAX 16
+
 typedef struct lcsb_run_result {
     int status;                 /* exit status as a shell reports it (128+N for signal N) */
     lcsb_attestation attestation;
@@ -482,6 +518,11 @@ typedef struct lcsb_run_result {
      * NULs included: use the length). */
     char stderr_tail[LCSB_STDERR_TAIL_MAX];
     size_t stderr_tail_len;
+    /* Under LCSB_NET_DOMAINS, what the proxy refused: the first
+     * LCSB_NET_REFUSALS_MAX distinct host:port pairs, and how many there
+     * were in all (which may be more). */
+    lcsb_net_refusal net_refused[LCSB_NET_REFUSALS_MAX];
+    size_t net_refused_count;
 } lcsb_run_result;
 
 LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);

@@ -1,0 +1,61 @@
+/* Layer 1, pure: network names and addresses, for the domain allowlist.
+ * A policy's net.domains and net.lan entries checked, normalized and
+ * matched, a host name as a request gives it made comparable, and an
+ * address judged public or not. */
+#ifndef LCSB_NETNAME_H
+#define LCSB_NETNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define LCSB__HOST_MAX 253
+
+typedef struct lcsb__domain {
+    /* Lowercase, no trailing dot; a wildcard's suffix without "*."; an
+     * IPv6 literal without its brackets. */
+    char host[LCSB__HOST_MAX + 1];
+    bool wildcard; /* "*.example.com": any name below example.com, not itself */
+    bool deny;     /* "!..." */
+    uint16_t port; /* 0: 443 and 80 */
+} lcsb__domain;
+
+/* ENTRY as a net.domains entry: [!]NAME, [!]*.NAME, [!]IPV4 or [!][IPV6],
+ * each with an optional ":PORT". 0, or -1 with the reason in WHY. */
+int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size);
+/* D's normal form ("!*.example.com:8080") into OUT. */
+void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size);
+/* Does D name HOST (normalized, lcsb__host_normal) at PORT? */
+bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port);
+/* HOST:PORT under the N entries: NULL when allowed (an allowing entry
+ * matches and no denying one does); else the denying entry that matched,
+ * or "" when none allows it. */
+const lcsb__domain *lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host,
+                                         uint16_t port, bool *allowed);
+
+/* IN (LEN bytes) as the proxy compares it: lowercase, a trailing dot
+ * dropped, an IPv6 literal's brackets dropped. -1 when it is no host name
+ * (bytes outside letters, digits, '-', '_' and '.', an empty or overlong
+ * label, longer than LCSB__HOST_MAX) and no IP literal. */
+int lcsb__host_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]);
+/* Is HOST (normalized) an IPv4 or IPv6 literal? */
+bool lcsb__host_is_literal(const char *host);
+
+typedef struct lcsb__cidr {
+    int family; /* AF_INET, AF_INET6 */
+    unsigned char addr[16];
+    unsigned bits;
+} lcsb__cidr;
+
+/* TEXT as a net.lan entry: an address, or ADDRESS/BITS. 0, or -1 with WHY. */
+int lcsb__cidr_parse(const char *text, lcsb__cidr *out, char *why, size_t size);
+void lcsb__cidr_format(const lcsb__cidr *c, char *out, size_t size);
+bool lcsb__cidr_contains(const lcsb__cidr *c, const struct sockaddr *sa);
+/* Is SA an address on the internet at large: not loopback, unspecified,
+ * private (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10),
+ * link-local (169.254/16, fe80::/10), multicast or broadcast; an
+ * IPv4-mapped or -compatible IPv6 address judged as its IPv4. */
+bool lcsb__addr_public(const struct sockaddr *sa);
+
+#endif
