@@ -8,9 +8,12 @@ LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjs
 # podman runs the OCI cases: runc (crun fails on this kind of host's hybrid
 # cgroups), uidmap and slirp4netns for rootless runs, iptables for its network;
 # busybox-static makes the small image one case needs; libc6-dev's libc.a links
-# the static payload of the isolation cases.
+# the static payload of the isolation cases; curl, openssl and pip are clients
+# (and the certificate) of the net.domains cases, with nodejs's npm where it
+# has one (Debian's npm package would replace a newer nodejs).
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
-                    podman runc uidmap slirp4netns iptables busybox-static libc6-dev)
+                    podman runc uidmap slirp4netns iptables busybox-static libc6-dev
+                    curl openssl python3-pip ca-certificates)
 # bench/run.sh: the benchmark's peers (bwrap, firejail; podman comes with the
 # tests) and gnuplot, which draws the scaling curve.
 LCSB_BENCH_PACKAGES=(bubblewrap firejail gnuplot-nox)

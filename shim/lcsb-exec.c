@@ -71,15 +71,17 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* lcsb passes a pipe's write end, named in LCSB_EXEC_REPORT_FD, on which a
- * failed setup is said out of band: the command can exit 97 too. The name
- * goes before anything runs, and the descriptor with the exec. */
-static int take_report_fd(void) {
-    const char *text = getenv("LCSB_EXEC_REPORT_FD");
+/* lcsb passes descriptors named in the environment: a pipe's write end
+ * (LCSB_EXEC_REPORT_FD) on which a failed setup is said out of band, since
+ * the command can exit 97 too; and a unix socket (LCSB_EXEC_PROXY_FD) on
+ * which the proxy's listening socket goes to lcsb. The names go before
+ * anything runs, and the descriptors with the exec. */
+static int take_fd(const char *name) {
+    const char *text = getenv(name);
     char *end;
     long fd = text ? strtol(text, &end, 10) : -1;
 
-    unsetenv("LCSB_EXEC_REPORT_FD");
+    unsetenv(name);
     if (!text || !*text || *end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
         return -1;
     return (int)fd;
@@ -653,15 +655,30 @@ static int set_rlimits(const struct limits *l) {
  * as their paths are placed in it. Otherwise the rules go on the host's
  * paths as they are read. */
 static int add_rules(char **argv, int argc, int dashdash, const struct header *h,
-                     const struct policy_sink *rules, sigset_t *old_mask, int report_fd) {
+                     const struct policy_sink *rules, sigset_t *old_mask, int report_fd,
+                     int proxy_fd) {
     struct header scratch;
 
     if (h->world == WORLD_OPEN)
         return read_policy(argv, argc, dashdash, &scratch, rules) == 0 && die_with_parent() == 0
                    ? 0
                    : -1;
-    if (enter_namespaces() != 0 || die_with_parent() != 0 ||
-        start_init(old_mask, h->limits.time, report_fd) != 0 ||
+    if (h->proxy != 0 && proxy_fd < 0) {
+        fail("reach lcsb's proxy: no LCSB_EXEC_PROXY_FD to hand it the listening socket");
+        hint("net.domains is served by lcsb itself: run the command with lcsb, not the "
+             "wrapped argv alone");
+        return -1;
+    }
+    if (enter_namespaces(h->proxy != 0) != 0)
+        return -1;
+    /* Before the init is forked: nothing below lcsb-exec holds the channel. */
+    if (h->proxy != 0) {
+        int handed = hand_over_listener(h->proxy, proxy_fd);
+        close(proxy_fd);
+        if (handed != 0)
+            return -1;
+    }
+    if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd) != 0 ||
         build_world(argv, argc, dashdash, h, rules) != 0 || join_new_keyring() != 0)
         return -1;
     if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
@@ -677,7 +694,8 @@ int main(int argc, char **argv) {
     int dashdash = 2;
     int command;
     int err;
-    int report_fd = take_report_fd();
+    int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
+    int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
     sigset_t old_mask;
 
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
@@ -694,6 +712,9 @@ int main(int argc, char **argv) {
         dashdash++;
     if (read_policy(argv, argc, dashdash, &h, NULL) != 0)
         goto out;
+    /* Only a network of its own has a listening socket to hand over. */
+    if (h.proxy == 0 && proxy_fd >= 0)
+        close(proxy_fd);
     if (dashdash + 1 == argc) {
         fail("find the command: nothing follows \"--\"");
         goto out;
@@ -703,7 +724,7 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
-    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd) != 0)
+    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd) != 0)
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */

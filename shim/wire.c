@@ -478,10 +478,10 @@ static int parse_paths(struct cursor *c, const char *what, const struct policy_s
 }
 
 enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_DROPPED, K_WORLD, K_PROTECT,
-       K_HIDE, K_LIMITS, K_COUNT };
+       K_HIDE, K_LIMITS, K_PROXY, K_COUNT };
 static const char *const header_keys[K_COUNT] = {
     "abi",     "parts", "fs",      "net",  "ports",  "scope", "sockets",
-    "dropped", "world", "protect", "hide", "limits"};
+    "dropped", "world", "protect", "hide", "limits", "proxy"};
 
 /* What cannot be checked until the whole header is read: its keys may come in
  * any order after "lcsb-exec", and a right's age depends on "abi". */
@@ -508,6 +508,9 @@ static int check_header(unsigned seen, const struct header *h) {
         (h->protected_paths > 0 || h->hidden_paths > 0 || limits_set(&h->limits)))
         return fail("parse header: \"protect\", \"hide\" and \"limits\" need \"world\": "
                     "\"policy\"");
+    if (h->proxy != 0 && h->world != WORLD_POLICY)
+        return fail("parse header: \"proxy\" needs \"world\": \"policy\" (a network of "
+                    "its own)");
     if ((h->dropped & DROPPED_WORLD) != 0 && h->world == WORLD_POLICY)
         return fail("parse header: \"world\" is dropped, yet \"world\" is \"policy\"");
     /* Both filters are seccomp: a host without one has neither. */
@@ -597,6 +600,10 @@ static int parse_header(struct cursor *c, struct header *h, const struct policy_
             break;
         case K_LIMITS:
             rc = parse_limits(c, &h->limits);
+            break;
+        case K_PROXY:
+            rc = parse_uint(c, "proxy", UINT16_MAX, &v);
+            h->proxy = (uint16_t)v;
             break;
         }
         if (rc != 0)

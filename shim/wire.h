@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* The wire format version this shim speaks. */
-#define WIRE_VERSION 3
+#define WIRE_VERSION 4
 
 struct rights {
     uint64_t fs, net, scope;
@@ -63,6 +63,9 @@ struct header {
     unsigned protected_paths;
     unsigned hidden_paths;
     struct limits limits;
+    /* "proxy": the loopback port on which lcsb's proxy is reached, in a
+     * network of the command's own; 0: the host's network. */
+    uint16_t proxy;
 };
 
 /* Where the reader hands what the kernel must enforce, as it reads it: after

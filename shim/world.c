@@ -24,7 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,14 +63,16 @@ static int write_file(const char *file, const char *text) {
  * capability (lcsb-exec.c), has no use for others' ids anyway. Files of other
  * owners show as nobody's. Root gets a user namespace too, so that the user
  * keyrings are the namespace's, and gone with it. */
-int enter_namespaces(void) {
+int enter_namespaces(bool network) {
     uid_t uid = geteuid();
     gid_t gid = getegid();
     char map[64];
+    int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
 
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) != 0) {
+    if (unshare(flags | (network ? CLONE_NEWNET : 0)) != 0) {
         int err = errno;
-        fail("enter namespaces of its own (user, mount, pid, IPC): %s", strerror(err));
+        fail("enter namespaces of its own (user, mount, pid, IPC%s): %s",
+             network ? ", network" : "", strerror(err));
         if (err == EPERM || err == EACCES || err == ENOSPC)
             hint("this host refuses user namespaces (an AppArmor or seccomp restriction, or "
                  "user.max_user_namespaces); run lcsb rather than the wrapped argv, to be told "
@@ -78,6 +85,64 @@ int enter_namespaces(void) {
         return -1;
     snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
     return write_file("/proc/self/gid_map", map);
+}
+
+/* A new network namespace has a loopback device, down. */
+static int bring_up_loopback(void) {
+    struct ifreq ifr = {0};
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int ret = -1;
+
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) != 0)
+        fail("read the flags of the loopback device: %s", strerror(errno));
+    else if (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
+        fail("bring up the loopback device: %s", strerror(errno));
+    else
+        ret = 0;
+    if (fd >= 0)
+        close(fd);
+    return ret;
+}
+
+/* The network of the command's own has loopback only; lcsb's proxy, in the
+ * host's network, is the way out. The shim listens on 127.0.0.1:PORT in
+ * here and hands the listening socket to lcsb over CHANNEL (SCM_RIGHTS),
+ * keeping no copy: only lcsb accepts on it, and no process in here needs
+ * a right to reach outside. */
+int hand_over_listener(uint16_t port, int channel) {
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(port),
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    char byte = 'L';
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+    int fd, ret = -1;
+
+    if (bring_up_loopback() != 0)
+        return -1;
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 512) != 0) {
+        fail("listen on 127.0.0.1:%u for lcsb's proxy: %s", port, strerror(errno));
+        goto out;
+    }
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+    if (sendmsg(channel, &msg, MSG_NOSIGNAL) != 1)
+        fail("hand the proxy's listening socket to lcsb: %s", strerror(errno));
+    else
+        ret = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    return ret;
 }
 
 static int open_path(int dirfd, const char *path) {

@@ -3,11 +3,19 @@
 #ifndef LCSB_SHIM_WORLD_H
 #define LCSB_SHIM_WORLD_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "wire.h"
 
-/* Enters user, mount, pid and IPC namespaces. The calling process stays in
- * its pid namespace; its next child is the new one's init (pid 1). */
-int enter_namespaces(void);
+/* Enters user, mount, pid and IPC namespaces, and with NETWORK a network
+ * namespace too. The calling process stays in its pid namespace; its next
+ * child is the new one's init (pid 1). */
+int enter_namespaces(bool network);
+
+/* In a network of the command's own: loopback up, a socket listening on
+ * 127.0.0.1:PORT handed to lcsb's proxy over CHANNEL, and not kept. */
+int hand_over_listener(uint16_t port, int channel);
 
 /* In the new pid namespace's init: builds the root from the policy on argv
  * (read again here, sorted, so that a directory is mounted before what lies

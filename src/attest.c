@@ -2,6 +2,7 @@
  * it by the mechanism that wrote them, never from what the backend was asked
  * to do. Pure. */
 #include "attest.h"
+#include "json.h"
 #include "landlock.h"
 #include "oci.h"
 #include "seatbelt.h"
@@ -58,7 +59,7 @@ int lcsb_attest(const char *const *argv, const char *const *prefix, lcsb_attesta
 static const char *const mechanism_names[] = {"none", "landlock", "seatbelt", "oci", NULL};
 static const char *const fs_names[] = {"open", "enforced", NULL};
 static const char *const exec_names[] = {"open", "allowlist", NULL};
-static const char *const net_names[] = {"denied", "ports", "open", NULL};
+static const char *const net_names[] = {"denied", "ports", "open", "domains", NULL};
 static const char *const covers_names[] = {"", "tcp", "all", NULL};
 static const char *const by_names[] = {"",         "landlock",  "seccomp", "landlock+seccomp",
                                        "seatbelt", "namespace", NULL};
@@ -98,8 +99,47 @@ const lcsb__field lcsb__attestation_fields[] = {
 };
 #undef FIELD
 
+/* What the proxy held to and refused: lists, which the field table does not
+ * describe, added after its fields. */
 char *lcsb_attestation_json(const lcsb_attestation *att) {
-    return lcsb__fields_json(lcsb__attestation_fields, att);
+    char *fields = lcsb__fields_json(lcsb__attestation_fields, att);
+    if (!fields || (!att->domains[0] && !att->net_refused_count)) return fields;
+    lcsb__buf b = {0};
+    lcsb__buf_add(&b, fields, strlen(fields) - 1); /* without its '}' */
+    free(fields);
+    if (att->domains[0]) {
+        lcsb__buf_adds(&b, ",\"domains\":[");
+        for (const char *line = att->domains; *line;) {
+            size_t len = strcspn(line, "\n");
+            char entry[sizeof att->domains];
+            snprintf(entry, sizeof entry, "%.*s", (int)len, line);
+            lcsb__buf_adds(&b, line == att->domains ? "" : ",");
+            lcsb__buf_add_json_string(&b, entry);
+            line += len + (line[len] == '\n');
+        }
+        lcsb__buf_adds(&b, "]");
+    }
+    size_t kept = att->net_refused_count < LCSB_NET_REFUSALS_MAX ? att->net_refused_count
+                                                                   : LCSB_NET_REFUSALS_MAX;
+    if (att->net_refused_count) {
+        lcsb__buf_addf(&b, ",\"net_refused_count\":%zu,\"net_refused\":[",
+                       att->net_refused_count);
+        for (size_t i = 0; i < kept; i++) {
+            const lcsb_net_refusal *r = &att->net_refused[i];
+            lcsb__buf_adds(&b, i ? ",{\"host\":" : "{\"host\":");
+            lcsb__buf_add_json_string(&b, r->host);
+            lcsb__buf_addf(&b, ",\"port\":%u,\"attempts\":%u,\"why\":", r->port, r->attempts);
+            lcsb__buf_add_json_string(&b, r->why);
+            lcsb__buf_adds(&b, "}");
+        }
+        lcsb__buf_adds(&b, "]");
+    }
+    lcsb__buf_adds(&b, "}");
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        return NULL;
+    }
+    return b.p;
 }
 
 const char *lcsb_attestation_value(const lcsb_attestation *att, const char *key) {

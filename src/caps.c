@@ -50,7 +50,7 @@ typedef struct layer {
     char path[PATH_MAX]; /* where it is, or would be; "" for none */
     char sha256[LCSB__SHA256_HEX];
     path_list deny, deny_write, allow;
-    int net;      /* an lcsb_net, or -1 when not said */
+    int net;      /* a net_rank, or -1 when not said */
     int exec_any; /* 0, 1, or -1 when not said */
     bool degrade_said;
     unsigned degrade; /* the parts a policy may let degrade */
@@ -253,13 +253,25 @@ static void read_paths(lua_State *L, int idx, const char *key, const char *home,
     }
 }
 
+/* How much of the network a policy reaches, for the cap: named hosts
+ * through lcsb's proxy are less than TCP ports to any host. */
+enum net_rank { NET_NONE, NET_DOMAINS, NET_PORTS, NET_OPEN };
+static const char *const net_rank_names[] = {"false", "domains", "ports", "open"};
+
+static int net_rank(lcsb_net net) {
+    return net == LCSB_NET_OPEN      ? NET_OPEN
+           : net == LCSB_NET_PORTS   ? NET_PORTS
+           : net == LCSB_NET_DOMAINS ? NET_DOMAINS
+                                     : NET_NONE;
+}
+
 static int read_net(lua_State *L, int idx) {
-    if (lua_type(L, idx) == LUA_TBOOLEAN) return lua_toboolean(L, idx) ? LCSB_NET_OPEN : 0;
+    if (lua_type(L, idx) == LUA_TBOOLEAN) return lua_toboolean(L, idx) ? NET_OPEN : NET_NONE;
     const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : "";
-    if (strcmp(s, "ports") == 0) return LCSB_NET_PORTS;
-    if (strcmp(s, "open") == 0) return LCSB_NET_OPEN;
-    return fail_lua(L, "key 'net' must be false (no network), \"ports\" (TCP port lists at most) "
-                       "or \"open\"");
+    for (int rank = NET_DOMAINS; rank <= NET_OPEN; rank++)
+        if (strcmp(s, net_rank_names[rank]) == 0) return rank;
+    return fail_lua(L, "key 'net' must be false (no network), \"domains\" (named hosts through "
+                       "lcsb's proxy at most), \"ports\" (TCP port lists at most) or \"open\"");
 }
 
 static unsigned read_degrade(lua_State *L, int idx) {
@@ -659,10 +671,11 @@ static int check_holds(const check *k, lcsb_tier tier, const spot *p, lcsb_error
     return refuse(&b, err);
 }
 
-static const char *net_text(int net) {
-    return net == LCSB_NET_OPEN    ? "an open network (net = true)"
-           : net == LCSB_NET_PORTS ? "TCP ports (net = { connect = ..., bind = ... })"
-                                   : "no network (net = false)";
+static const char *net_text(int rank) {
+    return rank == NET_OPEN      ? "an open network (net = true)"
+           : rank == NET_PORTS   ? "TCP ports to any host (net = { connect = ..., bind = ... })"
+           : rank == NET_DOMAINS ? "named hosts (net = { domains = ... })"
+                                 : "no network (net = false)";
 }
 
 /* The role whose file closed what the policy asks, for the message. */
@@ -675,20 +688,22 @@ static void add_layer_remedy(lcsb__buf *b, const lcsb__caps *c, role r, const ch
 
 static int check_switches(const check *k, lcsb_error *err) {
     const lcsb__caps *c = k->caps;
-    lcsb_net net = lcsb_policy_net(k->policy);
+    int net = net_rank(lcsb_policy_net(k->policy));
     bool exec_open = lcsb_policy_exec_open(k->policy);
     unsigned degrade = lcsb_policy_degradable(k->policy);
     for (int r = ROLE_DEFAULTS; r < ROLES; r++) {
         const layer *l = &c->layers[r];
         lcsb__buf b = {0};
         const char *from = r == ROLE_DEFAULTS ? "lcsb's defaults, " : "";
-        if (l->net >= 0 && (int)net > l->net) {
-            static const char *const caps_net[] = {"false", "\"ports\"", "\"open\""};
-            lcsb__buf_addf(&b, "%s: the policy asks for %s, and %s%s caps it (net = %s); ", k->name,
-                           net_text((int)net), from, l->path, caps_net[l->net]);
-            lcsb__buf_adds(&b, l->net == LCSB_NET_PORTS
-                                   ? "name the ports the command needs, or say net = false"
-                                   : "say net = false");
+        if (l->net >= 0 && net > l->net) {
+            lcsb__buf_addf(&b, "%s: the policy asks for %s, and %s%s caps it (net = %s%s%s); ",
+                           k->name, net_text(net), from, l->path, l->net ? "\"" : "",
+                           net_rank_names[l->net], l->net ? "\"" : "");
+            lcsb__buf_adds(&b, l->net == NET_PORTS     ? "name the ports the command needs, or "
+                                                         "the hosts (net = { domains = ... })"
+                               : l->net == NET_DOMAINS ? "name the hosts the command needs "
+                                                         "(net = { domains = ... })"
+                                                       : "say net = false");
             add_layer_remedy(&b, c, (role)r, "change net");
             return refuse(&b, err);
         }
@@ -804,7 +819,7 @@ char *lcsb__caps_json(const lcsb__caps *caps) {
 }
 
 char **lcsb__caps_lines(const lcsb__caps *caps) {
-    int net = LCSB_NET_OPEN, exec_any = 1;
+    int net = NET_OPEN, exec_any = 1;
     unsigned degrade = LCSB_PARTS_ALL;
     size_t denied = 0, unwritable = 0;
     for (int r = ROLE_DEFAULTS; r < ROLES; r++) {
@@ -817,11 +832,10 @@ char **lcsb__caps_lines(const lcsb__caps *caps) {
         denied += caps->paths[i].kind == CAP_DENY;
         unwritable += caps->paths[i].kind == CAP_DENY_WRITE;
     }
-    static const char *const nets[] = {"false", "ports", "open"};
     lcsb__buf one = {0}, two = {0};
     lcsb__buf_addf(&one,
                    "caps: %zu paths denied, %zu never writable; net %s, exec any %s, degrade ",
-                   denied, unwritable, nets[net], exec_any ? "allowed" : "refused");
+                   denied, unwritable, net_rank_names[net], exec_any ? "allowed" : "refused");
     if (degrade == LCSB_PARTS_ALL)
         lcsb__buf_adds(&one, "any part");
     else if (degrade == 0)

@@ -180,6 +180,12 @@ static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy
     switch (part) {
     case LCSB_PART_NET:
         if (policy->net == LCSB_NET_OPEN) return NULL;
+        if (policy->net == LCSB_NET_DOMAINS)
+            return b->namespaces ? NULL
+                                 : "no user namespaces here, in which the command gets a network "
+                                   "of its own whose only way out is lcsb's proxy; without one "
+                                   "the proxy listens on the host's loopback, and the command "
+                                   "may reach its port on any host";
         if (!b->seccomp)
             return "no seccomp filters here, which refuse UDP and other non-TCP sockets";
         if (policy->net == LCSB_NET_PORTS && abi < 4) {
@@ -345,34 +351,52 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     if (rc) goto out;
 
     bool tcp_rules = policy->net != LCSB_NET_OPEN && abi >= 4;
+    bool own_world = world_held(dropped);
+    /* Under domains the command reaches lcsb's proxy on a loopback port, its
+     * own network's (the shim listens there), or the host's when the net
+     * part is dropped; the policy's ports are then for its own loopback. */
+    bool domains = policy->net == LCSB_NET_DOMAINS;
+    bool own_network = domains && own_world && !(dropped & LCSB_PART_NET);
+    uint16_t proxy = lcsb__proxy_port(policy);
+    lcsb__ports connect = policy->connect;
+    uint16_t *with_proxy = NULL;
+    if (domains && tcp_rules) {
+        if (!(with_proxy = malloc((connect.n + 1) * sizeof *with_proxy))) {
+            rc = LCSB_ENOMEM;
+            goto out;
+        }
+        if (connect.n) memcpy(with_proxy, connect.v, connect.n * sizeof *with_proxy);
+        with_proxy[connect.n] = proxy;
+        connect = (lcsb__ports){with_proxy, connect.n + 1};
+    }
     lcsb__buf_addf(&header, "%s%d,\"abi\":%d,\"parts\":%zu,\"fs\":", LCSB__WIRE_KEY,
                    LCSB__WIRE_VERSION, abi, w.parts.n);
     add_rights(&header, abi, exec_open, -1);
     lcsb__buf_addf(&header, ",\"net\":%s,\"ports\":[",
                    tcp_rules ? "[\"bind_tcp\",\"connect_tcp\"]" : "[]");
     bool first = true;
-    if (tcp_rules && policy->net == LCSB_NET_PORTS) {
+    if (tcp_rules && policy->net != LCSB_NET_DENY) {
         add_ports(&header, "bind_tcp", &policy->bind, &first);
-        add_ports(&header, "connect_tcp", &policy->connect, &first);
+        add_ports(&header, "connect_tcp", &connect, &first);
     }
+    free(with_proxy);
     /* Landlock's rules cover TCP only; the shim's socket filter closes the
      * rest: only unix sockets when the network is denied (TCP included, so a
      * denied network needs no TCP rules), unix and TCP (held to the ports by
-     * Landlock) when ports are allowed. */
+     * Landlock) when ports or domains are allowed. */
     const char *sockets = !b->seccomp || policy->net == LCSB_NET_OPEN ? "any"
                           : policy->net == LCSB_NET_DENY              ? "unix"
                                                                       : "unix+tcp";
     lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
                    abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
     lcsb__add_part_names(&header, dropped, "\"", ",");
-    bool own_world = world_held(dropped);
     lcsb__buf_addf(&header, "],\"world\":\"%s\",\"protect\":", own_world ? "policy" : "open");
     rc = add_paths(&header, &policy->protect, own_world);
     lcsb__buf_adds(&header, ",\"hide\":");
     if (!rc) rc = add_paths(&header, &policy->hide, own_world);
     lcsb__buf_adds(&header, ",\"limits\":");
     add_limits(&header, policy, dropped);
-    lcsb__buf_adds(&header, "}");
+    lcsb__buf_addf(&header, ",\"proxy\":%u}", own_network ? (unsigned)proxy : 0u);
     if (rc) goto out;
     if (header.oom) {
         rc = LCSB_ENOMEM;
@@ -462,8 +486,9 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     const char *world = lcsb__json_choice(lcsb__json_find(header, "world"), worlds);
     int protect = lcsb__json_array(lcsb__json_find(header, "protect"), NULL, NULL);
     const char *limits = lcsb__json_find(header, "limits");
+    long proxy = lcsb__json_int(lcsb__json_find(header, "proxy"));
     if (abi < 1 || fs < 0 || net < 0 || ports < 0 || scope < 0 || !sockets || dropped < 0 ||
-        !world || protect < 0 || !limits || *limits != '{')
+        !world || protect < 0 || !limits || *limits != '{' || proxy < 0 || proxy > 65535)
         return lcsb__fail(err, LCSB_EINVAL, "attest: the shim's header is malformed");
     /* Landlock's network rules cover TCP only; the shim's socket filter, when
      * the header asks for one, covers every other socket, and "unix" refuses
@@ -497,6 +522,12 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
                                          : LCSB_HELD_NONE,
         .world = own ? LCSB_HELD_OWN : LCSB_HELD_OPEN,
     };
+    /* A network of its own has loopback alone: lcsb's proxy is the way out. */
+    if (proxy > 0 && own) {
+        out->net = LCSB_NET_DOMAINS;
+        out->net_covers = LCSB_NET_COVERS_ALL;
+        out->net_by = LCSB_NET_BY_NAMESPACE;
+    }
     read_limits(limits, out->limits, sizeof out->limits);
     return 0;
 }

@@ -8,7 +8,7 @@
 /* The shim's name, and the header's argv marker, which attest recognises. */
 #define LCSB__SHIM_NAME "lcsb-exec"
 #define LCSB__WIRE_KEY "{\"lcsb-exec\":"
-#define LCSB__WIRE_VERSION 3
+#define LCSB__WIRE_VERSION 4
 #define LCSB__LANDLOCK_ABI_MAX 9
 /* Each argv string holds at most this many bytes; the kernel's limit is 128 KiB. */
 #define LCSB__WIRE_PART_MAX (120u * 1024u)

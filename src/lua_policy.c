@@ -76,6 +76,16 @@ static void add_ports(lua_State *L, lcsb_policy *p, int net_idx, const char *fie
     lua_pop(L, 1);
 }
 
+static void add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
+                      int (*add)(lcsb_policy *, const char *, lcsb_error *));
+
+/* net.domains or net.lan, when given: a list of strings, each added by ADD. */
+static void add_net_names(lua_State *L, lcsb_policy *p, int net_idx, const char *field,
+                          const char *what, int (*add)(lcsb_policy *, const char *, lcsb_error *)) {
+    if (lua_getfield(L, net_idx, field) != LUA_TNIL) add_names(L, p, lua_gettop(L), what, add);
+    lua_pop(L, 1);
+}
+
 static void set_net(lua_State *L, lcsb_policy *p) {
     int t = lua_gettop(L);
     if (lua_isboolean(L, t)) {
@@ -83,17 +93,28 @@ static void set_net(lua_State *L, lcsb_policy *p) {
         return;
     }
     if (!lua_istable(L, t))
-        luaL_error(L,
-                   "policy key 'net': expected true, false or { connect = {...}, bind = {...} }");
+        luaL_error(L, "policy key 'net': expected true, false or { domains = {...}, connect = "
+                      "{...}, bind = {...}, lan = {...} }");
+    bool domains = false;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-        if (!k || (strcmp(k, "connect") != 0 && strcmp(k, "bind") != 0))
-            luaL_error(L, "policy key 'net': unknown key '%s' (expected connect, bind)",
+        if (!k || (strcmp(k, "connect") != 0 && strcmp(k, "bind") != 0 &&
+                   strcmp(k, "domains") != 0 && strcmp(k, "lan") != 0))
+            luaL_error(L,
+                       "policy key 'net': unknown key '%s' (expected domains, connect, bind, lan)",
                        k ? k : luaL_typename(L, -2));
+        domains |= strcmp(k, "domains") == 0;
         lua_pop(L, 1);
     }
-    lcsb_policy_set_net(p, LCSB_NET_PORTS);
+    /* net = { domains = {} } is a network of its own with no way out: what
+     * the command's own loopback serves, and nothing else. */
+    lcsb_policy_set_net(p, domains ? LCSB_NET_DOMAINS : LCSB_NET_PORTS);
+    add_net_names(L, p, t, "domains", "net.domains", lcsb_policy_add_domain);
+    add_net_names(L, p, t, "lan", "net.lan", lcsb_policy_add_lan);
+    if (p->lan.n && !domains)
+        luaL_error(L, "policy key 'net.lan': names where listed domains may lead, so it needs "
+                      "net.domains");
     add_ports(L, p, t, "connect", LCSB_PORT_CONNECT);
     add_ports(L, p, t, "bind", LCSB_PORT_BIND);
 }
@@ -395,12 +416,18 @@ int lcsb__lua_policy_table(lua_State *L) {
     lua_setfield(L, -3, "unset");
     lua_setfield(L, -2, "set");
     lua_setfield(L, -2, "env");
-    if (p->net == LCSB_NET_PORTS) {
+    if (p->net == LCSB_NET_PORTS || p->net == LCSB_NET_DOMAINS) {
         lua_newtable(L);
         push_ports(L, &p->connect);
         lua_setfield(L, -2, "connect");
         push_ports(L, &p->bind);
         lua_setfield(L, -2, "bind");
+        if (p->net == LCSB_NET_DOMAINS) {
+            lcsb__lua_push_argv(L, p->domains.v);
+            lua_setfield(L, -2, "domains");
+            lcsb__lua_push_argv(L, p->lan.v);
+            lua_setfield(L, -2, "lan");
+        }
     } else {
         lua_pushboolean(L, p->net == LCSB_NET_OPEN);
     }

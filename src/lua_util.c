@@ -3,6 +3,8 @@
  * userdata class. */
 #include "lua_util.h"
 
+#include <string.h>
+
 #include <stdlib.h>
 
 #include "attest.h"
@@ -25,7 +27,7 @@ int lcsb__lua_outcome(lua_State *L, int rc, const lcsb_error *err) {
 
 void lcsb__lua_push_argv(lua_State *L, char **argv) {
     lua_newtable(L);
-    for (size_t i = 0; argv[i]; i++) {
+    for (size_t i = 0; argv && argv[i]; i++) {
         lua_pushstring(L, argv[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -58,6 +60,35 @@ void lcsb__lua_push_fields(lua_State *L, const lcsb__field *fields, const void *
 
 void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
     lcsb__lua_push_fields(L, lcsb__attestation_fields, a);
+    if (a->domains[0]) {
+        lua_newtable(L);
+        lua_Integer n = 0;
+        for (const char *line = a->domains; *line;) {
+            size_t len = strcspn(line, "\n");
+            lua_pushlstring(L, line, len);
+            lua_rawseti(L, -2, ++n);
+            line += len + (line[len] == '\n');
+        }
+        lua_setfield(L, -2, "domains");
+    }
+    if (!a->net_refused_count) return;
+    lua_createtable(L, LCSB_NET_REFUSALS_MAX, 0);
+    for (size_t i = 0; i < a->net_refused_count && i < LCSB_NET_REFUSALS_MAX; i++) {
+        const lcsb_net_refusal *r = &a->net_refused[i];
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, r->host);
+        lua_setfield(L, -2, "host");
+        lua_pushinteger(L, r->port);
+        lua_setfield(L, -2, "port");
+        lua_pushinteger(L, r->attempts);
+        lua_setfield(L, -2, "attempts");
+        lua_pushstring(L, r->why);
+        lua_setfield(L, -2, "why");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "net_refused");
+    lua_pushinteger(L, (lua_Integer)a->net_refused_count);
+    lua_setfield(L, -2, "net_refused_count");
 }
 
 void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,

@@ -160,6 +160,12 @@ static int check_engine_args(const lcsb__strv *args, lcsb_error *err) {
  * network (open) only when the policy lets the network degrade. */
 static int check_net(const lcsb_policy *policy, bool *dropped, lcsb_error *err) {
     *dropped = false;
+    /* lcsb's proxy would have to be inside the engine's network namespace. */
+    if (policy->net == LCSB_NET_DOMAINS)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "oci: net.domains is served by lcsb's proxy, which a container's "
+                          "network cannot reach yet; run it under --backend landlock, or name "
+                          "the network as net = false or net = true");
     if (policy->net != LCSB_NET_PORTS) return 0;
     if (!(policy->degradable & LCSB_PART_NET))
         return lcsb__fail(err, LCSB_EUNAVAIL,

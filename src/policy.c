@@ -4,6 +4,7 @@
 #include "policy.h"
 
 #include "envname.h"
+#include "netname.h"
 #include "path.h"
 
 #include <limits.h>
@@ -27,6 +28,8 @@ void lcsb_policy_free(lcsb_policy *policy) {
     lcsb__strv_clear(&policy->env_pass);
     free(policy->connect.v);
     free(policy->bind.v);
+    lcsb__strv_clear(&policy->domains);
+    lcsb__strv_clear(&policy->lan);
     free(policy->cwd);
     free(policy);
 }
@@ -137,7 +140,13 @@ int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value
     return 0;
 }
 
-bool lcsb__policy_has_env(const lcsb_policy *policy) { return policy->env_n > 0; }
+bool lcsb__policy_has_env(const lcsb_policy *policy) {
+    return policy->env_n > 0 || policy->net == LCSB_NET_DOMAINS;
+}
+
+uint16_t lcsb__proxy_port(const lcsb_policy *policy) {
+    return policy->proxy_port ? policy->proxy_port : LCSB__PROXY_PORT;
+}
 
 int lcsb_policy_pass_env(lcsb_policy *policy, const char *name, lcsb_error *err) {
     if (!name || !lcsb__env_valid_entry(name))
@@ -178,8 +187,49 @@ int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind, long port, lc
     if (!v) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     ports->v = v;
     ports->v[ports->n++] = (uint16_t)port;
+    /* Under domains, ports are the command's own loopback's. */
     if (policy->net == LCSB_NET_DENY) policy->net = LCSB_NET_PORTS;
     return 0;
+}
+
+/* An entry of the network's names, kept in its normal form. */
+static int add_net_entry(lcsb_policy *policy, lcsb__strv *set, const char *what,
+                         const char *normal, lcsb_error *err) {
+    int rc = hold(policy, what, strlen(normal) + 1, err);
+    if (rc) return rc;
+    if (lcsb__strv_push(set, normal)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}
+
+int lcsb_policy_add_domain(lcsb_policy *policy, const char *entry, lcsb_error *err) {
+    lcsb__domain d;
+    char why[256], normal[LCSB__HOST_MAX + 16];
+    if (!entry) return lcsb__fail(err, LCSB_EINVAL, "net.domains: no entry");
+    if (lcsb__domain_parse(entry, &d, why, sizeof why) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "%s", why);
+    lcsb__domain_format(&d, normal, sizeof normal);
+    int rc = add_net_entry(policy, &policy->domains, "net.domains", normal, err);
+    if (!rc) policy->net = LCSB_NET_DOMAINS;
+    return rc;
+}
+
+int lcsb_policy_add_lan(lcsb_policy *policy, const char *range, lcsb_error *err) {
+    lcsb__cidr c;
+    char why[256], normal[64];
+    if (!range) return lcsb__fail(err, LCSB_EINVAL, "net.lan: no entry");
+    if (lcsb__cidr_parse(range, &c, why, sizeof why) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "%s", why);
+    lcsb__cidr_format(&c, normal, sizeof normal);
+    return add_net_entry(policy, &policy->lan, "net.lan", normal, err);
+}
+
+size_t lcsb_policy_domain_count(const lcsb_policy *policy) { return policy->domains.n; }
+const char *lcsb_policy_domain(const lcsb_policy *policy, size_t i) {
+    return i < policy->domains.n ? policy->domains.v[i] : NULL;
+}
+size_t lcsb_policy_lan_count(const lcsb_policy *policy) { return policy->lan.n; }
+const char *lcsb_policy_lan(const lcsb_policy *policy, size_t i) {
+    return i < policy->lan.n ? policy->lan.v[i] : NULL;
 }
 
 int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) {
@@ -265,7 +315,9 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
               !lcsb__strv_push_all(&p->exec, (const char *const *)src->exec.v) &&
               !lcsb__strv_push_all(&p->protect, (const char *const *)src->protect.v) &&
               !lcsb__strv_push_all(&p->hide, (const char *const *)src->hide.v) &&
-              !lcsb__strv_push_all(&p->env_pass, (const char *const *)src->env_pass.v);
+              !lcsb__strv_push_all(&p->env_pass, (const char *const *)src->env_pass.v) &&
+              !lcsb__strv_push_all(&p->domains, (const char *const *)src->domains.v) &&
+              !lcsb__strv_push_all(&p->lan, (const char *const *)src->lan.v);
     for (size_t i = 0; ok && i < src->env_n; i++)
         ok = !lcsb_policy_set_env(p, src->env[i].name, src->env[i].value, NULL);
     for (size_t i = 0; ok && i < src->connect.n; i++)
@@ -275,6 +327,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     p->exec_open = src->exec_open;
     p->env_inherit = src->env_inherit;
     p->net = src->net;
+    p->proxy_port = src->proxy_port;
     p->bytes = src->bytes;
     p->degradable = src->degradable;
     memcpy(p->limits, src->limits, sizeof p->limits);

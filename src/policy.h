@@ -35,6 +35,10 @@ struct lcsb_policy {
     lcsb__ports bind;
     lcsb__strv domains; /* net.domains entries, normalized (netname.h) */
     lcsb__strv lan;     /* net.lan ranges, normalized */
+    /* Where the command reaches lcsb's proxy when it has no network of its
+     * own (lcsb_run sets it: a port on the host's loopback); 0 in a
+     * network of its own, where it is LCSB__PROXY_PORT. */
+    uint16_t proxy_port;
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
     size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */
@@ -48,6 +52,12 @@ int lcsb__port_after(const lcsb__ports *ports, int last);
 extern const char *const lcsb__part_names[];
 /* The names of PARTS (lcsb_part bits), each between QUOTE and QUOTE, SEP between. */
 void lcsb__add_part_names(lcsb__buf *b, unsigned parts, const char *quote, const char *sep);
+
+/* The port lcsb's proxy listens on in a network of the command's own,
+ * where nothing else can hold it. */
+#define LCSB__PROXY_PORT 3128
+/* The port the command reaches lcsb's proxy on under POLICY. */
+uint16_t lcsb__proxy_port(const lcsb_policy *policy);
 
 /* The program that carries the env overlay (the seam's hop in front of the
  * command), which an exec allowlist must name when the overlay is in use. */

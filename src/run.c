@@ -3,20 +3,35 @@
 #include "backend.h"
 #include "capture.h"
 #include "escape.h"
+#include "proxy.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The environment variable naming the descriptor on which the shim reports a
- * setup failure (docs/wire-format.md). */
+/* The environment variables naming the descriptors on which the shim
+ * reports a setup failure, and hands over the proxy's listening socket
+ * (docs/wire-format.md). */
 #define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
+#define LCSB__PROXY_ENV "LCSB_EXEC_PROXY_FD"
+
+/* lcsb's proxy for a run under net.domains: served from a socket the shim
+ * listens on in the command's own network and hands over CHANNEL, or from
+ * one lcsb listens on itself, on the host's loopback (LISTENER). */
+typedef struct net_serve {
+    int channel[2]; /* ours, the shim's; -1s when the shim listens on none */
+    int listener;
+    lcsb__proxy *proxy;
+} net_serve;
 
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define RELAYED (sizeof relayed_signals / sizeof relayed_signals[0])
@@ -57,19 +72,21 @@ static void write_all(int fd, const char *s) {
 }
 
 /* The descriptors the child keeps above 2: the caller's, and lcsb's own
- * report pipe (EXTRA, or -1). */
-static bool kept(const lcsb_run_options *opts, int extra, int fd) {
+ * for the shim (EXTRA, -1 where there is none). */
+static bool kept(const lcsb_run_options *opts, const int extra[2], int fd) {
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (opts->keep_fds[i] == fd) return true;
-    return fd == extra;
+    return fd == extra[0] || fd == extra[1];
 }
 
 /* Nothing lcsb or its host holds open (a policy script's files, a harness's
  * pipes) reaches the command but stdin, stdout, stderr and what the caller
  * passes on purpose. Closing a descriptor that is not open is no error. */
 static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts,
-                          int extra) {
-    int highest = extra > 2 ? extra : 2;
+                          const int extra[2]) {
+    int highest = 2;
+    for (int i = 0; i < 2; i++)
+        if (extra[i] > highest) highest = extra[i];
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (opts->keep_fds[i] > highest) highest = opts->keep_fds[i];
     for (int fd = 3; fd < highest; fd++)
@@ -78,46 +95,62 @@ static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_op
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (posix_spawn_file_actions_adddup2(actions, opts->keep_fds[i], opts->keep_fds[i]))
             return -1;
-    if (extra > 2 && posix_spawn_file_actions_adddup2(actions, extra, extra)) return -1;
+    for (int i = 0; i < 2; i++)
+        if (extra[i] > 2 && posix_spawn_file_actions_adddup2(actions, extra[i], extra[i]))
+            return -1;
     return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
+}
+
+static const char *const shim_fd_names[2] = {LCSB__REPORT_ENV, LCSB__PROXY_ENV};
+
+/* Is ENTRY one of the variables naming a descriptor for the shim? */
+static bool names_shim_fd(const char *entry) {
+    for (int i = 0; i < 2; i++) {
+        size_t len = strlen(shim_fd_names[i]);
+        if (strncmp(entry, shim_fd_names[i], len) == 0 && entry[len] == '=') return true;
+    }
+    return false;
 }
 
 /* The environment the child is spawned with: the seam's (lcsb_env_block:
  * the allowlist under a host mechanism, the caller's whole under a
- * container's engine), with no LCSB_EXEC_REPORT_FD of the caller's; for a
- * child that is the mechanism, ENTRY (which must outlive the spawn) naming
- * the descriptor FD on which the shim reports a failed setup. */
-static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, int fd, char *entry,
-                         size_t size, char ***out, lcsb_error *err) {
+ * container's engine), with none of the caller's variables naming a
+ * descriptor for the shim; for a child that is the mechanism, ENTRIES
+ * (which must outlive the spawn) naming FDS: the shim's report pipe, and
+ * the channel for the proxy's socket (each -1 when there is none). */
+static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const int fds[2],
+                         char entries[2][64], char ***out, lcsb_error *err) {
     char **block = NULL;
     int rc = lcsb_env_block(b, policy, NULL, &block, err);
     if (rc) return rc;
-    size_t n = 0, k = 0, name = strlen(LCSB__REPORT_ENV);
+    size_t n = 0, k = 0;
     while (block[n]) n++;
-    char **env = calloc(n + 2, sizeof *env);
+    char **env = calloc(n + 3, sizeof *env);
     if (!env) {
         lcsb_argv_free(block);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-        if (strncmp(block[i], LCSB__REPORT_ENV, name) == 0 && block[i][name] == '=')
+        if (names_shim_fd(block[i]))
             free(block[i]);
         else
             env[k++] = block[i];
     free(block);
-    if (fd >= 0) {
-        snprintf(entry, size, "%s=%d", LCSB__REPORT_ENV, fd);
-        env[k++] = entry;
+    for (int i = 0; i < 2; i++) {
+        entries[i][0] = '\0';
+        if (fds[i] < 0) continue;
+        snprintf(entries[i], 64, "%s=%d", shim_fd_names[i], fds[i]);
+        env[k++] = entries[i];
     }
     env[k] = NULL;
     *out = env;
     return 0;
 }
 
-/* Frees what child_environ made, but ENTRY, which the caller owns. */
-static void free_environ(char **env, const char *entry) {
+/* Frees what child_environ made, but ENTRIES, which the caller owns. */
+static void free_environ(char **env, char entries[2][64]) {
     for (size_t i = 0; env && env[i]; i++)
-        if (env[i] != entry) free(env[i]);
+        if (env[i] != entries[0] && env[i] != entries[1]) free(env[i]);
     free(env);
 }
 
@@ -162,12 +195,57 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
     }
 }
 
+/* The listening socket the shim sends on CHANNEL once the command's own
+ * network exists; -1 when none came (the shim failed first, and says so). */
+static int receive_listener(int channel) {
+    char byte;
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t n;
+    while ((n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    }
+    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (!c || (msg.msg_flags & MSG_CTRUNC) || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd, listening = 0;
+    socklen_t len = sizeof listening;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Serve the proxy once the child is spawned: on the socket the shim hands
+ * over, or the one lcsb listens on. 0 when the shim failed before it had
+ * one to hand (its report says why); else the proxy serves, or -1. */
+static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err) {
+    if (net->channel[0] >= 0) {
+        net->listener = receive_listener(net->channel[0]);
+        if (net->listener < 0) return 0;
+    }
+    int fd = net->listener;
+    net->listener = -1;
+    return lcsb__proxy_start(policy, fd, &net->proxy, err);
+}
+
 /* REPORT is the shim's report pipe (-1s when the child is no mechanism),
- * ENV the environment that names its write end, CAPTURE the stderr relay
- * (NULL: the command writes to the caller's stderr itself). */
-static int spawn_and_wait_with(const char *const *final, const char *cwd, bool is_mechanism,
-                               const lcsb_run_options *opts, int report[2], char **env,
-                               lcsb__capture *capture, lcsb_run_result *result, lcsb_error *err) {
+ * ENV the environment that names its write end, NET the proxy to serve
+ * while the command runs (NULL: none), CAPTURE the stderr relay (NULL: the
+ * command writes to the caller's stderr itself). */
+static int spawn_and_wait_with(const char *const *final, const lcsb_policy *policy,
+                               bool is_mechanism, const lcsb_run_options *opts, int report[2],
+                               net_serve *net, char **env, lcsb__capture *capture,
+                               lcsb_run_result *result, lcsb_error *err) {
+    const char *cwd = policy->cwd;
+    int extra[2] = {report[1], net ? net->channel[1] : -1};
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
@@ -192,7 +270,7 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
     /* stderr onto the pipe before everything else above 2 is closed. */
     if ((capture && posix_spawn_file_actions_adddup2(&actions, capture->out[1], STDERR_FILENO)) ||
         (cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
-        add_fd_actions(&actions, opts, report[1])) {
+        add_fd_actions(&actions, opts, extra)) {
         posix_spawn_file_actions_destroy(&actions);
         posix_spawnattr_destroy(&attr);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
@@ -209,6 +287,8 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
     int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, env);
     if (report[1] >= 0) close(report[1]);
     report[1] = -1;
+    if (net && net->channel[1] >= 0) close(net->channel[1]);
+    if (net) net->channel[1] = -1;
     if (spawn_errno == 0) running_child = pid;
     /* Unblock the relayed signals even if the caller held them: one that
      * arrived before the spawn is delivered now, and relayed. */
@@ -228,6 +308,15 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
     }
     int wstatus;
     pid_t waited = pid;
+    /* A command that would run without its proxy is stopped: nothing of it
+     * may run without the whole policy, and it would find no way out. */
+    lcsb_error served = {0};
+    if (net && serve_net(net, policy, &served) != 0) {
+        kill(pid, SIGKILL);
+        result->setup_failed = true;
+        snprintf(result->note, sizeof result->note, "cannot serve the network's proxy: %.400s",
+                 served.message);
+    }
     if (capture) {
         lcsb__capture_spawned(capture);
         if (lcsb__capture_wait(capture, pid, opts->relay_fd, &wstatus, result) != 0) waited = -1;
@@ -239,7 +328,9 @@ static int spawn_and_wait_with(const char *const *final, const char *cwd, bool i
         rc = lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", final[0], strerror(errno));
         goto restore;
     }
-    result->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    result->status = result->setup_failed                      ? LCSB_EXIT_SETUP
+                     : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+                                          : 128 + WTERMSIG(wstatus);
     /* The pipe's write ends are gone with the shim and its init (the command
      * never had one): what they said is all there. */
     char said[8];
@@ -261,24 +352,77 @@ restore:
  * when it is asked for. */
 static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
                           const char *const *final, bool is_mechanism, const lcsb_run_options *opts,
-                          lcsb_run_result *result, lcsb_error *err) {
+                          net_serve *net, lcsb_run_result *result, lcsb_error *err) {
     int report[2] = {-1, -1};
-    char **env = NULL, entry[64];
+    char **env = NULL, entries[2][64];
     if (is_mechanism && pipe2(report, O_CLOEXEC) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
                           strerror(errno));
-    int rc = child_environ(b, policy, report[1], entry, sizeof entry, &env, err);
+    int fds[2] = {report[1], net ? net->channel[1] : -1};
+    int rc = child_environ(b, policy, fds, entries, &env, err);
     lcsb__capture capture;
     bool captured = !rc && opts->capture_stderr;
     if (captured) rc = lcsb__capture_open(&capture, err);
     if (!rc)
-        rc = spawn_and_wait_with(final, policy->cwd, is_mechanism, opts, report, env,
+        rc = spawn_and_wait_with(final, policy, is_mechanism, opts, report, net, env,
                                  captured ? &capture : NULL, result, err);
     if (captured) lcsb__capture_close(&capture);
     for (int i = 0; i < 2; i++)
         if (report[i] >= 0) close(report[i]);
-    free_environ(env, entry);
+    free_environ(env, entries);
     return rc;
+}
+
+/* Where the proxy will serve a run under net.domains: a channel on which
+ * the shim hands over the socket it listens on in the command's own
+ * network (ATT says so), else a socket lcsb listens on, on the host's
+ * loopback, whose port *PORT the command is then told. */
+static int open_net(const lcsb_attestation *att, net_serve *net, uint16_t *port,
+                    lcsb_error *err) {
+    if (att->net == LCSB_NET_DOMAINS) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, net->channel) != 0)
+            return lcsb__fail(err, LCSB_ESYS, "cannot make the proxy's channel: %s",
+                              strerror(errno));
+        return 0;
+    }
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof addr;
+    net->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (net->listener < 0 || bind(net->listener, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        listen(net->listener, 512) != 0 ||
+        getsockname(net->listener, (struct sockaddr *)&addr, &len) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot listen on the host's loopback for the proxy: %s",
+                          strerror(errno));
+    *port = ntohs(addr.sin_port);
+    return 0;
+}
+
+static void close_net(net_serve *net, lcsb_attestation *att) {
+    for (int i = 0; i < 2; i++)
+        if (net->channel[i] >= 0) close(net->channel[i]);
+    if (net->listener >= 0) close(net->listener);
+    if (net->proxy)
+        lcsb__proxy_stop(net->proxy, att->net_refused, LCSB_NET_REFUSALS_MAX,
+                         &att->net_refused_count);
+}
+
+/* Prepare POLICY's run, and where it goes through lcsb's proxy, the proxy:
+ * without a network of its own, the command is told the port lcsb listens
+ * on, and prepared again with it. */
+static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
+                       const lcsb_run_options *opts, const char *const *argv, char ***final,
+                       net_serve *net, lcsb_policy **told, lcsb_run_result *result,
+                       lcsb_error *err) {
+    int rc = lcsb_prepare(b, policy, opts->prefix, argv, final, &result->attestation, err);
+    if (rc || policy->net != LCSB_NET_DOMAINS || !b->ops->is_mechanism) return rc;
+    uint16_t port = 0;
+    rc = open_net(&result->attestation, net, &port, err);
+    if (rc || !port) return rc;
+    if (!(*told = lcsb_policy_copy(policy))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    (*told)->proxy_port = port;
+    lcsb_argv_free(*final);
+    *final = NULL;
+    return lcsb_prepare(b, *told, opts->prefix, argv, final, &result->attestation, err);
 }
 
 /* Does the final argv start with the mechanism itself? Then failing to start
@@ -338,10 +482,16 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     /* A command is needed here: lcsb_prepare would run a probe in its place. */
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    rc = lcsb_prepare(b, policy, opts->prefix, argv, &final, &result->attestation, err);
+    net_serve net = {{-1, -1}, -1, NULL};
+    lcsb_policy *told = NULL;
+    bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
+    rc = prepare_run(b, policy, opts, argv, &final, &net, &told, result, err);
     if (!rc)
-        rc = spawn_and_wait(b, policy, (const char *const *) final,
-                            starts_with_mechanism(b, opts->prefix), opts, result, err);
+        rc = spawn_and_wait(b, told ? told : policy, (const char *const *) final,
+                            starts_with_mechanism(b, opts->prefix), opts, served ? &net : NULL,
+                            result, err);
+    close_net(&net, &result->attestation);
+    lcsb_policy_free(told);
     lcsb_argv_free(final);
     if (rc) return rc;
 

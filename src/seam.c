@@ -8,6 +8,7 @@
 #include "envname.h"
 #include "validate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,12 +96,41 @@ int lcsb_env_block(const lcsb_backend *b, const lcsb_policy *policy, const char 
     return 0;
 }
 
-int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv, char ***out,
-                  lcsb_error *err) {
+/* Under net.domains the proxy is the only way out, and these are the names
+ * tools look for it by (curl, git, pip, npm: lowercase first, some only
+ * uppercase). ALL_PROXY is the same port speaking SOCKS5, names resolved
+ * by the proxy. The command's own loopback is reached directly. They come
+ * after the policy's own settings, and win. */
+static int push_proxy_env(lcsb__strv *sv, uint16_t port) {
+    static const char *const proxies[][2] = {
+        {"http_proxy", "http"},   {"https_proxy", "http"}, {"HTTP_PROXY", "http"},
+        {"HTTPS_PROXY", "http"},  {"all_proxy", "socks5h"}, {"ALL_PROXY", "socks5h"},
+    };
+    static const char *const direct[] = {"no_proxy", "NO_PROXY"};
+    lcsb__buf kv = {0};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof proxies / sizeof *proxies + 2; i++) {
+        kv.len = 0;
+        if (i < sizeof proxies / sizeof *proxies)
+            lcsb__buf_addf(&kv, "%s=%s://127.0.0.1:%u", proxies[i][0], proxies[i][1],
+                           (unsigned)port);
+        else
+            lcsb__buf_addf(&kv, "%s=localhost,127.0.0.1,::1",
+                           direct[i - sizeof proxies / sizeof *proxies]);
+        rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(sv, kv.p);
+    }
+    lcsb__buf_free(&kv);
+    return rc;
+}
+
+/* The env hop, with the proxy's variables when PROXIED (a mechanism serves
+ * net.domains; under none nothing does, and nothing is in the way). */
+static int env_argv(const lcsb_policy *policy, bool proxied, const char *const *argv, char ***out,
+                    lcsb_error *err) {
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     lcsb__strv sv = {0};
     int rc = 0;
-    if (policy->env_n > 0) {
+    if (policy->env_n > 0 || proxied) {
         /* env takes NAME=VALUE words until the first one without '=': a command
          * whose name holds '=' would be taken for an assignment. */
         if (strchr(argv[0], '='))
@@ -122,6 +152,7 @@ int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv, char ***ou
             rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(&sv, kv.p);
             lcsb__buf_free(&kv);
         }
+        if (proxied) rc |= push_proxy_env(&sv, lcsb__proxy_port(policy));
     }
     rc |= lcsb__strv_push_all(&sv, argv);
     if (rc || !(*out = lcsb__strv_take(&sv))) {
@@ -129,6 +160,11 @@ int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv, char ***ou
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     return 0;
+}
+
+int lcsb_env_argv(const lcsb_policy *policy, const char *const *argv, char ***out,
+                  lcsb_error *err) {
+    return env_argv(policy, policy->net == LCSB_NET_DOMAINS, argv, out, err);
 }
 
 int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *const *prefix,
@@ -139,6 +175,7 @@ int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *c
     lcsb__strv sv = {0};
     bool has_prefix = prefix && prefix[0];
     bool inside = has_prefix && b->ops->contains_prefix;
+    bool proxied = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
     int rc = 0;
     /* A container starts from none of the caller's environment: the names
      * passed go on its argv, their values stay in the engine's environment. */
@@ -148,7 +185,7 @@ int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *c
         /* A container is a world: the launcher runs inside it, and gets the
          * env overlay too (a launcher without HOME would be lost). */
         if (lcsb__strv_push_all(&sv, prefix) || lcsb__strv_push_all(&sv, argv)) goto oom;
-        rc = lcsb_env_argv(policy, (const char *const *)sv.v, &inner, err);
+        rc = env_argv(policy, proxied, (const char *const *)sv.v, &inner, err);
         lcsb__strv_clear(&sv);
         if (!rc)
             rc = lcsb__backend_wrap_env(b, policy, (const char *const *)inner,
@@ -156,7 +193,7 @@ int lcsb_compose(const lcsb_backend *b, const lcsb_policy *policy, const char *c
         goto out;
     }
     /* A host mechanism trusts host plumbing: the launcher runs outside it. */
-    rc = lcsb_env_argv(policy, argv, &inner, err);
+    rc = env_argv(policy, proxied, argv, &inner, err);
     if (!rc)
         rc = lcsb__backend_wrap_env(b, policy, (const char *const *)inner,
                                     (const char *const *)passed, &wrapped, err);
@@ -175,6 +212,24 @@ out:
     return rc;
 }
 
+/* The entries lcsb's proxy holds the command to, one per line, as many as
+ * fit, for the attestation. */
+static void attest_domains(const lcsb_policy *policy, lcsb_attestation *att) {
+    size_t used = 0, size = sizeof att->domains;
+    att->domains[0] = '\0';
+    for (size_t i = 0; i < policy->domains.n; i++) {
+        const char *entry = policy->domains.v[i];
+        /* Room for this line, and for a "..." line after it if more follow. */
+        size_t need = (used ? 1 : 0) + strlen(entry) + (i + 1 < policy->domains.n ? 4 : 0);
+        if (used + need >= size) {
+            snprintf(att->domains + used, size - used, "%s...", used ? "\n" : "");
+            return;
+        }
+        used += (size_t)snprintf(att->domains + used, size - used, "%s%s", used ? "\n" : "",
+                                 entry);
+    }
+}
+
 int lcsb_prepare(const lcsb_backend *b, const lcsb_policy *policy, const char *const *prefix,
                  const char *const *argv, char ***final_out, lcsb_attestation *att,
                  lcsb_error *err) {
@@ -185,6 +240,8 @@ int lcsb_prepare(const lcsb_backend *b, const lcsb_policy *policy, const char *c
     if (!rc) rc = lcsb_compose(b, policy, prefix, argv ? argv : probe, &final, err);
     if (!rc) rc = lcsb__check_exec_size((const char *const *) final, err);
     if (!rc) rc = lcsb_attest((const char *const *) final, prefix, att ? att : &ignored, err);
+    if (!rc && att && policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism)
+        attest_domains(policy, att);
     if (!rc && final_out) {
         *final_out = final;
         final = NULL;

@@ -158,11 +158,24 @@ static void add_port_rules(profile *pr, const lcsb__ports *ports, const char *op
         lcsb__buf_addf(&pr->text, "(allow %s (%s tcp \"*:%d\"))\n", ops, side, port);
 }
 
+#define PROXY_LINE ";; lcsb's proxy\n(allow network-outbound (remote tcp \"localhost:"
+
 /* Denied: nothing (deny default holds every socket, unix ones included).
- * Ports: TCP to and from the policy's ports, and name resolution. */
+ * Ports: TCP to and from the policy's ports, and name resolution.
+ * Domains: lcsb's proxy on the loopback, and no name resolution (the
+ * proxy resolves); the policy's ports on the loopback only. */
 static void add_network(profile *pr, const lcsb_policy *policy) {
     if (policy->net == LCSB_NET_OPEN) {
         lcsb__buf_adds(&pr->text, "(allow network*)\n");
+        return;
+    }
+    if (policy->net == LCSB_NET_DOMAINS) {
+        lcsb__buf_addf(&pr->text, PROXY_LINE "%u\"))\n", (unsigned)lcsb__proxy_port(policy));
+        add_port_rules(pr, &policy->bind, "network-bind network-inbound", "local");
+        for (int port = lcsb__port_after(&policy->connect, -1); port < 65536;
+             port = lcsb__port_after(&policy->connect, port))
+            lcsb__buf_addf(&pr->text, "(allow network-outbound (remote tcp \"localhost:%d\"))\n",
+                           port);
         return;
     }
     if (policy->net != LCSB_NET_PORTS) return;
@@ -270,9 +283,18 @@ static int read_ports(const char *text, lcsb_policy *policy) {
         const char *lead;
         lcsb_port_kind kind;
     } sides[] = {{"(allow network-bind network-inbound (local tcp \"*:", LCSB_PORT_BIND},
-                 {"(allow network-outbound (remote tcp \"*:", LCSB_PORT_CONNECT}};
+                 {"(allow network-outbound (remote tcp \"*:", LCSB_PORT_CONNECT},
+                 {"(allow network-outbound (remote tcp \"localhost:", LCSB_PORT_CONNECT}};
+    const char *proxy = strstr(text, PROXY_LINE);
+    if (proxy) {
+        long port = strtol(proxy + strlen(PROXY_LINE), NULL, 10);
+        if (port < 1 || port > 65535) return LCSB_EINVAL;
+        lcsb_policy_set_net(policy, LCSB_NET_DOMAINS);
+        policy->proxy_port = (uint16_t)port;
+        text = strchr(strchr(proxy, '\n') + 1, '\n');
+    }
     for (const char *line = text; line && *line;) {
-        for (size_t s = 0; s < 2; s++) {
+        for (size_t s = 0; s < 3; s++) {
             size_t n = strlen(sides[s].lead);
             if (strncmp(line, sides[s].lead, n) != 0) continue;
             long port = strtol(line + n, NULL, 10);

@@ -427,7 +427,7 @@ static void test_version(void **state) {
     set_args(f, tmpls, 1);
     run(f, NULL, &r);
     assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "lcsb-exec 3\n");
+    assert_string_equal(r.out, "lcsb-exec 4\n");
     assert_string_equal(r.err, "");
 }
 

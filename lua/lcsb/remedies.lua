@@ -215,7 +215,47 @@ M.add("refused_program", function(ev)
     .. 'allowlist off'
 end)
 
--- The network, under net = false or a port list.
+-- What lcsb's proxy refused (net.domains): evidence, not a guess, so it
+-- comes first, one hint per host and port. A run that exits 0 keeps them in
+-- the attestation alone.
+local SHOWN_REFUSALS = 8
+
+local function refused_entry(r)
+  local host = r.host:find(":", 1, true) and ("[" .. r.host .. "]") or r.host
+  if r.port == 443 or r.port == 80 then return host end
+  return ("%s:%d"):format(host, r.port)
+end
+
+M.add("net_refused", function(ev)
+  local refused = ev.attestation and ev.attestation.net_refused
+  if ev.status == 0 or not refused or #refused == 0 then return end
+  local hints = {}
+  for i, r in ipairs(refused) do
+    if i > SHOWN_REFUSALS then break end
+    local target = ("%s:%d"):format(r.host, r.port)
+    local entry = refused_entry(r)
+    local denied = r.why:match("^denied by (!.*)")
+    local address = r.why:match("^resolves to (%S+),")
+    if denied then
+      hints[#hints + 1] = ("the command tried to reach %s, which the policy denies (%s in "
+        .. "net.domains)"):format(target, denied)
+    elseif address then
+      hints[#hints + 1] = ("the command tried to reach %s, which %s; if that is meant, add "
+        .. "net = { lan = { \"%s\" } }"):format(target, r.why, address)
+    else
+      hints[#hints + 1] = ("the command tried to reach %s; to allow it, add "
+        .. "net = { domains = { \"%s\" } }"):format(target, entry)
+    end
+  end
+  local total = ev.attestation.net_refused_count or #refused
+  if total > #hints then
+    hints[#hints + 1] = ("%d more hosts were refused: the attestation (--attest FILE) lists "
+      .. "them"):format(total - #hints)
+  end
+  return hints
+end)
+
+-- The network, under net = false, a port list or domains.
 local NETWORK = { "[Tt]emporary failure in name resolution", "[Cc]ould not resolve",
   "[Nn]ame or service not known", "getaddrinfo", "[Nn]etwork is unreachable",
   "[Cc]onnection refused", "[Ff]ailed to connect", "connect", "socket", "ENETUNREACH",
@@ -243,9 +283,20 @@ M.add("network", function(ev)
   end
   local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
+  local domains = ev.attestation.net == "domains"
+  if domains and #list(ev.attestation.net_refused) > 0 then return end
+  if resolving and domains then
+    return "name resolution failed: under net.domains the command has no DNS; it reaches "
+      .. "hosts through lcsb's proxy, which HTTPS_PROXY, HTTP_PROXY and ALL_PROXY name: "
+      .. "a tool that ignores them must be told of the proxy"
+  end
   if resolving then
-    return "name resolution failed: the policy allows no network, and DNS needs UDP, which "
-      .. "only net = true allows (or resolve the name outside and connect by address)"
+    local host = stderr:match("https?://([%w%.%-_]+)") or stderr:match("EAI_AGAIN ([%w%.%-_]+)")
+    local listed = host and host:find("%a") and ("\"%s\""):format(host) or "\"HOST\""
+    return ("name resolution failed: %s, and DNS needs UDP; to reach a host by name, list "
+      .. "it: net = { domains = { %s } } (through lcsb's proxy)"):format(
+        type(net) == "table" and "net.connect allows TCP ports but no name lookups"
+          or "the policy allows no network", listed)
   end
   local port = port_in(stderr .. "\n" .. table.concat(list(ev.argv), " "))
   if port then
@@ -287,10 +338,9 @@ function M.explain(evidence)
   local hints = {}
   for _, heuristic in ipairs(M.heuristics) do
     local ok, hint = pcall(heuristic.explain, evidence)
-    if ok and type(hint) == "string" then
-      hints[#hints + 1] = (hint:gsub("[^\n]+", escape))
-    elseif ok and hint then
-      hints[#hints + 1] = hint
+    -- One hint, or a list of them.
+    for _, line in ipairs(ok and (type(hint) == "table" and hint or { hint }) or {}) do
+      if type(line) == "string" then hints[#hints + 1] = (line:gsub("[^\n]+", escape)) end
     end
   end
   return hints

@@ -229,11 +229,19 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
            : att->world == LCSB_HELD_OWN ? "its own (namespaces; only the policy's paths exist)"
            : att->backend == LCSB_MECHANISM_SEATBELT ? "the host's, held by the profile"
                                                      : "the host's processes, IPC and sockets");
-    static const char *const net[] = {"denied", "ports", "open"};
+    static const char *const net[] = {"denied", "ports", "open", "domains"};
     printf("net: %s%s\n", net[lcsb_policy_net(p)],
            enforced && att->net == LCSB_NET_OPEN && lcsb_policy_net(p) != LCSB_NET_OPEN
                ? " (requested; dropped here: see degrade)"
+           : enforced && lcsb_policy_net(p) == LCSB_NET_DOMAINS && att->net != LCSB_NET_DOMAINS
+               ? " (through lcsb's proxy on the host's loopback: no network of its own here)"
+           : att->net == LCSB_NET_DOMAINS
+               ? " (a network of its own, loopback only; lcsb's proxy the way out)"
                : "");
+    for (size_t i = 0; i < lcsb_policy_domain_count(p); i++)
+        printf("domain: %s\n", lcsb_policy_domain(p, i));
+    for (size_t i = 0; i < lcsb_policy_lan_count(p); i++)
+        printf("lan: %s (a listed name may lead there)\n", lcsb_policy_lan(p, i));
     for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1)
         if (att->dropped & part)
             printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "

@@ -420,11 +420,21 @@ typedef enum lcsb_held {
     LCSB_HELD_OWN,      /* "own": a world of its own */
 } lcsb_held;
 
+/* A connection lcsb's proxy refused (LCSB_NET_DOMAINS), one per host and
+ * port however often it was tried. */
+typedef struct lcsb_net_refusal {
+    char host[256]; /* as the command named it, lowercase; raw bytes: escape to print */
+    unsigned port;
+    unsigned attempts;
+    char why[160]; /* "not in net.domains", "denied by !evil.example.com", ... */
+} lcsb_net_refusal;
+#define LCSB_NET_REFUSALS_MAX 16
+
 typedef struct lcsb_attestation {
     lcsb_mechanism backend;
     lcsb_fs_held fs;
     lcsb_exec_held exec;
-    lcsb_net net; /* "denied", "ports", "open" */
+    lcsb_net net; /* "denied", "ports", "open", "domains" */
     /* What is held: all (Landlock holds TCP to the policy, or the shim's
      * socket filter refuses TCP too, and the filter refuses every other
      * socket but unix ones), tcp (Landlock alone: net is then open, since
@@ -447,6 +457,14 @@ typedef struct lcsb_attestation {
     lcsb_held world;
     /* The limits in force, "time=5 pids=300", "" for none. */
     char limits[160];
+    /* Under net "domains": the policy's net.domains entries the proxy holds
+     * to, one per line (as many as fit; a last line "..." when cut). */
+    char domains[2048];
+    /* After a run under net "domains" (lcsb_run): what the proxy refused,
+     * the first LCSB_NET_REFUSALS_MAX distinct host:port pairs, and how
+     * many there were in all (which may be more). */
+    lcsb_net_refusal net_refused[LCSB_NET_REFUSALS_MAX];
+    size_t net_refused_count;
 } lcsb_attestation;
 
 /* PREFIX is the launcher composed in front of a host mechanism (NULL: none):
@@ -496,16 +514,6 @@ typedef struct lcsb_run_options {
 #define LCSB_KEEP_FD_MAX 65536
 #define LCSB_STDERR_TAIL_MAX 65536
 
-/* A connection lcsb's proxy refused (LCSB_NET_DOMAINS), one per host and
- * port however often it was tried. */
-typedef struct lcsb_net_refusal {
-    char host[256]; /* as the command named it, lowercase; raw bytes: escape to print */
-    unsigned port;
-    unsigned attempts;
-    char why[160]; /* "not in net.domains", "denied by !evil.example.com", ... */
-} lcsb_net_refusal;
-#define LCSB_NET_REFUSALS_MAX 16
-
 typedef struct lcsb_run_result {
     int status;                 /* exit status as a shell reports it (128+N for signal N) */
     lcsb_attestation attestation;
@@ -518,11 +526,6 @@ typedef struct lcsb_run_result {
      * NULs included: use the length). */
     char stderr_tail[LCSB_STDERR_TAIL_MAX];
     size_t stderr_tail_len;
-    /* Under LCSB_NET_DOMAINS, what the proxy refused: the first
-     * LCSB_NET_REFUSALS_MAX distinct host:port pairs, and how many there
-     * were in all (which may be more). */
-    lcsb_net_refusal net_refused[LCSB_NET_REFUSALS_MAX];
-    size_t net_refused_count;
 } lcsb_run_result;
 
 LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);

@@ -1,0 +1,104 @@
+"""The hosts of the net.domains cases: HTTP and HTTPS on the host's loopback,
+named by a name the host resolves (argv[2]), with a self-signed certificate
+for that name, serving ROOT (argv[1]) with:
+
+  hello.txt                  a line the clients print
+  repo.git/                  a bare repository, for git's dumb HTTP protocol
+  simple/lcsbdemo/           a package index page (PEP 503) and its wheel
+
+It prints "http PORT https PORT cert PATH" once it serves, and serves until
+its stdin closes: the suite that started it holds the other end, so the
+servers go with it, however it ends.
+"""
+import base64
+import hashlib
+import http.server
+import os
+import ssl
+import subprocess
+import sys
+import threading
+import zipfile
+
+ROOT, HOST = sys.argv[1], sys.argv[2]
+
+
+def make_certificate():
+    key, cert = os.path.join(ROOT, "key.pem"), os.path.join(ROOT, "cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=" + HOST, "-addext", "subjectAltName=DNS:" + HOST,
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return key, cert
+
+
+def make_repository(web):
+    work = os.path.join(ROOT, "work")
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t", HOME=ROOT)
+    def git(*args, cwd=work):
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    os.makedirs(work)
+    git("init", "-q", "-b", "main")
+    with open(os.path.join(work, "README"), "w") as f:
+        f.write("cloned through lcsb's proxy\n")
+    git("add", "README")
+    git("commit", "-q", "-m", "first")
+    git("clone", "-q", "--bare", work, os.path.join(web, "repo.git"), cwd=ROOT)
+    git("update-server-info", cwd=os.path.join(web, "repo.git"))
+
+
+def record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}\n"
+
+
+def make_index(web):
+    wheel = "lcsbdemo-1.0-py3-none-any.whl"
+    files = {
+        "lcsbdemo/__init__.py": b"GREETING = 'installed through the proxy'\n",
+        "lcsbdemo-1.0.dist-info/METADATA":
+            b"Metadata-Version: 2.1\nName: lcsbdemo\nVersion: 1.0\n",
+        "lcsbdemo-1.0.dist-info/WHEEL":
+            b"Wheel-Version: 1.0\nGenerator: lcsb-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(record_line(n, d) for n, d in files.items())
+    record += "lcsbdemo-1.0.dist-info/RECORD,,\n"
+    package = os.path.join(web, "simple", "lcsbdemo")
+    os.makedirs(package)
+    with zipfile.ZipFile(os.path.join(package, wheel), "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+        z.writestr("lcsbdemo-1.0.dist-info/RECORD", record)
+    with open(os.path.join(package, "index.html"), "w") as f:
+        f.write(f'<html><body><a href="{wheel}">{wheel}</a></body></html>\n')
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(context=None):
+    handler = lambda *a, **k: Quiet(*a, directory=os.path.join(ROOT, "web"), **k)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if context:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server.server_address[1]
+
+
+def main():
+    web = os.path.join(ROOT, "web")
+    os.makedirs(web)
+    with open(os.path.join(web, "hello.txt"), "w") as f:
+        f.write("hello through lcsb's proxy\n")
+    make_repository(web)
+    make_index(web)
+    key, cert = make_certificate()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    print(f"http {serve()} https {serve(context)} cert {cert}", flush=True)
+    sys.stdin.read()
+
+
+main()

@@ -1,0 +1,406 @@
+/* The network by name (net.domains): the command in a network of its own,
+ * loopback only, and lcsb's proxy the one way out, to the names listed.
+ * Real clients (curl, python, pip, node, git, npm) against HTTP and HTTPS
+ * servers on the host's loopback (tests/net_server.py, a self-signed
+ * certificate), named by the name this host resolves for itself. Every
+ * refusal has its twin under none; the rules of the enforcement suites are
+ * in enforce_fixture.h. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "enforce_fixture.h"
+
+#define NODE "/usr/bin/node"
+
+/* The servers, once for the suite. */
+static struct {
+    char host[256]; /* a name the host resolves to its loopback, not "localhost" */
+    char root[PATH_MAX];
+    char cert[PATH_MAX];
+    int http, https;
+    pid_t pid;
+    int feed; /* the server's stdin: it serves until this closes */
+    const char *missing; /* why the suite cannot run here */
+} srv;
+
+/* The host's own name, when it resolves to a loopback address: the proxy
+ * resolves it as any name, and the command's NO_PROXY (localhost) does not
+ * send it round the proxy. */
+static bool find_host(void) {
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (gethostname(srv.host, sizeof srv.host) != 0 || strcmp(srv.host, "localhost") == 0 ||
+        getaddrinfo(srv.host, NULL, &hints, &res) != 0)
+        return false;
+    const struct sockaddr_in *in = (const struct sockaddr_in *)res->ai_addr;
+    bool loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    freeaddrinfo(res);
+    return loopback;
+}
+
+static int start_servers(void) {
+    int in[2], out[2];
+    char line[PATH_MAX + 64];
+    FMT(srv.root, "/tmp/lcsb-net-servers.XXXXXX");
+    if (!mkdtemp(srv.root) || pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return -1;
+    char script[PATH_MAX];
+    FMT(script, "%s/tests/net_server.py", getenv("LCSB_SOURCE_DIR"));
+    srv.pid = fork();
+    if (srv.pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        execl(PYTHON, PYTHON, script, srv.root, srv.host, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    srv.feed = in[1];
+    bool ok = read_line(out[0], line, sizeof line) &&
+              sscanf(line, "http %d https %d cert %4095s", &srv.http, &srv.https, srv.cert) == 3;
+    close(out[0]);
+    return ok ? 0 : -1;
+}
+
+static int group_setup(void **state) {
+    enforce_group_setup(state);
+    static const char *const tools[] = {"/usr/bin/curl", "/usr/bin/openssl", "/usr/bin/git",
+                                        PYTHON, NODE};
+    for (size_t i = 0; i < sizeof tools / sizeof *tools; i++)
+        if (access(tools[i], X_OK) != 0) srv.missing = tools[i];
+    if (!srv.missing && !find_host()) srv.missing = "a host name that resolves to loopback";
+    if (!srv.missing && start_servers() != 0) srv.missing = "the test servers (net_server.py)";
+    if (srv.missing) fprintf(stderr, "# net.domains cases cannot run: %s\n", srv.missing);
+    return 0;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    if (srv.pid > 0) {
+        close(srv.feed);
+        waitpid(srv.pid, NULL, 0);
+    }
+    if (srv.root[0]) rm_rf(srv.root);
+    return 0;
+}
+
+#define NEED_SERVERS()                                                                             \
+    do {                                                                                           \
+        NEED_LANDLOCK();                                                                           \
+        if (srv.missing) {                                                                         \
+            if (tests_required()) fail_msg("missing %s and LCSB_SANDBOX_TESTS_REQUIRED=1", srv.missing); \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* Run CMD under BACKEND with the attestation in ATT (a file in OUTSIDE),
+ * read back into ATTESTED. */
+static void run_attested(fx *f, const char *backend, const char *const *cmd, char *attested,
+                         size_t size) {
+    char att[PATH_MAX];
+    FMT(att, "%s/attestation.json", f->outside);
+    unlink(att);
+    lcsb_opts(f, backend, CMD("--attest", att), cmd, NULL, &P);
+    read_file(att, attested, size);
+}
+
+/* The policy of most cases: curl, the certificate readable, the servers' two
+ * ports on the host's name, and its loopback address let in. */
+static void servers_policy(fx *f, const char *extra) {
+    policy(f,
+           "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\", "
+           "\"%s:%d\" }, lan = { \"127.0.0.0/8\" }%s }",
+           srv.cert, srv.host, srv.https, srv.host, srv.http, extra ? extra : "");
+}
+
+static void test_curl_through_the_proxy(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char url[512], plain[512], attested[8192];
+    FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(plain, "http://%s:%d/hello.txt", srv.host, srv.http);
+    servers_policy(f, NULL);
+    /* HTTPS through CONNECT, HTTP as an absolute URI. */
+    run_attested(f, "landlock", CMD("curl", "-sS", "--cacert", srv.cert, url), attested,
+                 sizeof attested);
+    if (P.status != 0) {
+        describe("landlock run", CMD("curl", url), &P);
+        fail_msg("curl through the proxy failed");
+    }
+    assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+    assert_contains(attested, "\"net\":\"domains\",\"net_covers\":\"all\",\"net_by\":\"namespace\"",
+                    "the attestation");
+    char entry[300];
+    FMT(entry, "\"domains\":[\"%s:%d\",\"%s:%d\"]", srv.host, srv.https, srv.host, srv.http);
+    assert_contains(attested, entry, "the attestation");
+    assert_lacks(attested, "net_refused", "the attestation");
+    expect_allowed(f, CMD("curl", "-sS", plain), &P);
+    assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+}
+
+/* A name the policy does not list, asked of the proxy: refused, named in the
+ * hint and in the attestation. Unsandboxed the same request goes straight
+ * to the server. */
+static void test_unlisted_name_refused(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char url[512], attested[8192];
+    FMT(url, "https://localhost:%d/hello.txt", srv.https);
+    const char *const *cmd = CMD("curl", "-sSk", "--noproxy", "", url);
+    servers_policy(f, NULL);
+    run_attested(f, "landlock", cmd, attested, sizeof attested);
+    if (P.status == 0 || strstr(P.out, "hello")) {
+        describe("landlock run", cmd, &P);
+        fail_msg("an unlisted name got through the proxy");
+    }
+    char hint[512];
+    FMT(hint,
+        "lcsb: hint: the command tried to reach localhost:%d; to allow it, add net = { domains = "
+        "{ \"localhost:%d\" } }",
+        srv.https, srv.https);
+    assert_contains(P.err, hint, "stderr");
+    char refused[300];
+    FMT(refused, "\"net_refused\":[{\"host\":\"localhost\",\"port\":%d,\"attempts\":1,"
+        "\"why\":\"not in net.domains\"}]", srv.https);
+    assert_contains(attested, refused, "the attestation");
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+
+    /* A run that exits 0 says nothing on stderr, and the attestation keeps it. */
+    char quiet[700];
+    FMT(quiet, "curl -sSk --noproxy '' %s 2>/dev/null; exit 0", url);
+    run_attested(f, "landlock", CMD("sh", "-c", quiet), attested, sizeof attested);
+    assert_int_equal(P.status, 0);
+    assert_lacks(P.err, "lcsb: hint", "stderr");
+    assert_contains(attested, refused, "the attestation");
+}
+
+/* An address the policy does not name, as a literal, or where a listed name
+ * leads without net.lan: refused, each for its reason. */
+static void test_literal_and_private_refused(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char literal[512], named[512];
+    FMT(literal, "https://127.0.0.1:%d/hello.txt", srv.https);
+    FMT(named, "https://%s:%d/hello.txt", srv.host, srv.https);
+    servers_policy(f, NULL);
+    const char *const *cmd = CMD("curl", "-sSk", "--noproxy", "", literal);
+    expect_denied(f, cmd, 56, &P);
+    assert_contains(P.err, "add net = { domains = { \"127.0.0.1:", "stderr");
+    expect_unsandboxed_ok(f, cmd, &P);
+
+    policy(f, "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" } }",
+           srv.cert, srv.host, srv.https);
+    cmd = CMD("curl", "-sS", "--cacert", srv.cert, named);
+    expect_denied(f, cmd, 56, &P);
+    assert_contains(P.err, "which resolves to 127.0.0.1", "stderr");
+    assert_contains(P.err, "net = { lan = { \"127.0.0.1\" } }", "stderr");
+    expect_unsandboxed_ok(f, cmd, &P);
+}
+
+/* A denying entry wins over an allowing one that matches too. */
+static void test_deny_entry_wins(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char url[512];
+    FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
+    policy(f,
+           "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\", \"!%s\" }, "
+           "lan = { \"127.0.0.0/8\" } }",
+           srv.cert, srv.host, srv.https, srv.host);
+    const char *const *cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);
+    expect_denied(f, cmd, 56, &P);
+    char hint[512];
+    FMT(hint, "which the policy denies (!%s in net.domains)", srv.host);
+    assert_contains(P.err, hint, "stderr");
+    expect_unsandboxed_ok(f, cmd, &P);
+}
+
+/* Around the proxy there is no way out: a TCP connect to the host's
+ * loopback (a port the policy lists, which is the command's own loopback
+ * here), a UDP datagram and a DNS query never arrive. */
+static const char dns_py[] =
+    "import socket, sys\n"
+    "q = b'\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00'\n"
+    "q += b'\\x07example\\x03com\\x00\\x00\\x01\\x00\\x01'\n"
+    "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(q, ('127.0.0.1', int(sys.argv[1])))\n";
+
+static void test_no_way_around(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    int tcp_port, udp_port, dns_port;
+    int tcp = listener(SOCK_STREAM, &tcp_port);
+    int udp = listener(SOCK_DGRAM, &udp_port), dns = listener(SOCK_DGRAM, &dns_port);
+    char to_tcp[128], up[16], dp[16];
+    FMT(to_tcp, "exec 3<>/dev/tcp/127.0.0.1/%d", tcp_port);
+    FMT(up, "%d", udp_port);
+    FMT(dp, "%d", dns_port);
+    policy(f,
+           "exec = { \"bash\", \"%s\" }, net = { domains = { \"%s\" }, connect = { %d } }",
+           PYTHON, srv.host, tcp_port);
+    expect_denied(f, CMD("bash", "-c", to_tcp), 1, &P);
+    assert_false(accepted(tcp));
+    expect_unsandboxed_ok(f, CMD("bash", "-c", to_tcp), &P);
+    assert_true(accepted(tcp));
+
+    lcsb(f, "landlock", CMD(PYTHON, "-c", udp_py, up), &P);
+    assert_int_not_equal(P.status, 0);
+    assert_false(received(udp));
+    expect_unsandboxed_ok(f, CMD(PYTHON, "-c", udp_py, up), &P);
+    assert_true(received(udp));
+
+    lcsb(f, "landlock", CMD(PYTHON, "-c", dns_py, dp), &P);
+    assert_int_not_equal(P.status, 0);
+    assert_false(received(dns));
+    expect_unsandboxed_ok(f, CMD(PYTHON, "-c", dns_py, dp), &P);
+    assert_true(received(dns));
+    close(tcp);
+    close(udp);
+    close(dns);
+}
+
+/* The clients that matter, each through the proxy by the variables the seam
+ * sets: python's urllib, pip against a package index, node, git. */
+static const char urllib_py[] = "import ssl, sys, urllib.request\n"
+                                "ctx = ssl.create_default_context(cafile=sys.argv[2])\n"
+                                "print(urllib.request.urlopen(sys.argv[1], context=ctx).read()"
+                                ".decode(), end='')\n";
+
+static const char node_js[] =
+    "const http = require('http'), tls = require('tls'), fs = require('fs');\n"
+    "const [host, port, ca] = process.argv.slice(2);\n"
+    "const proxy = new URL(process.env.HTTPS_PROXY);\n"
+    "http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT',\n"
+    "               path: `${host}:${port}` }).on('connect', (res, socket) => {\n"
+    "  if (res.statusCode !== 200) { console.error('CONNECT', res.statusCode); process.exit(1); }\n"
+    "  const s = tls.connect({ socket, servername: host, ca: fs.readFileSync(ca) }, () => {\n"
+    "    s.write(`GET /hello.txt HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: close\\r\\n\\r\\n`);\n"
+    "  });\n"
+    "  let body = ''; s.on('data', d => body += d);\n"
+    "  s.on('end', () => console.log(body.split('\\r\\n\\r\\n')[1].trim()));\n"
+    "}).end();\n";
+
+static void test_clients(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char url[512], index[512], repo[512], port[16];
+    FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(index, "https://%s:%d/simple/", srv.host, srv.https);
+    FMT(repo, "https://%s:%d/repo.git", srv.host, srv.https);
+    FMT(port, "%d", srv.https);
+    policy(f,
+           "exec = { \"%s\", \"%s\", \"git\", \"/usr/lib/git-core/git-remote-https\" }, "
+           "read = { \"%s\" }, env = { set = { GIT_SSL_CAINFO = \"%s\" } }, "
+           "net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.1\" } }",
+           PYTHON, NODE, srv.cert, srv.cert, srv.host, srv.https);
+
+    expect_allowed(f, CMD(PYTHON, "-c", urllib_py, url, srv.cert), &P);
+    assert_contains(P.out, "hello through lcsb's proxy", "python's stdout");
+
+    expect_allowed(f,
+                   CMD(PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-cache-dir",
+                       "--disable-pip-version-check", "-d", "wheels", "--index-url", index,
+                       "--cert", srv.cert, "lcsbdemo"),
+                   &P);
+    char wheel[PATH_MAX];
+    FMT(wheel, "%s/wheels/lcsbdemo-1.0-py3-none-any.whl", f->project);
+    assert_true(exists(wheel));
+
+    expect_allowed(f, CMD(NODE, "-e", node_js, srv.host, port, srv.cert), &P);
+    assert_contains(P.out, "hello through lcsb's proxy", "node's stdout");
+
+    expect_allowed(f, CMD("git", "clone", "-q", repo, "clone"), &P);
+    char readme[PATH_MAX], text[256];
+    FMT(readme, "%s/clone/README", f->project);
+    read_file(readme, text, sizeof text);
+    assert_contains(text, "cloned through lcsb's proxy", "the clone");
+}
+
+/* The command's own loopback is its own: a server it starts there is
+ * reached directly (NO_PROXY), on the ports the policy lists. */
+static const char own_server_sh[] =
+    "python3 -m http.server --bind 127.0.0.1 \"$1\" >/dev/null 2>&1 & "
+    "for i in 1 2 3 4 5 6 7 8 9 10; do "
+    "  curl -sS -o /dev/null -w '%{http_code}\\n' http://localhost:$1/ 2>/dev/null && break; "
+    "  sleep 0.3; done; kill $!";
+
+static void test_own_loopback(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    int port;
+    close(listener(SOCK_STREAM, &port));
+    char ps[16];
+    FMT(ps, "%d", port);
+    policy(f,
+           "exec = { \"sh\", \"curl\", \"%s\", \"python3\" }, net = { domains = { \"%s\" }, "
+           "connect = { %d }, bind = { %d } }",
+           PYTHON, srv.host, port, port);
+    expect_allowed(f, CMD("sh", "-c", own_server_sh, "sh", ps), &P);
+    assert_contains(P.out, "200", "stdout");
+}
+
+/* What a new user does first: npm install from the registry this machine is
+ * configured with, listed alone; the same run reaches no other host, and
+ * the hint names the one it tried. */
+static void test_npm_install(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    /* npm is no mechanism: where nodejs comes without it, there is no trial. */
+    if (access("/usr/bin/npm", X_OK) != 0) {
+        fprintf(stderr, "# skipped: /usr/bin/npm is missing\n");
+        skip();
+    }
+    proc q;
+    run_child(f->project, CMD("npm", "config", "get", "registry"), NULL, &q);
+    char registry[256] = "", host[256] = "";
+    sscanf(q.out, "%255s", registry);
+    if (q.status != 0 || sscanf(registry, "https://%255[^/:]", host) != 1)
+        fail_msg("npm config get registry said %s", q.out);
+    char pkg[PATH_MAX];
+    FMT(pkg, "%s/package.json", f->project);
+    write_file(pkg, "{ \"name\": \"trial\", \"version\": \"1.0.0\" }\n");
+    policy(f, "exec = { \"node\", \"npm\", \"sh\", \"curl\" }, net = { domains = { \"%s\" } }",
+           host);
+    const char *const *cmd = CMD("npm", "install", "--no-audit", "--no-fund", "is-number");
+    expect_allowed(f, cmd, &P);
+    char installed[PATH_MAX];
+    FMT(installed, "%s/node_modules/is-number/package.json", f->project);
+    assert_true(exists(installed));
+
+    const char *const *other = CMD("curl", "-sS", "-o", "/dev/null", "https://deb.debian.org/");
+    expect_denied(f, other, 56, &P);
+    assert_contains(P.err,
+                    "lcsb: hint: the command tried to reach deb.debian.org:443; to allow it, add "
+                    "net = { domains = { \"deb.debian.org\" } }",
+                    "stderr");
+    expect_unsandboxed_ok(f, other, &P);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        T(test_curl_through_the_proxy),
+        T(test_unlisted_name_refused),
+        T(test_literal_and_private_refused),
+        T(test_deny_entry_wins),
+        T(test_no_way_around),
+        T(test_clients),
+        T(test_own_loopback),
+        T(test_npm_install),
+    };
+    return cmocka_run_group_tests_name("sandbox_enforce_domains", tests, group_setup,
+                                       group_teardown);
+}
