@@ -28,11 +28,12 @@ int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t s
 void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size);
 /* Does D name HOST (normalized, lcsb__host_normal) at PORT? */
 bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port);
-/* HOST:PORT under the N entries: NULL when allowed (an allowing entry
- * matches and no denying one does); else the denying entry that matched,
- * or "" when none allows it. */
-const lcsb__domain *lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host,
-                                         uint16_t port, bool *allowed);
+/* Is HOST:PORT refused under the N entries V? Allowed when an allowing
+ * entry matches and no denying one does (a deny wins wherever it stands).
+ * When refused, *DENY is the denying entry that matched, or NULL when no
+ * entry allows it. */
+bool lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
+                          const lcsb__domain **deny);
 
 /* IN (LEN bytes) as the proxy compares it: lowercase, a trailing dot
  * dropped, an IPv6 literal's brackets dropped. -1 when it is no host name

@@ -1,0 +1,375 @@
+/* Network names and addresses, for the domain allowlist: a policy's entries
+ * checked and put in one normal form, a request's host made comparable to
+ * them, and an address judged public or not. The proxy compares text, so
+ * everything that could spell one host two ways (case, a trailing dot,
+ * brackets, the many spellings of an IPv6 address) is settled here, once.
+ * Pure: inet_pton and inet_ntop only read and write memory. */
+#include "netname.h"
+
+#include "lcsb.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The quoted entry in a reason: escaped (it is the caller's text, bound for a
+ * terminal) and cut short, so that the reason itself still fits. */
+#define QUOTED_MAX 96
+
+static void reason(char *why, size_t size, const char *what, const char *entry, const char *text) {
+    char quoted[QUOTED_MAX];
+    size_t len = strlen(entry);
+    bool cut = len > 64;
+    lcsb_escape(quoted, sizeof quoted, entry, cut ? 64 : len);
+    snprintf(why, size, "%s: \"%s%s\": %s", what, quoted, cut ? "..." : "", text);
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* TEXT (LEN bytes) as a port: decimal 1..65535, no sign, no spaces. */
+static bool port_parse(const char *text, size_t len, uint16_t *port) {
+    unsigned long v = 0;
+    if (len == 0 || len > 5) return false;
+    for (size_t i = 0; i < len; i++) {
+        if (!is_digit(text[i])) return false;
+        v = v * 10 + (unsigned long)(text[i] - '0');
+    }
+    if (v == 0 || v > 65535) return false;
+    *port = (uint16_t)v;
+    return true;
+}
+
+/* An IP literal in its one canonical spelling: inet_pton refuses the
+ * shorthand forms ("127.1", "0x7f.0.0.1", leading zeros) that inet_aton and
+ * getaddrinfo would take, and inet_ntop writes IPv6 one way. */
+static bool literal_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]) {
+    char text[INET6_ADDRSTRLEN + 1];
+    unsigned char addr[16];
+    if (len == 0 || len >= sizeof text) return false;
+    memcpy(text, in, len);
+    text[len] = '\0';
+    if (inet_pton(AF_INET, text, addr) == 1)
+        return inet_ntop(AF_INET, addr, out, LCSB__HOST_MAX + 1) != NULL;
+    if (inet_pton(AF_INET6, text, addr) == 1)
+        return inet_ntop(AF_INET6, addr, out, LCSB__HOST_MAX + 1) != NULL;
+    return false;
+}
+
+bool lcsb__host_is_literal(const char *host) {
+    unsigned char addr[16];
+    return inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
+}
+
+int lcsb__host_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]) {
+    if (len >= 2 && in[0] == '[') {
+        if (in[len - 1] != ']') return -1;
+        unsigned char addr[16];
+        char text[INET6_ADDRSTRLEN + 1];
+        if (len - 2 >= sizeof text) return -1;
+        memcpy(text, in + 1, len - 2);
+        text[len - 2] = '\0';
+        if (inet_pton(AF_INET6, text, addr) != 1) return -1;
+        return inet_ntop(AF_INET6, addr, out, LCSB__HOST_MAX + 1) ? 0 : -1;
+    }
+    if (literal_normal(in, len, out)) return 0;
+    if (len && in[len - 1] == '.') len--;
+    if (len == 0 || len > LCSB__HOST_MAX) return -1;
+    size_t label = 0;
+    bool numeric = true; /* the last label so far is all digits */
+    for (size_t i = 0; i < len; i++) {
+        char c = in[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c == '.') {
+            if (label == 0) return -1;
+            label = 0;
+            numeric = true;
+        } else if ((c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '_') {
+            if (++label > 63) return -1;
+            numeric = numeric && is_digit(c);
+        } else {
+            return -1;
+        }
+        out[i] = c;
+    }
+    /* A name ending in a number is an address in one of inet_aton's
+     * spellings ("127.1", "10.0.0.010"), which getaddrinfo would take as
+     * that address: no top-level domain is numeric, so it is no name. */
+    if (label == 0 || numeric) return -1;
+    out[len] = '\0';
+    return 0;
+}
+
+int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size) {
+    static const char what[] = "net.domains";
+    memset(out, 0, sizeof *out);
+    const char *s = entry;
+    if (*s == '!') {
+        out->deny = true;
+        s++;
+    }
+    if (!*s) {
+        reason(why, size, what, entry, "an empty entry names nothing");
+        return -1;
+    }
+    for (const char *p = entry; *p; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+            reason(why, size, what, entry, "no spaces or control characters in a host name");
+            return -1;
+        }
+    }
+    if (strstr(s, "://")) {
+        reason(why, size, what, entry, "give a host name, not a URL");
+        return -1;
+    }
+    if (strchr(s, '/')) {
+        reason(why, size, what, entry, "give a host name, not a path (for a range, use net.lan)");
+        return -1;
+    }
+    if (strcmp(s, "*") == 0 || strcmp(s, "*.") == 0) {
+        reason(why, size, what, entry,
+               "\"*\" alone would allow every name: list the names, or give net = true");
+        return -1;
+    }
+    if (strncmp(s, "*.", 2) == 0) {
+        out->wildcard = true;
+        s += 2;
+    }
+    if (strchr(s, '*')) {
+        reason(why, size, what, entry, "\"*\" only as a leading \"*.\" (\"*.example.com\")");
+        return -1;
+    }
+
+    /* The host and the port: an IPv6 literal keeps its colons in brackets. */
+    size_t host_len;
+    const char *port = NULL;
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        if (!close) {
+            reason(why, size, what, entry, "a \"[\" without its \"]\"");
+            return -1;
+        }
+        host_len = (size_t)(close - s) + 1;
+        if (close[1] == ':')
+            port = close + 2;
+        else if (close[1]) {
+            reason(why, size, what, entry, "after \"]\" only \":PORT\"");
+            return -1;
+        }
+    } else {
+        const char *colon = strchr(s, ':');
+        if (colon && strchr(colon + 1, ':')) {
+            reason(why, size, what, entry,
+                   "an IPv6 address goes in brackets, its port after them: \"[2001:db8::1]:443\"");
+            return -1;
+        }
+        host_len = colon ? (size_t)(colon - s) : strlen(s);
+        if (colon) port = colon + 1;
+    }
+    if (port && !port_parse(port, strlen(port), &out->port)) {
+        reason(why, size, what, entry, "the port must be a number from 1 to 65535");
+        return -1;
+    }
+    if (host_len == 0) {
+        reason(why, size, what, entry, "a port alone names no host");
+        return -1;
+    }
+    if (lcsb__host_normal(s, host_len, out->host) < 0) {
+        reason(why, size, what, entry,
+               s[0] == '[' ? "not an IPv6 address in brackets"
+                           : "not a host name (letters, digits, '-', '_' and '.', labels of 1 "
+                             "to 63 and at most 253 in all, not ending in a number) nor an IP "
+                             "address");
+        return -1;
+    }
+    if (out->wildcard && lcsb__host_is_literal(out->host)) {
+        reason(why, size, what, entry, "\"*.\" goes before a name, not an address");
+        return -1;
+    }
+    return 0;
+}
+
+void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {
+    char port[8] = "";
+    if (d->port) snprintf(port, sizeof port, ":%u", (unsigned)d->port);
+    bool v6 = strchr(d->host, ':') != NULL;
+    snprintf(out, size, "%s%s%s%s%s%s", d->deny ? "!" : "", d->wildcard ? "*." : "", v6 ? "[" : "",
+             d->host, v6 ? "]" : "", port);
+}
+
+bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port) {
+    if (d->port ? port != d->port : port != 443 && port != 80) return false;
+    /* A literal entry matches only that literal and a name entry only names:
+     * "10.0.0.1" never stands for a name that resolves to it. */
+    bool literal = lcsb__host_is_literal(host);
+    if (lcsb__host_is_literal(d->host)) return literal && strcmp(d->host, host) == 0;
+    if (literal) return false;
+    if (!d->wildcard) return strcmp(d->host, host) == 0;
+    size_t n = strlen(host), k = strlen(d->host);
+    return n > k + 1 && host[n - k - 1] == '.' && strcmp(host + n - k, d->host) == 0;
+}
+
+bool lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
+                          const lcsb__domain **deny) {
+    bool allowed = false;
+    *deny = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!lcsb__domain_matches(&v[i], host, port)) continue;
+        if (v[i].deny) {
+            *deny = &v[i];
+            return true;
+        }
+        allowed = true;
+    }
+    return !allowed;
+}
+
+/* ---- Addresses ---- */
+
+/* SA's address as FAMILY and bytes; an IPv4-mapped IPv6 address as its
+ * IPv4 when UNMAP. False for a family that is neither. */
+static bool addr_bytes(const struct sockaddr *sa, bool unmap, int *family, unsigned char addr[16]) {
+    if (sa->sa_family == AF_INET) {
+        memcpy(addr, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+        *family = AF_INET;
+        return true;
+    }
+    if (sa->sa_family != AF_INET6) return false;
+    const unsigned char *a = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (unmap && memcmp(a, mapped, 12) == 0) {
+        memcpy(addr, a + 12, 4);
+        *family = AF_INET;
+        return true;
+    }
+    memcpy(addr, a, 16);
+    *family = AF_INET6;
+    return true;
+}
+
+static bool prefix_equal(const unsigned char *a, const unsigned char *b, unsigned bits) {
+    unsigned whole = bits / 8, rest = bits % 8;
+    if (memcmp(a, b, whole) != 0) return false;
+    if (!rest) return true;
+    unsigned char mask = (unsigned char)(0xff << (8 - rest));
+    return (a[whole] & mask) == (b[whole] & mask);
+}
+
+int lcsb__cidr_parse(const char *text, lcsb__cidr *out, char *why, size_t size) {
+    static const char what[] = "net.lan";
+    memset(out, 0, sizeof *out);
+    char addr[INET6_ADDRSTRLEN + 2];
+    const char *slash = strchr(text, '/');
+    const char *start = text;
+    size_t len = slash ? (size_t)(slash - text) : strlen(text);
+    if (len >= 2 && text[0] == '[' && text[len - 1] == ']') start++, len -= 2;
+    if (len == 0 || len >= sizeof addr) {
+        reason(why, size, what, text, "give an address or ADDRESS/BITS (\"10.0.0.0/8\")");
+        return -1;
+    }
+    memcpy(addr, start, len);
+    addr[len] = '\0';
+    unsigned max;
+    if (inet_pton(AF_INET, addr, out->addr) == 1)
+        out->family = AF_INET, max = 32;
+    else if (inet_pton(AF_INET6, addr, out->addr) == 1)
+        out->family = AF_INET6, max = 128;
+    else {
+        reason(why, size, what, text,
+               "not an IP address (a range is ADDRESS/BITS: \"10.0.0.0/8\", \"fd00::/8\")");
+        return -1;
+    }
+    out->bits = max;
+    if (slash) {
+        const char *b = slash + 1;
+        unsigned long bits = 0;
+        size_t n = strlen(b);
+        bool ok = n >= 1 && n <= 3;
+        for (size_t i = 0; ok && i < n; i++) {
+            ok = is_digit(b[i]);
+            bits = bits * 10 + (unsigned long)(b[i] - '0');
+        }
+        if (!ok || bits > max) {
+            char text_why[64];
+            snprintf(text_why, sizeof text_why, "the prefix length must be 0 to %u", max);
+            reason(why, size, what, text, text_why);
+            return -1;
+        }
+        out->bits = (unsigned)bits;
+    }
+    /* The host bits cleared: "10.1.2.3/8" is the range 10.0.0.0/8, said so. */
+    for (unsigned i = out->bits; i < max; i++)
+        out->addr[i / 8] &= (unsigned char)~(0x80u >> (i % 8));
+    return 0;
+}
+
+void lcsb__cidr_format(const lcsb__cidr *c, char *out, size_t size) {
+    char addr[INET6_ADDRSTRLEN];
+    unsigned max = c->family == AF_INET ? 32 : 128;
+    if (!inet_ntop(c->family, c->addr, addr, sizeof addr)) addr[0] = '\0';
+    if (c->bits == max)
+        snprintf(out, size, "%s", addr);
+    else
+        snprintf(out, size, "%s/%u", addr, c->bits);
+}
+
+bool lcsb__cidr_contains(const lcsb__cidr *c, const struct sockaddr *sa) {
+    int family;
+    unsigned char addr[16];
+    /* As it is, and an IPv4-mapped address once more as its IPv4. */
+    for (int unmap = 0; unmap <= 1; unmap++)
+        if (addr_bytes(sa, unmap, &family, addr) && family == c->family &&
+            prefix_equal(addr, c->addr, c->bits))
+            return true;
+    return false;
+}
+
+typedef struct range {
+    unsigned char addr[16];
+    unsigned bits;
+} range;
+
+/* Not the internet at large: where a public name must not lead unless
+ * net.lan says so. The documentation ranges (192.0.2/24, 198.51.100/24,
+ * 203.0.113/24) are absent on purpose: nothing routes them locally, and some
+ * networks serve real hosts from them. */
+static const range v4_local[] = {
+    {{0}, 8},         /* "this network", 0.0.0.0 */
+    {{10}, 8},        /* private */
+    {{100, 64}, 10},  /* shared address space (carrier NAT) */
+    {{127}, 8},       /* loopback */
+    {{169, 254}, 16}, /* link-local */
+    {{172, 16}, 12},  /* private */
+    {{192, 168}, 16}, /* private */
+    {{224}, 4},       /* multicast */
+    {{240}, 4},       /* reserved, with the broadcast address */
+};
+static const range v6_local[] = {
+    {{0}, 127},         /* :: and ::1 (the rest of ::/96 is judged as IPv4) */
+    {{0xfc}, 7},        /* unique local */
+    {{0xfe, 0x80}, 10}, /* link-local */
+    {{0xfe, 0xc0}, 10}, /* site-local, deprecated but routed by some */
+    {{0xff}, 8},        /* multicast */
+};
+
+static bool in_ranges(const unsigned char *addr, const range *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (prefix_equal(addr, v[i].addr, v[i].bits)) return true;
+    return false;
+}
+
+bool lcsb__addr_public(const struct sockaddr *sa) {
+    int family;
+    unsigned char a[16];
+    if (!addr_bytes(sa, true, &family, a)) return false;
+    if (family == AF_INET6) {
+        static const unsigned char zero[12] = {0};
+        static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b};
+        if (in_ranges(a, v6_local, sizeof v6_local / sizeof v6_local[0])) return false;
+        /* IPv4-compatible (::a.b.c.d) and the NAT64 well-known prefix
+         * (64:ff9b::/96) carry an IPv4 address that they lead to. */
+        if (memcmp(a, zero, 12) != 0 && memcmp(a, nat64, 12) != 0) return true;
+        memmove(a, a + 12, 4);
+    }
+    return !in_ranges(a, v4_local, sizeof v4_local / sizeof v4_local[0]);
+}
