@@ -198,7 +198,9 @@ void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {
 }
 
 bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port) {
-    if (d->port ? port != d->port : port != 443 && port != 80) return false;
+    /* Without a port an entry allows the web's two, and denies every one:
+     * "!host" means never that host. */
+    if (d->port ? port != d->port : !d->deny && port != 443 && port != 80) return false;
     /* A literal entry matches only that literal and a name entry only names:
      * "10.0.0.1" never stands for a name that resolves to it. */
     bool literal = lcsb__host_is_literal(host);

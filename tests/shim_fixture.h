@@ -50,17 +50,17 @@
  * every '/' written as the escape \/, {SYS} a rule granting read and execute
  * on the system directories, {LONG} a path longer than PATH_MAX, {NEST} ten
  * thousand '['. An argv element "{CMD}" becomes `/usr/bin/touch MARKER`. */
-#define HEAD "{'lcsb-exec':3,'abi':1,'parts':1,"
+#define HEAD "{'lcsb-exec':4,'abi':1,'parts':1,"
 #define FS "'fs':['execute','write_file','read_file','read_dir','make_reg']"
 #define TAIL                                                                                       \
-    ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}"
+    ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}"
 #define H_OK HEAD FS TAIL
 #define H_READONLY                                                                                 \
     HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],"                        \
-            "'world':'policy','protect':[],'hide':[],'limits':{}}"
+            "'world':'policy','protect':[],'hide':[],'limits':{},'proxy':0}"
 #define H_SOCKETS(value)                                                                           \
     HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'" value                                    \
-            "','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}"
+            "','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}"
 #define RULE_T "{'access':['write_file','make_reg'],'paths':['{T}']}"
 #define P_OK "{'part':1,'rules':[{SYS}," RULE_T "]}"
 

@@ -408,7 +408,7 @@ static void test_script_result_is_data(void **state) {
              "  local rem = require \"lcsb.remedies\"\n"
              "  rem.add(\"two\", function() gc(P); return \"one\\ntwo\" end)\n"
              "  rem.add(\"odd\", function() return 42 end)\n"
-             "  rem.add(\"after\", function() return { \"not a hint\" } end)\n"
+             "  rem.add(\"after\", function() return { \"a list\", {}, \"of hints\" } end)\n"
              "  rem.add(function() return \"last\" end)\n"
              "  return r\n"
              "end)()");
@@ -428,8 +428,9 @@ static void test_script_result_is_data(void **state) {
     result.status = 3;
     char **hints = lcsb_script_explain(s, cmd, &result);
     assert_non_null(hints);
-    /* One line an entry; a number is said, what is neither is passed over. */
-    static const char *const want[] = {"one", "two", "42", "last", NULL};
+    /* One line an entry; a number is said, a list is each of its strings,
+     * what is none of these is passed over. */
+    static const char *const want[] = {"one", "two", "42", "a list", "of hints", "last", NULL};
     assert_argv_equal(hints, want);
     lcsb_argv_free(hints);
     /* The policy is still the one checked. */

@@ -13,6 +13,7 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -282,7 +283,7 @@ static const char urllib_py[] = "import ssl, sys, urllib.request\n"
 
 static const char node_js[] =
     "const http = require('http'), tls = require('tls'), fs = require('fs');\n"
-    "const [host, port, ca] = process.argv.slice(2);\n"
+    "const [host, port, ca] = process.argv.slice(1);\n"
     "const proxy = new URL(process.env.HTTPS_PROXY);\n"
     "http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT',\n"
     "               path: `${host}:${port}` }).on('connect', (res, socket) => {\n"
@@ -303,7 +304,8 @@ static void test_clients(void **state) {
     FMT(repo, "https://%s:%d/repo.git", srv.host, srv.https);
     FMT(port, "%d", srv.https);
     policy(f,
-           "exec = { \"%s\", \"%s\", \"git\", \"/usr/lib/git-core/git-remote-https\" }, "
+           "exec = { \"%s\", \"%s\", \"git\", \"/usr/lib/git-core/git\", "
+           "\"/usr/lib/git-core/git-remote-https\" }, "
            "read = { \"%s\" }, env = { set = { GIT_SSL_CAINFO = \"%s\" } }, "
            "net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.1\" } }",
            PYTHON, NODE, srv.cert, srv.cert, srv.host, srv.https);
@@ -346,7 +348,7 @@ static void test_own_loopback(void **state) {
     char ps[16];
     FMT(ps, "%d", port);
     policy(f,
-           "exec = { \"sh\", \"curl\", \"%s\", \"python3\" }, net = { domains = { \"%s\" }, "
+           "exec = { \"sh\", \"curl\", \"sleep\", \"%s\", \"python3\" }, net = { domains = { \"%s\" }, "
            "connect = { %d }, bind = { %d } }",
            PYTHON, srv.host, port, port);
     expect_allowed(f, CMD("sh", "-c", own_server_sh, "sh", ps), &P);
@@ -365,7 +367,7 @@ static void test_npm_install(void **state) {
         skip();
     }
     proc q;
-    run_child(f->project, CMD("npm", "config", "get", "registry"), NULL, &q);
+    run_child(f->project, CMD("/usr/bin/npm", "config", "get", "registry"), NULL, &q);
     char registry[256] = "", host[256] = "";
     sscanf(q.out, "%255s", registry);
     if (q.status != 0 || sscanf(registry, "https://%255[^/:]", host) != 1)

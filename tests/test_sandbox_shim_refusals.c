@@ -22,9 +22,9 @@
 #include "shim_fixture.h"
 
 #define H_NET                                                                                      \
-    "{'lcsb-exec':3,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
+    "{'lcsb-exec':4,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
     "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[],"      \
-    "'world':'open','protect':[],'hide':[],'limits':{}}"
+    "'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}"
 
 struct edit {
     const char *from; /* replaced at its first occurrence, which must exist */
@@ -73,17 +73,17 @@ static const struct refusal refusals[] = {
     EDIT("single-quoted key", "a key as a string", 0, "'abi':1", "`abi`:1"),
     EDIT("trailing comma", "as a string, found ']'", 0, "'make_reg']", "'make_reg',]"),
     EDIT("missing comma", "expected ',' or ']'", 0, "'read_dir',", "'read_dir' "),
-    EDIT("trailing garbage", "trailing bytes", 0, "{}}", "{}} x"),
-    EDIT("second object", "trailing bytes", 0, "{}}", "{}}{}"),
+    EDIT("trailing garbage", "trailing bytes", 0, "'proxy':0}", "'proxy':0} x"),
+    EDIT("second object", "trailing bytes", 0, "'proxy':0}", "'proxy':0}{}"),
     EDIT("part trailing garbage", "trailing bytes", 1, "]}]}", "]}]},"),
     EDIT("part truncated", "expected ',' or '}'", 1, "]}]}", "]}]"),
     /* keys */
     EDIT("unknown key", "unknown key \"extra\"", 0, "'scope':[]", "'scope':[],'extra':1"),
     EDIT("duplicate key", "key \"abi\" given twice", 0, "'abi':1,", "'abi':1,'abi':1,"),
-    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':3"),
+    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':4"),
     EDIT("missing key", "missing key \"scope\"", 0, ",'scope':[]", ""),
-    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':3,'abi':1",
-         "'abi':1,'lcsb-exec':3"),
+    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':4,'abi':1",
+         "'abi':1,'lcsb-exec':4"),
     ARGV("empty header object", "missing key \"lcsb-exec\"", "{}", P_OK, "--", "{CMD}"),
     ARGV("part empty object", "missing key \"part\"", H_OK, "{}", "--", "{CMD}"),
     ARGV("part not an object", "expected '{'", H_OK, "'x'", "--", "{CMD}"),
@@ -97,10 +97,10 @@ static const struct refusal refusals[] = {
     EDIT("rule unknown key", "no key may follow \"paths\"", 1, "'{T}']}", "'{T}'],'x':[]}"),
     ARGV("rules an object", "expected '['", H_OK, "{'part':1,'rules':{}}", "--", "{CMD}"),
     /* integers and types */
-    EDIT("version 2", "version 2 is not 3", 0, "'lcsb-exec':3", "'lcsb-exec':2"),
-    EDIT("version 4", "version 4 is not 3", 0, "'lcsb-exec':3", "'lcsb-exec':4"),
-    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':3", "'lcsb-exec':'1'"),
-    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':3", "'lcsb-exec':01"),
+    EDIT("version 3", "version 3 is not 4", 0, "'lcsb-exec':4", "'lcsb-exec':3"),
+    EDIT("version 5", "version 5 is not 4", 0, "'lcsb-exec':4", "'lcsb-exec':5"),
+    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':4", "'lcsb-exec':'1'"),
+    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':4", "'lcsb-exec':01"),
     EDIT("abi 0", "abi 0 is not", 0, "'abi':1", "'abi':0"),
     EDIT("abi 10", "abi 10 is not", 0, "'abi':1", "'abi':10"),
     EDIT("resolve_unix before abi 9", "fs right \"resolve_unix\" is newer than abi 1", 0,
@@ -134,8 +134,8 @@ static const struct refusal refusals[] = {
           "'scope':['everything']"),
     EDIT("unknown net right", "unknown net right name", 0, "'net':[]", "'net':['udp']"),
     ARGV("nothing handled", "handles no right",
-         "{'lcsb-exec':3,'abi':1,'parts':0,'fs':[],"
-         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}",
+         "{'lcsb-exec':4,'abi':1,'parts':0,'fs':[],"
+         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
          "--", "{CMD}"),
     EDIT("rule right not in fs", "\"make_dir\", which the header's \"fs\" does not handle", 1,
          "'write_file','make_reg']", "'write_file','make_dir']"),
@@ -193,6 +193,12 @@ static const struct refusal refusals[] = {
     EDIT("tmp without tmpdir", "come together", 0, "'limits':{}", "'limits':{'tmp':1}"),
     EDIT("tmpdir relative", "not absolute", 0, "'limits':{}", "'limits':{'tmp':1,'tmpdir':'t'}"),
     EDIT("limits an array", "expected '{'", 0, "'limits':{}", "'limits':[]"),
+    EDIT("proxy in an open world", "\"proxy\" needs \"world\": \"policy\"", 0, "'proxy':0",
+         "'proxy':3128"),
+    EDIT("proxy out of range", "proxy is out of range", 0, "'proxy':0", "'proxy':65536"),
+    EDIT("proxy missing", "missing key \"proxy\"", 0, ",'proxy':0", ""),
+    EDIT2("proxy with nothing to hand it to", "no LCSB_EXEC_PROXY_FD", 0, "'proxy':0",
+          "'proxy':3128", "'world':'open'", "'world':'policy'"),
     EDIT("hide relative", "hidden path \"t\" is not absolute", 0, "'hide':[]", "'hide':['t']"),
     EDIT("protect given twice", "key \"protect\" given twice", 0, "'protect':[]",
          "'protect':[],'protect':[]"),
@@ -218,7 +224,7 @@ static const struct refusal refusals[] = {
     EDIT("parts count too high", "announces 2 parts and argv holds 1", 0, "'parts':1", "'parts':2"),
     EDIT("parts count too low", "announces 0 parts and argv holds 1", 0, "'parts':1", "'parts':0"),
     ARGV("extra part", "announces 1 parts and argv holds 2", H_OK, P_OK, P_OK, "--", "{CMD}"),
-    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':3,'abi':1,'parts':2," FS TAIL,
+    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':4,'abi':1,'parts':2," FS TAIL,
          "{'part':2,'rules':[]}", P_OK, "--", "{CMD}"),
     ARGV("missing --", "no \"--\"", H_OK, P_OK, "{CMD}"),
     ARGV("empty command", "nothing follows \"--\"", H_OK, P_OK, "--"),

@@ -104,8 +104,8 @@ static void test_valid_policy_runs(void **state) {
 static void test_valid_policy_spelled_differently(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        " {\n\t'lcsb-exec' : 3 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], "
-        "'world':'open', 'limits' : { }, 'protect' : [ ], 'hide':[], 'parts':1,"
+        " {\n\t'lcsb-exec' : 4 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], "
+        "'world':'open', 'limits' : { }, 'proxy' : 0, 'protect' : [ ], 'hide':[], 'parts':1,"
         "'abi' :1, 'net':[],'ports':[],"
         "'fs':['\\u0065xecute','write\\u005ffile','read_file','read_dir','make_reg']} ",
         ("{'part':1,\n'rules':[ {SYS} , {'access':['write_file','make_reg'],"
@@ -150,13 +150,13 @@ static void test_path_bytes_decoded(void **state) {
 static void test_valid_policy_newest_abi(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        "{'lcsb-exec':3,'abi':7,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
+        "{'lcsb-exec':4,'abi':7,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
         "'remove_dir','remove_file','make_char','make_dir','make_reg','make_sock','make_fifo',"
         "'make_block','make_sym','refer','truncate','ioctl_dev'],'net':['bind_tcp',"
         "'connect_tcp'],'ports':[{'access':['connect_tcp'],'ports':[0,443,65535]},"
         "{'access':['bind_tcp','connect_tcp'],'ports':[8080]}],"
         "'scope':['abstract_unix_socket','signal'],'sockets':'unix+tcp','dropped':[],"
-        "'world':'open','protect':[],'hide':[],'limits':{}}",
+        "'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
         ("{'part':1,'rules':[{SYS},{'access':['write_file','make_reg','truncate'],"
          "'paths':['{T}']}]}"),
         "--", "{CMD}"};
@@ -178,9 +178,9 @@ static void test_valid_policy_newest_abi(void **state) {
 static void test_resolve_unix(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        "{'lcsb-exec':3,'abi':9,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
+        "{'lcsb-exec':4,'abi':9,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
         "'make_reg','resolve_unix'],'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],"
-        "'world':'open','protect':[],'hide':[],'limits':{}}",
+        "'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
         ("{'part':1,'rules':[{SYS},{'access':['write_file','make_reg','resolve_unix'],"
          "'paths':['{T}']}]}"),
         "--", "{CMD}"};
@@ -388,9 +388,9 @@ static void test_many_paths(void **state) {
     len += (size_t)sprintf(cur + len, "]}]}");
     args[nargs++] = cur;
     snprintf(header, sizeof header,
-             "{\"lcsb-exec\":3,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
+             "{\"lcsb-exec\":4,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
              "\"read_file\",\"read_dir\",\"make_reg\"],\"net\":[],\"ports\":[],\"scope\":[],"
-             "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{}}",
+             "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}",
              nargs - 1);
     args[0] = header;
     assert_true(nargs - 1 >= 5);

@@ -124,7 +124,7 @@ static void run_probes(struct fixture *f, const char *sockets, struct probe_resu
     snprintf(
         header, sizeof header,
         HEAD FS
-        ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}",
+        ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
         sockets);
     for (size_t i = 0; i < N_SOCKET_CASES; i++) {
         if (any && strcmp(socket_cases[i].name, "sctp") == 0) continue;
@@ -255,7 +255,7 @@ static void run_self_probe(struct fixture *f, const char *sockets, const char *w
     snprintf(
         header, sizeof header,
         HEAD FS
-        ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[],'world':'open','protect':[],'hide':[],'limits':{}}",
+        ",'net':[],'ports':[],'scope':[],'sockets':'%s','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
         sockets);
     snprintf(part, sizeof part,
              "{'part':1,'rules':[{SYS},{'access':['read_file','execute'],'paths':['%s']}]}",

@@ -24,7 +24,7 @@
 
 #define H_DROPPED(parts)                                                                           \
     HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[" parts                    \
-            "],'world':'open','protect':[],'hide':[],'limits':{}}"
+            "],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}"
 #define TIOCSTI_PY "import fcntl,termios,sys; fcntl.ioctl(0, termios.TIOCSTI, b\"x\")"
 
 /* ---- the terminal ---- */

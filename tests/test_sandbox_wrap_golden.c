@@ -30,10 +30,10 @@
     "\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_sym\""
 
 static const char header_abi7[] =
-    "{\"lcsb-exec\":3,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "{\"lcsb-exec\":4,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
     "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],"
-    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
+    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
 static const char part_abi7[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -41,9 +41,9 @@ static const char part_abi7[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\",\"ioctl_dev\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi3[] =
-    "{\"lcsb-exec\":3,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
+    "{\"lcsb-exec\":4,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"unix\",\"dropped\":[\"scope\",\"ioctl\"],"
-    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
+    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
 static const char part_abi3[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -51,9 +51,9 @@ static const char part_abi3[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi1[] =
-    "{\"lcsb-exec\":3,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
+    "{\"lcsb-exec\":4,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\","
-    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
+    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
 static const char part_abi1[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -62,10 +62,10 @@ static const char part_abi1[] =
 
 /* ABI 9: connecting to a unix socket is held too, granted where reading is. */
 static const char header_abi9[] =
-    "{\"lcsb-exec\":3,\"abi\":9,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "{\"lcsb-exec\":4,\"abi\":9,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\",\"resolve_unix\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
     "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],"
-    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}";
+    "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
 static const char part_abi9[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\",\"resolve_unix\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -124,7 +124,7 @@ static void test_header_per_abi(void **state) {
         char h[1024];
         snprintf(h, sizeof h, "%.*s", (int)strcspn(out[1], "]"), out[1]); /* up to fs's end */
         char want[64];
-        snprintf(want, sizeof want, "{\"lcsb-exec\":3,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
+        snprintf(want, sizeof want, "{\"lcsb-exec\":4,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
         assert_int_equal(strncmp(h, want, strlen(want)), 0);
         assert_true((strstr(h, "\"refer\"") != NULL) == (abi >= 2));
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));
@@ -144,7 +144,7 @@ static void test_header_per_abi(void **state) {
                                          : "[\"scope\",\"truncate\",\"ioctl\"]";
         char want_end[160];
         snprintf(want_end, sizeof want_end,
-                 ",\"dropped\":%s,\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{}}", dropped);
+                 ",\"dropped\":%s,\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}", dropped);
         assert_true(strlen(h) > strlen(want_end));
         assert_string_equal(h + strlen(h) - strlen(want_end), want_end);
         lcsb_attestation a = attest(out);
@@ -207,7 +207,7 @@ static void test_world_and_protect(void **state) {
     lcsb_backend *b = landlock(7);
     char **out = wrap(b, p, cmd);
     assert_contains(out[1], ",\"world\":\"policy\",\"protect\":[\"/srv/w/.git/config\","
-                            "\"/srv/w/.git/hooks\"],\"hide\":[],\"limits\":{}}");
+                            "\"/srv/w/.git/hooks\"],\"hide\":[],\"limits\":{},\"proxy\":0}");
     lcsb_attestation a = attest(out);
     assert_string_equal(lcsb_attestation_value(&a, "world"), "own");
     assert_string_equal(lcsb_attestation_value(&a, "metadata"), "readonly");
@@ -229,7 +229,7 @@ static void test_world_and_protect(void **state) {
         assert_contains(err.message, "degrade = { \"metadata\", \"world\" }");
         lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
         out = wrap(b, p, cmd);
-        assert_contains(out[1], "\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{}}");
+        assert_contains(out[1], "\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}");
         a = attest(out);
         assert_string_equal(lcsb_attestation_value(&a, "metadata"), "open");
         assert_string_equal(lcsb_attestation_value(&a, "protected"), "open");

@@ -292,6 +292,7 @@ M.add("network", function(ev)
   end
   if resolving then
     local host = stderr:match("https?://([%w%.%-_]+)") or stderr:match("EAI_AGAIN ([%w%.%-_]+)")
+      or stderr:match("[Rr]esolve host:? ([%w%.%-_]+)")
     local listed = host and host:find("%a") and ("\"%s\""):format(host) or "\"HOST\""
     return ("name resolution failed: %s, and DNS needs UDP; to reach a host by name, list "
       .. "it: net = { domains = { %s } } (through lcsb's proxy)"):format(
@@ -338,8 +339,9 @@ function M.explain(evidence)
   local hints = {}
   for _, heuristic in ipairs(M.heuristics) do
     local ok, hint = pcall(heuristic.explain, evidence)
-    -- One hint, or a list of them.
+    -- One hint, or a list of them; a number is said as such.
     for _, line in ipairs(ok and (type(hint) == "table" and hint or { hint }) or {}) do
+      if type(line) == "number" then line = tostring(line) end
       if type(line) == "string" then hints[#hints + 1] = (line:gsub("[^\n]+", escape)) end
     end
   end

@@ -189,7 +189,8 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_
 /* A name the command may reach through lcsb's proxy: "registry.npmjs.org",
  * "*.example.com" (any name below example.com, not itself), an IPv4 or a
  * bracketed IPv6 literal, each with ":PORT" for a port other than 443 and
- * 80; "!" in front denies it, before every allowing entry. Adding one
+ * 80; "!" in front denies it (on every port, unless it names one),
+ * before every allowing entry. Adding one
  * switches the policy to LCSB_NET_DOMAINS; its ports (LCSB_NET_PORTS) are
  * then the command's own loopback ports. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_domain(lcsb_policy *policy, const char *entry,

@@ -10,7 +10,7 @@ local remedies = require "lcsb.remedies"
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
   degrade = true, protect = true, oci = true, sockets = true, limits = true }
 -- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
-local NESTED = { connect = "net", bind = "net" }
+local NESTED = { connect = "net", bind = "net", domains = "net", lan = "net" }
 
 local function evidence(over)
   local ev = {
@@ -107,12 +107,45 @@ T.case("network failures name the net key, with the port when visible", function
   local ev = evidence { stderr = "PermissionError: [Errno 13] Permission denied\n" .. "socket\n" }
   ev.argv = { "python3", "fetch.py", "https://example.com/x" }
   T.has(table.concat(remedies.explain(ev), "\n"), "connect = { 443 }", "the port from a URL")
-  T.has(hints_for { stderr = "curl: (6) Could not resolve host: example.com\n" }, "net = true",
-    "name resolution needs UDP")
+  T.has(hints_for { stderr = "curl: (6) Could not resolve host: example.com\n" },
+    'net = { domains = { "example.com" } }', "a name is listed, not the whole network")
+  local ports = evidence { stderr = "npm ERR! request to https://registry.npmjs.org/x failed, "
+    .. "reason: getaddrinfo EAI_AGAIN registry.npmjs.org\n" }
+  ports.policy.net = { connect = { 443 }, bind = {} }
+  ports.attestation.net = "ports"
+  local said = table.concat(remedies.explain(ports), "\n")
+  T.has(said, "net.connect allows TCP ports but no name lookups", "what ports lack")
+  T.has(said, 'net = { domains = { "registry.npmjs.org" } }', "the host npm named")
+  T.hasnt(said, "allows no network", "ports are a network")
   local open = evidence { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 80\n" }
   open.policy.net = true
   open.attestation.net = "open"
   T.eq(#remedies.explain(open), 0, "nothing when the network is open")
+end)
+
+T.case("hosts the proxy refused are named, each, from its record", function()
+  local ev = evidence { stderr = "curl: (56) CONNECT tunnel failed, response 403\n" }
+  ev.policy.net = { domains = { "registry.npmjs.org" }, connect = {}, bind = {}, lan = {} }
+  ev.attestation.net = "domains"
+  ev.attestation.net_refused_count = 4
+  ev.attestation.net_refused = {
+    { host = "evil.example.net", port = 443, attempts = 2, why = "not in net.domains" },
+    { host = "git.example.com", port = 8443, attempts = 1, why = "not in net.domains" },
+    { host = "internal.example.com", port = 443, attempts = 1,
+      why = "resolves to 10.0.0.5, a private address net.lan does not name" },
+    { host = "x.example.org", port = 80, attempts = 1, why = "denied by !x.example.org" },
+  }
+  local hints = remedies.explain(ev)
+  local said = table.concat(hints, "\n")
+  T.has(said, 'the command tried to reach evil.example.net:443; to allow it, add '
+    .. 'net = { domains = { "evil.example.net" } }', "the default port goes unsaid")
+  T.has(said, 'net = { domains = { "git.example.com:8443" } }', "another port is named")
+  T.has(said, 'net = { lan = { "10.0.0.5" } }', "a private address is lan's")
+  T.has(said, "which the policy denies (!x.example.org in net.domains)", "a deny entry")
+  T.hasnt(said, "net = { connect", "no port guess beside the record")
+  T.eq(#hints, 4, "one hint a host")
+  ev.status = 0
+  T.eq(#remedies.explain(ev), 0, "a run that exits 0 is quiet")
 end)
 
 T.case("the private HOME: the real file is one read entry away", function()
@@ -194,6 +227,11 @@ local function walk()
     { backend = "landlock", fs = "enforced", exec = "open", net = "open", abi = 3, scoped = false },
     { backend = "none", fs = "open", exec = "open", net = "open" },
     { backend = "oci", fs = "enforced", exec = "open", net = "denied", net_covers = "all", net_by = "namespace", scoped = true, dropped = {} },
+    { backend = "landlock", fs = "enforced", exec = "allowlist", net = "domains", net_covers = "all", net_by = "namespace", abi = 7, scoped = true, dropped = {},
+      domains = { "registry.npmjs.org" }, net_refused_count = 3,
+      net_refused = { { host = "evil.example.net", port = 443, attempts = 1, why = "not in net.domains" },
+        { host = "db.internal", port = 5432, attempts = 2, why = "resolves to 10.0.0.5, a private address net.lan does not name" },
+        { host = "x.example.org", port = 80, attempts = 1, why = "denied by !x.example.org" } } },
   }
   local argvs = { { "/usr/bin/make", "-j8" }, { "python3", "-c", "pass" }, { "./build/app" }, {} }
   local notes = { "", "cannot execute ./build/app: Permission denied", "not found" }
@@ -210,6 +248,8 @@ local function walk()
     { read = {}, write = { "/p" }, exec = { "/usr/bin/make" }, env = {}, net = false, cwd = "/p" },
     { read = {}, write = {}, exec = "any", env = { CI = "1" }, net = true },
     { read = {}, write = {}, exec = {}, env = {}, net = { connect = { 443 }, bind = {} } },
+    { read = {}, write = {}, exec = {}, env = {},
+      net = { domains = { "registry.npmjs.org" }, lan = {}, connect = {}, bind = {} } },
     { read = { "/usr" }, write = { "/p" }, exec = {}, env = { HOME = "/tmp/lcsb-home.x" },
       net = false, cwd = "/p", protect = { "/p/.git/hooks" } },
   }
@@ -250,7 +290,8 @@ T.case("every hint names only real policy keys and lcsb flags", function()
         error(("heuristic %s raised on status %s: %s"):format(heuristic.name, tostring(ev.status),
           tostring(hint)))
       end
-      if hint ~= nil then
+      -- A heuristic gives one hint or a list of them.
+      for _, hint in ipairs(type(hint) == "table" and hint or { hint }) do
         T.eq(type(hint), "string", "heuristic " .. i .. "'s hint")
         T.ok(#hint > 0 and not hint:find("\n"), "one non-empty line: " .. hint)
         produced[i] = true
