@@ -59,8 +59,7 @@ static int start_servers(void) {
     char line[PATH_MAX + 64];
     FMT(srv.root, "/tmp/lcsb-net-servers.XXXXXX");
     if (!mkdtemp(srv.root) || pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return -1;
-    char script[PATH_MAX];
-    FMT(script, "%s/tests/net_server.py", getenv("LCSB_SOURCE_DIR"));
+    const char *script = LCSB_NET_SERVER;
     srv.pid = fork();
     if (srv.pid == 0) {
         dup2(in[0], 0);
