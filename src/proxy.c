@@ -309,7 +309,7 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
     lcsb__proxy *p = c->proxy;
     bool socks = req->kind == LCSB__REQUEST_SOCKS;
     bool literal = lcsb__host_is_literal(req->host);
-    char named[LCSB__HOST_MAX + 8], entry[LCSB__HOST_MAX + 8], body[900], why[160];
+    char named[LCSB__HOST_MAX + 16], entry[LCSB__HOST_MAX + 16], body[900], why[160];
     host_port(req->host, req->port, true, named, sizeof named);
     host_port(req->host, req->port, false, entry, sizeof entry);
 
