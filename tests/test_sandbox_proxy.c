@@ -31,7 +31,8 @@
 
 /* getaddrinfo, wrapped at link time (-Wl,--wrap=getaddrinfo): a lookup of
  * "slow.example" waits until the test lets it go, as one stuck on a DNS
- * server that does not answer would; every other name is looked up. */
+ * server that does not answer would; "gone.example" is no name at all;
+ * every other name is looked up. */
 int __real_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
                        struct addrinfo **res);
 int __wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
@@ -43,6 +44,7 @@ static enum { SLOW_IDLE, SLOW_INSIDE, SLOW_GO, SLOW_DONE } slow_state;
 
 int __wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
                        struct addrinfo **res) {
+    if (node && strcmp(node, "gone.example") == 0) return EAI_NONAME;
     if (!node || strcmp(node, "slow.example") != 0)
         return __real_getaddrinfo(node, service, hints, res);
     pthread_mutex_lock(&slow_lock);
@@ -947,6 +949,33 @@ static void test_connect_failure_not_refusal(void **state) {
     assert_int_equal(f.refused_n, 0);
 }
 
+static void test_resolve_failure_not_refusal(void **state) {
+    (void)state;
+    const char *const domains[] = {"gone.example", NULL};
+    proxy_fx f;
+    proxy_up(&f, domains, NULL);
+    char head[1024], body[1024];
+    int fd = dial(f.port);
+    assert_int_equal(http_connect(fd, "gone.example:443", head, sizeof head), 502);
+    get_all(fd, body, sizeof body);
+    assert_contains(body, "lcsb: cannot resolve gone.example: ");
+    close(fd);
+    /* SOCKS5 says the host is unreachable. */
+    fd = dial(f.port);
+    static const unsigned char hello[] = {5, 1, 0};
+    static const unsigned char req[] = {5,   1,   0,   3,   12,  'g', 'o', 'n', 'e', '.',
+                                        'e', 'x', 'a', 'm', 'p', 'l', 'e', 1,   187};
+    unsigned char reply[10];
+    put(fd, hello, sizeof hello);
+    get(fd, reply, 2);
+    put(fd, req, sizeof req);
+    get(fd, reply, sizeof reply);
+    assert_int_equal(reply[1], 0x04);
+    close(fd);
+    proxy_down(&f);
+    assert_int_equal(f.refused_n, 0);
+}
+
 /* SOCKS5: the greeting, then CONNECT to ATYP; the reply's code. */
 static int socks(int fd, const unsigned char *request, size_t len) {
     static const unsigned char hello[] = {5, 1, 0};
@@ -1326,6 +1355,7 @@ int main(void) {
         cmocka_unit_test(test_refusals_counted_past_the_kept),
         cmocka_unit_test(test_private_address_refused),
         cmocka_unit_test(test_connect_failure_not_refusal),
+        cmocka_unit_test(test_resolve_failure_not_refusal),
         cmocka_unit_test(test_socks),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_slow_client),
