@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz everything lcsb parses from outside: the shim's policy argv, the
-# attestation's reading of a header, the Lua tables lcsb.policy takes, and
-# the trust store's records and its summary of a changed policy.
+# attestation's reading of a header, the Lua tables lcsb.policy takes, the
+# trust store's records and its summary of a changed policy, and what a
+# command sends lcsb's proxy (with the net.domains and net.lan entries).
 # Usage: scripts/fuzz.sh [SECONDS-PER-TARGET] (default 300). Corpora start
 # from tests/fuzz/corpus; findings land in build-fuzz/findings.
 set -euo pipefail
@@ -12,9 +13,10 @@ lcsb_install_deps "${LCSB_PACKAGES[@]}" clang libclang-rt-14-dev
 out=$root/build-fuzz
 CC=clang cmake -S "$root" -B "$out" -DLCSB_FUZZ=ON -DLCSB_SANITIZE=address,undefined \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build "$out" -j "$(nproc)" --target fuzz_shim_policy fuzz_attest fuzz_lua_policy fuzz_trust >/dev/null
+cmake --build "$out" -j "$(nproc)" --target fuzz_shim_policy fuzz_attest fuzz_lua_policy fuzz_trust \
+  fuzz_proxy_request >/dev/null
 mkdir -p "$out/findings"
-for target in shim_policy attest lua_policy trust; do
+for target in shim_policy attest lua_policy trust proxy_request; do
   corpus=$out/corpus/$target
   mkdir -p "$corpus"
   cp -n "$root/tests/fuzz/corpus/$target/"* "$corpus/" 2>/dev/null || true

@@ -36,9 +36,10 @@ bool lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host, uin
                           const lcsb__domain **deny);
 
 /* IN (LEN bytes) as the proxy compares it: lowercase, a trailing dot
- * dropped, an IPv6 literal's brackets dropped. -1 when it is no host name
- * (bytes outside letters, digits, '-', '_' and '.', an empty or overlong
- * label, longer than LCSB__HOST_MAX) and no IP literal. */
+ * dropped, an IP literal in inet_ntop's spelling without brackets. -1 when
+ * it is no host name (bytes outside letters, digits, '-', '_' and '.', an
+ * empty or overlong label, longer than LCSB__HOST_MAX, a last label all
+ * digits: "127.1" is an address to getaddrinfo) and no IP literal. */
 int lcsb__host_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]);
 /* Is HOST (normalized) an IPv4 or IPv6 literal? */
 bool lcsb__host_is_literal(const char *host);
@@ -55,8 +56,10 @@ void lcsb__cidr_format(const lcsb__cidr *c, char *out, size_t size);
 bool lcsb__cidr_contains(const lcsb__cidr *c, const struct sockaddr *sa);
 /* Is SA an address on the internet at large: not loopback, unspecified,
  * private (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10),
- * link-local (169.254/16, fe80::/10), multicast or broadcast; an
- * IPv4-mapped or -compatible IPv6 address judged as its IPv4. */
+ * link-local (169.254/16, fe80::/10, and site-local fec0::/10), multicast,
+ * 0/8 or 240/4 (broadcast); an IPv4-mapped, -compatible or NAT64
+ * (64:ff9b::/96) IPv6 address judged as its IPv4. The documentation ranges
+ * count as public. */
 bool lcsb__addr_public(const struct sockaddr *sa);
 
 #endif

@@ -43,11 +43,7 @@
 #define RELAY_MIN (64 * 1024)   /* each direction's buffer, at first */
 #define RELAY_MAX (2048 * 1024) /* and once a download fills it, up to this */
 #define RELAY_GROWN (64 << 20)  /* all buffers' growth past RELAY_MIN, together */
-#ifdef LCSB_SANITIZED
-#define STACK_SIZE (1024 * 1024) /* a sanitizer's frames are larger */
-#else
-#define STACK_SIZE (256 * 1024) /* getaddrinfo's depth; buffers are on the heap */
-#endif
+#define STACK_SIZE (256 * 1024) /* getaddrinfo's depth, with room; buffers are on the heap */
 
 typedef struct conn conn;
 struct conn {
@@ -279,7 +275,7 @@ static int http_answer(char *out, size_t size, int status, const char *body) {
  * moment, since closing over unread bytes resets the connection and can
  * take the answer with it. */
 static void refuse(conn *c, const lcsb__request *req, int code, const char *body) {
-    char text[1024];
+    char text[1536]; /* a body of decide's 900 bytes and the head */
     long long deadline = now_ms() + REPLY_MS;
     if (req->kind == LCSB__REQUEST_SOCKS) {
         unsigned char reply[10] = {5, (unsigned char)code, 0, 1};
@@ -313,7 +309,7 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
     lcsb__proxy *p = c->proxy;
     bool socks = req->kind == LCSB__REQUEST_SOCKS;
     bool literal = lcsb__host_is_literal(req->host);
-    char named[LCSB__HOST_MAX + 8], entry[LCSB__HOST_MAX + 8], body[900], why[160];
+    char named[LCSB__HOST_MAX + 16], entry[LCSB__HOST_MAX + 16], body[900], why[160];
     host_port(req->host, req->port, true, named, sizeof named);
     host_port(req->host, req->port, false, entry, sizeof entry);
 
