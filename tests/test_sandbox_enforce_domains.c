@@ -14,6 +14,7 @@
 #include <cmocka.h> /* after the four above, which it needs */
 
 #include <fcntl.h>
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -21,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -391,6 +394,58 @@ static void test_npm_install(void **state) {
     expect_unsandboxed_ok(f, other, &P);
 }
 
+/* Where user namespaces are refused there is no network of its own: a
+ * domains policy is refused, naming net, unless it lets net degrade; then
+ * lcsb's proxy listens on the host's loopback, the command may connect to
+ * that port alone, and the attestation says net was dropped. */
+static void test_without_namespaces(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char url[512], direct[512], nr[16], clone_nr[16], eperm[16], newuser[24], att[PATH_MAX];
+    char attested[8192];
+    FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(direct, "https://localhost:%d/hello.txt", srv.https);
+    FMT(nr, "%d", (int)SYS_unshare);
+    FMT(clone_nr, "%d", (int)SYS_clone);
+    FMT(eperm, "%d", EPERM);
+    FMT(newuser, "&%d", CLONE_NEWUSER);
+    FMT(att, "%s/attestation.json", f->outside);
+    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, eperm, "--",
+                                    LCSB_FAULT_LAUNCHER_PATH, clone_nr, eperm, newuser, "--",
+                                    NULL};
+    servers_policy(f, NULL);
+    const char *const *cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);
+    lcsb_launched(f, launcher, "landlock", NULL, cmd, NULL, &P);
+    if (P.status != 125) {
+        describe("user namespaces refused", cmd, &P);
+        fail_msg("expected 125 where a network of its own cannot be had, got %d", P.status);
+    }
+    assert_contains(P.err, "net (no user namespaces here", "stderr");
+
+    policy(f,
+           "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" }, "
+           "lan = { \"127.0.0.0/8\" } }, degrade = { \"net\", \"world\", \"metadata\" }",
+           srv.cert, srv.host, srv.https);
+    unlink(att);
+    lcsb_launched(f, launcher, "landlock", CMD("--attest", att), cmd, NULL, &P);
+    if (P.status != 0) {
+        describe("user namespaces refused, net degraded", cmd, &P);
+        fail_msg("expected curl through the host's proxy to work, got %d", P.status);
+    }
+    assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+    read_file(att, attested, sizeof attested);
+    assert_contains(attested, "\"world\":\"open\"", "the attestation");
+    assert_contains(attested, "\"net\"", "the attestation's dropped parts");
+    /* Around the proxy, Landlock holds TCP to its port: the server's own
+     * port is refused, where unsandboxed it answers. */
+    const char *const *around = CMD("curl", "-sSk", "--noproxy", "*", direct);
+    lcsb_launched(f, launcher, "landlock", NULL, around, NULL, &P);
+    assert_int_equal(P.status, 7);
+    assert_lacks(P.out, "hello", "stdout");
+    expect_unsandboxed_ok(f, around, &P);
+    assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_curl_through_the_proxy),
@@ -401,6 +456,7 @@ int main(void) {
         T(test_clients),
         T(test_own_loopback),
         T(test_npm_install),
+        T(test_without_namespaces),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_domains", tests, group_setup,
                                        group_teardown);
