@@ -120,10 +120,9 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
         lcsb__buf_adds(&b, "]");
     }
     size_t kept = att->net_refused_count < LCSB_NET_REFUSALS_MAX ? att->net_refused_count
-                                                                   : LCSB_NET_REFUSALS_MAX;
+                                                                 : LCSB_NET_REFUSALS_MAX;
     if (att->net_refused_count) {
-        lcsb__buf_addf(&b, ",\"net_refused_count\":%zu,\"net_refused\":[",
-                       att->net_refused_count);
+        lcsb__buf_addf(&b, ",\"net_refused_count\":%zu,\"net_refused\":[", att->net_refused_count);
         for (size_t i = 0; i < kept; i++) {
             const lcsb_net_refusal *r = &att->net_refused[i];
             lcsb__buf_adds(&b, i ? ",{\"host\":" : "{\"host\":");

@@ -193,8 +193,8 @@ int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind, long port, lc
 }
 
 /* An entry of the network's names, kept in its normal form. */
-static int add_net_entry(lcsb_policy *policy, lcsb__strv *set, const char *what,
-                         const char *normal, lcsb_error *err) {
+static int add_net_entry(lcsb_policy *policy, lcsb__strv *set, const char *what, const char *normal,
+                         lcsb_error *err) {
     int rc = hold(policy, what, strlen(normal) + 1, err);
     if (rc) return rc;
     if (lcsb__strv_push(set, normal)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");

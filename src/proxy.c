@@ -377,9 +377,12 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
             refuse(c, req, socks ? 0x04 : 502, body);
             return -1;
         }
-        snprintf(why, sizeof why, "resolves to %s, a private address net.lan does not name", first);
+        snprintf(why, sizeof why,
+                 "resolves to %s, a loopback, private or link-local address net.lan does not name",
+                 first);
         snprintf(body, sizeof body,
-                 "lcsb: %s resolves to %s, a private address the policy's net.lan does not "
+                 "lcsb: %s resolves to %s, a loopback, private or link-local address the policy's "
+                 "net.lan does not "
                  "name; to allow it, add net = { lan = { \"%s\" } }\n",
                  named, first, first);
         record(p, req->host, req->port, why);

@@ -204,7 +204,9 @@ static int receive_listener(int channel) {
         struct cmsghdr align;
     } control;
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
     ssize_t n;
     while ((n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
@@ -328,7 +330,7 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
         rc = lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", final[0], strerror(errno));
         goto restore;
     }
-    result->status = result->setup_failed                      ? LCSB_EXIT_SETUP
+    result->status = result->setup_failed ? LCSB_EXIT_SETUP
                      : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
                                           : 128 + WTERMSIG(wstatus);
     /* The pipe's write ends are gone with the shim and its init (the command
@@ -377,8 +379,7 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
  * the shim hands over the socket it listens on in the command's own
  * network (ATT says so), else a socket lcsb listens on, on the host's
  * loopback, whose port *PORT the command is then told. */
-static int open_net(const lcsb_attestation *att, net_serve *net, uint16_t *port,
-                    lcsb_error *err) {
+static int open_net(const lcsb_attestation *att, net_serve *net, uint16_t *port, lcsb_error *err) {
     if (att->net == LCSB_NET_DOMAINS) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, net->channel) != 0)
             return lcsb__fail(err, LCSB_ESYS, "cannot make the proxy's channel: %s",

@@ -103,8 +103,8 @@ int lcsb_env_block(const lcsb_backend *b, const lcsb_policy *policy, const char 
  * after the policy's own settings, and win. */
 static int push_proxy_env(lcsb__strv *sv, uint16_t port) {
     static const char *const proxies[][2] = {
-        {"http_proxy", "http"},   {"https_proxy", "http"}, {"HTTP_PROXY", "http"},
-        {"HTTPS_PROXY", "http"},  {"all_proxy", "socks5h"}, {"ALL_PROXY", "socks5h"},
+        {"http_proxy", "http"},  {"https_proxy", "http"},  {"HTTP_PROXY", "http"},
+        {"HTTPS_PROXY", "http"}, {"all_proxy", "socks5h"}, {"ALL_PROXY", "socks5h"},
     };
     static const char *const direct[] = {"no_proxy", "NO_PROXY"};
     lcsb__buf kv = {0};
@@ -225,8 +225,7 @@ static void attest_domains(const lcsb_policy *policy, lcsb_attestation *att) {
             snprintf(att->domains + used, size - used, "%s...", used ? "\n" : "");
             return;
         }
-        used += (size_t)snprintf(att->domains + used, size - used, "%s%s", used ? "\n" : "",
-                                 entry);
+        used += (size_t)snprintf(att->domains + used, size - used, "%s%s", used ? "\n" : "", entry);
     }
 }
 

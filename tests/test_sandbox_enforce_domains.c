@@ -13,16 +13,16 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
-#include <fcntl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -39,7 +39,7 @@ static struct {
     char cert[PATH_MAX];
     int http, https;
     pid_t pid;
-    int feed; /* the server's stdin: it serves until this closes */
+    int feed;            /* the server's stdin: it serves until this closes */
     const char *missing; /* why the suite cannot run here */
 } srv;
 
@@ -81,8 +81,8 @@ static int start_servers(void) {
 
 static int group_setup(void **state) {
     enforce_group_setup(state);
-    static const char *const tools[] = {"/usr/bin/curl", "/usr/bin/openssl", "/usr/bin/git",
-                                        PYTHON, NODE};
+    static const char *const tools[] = {"/usr/bin/curl", "/usr/bin/openssl", "/usr/bin/git", PYTHON,
+                                        NODE};
     for (size_t i = 0; i < sizeof tools / sizeof *tools; i++)
         if (access(tools[i], X_OK) != 0) srv.missing = tools[i];
     if (!srv.missing && !find_host()) srv.missing = "a host name that resolves to loopback";
@@ -105,7 +105,8 @@ static int group_teardown(void **state) {
     do {                                                                                           \
         NEED_LANDLOCK();                                                                           \
         if (srv.missing) {                                                                         \
-            if (tests_required()) fail_msg("missing %s and LCSB_SANDBOX_TESTS_REQUIRED=1", srv.missing); \
+            if (tests_required())                                                                  \
+                fail_msg("missing %s and LCSB_SANDBOX_TESTS_REQUIRED=1", srv.missing);             \
             skip();                                                                                \
         }                                                                                          \
     } while (0)
@@ -177,8 +178,10 @@ static void test_unlisted_name_refused(void **state) {
         srv.https, srv.https);
     assert_contains(P.err, hint, "stderr");
     char refused[300];
-    FMT(refused, "\"net_refused\":[{\"host\":\"localhost\",\"port\":%d,\"attempts\":1,"
-        "\"why\":\"not in net.domains\"}]", srv.https);
+    FMT(refused,
+        "\"net_refused\":[{\"host\":\"localhost\",\"port\":%d,\"attempts\":1,"
+        "\"why\":\"not in net.domains\"}]",
+        srv.https);
     assert_contains(attested, refused, "the attestation");
     expect_unsandboxed_ok(f, cmd, &P);
     assert_contains(P.out, "hello through lcsb's proxy", "stdout");
@@ -206,8 +209,8 @@ static void test_literal_and_private_refused(void **state) {
     assert_contains(P.err, "add net = { domains = { \"127.0.0.1:", "stderr");
     expect_unsandboxed_ok(f, cmd, &P);
 
-    policy(f, "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" } }",
-           srv.cert, srv.host, srv.https);
+    policy(f, "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" } }", srv.cert,
+           srv.host, srv.https);
     cmd = CMD("curl", "-sS", "--cacert", srv.cert, named);
     expect_denied(f, cmd, 56, &P);
     assert_contains(P.err, "which resolves to 127.0.0.1", "stderr");
@@ -252,8 +255,7 @@ static void test_no_way_around(void **state) {
     FMT(to_tcp, "exec 3<>/dev/tcp/127.0.0.1/%d", tcp_port);
     FMT(up, "%d", udp_port);
     FMT(dp, "%d", dns_port);
-    policy(f,
-           "exec = { \"bash\", \"%s\" }, net = { domains = { \"%s\" }, connect = { %d } }",
+    policy(f, "exec = { \"bash\", \"%s\" }, net = { domains = { \"%s\" }, connect = { %d } }",
            PYTHON, srv.host, tcp_port);
     expect_denied(f, CMD("bash", "-c", to_tcp), 1, &P);
     assert_false(accepted(tcp));
@@ -291,7 +293,8 @@ static const char node_js[] =
     "               path: `${host}:${port}` }).on('connect', (res, socket) => {\n"
     "  if (res.statusCode !== 200) { console.error('CONNECT', res.statusCode); process.exit(1); }\n"
     "  const s = tls.connect({ socket, servername: host, ca: fs.readFileSync(ca) }, () => {\n"
-    "    s.write(`GET /hello.txt HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: close\\r\\n\\r\\n`);\n"
+    "    s.write(`GET /hello.txt HTTP/1.1\\r\\nHost: ${host}\\r\\nConnection: "
+    "close\\r\\n\\r\\n`);\n"
     "  });\n"
     "  let body = ''; s.on('data', d => body += d);\n"
     "  s.on('end', () => console.log(body.split('\\r\\n\\r\\n')[1].trim()));\n"
@@ -350,7 +353,8 @@ static void test_own_loopback(void **state) {
     char ps[16];
     FMT(ps, "%d", port);
     policy(f,
-           "exec = { \"sh\", \"curl\", \"sleep\", \"%s\", \"python3\" }, net = { domains = { \"%s\" }, "
+           "exec = { \"sh\", \"curl\", \"sleep\", \"%s\", \"python3\" }, net = { domains = { "
+           "\"%s\" }, "
            "connect = { %d }, bind = { %d } }",
            PYTHON, srv.host, port, port);
     expect_allowed(f, CMD("sh", "-c", own_server_sh, "sh", ps), &P);
@@ -410,8 +414,15 @@ static void test_without_namespaces(void **state) {
     FMT(eperm, "%d", EPERM);
     FMT(newuser, "&%d", CLONE_NEWUSER);
     FMT(att, "%s/attestation.json", f->outside);
-    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, eperm, "--",
-                                    LCSB_FAULT_LAUNCHER_PATH, clone_nr, eperm, newuser, "--",
+    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH,
+                                    nr,
+                                    eperm,
+                                    "--",
+                                    LCSB_FAULT_LAUNCHER_PATH,
+                                    clone_nr,
+                                    eperm,
+                                    newuser,
+                                    "--",
                                     NULL};
     servers_policy(f, NULL);
     const char *const *cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);

@@ -905,7 +905,8 @@ static void test_private_address_refused(void **state) {
     const char *loopback = strstr(body, "resolves to ::1") ? "::1" : "127.0.0.1";
     char want[256];
     FMT(want,
-        "resolves to %s, a private address the policy's net.lan does not name; to allow it, "
+        "resolves to %s, a loopback, private or link-local address the policy's net.lan does not "
+        "name; to allow it, "
         "add net = { lan = { \"%s\" } }",
         loopback, loopback);
     assert_contains(body, want);
@@ -920,7 +921,8 @@ static void test_private_address_refused(void **state) {
     proxy_down(&f);
     assert_int_equal(f.refused_n, 1);
     assert_string_equal(f.refused[0].host, "localhost");
-    FMT(want, "resolves to %s, a private address net.lan does not name", loopback);
+    FMT(want, "resolves to %s, a loopback, private or link-local address net.lan does not name",
+        loopback);
     assert_string_equal(f.refused[0].why, want);
     upstream_stop(up);
 }
