@@ -377,10 +377,11 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
 
 /* Where the proxy will serve a run under net.domains: a channel on which
  * the shim hands over the socket it listens on in the command's own
- * network (ATT says so), else a socket lcsb listens on, on the host's
- * loopback, whose port *PORT the command is then told. */
+ * network (ATT says so: held by a namespace), else a socket lcsb listens
+ * on, on the host's loopback (Seatbelt, or the net part dropped), whose
+ * port *PORT the command is then told. */
 static int open_net(const lcsb_attestation *att, net_serve *net, uint16_t *port, lcsb_error *err) {
-    if (att->net == LCSB_NET_DOMAINS) {
+    if (att->net == LCSB_NET_DOMAINS && att->net_by == LCSB_NET_BY_NAMESPACE) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, net->channel) != 0)
             return lcsb__fail(err, LCSB_ESYS, "cannot make the proxy's channel: %s",
                               strerror(errno));

@@ -193,6 +193,35 @@ static void test_network_and_open_exec(void **state) {
     lcsb_policy_free(p);
 }
 
+/* Domains: lcsb's proxy on the loopback is the one way out (the proxy
+ * resolves names: no DNS rule), the policy's ports the loopback's alone; the
+ * attestation reads it back, and a widened proxy rule is no profile of lcsb's. */
+static void test_domains(void **state) {
+    (void)state;
+    lcsb_policy *p = lcsb_policy_new();
+    lcsb_error err = {0};
+    add(p, LCSB_TIER_WRITE, "/Users/u/proj");
+    assert_int_equal(lcsb_policy_add_domain(p, "registry.npmjs.org", &err), 0);
+    add_port(p, LCSB_PORT_CONNECT, 5432);
+    char **argv = wrap(p, (const char *const[]){"/usr/bin/true", NULL});
+    const char *net = strstr(argv[2], ";; network\n");
+    assert_non_null(net);
+    assert_string_equal(net, ";; network\n"
+                             ";; lcsb's proxy\n"
+                             "(allow network-outbound (remote tcp \"localhost:3128\"))\n"
+                             "(allow network-outbound (remote tcp \"localhost:5432\"))\n");
+    lcsb_attestation a;
+    assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "domains");
+    assert_string_equal(lcsb_attestation_value(&a, "net_by"), "seatbelt");
+    char *widened = replaced(argv[2], "localhost:3128", "*:3128");
+    free(argv[2]);
+    argv[2] = widened;
+    assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), LCSB_EINVAL);
+    lcsb_argv_free(argv);
+    lcsb_policy_free(p);
+}
+
 /* The base alone (an empty policy): the system readable, device nodes as
  * listed, no write but to devices, nothing executable, nothing else. */
 static void test_base_profile(void **state) {
@@ -449,6 +478,7 @@ int main(void) {
         cmocka_unit_test(test_canonical),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_attest),
+        cmocka_unit_test(test_domains),
     };
     return cmocka_run_group_tests_name("sandbox_seatbelt_golden", tests, NULL, NULL);
 }
