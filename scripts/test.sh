@@ -71,6 +71,9 @@ vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_property" >/dev/null
+# The proxy's threads, one per connection: its 512-connection case passes
+# valgrind's default of 500 threads.
+vg_quiet --max-threads=1500 "$root/build/tests/test_sandbox_proxy" >/dev/null
 vg_project=$(mktemp -d /tmp/lcsb-vg.XXXXXX)
 cp "$root/examples/demo/policy.lua" "$vg_project/"
 # Trusting the policy, under valgrind too, in a store of the run's own
