@@ -153,19 +153,29 @@ static int check_engine_args(const lcsb__strv *args, lcsb_error *err) {
     return 0;
 }
 
+/* A network namespace lcsb made (net.domains), joined by its path; before
+ * lcsb_run made one, a path no process has, so that the engine refuses to
+ * start rather than join anything else. */
+#define NETNS_OPTION "--network=ns:"
+#define NO_NETNS "/proc/0/ns/net"
+
 /* The label that carries what was dropped, for the attestation. */
 #define DROPPED_LABEL "--label=lcsb.dropped="
 
 /* A TCP port allowlist is no mount: the container gets the engine's own
  * network (open) only when the policy lets the network degrade. */
-static int check_net(const lcsb_policy *policy, bool *dropped, lcsb_error *err) {
+static int check_net(const lcsb__oci_backend *b, const lcsb_policy *policy, bool *dropped,
+                     lcsb_error *err) {
     *dropped = false;
-    /* lcsb's proxy would have to be inside the engine's network namespace. */
-    if (policy->net == LCSB_NET_DOMAINS)
+    /* The container joins a network namespace lcsb made, whose only way out
+     * is lcsb's proxy: podman can be told one by path, and only a rootful
+     * engine may join one that root made. */
+    if (policy->net == LCSB_NET_DOMAINS && (!b->podman || b->uid != 0))
         return lcsb__fail(err, LCSB_EUNAVAIL,
-                          "oci: net.domains is served by lcsb's proxy, which a container's "
-                          "network cannot reach yet; run it under --backend landlock, or name "
-                          "the network as net = false or net = true");
+                          "oci: net.domains puts the container in a network namespace lcsb "
+                          "makes, which only rootful podman can join (%s); run it under "
+                          "--backend landlock, or name the network as net = false or net = true",
+                          b->podman ? "this is rootless podman" : "docker cannot be told one");
     if (policy->net != LCSB_NET_PORTS) return 0;
     if (!(policy->degradable & LCSB_PART_NET))
         return lcsb__fail(err, LCSB_EUNAVAIL,
@@ -237,7 +247,7 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     const lcsb__oci_backend *b = oci_of(backend);
     bool net_dropped;
     int rc = check_world(b, err);
-    if (!rc) rc = check_net(policy, &net_dropped, err);
+    if (!rc) rc = check_net(b, policy, &net_dropped, err);
     if (rc) return rc;
     if (!policy->cwd)
         return lcsb__fail(err, LCSB_EINVAL,
@@ -289,6 +299,11 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
      * must carry. */
     if (!rc && b->podman && b->uid != 0) rc = lcsb__strv_push(out, "--userns=keep-id");
     if (!rc && policy->net == LCSB_NET_DENY) rc = lcsb__strv_push(out, "--network=none");
+    if (!rc && policy->net == LCSB_NET_DOMAINS) {
+        word.len = 0;
+        lcsb__buf_addf(&word, "%s%s", NETNS_OPTION, policy->netns ? policy->netns : NO_NETNS);
+        rc = word.oom ? LCSB_ENOMEM : lcsb__strv_push(out, word.p);
+    }
     if (!rc && net_dropped) rc = lcsb__strv_push(out, DROPPED_LABEL "net");
     word.len = 0;
     lcsb__buf_addf(&word, "--workdir=%s", policy->cwd);
@@ -364,7 +379,7 @@ static int oci_validate(const lcsb_backend *backend, const lcsb_policy *policy, 
                           strchr(b->engine, '/') ? "" : " on PATH (install podman or docker)");
     bool dropped;
     int rc = check_world(b, err);
-    if (!rc) rc = check_net(policy, &dropped, err);
+    if (!rc) rc = check_net(b, policy, &dropped, err);
     if (!rc && b->rootfs) {
         struct stat st;
         char real[4096];
@@ -497,7 +512,8 @@ int lcsb_backend_oci(const lcsb_capability *cap, const lcsb_oci_world *world, lc
 
 /* The options lcsb writes only where they apply. */
 static const char *const own_optional[] = {"--userns=keep-id", "--network=none", NULL};
-static const char *const own_valued[] = {"--user=", "--workdir=", "--security-opt=mask=", NULL};
+static const char *const own_valued[] = {"--user=", "--workdir=", "--security-opt=mask=",
+                                         NETNS_OPTION, NULL};
 
 static bool one_of(const char *arg, const char *const *words, bool as_prefix) {
     for (size_t i = 0; words[i]; i++)
@@ -562,7 +578,7 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         strcmp(argv[1], "run") != 0)
         return LCSB__NOT_MINE;
     bool podman = strcmp(base_name(argv[0]), "podman") == 0;
-    bool net_none = false, holds_protect = false, user = false;
+    bool net_none = false, net_proxied = false, holds_protect = false, user = false;
     bool required[sizeof own_flags / sizeof own_flags[0]] = {false};
     unsigned dropped = 0;
     lcsb__strv writable = {0};
@@ -573,6 +589,7 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         const char *arg = argv[i];
         for (size_t f = 0; own_flags[f]; f++) required[f] |= strcmp(arg, own_flags[f]) == 0;
         net_none |= strcmp(arg, "--network=none") == 0;
+        net_proxied |= strncmp(arg, NETNS_OPTION, strlen(NETNS_OPTION)) == 0;
         user |= strncmp(arg, "--user=", 7) == 0;
         if (strncmp(arg, DROPPED_LABEL, strlen(DROPPED_LABEL)) == 0) {
             unsigned part = lcsb_part_from_name(arg + strlen(DROPPED_LABEL));
@@ -624,9 +641,9 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         .fs = LCSB_FS_ENFORCED,
         /* A container runs whatever its world holds: no exec allowlist. */
         .exec = LCSB_EXEC_OPEN,
-        .net = net_none ? LCSB_NET_DENY : LCSB_NET_OPEN,
-        .net_covers = net_none ? LCSB_NET_COVERS_ALL : LCSB_NET_COVERS_NOTHING,
-        .net_by = net_none ? LCSB_NET_BY_NAMESPACE : LCSB_NET_BY_NOTHING,
+        .net = net_proxied ? LCSB_NET_DOMAINS : net_none ? LCSB_NET_DENY : LCSB_NET_OPEN,
+        .net_covers = net_none || net_proxied ? LCSB_NET_COVERS_ALL : LCSB_NET_COVERS_NOTHING,
+        .net_by = net_none || net_proxied ? LCSB_NET_BY_NAMESPACE : LCSB_NET_BY_NOTHING,
         /* Its own PID and network namespaces: signals and abstract unix
          * sockets reach nothing outside. */
         .scoped = true,

@@ -30,6 +30,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
     free(policy->bind.v);
     lcsb__strv_clear(&policy->domains);
     lcsb__strv_clear(&policy->lan);
+    free(policy->netns);
     free(policy->cwd);
     free(policy);
 }
@@ -332,6 +333,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     p->degradable = src->degradable;
     memcpy(p->limits, src->limits, sizeof p->limits);
     if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
+    if (ok && src->netns) ok = (p->netns = strdup(src->netns)) != NULL;
     if (!ok) {
         lcsb_policy_free(p);
         return NULL;

@@ -39,6 +39,10 @@ struct lcsb_policy {
      * own (lcsb_run sets it: a port on the host's loopback); 0 in a
      * network of its own, where it is LCSB__PROXY_PORT. */
     uint16_t proxy_port;
+    /* The network namespace a container joins under domains (lcsb_run
+     * sets it: netns.h); NULL: none made, and the engine is told a path
+     * that cannot exist, so a wrapped argv run by hand does not start. */
+    char *netns;
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
     size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */

@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "capture.h"
 #include "escape.h"
+#include "netns.h"
 #include "proxy.h"
 
 #include <arpa/inet.h>
@@ -30,6 +31,7 @@
 typedef struct net_serve {
     int channel[2]; /* ours, the shim's; -1s when the shim listens on none */
     int listener;
+    lcsb__netns netns; /* a container's network, when lcsb made one */
     lcsb__proxy *proxy;
 } net_serve;
 
@@ -375,12 +377,20 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
     return rc;
 }
 
-/* Where the proxy will serve a run under net.domains: a channel on which
- * the shim hands over the socket it listens on in the command's own
- * network (ATT says so: held by a namespace), else a socket lcsb listens
- * on, on the host's loopback (Seatbelt, or the net part dropped), whose
- * port *PORT the command is then told. */
-static int open_net(const lcsb_attestation *att, net_serve *net, uint16_t *port, lcsb_error *err) {
+/* Where the proxy will serve a run under net.domains: for a container, a
+ * network namespace lcsb makes, which the engine is then told to join
+ * (*TOLD_NETNS); a channel on which the shim hands over the socket it
+ * listens on in the command's own network (ATT says so: held by a
+ * namespace); else a socket lcsb listens on, on the host's loopback
+ * (Seatbelt, or the net part dropped), whose port the command is then told
+ * (*TOLD_PORT). */
+static int open_net(const lcsb_backend *b, const lcsb_attestation *att, net_serve *net,
+                    uint16_t *told_port, const char **told_netns, lcsb_error *err) {
+    if (b->ops->contains_prefix) {
+        int rc = lcsb__netns_hold(LCSB__PROXY_PORT, &net->netns, &net->listener, err);
+        if (!rc) *told_netns = net->netns.path;
+        return rc;
+    }
     if (att->net == LCSB_NET_DOMAINS && att->net_by == LCSB_NET_BY_NAMESPACE) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, net->channel) != 0)
             return lcsb__fail(err, LCSB_ESYS, "cannot make the proxy's channel: %s",
@@ -395,7 +405,7 @@ static int open_net(const lcsb_attestation *att, net_serve *net, uint16_t *port,
         getsockname(net->listener, (struct sockaddr *)&addr, &len) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot listen on the host's loopback for the proxy: %s",
                           strerror(errno));
-    *port = ntohs(addr.sin_port);
+    *told_port = ntohs(addr.sin_port);
     return 0;
 }
 
@@ -406,6 +416,7 @@ static void close_net(net_serve *net, lcsb_attestation *att) {
     if (net->proxy)
         lcsb__proxy_stop(net->proxy, att->net_refused, LCSB_NET_REFUSALS_MAX,
                          &att->net_refused_count);
+    lcsb__netns_release(&net->netns);
 }
 
 /* Prepare POLICY's run, and where it goes through lcsb's proxy, the proxy:
@@ -418,9 +429,11 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     int rc = lcsb_prepare(b, policy, opts->prefix, argv, final, &result->attestation, err);
     if (rc || policy->net != LCSB_NET_DOMAINS || !b->ops->is_mechanism) return rc;
     uint16_t port = 0;
-    rc = open_net(&result->attestation, net, &port, err);
-    if (rc || !port) return rc;
-    if (!(*told = lcsb_policy_copy(policy))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    const char *netns = NULL;
+    rc = open_net(b, &result->attestation, net, &port, &netns, err);
+    if (rc || (!port && !netns)) return rc;
+    if (!(*told = lcsb_policy_copy(policy)) || (netns && !((*told)->netns = strdup(netns))))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     (*told)->proxy_port = port;
     lcsb_argv_free(*final);
     *final = NULL;
@@ -484,7 +497,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     /* A command is needed here: lcsb_prepare would run a probe in its place. */
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    net_serve net = {{-1, -1}, -1, NULL};
+    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL};
     lcsb_policy *told = NULL;
     bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
     rc = prepare_run(b, policy, opts, argv, &final, &net, &told, result, err);

@@ -457,6 +457,52 @@ static void test_without_namespaces(void **state) {
     assert_contains(P.out, "hello through lcsb's proxy", "stdout");
 }
 
+/* A container joins a network namespace lcsb makes, loopback only, whose
+ * way out is the same proxy: rootful podman can be told it by path. As any
+ * other user, or with docker, the policy is refused, naming why. */
+static void test_container(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    const char *was = mech;
+    oci_group_setup(NULL);
+    mech = was;
+    if (!oci_ready) {
+        oci_group_teardown(NULL);
+        mech = was;
+        if (tests_required()) fail_msg("no podman here and LCSB_SANDBOX_TESTS_REQUIRED=1");
+        skip();
+    }
+    char url[512], direct[512], text[4096];
+    FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(direct, "https://localhost:%d/hello.txt", srv.https);
+    FMT(text,
+        "return require(\"lcsb\").exec_policy{ exec = { \"curl\" }, read = { \"%s\" }, "
+        "net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, "
+        "oci = { rootfs = \"%s\" } }\n",
+        srv.cert, srv.host, srv.https, oci_rootfs);
+    raw_policy(f, text);
+    const char *const *cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);
+    lcsb(f, "oci", cmd, &P);
+    if (geteuid() != 0) {
+        assert_int_equal(P.status, 125);
+        assert_contains(P.err, "only rootful podman can join", "stderr");
+    } else {
+        if (P.status != 0) {
+            describe("oci run", cmd, &P);
+            fail_msg("expected curl in the container to reach the server through the proxy");
+        }
+        assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+        /* Around the proxy: the container's loopback is its own. */
+        const char *const *around = CMD("curl", "-sSk", "--noproxy", "*", direct);
+        lcsb(f, "oci", around, &P);
+        assert_int_equal(P.status, 7);
+        expect_unsandboxed_ok(f, around, &P);
+        assert_contains(P.out, "hello through lcsb's proxy", "stdout");
+    }
+    oci_group_teardown(NULL);
+    mech = was;
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_curl_through_the_proxy),
@@ -468,6 +514,7 @@ int main(void) {
         T(test_own_loopback),
         T(test_npm_install),
         T(test_without_namespaces),
+        T(test_container),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_domains", tests, group_setup,
                                        group_teardown);

@@ -316,6 +316,42 @@ static void test_ports_need_degrade(void **state) {
     lcsb_policy_free(p);
 }
 
+/* Domains: the engine joins the network namespace lcsb made, by path; before
+ * lcsb_run made one, a path no process has. Only rootful podman can. */
+static void test_domains_join_lcsbs_network(void **state) {
+    (void)state;
+    lcsb_policy *p = project_policy();
+    lcsb_error err;
+    assert_int_equal(lcsb_policy_add_domain(p, "registry.npmjs.org", &err), 0);
+    lcsb_backend *b = oci_backend(PODMAN, NULL, ROOTFS, NULL);
+    OCI(b)->uid = OCI(b)->gid = 0;
+    char **final = compose(b, p, NULL, ARGV("npm", "ci"));
+    assert_has(final, "--network=ns:/proc/0/ns/net", true);
+    assert_has(final, "--network=none", false);
+    assert_has(final, "HTTPS_PROXY=http://127.0.0.1:3128", true);
+    lcsb_attestation att;
+    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &att, &err), 0);
+    assert_string_equal(lcsb_attestation_value(&att, "net"), "domains");
+    assert_string_equal(lcsb_attestation_value(&att, "net_by"), "namespace");
+    lcsb_argv_free(final);
+    p->netns = strdup("/proc/42/ns/net");
+    final = compose(b, p, NULL, ARGV("npm", "ci"));
+    assert_has(final, "--network=ns:/proc/42/ns/net", true);
+    lcsb_argv_free(final);
+
+    OCI(b)->uid = 1000;
+    final = NULL;
+    assert_int_equal(lcsb_compose(b, p, NULL, ARGV("npm"), &final, &err), LCSB_EUNAVAIL);
+    assert_non_null(strstr(err.message, "this is rootless podman"));
+    lcsb_backend_free(b);
+    b = oci_backend("/usr/bin/docker", "debian:12", NULL, NULL);
+    OCI(b)->uid = 0;
+    assert_int_equal(lcsb_compose(b, p, NULL, ARGV("npm"), &final, &err), LCSB_EUNAVAIL);
+    assert_non_null(strstr(err.message, "docker cannot be told one"));
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
 static void test_bad_worlds_refused(void **state) {
     (void)state;
     const struct {
@@ -601,6 +637,7 @@ int main(void) {
         cmocka_unit_test(test_wrap_image_and_docker),
         cmocka_unit_test(test_wrap_passes_env_by_name),
         cmocka_unit_test(test_ports_need_degrade),
+        cmocka_unit_test(test_domains_join_lcsbs_network),
         cmocka_unit_test(test_bad_worlds_refused),
         cmocka_unit_test(test_select_needs_a_world),
         cmocka_unit_test(test_validate_on_this_host),
