@@ -18,7 +18,11 @@ const char *const lcsb__env_base[] = {
     "LC_MEASUREMENT", "LC_NAME",    "LC_PAPER",    "LC_TELEPHONE",
     "TERM",           "COLORTERM",  "NO_COLOR",    "TZ",
     "USER",           "LOGNAME",    "SHELL",       "COLUMNS",
-    "LINES",          NULL};
+    "LINES",
+    /* Trust anchors: which certificate authorities TLS accepts, on a host
+     * whose own CA tools would otherwise not know (names of files, no secret). */
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "PIP_CERT", NULL};
 
 bool lcsb__env_match(const char *pattern, const char *name) {
     /* The last '*' seen and where in NAME it took over: on a mismatch it

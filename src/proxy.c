@@ -352,6 +352,8 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
     if (stopping(p)) return -1;
     if (rc != 0) {
         snprintf(body, sizeof body, "lcsb: cannot resolve %s: %s\n", req->host, gai_strerror(rc));
+        snprintf(why, sizeof why, "cannot resolve it: %s", gai_strerror(rc));
+        record(p, req->host, req->port, why);
         refuse(c, req, socks ? 0x04 : 502, body);
         return -1;
     }
@@ -374,6 +376,7 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
     if (r->n == 0) {
         if (!first[0]) {
             snprintf(body, sizeof body, "lcsb: %s has no IP address\n", req->host);
+            record(p, req->host, req->port, "cannot resolve it: it has no IP address");
             refuse(c, req, socks ? 0x04 : 502, body);
             return -1;
         }
@@ -604,9 +607,12 @@ static void *serve(void *arg) {
     int error;
     if (connect_any(c, &r, &error)) {
         if (stopping(p)) goto end;
-        char body[600], e[128];
+        char body[600], e[128], why[160];
+        const char *reason = strerror_r(error, e, sizeof e);
         snprintf(body, sizeof body, "lcsb: cannot connect to %s port %u: %s\n", req.host,
-                 (unsigned)req.port, strerror_r(error, e, sizeof e));
+                 (unsigned)req.port, reason);
+        snprintf(why, sizeof why, "cannot connect: %s", reason);
+        record(p, req.host, req.port, why);
         refuse(c, &req, req.kind == LCSB__REQUEST_SOCKS ? 0x05 : 502, body);
         goto end;
     }

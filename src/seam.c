@@ -102,21 +102,26 @@ int lcsb_env_block(const lcsb_backend *b, const lcsb_policy *policy, const char 
  * by the proxy. The command's own loopback is reached directly. They come
  * after the policy's own settings, and win. */
 static int push_proxy_env(lcsb__strv *sv, uint16_t port) {
-    static const char *const proxies[][2] = {
-        {"http_proxy", "http"},  {"https_proxy", "http"},  {"HTTP_PROXY", "http"},
-        {"HTTPS_PROXY", "http"}, {"all_proxy", "socks5h"}, {"ALL_PROXY", "socks5h"},
+    char http[40], socks[40];
+    snprintf(http, sizeof http, "http://127.0.0.1:%u", (unsigned)port);
+    snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", (unsigned)port);
+    const char *const vars[][2] = {
+        {"http_proxy", http},
+        {"https_proxy", http},
+        {"HTTP_PROXY", http},
+        {"HTTPS_PROXY", http},
+        {"all_proxy", socks},
+        {"ALL_PROXY", socks},
+        {"no_proxy", "localhost,127.0.0.1,::1"},
+        {"NO_PROXY", "localhost,127.0.0.1,::1"},
+        /* Node's fetch reads them only when told to, where it knows how. */
+        {"NODE_USE_ENV_PROXY", "1"},
     };
-    static const char *const direct[] = {"no_proxy", "NO_PROXY"};
     lcsb__buf kv = {0};
     int rc = 0;
-    for (size_t i = 0; i < sizeof proxies / sizeof *proxies + 2; i++) {
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         kv.len = 0;
-        if (i < sizeof proxies / sizeof *proxies)
-            lcsb__buf_addf(&kv, "%s=%s://127.0.0.1:%u", proxies[i][0], proxies[i][1],
-                           (unsigned)port);
-        else
-            lcsb__buf_addf(&kv, "%s=localhost,127.0.0.1,::1",
-                           direct[i - sizeof proxies / sizeof *proxies]);
+        lcsb__buf_addf(&kv, "%s=%s", vars[i][0], vars[i][1]);
         rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(sv, kv.p);
     }
     lcsb__buf_free(&kv);

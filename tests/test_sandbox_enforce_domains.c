@@ -311,9 +311,10 @@ static void test_clients(void **state) {
     policy(f,
            "exec = { \"%s\", \"%s\", \"git\", \"/usr/lib/git-core/git\", "
            "\"/usr/lib/git-core/git-remote-https\" }, "
-           "read = { \"%s\" }, env = { set = { GIT_SSL_CAINFO = \"%s\" } }, "
+           "read = { \"%s\" }, env = { set = { GIT_SSL_CAINFO = \"%s\", "
+           "REQUESTS_CA_BUNDLE = \"%s\" } }, "
            "net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.1\" } }",
-           PYTHON, NODE, srv.cert, srv.cert, srv.host, srv.https);
+           PYTHON, NODE, srv.cert, srv.cert, srv.cert, srv.host, srv.https);
 
     expect_allowed(f, CMD(PYTHON, "-c", urllib_py, url, srv.cert), &P);
     assert_contains(P.out, "hello through lcsb's proxy", "python's stdout");

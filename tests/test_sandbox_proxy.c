@@ -927,7 +927,10 @@ static void test_private_address_refused(void **state) {
     upstream_stop(up);
 }
 
-static void test_connect_failure_not_refusal(void **state) {
+/* An allowed host that cannot be reached is a 502, not a refusal: the
+ * record keeps it all the same, with why it failed, so that a hint can say
+ * so rather than suggest a grant. */
+static void test_connect_failure_recorded(void **state) {
     (void)state;
     /* A port nothing listens on: bound, then closed. */
     uint16_t port;
@@ -944,10 +947,11 @@ static void test_connect_failure_not_refusal(void **state) {
     assert_contains(body, "lcsb: cannot connect to localhost port");
     close(fd);
     proxy_down(&f);
-    assert_int_equal(f.refused_n, 0);
+    assert_int_equal(f.refused_n, 1);
+    assert_string_equal(f.refused[0].why, "cannot connect: Connection refused");
 }
 
-static void test_resolve_failure_not_refusal(void **state) {
+static void test_resolve_failure_recorded(void **state) {
     (void)state;
     const char *const domains[] = {"gone.example", NULL};
     proxy_fx f;
@@ -971,7 +975,9 @@ static void test_resolve_failure_not_refusal(void **state) {
     assert_int_equal(reply[1], 0x04);
     close(fd);
     proxy_down(&f);
-    assert_int_equal(f.refused_n, 0);
+    assert_int_equal(f.refused_n, 1);
+    assert_int_equal(f.refused[0].attempts, 2);
+    assert_non_null(strstr(f.refused[0].why, "cannot resolve it: "));
 }
 
 /* SOCKS5: the greeting, then CONNECT to ATYP; the reply's code. */
@@ -1353,8 +1359,8 @@ int main(void) {
         cmocka_unit_test(test_refused_recorded),
         cmocka_unit_test(test_refusals_counted_past_the_kept),
         cmocka_unit_test(test_private_address_refused),
-        cmocka_unit_test(test_connect_failure_not_refusal),
-        cmocka_unit_test(test_resolve_failure_not_refusal),
+        cmocka_unit_test(test_connect_failure_recorded),
+        cmocka_unit_test(test_resolve_failure_recorded),
         cmocka_unit_test(test_socks),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_slow_client),

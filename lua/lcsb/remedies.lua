@@ -236,7 +236,11 @@ M.add("net_refused", function(ev)
     local entry = refused_entry(r)
     local denied = r.why:match("^denied by (!.*)")
     local address = r.why:match("^resolves to (%S+),")
-    if denied then
+    local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
+    if unreached then
+      hints[#hints + 1] = ("net.domains allows %s, but lcsb's proxy could not %s it: %s"):format(
+        target, r.why:find("^cannot resolve") and "resolve" or "connect to", unreached)
+    elseif denied then
       hints[#hints + 1] = ("the command tried to reach %s, which the policy denies (%s in "
         .. "net.domains)"):format(target, denied)
     elseif address then
@@ -285,10 +289,19 @@ M.add("network", function(ev)
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
   local domains = ev.attestation.net == "domains"
   if domains and #list(ev.attestation.net_refused) > 0 then return end
+  local loopback = stderr:find("localhost", 1, true) or stderr:find("127.0.0.1", 1, true)
+  if domains and not resolving and not loopback then return end
+  if domains and not resolving then
+    return "under net.domains the command's loopback (localhost, 127.0.0.1) is its own: a "
+      .. "server on this host is reached through lcsb's proxy by another of its names, "
+      .. "listed with its port, and net.lan for its address: net = { domains = { \"HOST:PORT\" }, "
+      .. "lan = { \"127.0.0.1\" } }; net.connect is for servers the command starts itself"
+  end
   if resolving and domains then
     return "name resolution failed: under net.domains the command has no DNS; it reaches "
       .. "hosts through lcsb's proxy, which HTTPS_PROXY, HTTP_PROXY and ALL_PROXY name: "
-      .. "a tool that ignores them must be told of the proxy"
+      .. "a tool that ignores them must be told of the proxy (an older Node's fetch: "
+      .. "undici's EnvHttpProxyAgent)"
   end
   if resolving then
     local host = stderr:match("https?://([%w%.%-_]+)") or stderr:match("EAI_AGAIN ([%w%.%-_]+)")

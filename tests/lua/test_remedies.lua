@@ -146,6 +146,27 @@ T.case("hosts the proxy refused are named, each, from its record", function()
   T.eq(#hints, 4, "one hint a host")
   ev.status = 0
   T.eq(#remedies.explain(ev), 0, "a run that exits 0 is quiet")
+
+  ev.status = 6
+  ev.attestation.net_refused_count = 1
+  ev.attestation.net_refused = { { host = "www.debian.org", port = 443, attempts = 1,
+    why = "cannot resolve it: Name or service not known" } }
+  said = table.concat(remedies.explain(ev), "\n")
+  T.has(said, "net.domains allows www.debian.org:443, but lcsb's proxy could not resolve it: "
+    .. "Name or service not known", "an allowed host that does not resolve")
+  T.hasnt(said, "add net", "no grant for what is granted")
+end)
+
+T.case("under net.domains the loopback is the command's own", function()
+  local ev = evidence { stderr = "curl: (7) Failed to connect to localhost port 8765 after 0 ms: "
+    .. "Couldn't connect to server\n" }
+  ev.policy.net = { domains = { "vm" }, connect = {}, bind = {}, lan = {} }
+  ev.attestation.net = "domains"
+  local said = table.concat(remedies.explain(ev), "\n")
+  T.has(said, "the command's loopback (localhost, 127.0.0.1) is its own", "what localhost is")
+  T.hasnt(said, "connect = { 8765 }", "no port that would reach nothing")
+  ev.stderr = "WARNING: Retrying after connection broken by 'SSLError(...)': /simple/x/\n"
+  T.eq(#remedies.explain(ev), 0, "a TLS error is no network refusal")
 end)
 
 T.case("the private HOME: the real file is one read entry away", function()
