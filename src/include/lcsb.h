@@ -421,8 +421,9 @@ typedef enum lcsb_held {
     LCSB_HELD_OWN,      /* "own": a world of its own */
 } lcsb_held;
 
-/* A connection lcsb's proxy refused (LCSB_NET_DOMAINS), one per host and
- * port however often it was tried. */
+/* A connection lcsb's proxy refused (LCSB_NET_DOMAINS), or allowed and could
+ * not make (WHY starts "cannot resolve" or "cannot connect"), one per host
+ * and port however often it was tried. */
 typedef struct lcsb_net_refusal {
     char host[256]; /* as the command named it, lowercase; raw bytes: escape to print */
     unsigned port;
