@@ -3,20 +3,25 @@
  *
  * Every row runs /bin/true (posix_spawn, then waitpid) and is timed from the
  * spawn to the reaping: bare, the shim alone under a 30-rule policy, lcsb end
- * to end with an exec_policy, lcsb's own start (--version), and bwrap,
+ * to end with an exec_policy, the same with net.domains (a network of the
+ * command's own and lcsb's proxy), lcsb's own start (--version), and bwrap,
  * firejail and podman where installed. The rows are interleaved round-robin
  * so that a noisy moment of the machine lands on all of them alike (podman and
  * firejail take their turns after the others: what they leave behind would
  * slow the next row). Then the shim's cost per path rule (10 to 20,000 rules),
  * the cost of lcsb_backend_wrap and of building a policy with the C API, and
- * each row's peak RSS (through bench-rss). A table goes to stdout, the same
+ * each row's peak RSS (through bench-rss). And the proxy's throughput: curl
+ * downloading 100 MiB from an HTTP server in a thread of the harness, directly
+ * and under lcsb through the proxy (an absolute-URI GET, and a CONNECT
+ * tunnel), in turns. A table goes to stdout, the same
  * numbers as JSON to --json FILE (report.c writes both; bench.h is what the
  * two files share).
  *
  * A row that cannot run here (no Landlock, a tool not installed) is skipped
  * with a note; no number is ever made up. The exit status is 1 when a row lcsb
- * itself owns (bare, shim, lcsb, its start) fails to run, whatever the timings: the
- * benchmark asserts nothing about time.
+ * itself owns (bare, shim, lcsb, its start, a download through its proxy)
+ * fails to run, whatever the timings: the benchmark asserts nothing about
+ * time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +29,16 @@
 #include <lcsb.h>
 #include <limits.h>
 #include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -159,15 +169,21 @@ static int spawn_wait(char *const argv[], const char *cwd, char **env, int out_f
     return rc ? -1 : status;
 }
 
+/* What went wrong with a run of ARGV0, from spawn_wait's STATUS, into NOTE. */
+static void status_note(char *note, size_t size, const char *argv0, int status,
+                        const char *detail) {
+    if (status == -1)
+        snprintf(note, size, "cannot run %s: %s", argv0, strerror(errno));
+    else if (WIFEXITED(status))
+        snprintf(note, size, "exit status %d%s%s", WEXITSTATUS(status), *detail ? ": " : "",
+                 detail);
+    else
+        snprintf(note, size, "killed by signal %d", WTERMSIG(status));
+}
+
 static void row_fail(struct row *row, int status, const char *detail) {
     row->state = ROW_FAILED;
-    if (status == -1)
-        snprintf(row->note, sizeof row->note, "cannot run %s: %s", row->argv[0], strerror(errno));
-    else if (WIFEXITED(status))
-        snprintf(row->note, sizeof row->note, "exit status %d%s%s", WEXITSTATUS(status),
-                 *detail ? ": " : "", detail);
-    else
-        snprintf(row->note, sizeof row->note, "killed by signal %d", WTERMSIG(status));
+    status_note(row->note, sizeof row->note, row->argv[0], status, detail);
 }
 
 /* The first line FD holds, and FD emptied for the next run. */
@@ -285,6 +301,18 @@ static bool make_filler(struct fixture *fx, size_t files) {
     return true;
 }
 
+/* NAME in the project, trusted as a user would trust it, in the store that
+ * XDG_STATE_HOME names (the bench's own): the lcsb rows pay for the check
+ * of it, as every real run does. */
+static bool trust_policy(const struct fixture *fx, const char *name) {
+    char trust[3 * PATH_MAX + 64];
+    snprintf(trust, sizeof trust, "cd '%s' && '%s' trust %s >/dev/null 2>&1", fx->project,
+             LCSB_BENCH_CLI, name);
+    if (system(trust) == 0) return true;
+    fprintf(stderr, "bench: cannot trust %s/%s\n", fx->project, name);
+    return false;
+}
+
 static bool fixture_init(struct fixture *fx, size_t files) {
     snprintf(fx->dir, sizeof fx->dir, "/tmp/lcsb-bench.XXXXXX");
     if (!mkdtemp(fx->dir)) {
@@ -292,23 +320,24 @@ static bool fixture_init(struct fixture *fx, size_t files) {
         return false;
     }
     if (!make_filler(fx, files)) return false;
-    char path[PATH_MAX];
+    char path[PATH_MAX], domains[PATH_MAX];
     snprintf(fx->project, sizeof fx->project, "%s/project", fx->dir);
     snprintf(path, sizeof path, "%s/p.lua", fx->project);
+    /* The same policy with a network by name: what the lcsb_domains row
+     * adds to lcsb's is the network namespace and the proxy. The name is
+     * never asked for: /bin/true connects nowhere. */
+    snprintf(domains, sizeof domains, "%s/d.lua", fx->project);
     lcsb_error err = {0};
     if (mkdir(fx->project, 0755) != 0 ||
-        !write_file(path, "return require(\"lcsb\").exec_policy{}\n"))
+        !write_file(path, "return require(\"lcsb\").exec_policy{}\n") ||
+        !write_file(domains, "return require(\"lcsb\").exec_policy{ net = { domains = { "
+                             "\"example.com\" } } }\n"))
         return false;
-    /* The policy trusted as a user would, in a store of the bench's own: the
-     * lcsb rows pay for the check of it, as every real run does. */
-    char state[PATH_MAX + 16], trust[3 * PATH_MAX + 64];
+    char state[PATH_MAX + 16];
     snprintf(state, sizeof state, "%s/state", fx->dir);
-    snprintf(trust, sizeof trust, "cd '%s' && '%s' trust p.lua >/dev/null 2>&1", fx->project,
-             LCSB_BENCH_CLI);
-    if (setenv("XDG_STATE_HOME", state, 1) != 0 || system(trust) != 0) {
-        fprintf(stderr, "bench: cannot trust %s\n", path);
+    if (setenv("XDG_STATE_HOME", state, 1) != 0 || !trust_policy(fx, "p.lua") ||
+        !trust_policy(fx, "d.lua"))
         return false;
-    }
     snprintf(fx->rootfs, sizeof fx->rootfs, "%s/rootfs", fx->dir);
     if (mkdir(fx->rootfs, 0755) != 0) return false;
     if (lcsb_resolve_program(COMMAND, &fx->exec_files, &err)) {
@@ -422,6 +451,7 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
     podman[n++] = COMMAND;
     podman[n] = NULL;
     const char *const lcsb[] = {LCSB_BENCH_CLI, "p.lua", "--", COMMAND, NULL};
+    const char *const lcsb_domains[] = {LCSB_BENCH_CLI, "d.lua", "--", COMMAND, NULL};
     static const char *const start[] = {LCSB_BENCH_CLI, "--version", NULL};
 
     rows[ROW_BARE] = (struct row){.name = "bare", .label = "bare", .required = true};
@@ -435,7 +465,14 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
         rows[ROW_LCSB].argv = strv_copy(lcsb);
     else
         row_skip(&rows[ROW_LCSB], "no Landlock on this kernel");
-    /* The same, with the private HOME and TMPDIR made on a tmpfs. */
+    /* The same with net.domains: the issue allows it 1 ms over lcsb p.lua. */
+    rows[ROW_LCSB_DOMAINS] = (struct row){
+        .name = "lcsb_domains", .label = "lcsb, domains", .required = true, .cwd = fx->project};
+    if (b)
+        rows[ROW_LCSB_DOMAINS].argv = strv_copy(lcsb_domains);
+    else
+        row_skip(&rows[ROW_LCSB_DOMAINS], "no Landlock on this kernel");
+    /* The same as lcsb p.lua, with the private HOME and TMPDIR made on a tmpfs. */
     rows[ROW_LCSB_TMPFS] = (struct row){.name = "lcsb_tmpfs",
                                         .label = "lcsb, tmpfs TMPDIR",
                                         .required = true,
@@ -473,6 +510,270 @@ static void rows_free(struct row *rows, size_t n) {
     for (size_t i = 0; i < n; i++) {
         strv_free(rows[i].argv);
         free(rows[i].ms);
+    }
+}
+
+/* ---- The proxy's throughput: a download through it against a direct one. ---- */
+
+/* What the server sends: zeros, TRANSFER_BYTES of them in writes of this
+ * size, so that the server does no work per byte but its send (no file to
+ * read, nothing to fill in) and as few sends as the socket takes. */
+static char payload[4 << 20];
+
+/* The bench's HTTP server, in a thread of the harness: listening on the
+ * loopback address the host's name resolves to, port 0. */
+struct server {
+    int fd;
+    pthread_t thread;
+    bool started;
+};
+
+/* One connection: its request read to the end of its head (closing over
+ * unread bytes would reset the connection and could take the answer's tail
+ * with it), then the answer, whatever was asked. */
+static void serve_one(int fd) {
+    char req[16384], head[128];
+    size_t len = 0;
+    while (len < sizeof req - 1) {
+        ssize_t n = recv(fd, req + len, sizeof req - 1 - len, 0);
+        if (n <= 0) return;
+        len += (size_t)n;
+        if (memmem(req, len, "\r\n\r\n", 4)) break;
+    }
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 200 OK\r\nContent-Length: %lld\r\nConnection: close\r\n\r\n",
+                     TRANSFER_BYTES);
+    if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) return;
+    for (long long left = TRANSFER_BYTES; left > 0;) {
+        size_t chunk = left < (long long)sizeof payload ? (size_t)left : sizeof payload;
+        ssize_t sent = send(fd, payload, chunk, MSG_NOSIGNAL);
+        if (sent <= 0) return;
+        left -= sent;
+    }
+    /* Our end told, then the client's end awaited: curl closes once it has
+     * the bytes Content-Length promised. */
+    shutdown(fd, SHUT_WR);
+    while (recv(fd, req, sizeof req, 0) > 0) {
+    }
+}
+
+static void *serve_downloads(void *arg) {
+    const struct server *srv = arg;
+    for (;;) {
+        int fd = accept4(srv->fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EINTR || errno == ECONNABORTED)) continue;
+        /* server_stop's shutdown of the listening socket ends the accept. */
+        if (fd < 0) break;
+        /* A client that stalls fails its run instead of holding the bench. */
+        struct timeval limit = {.tv_sec = 30};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+        serve_one(fd);
+        close(fd);
+    }
+    return NULL;
+}
+
+/* The server on ADDR, its port in *PORT: 0, or -1 with errno. */
+static int server_start(struct server *srv, struct in_addr addr, int *port) {
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr = addr};
+    socklen_t len = sizeof sa;
+    srv->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (srv->fd < 0) return -1;
+    if (bind(srv->fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(srv->fd, 16) != 0 ||
+        getsockname(srv->fd, (struct sockaddr *)&sa, &len) != 0)
+        return -1;
+    int e = pthread_create(&srv->thread, NULL, serve_downloads, srv);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    srv->started = true;
+    /* Only now: a port says there is a server to download from. */
+    *port = ntohs(sa.sin_port);
+    return 0;
+}
+
+static void server_stop(struct server *srv) {
+    /* On Linux, shutting a listening socket down wakes its blocked accept. */
+    if (srv->started) {
+        shutdown(srv->fd, SHUT_RDWR);
+        pthread_join(srv->thread, NULL);
+    }
+    if (srv->fd >= 0) close(srv->fd);
+    srv->fd = -1;
+}
+
+/* The host's own name into NET->host and its address into ADDR when the
+ * name resolves to a 127.x address: the proxy resolves it as it does any
+ * name (net.lan lets it lead to loopback), and it is not "localhost", which
+ * the command's NO_PROXY sends around the proxy. Otherwise NET->note says
+ * why there is no measurement. */
+static bool loopback_name(struct throughput *net, struct in_addr *addr) {
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    char name[sizeof net->host];
+    if (gethostname(name, sizeof name) != 0 || !name[0]) {
+        snprintf(net->note, sizeof net->note, "this host has no name to download from");
+        return false;
+    }
+    name[sizeof name - 1] = '\0';
+    if (strcmp(name, "localhost") == 0) {
+        snprintf(net->note, sizeof net->note,
+                 "this host's name is localhost, which NO_PROXY sends around the proxy");
+        return false;
+    }
+    if (getaddrinfo(name, NULL, &hints, &res) != 0) {
+        snprintf(net->note, sizeof net->note, "this host's name (%.64s) does not resolve", name);
+        return false;
+    }
+    *addr = ((const struct sockaddr_in *)(const void *)res->ai_addr)->sin_addr;
+    freeaddrinfo(res);
+    if (ntohl(addr->s_addr) >> 24 != 127) {
+        snprintf(net->note, sizeof net->note,
+                 "this host's name (%.64s) does not resolve to a 127.x address", name);
+        return false;
+    }
+    snprintf(net->host, sizeof net->host, "%s", name);
+    return true;
+}
+
+static void transfer_skip(struct transfer *t, const char *note) {
+    t->state = ROW_SKIPPED;
+    snprintf(t->note, sizeof t->note, "%s", note);
+}
+
+static void transfer_fail(struct transfer *t, int status, const char *detail) {
+    t->state = ROW_FAILED;
+    status_note(t->note, sizeof t->note, t->argv[0], status, detail);
+}
+
+/* The server, the policy t.lua (written now: it names the server's port)
+ * trusted, and the three downloads' argvs. Each one that cannot run here
+ * says why. */
+static void transfer_rows(struct throughput *net, struct server *srv, const struct fixture *fx,
+                          const lcsb_backend *b) {
+    struct transfer *t = net->t;
+    t[TRANSFER_DIRECT] = (struct transfer){.name = "direct", .label = "curl, direct"};
+    t[TRANSFER_PROXY] =
+        (struct transfer){.name = "proxy", .label = "lcsb, proxy", .required = true};
+    t[TRANSFER_TUNNEL] =
+        (struct transfer){.name = "tunnel", .label = "lcsb, CONNECT", .required = true};
+    char curl[PATH_MAX], url[512], path[PATH_MAX], policy[1024];
+    struct in_addr addr;
+    const char *why = NULL;
+    if (!find_program("curl", curl, sizeof curl))
+        snprintf(net->note, sizeof net->note, "curl is not installed");
+    else if (loopback_name(net, &addr) && server_start(srv, addr, &net->port) != 0)
+        snprintf(net->note, sizeof net->note, "cannot start the HTTP server: %s", strerror(errno));
+    if (!net->port) {
+        net->host[0] = '\0';
+        for (size_t i = 0; i < TRANSFERS; i++) transfer_skip(&t[i], net->note);
+        return;
+    }
+    snprintf(url, sizeof url, "http://%s:%d/", net->host, net->port);
+    snprintf(path, sizeof path, "%s/t.lua", fx->project);
+    snprintf(policy, sizeof policy,
+             "return require(\"lcsb\").exec_policy{ exec = { \"curl\" }, net = { domains = { "
+             "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } } }\n",
+             net->host, net->port);
+    if (!b)
+        why = "no Landlock on this kernel";
+    else if (!write_file(path, policy) || !trust_policy(fx, "t.lua"))
+        why = "cannot write or trust t.lua";
+
+    /* -q first, so that no ~/.curlrc changes what runs; the bytes and
+     * curl's own time on stdout; a run that stalls fails instead of
+     * holding the bench. The direct one never takes a proxy from the
+     * harness's environment; under lcsb the command's environment names
+     * lcsb's, and -p makes curl tunnel through it with CONNECT even for
+     * http, as it does for every https download. */
+    static const char w[] = "%{size_download} %{time_total}\n";
+    const char *const direct[] = {curl, "-q",        "-sS", "--noproxy", "*", "--max-time", "120",
+                                  "-o", "/dev/null", "-w",  w,           url, NULL};
+    const char *const proxy[] = {
+        LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "--max-time",
+        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    const char *const tunnel[] = {
+        LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "-p", "--max-time",
+        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    t[TRANSFER_DIRECT].argv = strv_copy(direct);
+    for (size_t i = TRANSFER_PROXY; i < TRANSFERS; i++) {
+        t[i].cwd = fx->project;
+        if (why) transfer_skip(&t[i], why);
+    }
+    if (!why) {
+        t[TRANSFER_PROXY].argv = strv_copy(proxy);
+        t[TRANSFER_TUNNEL].argv = strv_copy(tunnel);
+    }
+    for (size_t i = 0; i < TRANSFERS; i++)
+        if (t[i].state == ROW_OK && !t[i].argv) transfer_skip(&t[i], "out of memory");
+}
+
+/* One download by T: 0 with its rates, or -1 with T failed. Its stdout and
+ * stderr go to OUT_FD and ERR_FD, and are read back. */
+static int download(struct transfer *t, int out_fd, int err_fd, double *mbs, double *wall_mbs) {
+    char out[160], err[160];
+    double start = now_ms();
+    int status = spawn_wait(t->argv, t->cwd, NULL, out_fd, err_fd);
+    double ms = now_ms() - start;
+    take_first_line(out_fd, out, sizeof out);
+    take_first_line(err_fd, err, sizeof err);
+    if (status != 0) {
+        transfer_fail(t, status, err);
+        return -1;
+    }
+    /* curl writes its seconds as the locale has them: "0,25" reads as 0. */
+    for (char *c = out; *c; c++)
+        if (*c == ',') *c = '.';
+    long long bytes = -1;
+    double secs = 0;
+    if (sscanf(out, "%lld %lf", &bytes, &secs) != 2 || bytes != TRANSFER_BYTES || secs <= 0) {
+        t->state = ROW_FAILED;
+        snprintf(t->note, sizeof t->note, "got %lld of %lld bytes (curl said \"%.60s\")", bytes,
+                 TRANSFER_BYTES, out);
+        return -1;
+    }
+    *mbs = (double)TRANSFER_BYTES / 1e6 / secs;
+    *wall_mbs = (double)TRANSFER_BYTES / 1e3 / ms;
+    return 0;
+}
+
+/* The downloads in turns, as measure does the rows, after one round that
+ * warms the caches and would show a broken one before any is timed. */
+static void measure_transfers(struct throughput *net, int rounds, int out_fd, int err_fd) {
+    struct transfer *t = net->t;
+    const int warmup = 1;
+    for (size_t i = 0; i < TRANSFERS; i++) {
+        if (t[i].state != ROW_OK) continue;
+        t[i].mbs = calloc((size_t)rounds, sizeof(double));
+        t[i].wall_mbs = calloc((size_t)rounds, sizeof(double));
+        if (!t[i].mbs || !t[i].wall_mbs) transfer_skip(&t[i], "out of memory");
+    }
+    for (int r = -warmup; r < rounds; r++) {
+        for (size_t k = 0; k < TRANSFERS; k++) {
+            struct transfer *x = &t[((size_t)(r + warmup) + k) % TRANSFERS];
+            double mbs, wall;
+            if (x->state != ROW_OK || download(x, out_fd, err_fd, &mbs, &wall)) continue;
+            if (r < 0) continue;
+            x->mbs[x->runs] = mbs;
+            x->wall_mbs[x->runs++] = wall;
+        }
+    }
+    for (size_t i = 0; i < TRANSFERS; i++) {
+        struct transfer *x = &t[i];
+        if (x->state != ROW_OK || !x->runs) continue;
+        x->median = median_of(x->mbs, x->runs);
+        x->min = x->mbs[0];
+        x->max = x->mbs[x->runs - 1];
+        x->wall_median = median_of(x->wall_mbs, x->runs);
+    }
+}
+
+static void transfers_free(struct throughput *net) {
+    for (size_t i = 0; i < TRANSFERS; i++) {
+        strv_free(net->t[i].argv);
+        free(net->t[i].mbs);
+        free(net->t[i].wall_mbs);
     }
 }
 
@@ -555,6 +856,7 @@ static int parse_args(int argc, char **argv, struct config *cfg) {
     cfg->scaling_iterations = cfg->quick ? 3 : (cfg->iterations / 5 > 5 ? cfg->iterations / 5 : 5);
     cfg->micro_calls = cfg->quick ? 200 : 20000;
     cfg->rss_runs = cfg->quick ? 1 : 3;
+    cfg->transfer_runs = cfg->quick ? 3 : 5;
     cfg->scaling = cfg->quick ? quick_scaling : full_scaling;
     cfg->scaling_n = cfg->quick ? sizeof quick_scaling / sizeof *quick_scaling
                                 : sizeof full_scaling / sizeof *full_scaling;
@@ -586,18 +888,19 @@ static void run_micro(struct results *r, const struct fixture *fx, const lcsb_ba
     lcsb_policy_free(p);
 }
 
-/* A file in the fixture for what a run says, which setup reads back. */
-static int open_scratch(const struct fixture *fx) {
+/* A file NAME in the fixture for what a run says, which the harness reads back. */
+static int open_scratch(const struct fixture *fx, const char *name) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/scratch", fx->dir);
+    snprintf(path, sizeof path, "%s/%s", fx->dir, name);
     return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 }
 
 /* Everything measured, in this order: correctness first (one verifying run
- * per row), then the timed rounds, then RSS and the micro-benchmarks, which
- * would only disturb the timings if they ran among them. */
+ * per row), then the timed rounds, then the downloads (seconds of both
+ * CPUs busy, which would only disturb the rows if they ran among them),
+ * then RSS and the micro-benchmarks, for the same reason. */
 static void run_all(struct results *r, const struct fixture *fx, const lcsb_backend *b,
-                    int scratch_fd) {
+                    int scratch_fd, int err_fd) {
     const struct config *cfg = r->cfg;
     for (size_t i = 0; i < MAIN_ROWS; i++) verify(&r->main[i], scratch_fd);
     for (size_t i = 0; i < cfg->scaling_n; i++) verify(&r->scaling[i], scratch_fd);
@@ -607,6 +910,7 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
     measure(r->main, ROW_FIREJAIL, cfg->warmup, cfg->iterations);
     measure(r->main + ROW_FIREJAIL, MAIN_ROWS - ROW_FIREJAIL, cfg->warmup, cfg->iterations);
     measure(r->scaling, cfg->scaling_n, cfg->warmup, cfg->scaling_iterations);
+    measure_transfers(r->net, cfg->transfer_runs, scratch_fd, err_fd);
     measure_rss(r->main, MAIN_ROWS, cfg->rss_runs, scratch_fd);
     measure_rss(r->scaling, cfg->scaling_n, cfg->rss_runs, scratch_fd);
     r->fit_us = per_rule_fit_us(r->scaling, cfg->scaling_n);
@@ -622,8 +926,10 @@ int main(int argc, char **argv) {
     }
     struct fixture fx = {0};
     struct row rows[MAIN_ROWS] = {0}, scaling[sizeof full_scaling / sizeof *full_scaling] = {0};
-    struct results r = {.cfg = &cfg, .main = rows, .scaling = scaling};
-    int status = 2, scratch = -1;
+    struct throughput net = {0};
+    struct server srv = {.fd = -1};
+    struct results r = {.cfg = &cfg, .main = rows, .scaling = scaling, .net = &net};
+    int status = 2, scratch = -1, scratch_err = -1;
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     lcsb_backend *b = host_backend(&r.abi);
     /* The environment after the fixture, which names its trust store in it. */
@@ -632,20 +938,28 @@ int main(int argc, char **argv) {
         run_env = make_env();
         tmpfs_env = with_tmpfs_tmpdir(run_env);
     }
-    if (!ready || !run_env || (scratch = open_scratch(&fx)) < 0) {
+    if (!ready || !run_env || (scratch = open_scratch(&fx, "scratch")) < 0 ||
+        (scratch_err = open_scratch(&fx, "scratch-err")) < 0) {
         perror("bench: setup");
         goto out;
     }
     main_rows(rows, &fx, b);
     scaling_rows(scaling, &cfg, &fx, b);
-    run_all(&r, &fx, b, scratch);
+    transfer_rows(&net, &srv, &fx, b);
+    run_all(&r, &fx, b, scratch, scratch_err);
     report(&r);
     status = 0;
     for (size_t i = 0; i < MAIN_ROWS; i++) {
         if (rows[i].required && rows[i].state == ROW_FAILED) status = 1;
     }
+    for (size_t i = 0; i < TRANSFERS; i++) {
+        if (net.t[i].required && net.t[i].state == ROW_FAILED) status = 1;
+    }
 out:
+    server_stop(&srv);
+    transfers_free(&net);
     if (scratch >= 0) close(scratch);
+    if (scratch_err >= 0) close(scratch_err);
     rows_free(rows, MAIN_ROWS);
     rows_free(scaling, cfg.scaling_n);
     fixture_free(&fx);

@@ -11,6 +11,9 @@
 #define MAIN_RULES 30   /* the shim row's policy size */
 #define MICRO_RULES 100 /* the policy the micro-benchmarks build and wrap */
 #define MICRO_BATCHES 5
+/* The download timed through lcsb's proxy and directly: 100 MiB, the issue's
+ * "100 MB", big enough that a connection's set-up is lost in it. */
+#define TRANSFER_BYTES (100LL << 20)
 
 struct config {
     bool quick;
@@ -19,6 +22,7 @@ struct config {
     int scaling_iterations; /* timed rounds over the scaling rows */
     long micro_calls;       /* calls per micro-benchmark */
     int rss_runs;           /* untimed runs per row for peak RSS */
+    int transfer_runs;      /* timed downloads of each transfer */
     const long *scaling;
     size_t scaling_n;
     const char *json_path;
@@ -50,12 +54,42 @@ enum {
     ROW_BARE,
     ROW_SHIM,
     ROW_LCSB,
+    ROW_LCSB_DOMAINS,
     ROW_LCSB_TMPFS,
     ROW_START,
     ROW_BWRAP,
     ROW_FIREJAIL,
     ROW_PODMAN,
     MAIN_ROWS
+};
+
+/* One way of downloading TRANSFER_BYTES from the bench's own HTTP server
+ * with curl, and the rates it got: directly, or under lcsb through its
+ * proxy. The rate is by curl's clock (%{time_total}, from its first connect
+ * to the last byte), which is the proxy's throughput; the wall time from
+ * spawn to exit adds lcsb's start and the network's set-up, which the
+ * lcsb_domains row measures on their own. */
+struct transfer {
+    const char *name; /* the JSON name */
+    char label[32];   /* the table's */
+    char **argv;      /* owned; NULL when it cannot run here */
+    const char *cwd;  /* NULL: the harness's own */
+    bool required;    /* failing to run fails the benchmark */
+    enum row_state state;
+    char note[256];
+    double *mbs, *wall_mbs; /* MB/s (10^6 bytes) of each timed run */
+    size_t runs;
+    double median, min, max, wall_median;
+};
+
+enum { TRANSFER_DIRECT, TRANSFER_PROXY, TRANSFER_TUNNEL, TRANSFERS };
+
+/* The downloads, and where they went: HOST:PORT, the bench's server. */
+struct throughput {
+    char host[256]; /* empty when there is none to use; then NOTE says why */
+    int port;
+    char note[256];
+    struct transfer t[TRANSFERS];
 };
 
 /* NAN when not measured. */
@@ -68,6 +102,7 @@ struct micro {
 struct results {
     const struct config *cfg;
     struct row *main, *scaling;
+    struct throughput *net;
     struct micro wrap, build;
     double fit_us;
     int abi;
