@@ -5,6 +5,7 @@
  * Between fork and _exit the child makes system calls only: the host may
  * have threads. */
 #include "netns.h"
+#include "sys.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,8 +35,8 @@ static int loopback_up(void) {
 /* In the child: the namespace, its loopback, the listening socket sent on
  * CHANNEL; a failure is said by an errno byte alone. */
 static void make_and_hold(uint16_t port, int channel, int release) {
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(port),
-                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in addr = {
+        .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int fd = -1;
     unsigned char failed;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || unshare(CLONE_NEWNET) != 0 || loopback_up() != 0 ||
@@ -48,7 +49,9 @@ static void make_and_hold(uint16_t port, int channel, int release) {
         char buf[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
     } control;
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
@@ -98,26 +101,15 @@ int lcsb__netns_hold(uint16_t port, lcsb__netns *ns, int *listener, lcsb_error *
     ns->holder = pid;
     snprintf(ns->path, sizeof ns->path, "/proc/%d/ns/net", (int)pid);
 
-    char byte = 0;
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
-    ssize_t n;
-    while ((n = recvmsg(channel[0], &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-    }
+    unsigned char byte;
+    *listener = lcsb__recv_fd(channel[0], &byte);
     close(channel[0]);
-    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+    if (*listener < 0) {
         lcsb__netns_release(ns);
         return lcsb__fail(err, LCSB_EUNAVAIL,
                           "cannot make a network namespace for the container: %s",
-                          n == 1 && byte ? strerror(byte) : "its holder ended");
+                          byte ? strerror(byte) : "its holder ended");
     }
-    memcpy(listener, CMSG_DATA(c), sizeof *listener);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "escape.h"
 #include "netns.h"
 #include "proxy.h"
+#include "sys.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -200,29 +201,13 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
 /* The listening socket the shim sends on CHANNEL once the command's own
  * network exists; -1 when none came (the shim failed first, and says so). */
 static int receive_listener(int channel) {
-    char byte;
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
-    ssize_t n;
-    while ((n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-    }
-    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-    if (!c || (msg.msg_flags & MSG_CTRUNC) || c->cmsg_level != SOL_SOCKET ||
-        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-        return -1;
-    int fd, listening = 0;
+    unsigned char byte;
+    int fd = lcsb__recv_fd(channel, &byte), listening = 0;
     socklen_t len = sizeof listening;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) {
+    if (fd >= 0 &&
+        (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)) {
         close(fd);
-        return -1;
+        fd = -1;
     }
     return fd;
 }

@@ -54,4 +54,9 @@ struct timespec lcsb__ctime(const struct stat *st);
  * first executable regular file, into OUT (SIZE bytes). False when none. */
 bool lcsb__find_on_path(const char *name, char *out, size_t size);
 
+/* One byte and the descriptor sent with it (SCM_RIGHTS) from the unix
+ * socket CHANNEL: the descriptor (close-on-exec), or -1 when none came; the
+ * byte into *BYTE (0 when none came either). */
+int lcsb__recv_fd(int channel, unsigned char *byte);
+
 #endif
