@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +39,9 @@
 #define CONNECT_MS (10 * 1000)  /* for each address to answer */
 #define REPLY_MS (5 * 1000)     /* for an answer to go out */
 #define LINGER_MS 1000          /* reading what follows a refused request */
+#define DRAIN_MS 300            /* stop's wait for requests already sent to be judged */
 #define STOP_MS 1000            /* stop's wait for connections to end */
+#define FDS_SPARE 64            /* descriptors left to the rest of the process */
 #define ADDRS_MAX 16            /* a name's addresses tried */
 #define SEEN_MAX 4096           /* distinct refusals told apart past the kept ones */
 #define RELAY_MIN (64 * 1024)   /* each direction's buffer, at first */
@@ -62,8 +66,13 @@ struct lcsb__proxy {
     pthread_cond_t ended; /* a connection's thread is done */
     unsigned refs;        /* the owner, and each thread stop left behind */
     bool stopping;
+    /* The command has ended: what it sent is judged and recorded, nothing
+     * more is resolved or connected. */
+    bool draining;
     int listen_fd;
-    int wake[2]; /* stop closes wake[1]: wake[0] reads as hung up in every poll */
+    int wake[2];     /* stop closes wake[1]: wake[0] reads as hung up in every poll */
+    int drain[2];    /* stop closes drain[1]: the acceptor takes the backlog, then ends */
+    size_t conn_max; /* CONN_MAX, or fewer where the descriptor limit is lower */
     pthread_t acceptor;
     bool acceptor_started;
     conn *conns;
@@ -73,6 +82,8 @@ struct lcsb__proxy {
     size_t domains_n;
     lcsb__cidr *lan;
     size_t lan_n;
+    lcsb__cidr *own; /* this host's own addresses: never public */
+    size_t own_n;
     lcsb_net_refusal kept[LCSB_NET_REFUSALS_MAX];
     size_t kept_n;
     lcsb__strv seen; /* "host port" of the distinct refusals past the kept ones */
@@ -144,10 +155,13 @@ static int read_more(const conn *c, char *buf, size_t *len, size_t cap, long lon
 
 static void proxy_free(lcsb__proxy *p) {
     if (p->listen_fd >= 0) close(p->listen_fd);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (p->wake[i] >= 0) close(p->wake[i]);
+        if (p->drain[i] >= 0) close(p->drain[i]);
+    }
     free(p->domains);
     free(p->lan);
+    free(p->own);
     lcsb__strv_clear(&p->seen);
     pthread_cond_destroy(&p->ended);
     pthread_mutex_destroy(&p->lock);
@@ -205,6 +219,23 @@ static bool stopping(lcsb__proxy *p) {
     bool s = p->stopping;
     pthread_mutex_unlock(&p->lock);
     return s;
+}
+
+/* Is the command gone (or the proxy stopping)? Then nothing is resolved or
+ * connected any more. */
+static bool draining(lcsb__proxy *p) {
+    pthread_mutex_lock(&p->lock);
+    bool s = p->draining || p->stopping;
+    pthread_mutex_unlock(&p->lock);
+    return s;
+}
+
+/* Is SA an address of this host's own? Reaching it reaches the host's
+ * services, whatever its range: it needs net.lan like loopback does. */
+static bool own_address(const lcsb__proxy *p, const struct sockaddr *sa) {
+    for (size_t i = 0; i < p->own_n; i++)
+        if (lcsb__cidr_contains(&p->own[i], sa)) return true;
+    return false;
 }
 
 /* HOST:PORT refused for WHY: counted once per distinct pair, attempts
@@ -342,6 +373,7 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
 
     /* The name resolved here, outside the sandbox. A literal needs no
      * lookup, and an entry named it: it counts as named even when private. */
+    if (draining(p)) return -1;
     char service[8];
     snprintf(service, sizeof service, "%u", (unsigned)req->port);
     struct addrinfo hints = {.ai_family = AF_UNSPEC,
@@ -358,9 +390,11 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
         return -1;
     }
     char first[INET6_ADDRSTRLEN] = "";
+    bool first_own = false;
     for (const struct addrinfo *a = r->ai; a && r->n < ADDRS_MAX; a = a->ai_next) {
         if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
-        bool ok = literal || lcsb__addr_public(a->ai_addr);
+        bool own = !literal && own_address(p, a->ai_addr);
+        bool ok = literal || (lcsb__addr_public(a->ai_addr) && !own);
         for (size_t i = 0; !ok && i < p->lan_n; i++)
             ok = lcsb__cidr_contains(&p->lan[i], a->ai_addr);
         if (ok) {
@@ -371,6 +405,7 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
                     ? (const void *)&((const struct sockaddr_in *)(void *)a->ai_addr)->sin_addr
                     : (const void *)&((const struct sockaddr_in6 *)(void *)a->ai_addr)->sin6_addr;
             inet_ntop(a->ai_family, bytes, first, sizeof first);
+            first_own = own && lcsb__addr_public(a->ai_addr);
         }
     }
     if (r->n == 0) {
@@ -380,14 +415,13 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
             refuse(c, req, socks ? 0x04 : 502, body);
             return -1;
         }
-        snprintf(why, sizeof why,
-                 "resolves to %s, a loopback, private or link-local address net.lan does not name",
-                 first);
+        const char *kind = first_own ? "an address of this host's own"
+                                     : "a loopback, private or link-local address";
+        snprintf(why, sizeof why, "resolves to %s, %s net.lan does not name", first, kind);
         snprintf(body, sizeof body,
-                 "lcsb: %s resolves to %s, a loopback, private or link-local address the policy's "
-                 "net.lan does not "
-                 "name; to allow it, add net = { lan = { \"%s\" } }\n",
-                 named, first, first);
+                 "lcsb: %s resolves to %s, %s the policy's net.lan does not name; to allow it, "
+                 "add net = { lan = { \"%s\" } }\n",
+                 named, first, kind, first);
         record(p, req->host, req->port, why);
         refuse(c, req, socks ? 0x02 : 403, body);
         return -1;
@@ -663,10 +697,11 @@ end:
 
 /* ---- Accepting ---- */
 
-static void busy(int fd) {
-    char text[256];
-    int n = http_answer(text, sizeof text, 503,
-                        "lcsb: the proxy serves 512 connections at once; try again\n");
+static void busy(const lcsb__proxy *p, int fd) {
+    char text[256], body[128];
+    snprintf(body, sizeof body, "lcsb: the proxy serves %zu connections at once; try again\n",
+             p->conn_max);
+    int n = http_answer(text, sizeof text, 503, body);
     (void)!send(fd, text, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
     close(fd);
 }
@@ -676,13 +711,21 @@ static void *accept_loop(void *arg) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, STACK_SIZE);
+    /* Once the command is gone, what it left in the backlog is taken too,
+     * to be judged and recorded, and then no more. */
+    bool backlog = false;
     for (;;) {
-        struct pollfd pf[2] = {{.fd = p->listen_fd, .events = POLLIN},
-                               {.fd = p->wake[0], .events = POLLIN}};
-        if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
-        if (pf[1].revents) break;
-        if (!pf[0].revents) continue;
+        struct pollfd pf[3] = {{.fd = p->listen_fd, .events = POLLIN},
+                               {.fd = p->wake[0], .events = POLLIN},
+                               {.fd = p->drain[0], .events = POLLIN}};
+        if (!backlog) {
+            if (poll(pf, 3, -1) < 0 && errno != EINTR) break;
+            if (pf[1].revents) break;
+            backlog = pf[2].revents != 0;
+            if (!backlog && !pf[0].revents) continue;
+        }
         int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0 && backlog && errno != EINTR && errno != ECONNABORTED) break;
         if (fd < 0) {
             /* Out of descriptors or memory: the backlog keeps them for a
              * moment, instead of a loop that spins on them. */
@@ -693,7 +736,7 @@ static void *accept_loop(void *arg) {
         conn *c = NULL;
         pthread_mutex_lock(&p->lock);
         reap(p);
-        if (p->live < CONN_MAX && (c = calloc(1, sizeof *c))) {
+        if (p->live < p->conn_max && (c = calloc(1, sizeof *c))) {
             *c = (conn){.proxy = p, .client = fd, .upstream = -1, .next = p->conns};
             if (p->conns) p->conns->prev = c;
             p->conns = c;
@@ -708,13 +751,49 @@ static void *accept_loop(void *arg) {
             free(c);
             c = NULL;
         }
-        if (!c) busy(fd);
+        if (!c) busy(p, fd);
     }
     pthread_attr_destroy(&attr);
     return NULL;
 }
 
 /* ---- Start and stop ---- */
+
+/* Until no connection is left, or MS have passed; P's lock held. */
+static void wait_ended(lcsb__proxy *p, long ms) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += ms / 1000;
+    deadline.tv_nsec += (ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) deadline.tv_sec++, deadline.tv_nsec -= 1000000000L;
+    while (p->live > 0)
+        if (pthread_cond_timedwait(&p->ended, &p->lock, &deadline) == ETIMEDOUT) break;
+}
+
+/* This host's addresses, each as a range of one, into P->own. */
+static int own_addresses(lcsb__proxy *p) {
+    struct ifaddrs *all;
+    if (getifaddrs(&all) != 0) return -1;
+    size_t n = 0;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next) n++;
+    p->own = calloc(n + 1, sizeof *p->own);
+    for (struct ifaddrs *i = all; p->own && i; i = i->ifa_next) {
+        const struct sockaddr *sa = i->ifa_addr;
+        if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)) continue;
+        lcsb__cidr *c = &p->own[p->own_n++];
+        c->family = sa->sa_family;
+        if (sa->sa_family == AF_INET) {
+            memcpy(c->addr, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+            c->bits = 32;
+        } else {
+            memcpy(c->addr, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+            c->bits = 128;
+        }
+    }
+    freeifaddrs(all);
+    if (!p->own) errno = ENOMEM;
+    return p->own ? 0 : -1;
+}
 
 int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__proxy **out,
                       lcsb_error *err) {
@@ -725,7 +804,7 @@ int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__proxy **ou
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     p->listen_fd = listen_fd;
-    p->wake[0] = p->wake[1] = -1;
+    p->wake[0] = p->wake[1] = p->drain[0] = p->drain[1] = -1;
     p->refs = 1;
     pthread_mutex_init(&p->lock, NULL);
     pthread_condattr_t ca;
@@ -758,10 +837,23 @@ int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__proxy **ou
      * starts next, and accept never blocks on a client that went away. */
     int flags = fcntl(listen_fd, F_GETFL);
     if (flags < 0 || fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
-        fcntl(listen_fd, F_SETFD, FD_CLOEXEC) < 0 || pipe2(p->wake, O_CLOEXEC) < 0) {
+        fcntl(listen_fd, F_SETFD, FD_CLOEXEC) < 0 || pipe2(p->wake, O_CLOEXEC) < 0 ||
+        pipe2(p->drain, O_CLOEXEC) < 0) {
         rc = lcsb__fail(err, LCSB_ESYS, "cannot ready the proxy's socket: %s", strerror(errno));
         goto fail;
     }
+
+    if (own_addresses(p) != 0) {
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot list this host's addresses: %s", strerror(errno));
+        goto fail;
+    }
+    /* Two descriptors a connection: a lower limit than CONN_MAX needs gets
+     * fewer connections, and the 503, rather than accepts that fail. */
+    struct rlimit files;
+    p->conn_max = CONN_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
+        files.rlim_cur < 2 * CONN_MAX + FDS_SPARE)
+        p->conn_max = files.rlim_cur > 2 * 8 + FDS_SPARE ? (files.rlim_cur - FDS_SPARE) / 2 : 8;
 
     /* The caller relays signals on its own thread: none may land in ours.
      * The threads inherit the mask they are created under. */
@@ -790,27 +882,32 @@ fail:
 void lcsb__proxy_stop(lcsb__proxy *p, lcsb_net_refusal *out, size_t max, size_t *count) {
     if (count) *count = 0;
     if (!p) return;
+    /* The command has ended, and with it whatever it would still send: the
+     * requests already sent, in the backlog or being read, are judged and
+     * recorded first (a command cannot keep its last attempts out of the
+     * record by exiting), for at most DRAIN_MS. */
     pthread_mutex_lock(&p->lock);
+    p->draining = true;
+    pthread_mutex_unlock(&p->lock);
+    close(p->drain[1]);
+    p->drain[1] = -1;
+    if (p->acceptor_started) pthread_join(p->acceptor, NULL);
+    p->acceptor_started = false;
+    close(p->listen_fd);
+    p->listen_fd = -1;
+    pthread_mutex_lock(&p->lock);
+    wait_ended(p, DRAIN_MS);
     p->stopping = true;
     pthread_mutex_unlock(&p->lock);
     close(p->wake[1]);
     p->wake[1] = -1;
-    if (p->acceptor_started) pthread_join(p->acceptor, NULL);
-    close(p->listen_fd);
-    p->listen_fd = -1;
 
     pthread_mutex_lock(&p->lock);
     for (conn *c = p->conns; c; c = c->next) {
         if (c->client >= 0) shutdown(c->client, SHUT_RDWR);
         if (c->upstream >= 0) shutdown(c->upstream, SHUT_RDWR);
     }
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += STOP_MS / 1000;
-    deadline.tv_nsec += (STOP_MS % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) deadline.tv_sec++, deadline.tv_nsec -= 1000000000L;
-    while (p->live > 0)
-        if (pthread_cond_timedwait(&p->ended, &p->lock, &deadline) == ETIMEDOUT) break;
+    wait_ended(p, STOP_MS);
     reap(p);
     /* Those still running (in getaddrinfo, which nothing interrupts) are
      * left to end on their own, and the last of them frees the state. */

@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -42,9 +43,14 @@ static pthread_mutex_t slow_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t slow_cond = PTHREAD_COND_INITIALIZER;
 static enum { SLOW_IDLE, SLOW_INSIDE, SLOW_GO, SLOW_DONE } slow_state;
 
+/* What "self.example" resolves to: one of this host's own addresses. */
+static char self_address[INET6_ADDRSTRLEN];
+
 int __wrap_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
                        struct addrinfo **res) {
     if (node && strcmp(node, "gone.example") == 0) return EAI_NONAME;
+    if (node && strcmp(node, "self.example") == 0 && self_address[0])
+        return __real_getaddrinfo(self_address, service, hints, res);
     if (!node || strcmp(node, "slow.example") != 0)
         return __real_getaddrinfo(node, service, hints, res);
     pthread_mutex_lock(&slow_lock);
@@ -1326,6 +1332,64 @@ static void test_stop_leaves_a_lookup_behind(void **state) {
     slow_state = SLOW_IDLE;
 }
 
+/* A listed name that leads to this host's own address leads to the host's
+ * services, whatever that address's range: it needs net.lan like loopback.
+ * Needs an interface address of this host that is public by its range. */
+static void test_own_address_refused(void **state) {
+    (void)state;
+    struct ifaddrs *all;
+    assert_int_equal(getifaddrs(&all), 0);
+    for (struct ifaddrs *i = all; i && !self_address[0]; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && lcsb__addr_public(i->ifa_addr))
+            inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr,
+                      self_address, sizeof self_address);
+    freeifaddrs(all);
+    if (!self_address[0]) {
+        fprintf(stderr, "# skipped: no interface of this host has a public IPv4 address\n");
+        skip();
+    }
+    const char *const domains[] = {"self.example:9", NULL};
+    proxy_fx f;
+    proxy_up(&f, domains, NULL);
+    char head[1024], body[1024], want[200];
+    int fd = dial(f.port);
+    assert_int_equal(http_connect(fd, "self.example:9", head, sizeof head), 403);
+    get_all(fd, body, sizeof body);
+    close(fd);
+    proxy_down(&f);
+    FMT(want, "resolves to %s, an address of this host's own", self_address);
+    assert_contains(body, want);
+    assert_int_equal(f.refused_n, 1);
+
+    /* Named in net.lan, it is let through to be connected to. */
+    const char *const lan[] = {self_address, NULL};
+    proxy_up(&f, domains, lan);
+    fd = dial(f.port);
+    assert_int_not_equal(http_connect(fd, "self.example:9", head, sizeof head), 403);
+    close(fd);
+    proxy_down(&f);
+    self_address[0] = '\0';
+}
+
+/* A command that sends its requests and exits at once does not keep them
+ * out of the record: stop judges what was sent before it ends the rest. */
+static void test_requests_of_a_command_gone_are_recorded(void **state) {
+    (void)state;
+    const char *const domains[] = {"allowed.example", NULL};
+    proxy_fx f;
+    proxy_up(&f, domains, NULL);
+    enum { SENT = 40 };
+    for (int i = 0; i < SENT; i++) {
+        char req[128];
+        FMT(req, "CONNECT denied-%d.example:443 HTTP/1.1\r\n\r\n", i);
+        int fd = dial(f.port);
+        puts_(fd, req);
+        close(fd);
+    }
+    proxy_down(&f);
+    assert_int_equal(f.refused_n, SENT);
+}
+
 static void test_start_refuses_bad_entries(void **state) {
     (void)state;
     /* An entry lcsb_policy_add_domain would refuse, put in behind its back:
@@ -1347,6 +1411,8 @@ static void test_start_refuses_bad_entries(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_own_address_refused),
+        cmocka_unit_test(test_requests_of_a_command_gone_are_recorded),
         cmocka_unit_test(test_domain_parse),
         cmocka_unit_test(test_domain_match),
         cmocka_unit_test(test_host_normal),

@@ -232,7 +232,8 @@ M.add("net_refused", function(ev)
   local hints = {}
   for i, r in ipairs(refused) do
     if i > SHOWN_REFUSALS then break end
-    local target = ("%s:%d"):format(r.host, r.port)
+    local target = ("%s:%d"):format(r.host:find(":", 1, true) and ("[" .. r.host .. "]") or r.host,
+      r.port)
     local entry = refused_entry(r)
     local denied = r.why:match("^denied by (!.*)")
     local address = r.why:match("^resolves to (%S+),")
@@ -253,8 +254,8 @@ M.add("net_refused", function(ev)
   end
   local total = ev.attestation.net_refused_count or #refused
   if total > #hints then
-    hints[#hints + 1] = ("%d more hosts were refused: the attestation (--attest FILE) lists "
-      .. "them"):format(total - #hints)
+    hints[#hints + 1] = ("%d more hosts were refused or not reached (%d in all); the "
+      .. "attestation (--attest FILE) names the first %d"):format(total - #hints, total, #refused)
   end
   return hints
 end)
