@@ -458,41 +458,46 @@ static int add_keyring_rules(struct program *out) {
     return 0;
 }
 
-/* The init (pid 1) shares the command's uid, and the scheduler calls and
- * prlimit take no Landlock scope: a command could starve the init (idle
- * policy, lowest priority, one CPU) so that it never reaps, and what the
- * command left would run on. Those calls are refused on pid 1, and
- * setpriority and ioprio_set on a process group or a user (which hold the
- * init too) are refused whole; on the command's own processes they work. */
-static void emit_refused_on_init(struct program *p, uint32_t nr) {
+/* The process that waits for the command shares its uid, and the
+ * scheduler calls and prlimit take no Landlock scope: a command could
+ * starve it (idle policy, lowest priority, one CPU) so that it never reaps,
+ * or take its descriptors away (prlimit RLIMIT_NOFILE), and what the
+ * command left would run on. In a world of its own that is the init (pid
+ * 1); in the host's, lcsb, the shim's parent, which also serves the
+ * command's proxy and keeps what it refused. Those calls are refused on
+ * GUARDED, and setpriority and ioprio_set on a process group or a user
+ * (which hold it too) are refused whole; on the command's own processes
+ * they work. */
+static void emit_refused_on(struct program *p, uint32_t nr, uint32_t guarded) {
     emit(p, (struct sock_filter)JEQ(nr, 0, 4));
     emit(p, (struct sock_filter)LOAD(ARG_LO(0)));
-    emit(p, (struct sock_filter)JEQ(1, 0, 1));
+    emit(p, (struct sock_filter)JEQ(guarded, 0, 1));
     emit(p, (struct sock_filter)ERRNO(EPERM));
     emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
 }
 
-/* NR(which, who, ...): allowed for WHICH_PROCESS and a pid but 1. */
-static void emit_process_only(struct program *p, uint32_t nr, uint32_t which_process) {
+/* NR(which, who, ...): allowed for WHICH_PROCESS and a pid but GUARDED. */
+static void emit_process_only(struct program *p, uint32_t nr, uint32_t which_process,
+                              uint32_t guarded) {
     emit(p, (struct sock_filter)JEQ(nr, 0, 6));
     emit(p, (struct sock_filter)LOAD(ARG_LO(0)));
     emit(p, (struct sock_filter)JEQ(which_process, 0, 2));
     emit(p, (struct sock_filter)LOAD(ARG_LO(1)));
-    emit(p, (struct sock_filter)JEQ(1, 0, 1));
+    emit(p, (struct sock_filter)JEQ(guarded, 0, 1));
     emit(p, (struct sock_filter)ERRNO(EPERM));
     emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
 }
 
-static void add_init_guard_rules(struct program *out) {
+static void add_guard_rules(struct program *out, uint32_t guarded) {
     static const uint32_t pid_first[] = {__NR_sched_setscheduler, __NR_sched_setparam,
                                          __NR_sched_setattr, __NR_sched_setaffinity,
                                          __NR_prlimit64};
     struct program p = {.n = 0};
 
     for (size_t i = 0; i < COUNT(pid_first); i++)
-        emit_refused_on_init(&p, pid_first[i]);
-    emit_process_only(&p, __NR_setpriority, 0 /* PRIO_PROCESS */);
-    emit_process_only(&p, __NR_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */);
+        emit_refused_on(&p, pid_first[i], guarded);
+    emit_process_only(&p, __NR_setpriority, 0 /* PRIO_PROCESS */, guarded);
+    emit_process_only(&p, __NR_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, guarded);
     emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
     add_segment(out, p.v, p.n);
 }
@@ -553,7 +558,9 @@ static int install_filters(const struct header *h) {
         if (h->world == WORLD_POLICY) {
             if (add_keyring_rules(&p) != 0)
                 return -1;
-            add_init_guard_rules(&p);
+            add_guard_rules(&p, 1);
+        } else {
+            add_guard_rules(&p, (uint32_t)getppid());
         }
     }
     if (h->sockets != SOCKETS_ANY)

@@ -208,6 +208,20 @@ static void test_world_degraded(void **state) {
     read_file(attest, json, sizeof json);
     assert_contains(json, "\"world\":\"open\"", "the attestation");
     assert_contains(json, "\"world\"]", "the attestation's dropped parts");
+
+    /* Without an init, lcsb itself waits for the command (and serves its
+     * proxy): the command may not change its limits or its scheduling.
+     * Unsandboxed the same call on the same parent goes through. */
+    static const char prlimit_py[] = "import os, resource\n"
+                                     "resource.prlimit(os.getppid(), resource.RLIMIT_CORE, (0, 0))\n";
+    policy(f, "exec = { \"%s\" }, degrade = { \"metadata\", \"world\" }", PYTHON);
+    const char *const *guard = CMD(PYTHON, "-c", prlimit_py);
+    lcsb_launched(f, launcher, "landlock", NULL, guard, NULL, &P);
+    if (P.status != 1 || !strstr(P.err, "PermissionError")) {
+        describe("prlimit on lcsb, world degraded", guard, &P);
+        fail_msg("expected the prlimit on lcsb refused (1), got %d", P.status);
+    }
+    expect_unsandboxed_ok(f, guard, &P);
 }
 
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
