@@ -82,8 +82,9 @@ struct lcsb__proxy {
     size_t domains_n;
     lcsb__cidr *lan;
     size_t lan_n;
-    lcsb__cidr *own; /* this host's own addresses: never public */
+    lcsb__cidr *own; /* this host's own addresses when the proxy started */
     size_t own_n;
+    bool probe; /* a bind says whether an address is this host's (no nonlocal bind) */
     lcsb_net_refusal kept[LCSB_NET_REFUSALS_MAX];
     size_t kept_n;
     lcsb__strv seen; /* "host port" of the distinct refusals past the kept ones */
@@ -232,9 +233,40 @@ static bool draining(lcsb__proxy *p) {
 
 /* Is SA an address of this host's own? Reaching it reaches the host's
  * services, whatever its range: it needs net.lan like loopback does. */
-static bool own_address(const lcsb__proxy *p, const struct sockaddr *sa) {
+static bool own_address(const lcsb__proxy *p, const struct addrinfo *a) {
     for (size_t i = 0; i < p->own_n; i++)
-        if (lcsb__cidr_contains(&p->own[i], sa)) return true;
+        if (lcsb__cidr_contains(&p->own[i], a->ai_addr)) return true;
+    if (!p->probe) return false;
+    /* Now, not only at start: an address added since, or a whole range
+     * routed to this host (a local route), binds as well. */
+    struct sockaddr_storage any;
+    memcpy(&any, a->ai_addr, a->ai_addrlen);
+    if (a->ai_family == AF_INET)
+        ((struct sockaddr_in *)(void *)&any)->sin_port = 0;
+    else
+        ((struct sockaddr_in6 *)(void *)&any)->sin6_port = 0;
+    int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return true; /* cannot tell: take it for the host's */
+    int bound = bind(fd, (struct sockaddr *)&any, a->ai_addrlen);
+    int e = errno;
+    close(fd);
+    return bound == 0 || e != EADDRNOTAVAIL;
+}
+
+/* Does this host let a socket bind an address it does not have? Then a
+ * bind tells nothing, and the list of addresses at start is all there is. */
+static bool binds_nonlocal(void) {
+    static const char *const knobs[] = {"/proc/sys/net/ipv4/ip_nonlocal_bind",
+                                        "/proc/sys/net/ipv6/ip_nonlocal_bind"};
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {
+        char c = '1';
+        int fd = open(knobs[i], O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            if (read(fd, &c, 1) != 1) c = '1';
+            close(fd);
+        }
+        if (fd < 0 || c != '0') return true;
+    }
     return false;
 }
 
@@ -393,8 +425,9 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
     bool first_own = false;
     for (const struct addrinfo *a = r->ai; a && r->n < ADDRS_MAX; a = a->ai_next) {
         if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
-        bool own = !literal && own_address(p, a->ai_addr);
-        bool ok = literal || (lcsb__addr_public(a->ai_addr) && !own);
+        bool public = lcsb__addr_public(a->ai_addr);
+        bool own = !literal && public && own_address(p, a);
+        bool ok = literal || (public && !own);
         for (size_t i = 0; !ok && i < p->lan_n; i++)
             ok = lcsb__cidr_contains(&p->lan[i], a->ai_addr);
         if (ok) {
@@ -405,7 +438,7 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
                     ? (const void *)&((const struct sockaddr_in *)(void *)a->ai_addr)->sin_addr
                     : (const void *)&((const struct sockaddr_in6 *)(void *)a->ai_addr)->sin6_addr;
             inet_ntop(a->ai_family, bytes, first, sizeof first);
-            first_own = own && lcsb__addr_public(a->ai_addr);
+            first_own = own;
         }
     }
     if (r->n == 0) {
@@ -417,9 +450,10 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
         }
         const char *kind = first_own ? "an address of this host's own"
                                      : "a loopback, private or link-local address";
-        snprintf(why, sizeof why, "resolves to %s, %s net.lan does not name", first, kind);
+        snprintf(why, sizeof why, "resolves to %s, %s that net.lan does not name", first, kind);
         snprintf(body, sizeof body,
-                 "lcsb: %s resolves to %s, %s the policy's net.lan does not name; to allow it, "
+                 "lcsb: %s resolves to %s, %s that the policy's net.lan does not name; to allow "
+                 "it, "
                  "add net = { lan = { \"%s\" } }\n",
                  named, first, kind, first);
         record(p, req->host, req->port, why);
@@ -843,6 +877,7 @@ int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__proxy **ou
         goto fail;
     }
 
+    p->probe = !binds_nonlocal();
     if (own_addresses(p) != 0) {
         rc = lcsb__fail(err, LCSB_ESYS, "cannot list this host's addresses: %s", strerror(errno));
         goto fail;

@@ -2,7 +2,7 @@
  * command's own (LCSB_NET_DOMAINS). HTTP CONNECT, absolute-URI HTTP and
  * SOCKS5 CONNECT on one listening socket; each name checked against the
  * policy's net.domains, resolved here, outside, and refused when it leads
- * to a loopback, private or link-local address net.lan does not name;
+ * to a loopback, private or link-local address that net.lan does not name;
  * then connected and relayed both ways. Served by threads of its own, so
  * that lcsb's wait (the stderr relay, the signals) goes on as before. */
 #ifndef LCSB_PROXY_H

@@ -911,7 +911,8 @@ static void test_private_address_refused(void **state) {
     const char *loopback = strstr(body, "resolves to ::1") ? "::1" : "127.0.0.1";
     char want[256];
     FMT(want,
-        "resolves to %s, a loopback, private or link-local address the policy's net.lan does not "
+        "resolves to %s, a loopback, private or link-local address that the policy's net.lan does "
+        "not "
         "name; to allow it, "
         "add net = { lan = { \"%s\" } }",
         loopback, loopback);
@@ -927,7 +928,8 @@ static void test_private_address_refused(void **state) {
     proxy_down(&f);
     assert_int_equal(f.refused_n, 1);
     assert_string_equal(f.refused[0].host, "localhost");
-    FMT(want, "resolves to %s, a loopback, private or link-local address net.lan does not name",
+    FMT(want,
+        "resolves to %s, a loopback, private or link-local address that net.lan does not name",
         loopback);
     assert_string_equal(f.refused[0].why, want);
     upstream_stop(up);
@@ -1341,8 +1343,8 @@ static void test_own_address_refused(void **state) {
     assert_int_equal(getifaddrs(&all), 0);
     for (struct ifaddrs *i = all; i && !self_address[0]; i = i->ifa_next)
         if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && lcsb__addr_public(i->ifa_addr))
-            inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr,
-                      self_address, sizeof self_address);
+            inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, self_address,
+                      sizeof self_address);
     freeifaddrs(all);
     if (!self_address[0]) {
         fprintf(stderr, "# skipped: no interface of this host has a public IPv4 address\n");

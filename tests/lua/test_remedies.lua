@@ -132,7 +132,7 @@ T.case("hosts the proxy refused are named, each, from its record", function()
     { host = "evil.example.net", port = 443, attempts = 2, why = "not in net.domains" },
     { host = "git.example.com", port = 8443, attempts = 1, why = "not in net.domains" },
     { host = "internal.example.com", port = 443, attempts = 1,
-      why = "resolves to 10.0.0.5, a loopback, private or link-local address net.lan does not name" },
+      why = "resolves to 10.0.0.5, a loopback, private or link-local address that net.lan does not name" },
     { host = "x.example.org", port = 80, attempts = 1, why = "denied by !x.example.org" },
   }
   local hints = remedies.explain(ev)
@@ -251,7 +251,7 @@ local function walk()
     { backend = "landlock", fs = "enforced", exec = "allowlist", net = "domains", net_covers = "all", net_by = "namespace", abi = 7, scoped = true, dropped = {},
       domains = { "registry.npmjs.org" }, net_refused_count = 3,
       net_refused = { { host = "evil.example.net", port = 443, attempts = 1, why = "not in net.domains" },
-        { host = "db.internal", port = 5432, attempts = 2, why = "resolves to 10.0.0.5, a loopback, private or link-local address net.lan does not name" },
+        { host = "db.internal", port = 5432, attempts = 2, why = "resolves to 10.0.0.5, a loopback, private or link-local address that net.lan does not name" },
         { host = "x.example.org", port = 80, attempts = 1, why = "denied by !x.example.org" } } },
   }
   local argvs = { { "/usr/bin/make", "-j8" }, { "python3", "-c", "pass" }, { "./build/app" }, {} }
