@@ -452,9 +452,8 @@ static int decide(conn *c, const lcsb__request *req, route *r) {
                                      : "a loopback, private or link-local address";
         snprintf(why, sizeof why, "resolves to %s, %s that net.lan does not name", first, kind);
         snprintf(body, sizeof body,
-                 "lcsb: %s resolves to %s, %s that the policy's net.lan does not name; to allow "
-                 "it, "
-                 "add net = { lan = { \"%s\" } }\n",
+                 "lcsb: %s resolves to %s, %s that the policy's net.lan does not name; "
+                 "to allow it, add net = { lan = { \"%s\" } }\n",
                  named, first, kind, first);
         record(p, req->host, req->port, why);
         refuse(c, req, socks ? 0x02 : 403, body);

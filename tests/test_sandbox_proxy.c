@@ -911,10 +911,8 @@ static void test_private_address_refused(void **state) {
     const char *loopback = strstr(body, "resolves to ::1") ? "::1" : "127.0.0.1";
     char want[256];
     FMT(want,
-        "resolves to %s, a loopback, private or link-local address that the policy's net.lan does "
-        "not "
-        "name; to allow it, "
-        "add net = { lan = { \"%s\" } }",
+        "resolves to %s, a loopback, private or link-local address that the policy's net.lan "
+        "does not name; to allow it, add net = { lan = { \"%s\" } }",
         loopback, loopback);
     assert_contains(body, want);
     close(fd);
