@@ -3,7 +3,9 @@
  * 127.0.0.1:PORT there and sends lcsb the socket (SCM_RIGHTS); then it
  * waits, holding the namespace, until lcsb closes the release pipe or dies.
  * Between fork and _exit the child makes system calls only: the host may
- * have threads. */
+ * have threads. The shim does the same for the command's own network
+ * (shim/world.c); it shares no code with the library (rule 2), so the few
+ * lines that bring loopback up and send a descriptor stand in both. */
 #include "netns.h"
 #include "sys.h"
 
