@@ -6,8 +6,9 @@
  * `wrap` is pure and cannot hand over a ruleset descriptor. The shim reads it
  * with its own parser (wire.c), builds the ruleset, restricts itself and execs
  * COMMAND. This file is the enforcement, in the order the kernel sees it: the
- * ruleset, the world (world.c: namespaces of its own, a root built from the
- * policy, under an init, init.c), the rules, no_new_privs and restrict_self,
+ * ruleset, the world (world.c: namespaces of its own, with "proxy" a network
+ * whose one way out is lcsb's proxy, a root built from the policy, under an
+ * init, init.c), the rules, no_new_privs and restrict_self,
  * the capabilities and rlimits, the seccomp filters, the exec.
  *
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
