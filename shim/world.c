@@ -10,6 +10,10 @@
  * top. The tmpfs itself is read-only once built: nothing can be created
  * beside what the policy names.
  *
+ * With "proxy", its network is its own too: loopback only, where the shim
+ * listens for lcsb's proxy and hands lcsb the socket, so that the names
+ * the policy lists are the only way out.
+ *
  * libc and kernel headers only, like the rest of the shim. */
 #define _GNU_SOURCE
 #include "world.h"
