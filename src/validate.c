@@ -76,9 +76,9 @@ int lcsb__check_env_listed(const lcsb_policy *policy, lcsb_error *err) {
     for (size_t i = 0; i < policy->exec.n; i++)
         if (strcmp(policy->exec.v[i], LCSB__ENV_PROGRAM) == 0) return 0;
     return lcsb__fail(err, LCSB_EINVAL,
-                      "exec: the env overlay runs %s, which the exec allowlist must name "
+                      "exec: the env overlay%s runs %s, which the exec allowlist must name "
                       "(with its ELF interpreter)",
-                      LCSB__ENV_PROGRAM);
+                      policy->env_n ? "" : " (net.domains' proxy variables)", LCSB__ENV_PROGRAM);
 }
 
 int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb__path_alias alias,
