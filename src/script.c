@@ -659,6 +659,22 @@ static char **after_run(lcsb_script *s, bool ran) {
 
 char **lcsb_script_after_run(lcsb_script *s) { return after_run(s, true); }
 
+/* result[KEY], a list of lines exec_policy wrote, read raw and escaped. */
+static char **result_lines(const lcsb_script *s, const char *key) {
+    if (!s || !s->L || s->result == LUA_NOREF) return NULL;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->result);
+    char **lines = NULL;
+    if (lua_istable(L, -1) && raw_field(L, -1, key) == LUA_TTABLE) lines = take_lines(L);
+    lua_settop(L, top);
+    return lines;
+}
+
+char **lcsb_script_tools(const lcsb_script *s) { return result_lines(s, "tools"); }
+
+char **lcsb_script_warnings(const lcsb_script *s) { return result_lines(s, "warnings"); }
+
 /* ---- the attestation, with what the script's result adds ---- */
 
 /* The string at T[KEY] (raw), or NULL. */
@@ -716,9 +732,32 @@ static void add_run_later(lua_State *L, int result, lcsb__buf *b) {
     lcsb__buf_adds(b, "]");
 }
 
+/* ,"KEY":[...] from the list of strings result[KEY], when it has any. */
+static void add_strings(lua_State *L, int result, lcsb__buf *b, const char *key) {
+    if (raw_field(L, result, key) != LUA_TTABLE || lua_rawlen(L, -1) == 0) return;
+    lcsb__buf_addf(b, ",\"%s\":[", key);
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+        if (i > 1) lcsb__buf_adds(b, ",");
+        add_json_text(b, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lcsb__buf_adds(b, "]");
+}
+
+/* ,"built":[DIR,...]: where what the command writes, it may run. */
+static void add_built(lua_State *L, int result, lcsb__buf *b) {
+    add_strings(L, result, b, "built");
+}
+
+/* ,"tools":[...]: the presets and closures the exec allowlist came from. */
+static void add_tools(lua_State *L, int result, lcsb__buf *b) {
+    add_strings(L, result, b, "tools");
+}
+
 /* What the script adds to the attestation, each a top-level key written
  * after the attestation's own: one function per key. */
-static void (*const script_keys[])(lua_State *L, int result, lcsb__buf *b) = {add_run_later};
+static void (*const script_keys[])(lua_State *L, int result, lcsb__buf *b) = {add_run_later,
+                                                                              add_built, add_tools};
 
 static int pattest(lua_State *L) {
     lcsb__buf *b = lua_touserdata(L, 1);

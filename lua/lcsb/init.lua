@@ -9,6 +9,7 @@
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
 local run_later = require "lcsb.run_later"
+local tools = require "lcsb.tools"
 
 local covered = paths.covered
 
@@ -347,37 +348,172 @@ local function write_tier(opts, project, home, tmp, result)
   return write
 end
 
-local function add_program(name, into)
-  local files, err = core.which(name)
-  if not files then fail(("exec_policy: key 'exec': %s"):format(err)) end
-  for _, f in ipairs(files) do add_unique(into, f) end
+-- ---- exec: programs, presets and what they need ----
+
+-- The exec tier grows from a queue of wanted programs: each is resolved to
+-- its files (and interpreters), and the closures that apply to it add what
+-- it runs and reads on its own (lua/lcsb/tools.lua), which is wanted in
+-- turn. ACC collects it all: exec files, extra read paths, home and cache
+-- entries, variables, and notes for lcsb check.
+local function new_acc(project)
+  return {
+    exec = {}, read = {}, home = {}, cache = {}, env = {}, notes = {}, warnings = {},
+    built = {}, project = project, seen = {}, closures = {},
+  }
+end
+
+local function basenames(files, from)
+  local names = {}
+  for i = from, #files do names[#names + 1] = files[i]:match("[^/]*$") end
+  return names
+end
+
+-- Short lists for a person: the first few names and a count of the rest.
+local function some(names)
+  if #names <= 8 then return table.concat(names, ", ") end
+  return table.concat(names, ", ", 1, 8) .. (", and %d more"):format(#names - 8)
+end
+
+local want_program
+
+-- What the closures that apply to PROG ({ name, file }) need.
+local function apply_closures(prog, acc)
+  for _, c in ipairs(tools.closures_of(prog)) do
+    local key = c.entry.tool .. "\0" .. tostring(c.matched)
+    if not acc.closures[key] then
+      acc.closures[key] = true
+      local need = c.entry.resolve and c.entry.resolve(c.matched, prog, {
+        project = acc.project, getenv = os.getenv,
+      }) or c.entry
+      local before = #acc.exec
+      for _, entry in ipairs(need.exec or {}) do want_program(entry, acc, true) end
+      for _, path in ipairs(need.read or {}) do
+        local real = core.realpath(path)
+        if real then add_unique(acc.read, real) end
+      end
+      for _, rel in ipairs(need.home or {}) do add_unique(acc.home, rel) end
+      for _, rel in ipairs(need.cache or {}) do add_unique(acc.cache, rel) end
+      for name, value in pairs(need.env or {}) do acc.env[name] = value end
+      local added = basenames(acc.exec, before + 1)
+      acc.notes[#acc.notes + 1] = ("closure %s (for %s): %s"):format(c.entry.tool,
+        prog.name:match("[^/]*$"), #added > 0 and some(added) or "nothing more")
+    end
+  end
+end
+
+-- The nearest directory at or above PATH that exists, when PATH lies in
+-- PROJECT: what a program not built yet is allowed by.
+local function built_dir(path, project)
+  if not covered({ [project] = true }, path) then return nil end
+  local dir = path
+  repeat
+    dir = dir:match("^(.*)/[^/]*$")
+  until core.kind(dir) == "dir" or #dir <= #project
+  return dir
+end
+
+-- ENTRY: a program's name, a path (relative ones are the project's), a
+-- glob of files, or a preset. OPTIONAL ones (a preset's, a closure's) that
+-- are not installed are passed over; a listed one is an error, unless it
+-- is yet to be built in the project.
+function want_program(entry, acc, optional)
+  if tools.is_preset(entry) then
+    if acc.seen[entry] then return end
+    acc.seen[entry] = true
+    local before, missing = #acc.exec, {}
+    for _, program in ipairs(entry) do
+      if not want_program(program, acc, true) and type(program) == "string" then
+        missing[#missing + 1] = program
+      end
+    end
+    for _, rel in ipairs(entry.home) do add_unique(acc.home, rel) end
+    for _, rel in ipairs(entry.cache) do add_unique(acc.cache, rel) end
+    acc.notes[#acc.notes + 1] = ("preset %s: %d files%s"):format(entry.name, #acc.exec - before,
+      #missing > 0 and (" (not installed here: %s)"):format(some(missing)) or "")
+    return true
+  end
+  if type(entry) ~= "string" then
+    fail(("exec_policy: key 'exec': entries must be program names, paths or lcsb.tools "
+      .. "presets, not %s"):format(type(entry)))
+  end
+  local path = entry
+  if entry:find("/", 1, true) then
+    if entry:sub(1, 1) ~= "/" and entry:sub(1, 1) ~= "~" then path = acc.project .. "/" .. entry end
+    path = absolute(path, "exec")
+    if path:find("*", 1, true) then
+      local found = false
+      for _, f in ipairs(tools.glob(path)) do found = want_program(f, acc, true) or found end
+      return found
+    end
+    if core.kind(path) == "dir" then
+      add_unique(acc.exec, path) -- validation refuses system prefixes and symlinks
+      return true
+    end
+  else
+    path = expand(entry, "exec")
+  end
+  if acc.seen[path] then return true end
+  local files, err = core.which(path)
+  if not files then
+    local dir = not optional and path:sub(1, 1) == "/" and not core.kind(path)
+      and built_dir(path, acc.project)
+    if dir then
+      add_unique(acc.exec, dir)
+      add_unique(acc.built, dir)
+      acc.warnings[#acc.warnings + 1] = ("exec: %s does not exist yet; allowing what is built "
+        .. "in %s, as it lies in the project (anything the command writes there, it can run)")
+        :format(path, dir)
+      return true
+    end
+    if optional then return false end
+    fail(("exec_policy: key 'exec': %s"):format(err))
+  end
+  acc.seen[path] = true
+  for _, f in ipairs(files) do add_unique(acc.exec, f) end
+  apply_closures({ name = entry, file = files[1] }, acc)
+  return true
 end
 
 -- "any", or the resolved files that may run: the command, every exec entry,
--- their interpreters, and the env program that carries the overlay.
-local function exec_tier(opts, run)
+-- their interpreters and closures, and the env program that carries the
+-- overlay. `built = true` lets what the project holds run too.
+local function exec_tier(opts, run, acc)
   if opts.exec == "any" then return "any" end
   if type(opts.exec) == "string" then
     fail('exec_policy: key \'exec\' must be a list of programs or "any"')
   end
-  local exec = {}
+  local given = opts.exec or {}
+  for key, value in pairs(given) do
+    if key == "built" then
+      if type(value) ~= "boolean" then fail("exec_policy: key 'exec.built' must be true or false") end
+    elseif math.type(key) ~= "integer" or key < 1 or key > #given then
+      fail(("exec_policy: key 'exec': unknown key '%s' (a list of programs, and built = true)")
+        :format(tostring(key)))
+    end
+  end
   -- The command itself; a command that cannot be found is left for the run
   -- to report as 127, not refused here.
   local command = run.argv and run.argv[1]
   if command then
-    for _, f in ipairs(core.which(command) or {}) do add_unique(exec, f) end
-  end
-  for _, entry in ipairs(opts.exec or {}) do
-    local path = type(entry) == "string" and entry:find("/", 1, true) and absolute(entry, "exec")
-    if path and core.kind(path) == "dir" then
-      add_unique(exec, path) -- validation refuses system prefixes and symlinks
-    else
-      add_program(path or expand(entry, "exec"), exec)
+    local name = command
+    if command:find("/", 1, true) and command:sub(1, 1) ~= "/" then
+      name = (run.cwd or acc.project) .. "/" .. command
+    end
+    local files = core.which(name)
+    for _, f in ipairs(files or {}) do add_unique(acc.exec, f) end
+    if files then
+      acc.seen[name] = true
+      apply_closures({ name = command, file = files[1] }, acc)
     end
   end
+  for _, entry in ipairs(given) do want_program(entry, acc, false) end
+  if given.built then
+    add_unique(acc.exec, acc.project)
+    add_unique(acc.built, acc.project)
+  end
   -- The seam's env hop runs first.
-  add_program("/usr/bin/env", exec)
-  return exec
+  want_program("/usr/bin/env", acc, false)
+  return acc.exec
 end
 
 -- The command's environment, in the structured form lcsb.policy takes:
@@ -594,8 +730,20 @@ local function build(opts)
   hidden_paths(opts, hide, result)
   socket_paths(opts, read, result)
   local write = write_tier(opts, project, home, tmp, result)
-  local exec = exec_tier(opts, run or {})
+  local acc = new_acc(project)
+  local exec = exec_tier(opts, run or {}, acc)
+  for _, real in ipairs(acc.read) do
+    if not covered(read, real) then add_unique(read, real) end
+  end
   local env = env_spec(opts, home, tmp)
+  -- What a closure names (RUSTUP_HOME) yields to what the policy says.
+  for name, value in pairs(acc.env) do
+    local unset = false
+    for _, n in ipairs(env.unset) do unset = unset or n == name end
+    if env.set[name] == nil and not unset then env.set[name] = value end
+  end
+  result.tools, result.warnings, result.built = acc.notes, acc.warnings, acc.built
+  result.home_wanted, result.cache_wanted = acc.home, acc.cache
   local net = opts.net
   if net == nil then net = false end
   result.oci = oci_world(opts)
@@ -672,6 +820,9 @@ M.after_run = after_run
 -- The files that run later, as data (lua/lcsb/run_later.lua): list,
 -- dependency_dirs and skimmed, for a policy script to add to.
 M.run_later = run_later
+-- Presets (lcsb.tools.shell, .c, .git, .python, .node, .rust) and the exec
+-- closures, as data (lua/lcsb/tools.lua).
+M.tools = tools
 
 -- The C core's public half; the rest of lcsb.core (run, run_scope, hold,
 -- listdir, normalize, rmdir, blame_caller) is exec_policy's own.

@@ -154,6 +154,13 @@ static void print_tier(const lcsb_policy *p, lcsb_tier tier, bool enforced,
     if (n == 0 && left_n == 0) printf("  (none)\n");
 }
 
+/* A section of LINES under TITLE, when there are any; frees LINES. */
+static void print_lines(const char *title, char **lines) {
+    if (lines && lines[0]) printf("%s\n", title);
+    for (size_t i = 0; lines && lines[i]; i++) printf("  %s\n", lines[i]);
+    lcsb_argv_free(lines);
+}
+
 /* One caller variable's NAME (LEN bytes) as check shows it, escaped: names
  * are the caller's to choose, control bytes and all. */
 static void print_name(const char *mark, const char *name, size_t len, const char *why) {
@@ -216,6 +223,8 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
         printf("exec: any (no allowlist)\n");
     else
         print_tier(p, LCSB_TIER_EXEC, enforced && att->exec == LCSB_EXEC_ALLOWLIST, script);
+    print_lines("tools:", lcsb_script_tools(script));
+    print_lines("warnings:", lcsb_script_warnings(script));
     if (enforced && !lcsb_policy_exec_open(p) && att->exec != LCSB_EXEC_ALLOWLIST)
         printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",
                lcsb_backend_name(b));
@@ -292,6 +301,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
         say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
+    say_lines("warning: ", lcsb_script_warnings(script));
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
     int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */

@@ -697,6 +697,15 @@ LCSB_API size_t lcsb_script_left_out(const lcsb_script *script, const lcsb_left_
  * denied, net, exec any, degrade; the files): an lcsb argv, freed with
  * lcsb_argv_free; NULL on ENOMEM. */
 LCSB_API char **lcsb_script_caps(const lcsb_script *script);
+/* Where the exec allowlist came from, as lines for a person: each preset
+ * (lcsb.tools.*) and closure (what a program runs on its own: gcc's cc1,
+ * git's helpers, a version manager's interpreter) and what it added. An
+ * lcsb argv, freed with lcsb_argv_free; NULL when there is none. */
+LCSB_API char **lcsb_script_tools(const lcsb_script *script);
+/* What building the policy allowed that the user must hear of before the
+ * run (a program named in exec that is not built yet, allowed by its
+ * directory in the project): lines, as lcsb_script_tools. */
+LCSB_API char **lcsb_script_warnings(const lcsb_script *script);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */

@@ -59,7 +59,8 @@ end)
 T.case("the module is its documented names, and lcsb.core keeps exec_policy's own", function()
   local documented = { "exec_policy", "after_run", "policy", "scope", "detect", "wrap", "attest",
     "which", "kind", "realpath", "mkdir", "ttys", "etc_read", "etc_hidden", "etc_secrets", "baseline_read",
-    "baseline_write", "protect_default", "exit", "version", "escape", "trusted", "run_later" }
+    "baseline_write", "protect_default", "exit", "version", "escape", "trusted", "run_later",
+    "tools" }
   local want = {}
   for _, name in ipairs(documented) do
     want[name] = true

@@ -1,0 +1,353 @@
+-- lcsb.tools: what real toolchains need, as data.
+--
+-- Presets are named sets of programs a policy lists in exec
+-- (`exec = { lcsb.tools.shell, "make" }`), with the user's config they read
+-- (home) and the caches they keep (cache). Closures are what a program runs
+-- or reads on its own once allowed: gcc's cc1 and as, git's helpers, the
+-- shell npm runs scripts with, the interpreter a version manager's shim
+-- selects. Both are resolved when the policy is built, from the files that
+-- are installed; no program is run to find out. A closure grants files, never
+-- a system-prefix directory (rule 3); a user's own install (~/.pyenv, a
+-- rustup toolchain) may be granted whole for reading.
+--
+-- To teach lcsb another tool, add an entry to M.closures; `lcsb check` shows
+-- which closures a policy pulled in, and what each added.
+
+local core = require "lcsb.core"
+
+local M = {}
+
+-- ---- globs and lookups over the installed files ----
+
+-- The regular files, or with DIRS also the directories, a path with `*`
+-- in any component names; nothing when none exists.
+local function glob(pattern, dirs)
+  local out = {}
+  local function walk(prefix, rest)
+    local head, tail = rest:match("^([^/]+)/?(.*)$")
+    if not head then
+      local kind = core.kind(prefix)
+      if kind == "file" or (dirs and kind == "dir") then out[#out + 1] = prefix end
+      return
+    end
+    if not head:find("*", 1, true) then return walk(prefix .. "/" .. head, tail) end
+    local lua = "^" .. head:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
+    local names = core.listdir(prefix == "" and "/" or prefix) or {}
+    table.sort(names)
+    for _, name in ipairs(names) do
+      if name:match(lua) then walk(prefix .. "/" .. name, tail) end
+    end
+  end
+  walk("", pattern:sub(2))
+  return out
+end
+M.glob = glob
+
+-- Every NAME on PATH, in PATH's order, as located (symlinks not followed).
+local function on_path(name)
+  local out = {}
+  for dir in (os.getenv("PATH") or ""):gmatch("[^:]+") do
+    local path = dir .. "/" .. name
+    if dir:sub(1, 1) == "/" and core.kind(path) == "file" then out[#out + 1] = path end
+  end
+  return out
+end
+
+-- The first line of a small file, trimmed; nil when it cannot be read.
+local function first_line(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local line = f:read("l")
+  f:close()
+  return line and line:match("^%s*(.-)%s*$")
+end
+
+-- The file named NAME in DIR or the nearest directory above it.
+local function upward(dir, name)
+  while dir and dir ~= "" do
+    if core.kind(dir .. "/" .. name) == "file" then return dir .. "/" .. name end
+    dir = dir:match("^(.*)/[^/]*$")
+  end
+  return nil
+end
+
+-- A program's name as the closures know it: "x86_64-linux-gnu-gcc-12" and
+-- "gcc-12" are gcc.
+function M.family(name)
+  local base = name:match("[^/]*$")
+  base = base:gsub("^[%w_]+%-linux%-gnu%-", "")
+  return (base:gsub("%-%d[%d.]*$", ""))
+end
+
+-- ---- version managers: a shim selects the real program ----
+
+-- pyenv and rbenv share a layout: ROOT/shims/NAME is a shell script that
+-- runs ROOT/libexec/TOOL, which picks a version from $VERSION_VAR, a
+-- version file in the project or above it, or ROOT/version, then runs
+-- ROOT/versions/V/bin/NAME (or, for "system", the next NAME on PATH). Its
+-- scripts use bash and the shell's tools.
+local function env_manager(tool, version_var, version_file)
+  return {
+    tool = tool,
+    match = function(prog)
+      local root = prog.file:match("^(.*)/shims/[^/]+$")
+      if root and core.kind(root .. "/libexec/" .. tool) == "file" then return root end
+    end,
+    resolve = function(root, prog, ctx)
+      local need = { exec = { "bash", M.shell }, read = { root } }
+      for _, f in ipairs(glob(root .. "/libexec/*")) do need.exec[#need.exec + 1] = f end
+      for _, f in ipairs(glob(root .. "/plugins/*/bin/*")) do need.exec[#need.exec + 1] = f end
+      for _, f in ipairs(glob(root .. "/plugins/*/libexec/*")) do need.exec[#need.exec + 1] = f end
+      local chosen = ctx.getenv(version_var)
+      if not chosen or chosen == "" then
+        local file = upward(ctx.project, version_file) or root .. "/version"
+        chosen = first_line(file) or "system"
+      end
+      for version in chosen:gmatch("[^:%s]+") do
+        if version == "system" then
+          for _, path in ipairs(on_path(prog.name)) do
+            if not path:find(root .. "/shims/", 1, true) then
+              need.exec[#need.exec + 1] = path
+              break
+            end
+          end
+        else
+          local bin = root .. "/versions/" .. version .. "/bin/" .. prog.name
+          if core.kind(bin) then need.exec[#need.exec + 1] = bin end
+        end
+      end
+      return need
+    end,
+  }
+end
+
+-- rustup's proxies (cargo, rustc, ... in CARGO_HOME/bin are rustup itself)
+-- run the selected toolchain's programs: $RUSTUP_TOOLCHAIN, a
+-- rust-toolchain(.toml) in the project or above, or settings.toml's
+-- default. RUSTUP_HOME is read whole and named to the command, as its
+-- private HOME has none; cargo links with cc.
+local RUSTUP_PROXIES = {
+  cargo = true, rustc = true, rustdoc = true, rustfmt = true, ["cargo-fmt"] = true,
+  ["cargo-clippy"] = true, ["clippy-driver"] = true, ["rust-gdb"] = true, ["rust-lldb"] = true,
+  ["rust-analyzer"] = true, ["cargo-miri"] = true, rustup = true,
+}
+
+local function rustup_toolchain(rustup_home, ctx)
+  local chosen = ctx.getenv("RUSTUP_TOOLCHAIN")
+  if not chosen or chosen == "" then
+    local file = upward(ctx.project, "rust-toolchain.toml") or upward(ctx.project, "rust-toolchain")
+    local f = file and io.open(file, "r")
+    if f then
+      local text = f:read("a")
+      f:close()
+      chosen = text:match('channel%s*=%s*"([^"]+)"') or text:match("^%s*([%w%.%-_]+)%s*$")
+    end
+  end
+  if not chosen or chosen == "" then
+    local f = io.open(rustup_home .. "/settings.toml", "r")
+    if f then
+      chosen = f:read("a"):match('default_toolchain%s*=%s*"([^"]+)"')
+      f:close()
+    end
+  end
+  if not chosen then return nil end
+  -- "stable" names stable-<host triple>; a full name names itself.
+  for _, dir in ipairs(glob(rustup_home .. "/toolchains/*", true)) do
+    local name = dir:match("[^/]*$")
+    if name == chosen or name:sub(1, #chosen + 1) == chosen .. "-" then return dir end
+  end
+  return nil
+end
+
+-- ---- the closures ----
+
+-- Each entry: `tool`, its name; `names`, the program families it applies
+-- to (M.family of the name as listed or of the file it resolves to), or
+-- `match(prog)`, returning a value for resolve when it applies; what it
+-- needs: `exec` (programs looked up on PATH, or absolute paths and globs of
+-- files; absent ones are passed over), `read`, `home`, `cache` (as the
+-- policy's keys of those names take them), `env` (variables to set, unless
+-- the policy sets them); or `resolve(matched, prog, ctx)` returning those.
+local GCC_INTERNALS = "/usr/lib/gcc/*/*/"
+M.closures = {
+  {
+    tool = "gcc", names = { "gcc", "cc", "c89", "c99", "g++", "c++", "cpp", "gfortran" },
+    exec = {
+      GCC_INTERNALS .. "cc1", GCC_INTERNALS .. "cc1plus", GCC_INTERNALS .. "collect2",
+      GCC_INTERNALS .. "lto-wrapper", GCC_INTERNALS .. "lto1", GCC_INTERNALS .. "f951",
+      GCC_INTERNALS .. "g++-mapper-server", "as", "ld", "ld.bfd", "ld.gold",
+    },
+  },
+  { tool = "clang", names = { "clang", "clang++" }, exec = { "as", "ld", "ld.lld" } },
+  -- make runs each recipe line with sh.
+  { tool = "make", names = { "make", "gmake" }, exec = { "sh" } },
+  {
+    -- git runs its helpers (remote-https, maintenance, hooks' sh) from its
+    -- exec-path: $GIT_EXEC_PATH, or libexec/git-core or lib/git-core beside
+    -- the git that runs. Their interpreters come with them.
+    tool = "git", names = { "git" },
+    resolve = function(_, prog, ctx)
+      local need = { exec = { "sh" } }
+      local prefix = prog.file:match("^(.*)/bin/[^/]+$") or "/usr"
+      local dirs = { prefix .. "/libexec/git-core", prefix .. "/lib/git-core" }
+      local exec_path = ctx.getenv("GIT_EXEC_PATH")
+      if exec_path then table.insert(dirs, 1, exec_path) end
+      for _, dir in ipairs(dirs) do
+        if dir:sub(1, 1) == "/" and core.kind(dir) == "dir" then
+          for _, f in ipairs(glob(dir .. "/*")) do need.exec[#need.exec + 1] = f end
+          break
+        end
+      end
+      return need
+    end,
+  },
+  -- npm and npx run package scripts with sh, and node for everything.
+  { tool = "npm", names = { "npm", "npx", "pnpm", "yarn", "corepack" }, exec = { "sh", "node" } },
+  {
+    -- nvm, volta, fnm, asdf and the like install node in a prefix of the
+    -- user's own: the program runs from it and reads its libraries there.
+    tool = "node prefix",
+    match = function(prog)
+      local real = core.realpath(prog.file) or prog.file
+      local prefix = real:match("^(.*/node/v[%d.]+)/bin/[^/]+$")
+        or real:match("^(.*/node/v[%d.]+)/lib/node_modules/")
+      if prefix and not prefix:find("^/usr/") then return prefix end
+    end,
+    resolve = function(prefix) return { read = { prefix }, exec = glob(prefix .. "/bin/node") } end,
+  },
+  env_manager("pyenv", "PYENV_VERSION", ".python-version"),
+  env_manager("rbenv", "RBENV_VERSION", ".ruby-version"),
+  {
+    -- asdf: ROOT/shims/NAME runs ROOT/bin/asdf, which reads .tool-versions
+    -- and runs ROOT/installs/PLUGIN/VERSION/bin/NAME.
+    tool = "asdf",
+    match = function(prog)
+      local root = prog.file:match("^(.*)/shims/[^/]+$")
+      if root and core.kind(root .. "/bin/asdf") == "file" then return root end
+    end,
+    resolve = function(root, prog)
+      local need = { exec = { "bash", M.shell, root .. "/bin/asdf" }, read = { root } }
+      for _, f in ipairs(glob(root .. "/installs/*/*/bin/" .. prog.name)) do
+        need.exec[#need.exec + 1] = f
+      end
+      return need
+    end,
+  },
+  {
+    tool = "rustup",
+    match = function(prog)
+      local dir, name = prog.file:match("^(.*)/([^/]+)$")
+      if RUSTUP_PROXIES[name] and core.kind(dir .. "/rustup") == "file" then return dir end
+    end,
+    resolve = function(bin, _, ctx)
+      local home = ctx.getenv("RUSTUP_HOME")
+      if not home or home == "" then home = (ctx.getenv("HOME") or "") .. "/.rustup" end
+      home = core.realpath(home)
+      local need = { exec = { "cc" }, read = { bin } }
+      for name in pairs(RUSTUP_PROXIES) do
+        if core.kind(bin .. "/" .. name) then need.exec[#need.exec + 1] = bin .. "/" .. name end
+      end
+      table.sort(need.exec)
+      if not home then return need end
+      need.read[#need.read + 1] = home
+      need.env = { RUSTUP_HOME = home }
+      local toolchain = rustup_toolchain(home, ctx)
+      if toolchain then
+        for _, pattern in ipairs { "/bin/*", "/lib/rustlib/*/bin/*", "/lib/rustlib/*/bin/gcc-ld/*",
+          "/libexec/*" } do
+          for _, f in ipairs(glob(toolchain .. pattern)) do need.exec[#need.exec + 1] = f end
+        end
+        need.env.RUSTUP_TOOLCHAIN = toolchain:match("[^/]*$")
+      end
+      return need
+    end,
+  },
+}
+
+-- The closures that apply to PROG ({ name = as listed, file = the file it
+-- resolves to }), each with what matched.
+function M.closures_of(prog)
+  local out = {}
+  local families = { [M.family(prog.name)] = true, [M.family(prog.file)] = true }
+  for _, entry in ipairs(M.closures) do
+    local matched
+    if entry.match then
+      matched = entry.match(prog)
+    elseif entry.names then
+      for _, name in ipairs(entry.names) do
+        if families[name] then matched = true break end
+      end
+    end
+    if matched then out[#out + 1] = { entry = entry, matched = matched } end
+  end
+  return out
+end
+
+-- ---- presets ----
+
+local PRESET = {}
+
+-- A preset: NAME, and a list of programs (and other presets) to allow, with
+-- `home` and `cache` entries its tools use. Programs not installed here are
+-- passed over (lcsb check names them).
+function M.preset(name, spec)
+  if type(name) ~= "string" or type(spec) ~= "table" then
+    error("lcsb.tools.preset(NAME, { programs..., home = {...}, cache = {...} })", 2)
+  end
+  local p = { name = name, home = spec.home or {}, cache = spec.cache or {} }
+  for _, entry in ipairs(spec) do p[#p + 1] = entry end
+  return setmetatable(p, PRESET)
+end
+
+function M.is_preset(value) return getmetatable(value) == PRESET end
+
+-- The ordinary tools of a shell script: coreutils, text tools, archives and
+-- the shells. Nothing that talks to the network (curl, wget, ssh, nc) or
+-- changes who runs (su, sudo, chroot, setpriv, unshare).
+M.shell = M.preset("shell", {
+  "sh", "bash", "dash",
+  -- coreutils
+  "[", "arch", "b2sum", "base32", "base64", "basename", "basenc", "cat", "chgrp", "chmod",
+  "chown", "cksum", "comm", "cp", "csplit", "cut", "date", "dd", "df", "dir", "dircolors",
+  "dirname", "du", "echo", "env", "expand", "expr", "factor", "false", "fmt", "fold", "groups",
+  "head", "hostid", "id", "install", "join", "link", "ln", "logname", "ls", "md5sum", "mkdir",
+  "mkfifo", "mknod", "mktemp", "mv", "nice", "nl", "nohup", "nproc", "numfmt", "od", "paste",
+  "pathchk", "pr", "printenv", "printf", "ptx", "pwd", "readlink", "realpath", "rm", "rmdir",
+  "seq", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shred", "shuf",
+  "sleep", "sort", "split", "stat", "stdbuf", "stty", "sum", "sync", "tac", "tail", "tee",
+  "test", "timeout", "touch", "tr", "true", "truncate", "tsort", "tty", "uname", "unexpand",
+  "uniq", "unlink", "vdir", "wc", "whoami", "yes",
+  -- text, files and archives
+  "sed", "awk", "gawk", "mawk", "grep", "egrep", "fgrep", "find", "xargs", "diff", "diff3",
+  "sdiff", "cmp", "patch", "tar", "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "xz", "unxz",
+  "xzcat", "zstd", "file", "which", "getopt", "column", "rev", "hostname", "tempfile",
+})
+
+-- A C build: the compilers, binutils and make, and the shell its recipes
+-- run in.
+M.c = M.preset("c", {
+  M.shell, "make", "cc", "gcc", "c++", "g++", "cpp", "clang", "ar", "ranlib", "as", "ld", "nm",
+  "strip", "objcopy", "objdump", "readelf", "size", "pkg-config", "cmake", "ninja",
+})
+
+-- git, its helpers (by its closure) and the user's identity and settings.
+-- Not ~/.config/git whole: it may hold credentials, which caps keep out.
+M.git = M.preset("git", {
+  "git",
+  home = { ".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes" },
+})
+
+M.python = M.preset("python", {
+  "python3", "python", "pip3", "pip",
+  cache = { ".cache/pip" },
+})
+
+M.node = M.preset("node", { M.shell, "node", "npm", "npx", cache = { ".npm" } })
+
+M.rust = M.preset("rust", {
+  "cargo", "rustc", "rustdoc", "rustup",
+  home = { ".cargo/config.toml" },
+  cache = { ".cargo/registry", ".cargo/git" },
+})
+
+return M
