@@ -466,6 +466,10 @@ function want_program(entry, acc, optional)
       return true
     end
     if optional then return false end
+    if path:sub(1, 1) == "/" and not core.kind(path) then
+      err = ("%s does not exist (a program not built yet may be named only inside the project, "
+        .. "%s)"):format(path, acc.project)
+    end
     fail(("exec_policy: key 'exec': %s"):format(err))
   end
   acc.seen[path] = true

@@ -94,6 +94,7 @@ local function env_manager(tool, version_var, version_file)
       if root and core.kind(root .. "/libexec/" .. tool) == "file" then return root end
     end,
     resolve = function(root, prog, ctx)
+      local name = prog.file:match("[^/]*$")
       local need = { exec = { "bash", M.shell }, read = { root } }
       for _, f in ipairs(glob(root .. "/libexec/*")) do need.exec[#need.exec + 1] = f end
       for _, f in ipairs(glob(root .. "/plugins/*/bin/*")) do need.exec[#need.exec + 1] = f end
@@ -105,14 +106,14 @@ local function env_manager(tool, version_var, version_file)
       end
       for version in chosen:gmatch("[^:%s]+") do
         if version == "system" then
-          for _, path in ipairs(on_path(prog.name)) do
+          for _, path in ipairs(on_path(name)) do
             if not path:find(root .. "/shims/", 1, true) then
               need.exec[#need.exec + 1] = path
               break
             end
           end
         else
-          local bin = root .. "/versions/" .. version .. "/bin/" .. prog.name
+          local bin = root .. "/versions/" .. version .. "/bin/" .. name
           if core.kind(bin) then need.exec[#need.exec + 1] = bin end
         end
       end
@@ -227,7 +228,7 @@ M.closures = {
     end,
     resolve = function(root, prog)
       local need = { exec = { "bash", M.shell, root .. "/bin/asdf" }, read = { root } }
-      for _, f in ipairs(glob(root .. "/installs/*/*/bin/" .. prog.name)) do
+      for _, f in ipairs(glob(root .. "/installs/*/*/bin/" .. prog.file:match("[^/]*$"))) do
         need.exec[#need.exec + 1] = f
       end
       return need
