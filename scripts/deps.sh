@@ -10,10 +10,11 @@ LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjs
 # busybox-static makes the small image one case needs; libc6-dev's libc.a links
 # the static payload of the isolation cases; curl, openssl and pip are clients
 # (and the certificate) of the net.domains cases, with nodejs's npm where it
-# has one (Debian's npm package would replace a newer nodejs).
+# has one (Debian's npm package would replace a newer nodejs); venv and pytest
+# are the Python workload's (tests/test_sandbox_workloads.sh).
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
                     podman runc uidmap slirp4netns iptables busybox-static libc6-dev
-                    curl openssl python3-pip ca-certificates)
+                    curl openssl python3-pip python3-venv python3-pytest ca-certificates)
 # bench/run.sh: the benchmark's peers (bwrap, firejail; podman comes with the
 # tests) and gnuplot, which draws the scaling curve.
 LCSB_BENCH_PACKAGES=(bubblewrap firejail gnuplot-nox)
