@@ -141,6 +141,12 @@ int lcsb_policy_set_env(lcsb_policy *policy, const char *name, const char *value
     return 0;
 }
 
+size_t lcsb_policy_env_count(const lcsb_policy *policy) { return policy->env_n; }
+const char *lcsb_policy_env(const lcsb_policy *policy, size_t i, const char **value) {
+    if (value) *value = i < policy->env_n ? policy->env[i].value : NULL;
+    return i < policy->env_n ? policy->env[i].name : NULL;
+}
+
 bool lcsb__policy_has_env(const lcsb_policy *policy) {
     return policy->env_n > 0 || policy->net == LCSB_NET_DOMAINS;
 }
@@ -173,6 +179,23 @@ int lcsb__port_after(const lcsb__ports *ports, int last) {
     for (size_t i = 0; i < ports->n; i++)
         if (ports->v[i] > last && ports->v[i] < next) next = ports->v[i];
     return next;
+}
+
+/* Ascending and once each, as lcsb__port_after walks them: the same policy
+ * reads back the same whatever order its script added them in. */
+size_t lcsb_policy_port_count(const lcsb_policy *policy, lcsb_port_kind kind) {
+    const lcsb__ports *ports = kind == LCSB_PORT_BIND ? &policy->bind : &policy->connect;
+    size_t n = 0;
+    for (int port = lcsb__port_after(ports, -1); port < 65536; port = lcsb__port_after(ports, port))
+        n++;
+    return n;
+}
+
+unsigned lcsb_policy_port(const lcsb_policy *policy, lcsb_port_kind kind, size_t i) {
+    const lcsb__ports *ports = kind == LCSB_PORT_BIND ? &policy->bind : &policy->connect;
+    int port = lcsb__port_after(ports, -1);
+    for (; port < 65536 && i > 0; i--) port = lcsb__port_after(ports, port);
+    return port < 65536 ? (unsigned)port : 0;
 }
 
 void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net) { policy->net = net; }

@@ -199,6 +199,16 @@ static void test_env_names(void **state) {
     /* Values may hold '=' and anything else. */
     assert_int_equal(lcsb_policy_set_env(p, "OPTS", "a=b c=d", &err), 0);
     assert_string_equal(p->env[3].value, "a=b c=d");
+    /* Read back as recorded; VALUE may be NULL, and past the last is NULL. */
+    const char *value = "stale";
+    assert_int_equal(lcsb_policy_env_count(p), 4);
+    assert_string_equal(lcsb_policy_env(p, 0, &value), "CI");
+    assert_null(value);
+    assert_string_equal(lcsb_policy_env(p, 3, &value), "OPTS");
+    assert_string_equal(value, "a=b c=d");
+    assert_string_equal(lcsb_policy_env(p, 1, NULL), "SECRET");
+    assert_null(lcsb_policy_env(p, 4, &value));
+    assert_null(value);
     lcsb_policy_free(p);
 }
 
@@ -236,6 +246,20 @@ static void test_ports(void **state) {
     assert_int_equal(p->connect.v[1], 1);
     assert_int_equal(p->bind.n, 1);
     assert_int_equal(p->bind.v[0], 65535);
+    /* Read back ascending and once each, whatever the order and repeats. */
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, &err), 0);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 80, &err), 0);
+    assert_int_equal(lcsb_policy_port_count(p, LCSB_PORT_CONNECT), 3);
+    assert_int_equal(lcsb_policy_port(p, LCSB_PORT_CONNECT, 0), 1);
+    assert_int_equal(lcsb_policy_port(p, LCSB_PORT_CONNECT, 1), 80);
+    assert_int_equal(lcsb_policy_port(p, LCSB_PORT_CONNECT, 2), 443);
+    assert_int_equal(lcsb_policy_port(p, LCSB_PORT_CONNECT, 3), 0);
+    assert_int_equal(lcsb_policy_port_count(p, LCSB_PORT_BIND), 1);
+    assert_int_equal(lcsb_policy_port(p, LCSB_PORT_BIND, 0), 65535);
+    lcsb_policy_free(p);
+    p = new_policy();
+    assert_int_equal(lcsb_policy_port_count(p, LCSB_PORT_BIND), 0);
+    assert_int_equal(lcsb_policy_port(p, LCSB_PORT_BIND, 0), 0);
     lcsb_policy_free(p);
 
     /* A bind port switches too; an open network stays open. */

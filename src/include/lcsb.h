@@ -167,6 +167,11 @@ LCSB_API unsigned long long lcsb_policy_limit(const lcsb_policy *policy, lcsb_li
  * command's argv (lcsb_env_argv): policy content, never the caller's. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_env(lcsb_policy *policy, const char *name,
                                                 const char *value, lcsb_error *err);
+/* The overlay, one entry per name in the order first set: how many, and
+ * the Ith's name (NULL past the last) with, in *VALUE (may be NULL), its
+ * value, or NULL where the policy unsets it. Strings owned by the policy. */
+LCSB_API size_t lcsb_policy_env_count(const lcsb_policy *policy);
+LCSB_API const char *lcsb_policy_env(const lcsb_policy *policy, size_t i, const char **value);
 /* Pass the caller's variable NAME to the command, or every variable a
  * pattern matches ('*' stands for any run of characters: "NPM_CONFIG_*",
  * "*") but the sensitive ones. Refused when empty or holding '='. Copies NAME. */
@@ -206,6 +211,10 @@ LCSB_API size_t lcsb_policy_domain_count(const lcsb_policy *policy);
 LCSB_API const char *lcsb_policy_domain(const lcsb_policy *policy, size_t i);
 LCSB_API size_t lcsb_policy_lan_count(const lcsb_policy *policy);
 LCSB_API const char *lcsb_policy_lan(const lcsb_policy *policy, size_t i);
+/* The TCP ports of KIND, ascending and each once (however often added):
+ * how many, and the Ith, 0 past the last. */
+LCSB_API size_t lcsb_policy_port_count(const lcsb_policy *policy, lcsb_port_kind kind);
+LCSB_API unsigned lcsb_policy_port(const lcsb_policy *policy, lcsb_port_kind kind, size_t i);
 /* The command's working directory (absolute); NULL keeps the caller's. Copies. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path,
                                                 lcsb_error *err);
