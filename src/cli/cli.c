@@ -3,6 +3,7 @@
 
 #include <lcsb.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -139,19 +140,166 @@ static int write_attestation(FILE *f, const char *where, lcsb_script *script,
     return rc;
 }
 
+/* TEXT (LEN bytes) escaped for the terminal, in a buffer the caller frees;
+ * NULL on ENOMEM. */
+static char *escaped(const char *text, size_t len) {
+    size_t need = lcsb_escape(NULL, 0, text, len);
+    char *out = malloc(need + 1);
+    if (out) lcsb_escape(out, need + 1, text, len);
+    return out;
+}
+
+/* One line of a section, "  MARK      TEXT NOTE", TEXT (LEN bytes) escaped:
+ * a path, a name or a value is the policy's or the caller's to choose,
+ * control bytes and all. */
+static void print_item(const char *mark, const char *text, size_t len, const char *note) {
+    char *shown = escaped(text, len);
+    printf("  %-9s %s%s\n", mark, shown ? shown : "(out of memory)", note);
+    free(shown);
+}
+
+/* PATH is DIR or lies inside it. */
+static bool within(const char *path, const char *dir) {
+    size_t len = strlen(dir);
+    return strncmp(path, dir, len) == 0 &&
+           (path[len] == '\0' || path[len] == '/' || strcmp(dir, "/") == 0);
+}
+
+/* The read tier grants PATH (ANY: or something inside it). */
+static bool read_grants(const lcsb_policy *p, const char *path, bool any) {
+    for (size_t i = 0; i < lcsb_policy_count(p, LCSB_TIER_READ); i++) {
+        const char *granted = lcsb_policy_path(p, LCSB_TIER_READ, i);
+        if (within(path, granted) || (any && within(granted, path))) return true;
+    }
+    return false;
+}
+
+typedef struct name_list {
+    char **v;
+    size_t n;
+    bool lost; /* to ENOMEM: the count would lie, so it says so */
+} name_list;
+
+static void names_add(name_list *list, const char *name) {
+    char **v = realloc(list->v, (list->n + 1) * sizeof *v);
+    if (v) list->v = v;
+    if (v && (v[list->n] = strdup(name)))
+        list->n++;
+    else
+        list->lost = true;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What of DIR, inside ETC, the read tier leaves out, relative to ETC: each
+ * entry that leads somewhere (a dangling symlink has nothing to read) and is
+ * granted neither where it is nor where it leads. exec_policy grants a
+ * directory that holds a secret entry by entry, so such a directory is gone
+ * into rather than named; only a real one, so no symlink loops. */
+static void etc_left_out(const lcsb_policy *p, const char *etc, const char *dir, name_list *out) {
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[PATH_MAX], real[PATH_MAX];
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+            !realpath(path, real) || read_grants(p, path, false) || read_grants(p, real, false))
+            continue;
+        if (strcmp(real, path) == 0 && read_grants(p, path, true))
+            etc_left_out(p, etc, path, out);
+        else
+            names_add(out, path + strlen(etc) + 1);
+    }
+    if (d) closedir(d);
+}
+
+/* The read tier's hold on /etc. With a world of its own the command reads
+ * /etc whole and the secrets in it are hidden; elsewhere Landlock cannot take
+ * a path back, so exec_policy grants /etc's entries one by one and leaves the
+ * secrets out: a hundred lines that buried the rest of the tier. */
+typedef struct etc_hold {
+    char dir[PATH_MAX]; /* /etc as exec_policy names it: by its real path */
+    bool whole;
+    size_t entries;
+    name_list out; /* hidden in it (whole), or left out (entries), sorted */
+} etc_hold;
+
+/* Whether the read tier is better told as /etc and what it lacks: when it
+ * holds /etc whole, or more of its entries than it leaves out (a policy that
+ * reads /etc/hosts alone keeps its one line). */
+static bool etc_collapses(const lcsb_policy *p, etc_hold *etc) {
+    memset(etc, 0, sizeof *etc);
+    if (!realpath("/etc", etc->dir)) snprintf(etc->dir, sizeof etc->dir, "/etc");
+    for (size_t i = 0; i < lcsb_policy_count(p, LCSB_TIER_READ); i++) {
+        const char *path = lcsb_policy_path(p, LCSB_TIER_READ, i);
+        etc->whole |= strcmp(path, etc->dir) == 0;
+        etc->entries += strcmp(path, etc->dir) != 0 && within(path, etc->dir);
+    }
+    if (etc->whole) {
+        for (size_t i = 0; i < lcsb_policy_count(p, LCSB_TIER_HIDE); i++) {
+            const char *path = lcsb_policy_path(p, LCSB_TIER_HIDE, i);
+            if (strcmp(path, etc->dir) != 0 && within(path, etc->dir))
+                names_add(&etc->out, path + strlen(etc->dir) + 1);
+        }
+    } else if (etc->entries) {
+        etc_left_out(p, etc->dir, etc->dir, &etc->out);
+    }
+    if (etc->out.n) qsort(etc->out.v, etc->out.n, sizeof *etc->out.v, by_name);
+    return etc->whole || (etc->entries && etc->out.n < etc->entries);
+}
+
+static void print_etc(const char *mark, const etc_hold *etc) {
+    printf("  %-9s %s (", mark, etc->dir);
+    if (etc->whole)
+        printf("whole");
+    else
+        printf("%zu entries, one by one", etc->entries);
+    if (etc->out.n || etc->out.lost)
+        printf("; %zu%s %s: ", etc->out.n, etc->out.lost ? " or more" : "",
+               etc->whole ? "hidden in it" : "left out");
+    for (size_t i = 0; i < etc->out.n; i++) {
+        char *shown = escaped(etc->out.v[i], strlen(etc->out.v[i]));
+        printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
+        free(shown);
+    }
+    printf(")\n");
+}
+
+static void names_free(name_list *list) {
+    for (size_t i = 0; i < list->n; i++) free(list->v[i]);
+    free(list->v);
+}
+
 /* TIER's rules, each marked enforced (or only requested, under none), then
  * what the script asked for in TIER and was left out, with why. */
 static void print_tier(const lcsb_policy *p, lcsb_tier tier, bool enforced,
                        const lcsb_script *script) {
     const lcsb_left_out *left_out;
     size_t n = lcsb_policy_count(p, tier), left_n = lcsb_script_left_out(script, &left_out);
+    const char *mark = enforced ? "enforced" : "requested";
+    etc_hold etc;
+    bool collapse = tier == LCSB_TIER_READ && etc_collapses(p, &etc), etc_shown = false;
+    size_t shown = 0;
     printf("%s:\n", lcsb_tier_name(tier));
-    for (size_t i = 0; i < n; i++)
-        printf("  %-9s %s\n", enforced ? "enforced" : "requested", lcsb_policy_path(p, tier, i));
-    for (size_t i = 0; i < left_n; i++)
-        if (left_out[i].tier == tier)
-            printf("  %-9s %s (%s)\n", "dropped", left_out[i].path, left_out[i].why);
-    if (n == 0 && left_n == 0) printf("  (none)\n");
+    for (size_t i = 0; i < n; i++, shown++) {
+        const char *path = lcsb_policy_path(p, tier, i);
+        if (!collapse || !within(path, etc.dir))
+            print_item(mark, path, strlen(path), "");
+        else if (!etc_shown) {
+            print_etc(mark, &etc);
+            etc_shown = true;
+        }
+    }
+    for (size_t i = 0; i < left_n; i++) {
+        if (left_out[i].tier != tier) continue;
+        char why[512];
+        snprintf(why, sizeof why, " (%s)", left_out[i].why);
+        print_item("dropped", left_out[i].path, strlen(left_out[i].path), why);
+        shown++;
+    }
+    if (shown == 0) printf("  (none)\n");
+    if (tier == LCSB_TIER_READ) names_free(&etc.out);
 }
 
 /* A section of LINES under TITLE, when there are any; frees LINES. */
@@ -159,14 +307,6 @@ static void print_lines(const char *title, char **lines) {
     if (lines && lines[0]) printf("%s\n", title);
     for (size_t i = 0; lines && lines[i]; i++) printf("  %s\n", lines[i]);
     lcsb_argv_free(lines);
-}
-
-/* One caller variable's NAME (LEN bytes) as check shows it, escaped: names
- * are the caller's to choose, control bytes and all. */
-static void print_name(const char *mark, const char *name, size_t len, const char *why) {
-    char shown[512];
-    lcsb_escape(shown, sizeof shown, name, len);
-    printf("  %-9s %s%s\n", mark, shown, why);
 }
 
 /* Which of the caller's variables the command gets: names only, never a
@@ -184,7 +324,7 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p) {
                             ? "the caller's whole environment (inherit), then the policy's overlay"
                             : "allow-listed: the base set and env.pass, then the policy's overlay "
                               "(set, unset)");
-    for (size_t i = 0; names[i]; i++) print_name("passed", names[i], strlen(names[i]), "");
+    for (size_t i = 0; names[i]; i++) print_item("passed", names[i], strlen(names[i]), "");
     for (size_t i = 0; environ[i]; i++) {
         const char *eq = strchr(environ[i], '=');
         if (!eq || eq == environ[i]) continue;
@@ -194,7 +334,7 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p) {
         bool passed = false;
         for (size_t k = 0; names[k] && !passed; k++) passed = strcmp(names[k], name) == 0;
         if (!passed && len < sizeof name && lcsb_env_sensitive(name))
-            print_name("held back", name, len,
+            print_item("held back", name, len,
                        " (looks sensitive: env = { pass = { NAME } } passes it, a pattern never)");
     }
     if (!names[0]) printf("  (none)\n");
