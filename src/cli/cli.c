@@ -309,6 +309,50 @@ static void print_lines(const char *title, char **lines) {
     lcsb_argv_free(lines);
 }
 
+/* Whether the script left out anything of TIER: its section shows why. */
+static bool left_out_any(const lcsb_script *script, lcsb_tier tier) {
+    const lcsb_left_out *left_out;
+    size_t left_n = lcsb_script_left_out(script, &left_out);
+    for (size_t i = 0; i < left_n; i++)
+        if (left_out[i].tier == tier) return true;
+    return false;
+}
+
+/* The network's lists, each under the policy's own key, and only those it
+ * has. Under an open network the ports mean nothing, so they are not shown. */
+static void print_net(const lcsb_policy *p, const lcsb_attestation *att) {
+    size_t n = lcsb_policy_domain_count(p);
+    if (n) printf("domains:\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *entry = lcsb_policy_domain(p, i);
+        bool deny = entry[0] == '!';
+        print_item(deny ? "denied" : "allowed", entry + deny, strlen(entry + deny), "");
+    }
+    n = lcsb_policy_lan_count(p);
+    if (n) printf("lan:\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *range = lcsb_policy_lan(p, i);
+        print_item("allowed", range, strlen(range), " (a listed name may lead there)");
+    }
+    lcsb_net net = lcsb_policy_net(p);
+    if (net != LCSB_NET_PORTS && net != LCSB_NET_DOMAINS) return;
+    /* In a network of its own the ports are its own loopback's. */
+    const char *note = att->net == LCSB_NET_DOMAINS ? " (its own loopback)" : "";
+    static const struct {
+        lcsb_port_kind kind;
+        const char *key;
+    } lists[] = {{LCSB_PORT_CONNECT, "connect"}, {LCSB_PORT_BIND, "bind"}};
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+        n = lcsb_policy_port_count(p, lists[k].kind);
+        if (n) printf("%s:\n", lists[k].key);
+        for (size_t i = 0; i < n; i++) {
+            char port[8];
+            snprintf(port, sizeof port, "%u", lcsb_policy_port(p, lists[k].kind, i));
+            print_item("allowed", port, strlen(port), note);
+        }
+    }
+}
+
 /* Which of the caller's variables the command gets: names only, never a
  * value. The sensitive ones it does not get are named too, so that a
  * missing token is no mystery. */
@@ -368,10 +412,10 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     if (enforced && !lcsb_policy_exec_open(p) && att->exec != LCSB_EXEC_ALLOWLIST)
         printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",
                lcsb_backend_name(b));
-    if (lcsb_policy_count(p, LCSB_TIER_PROTECT))
+    if (lcsb_policy_count(p, LCSB_TIER_PROTECT) || left_out_any(script, LCSB_TIER_PROTECT))
         print_tier(p, LCSB_TIER_PROTECT, enforced && att->protected_paths == LCSB_HELD_READONLY,
                    script);
-    if (lcsb_policy_count(p, LCSB_TIER_HIDE))
+    if (lcsb_policy_count(p, LCSB_TIER_HIDE) || left_out_any(script, LCSB_TIER_HIDE))
         print_tier(p, LCSB_TIER_HIDE, enforced && att->world == LCSB_HELD_OWN, script);
     printf("world: %s\n",
            !enforced                     ? "the host's (nothing is enforced)"
@@ -387,10 +431,7 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
            : att->net == LCSB_NET_DOMAINS
                ? " (a network of its own, loopback only; lcsb's proxy the way out)"
                : "");
-    for (size_t i = 0; i < lcsb_policy_domain_count(p); i++)
-        printf("domain: %s\n", lcsb_policy_domain(p, i));
-    for (size_t i = 0; i < lcsb_policy_lan_count(p); i++)
-        printf("lan: %s (a listed name may lead there)\n", lcsb_policy_lan(p, i));
+    print_net(p, att);
     for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1)
         if (att->dropped & part)
             printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "
