@@ -353,10 +353,99 @@ static void print_net(const lcsb_policy *p, const lcsb_attestation *att) {
     }
 }
 
+typedef struct overlay_entry {
+    const char *name;
+    const char *value; /* NULL: unset */
+} overlay_entry;
+
+static int by_entry_name(const void *a, const void *b) {
+    return strcmp(((const overlay_entry *)a)->name, ((const overlay_entry *)b)->name);
+}
+
+/* "NAME=VALUE" of ENTRY sets NAME. */
+static bool sets(const char *entry, const char *name) {
+    size_t len = strlen(name);
+    return strncmp(entry, name, len) == 0 && entry[len] == '=';
+}
+
+/* The proxy's variables, as lcsb_env_argv puts them on the command's argv
+ * after the policy's own SET_N (/usr/bin/env -u K -- K=V ... COMMAND):
+ * "NAME=VALUE" each, in ARGV (an lcsb argv, freed by the caller) from *FIRST
+ * on, up to the last, the command. */
+static char **proxy_env(const lcsb_policy *p, size_t set_n, size_t *first) {
+    static const char *const probe[] = {"true", NULL};
+    char **argv = NULL;
+    if (lcsb_env_argv(p, probe, &argv, NULL)) return NULL;
+    size_t at = 0;
+    while (argv[at] && strcmp(argv[at], "--") != 0) at++;
+    for (size_t k = 0; argv[at] && k <= set_n; k++) at++;
+    *first = at;
+    return argv;
+}
+
+/* The policy's overlay, by name (the order it is applied in changes
+ * nothing: each name is set or unset once), then what lcsb's proxy adds
+ * under net.domains, which comes after and wins. Without a network of its
+ * own the proxy listens on a port of the host's loopback picked when the
+ * command starts: not shown as a number it will not be. */
+static void print_overlay(const lcsb_policy *p, bool proxied, bool port_known) {
+    size_t n = lcsb_policy_env_count(p), set_n = 0;
+    overlay_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
+    if (n && !entries) {
+        printf("  (the overlay: out of memory)\n");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        entries[i].name = lcsb_policy_env(p, i, &entries[i].value);
+        set_n += entries[i].value != NULL;
+    }
+    if (n) qsort(entries, n, sizeof *entries, by_entry_name);
+    size_t first = 0;
+    char **argv = proxied ? proxy_env(p, set_n, &first) : NULL,
+         **proxy = argv ? argv + first : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = entries[i].name, *value = entries[i].value;
+        bool overridden = false;
+        for (size_t k = 0; proxy && proxy[k] && proxy[k + 1] && !overridden; k++)
+            overridden = sets(proxy[k], name);
+        const char *note = overridden ? " (lcsb's proxy sets it after this, and wins)" : "";
+        if (!value) {
+            print_item("unset", name, strlen(name), note);
+            continue;
+        }
+        size_t len = strlen(name) + 1 + strlen(value);
+        char *kv = malloc(len + 1);
+        if (kv) snprintf(kv, len + 1, "%s=%s", name, value);
+        print_item("set", kv ? kv : "(out of memory)", kv ? len : 15, note);
+        free(kv);
+    }
+    static const char loopback[] = "127.0.0.1:";
+    bool picked = false;
+    for (size_t k = 0; proxy && proxy[k] && proxy[k + 1]; k++) {
+        const char *at = strstr(proxy[k], loopback);
+        const char *port = at ? at + strlen(loopback) : NULL;
+        size_t digits = port ? strspn(port, "0123456789") : 0;
+        if (port_known || !digits) {
+            print_item("set", proxy[k], strlen(proxy[k]), " (lcsb's proxy)");
+            continue;
+        }
+        char shown[256];
+        snprintf(shown, sizeof shown, "%.*sPORT%s", (int)(port - proxy[k]), proxy[k],
+                 port + digits);
+        print_item("set", shown, strlen(shown), " (lcsb's proxy)");
+        picked = true;
+    }
+    if (picked)
+        printf("  (PORT: the proxy's, on the host's loopback, picked when the command starts)\n");
+    lcsb_argv_free(argv);
+    free(entries);
+}
+
 /* Which of the caller's variables the command gets: names only, never a
  * value. The sensitive ones it does not get are named too, so that a
- * missing token is no mystery. */
-static int print_env(const lcsb_backend *b, const lcsb_policy *p) {
+ * missing token is no mystery. Then the policy's own values, which are
+ * policy content, not the caller's. */
+static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_attestation *att) {
     extern char **environ;
     char **names = NULL;
     lcsb_error err;
@@ -381,7 +470,11 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p) {
             print_item("held back", name, len,
                        " (looks sensitive: env = { pass = { NAME } } passes it, a pattern never)");
     }
-    if (!names[0]) printf("  (none)\n");
+    /* Under none nothing serves net.domains, and no proxy is named. */
+    bool proxied =
+        strcmp(lcsb_backend_name(b), "none") != 0 && lcsb_policy_net(p) == LCSB_NET_DOMAINS;
+    print_overlay(p, proxied, att->net_by == LCSB_NET_BY_NAMESPACE);
+    if (!names[0] && !lcsb_policy_env_count(p) && !proxied) printf("  (none)\n");
     lcsb_argv_free(names);
     return 0;
 }
@@ -441,7 +534,7 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     char **caps = lcsb_script_caps(script);
     for (size_t i = 0; caps && caps[i]; i++) printf("%s\n", caps[i]);
     lcsb_argv_free(caps);
-    return print_env(b, p) ? LCSB_EXIT_USAGE : 0;
+    return print_env(b, p, att) ? LCSB_EXIT_USAGE : 0;
 }
 
 static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args *args) {
