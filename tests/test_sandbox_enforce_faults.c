@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -224,6 +225,122 @@ static void test_world_degraded(void **state) {
     expect_unsandboxed_ok(f, guard, &P);
 }
 
+/* Run `lcsb SUB --backend landlock p.lua` (with ARGS after, may be NULL)
+ * where user namespaces are refused, as in test_world_degraded. */
+static void lcsb_sub_without_userns(fx *f, const char *sub, const char *const *args, proc *p) {
+    char nr[16], clone_nr[16], eperm[16], newuser[24];
+    FMT(nr, "%d", (int)SYS_unshare);
+    FMT(clone_nr, "%d", (int)SYS_clone);
+    FMT(eperm, "%d", EPERM);
+    FMT(newuser, "&%d", CLONE_NEWUSER);
+    const char *argv[MAX_ARGV] = {LCSB_FAULT_LAUNCHER_PATH,
+                                  nr,
+                                  eperm,
+                                  "--",
+                                  LCSB_FAULT_LAUNCHER_PATH,
+                                  clone_nr,
+                                  eperm,
+                                  newuser,
+                                  "--",
+                                  LCSB_CLI_PATH,
+                                  sub,
+                                  "--no-trust-check",
+                                  "--backend",
+                                  "landlock",
+                                  f->policy};
+    size_t n = 15;
+    for (size_t i = 0; args && args[i]; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    run_child(f->project, argv, NULL, p);
+    if (p->status == 98) fail_msg("fault_launcher itself failed:\n%s", p->err);
+}
+
+/* How many lines of TEXT start with PREFIX; the first into LINE. */
+static size_t lines_starting(const char *text, const char *prefix, char *line, size_t size) {
+    size_t n = 0;
+    for (const char *at = text; at && *at;) {
+        const char *end = strchr(at, '\n');
+        int len = end ? (int)(end - at) : (int)strlen(at);
+        if (strncmp(at, prefix, strlen(prefix)) == 0 && n++ == 0)
+            snprintf(line, size, "%.*s", len, at);
+        at = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+static size_t occurrences(const char *text, const char *needle) {
+    size_t n = 0;
+    for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle)) n++;
+    return n;
+}
+
+/* The names LINE lists after LEAD, up to its closing ")", as ", A, B,". */
+static void listed(const char *line, const char *lead, char *out, size_t size) {
+    const char *at = strstr(line, lead);
+    const char *end = strrchr(line, ')');
+    if (!at || !end || end < at) fail_msg("no \"%s...)\" in: %s", lead, line);
+    at += strlen(lead);
+    snprintf(out, size, ", %.*s,", (int)(end - at), at);
+}
+
+/* Without user namespaces exec_policy grants /etc entry by entry, some 150
+ * lines check used to print: now one, counting as many entries as the argv
+ * grants, and naming what it leaves out, every secret a world of its own
+ * hides among them. */
+static void test_check_etc_in_one_line(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\" }, degrade = { \"metadata\", \"world\" }");
+    char etc[PATH_MAX], head[PATH_MAX + 32], line[8192], left_out[8192], needle[PATH_MAX + 8];
+    assert_non_null(realpath("/etc", etc));
+    FMT(head, "  enforced  %s (", etc);
+
+    lcsb_sub_without_userns(f, "check", NULL, &P);
+    if (P.status != 0) {
+        describe("check, user namespaces refused", CMD("check"), &P);
+        fail_msg("expected check to pass (0), got %d", P.status);
+    }
+    if (lines_starting(P.out, head, line, sizeof line) != 1)
+        fail_msg("not one line \"%s...\":\n%s", head, P.out);
+    FMT(needle, "  enforced  %s/", etc);
+    if (lines_starting(P.out, needle, left_out, sizeof left_out) != 0)
+        fail_msg("a line per /etc entry still (%s):\n%s", left_out, P.out);
+    size_t entries = 0;
+    if (sscanf(line + strlen(head), "%zu entries, one by one", &entries) != 1)
+        fail_msg("no count of entries: %s", line);
+    /* The argv the shim gets (JSON inside JSON) grants each entry once. */
+    lcsb_sub_without_userns(f, "wrap", CMD("--", "sh"), &P);
+    assert_int_equal(P.status, 0);
+    FMT(needle, "\\\"%s/", etc);
+    assert_int_equal(entries, occurrences(P.out, needle));
+    assert_true(entries > 0);
+    if (access("/etc/shadow", F_OK) == 0) assert_contains(line, "left out: ", "the /etc line");
+    if (!strstr(line, "left out: ")) return;
+    listed(line, "left out: ", left_out, sizeof left_out);
+    if (access("/etc/shadow", F_OK) == 0) assert_contains(left_out, ", shadow,", "the /etc line");
+
+    /* The twin, with a world of its own where this host gives one: /etc whole,
+     * and what is hidden in it is what was left out above. */
+    run_child(f->project,
+              CMD(LCSB_CLI_PATH, "check", "--no-trust-check", "--backend", "landlock", f->policy),
+              NULL, &P);
+    assert_int_equal(P.status, 0);
+    if (lines_starting(P.out, head, line, sizeof line) != 1)
+        fail_msg("not one line \"%s...\":\n%s", head, P.out);
+    if (strncmp(line + strlen(head), "whole", 5) != 0) return; /* no namespaces here either */
+    if (!strstr(line, "hidden in it: ")) return;
+    char hidden[8192];
+    listed(line, "hidden in it: ", hidden, sizeof hidden);
+    for (char *name = hidden + 2, *comma; (comma = strchr(name, ',')); name = comma + 2) {
+        char item[512];
+        FMT(item, ", %.*s,", (int)(comma - name), name);
+        if (!strstr(left_out, item))
+            fail_msg("%s is hidden in a world of its own, not left out without one: %s", item,
+                     left_out);
+        if (!comma[1]) break;
+    }
+}
+
 /* ---- older kernels: refuse what cannot be enforced, unless told ---- */
 
 /* LCSB_LANDLOCK_ABI_MAX=3 makes this kernel look like one without TCP
@@ -346,6 +463,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_kernel_refuses),
         T(test_world_degraded),
+        T(test_check_etc_in_one_line),
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),

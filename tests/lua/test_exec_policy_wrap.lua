@@ -251,6 +251,71 @@ T.case("lcsb check marks every rule enforced or dropped, and why", function()
   T.has(out, "  requested /usr/share", "under none, only requested")
 end)
 
+T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in its section", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  assert(lcsb.mkdir(dir .. "/keep"))
+  T.write(dir .. "/p.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, protect = { "'
+    .. dir .. '/keep" }, env = { set = { GREETING = "hi\\27there" }, unset = { "EDITOR" } }, '
+    .. 'net = { domains = { "registry.npmjs.org", "!evil.example.com" }, lan = { "10.0.0.0/8" }, '
+    .. 'connect = { 5432, 22 }, bind = { 3000 } }, degrade = { "net", "metadata", "world" } }\n')
+  local out, code = lcsb_cli(dir, "check p.lua")
+  T.eq(code, 0, "a valid policy: " .. out)
+  -- /etc is one line, however exec_policy granted it here.
+  local etc = realpath("/etc")
+  local read = out:match("\nread:\n(.-\n)%a") or ""
+  T.hasnt(read, "  enforced  " .. etc .. "/", "no line per /etc entry")
+  local host = lcsb.detect()
+  if host.landlock_abi > 0 and host.user_namespaces then
+    local hidden = {}
+    for _, path in ipairs(lcsb.etc_hidden()) do
+      if path:sub(1, #etc + 1) == etc .. "/" then hidden[#hidden + 1] = path:sub(#etc + 2) end
+    end
+    table.sort(hidden)
+    T.has(read, ("  enforced  %s (whole%s)\n"):format(etc, #hidden > 0
+      and ("; %d hidden in it: %s"):format(#hidden, table.concat(hidden, ", ")) or ""),
+      "/etc whole, and the secrets hidden in it")
+  else
+    local entries = 0
+    for _, path in ipairs(lcsb.etc_read()) do
+      if path:sub(1, #etc + 1) == etc .. "/" then entries = entries + 1 end
+    end
+    T.has(read, ("  enforced  %s (%d entries, one by one"):format(etc, entries),
+      "/etc entry by entry, counted")
+  end
+  -- The overlay: the private HOME (a write path too), the policy's own, escaped.
+  local home = out:match("\n  set       HOME=([^\n]*)\n")
+  T.ok(home and home:match("^/"), "the private HOME in the overlay: " .. out)
+  T.has(out, "\n  enforced  " .. home .. "\n", "HOME is in the write tier")
+  T.has(out, "\n  set       TMPDIR=/", "TMPDIR")
+  T.has(out, "\n  set       GREETING=hi\\x1bthere\n", "a value of the policy's, escaped")
+  T.has(out, "\n  unset     EDITOR\n", "a name it unsets")
+  -- The proxy's variables, as the command sees them.
+  if out:find("a network of its own", 1, true) then
+    T.has(out, "\n  set       HTTPS_PROXY=http://127.0.0.1:3128 (lcsb's proxy)\n", "the proxy's")
+  else
+    T.has(out, "\n  set       HTTPS_PROXY=http://127.0.0.1:PORT (lcsb's proxy)\n", "a port to pick")
+  end
+  -- The network's lists and the protected paths, each under its key.
+  T.has(out, "\ndomains:\n  allowed   registry.npmjs.org\n  denied    evil.example.com\n", "domains")
+  T.has(out, "\nlan:\n  allowed   10.0.0.0/8 (a listed name may lead there)\n", "lan")
+  T.ok(out:find("\nconnect:\n  allowed   22[^\n]*\n  allowed   5432", 1) ~= nil, "connect, ascending")
+  T.ok(out:find("\nbind:\n  allowed   3000", 1) ~= nil, "bind")
+  T.ok(out:find("\nprotect:\n[^:]*  %a+ +" .. dir:gsub("%p", "%%%0") .. "/keep\n", 1) ~= nil,
+    "the protected path")
+  -- Under none nothing serves net.domains: no proxy is named.
+  out = lcsb_cli(dir, "check --backend none p.lua")
+  T.hasnt(out, "lcsb's proxy", "no proxy under none")
+  T.has(out, "\n  set       GREETING=", "the overlay still")
+  -- Sections a policy does not have are left out, not "(none)".
+  T.write(dir .. "/bare.lua", 'return require("lcsb").policy { read = { "/usr" } }\n')
+  out = lcsb_cli(dir, "check --backend none bare.lua")
+  for _, key in ipairs { "protect", "hide", "domains", "lan", "connect", "bind" } do
+    T.hasnt(out, "\n" .. key .. ":", "no " .. key .. " section")
+  end
+  T.has(out, "\nwrite:\n  (none)\n", "write says (none)")
+end)
+
 T.case("lcsb --backend oci needs a world; check says exec is not held there", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local dir = T.tmpdir()
