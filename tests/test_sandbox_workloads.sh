@@ -29,7 +29,8 @@ failed=0 passed=0 skipped=0
 fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
 skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
 
-if [[ $($LCSB detect --json 2>/dev/null) != *'"user_namespaces":true'* ]]; then
+detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
+if [[ $detected != *'"user_namespaces":true'* ]]; then
   if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
     echo "FAIL: this host gives no world of its own (user namespaces)" >&2
     exit 1

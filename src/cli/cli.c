@@ -158,6 +158,52 @@ static void print_item(const char *mark, const char *text, size_t len, const cha
     free(shown);
 }
 
+/* The length of PATH's directory part, its last slash included. */
+static size_t dir_len(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* Exec entry I, when its directory holds many of the allowlist's files
+ * (a preset's /usr/bin): one group for all of them, printed where the first
+ * comes, names wrapped, instead of a line each. True when I belongs to a
+ * group, printed here or before. */
+static bool print_exec_group(const lcsb_policy *p, size_t i, const char *mark) {
+    enum { GROUP_MIN = 4, WIDTH = 100 };
+    size_t n = lcsb_policy_count(p, LCSB_TIER_EXEC), members = 0;
+    const char *path = lcsb_policy_path(p, LCSB_TIER_EXEC, i);
+    size_t len = dir_len(path);
+    bool first = true;
+    for (size_t k = 0; k < n; k++) {
+        const char *other = lcsb_policy_path(p, LCSB_TIER_EXEC, k);
+        if (dir_len(other) == len && strncmp(other, path, len) == 0) {
+            members++;
+            first &= k >= i;
+        }
+    }
+    if (members < GROUP_MIN) return false;
+    if (!first) return true;
+    char *dir = escaped(path, len);
+    printf("  %-9s %s (%zu files):\n   ", mark, dir ? dir : "(out of memory)", members);
+    free(dir);
+    size_t column = 3;
+    for (size_t k = i; k < n; k++) {
+        const char *other = lcsb_policy_path(p, LCSB_TIER_EXEC, k);
+        if (dir_len(other) != len || strncmp(other, path, len) != 0) continue;
+        char *name = escaped(other + len, strlen(other + len));
+        size_t width = name ? strlen(name) + 1 : 0;
+        if (column + width > WIDTH) {
+            printf("\n   ");
+            column = 3;
+        }
+        printf(" %s", name ? name : "?");
+        column += width;
+        free(name);
+    }
+    printf("\n");
+    return true;
+}
+
 /* PATH is DIR or lies inside it. */
 static bool within(const char *path, const char *dir) {
     size_t len = strlen(dir);
@@ -284,6 +330,7 @@ static void print_tier(const lcsb_policy *p, lcsb_tier tier, bool enforced,
     printf("%s:\n", lcsb_tier_name(tier));
     for (size_t i = 0; i < n; i++, shown++) {
         const char *path = lcsb_policy_path(p, tier, i);
+        if (tier == LCSB_TIER_EXEC && print_exec_group(p, i, mark)) continue;
         if (!collapse || !within(path, etc.dir))
             print_item(mark, path, strlen(path), "");
         else if (!etc_shown) {
