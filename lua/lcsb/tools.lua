@@ -105,7 +105,11 @@ local function env_manager(tool, version_var, version_file)
         chosen = first_line(file) or "system"
       end
       for version in chosen:gmatch("[^:%s]+") do
-        if version == "system" then
+        -- The version file may be the project's, which the command writes:
+        -- a name is a directory of ROOT/versions, never a path out of it.
+        if version:find("/", 1, true) or version == ".." or version == "." then
+          -- passed over
+        elseif version == "system" then
           for _, path in ipairs(on_path(name)) do
             if not path:find(root .. "/shims/", 1, true) then
               need.exec[#need.exec + 1] = path

@@ -157,6 +157,16 @@ T.case("pyenv: the shim, its scripts, and the version it selects", function()
   T.contains(need.exec, root .. "/versions/3.12.1/bin/python3", "the project's, from below it")
   need = need_of("pyenv", shim, "python3", { project = project, env = { PYENV_VERSION = "3.11.7" } })
   T.contains(need.exec, root .. "/versions/3.11.7/bin/python3", "the variable first")
+  -- The project's version file is the command's to write: a path in it
+  -- leads nowhere (here, to a program the project built).
+  put(project .. "/evil/bin/python3")
+  put(project .. "/.python-version", "../../../../../../.." .. project .. "/evil\n", true)
+  need = need_of("pyenv", shim, "python3", { project = project })
+  T.lacks(need.exec, root .. "/versions/../../../../../../.." .. project .. "/evil/bin/python3", "no way out")
+  for _, f in ipairs(need.exec) do
+    T.ok(type(f) ~= "string" or not f:find("evil", 1, true), "nothing of the project's: " .. tostring(f))
+  end
+  put(project .. "/.python-version", "3.12.1\n", true)
   -- Through exec_policy: every file resolved, the root readable.
   local r = policy { scope = s, project = project, exec = { shim } }
   T.contains(r.exec, root .. "/versions/3.12.1/bin/python3", "resolved")
