@@ -1,6 +1,7 @@
 /* Capability: what this host can enforce. With sys.c, the only place a
  * platform branch stands; every other file is mechanism-neutral. */
 #include "capability.h"
+#include "installed.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -22,10 +23,6 @@
 #define __NR_landlock_create_ruleset 444
 #endif
 #define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
-
-#ifndef LCSB_DEFAULT_SHIM
-#define LCSB_DEFAULT_SHIM "/usr/local/libexec/lcsb/lcsb-exec"
 #endif
 
 #ifdef __linux__
@@ -91,11 +88,17 @@ static int abi_cap(int *out, lcsb_error *err) {
 
 int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     memset(cap, 0, sizeof *cap);
-    const char *use = shim ? shim : LCSB_DEFAULT_SHIM;
-    if (strlen(use) >= sizeof cap->shim)
-        return lcsb__fail(err, LCSB_EINVAL, "detect: shim path too long");
-    strcpy(cap->shim, use);
-    cap->shim_found = use[0] == '/' && access(use, X_OK) == 0;
+    if (shim) {
+        if (strlen(shim) >= sizeof cap->shim)
+            return lcsb__fail(err, LCSB_EINVAL, "detect: shim path too long");
+        strcpy(cap->shim, shim);
+        strcpy(cap->shim_searched, shim);
+        cap->shim_found = lcsb__installed_executable(shim);
+    } else {
+        /* Not found is no failure here: a host may want no Landlock at all.
+         * Selecting it names every place looked at. */
+        cap->shim_found = lcsb__installed_shim(cap->shim, cap->shim_searched, sizeof cap->shim);
+    }
 #ifdef __linux__
     long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     cap->landlock_abi = cap->landlock_abi_kernel = abi > 0 ? (int)abi : 0;
@@ -124,6 +127,7 @@ const lcsb__field lcsb__capability_fields[] = {
     FIELD("sandbox_exec", BOOL, sandbox_exec),
     FIELD("shim", TEXT, shim),
     FIELD("shim_found", BOOL, shim_found),
+    FIELD("shim_searched", TEXT, shim_searched),
     FIELD("oci_engine", TEXT, oci_engine),
     {0},
 };

@@ -5,6 +5,7 @@
  * and explain reads the very tables exec_policy made. */
 #include "caps.h"
 #include "escape.h"
+#include "installed.h"
 #include "json.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
@@ -27,9 +28,6 @@
 
 #ifndef LCSB_LUA_CPATH
 #define LCSB_LUA_CPATH ""
-#endif
-#ifndef LCSB_DEFAULT_LUA_DIR
-#define LCSB_DEFAULT_LUA_DIR "/usr/local/share/lua/5.4"
 #endif
 
 extern char **environ;
@@ -389,7 +387,13 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     if (access(path, R_OK) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
-    const char *lua_dir = given.lua_dir ? given.lua_dir : LCSB_DEFAULT_LUA_DIR;
+    char installed[PATH_MAX];
+    const char *lua_dir = given.lua_dir;
+    if (!lua_dir) {
+        int found = lcsb__installed_lua_dir(installed, err);
+        if (found) return found;
+        lua_dir = installed;
+    }
     /* The caps come first, from files the script cannot reach: a broken
      * one stops lcsb before the project's script runs. */
     lcsb__caps *caps;

@@ -25,9 +25,14 @@ static int select_landlock(const lcsb_capability *cap, bool asked, lcsb_backend 
         return lcsb__fail(err, LCSB_EUNAVAIL, "%s: no Landlock here (detected: %s)",
                           asked ? "landlock" : "no sandbox mechanism available", seen);
     }
-    if (!cap->shim_found)
+    if (!cap->shim_found && cap->shim[0])
         return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: shim %s not found or not executable",
-                          cap->shim[0] ? cap->shim : "lcsb-exec");
+                          cap->shim);
+    if (!cap->shim_found)
+        return lcsb__fail(err, LCSB_EUNAVAIL,
+                          "landlock: shim lcsb-exec not found or not executable, looked at: %s; "
+                          "LCSB_SHIM=PATH names it",
+                          cap->shim_searched[0] ? cap->shim_searched : "nothing");
     int abi =
         cap->landlock_abi > LCSB__LANDLOCK_ABI_MAX ? LCSB__LANDLOCK_ABI_MAX : cap->landlock_abi;
     return lcsb__landlock_new(abi, cap->shim, cap->seccomp, cap->user_namespaces, out, err);

@@ -1,8 +1,10 @@
-/* The host's file system, asked: real paths, mounts, programs on PATH. */
+/* The host's file system, asked: real paths, mounts, programs on PATH, the
+ * file the library was loaded from. */
 #include "sys.h"
 
 #include "path.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -240,6 +242,44 @@ bool lcsb__find_on_path(const char *name, char *out, size_t size) {
     }
     out[0] = '\0';
     return false;
+}
+
+#ifdef __linux__
+/* The file mapped at ADDR, as /proc/self/maps names it: the kernel's answer,
+ * whatever name the loader had (glibc's dladdr names the main program by
+ * its argv[0], and a module by the path given to dlopen, maybe relative). */
+static bool mapped_file(uintptr_t addr, char *out) {
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f) return false;
+    char line[PATH_MAX + 128];
+    bool found = false, whole = true;
+    while (fgets(line, sizeof line, f)) {
+        bool starts = whole; /* the rest of a line too long for LINE is no line */
+        whole = strchr(line, '\n') != NULL;
+        unsigned long long lo, hi;
+        int at = 0;
+        if (!starts || sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &at) != 2 || !at ||
+            addr < lo || addr >= hi)
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        /* A file replaced since it was loaded reads "PATH (deleted)", which
+         * resolves to nothing. */
+        found = line[at] == '/' && realpath(line + at, out);
+        break;
+    }
+    fclose(f);
+    return found;
+}
+#endif
+
+bool lcsb__self_path(char *out) {
+    void *self = (void *)(uintptr_t)&lcsb__self_path;
+#ifdef __linux__
+    if (mapped_file((uintptr_t)self, out)) return true;
+#endif
+    Dl_info info;
+    return dladdr(self, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+           realpath(info.dli_fname, out);
 }
 
 int lcsb__recv_fd(int channel, unsigned char *byte) {

@@ -1,5 +1,6 @@
 /* Layer 2, impure: the few questions the library asks the host's file
- * system, in the habit of minijail's system.c. With capability.c, the only
+ * system (and where the library itself is), in the habit of minijail's
+ * system.c. With capability.c, the only
  * place a platform branch may stand. */
 #ifndef LCSB_SYS_H
 #define LCSB_SYS_H
@@ -53,6 +54,11 @@ struct timespec lcsb__ctime(const struct stat *st);
 /* NAME looked up on PATH the way execvp does (absolute entries only): the
  * first executable regular file, into OUT (SIZE bytes). False when none. */
 bool lcsb__find_on_path(const char *name, char *out, size_t size);
+
+/* The real path of the file this library's code was loaded from: liblcsb's
+ * shared object, the Lua module core.so, or the program the static library
+ * is linked into. False when the host cannot say. OUT has PATH_MAX bytes. */
+bool lcsb__self_path(char *out);
 
 /* One byte and the descriptor sent with it (SCM_RIGHTS) from the unix
  * socket CHANNEL: the descriptor (close-on-exec), or -1 when none came; the

@@ -1,8 +1,9 @@
 /* The public API's joints: errors by name, lcsb_prepare as the one pipeline,
  * the Capability and the attestation written from their field tables, a
- * policy script's result read back as arrays, the attestation with what the
- * script adds, and the placeholder hold; and when a ctime counts as a
- * change (changed.c), which the files that run later rest on. */
+ * policy script's result read back as arrays, where a script's Lua files
+ * are found, the attestation with what the script adds, and the placeholder
+ * hold; and when a ctime counts as a change (changed.c), which the files
+ * that run later rest on. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -393,6 +394,40 @@ static void test_script_bare_policy(void **state) {
     rm_rf(dir);
 }
 
+/* With no lua_dir, LCSB_LUA_DIR when set is the only place looked at: a
+ * directory without lcsb/init.lua is refused naming it, and nothing runs.
+ * Unset, the install's (which this suite's build tree is not). */
+static void test_script_finds_lua_dir(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX", path[PATH_MAX], want[PATH_MAX + 32];
+    assert_non_null(mkdtemp(dir));
+    write_file(path_in(path, dir, "p.lua"),
+               "return require('lcsb').policy { read = { '/usr' } }\n");
+    lcsb_script_options opts = *build_options(LCSB_SCRIPT_BUDGET);
+    opts.lua_dir = NULL;
+    static const char *const cmd[] = {"sh", NULL};
+    lcsb_script *s = NULL;
+    lcsb_error err;
+    setenv("LCSB_LUA_DIR", LCSB_LUA_DIR, 1);
+    if (lcsb_script_open(path, cmd, &opts, &s, &err)) fail_msg("%s", err.message);
+    assert_int_equal(lcsb_policy_count(lcsb_script_policy(s), LCSB_TIER_READ), 1);
+    assert_int_equal(lcsb_script_close(s, &err), 0);
+
+    setenv("LCSB_LUA_DIR", dir, 1);
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EINVAL);
+    assert_null(s);
+    FMT(want, "looked in: %s (LCSB_LUA_DIR);", dir);
+    assert_contains(err.message, want);
+    assert_lacks(err.message, "built in");
+
+    unsetenv("LCSB_LUA_DIR");
+    if (lcsb_script_open(path, cmd, &opts, &s, &err) == 0)
+        assert_int_equal(lcsb_script_close(s, &err), 0); /* an install on this host */
+    else
+        assert_contains(err.message, "/lua/5.4 (the install path built in)");
+    rm_rf(dir);
+}
+
 /* What the script returns is read as data: code it leaves behind (a
  * metamethod, a finalizer called by hand, a heuristic) cannot change or free
  * the policy lcsb checks and enforces, nor drop the hints of others. */
@@ -727,6 +762,7 @@ int main(void) {
         cmocka_unit_test(test_field_tables),
         cmocka_unit_test(test_script_result),
         cmocka_unit_test(test_script_bare_policy),
+        cmocka_unit_test(test_script_finds_lua_dir),
         cmocka_unit_test(test_script_result_is_data),
         cmocka_unit_test(test_hold),
         cmocka_unit_test(test_relayed_signals),

@@ -284,12 +284,18 @@ typedef struct lcsb_capability {
     bool user_namespaces;      /* unprivileged user namespaces can be created */
     bool mount_namespaces;     /* the shim can enter one: as root, or in a user namespace */
     bool sandbox_exec;         /* macOS sandbox-exec is present */
-    char shim[4096];           /* the lcsb-exec path used by the Landlock backend */
+    char shim[4096];           /* the lcsb-exec the Landlock backend uses; "" when none found */
     bool shim_found;           /* shim names an executable file */
+    char shim_searched[4096];  /* every place looked at, in order: "PATH (why); ..." */
     char oci_engine[4096];     /* podman or docker on PATH, or "" */
 } lcsb_capability;
 
-/* Ask the host. SHIM is the lcsb-exec to use, or NULL for the installed one. */
+/* Ask the host. SHIM is the lcsb-exec to use, or NULL for the installed one:
+ * $LCSB_SHIM when set, else the one in the install the library sits in
+ * (PREFIX/libexec/lcsb/lcsb-exec, found from the library's own file, so a
+ * moved install finds its own), else the install path built in. A shim not
+ * found is no failure here; selecting Landlock then fails naming every
+ * place looked at (shim_searched). */
 LCSB_API LCSB_NODISCARD int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err);
 /* CAP as a JSON object of its fields, named as above; caller frees with
  * free(). NULL on ENOMEM. */
@@ -604,7 +610,9 @@ typedef enum lcsb_trust_mode {
 
 typedef struct lcsb_script_options {
     size_t size;         /* sizeof(lcsb_script_options), so the struct can grow */
-    const char *lua_dir; /* lcsb's Lua files; NULL: the installed ones */
+    /* lcsb's Lua files; NULL: $LCSB_LUA_DIR when set, else the install's,
+     * found as lcsb_detect finds the shim (PREFIX/share/lua/5.4). */
+    const char *lua_dir;
     /* The lcsb-exec the script's lcsb.detect() reports; NULL: the installed one. */
     const char *shim;
     /* Seconds of wall time the script may take, from 0 (no budget) to
