@@ -1,18 +1,21 @@
 /* The Lua binding: `require "lcsb.core"` (luaopen_lcsb), wrapped by
  * lua/lcsb/init.lua. This file is the module itself and what it asks of the
- * layers below (detect, wrap, attest); the policy is lua_policy.c, the host
- * helpers lua_host.c, what they share lua_util.c. Misuse raises naming the argument or key;
- * expected operational failures return nil, message. Nothing here raises while holding memory that
- * no userdata owns. */
+ * layers below (detect and the shim it uses, wrap, attest); the policy is
+ * lua_policy.c, the host helpers lua_host.c, what they share lua_util.c.
+ * Misuse raises naming the argument or key; expected operational failures
+ * return nil, message. Nothing here raises while holding memory that no
+ * userdata owns. */
 #include "lua_lcsb.h"
 
 #include "capability.h"
+#include "installed.h"
 #include "lua_host.h"
 #include "lua_policy.h"
 #include "lua_util.h"
 #include "trust.h"
 
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <string.h>
 
@@ -21,6 +24,27 @@ static const char *shim_path(lua_State *L) {
     const char *shim = lua_tostring(L, -1); /* kept alive by the registry */
     lua_pop(L, 1);
     return shim;
+}
+
+/* lcsb.set_shim(path) -> true | nil, message: the lcsb-exec that detect and
+ * wrap use from now on in this Lua state, for a stock Lua program whose
+ * module finds none by itself; nil goes back to looking (installed.c). A
+ * policy script runs with the shim its host chose, and may not change it. */
+static int l_set_shim(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
+    bool in_run = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (in_run) return luaL_error(L, "lcsb.set_shim: a policy script runs with its host's shim");
+    size_t len = 0;
+    const char *path = lua_isnoneornil(L, 1) ? NULL : luaL_checklstring(L, 1, &len);
+    if (path && (path[0] != '/' || strlen(path) != len || len >= PATH_MAX))
+        return luaL_argerror(L, 1, "an absolute path");
+    if (path && !lcsb__installed_executable(path))
+        return lcsb__lua_fail(L, lua_pushfstring(L, "%s: no executable file", path));
+    lua_settop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_SHIM);
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 /* ---- the run lcsb_script_open runs a script for ---- */
@@ -194,6 +218,7 @@ static const luaL_Reg functions[] = {
     {"run_scope", l_run_scope},
     {"run", l_run},
     {"detect", l_detect},
+    {"set_shim", l_set_shim},
     {"wrap", l_wrap},
     {"attest", l_attest},
     {"blame_caller", l_blame_caller},

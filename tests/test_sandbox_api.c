@@ -396,7 +396,8 @@ static void test_script_bare_policy(void **state) {
 
 /* With no lua_dir, LCSB_LUA_DIR when set is the only place looked at: a
  * directory without lcsb/init.lua is refused naming it, and nothing runs.
- * Unset, the install's (which this suite's build tree is not). */
+ * Unset, the install's (which this suite's build tree is not). Whatever the
+ * Lua files, a script keeps the shim its host gave. */
 static void test_script_finds_lua_dir(void **state) {
     (void)state;
     char dir[] = "/tmp/lcsb-api.XXXXXX", path[PATH_MAX], want[PATH_MAX + 32];
@@ -425,6 +426,11 @@ static void test_script_finds_lua_dir(void **state) {
         assert_int_equal(lcsb_script_close(s, &err), 0); /* an install on this host */
     else
         assert_contains(err.message, "/lua/5.4 (the install path built in)");
+
+    /* The shim is the host's choice: a script cannot name another. */
+    assert_int_equal(run_script(dir, "lcsb.set_shim('/bin/true')", LCSB_SCRIPT_BUDGET, &s, &err),
+                     LCSB_ESCRIPT);
+    assert_contains(err.message, "lcsb.set_shim: a policy script runs with its host's shim");
     rm_rf(dir);
 }
 

@@ -835,6 +835,7 @@ M.exit = core.exit
 M.policy = core.policy
 M.scope = core.scope
 M.detect = core.detect
+M.set_shim = core.set_shim
 M.wrap = core.wrap
 M.attest = core.attest
 M.which = core.which

@@ -60,7 +60,7 @@ T.case("the module is its documented names, and lcsb.core keeps exec_policy's ow
   local documented = { "exec_policy", "after_run", "policy", "scope", "detect", "wrap", "attest",
     "which", "kind", "realpath", "mkdir", "ttys", "etc_read", "etc_hidden", "etc_secrets", "baseline_read",
     "baseline_write", "protect_default", "exit", "version", "escape", "trusted", "run_later",
-    "tools" }
+    "tools", "set_shim" }
   local want = {}
   for _, name in ipairs(documented) do
     want[name] = true
@@ -79,9 +79,33 @@ T.case("the module is its documented names, and lcsb.core keeps exec_policy's ow
   -- detect is the Capability's own fields, mount_namespaces included.
   local d = lcsb.detect()
   for _, key in ipairs { "landlock_abi", "landlock_abi_kernel", "seccomp", "user_namespaces",
-    "mount_namespaces", "sandbox_exec", "shim", "shim_found", "oci_engine" } do
+    "mount_namespaces", "sandbox_exec", "shim", "shim_found", "shim_searched", "oci_engine" } do
     T.ok(d[key] ~= nil, "detect()." .. key)
   end
+end)
+
+T.case("lcsb.set_shim names the shim detect and wrap use, for a Lua that finds none", function()
+  local shim = realpath(T.build .. "/lcsb-exec")
+  T.eq(lcsb.set_shim(shim), true, "set_shim")
+  local cap = lcsb.detect()
+  T.eq(cap.shim, shim, "detect().shim")
+  T.eq(cap.shim_found, true, "detect().shim_found")
+  T.eq(cap.shim_searched, shim, "detect().shim_searched")
+  if cap.landlock_abi > 0 then
+    local s <close> = lcsb.scope()
+    local _, p = policy { scope = s, exec = { "sh" } }
+    T.eq(assert(lcsb.wrap(p, { "true" }, "landlock"))[1], shim, "wrap's shim")
+  end
+  -- A file that is not there is an answer, and changes nothing.
+  local ok, err = lcsb.set_shim("/nonexistent/lcsb-exec")
+  T.eq(ok, nil, "a missing shim")
+  T.has(err, "/nonexistent/lcsb-exec: no executable file", "its message")
+  T.eq(lcsb.detect().shim, shim, "the shim set before")
+  -- A relative path is a mistake.
+  T.raises(function() lcsb.set_shim("lcsb-exec") end, "a relative path")
+  -- nil looks again: LCSB_SHIM, the install, the path built in.
+  T.eq(lcsb.set_shim(nil), true, "set_shim(nil)")
+  T.ok(lcsb.detect().shim_searched ~= shim, "looked again")
 end)
 
 T.case("the env overlay comes in the order of its names, whatever Lua's hash order", function()
