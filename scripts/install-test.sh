@@ -222,7 +222,7 @@ echo "== the same build in ~/.local, as README's Install says"
   cc -Wall -Werror "$root/examples/embed.c" $(pkg-config --cflags --libs lcsb) \
     -Wl,-rpath,"$HOME/.local/lib" -o "$work/embed-home"
   check_embed "$work/embed-home"
-  cmake -S "$work/cmake" -B "$work/cmake/build-home" -DCMAKE_PREFIX_PATH=~/.local >/dev/null
+  cmake -S "$work/cmake" -B "$work/cmake/build-home" -DCMAKE_PREFIX_PATH="$HOME/.local" >/dev/null
   grep -qx "lcsb_DIR:PATH=$HOME/.local/lib/cmake/lcsb" "$work/cmake/build-home/CMakeCache.txt" ||
     fail "find_package(lcsb) did not take ~/.local's"
   cmake --build "$work/cmake/build-home" >/dev/null
