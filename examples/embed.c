@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     lcsb_policy *policy = lcsb_policy_new();
     int status = LCSB_EXIT_USAGE;
     if (!policy) return LCSB_EXIT_USAGE;
-    /* NULL: the shim installed beside this lcsb. */
+    /* NULL: $LCSB_SHIM, else the shim of the install liblcsb sits in. */
     if (build_policy(policy, argv[1], argv[3], &err) || lcsb_detect(&cap, NULL, &err) ||
         lcsb_backend_select(&cap, "auto", &backend, &err)) {
         status = fail(&err);

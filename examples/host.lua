@@ -3,7 +3,9 @@
 --     lua5.4 host.lua DIR CMD [ARG...]
 --
 -- `require "lcsb"` finds the installed module (PREFIX/share/lua/5.4 and
--- PREFIX/lib/lua/5.4 are on stock Lua's default paths for /usr/local).
+-- PREFIX/lib/lua/5.4 are on stock Lua's default paths for /usr/local; for
+-- another prefix LUA_PATH and LUA_CPATH name them, README's "Install"), and
+-- the module finds the shim of its install. DIR is an absolute path.
 -- The policy is built here, wrapped into the argv that enforces it, attested,
 -- and run; the private HOME lives until the scope closes.
 local lcsb = require "lcsb"
