@@ -92,7 +92,8 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
         if (strlen(shim) >= sizeof cap->shim)
             return lcsb__fail(err, LCSB_EINVAL, "detect: shim path too long");
         strcpy(cap->shim, shim);
-        strcpy(cap->shim_searched, shim);
+        int n = snprintf(cap->shim_searched, sizeof cap->shim_searched, "%s (given)", shim);
+        if (n < 0 || (size_t)n >= sizeof cap->shim_searched) strcpy(cap->shim_searched, shim);
         cap->shim_found = lcsb__installed_executable(shim);
     } else {
         /* Not found is no failure here: a host may want no Landlock at all.

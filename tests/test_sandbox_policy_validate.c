@@ -576,6 +576,7 @@ static void test_detect_finds_shim(void **state) {
     assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
     assert_true(cap.shim_found);
     assert_string_equal(cap.shim, LCSB_SHIM_PATH);
+    assert_string_equal(cap.shim_searched, LCSB_SHIM_PATH " (given)");
 
     char dir[] = "/tmp/lcsb-shim.XXXXXX", relative[PATH_MAX];
     assert_non_null(mkdtemp(dir));
