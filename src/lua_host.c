@@ -7,6 +7,7 @@
 
 #include "lua_util.h"
 
+#include "cache.h"
 #include "changed.h"
 #include "path.h"
 #include "sys.h"
@@ -116,6 +117,13 @@ static int push_outcome(lua_State *L, int rc, const char *path) {
 static int l_mkdir(lua_State *L) {
     const char *path = check_path(L, 1);
     return push_outcome(L, mkdir(path, (mode_t)luaL_optinteger(L, 2, 0755)), path);
+}
+
+/* lcsb.symlink(target, path) -> true | nil, message: PATH made a symlink
+ * to TARGET (never replacing what is there) */
+static int l_symlink(lua_State *L) {
+    const char *target = check_path(L, 1), *path = check_path(L, 2);
+    return push_outcome(L, symlink(target, path), path);
 }
 
 /* lcsb.rmdir(path) -> true | nil, message (an empty directory only) */
@@ -513,6 +521,18 @@ static int l_read_regular(lua_State *L) {
     return 1;
 }
 
+/* lcsb.cache_dir(project, rel) -> path | nil, message: the directory
+ * PROJECT keeps in place of ~/REL (exec_policy's cache = { ... }), made on
+ * demand, by its real path. */
+static int l_cache_dir(lua_State *L) {
+    const char *project = check_path(L, 1), *rel = check_path(L, 2);
+    char out[PATH_MAX];
+    lcsb_error err;
+    if (lcsb__cache_make(project, rel, out, &err)) return lcsb__lua_fail(L, err.message);
+    lua_pushstring(L, out);
+    return 1;
+}
+
 static const luaL_Reg scope_methods[] = {
     {"mkdtemp", l_scope_mkdtemp},
     {"close", l_scope_close},
@@ -540,10 +560,12 @@ const luaL_Reg lcsb__lua_host_functions[] = {
     {"listdir", l_listdir},
     {"mkdir", l_mkdir},
     {"rmdir", l_rmdir},
+    {"symlink", l_symlink},
     {"hold", l_hold},
     {"changed", l_changed},
     {"fs_now", l_fs_now},
     {"read_regular", l_read_regular},
+    {"cache_dir", l_cache_dir},
     {NULL, NULL},
 };
 

@@ -164,7 +164,7 @@ typedef struct frame {
  * The way back up is "..", checked against the directory removal came down
  * from: a process the command left behind may move a directory elsewhere
  * meanwhile, and then removal stops rather than empty whatever is above it. */
-static int remove_tree(const char *path, uint64_t mount) {
+int lcsb__remove_tree(const char *path, uint64_t mount) {
     struct stat st;
     if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
     /* The command may have made its HOME itself unreadable or unwritable, or
@@ -230,7 +230,7 @@ int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err) {
     int rc = 0;
     if (!scope) return 0;
     for (size_t i = scope->dirs.n; i-- > 0;) {
-        if (remove_tree(scope->dirs.v[i], scope->mounts[i]) != 0 && rc == 0)
+        if (lcsb__remove_tree(scope->dirs.v[i], scope->mounts[i]) != 0 && rc == 0)
             rc = lcsb__fail(err, LCSB_ESYS,
                             "could not remove all of %s (a mount point inside, or a file lcsb "
                             "may not remove, is left where it is)",

@@ -4,6 +4,8 @@
 
 #include "util.h"
 
+#include <stdint.h>
+
 typedef struct lcsb__scope lcsb__scope;
 lcsb__scope *lcsb__scope_new(void);
 /* Create a fresh directory (mode 0700) owned by the scope; its path into OUT (PATH_MAX). */
@@ -12,5 +14,11 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
  * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
 int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);
 void lcsb__scope_free(lcsb__scope *scope); /* closes first; NULL-safe */
+
+/* Remove the tree at PATH as a scope removes its directories: never
+ * following a symlink, never leaving MOUNT (the mount PATH is on, from
+ * lcsb__mount_of). A per-project cache is removed this way too. 0, or -1
+ * when something was left. */
+int lcsb__remove_tree(const char *path, uint64_t mount);
 
 #endif

@@ -579,6 +579,41 @@ LCSB_API LCSB_NODISCARD int lcsb_hold_acquire(const char *path, lcsb_hold **out,
  * holds it; LCSB_ESYS when that removal fails (something was made in it). */
 LCSB_API int lcsb_hold_release(lcsb_hold *hold, lcsb_error *err);
 
+/* ---- Caches kept per project: exec_policy's cache = { "~/.npm" }. ---- */
+
+/* Each entry of a policy's cache list is a directory of the project's own,
+ * in place of the user's (~/.npm, ~/.cache/pip), kept between runs of that
+ * project and never shared with another: under $XDG_CACHE_HOME/lcsb/projects
+ * (else ~/.cache/lcsb/projects), in a directory named after the project
+ * and a hash of its real path. lcsb makes them as a run needs them; these
+ * calls say where they are, list them and remove them. A cache directory
+ * that is a symlink (lcsb, projects, or a project's) is refused. */
+
+/* The directory holding PROJECT's caches (PROJECT taken by its real path;
+ * NULL: the one holding every project's), into OUT (SIZE bytes). It need
+ * not exist. */
+LCSB_API LCSB_NODISCARD int lcsb_cache_dir(const char *project, char *out, size_t size,
+                                           lcsb_error *err);
+
+typedef struct lcsb_cache_entry {
+    char *name; /* "~/.npm", where the command sees it; for every project's: the project */
+    char *path; /* where it is kept */
+    unsigned long long bytes; /* the disk it takes, symlinks not followed */
+    bool partial;             /* some of it could not be measured */
+} lcsb_cache_entry;
+
+/* PROJECT's caches, sorted by where they are kept (PROJECT NULL: each
+ * project's directory): *OUT (freed with lcsb_cache_list_free) and *N of
+ * them; none when lcsb made none. */
+LCSB_API LCSB_NODISCARD int lcsb_cache_list(const char *project, lcsb_cache_entry **out,
+                                            size_t *n, lcsb_error *err);
+LCSB_API void lcsb_cache_list_free(lcsb_cache_entry *entries, size_t n);
+/* Remove PROJECT's caches (NULL: every project's). A command may have
+ * planted symlinks in its cache: removal never follows one, nor leaves the
+ * cache's mount. 0 when there was nothing to remove; LCSB_ESYS naming what
+ * is left. */
+LCSB_API LCSB_NODISCARD int lcsb_cache_clear(const char *project, lcsb_error *err);
+
 /* ---- Policy scripts (Lua 5.4). ---- */
 
 typedef struct lcsb_script lcsb_script;
