@@ -56,6 +56,12 @@ struct lcsb_script {
     lcsb_left_out *left_out;
     size_t left_out_n;
     lcsb__strv left_out_text; /* owns the entries' paths and reasons */
+    /* What the private HOME shows of the real one (result.home, .cache),
+     * when the result says (exec_policy's does). */
+    bool home_known;
+    lcsb_home_entry *home;
+    size_t home_n;
+    lcsb__strv home_text; /* owns the entries' names and paths */
     /* What the script read, checked against the user's trust; those in the
      * write tier are protected (PROTECTED[i] for LOADS.read then .own). */
     lcsb__loads loads;
@@ -148,6 +154,44 @@ static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
         s->left_out[i].why = s->left_out_text.v[2 * i + 1];
     }
     lua_pop(L, 1);
+}
+
+/* The result's home and cache lists as C entries: { name, path } each. */
+static void copy_home(lua_State *L, int result, lcsb_script *s) {
+    static const char *const keys[] = {"home", "cache"};
+    size_t n = 0;
+    for (size_t k = 0; k < 2; k++) {
+        if (raw_field(L, result, keys[k]) == LUA_TTABLE) {
+            s->home_known = true;
+            n += lua_rawlen(L, -1);
+        }
+        lua_pop(L, 1);
+    }
+    if (n == 0) return;
+    if (!(s->home = calloc(n, sizeof *s->home))) luaL_error(L, "out of memory");
+    for (size_t k = 0; k < 2; k++) {
+        if (raw_field(L, result, keys[k]) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            continue;
+        }
+        int list = lua_gettop(L);
+        for (lua_Integer i = 1; s->home_n < n && lua_rawgeti(L, list, i) == LUA_TTABLE; i++) {
+            if (raw_field(L, -1, "name") == LUA_TSTRING &&
+                raw_field(L, -2, "path") == LUA_TSTRING) {
+                if (lcsb__strv_push(&s->home_text, lua_tostring(L, -2)) ||
+                    lcsb__strv_push(&s->home_text, lua_tostring(L, -1)))
+                    luaL_error(L, "out of memory");
+                s->home[s->home_n++].cache = k == 1;
+            }
+            lua_settop(L, list);
+        }
+        lua_pop(L, 1);
+    }
+    /* The strings are in place now that the array will not move again. */
+    for (size_t i = 0; i < s->home_n; i++) {
+        s->home[i].name = s->home_text.v[2 * i];
+        s->home[i].path = s->home_text.v[2 * i + 1];
+    }
 }
 
 /* What the script returned, at the top, as the result to keep: exec_policy's
@@ -254,6 +298,7 @@ static int pmain(lua_State *L) {
     lua_pop(L, 1);
     copy_oci_world(L, result, &s->oci);
     copy_left_out(L, result, s);
+    copy_home(L, result, s);
     s->result = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
@@ -530,6 +575,11 @@ size_t lcsb_script_left_out(const lcsb_script *s, const lcsb_left_out **out) {
     return s ? s->left_out_n : 0;
 }
 
+size_t lcsb_script_home(const lcsb_script *s, const lcsb_home_entry **out) {
+    if (out) *out = s ? s->home : NULL;
+    return s ? s->home_n : 0;
+}
+
 /* LEN bytes of TEXT, escaped for a terminal, pushed onto LINES. */
 static bool push_escaped(lcsb__strv *lines, const char *text, size_t len) {
     lcsb__buf b = {0};
@@ -758,6 +808,24 @@ static void add_tools(lua_State *L, int result, lcsb__buf *b) {
     add_strings(L, result, b, "tools");
 }
 
+/* ,"home":[{"name":...,"path":...}],"cache":[...]: what the private HOME
+ * showed of the real one, from the copy taken when the script returned. */
+static void add_home_json(lcsb__buf *b, const lcsb_script *s) {
+    for (int cache = 0; cache < 2; cache++) {
+        lcsb__buf_adds(b, cache ? ",\"cache\":[" : ",\"home\":[");
+        size_t shown = 0;
+        for (size_t i = 0; i < s->home_n; i++) {
+            if (s->home[i].cache != (cache == 1)) continue;
+            lcsb__buf_adds(b, shown++ ? ",{\"name\":" : "{\"name\":");
+            add_json_text(b, s->home[i].name);
+            lcsb__buf_adds(b, ",\"path\":");
+            add_json_text(b, s->home[i].path);
+            lcsb__buf_adds(b, "}");
+        }
+        lcsb__buf_adds(b, "]");
+    }
+}
+
 /* What the script adds to the attestation, each a top-level key written
  * after the attestation's own: one function per key. */
 static void (*const script_keys[])(lua_State *L, int result, lcsb__buf *b) = {add_run_later,
@@ -783,6 +851,7 @@ char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) 
     free(json);
     lcsb__buf_adds(&b, ",");
     add_policy_json(&b, s);
+    if (s->home_known) add_home_json(&b, s);
     /* The files the policy was checked against, with what they held. */
     char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
     if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
@@ -838,6 +907,8 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     lcsb__strv_clear(&s->oci.args);
     free(s->left_out);
     lcsb__strv_clear(&s->left_out_text);
+    free(s->home);
+    lcsb__strv_clear(&s->home_text);
     lcsb__loads_clear(&s->loads);
     free(s->protected_reads);
     lcsb__caps_free(s->caps);

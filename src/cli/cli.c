@@ -526,6 +526,19 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_att
     return 0;
 }
 
+/* What the private HOME shows of the caller's real one (home, cache): the
+ * paths are in the read and write tiers above; this says where the command
+ * sees them. */
+static void print_home(const lcsb_script *script) {
+    const lcsb_home_entry *home;
+    size_t n = lcsb_script_home(script, &home);
+    if (n == 0) return;
+    printf("home: the private HOME holds, at the same place as in yours\n");
+    for (size_t i = 0; i < n; i++)
+        printf("  %-9s %s -> %s%s\n", home[i].cache ? "cache" : "read-only", home[i].name,
+               home[i].path, home[i].cache ? " (this project's, kept between its runs)" : "");
+}
+
 static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
                      const lcsb_attestation *att, const lcsb_script *script) {
     char summary[256];
@@ -557,6 +570,7 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
                    script);
     if (lcsb_policy_count(p, LCSB_TIER_HIDE) || left_out_any(script, LCSB_TIER_HIDE))
         print_tier(p, LCSB_TIER_HIDE, enforced && att->world == LCSB_HELD_OWN, script);
+    print_home(script);
     printf("world: %s\n",
            !enforced                     ? "the host's (nothing is enforced)"
            : att->world == LCSB_HELD_OWN ? "its own (namespaces; only the policy's paths exist)"

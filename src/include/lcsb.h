@@ -729,7 +729,9 @@ LCSB_API char **lcsb_script_after_run(lcsb_script *script);
  * defaults first; and "run_later", once lcsb_script_after_run looked for
  * the files a command created or changed that tools run later ([{ "path",
  * "why", "inside" (what changed in a directory), "unseen" (true where lcsb
- * could not look) }]). Caller frees with free(); NULL on ENOMEM. */
+ * could not look) }]); for exec_policy's policy, "home" and "cache": what
+ * the private HOME showed of the real one ([{"name": "~/.gitconfig",
+ * "path": where it led}]). Caller frees with free(); NULL on ENOMEM. */
 LCSB_API char *lcsb_script_attestation_json(lcsb_script *script, const lcsb_attestation *att);
 /* The container world the script's exec_policy named (oci = {...}), for
  * lcsb_backend_oci; its strings belong to the script. False when it named
@@ -745,6 +747,16 @@ typedef struct lcsb_left_out {
 /* How many entries, and *OUT (may be NULL) pointing at them; they belong to
  * the script. */
 LCSB_API size_t lcsb_script_left_out(const lcsb_script *script, const lcsb_left_out **out);
+/* What the private HOME shows of the caller's real one (exec_policy's home
+ * and cache keys), each entry at the same place there. */
+typedef struct lcsb_home_entry {
+    const char *name; /* "~/.gitconfig": where the command sees it */
+    const char *path; /* where it leads: the real file, or the project's cache */
+    bool cache;       /* a cache kept per project, writable; else read-only */
+} lcsb_home_entry;
+/* How many entries, home's then cache's, and *OUT (may be NULL) pointing at
+ * them; they belong to the script. */
+LCSB_API size_t lcsb_script_home(const lcsb_script *script, const lcsb_home_entry **out);
 /* The caps the policy was checked against, as lines for a person (what is
  * denied, net, exec any, degrade; the files): an lcsb argv, freed with
  * lcsb_argv_free; NULL on ENOMEM. */
