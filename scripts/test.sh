@@ -45,7 +45,7 @@ if [[ $(id -u) -eq 0 ]]; then
   # The Lua exec_policy cases, for the same reason (the scope's removal), and
   # the walk for files that run later (unreadable directories), from a
   # directory that is no system prefix: the project is the cwd.
-  for t in exec_policy_{baseline,keys,scope,wrap} run_later; do
+  for t in exec_policy_{baseline,keys,scope,wrap,home} run_later; do
     (cd "$unpriv/tests" && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin LCSB_BUILD_DIR="$unpriv" \
       LUA_PATH="$unpriv/lua/?.lua;$unpriv/lua/?/init.lua;;" LUA_CPATH="$unpriv/lua/?.so;;" \

@@ -183,16 +183,32 @@ M.add("refused_path", function(ev)
   end
 end)
 
--- The private HOME: the command looked for a file of the real one.
+-- The entry of LIST (exec_policy's result.home or .cache: { name = "~/x" })
+-- that REL ("~/x/y") is, or lies in.
+local function shown_in(list, rel)
+  for _, e in ipairs(type(list) == "table" and list or {}) do
+    local name = type(e) == "table" and e.name
+    if type(name) == "string" and (rel == name or rel:sub(1, #name + 1) == name .. "/") then
+      return name
+    end
+  end
+end
+
+-- The private HOME: the command looked for a file of the real one, or
+-- wrote to one the policy shows read-only (home = { ... }).
 M.add("private_home", function(ev)
   if ev.status == 0 then return end
+  local policy = ev.policy or {}
   for line in (ev.stderr or ""):gmatch("[^\n]+") do
     for path in line:gmatch("/[^%s:'\"]+") do
       local rel = in_private_home(ev, path)
-      if rel and rel ~= "~" then
-        return ("the command's HOME is a fresh private directory, so %s is empty there; to use "
-          .. 'your real one, add read = { "%s" } and point the tool at it through env = { ... }')
-          :format(rel, rel)
+      local shown = rel and shown_in(policy.home, rel)
+      if shown then
+        return ("%s is your real %s, which home = { ... } shows read-only: the command cannot "
+          .. "change it"):format(rel, shown)
+      elseif rel and rel ~= "~" and not shown_in(policy.cache, rel) then
+        return ("the command's HOME is a fresh private directory, so %s is not there; to show "
+          .. 'the command your real one, read-only, add home = { "%s" }'):format(rel, rel)
       end
     end
   end

@@ -8,7 +8,8 @@ local remedies = require "lcsb.remedies"
 
 -- The keys exec_policy takes (docs/policy.md) that a user would write.
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
-  degrade = true, protect = true, oci = true, sockets = true, limits = true }
+  degrade = true, protect = true, oci = true, sockets = true, limits = true, home = true,
+  cache = true }
 -- Keys that exist only inside another: net = { connect = {...}, bind = {...} }.
 local NESTED = { connect = "net", bind = "net", domains = "net", lan = "net" }
 
@@ -169,10 +170,24 @@ T.case("under net.domains the loopback is the command's own", function()
   T.eq(#remedies.explain(ev), 0, "a TLS error is no network refusal")
 end)
 
-T.case("the private HOME: the real file is one read entry away", function()
+T.case("the private HOME: the real file is one home entry away", function()
   local ev = evidence { stderr = "fatal: unable to access '/tmp/lcsb-home.x/.gitconfig': "
     .. "No such file or directory\n" }
-  T.has(table.concat(remedies.explain(ev), "\n"), 'read = { "~/.gitconfig" }', "hint")
+  T.has(table.concat(remedies.explain(ev), "\n"), 'home = { "~/.gitconfig" }', "hint")
+  -- Shown already, read-only: written to, it says so; nothing to add.
+  ev.policy.home = { { name = "~/.gitconfig", path = "/home/u/.gitconfig" } }
+  ev.stderr = "sh: 1: cannot create /tmp/lcsb-home.x/.gitconfig: Read-only file system\n"
+  local said = table.concat(remedies.explain(ev), "\n")
+  T.has(said, "~/.gitconfig is your real ~/.gitconfig, which home = { ... } shows read-only", "hint")
+  T.hasnt(said, "add home", "no entry to add")
+  ev.policy.home = { { name = "~/.config/git", path = "/home/u/.config/git" } }
+  ev.stderr = "error: could not lock config file /tmp/lcsb-home.x/.config/git/config: Permission denied\n"
+  T.has(table.concat(remedies.explain(ev), "\n"), "your real ~/.config/git", "inside an entry")
+  -- A cache is the project's own and writable: no hint about it.
+  ev.policy.home = nil
+  ev.policy.cache = { { name = "~/.npm", path = "/home/u/.cache/lcsb/projects/p-0/.npm" } }
+  ev.stderr = "npm ERR! enoent /tmp/lcsb-home.x/.npm/_cacache/x\n"
+  T.hasnt(table.concat(remedies.explain(ev), "\n"), "home = {", "no hint for a cache")
 end)
 
 T.case("97 repeats what the shim could not do", function()
