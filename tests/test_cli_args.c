@@ -112,7 +112,7 @@ static void test_help_version(void **state) {
     /* The usage text names every option the parser takes. */
     const char *options[] = {"--backend", "--attest", "--prefix", "--no-capture", "--json",
                              "--help", "--version", "detect", "check", "wrap",
-                             "LCSB_POLICY_TIMEOUT"};
+                             "LCSB_POLICY_TIMEOUT", "cache", "clear", "--project", "--all"};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         assert_contains(cli_usage, options[i]);
 }
@@ -161,6 +161,37 @@ static void test_check(void **state) {
     done(p);
     refused(PARSE("check"), "no policy script given");
     refused(PARSE("check", "--", "true"), "no policy script given");
+}
+
+/* lcsb cache [list|clear] [--project DIR | --all]: list by default, the
+ * current directory's project unless one is named. */
+static void test_cache(void **state) {
+    (void)state;
+    parsed *p = ok(PARSE("cache"));
+    assert_int_equal(p->args.command, CLI_CACHE);
+    assert_false(p->args.cache_clear);
+    assert_null(p->args.project);
+    assert_false(p->args.all_projects);
+    assert_null(p->args.policy);
+    done(p);
+    p = ok(PARSE("cache", "list", "--all"));
+    assert_false(p->args.cache_clear);
+    assert_true(p->args.all_projects);
+    done(p);
+    p = ok(PARSE("cache", "clear", "--project", "/src/app"));
+    assert_true(p->args.cache_clear);
+    assert_string_equal(p->args.project, "/src/app");
+    done(p);
+    p = ok(PARSE("cache", "--project", "list"));
+    assert_false(p->args.cache_clear);
+    assert_string_equal(p->args.project, "list");
+    done(p);
+    refused(PARSE("cache", "clear", "--project"), "option --project needs a value");
+    refused(PARSE("cache", "--project", "a", "--project", "b"), "--project given twice");
+    refused(PARSE("cache", "clear", "--all", "--project", "a"), "--project and --all");
+    refused(PARSE("cache", "purge"), "cache: unexpected argument purge");
+    refused(PARSE("cache", "clear", "p.lua"), "unexpected argument p.lua");
+    refused(PARSE("cache", "--backend", "none"), "unexpected argument --backend");
 }
 
 static void test_wrap(void **state) {
@@ -357,6 +388,7 @@ int main(void) {
         cmocka_unit_test(test_help_version),
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_cache),
         cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_options_anywhere_before_dashdash),
         cmocka_unit_test(test_backends),

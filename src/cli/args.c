@@ -18,6 +18,7 @@ const char cli_usage[] =
     "       lcsb check [OPTIONS] POLICY.lua [-- COMMAND...] validate, show backend and rules\n"
     "       lcsb wrap [OPTIONS] POLICY.lua -- COMMAND...    print the final argv as JSON\n"
     "       lcsb trust POLICY.lua [-- COMMAND...]           approve POLICY as it is now\n"
+    "       lcsb cache [list|clear] [--project DIR | --all] a project's caches (cache = {...})\n"
     "       lcsb --help | --version\n"
     "\n"
     "options:\n"
@@ -77,6 +78,12 @@ const char cli_usage[] =
     "/caps.lua and $XDG_CONFIG_HOME/lcsb/user.lua\n"
     "(~/.config/lcsb/user.lua); the tightest wins, and a policy beyond them is\n"
     "refused (125). lcsb check shows them (lcsb-policy(5)).\n"
+    "\n"
+    "lcsb cache lists the caches a policy's cache = { \"~/.npm\" } keeps for the\n"
+    "project in the current directory (--project DIR: that one; --all: every\n"
+    "project's), with the disk each takes, and lcsb cache clear removes them. They\n"
+    "live under $XDG_CACHE_HOME/lcsb/projects (~/.cache/lcsb/projects), one\n"
+    "directory per project; what one run writes there, the next run reads.\n"
     "\n"
     "signals: SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the policy script, and the\n"
     "commands it runs get it too; lcsb removes the run's private HOME and TMPDIR and\n"
@@ -163,6 +170,30 @@ static int usage_error(char *err, size_t size, const char *fmt, ...) {
     return -1;
 }
 
+/* lcsb cache [list|clear] [--project DIR | --all], from argv[I]. */
+static int parse_cache(int argc, char **argv, int i, cli_args *out, char *err, size_t err_size) {
+    if (i < argc && (strcmp(argv[i], "list") == 0 || strcmp(argv[i], "clear") == 0))
+        out->cache_clear = strcmp(argv[i++], "clear") == 0;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--project") == 0 && i + 1 < argc && !out->project)
+            out->project = argv[++i];
+        else if (strcmp(argv[i], "--project") == 0)
+            return usage_error(err, err_size, "%s",
+                               out->project ? "cache: --project given twice"
+                                            : "option --project needs a value");
+        else if (strcmp(argv[i], "--all") == 0)
+            out->all_projects = true;
+        else
+            return usage_error(err, err_size,
+                               "cache: unexpected argument %s (lcsb cache [list|clear] "
+                               "[--project DIR | --all])",
+                               argv[i]);
+    }
+    if (out->project && out->all_projects)
+        return usage_error(err, err_size, "cache: --project and --all: choose one");
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) {
     memset(out, 0, sizeof *out);
     out->command = CLI_RUN;
@@ -186,6 +217,10 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->command = CLI_WRAP, i++;
         else if (strcmp(first, "trust") == 0)
             out->command = CLI_TRUST, i++;
+        else if (strcmp(first, "cache") == 0) {
+            out->command = CLI_CACHE;
+            return parse_cache(argc, argv, i + 1, out, err, err_size);
+        }
     }
     for (; i < argc; i++) {
         const char *a = argv[i];

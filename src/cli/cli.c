@@ -815,6 +815,7 @@ int cli_main(int argc, char **argv) {
         status = 0;
         break;
     case CLI_DETECT: status = cmd_detect(&args, &paths); break;
+    case CLI_CACHE: status = cli_cache(&args); break;
     default:
         hold_signals();
         status = with_policy(&args, &paths);

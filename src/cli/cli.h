@@ -11,6 +11,7 @@ typedef enum cli_command {
     CLI_CHECK,
     CLI_WRAP,
     CLI_TRUST,
+    CLI_CACHE,
     CLI_HELP,
     CLI_VERSION,
 } cli_command;
@@ -27,6 +28,9 @@ typedef struct cli_args {
     bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
     size_t keep_fds_count;
+    bool cache_clear;        /* cache clear (else cache list) */
+    const char *project;     /* cache --project DIR, or NULL: the current directory */
+    bool all_projects;       /* cache --all */
     const char *policy;      /* POLICY.lua */
     const char *const *argv; /* the command after "--", NULL-terminated, or NULL */
 } cli_args;
@@ -55,6 +59,10 @@ void cli_find_paths(cli_paths *paths);
  * kill and reap all of it once the command has exited (how many, or -1). */
 int cli_adopt_leftovers(void);
 int cli_end_leftovers(void);
+
+/* lcsb cache [list|clear]: the caches exec_policy's cache = { ... } keeps
+ * per project (cache.c beside this). The exit status. */
+int cli_cache(const cli_args *args);
 
 int cli_main(int argc, char **argv);
 
