@@ -445,11 +445,15 @@ end
 -- home = { ".gitconfig", ".config/git" }: each entry of the caller's real
 -- HOME, by its real path, joins the read tier (where the caps refuse
 -- ~/.ssh and the like by name), to be seen read-only at the same place in
--- the private HOME. One that does not exist is left out. LIST is the
--- policy's own list with what tool presets add (build's seam); the entries
--- shown come back as { rel, name, path }.
-local function home_entries(list, read, result)
+-- the private HOME. LIST is the policy's own list (its first OWN entries;
+-- all when OWN is nil) and what tool presets add (build's seam). One of the
+-- policy's that does not exist is left out, for lcsb check to show; one a
+-- preset named is passed over, as a preset's program is. The entries shown
+-- come back as { rel, name, path }.
+local function home_entries(list, read, result, own)
   local home = real_home("home")
+  local asked = {}
+  for i = 1, math.min(own or #list, #list) do asked[home_relative(list[i], "home", home)] = true end
   local out = {}
   for _, rel in ipairs(home_list(list, "home", home)) do
     local abs = (home == "/" and "" or home) .. "/" .. rel
@@ -457,7 +461,7 @@ local function home_entries(list, read, result)
     if real then
       add_unique(read, real)
       out[#out + 1] = { rel = rel, name = "~/" .. rel, path = real }
-    else
+    elseif asked[rel] then
       leave_out(result, "read", abs, "home: does not exist")
     end
   end
@@ -930,7 +934,10 @@ local function build(opts)
   local home_asked = list_copy(opts.home, "home")
   local cache_asked = list_copy(opts.cache, "cache")
   result.home_wanted, result.cache_wanted = acc.home, acc.cache
-  local homes = home_entries(home_asked, read, result)
+  local own = #home_asked
+  table.move(acc.home, 1, #acc.home, #home_asked + 1, home_asked)
+  table.move(acc.cache, 1, #acc.cache, #cache_asked + 1, cache_asked)
+  local homes = home_entries(home_asked, read, result, own)
   local caches = cache_entries(cache_asked, project, homes, write)
   place_in_home(home, homes)
   place_in_home(home, caches)

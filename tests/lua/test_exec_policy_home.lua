@@ -203,6 +203,24 @@ T.case("a home directory holding a cache entry, or the reverse, is refused namin
   T.eq(names(t.cache), "~/.rustup/toolchains", "cache made")
 end)
 
+T.case("presets feed the same lists; an entry of theirs that is missing is passed over", function()
+  T.write(HOME .. "/.gitconfig", "[user]\n")
+  local s <close> = lcsb.scope()
+  local project = T.tmpdir()
+  local mine = lcsb.tools.preset("mine", { "sh", home = { ".gitconfig", ".from-preset" },
+    cache = { ".cache/mine" } })
+  local t = policy { scope = s, project = project, exec = { mine },
+    home = { ".gitconfig", ".from-policy" } }
+  T.eq(names(t.home), "~/.gitconfig", "shown once")
+  T.eq(names(t.cache), "~/.cache/mine", "the preset's cache")
+  T.eq(t.cache[1].path, project_cache(project) .. "/.cache%2Fmine", "kept for the project")
+  T.eq(readlink(t.env.set.HOME .. "/.cache/mine"), t.cache[1].path, "in the private HOME")
+  local left = {}
+  for _, l in ipairs(t.left_out) do left[#left + 1] = l.path end
+  T.contains(left, HOME .. "/.from-policy", "the policy's own, left out and said")
+  T.lacks(left, HOME .. "/.from-preset", "the preset's, passed over")
+end)
+
 -- Through the CLI: what is refused is a 125 naming the key or the cap.
 local function check(project, body, env)
   T.write(project .. "/p.lua", 'local lcsb = require "lcsb"\nreturn lcsb.exec_policy { '
