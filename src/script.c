@@ -185,7 +185,8 @@ static void copy_home(lua_State *L, int result, lcsb_script *s) {
             }
             lua_settop(L, list);
         }
-        lua_pop(L, 1);
+        /* The list, and what ended the walk (a nil) if anything was pushed. */
+        lua_settop(L, list - 1);
     }
     /* The strings are in place now that the array will not move again. */
     for (size_t i = 0; i < s->home_n; i++) {

@@ -150,6 +150,10 @@ else
   steps+=" && .venv/bin/python -m pytest -q -p no:cacheprovider tests"
   if run_in "$dir" policy.lua sh -c "$steps"; then
     grep -q "1 passed" "$dir/run.out" || { fail "pytest did not pass"; show "$dir"; }
+    # check names the preset, whose cache (pip's) once hid every tools line.
+    (cd "$dir" && "$LCSB" check --no-trust-check policy.lua -- python3) >"$dir/check.out" 2>&1
+    grep -q "^  preset python: " "$dir/check.out" || { fail "check does not name the preset"; cat "$dir/check.out" >&2; }
+    grep -q "^  cache .*\.cache/pip" "$dir/check.out" || fail "check does not name pip's cache"
   else
     fail "refused"; show "$dir"
   fi
