@@ -694,6 +694,8 @@ local function exec_tier(opts, run, acc)
   if given.built then
     add_unique(acc.exec, acc.project)
     add_unique(acc.built, acc.project)
+    acc.notes[#acc.notes + 1] = ("built = true: every file in %s may run (anything the command "
+      .. "writes there, it can run)"):format(acc.project)
   end
   -- The seam's env hop runs first.
   want_program("/usr/bin/env", acc, false)

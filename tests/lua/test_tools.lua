@@ -109,6 +109,7 @@ T.case("exec's entries: wrong types, unknown keys, built", function()
   local r = policy { scope = s, project = project, exec = { built = true } }
   T.contains(r.exec, project, "the project may run")
   T.contains(r.built, project, "and it says so")
+  T.ok(has_line(r.tools, "built = true: every file in " .. project .. " may run"), "check says so")
   local plain = policy { scope = s, project = project, exec = {} }
   T.lacks(plain.exec, project, "not without built")
   T.eq(#plain.built, 0, "nothing built")
