@@ -535,11 +535,47 @@ end
 -- it runs and reads on its own (lua/lcsb/tools.lua), which is wanted in
 -- turn. ACC collects it all: exec files, extra read paths, home and cache
 -- entries, variables, and notes for lcsb check.
-local function new_acc(project)
+local function new_acc(project, read, write, built)
   return {
     exec = {}, read = {}, home = {}, cache = {}, env = {}, notes = {}, warnings = {},
     built = {}, project = project, seen = {}, closures = {},
+    policy_read = read, policy_write = write, built_ok = built,
   }
+end
+
+-- Where PATH finds NAME, as found (a symlink not followed), as execvp would.
+local function located_on_path(name)
+  for dir in (os.getenv("PATH") or ""):gmatch("[^:]+") do
+    if core.kind(dir .. "/" .. name) == "file" then return dir .. "/" .. name end
+  end
+  return nil
+end
+
+-- Whether the command could have made what resolving a program reached:
+-- FILES (the program's real file, then its interpreters), found at LOCATED
+-- (the path as named or found on PATH). What the command writes, it may
+-- plant: a file there runs only when it was named by path (NAMED) or the
+-- policy says built = true, and a symlink there must not lead to a file the
+-- policy does not let the command read (an exec grant reads too). Returns
+-- why it may not run, or nil.
+local function planted(files, located, named, acc)
+  local writable = function(path) return covered(acc.policy_write, path) end
+  local readable = function(path)
+    return covered(acc.policy_read, path) or covered(acc.read, path) or writable(path)
+  end
+  local reached_through = located and writable(located)
+  for i, f in ipairs(files) do
+    if writable(f) then
+      if not acc.built_ok and not (i == 1 and named) then
+        return ("%s lies where the command writes, so it may be one the command made; "
+          .. "name it by its path, or let the project's files run with built = true"):format(f)
+      end
+    elseif (reached_through or (i > 1 and writable(files[1]))) and not readable(f) then
+      return ("%s, where the command writes, leads to %s, which the policy does not let the "
+        .. "command read; name %s itself if it should run"):format(located or files[1], f, f)
+    end
+  end
+  return nil
 end
 
 local function basenames(files, from)
@@ -632,7 +668,7 @@ function want_program(entry, acc, optional)
   else
     path = expand(entry, "exec")
   end
-  if acc.seen[path] then return true end
+  if acc.seen[path] then return acc.seen[path] == true end
   local files, err = core.which(path)
   if not files then
     local dir = not optional and path:sub(1, 1) == "/" and not core.kind(path)
@@ -651,6 +687,15 @@ function want_program(entry, acc, optional)
         .. "%s)"):format(path, acc.project)
     end
     fail(("exec_policy: key 'exec': %s"):format(err))
+  end
+  local named = path:sub(1, 1) == "/"
+  local why = planted(files, named and path or located_on_path(path), named, acc)
+  if why then
+    acc.seen[path] = false
+    -- Left out, not refused: the policy is the user's and sound; what the
+    -- command did to the project is not, and the user hears of it first.
+    acc.warnings[#acc.warnings + 1] = "exec: left out: " .. why
+    return false
   end
   acc.seen[path] = true
   for _, f in ipairs(files) do add_unique(acc.exec, f) end
@@ -684,8 +729,14 @@ local function exec_tier(opts, run, acc)
       name = (run.cwd or acc.project) .. "/" .. command
     end
     local files = core.which(name)
-    for _, f in ipairs(files or {}) do add_unique(acc.exec, f) end
-    if files then
+    local named = name:find("/", 1, true) ~= nil
+    local why = files and planted(files, named and name or located_on_path(name), named, acc)
+    if why then
+      -- Not granted: the run refuses it, and the user hears why first.
+      acc.warnings[#acc.warnings + 1] = ("the command %s is not allowed to run: %s"):format(
+        command, why)
+    elseif files then
+      for _, f in ipairs(files) do add_unique(acc.exec, f) end
       acc.seen[name] = true
       apply_closures({ name = command, file = files[1] }, acc)
     end
@@ -917,7 +968,8 @@ local function build(opts)
   hidden_paths(opts, hide, result)
   socket_paths(opts, read, result)
   local write = write_tier(opts, project, home, tmp, result)
-  local acc = new_acc(project)
+  local given_exec = type(opts.exec) == "table" and opts.exec or {}
+  local acc = new_acc(project, paths.set(read), paths.set(write), given_exec.built == true)
   local exec = exec_tier(opts, run or {}, acc)
   for _, real in ipairs(acc.read) do
     if not covered(read, real) then add_unique(read, real) end

@@ -1,0 +1,5 @@
+libh.a: hello.o
+	ar rcs $@ $^
+	ranlib $@
+app: hello.o
+	cc -o $@ $^

@@ -1,0 +1,119 @@
+-- What the command may have planted in the project does not enter the exec
+-- allowlist by the back door: a file found on a PATH directory the command
+-- writes, an interpreter a project script names, a symlink that leads out
+-- to a file the policy does not let it read. Each is left out with a
+-- warning; built = true lets the project's own files run, and a symlink to a
+-- readable system program (a venv's python) stays allowed. The file reruns
+-- itself with PATH starting at such a directory.
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local T = dofile(here .. "/harness.lua")
+
+if not os.getenv("LCSB_TEST_PLANTED") then
+  local dir = assert(io.popen("mktemp -d /tmp/lcsb-planted.XXXXXX")):read("l")
+  local _, _, code = os.execute(("PATH=%s/proj/.venv/bin:/usr/bin:/bin LCSB_TEST_PLANTED=%s %s %s")
+    :format(T.q(dir), T.q(dir), T.q(arg[-1]), T.q(arg[0])))
+  os.execute("rm -rf " .. T.q(dir))
+  os.exit(code or 1)
+end
+
+local H = assert(loadfile(here .. "/exec_policy_helpers.lua"))(T)
+local lcsb = require "lcsb"
+local policy, realpath = H.policy, H.realpath
+
+local root = os.getenv("LCSB_TEST_PLANTED")
+local project, outside = root .. "/proj", root .. "/outside"
+
+local function put(path, text, mode)
+  T.sh("mkdir -p " .. T.q(path:match("^(.*)/[^/]*$")))
+  local f = assert(io.open(path, "w"))
+  f:write(text or "#!/bin/sh\n")
+  f:close()
+  T.sh(("chmod %s %s"):format(mode or "755", T.q(path)))
+end
+
+local function link(target, path)
+  T.sh("mkdir -p " .. T.q(path:match("^(.*)/[^/]*$")))
+  T.sh(("ln -sfn %s %s"):format(T.q(target), T.q(path)))
+end
+
+local function warned(r, text)
+  for _, line in ipairs(r.warnings or {}) do
+    if line:find(text, 1, true) then return true end
+  end
+  return false
+end
+
+-- A secret outside every tier, executable so that resolution would take it.
+put(outside .. "/secret", "TOP SECRET\n", "755")
+put(project .. "/.venv/bin/python3", "#!/bin/sh\necho planted\n")
+put(project .. "/.venv/bin/cat", "#!/bin/sh\necho planted\n")
+link(outside .. "/secret", project .. "/.venv/bin/tool")
+link(realpath("/usr/bin/env"), project .. "/.venv/bin/envlink")
+
+T.case("a name found on a PATH directory the command writes is left out, with why", function()
+  local s <close> = lcsb.scope()
+  local r = policy { scope = s, project = project, exec = { "python3" } }
+  T.lacks(r.exec, project .. "/.venv/bin/python3", "not the planted file")
+  T.ok(warned(r, project .. "/.venv/bin/python3 lies where the command writes"), "warned")
+  local p = policy { scope = s, project = project, exec = { lcsb.tools.shell } }
+  T.lacks(p.exec, project .. "/.venv/bin/cat", "nor through a preset")
+  T.ok(warned(p, ".venv/bin/cat lies where the command writes"), "warned")
+  local b = policy { scope = s, project = project, exec = { "python3", built = true } }
+  T.contains(b.exec, project .. "/.venv/bin/python3", "built = true runs it")
+end)
+
+T.case("a symlink the command writes may lead only to what the policy reads", function()
+  local s <close> = lcsb.scope()
+  local r = policy { scope = s, project = project, exec = { "tool" } }
+  T.lacks(r.exec, outside .. "/secret", "not the secret (an exec grant reads)")
+  T.ok(warned(r, "leads to " .. outside .. "/secret"), "warned")
+  local b = policy { scope = s, project = project, exec = { "tool", built = true } }
+  T.lacks(b.exec, outside .. "/secret", "built = true does not change that")
+  local v = policy { scope = s, project = project, exec = { "envlink" } }
+  T.contains(v.exec, realpath("/usr/bin/env"), "a venv's python: a system program, readable")
+  T.eq(#v.warnings, 0, "and no warning")
+end)
+
+T.case("a path named in exec: the file itself runs; a symlink out of reach does not", function()
+  local s <close> = lcsb.scope()
+  put(project .. "/app", "#!/bin/sh\necho app\n")
+  link(outside .. "/secret", project .. "/app2")
+  local r = policy { scope = s, project = project, exec = { "./app", "./app2" } }
+  T.contains(r.exec, project .. "/app", "the project's own program, named")
+  T.lacks(r.exec, outside .. "/secret", "not what the symlink leads to")
+  T.ok(warned(r, "leads to " .. outside .. "/secret"), "warned")
+  T.sh("mkdir -p " .. T.q(project .. "/bin"))
+  put(project .. "/bin/ok", "#!/bin/sh\n")
+  link(outside .. "/secret", project .. "/bin/bad")
+  local g = policy { scope = s, project = project, exec = { "./bin/*" } }
+  T.contains(g.exec, project .. "/bin/ok", "a glob's own files")
+  T.lacks(g.exec, outside .. "/secret", "not its symlink out")
+end)
+
+T.case("an interpreter a project script names is the project's: built = true only", function()
+  local s <close> = lcsb.scope()
+  put(project .. "/interp", "#!/bin/sh\n")
+  put(project .. "/run.sh", "#!" .. project .. "/interp\n")
+  local r = policy { scope = s, project = project, exec = { "./run.sh" } }
+  T.lacks(r.exec, project .. "/interp", "not the planted interpreter")
+  T.ok(warned(r, project .. "/interp lies where the command writes"), "warned")
+  local b = policy { scope = s, project = project, exec = { "./run.sh", built = true } }
+  T.contains(b.exec, project .. "/interp", "with built = true")
+end)
+
+T.case("the CLI: a command that is a planted symlink is not granted, and reads nothing", function()
+  local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
+  if lcsb.kind(lcsb_cli) ~= "file" then error("LCSB_BUILD_DIR/lcsb is missing") end
+  put(project .. "/p.lua", 'local lcsb = require "lcsb"\n'
+    .. 'return function(run) return lcsb.exec_policy { exec = { "./app2" } } end\n', "644")
+  local function run(backend)
+    return T.sh(("cd %s && %s --no-trust-check --backend %s p.lua -- /bin/cat ./app2 2>&1; echo rc=$?")
+      :format(T.q(project), T.q(lcsb_cli), backend))
+  end
+  local sandboxed = run("landlock")
+  T.hasnt(sandboxed, "TOP SECRET", "the secret stays unread")
+  T.has(sandboxed, "leads to " .. outside .. "/secret", "the warning says why")
+  T.has(run("none"), "TOP SECRET", "unsandboxed, the same command reads it")
+end)
+
+T.run()
