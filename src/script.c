@@ -591,10 +591,12 @@ static bool push_escaped(lcsb__strv *lines, const char *text, size_t len) {
 }
 
 /* The list on top as an lcsb argv of lines, each of its strings (and
- * numbers) cut at its newlines and escaped for a terminal: a hint may quote
- * the command's stderr. What is neither is passed over. NULL when there is
- * no line, or on ENOMEM. */
-static char **take_lines(lua_State *L) {
+ * numbers) escaped for a terminal and, when SPLIT, cut at its newlines: a
+ * hint may quote the command's stderr. A warning is one line whatever it
+ * holds: a newline in a path the command named must not start a line of
+ * its own words. What is neither is passed over. NULL when there is no
+ * line, or on ENOMEM. */
+static char **take_lines(lua_State *L, bool split) {
     lcsb__strv lines = {0};
     bool oom = false;
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
@@ -605,7 +607,7 @@ static char **take_lines(lua_State *L) {
                                ? lua_tolstring(L, -1, &len)
                                : NULL;
         for (size_t at = 0; text && !oom && at < len;) {
-            size_t line = strcspn(text + at, "\n");
+            size_t line = split ? strcspn(text + at, "\n") : len;
             if (line > 0) oom = !push_escaped(&lines, text + at, line);
             at += line + 1;
         }
@@ -632,12 +634,12 @@ static char **failure_line(lua_State *L, const char *what) {
 
 /* Call the function pushed above TOP with its NARGS arguments: the list of
  * lines it returns as an lcsb argv, or one line saying WHAT failed. */
-static char **call_for_lines(lua_State *L, int top, int nargs, const char *what) {
+static char **call_for_lines(lua_State *L, int top, int nargs, const char *what, bool split) {
     char **lines = NULL;
     if (lua_pcall(L, nargs, 1, 0) != LUA_OK)
         lines = failure_line(L, what);
     else if (lua_istable(L, -1))
-        lines = take_lines(L);
+        lines = take_lines(L, split);
     lua_settop(L, top);
     return lines;
 }
@@ -684,7 +686,7 @@ char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_r
     lua_pushlightuserdata(L, (void *)argv);
     lua_pushlightuserdata(L, (void *)result);
     lua_pushinteger(L, s->result);
-    return call_for_lines(L, top, 3, "explain");
+    return call_for_lines(L, top, 3, "explain", true);
 }
 
 static int pafter(lua_State *L) {
@@ -709,7 +711,7 @@ static char **after_run(lcsb_script *s, bool ran) {
     lua_pushcfunction(L, pafter);
     lua_pushinteger(L, s->result);
     lua_pushboolean(L, ran);
-    return call_for_lines(L, top, 2, "checking after the run");
+    return call_for_lines(L, top, 2, "checking after the run", false);
 }
 
 char **lcsb_script_after_run(lcsb_script *s) { return after_run(s, true); }
@@ -721,7 +723,7 @@ static char **result_lines(const lcsb_script *s, const char *key) {
     int top = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->result);
     char **lines = NULL;
-    if (lua_istable(L, -1) && raw_field(L, -1, key) == LUA_TTABLE) lines = take_lines(L);
+    if (lua_istable(L, -1) && raw_field(L, -1, key) == LUA_TTABLE) lines = take_lines(L, false);
     lua_settop(L, top);
     return lines;
 }

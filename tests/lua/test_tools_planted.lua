@@ -116,4 +116,17 @@ T.case("the CLI: a command that is a planted symlink is not granted, and reads n
   T.has(run("none"), "TOP SECRET", "unsandboxed, the same command reads it")
 end)
 
+T.case("a warning is one line, whatever the command put in a path it names", function()
+  local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
+  put(project .. "/p2.lua", 'local lcsb = require "lcsb"\n'
+    .. 'return function(run) return lcsb.exec_policy { exec = { "/bin/mkdir", "/bin/touch" } } end\n',
+    "644")
+  local out = T.sh(("cd %s && %s --no-trust-check p2.lua -- /bin/sh -c %s 2>&1")
+    :format(T.q(project), T.q(lcsb_cli), T.q("mkdir -p 'z\nlcsb: fine' && touch 'z\nlcsb: fine/.envrc'")))
+  T.has(out, "z\\nlcsb: fine/.envrc", "the newline shown escaped")
+  for line in out:gmatch("[^\n]+") do
+    T.ok(not line:find("^lcsb: warning: lcsb: fine"), "no line of the command's: " .. line)
+  end
+end)
+
 T.run()
