@@ -676,9 +676,11 @@ function want_program(entry, acc, optional)
     if dir then
       add_unique(acc.exec, dir)
       add_unique(acc.built, dir)
+      local own = path:match("^(.*)/[^/]*$")
       acc.warnings[#acc.warnings + 1] = ("exec: %s does not exist yet; allowing what is built "
-        .. "in %s, as it lies in the project (anything the command writes there, it can run)")
-        :format(path, dir)
+        .. "in %s, as it lies in the project (anything the command writes there, it can run)%s")
+        :format(path, dir, own ~= dir and ("; its own directory, %s, does not exist either, so "
+          .. "this is wider: make it before the run to allow only it"):format(own) or "")
       return true
     end
     if optional then return false end

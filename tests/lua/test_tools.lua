@@ -125,6 +125,9 @@ T.case("a program not built yet: its directory inside the project, a warning; ou
   T.ok(has_line(r.warnings, project .. "/target/debug/hello does not exist yet"), "warned")
   local nested = policy { scope = s, project = project, exec = { "out/bin/tool" } }
   T.contains(nested.exec, project, "above what is not there yet, still in the project")
+  T.ok(has_line(nested.warnings, "its own directory, " .. project .. "/out/bin, does not exist either"),
+    "the widening said")
+  T.ok(not has_line(r.warnings, "does not exist either"), "not where its own directory is there")
   T.has(policy_error { scope = s, project = project, exec = { "/opt/no-such/app" } },
     "a program not built yet may be named only inside the project")
   -- Once built, it is the file itself.
