@@ -602,7 +602,7 @@ local function apply_closures(prog, acc)
         project = acc.project, getenv = os.getenv,
       }) or c.entry
       local before = #acc.exec
-      for _, entry in ipairs(need.exec or {}) do want_program(entry, acc, true) end
+      for _, entry in ipairs(need.exec or {}) do want_program(entry, acc, true, true) end
       for _, path in ipairs(need.read or {}) do
         local real = core.realpath(path)
         if real then add_unique(acc.read, real) end
@@ -631,8 +631,9 @@ end
 -- ENTRY: a program's name, a path (relative ones are the project's), a
 -- glob of files, or a preset. OPTIONAL ones (a preset's, a closure's) that
 -- are not installed are passed over; a listed one is an error, unless it
--- is yet to be built in the project.
-function want_program(entry, acc, optional)
+-- is yet to be built in the project. A path a CLOSURE found is no path the
+-- user named: where the command writes, it counts as planted.
+function want_program(entry, acc, optional, closure)
   if tools.is_preset(entry) then
     if acc.seen[entry] then return end
     acc.seen[entry] = true
@@ -658,10 +659,12 @@ function want_program(entry, acc, optional)
     path = absolute(path, "exec")
     if path:find("*", 1, true) then
       local found = false
-      for _, f in ipairs(tools.glob(path)) do found = want_program(f, acc, true) or found end
+      for _, f in ipairs(tools.glob(path)) do found = want_program(f, acc, true, closure) or found end
       return found
     end
     if core.kind(path) == "dir" then
+      -- A closure names files; a directory in its place is none it meant.
+      if closure then return false end
       add_unique(acc.exec, path) -- validation refuses system prefixes and symlinks
       return true
     end
@@ -691,7 +694,7 @@ function want_program(entry, acc, optional)
     fail(("exec_policy: key 'exec': %s"):format(err))
   end
   local named = path:sub(1, 1) == "/"
-  local why = planted(files, named and path or located_on_path(path), named, acc)
+  local why = planted(files, named and path or located_on_path(path), named and not closure, acc)
   if why then
     acc.seen[path] = false
     -- Left out, not refused: the policy is the user's and sound; what the

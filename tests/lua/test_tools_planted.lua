@@ -101,6 +101,18 @@ T.case("an interpreter a project script names is the project's: built = true onl
   T.contains(b.exec, project .. "/interp", "with built = true")
 end)
 
+T.case("a closure's files found where the command writes are planted, even by path", function()
+  local s <close> = lcsb.scope()
+  put(project .. "/fake/shims/python3", "#!/bin/sh\n")
+  put(project .. "/fake/libexec/pyenv", "#!/bin/sh\n")
+  put(project .. "/fake/libexec/pyenv-evil", "#!/bin/sh\n")
+  T.sh("mkdir -p " .. T.q(project .. "/fake/bin/asdf"))
+  local r = policy { scope = s, project = project, exec = { "./fake/shims/python3" } }
+  T.contains(r.exec, project .. "/fake/shims/python3", "the program named")
+  T.lacks(r.exec, project .. "/fake/libexec/pyenv-evil", "not what its closure found there")
+  T.ok(warned(r, project .. "/fake/libexec/pyenv-evil lies where the command writes"), "warned")
+end)
+
 T.case("the CLI: a command that is a planted symlink is not granted, and reads nothing", function()
   local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
   if lcsb.kind(lcsb_cli) ~= "file" then error("LCSB_BUILD_DIR/lcsb is missing") end
