@@ -543,12 +543,57 @@ local function new_acc(project, read, write, built)
   }
 end
 
--- Where PATH finds NAME, as found (a symlink not followed), as execvp would.
-local function located_on_path(name)
+-- The user's cache directory for lcsb ($XDG_CACHE_HOME/lcsb, or
+-- ~/.cache/lcsb): where every project's caches are kept.
+local function cache_home()
+  local xdg = os.getenv("XDG_CACHE_HOME")
+  if xdg and xdg:sub(1, 1) == "/" then return xdg .. "/lcsb" end
+  local home = os.getenv("HOME")
+  return home and home:sub(1, 1) == "/" and home .. "/.cache/lcsb" or nil
+end
+
+-- PATH as its real directories, as lcsb's lookup takes them (absolute ones
+-- only): where each name comes from, compared by what it really is.
+local function path_dirs()
+  local dirs = {}
   for dir in (os.getenv("PATH") or ""):gmatch("[^:]+") do
-    if core.kind(dir .. "/" .. name) == "file" then return dir .. "/" .. name end
+    local real = dir:sub(1, 1) == "/" and core.realpath(dir)
+    if real then dirs[#dirs + 1] = real end
+  end
+  return dirs
+end
+
+-- Where the lookup found NAME, whose real file is REAL: the first PATH
+-- entry that leads there, its directory resolved and its last part not.
+local function located_on_path(name, real, acc)
+  for _, dir in ipairs(acc.path_dirs) do
+    if core.realpath(dir .. "/" .. name) == real then return dir .. "/" .. name end
   end
   return nil
+end
+
+-- PATH's entries where the command writes, by the real file each leads to:
+-- a `#!/usr/bin/env NAME` is looked up there too, and what it finds is
+-- the command's choice.
+local function planted_on_path(acc)
+  local by_real = {}
+  for _, dir in ipairs(acc.path_dirs) do
+    if covered(acc.policy_write, dir) then
+      for _, name in ipairs(core.listdir(dir) or {}) do
+        local real = core.realpath(dir .. "/" .. name)
+        if real and not by_real[real] then by_real[real] = dir .. "/" .. name end
+      end
+    end
+  end
+  return by_real
+end
+
+-- The path as found, its directory by its real path: what the text of a
+-- path through a symlink (a PATH entry, a HOME that is a link) hides.
+local function real_location(path)
+  local dir, base = path:match("^(.*)/([^/]*)$")
+  local real = dir and core.realpath(dir ~= "" and dir or "/")
+  return real and (real == "/" and "" or real) .. "/" .. base or path
 end
 
 -- Whether the command could have made what resolving a program reached:
@@ -563,16 +608,19 @@ local function planted(files, located, named, acc)
   local readable = function(path)
     return covered(acc.policy_read, path) or covered(acc.read, path) or writable(path)
   end
+  located = located and real_location(located)
   local reached_through = located and writable(located)
   for i, f in ipairs(files) do
+    -- An interpreter `env NAME` finds on a PATH entry the command writes.
+    local via = i > 1 and acc.on_path_planted[f]
     if writable(f) then
       if not acc.built_ok and not (i == 1 and named) then
         return ("%s lies where the command writes, so it may be one the command made; "
           .. "name it by its path, or let the project's files run with built = true"):format(f)
       end
-    elseif (reached_through or (i > 1 and writable(files[1]))) and not readable(f) then
+    elseif (reached_through or via or (i > 1 and writable(files[1]))) and not readable(f) then
       return ("%s, where the command writes, leads to %s, which the policy does not let the "
-        .. "command read; name %s itself if it should run"):format(located or files[1], f, f)
+        .. "command read; name %s itself if it should run"):format(via or located or files[1], f, f)
     end
   end
   return nil
@@ -694,7 +742,8 @@ function want_program(entry, acc, optional, closure)
     fail(("exec_policy: key 'exec': %s"):format(err))
   end
   local named = path:sub(1, 1) == "/"
-  local why = planted(files, named and path or located_on_path(path), named and not closure, acc)
+  local located = named and path or located_on_path(path, files[1], acc)
+  local why = planted(files, located, named and not closure, acc)
   if why then
     acc.seen[path] = false
     -- Left out, not refused: the policy is the user's and sound; what the
@@ -735,7 +784,8 @@ local function exec_tier(opts, run, acc)
     end
     local files = core.which(name)
     local named = name:find("/", 1, true) ~= nil
-    local why = files and planted(files, named and name or located_on_path(name), named, acc)
+    local why = files and planted(files, named and name or located_on_path(name, files[1], acc),
+      named, acc)
     if why then
       -- Not granted: the run refuses it, and the user hears why first.
       acc.warnings[#acc.warnings + 1] = ("the command %s is not allowed to run: %s"):format(
@@ -974,7 +1024,15 @@ local function build(opts)
   socket_paths(opts, read, result)
   local write = write_tier(opts, project, home, tmp, result)
   local given_exec = type(opts.exec) == "table" and opts.exec or {}
-  local acc = new_acc(project, paths.set(read), paths.set(write), given_exec.built == true)
+  -- Where the command writes, for the exec tier's planted test: the write
+  -- tier, and every project's caches (made only after the exec tier, which
+  -- names the presets' ones).
+  local writes = paths.set(write)
+  local cache_root = cache_home()
+  if cache_root then writes[core.realpath(cache_root) or cache_root] = true end
+  local acc = new_acc(project, paths.set(read), writes, given_exec.built == true)
+  acc.path_dirs = path_dirs()
+  acc.on_path_planted = planted_on_path(acc)
   local exec = exec_tier(opts, run or {}, acc)
   for _, real in ipairs(acc.read) do
     if not covered(read, real) then add_unique(read, real) end

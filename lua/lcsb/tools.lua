@@ -34,8 +34,12 @@ local function glob(pattern, dirs)
     local lua = "^" .. head:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
     local names = core.listdir(prefix == "" and "/" or prefix) or {}
     table.sort(names)
+    -- As a shell's: a name that starts with a dot only when the part does.
+    local hidden_too = head:sub(1, 1) == "."
     for _, name in ipairs(names) do
-      if name:match(lua) then walk(prefix .. "/" .. name, tail) end
+      if name:match(lua) and (hidden_too or name:sub(1, 1) ~= ".") then
+        walk(prefix .. "/" .. name, tail)
+      end
     end
   end
   walk("", pattern:sub(2))

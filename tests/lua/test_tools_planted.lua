@@ -10,8 +10,12 @@ local T = dofile(here .. "/harness.lua")
 
 if not os.getenv("LCSB_TEST_PLANTED") then
   local dir = assert(io.popen("mktemp -d /tmp/lcsb-planted.XXXXXX")):read("l")
-  local _, _, code = os.execute(("PATH=%s/proj/.venv/bin:/usr/bin:/bin LCSB_TEST_PLANTED=%s %s %s")
-    :format(T.q(dir), T.q(dir), T.q(arg[-1]), T.q(arg[0])))
+  -- PATH reaches the project's .venv/bin through a symlink first (its text
+  -- is no path of the project's), after a relative entry lcsb passes over.
+  os.execute(("ln -s proj/.venv/bin %s/plink"):format(T.q(dir)))
+  local _, _, code = os.execute(("PATH=bin:%s/plink:%s/proj/.venv/bin:/usr/bin:/bin "
+    .. "XDG_CACHE_HOME=%s/cache LCSB_TEST_PLANTED=%s %s %s")
+    :format(T.q(dir), T.q(dir), T.q(dir), T.q(dir), T.q(arg[-1]), T.q(arg[0])))
   os.execute("rm -rf " .. T.q(dir))
   os.exit(code or 1)
 end
@@ -99,6 +103,37 @@ T.case("an interpreter a project script names is the project's: built = true onl
   T.ok(warned(r, project .. "/interp lies where the command writes"), "warned")
   local b = policy { scope = s, project = project, exec = { "./run.sh", built = true } }
   T.contains(b.exec, project .. "/interp", "with built = true")
+end)
+
+T.case("every project's caches are where the command writes", function()
+  local s <close> = lcsb.scope()
+  local evil = root .. "/cache/lcsb/projects/other-0123456789abcdef/.npm/evil"
+  put(evil, "#!/bin/sh\necho evil\n")
+  link(evil, project .. "/.venv/bin/fromcache")
+  put(project .. "/viacache.sh", "#!" .. evil .. "\n")
+  local r = policy { scope = s, project = project, exec = { "fromcache", "./viacache.sh" } }
+  T.lacks(r.exec, evil, "not a file a run left in a cache")
+  T.ok(warned(r, evil .. " lies where the command writes"), "warned")
+end)
+
+T.case("env NAME in a program outside is looked up where the command writes too", function()
+  local s <close> = lcsb.scope()
+  put(outside .. "/bin/tool", "#!/usr/bin/env zzz-interp\n")
+  link(outside .. "/secret", project .. "/.venv/bin/zzz-interp")
+  local r = policy { scope = s, project = project, exec = { outside .. "/bin/tool" } }
+  T.lacks(r.exec, outside .. "/secret", "not the secret env would find")
+  T.ok(warned(r, "leads to " .. outside .. "/secret"), "warned")
+end)
+
+T.case("a glob's star passes over dot files, as a shell's does", function()
+  local s <close> = lcsb.scope()
+  put(project .. "/gl/.hidden", "#!/bin/sh\n")
+  put(project .. "/gl/shown", "#!/bin/sh\n")
+  local r = policy { scope = s, project = project, exec = { "./gl/*" } }
+  T.contains(r.exec, project .. "/gl/shown", "shown")
+  T.lacks(r.exec, project .. "/gl/.hidden", "not the dot file")
+  local d = policy { scope = s, project = project, exec = { "./gl/.*" } }
+  T.contains(d.exec, project .. "/gl/.hidden", "when the pattern starts with a dot")
 end)
 
 T.case("a closure's files found where the command writes are planted, even by path", function()
