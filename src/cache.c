@@ -85,12 +85,15 @@ static bool in_own_dir(const char *dir, char *own) {
  * (PATH_MAX bytes), normalized. */
 static int cache_home(char *out, lcsb_error *err) {
     xdg_dir(out, "XDG_CACHE_HOME", ".cache", "");
-    char own[PATH_MAX];
+    char own[PATH_MAX], root[PATH_MAX];
     if (!out[0])
         return lcsb__fail(err, LCSB_EINVAL,
                           "no place for caches: neither XDG_CACHE_HOME nor HOME names an absolute "
                           "directory");
-    if (in_own_dir(out, own))
+    /* The caches go in OUT/lcsb: that is what must lie outside lcsb's own
+     * (XDG_CACHE_HOME=~/.config would put them in ~/.config/lcsb). */
+    xdg_dir(root, "XDG_CACHE_HOME", ".cache", "lcsb");
+    if (in_own_dir(out, own) || (root[0] && in_own_dir(root, own)))
         return lcsb__fail(err, LCSB_EINVAL,
                           "the cache directory %s lies in lcsb's own directory %s, which no "
                           "project may write; set XDG_CACHE_HOME elsewhere",

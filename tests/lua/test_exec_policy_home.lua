@@ -269,6 +269,11 @@ T.case("lcsb check: home and cache shown; a bad entry, a denied path, a bad cach
       "XDG_CACHE_HOME=" .. T.q(HOME .. "/.config/lcsb/cache"))
     T.eq(code, 125, "a cache root in lcsb's configuration: " .. out)
     T.has(out, "lies in lcsb's own directory " .. HOME .. "/.config/lcsb", "names it")
+    -- Above it, where its lcsb/ would be lcsb's own configuration.
+    out, code = check(project, 'cache = { ".npm" }', "XDG_CACHE_HOME=" .. T.q(HOME .. "/.config"))
+    T.eq(code, 125, "a cache root whose lcsb/ is lcsb's configuration: " .. out)
+    T.has(out, "lies in lcsb's own directory " .. HOME .. "/.config/lcsb", "names it")
+    T.eq(core.kind(HOME .. "/.config/lcsb/projects"), nil, "nothing made there")
     -- XDG_CACHE_HOME, when set, is where caches go.
     out, code = check(project, 'cache = { ".npm" }', "XDG_CACHE_HOME=" .. T.q(xdg .. "/c"))
     T.eq(code, 0, "XDG_CACHE_HOME: " .. out)
