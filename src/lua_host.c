@@ -159,6 +159,19 @@ static int l_lstat(lua_State *L) {
     return 2;
 }
 
+/* lcsb.core.readlink(path) -> target | nil: what a symlink says, as it
+ * says it (exec_policy follows a path hop by hop to see where it passes). */
+static int l_readlink(lua_State *L) {
+    char out[PATH_MAX];
+    ssize_t n = readlink(luaL_checkstring(L, 1), out, sizeof out - 1);
+    if (n < 0) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushlstring(L, out, (size_t)n);
+    return 1;
+}
+
 static int l_realpath(lua_State *L) {
     char out[PATH_MAX];
     const char *path = luaL_checkstring(L, 1);
@@ -550,23 +563,15 @@ static const luaL_Reg hold_meta[] = {
     {"__gc", l_hold_release}, {"__close", l_hold_release}, {NULL, NULL}};
 
 const luaL_Reg lcsb__lua_host_functions[] = {
-    {"scope", l_scope},
-    {"which", l_which},
-    {"kind", l_kind},
-    {"lstat", l_lstat},
-    {"realpath", l_realpath},
-    {"normalize", l_normalize},
-    {"ttys", l_ttys},
-    {"listdir", l_listdir},
-    {"mkdir", l_mkdir},
-    {"rmdir", l_rmdir},
-    {"symlink", l_symlink},
-    {"hold", l_hold},
-    {"changed", l_changed},
-    {"fs_now", l_fs_now},
-    {"read_regular", l_read_regular},
-    {"cache_dir", l_cache_dir},
-    {NULL, NULL},
+    {"scope", l_scope},         {"which", l_which},
+    {"kind", l_kind},           {"lstat", l_lstat},
+    {"readlink", l_readlink},   {"realpath", l_realpath},
+    {"normalize", l_normalize}, {"ttys", l_ttys},
+    {"listdir", l_listdir},     {"mkdir", l_mkdir},
+    {"rmdir", l_rmdir},         {"symlink", l_symlink},
+    {"hold", l_hold},           {"changed", l_changed},
+    {"fs_now", l_fs_now},       {"read_regular", l_read_regular},
+    {"cache_dir", l_cache_dir}, {NULL, NULL},
 };
 
 void lcsb__lua_host_classes(lua_State *L) {

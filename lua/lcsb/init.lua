@@ -124,6 +124,39 @@ local function resolved(list, into)
   end
 end
 
+-- Whether resolving PATH passes through SET (paths as keys): a directory on
+-- the way, or a symlink read on the way, lies in it. Where the command
+-- writes, it may have swapped any of them for a link to elsewhere, so what
+-- such a path leads to is the command's choice.
+local function passes_through(path, set)
+  local parts = {}
+  for part in path:gmatch("[^/]+") do parts[#parts + 1] = part end
+  local at, i, hops = "", 1, 0
+  while i <= #parts do
+    local part = parts[i]
+    i = i + 1
+    if part == ".." then
+      at = at:match("^(.*)/[^/]*$") or ""
+    elseif part ~= "." then
+      local here = at .. "/" .. part
+      if covered(set, here) then return true end
+      local target = core.lstat(here) == "link" and core.readlink(here)
+      if target then
+        hops = hops + 1
+        if hops > 40 then return true end -- a loop of links: nothing to trust
+        local rest = {}
+        for p in target:gmatch("[^/]+") do rest[#rest + 1] = p end
+        table.move(parts, i, #parts, #rest + 1, rest)
+        parts, i = rest, 1
+        if target:sub(1, 1) == "/" then at = "" end
+      else
+        at = here
+      end
+    end
+  end
+  return false
+end
+
 -- A secret's name with a "*" as a Lua pattern: the star matches within one
 -- component.
 local function glob(name)
@@ -450,7 +483,7 @@ end
 -- policy's that does not exist is left out, for lcsb check to show; one a
 -- preset named is passed over, as a preset's program is. The entries shown
 -- come back as { rel, name, path }.
-local function home_entries(list, read, result, own)
+local function home_entries(list, read, result, own, writes, warnings)
   local home = real_home("home")
   local asked = {}
   for i = 1, math.min(own or #list, #list) do asked[home_relative(list[i], "home", home)] = true end
@@ -458,7 +491,13 @@ local function home_entries(list, read, result, own)
   for _, rel in ipairs(home_list(list, "home", home)) do
     local abs = (home == "/" and "" or home) .. "/" .. rel
     local real = core.realpath(abs)
-    if real then
+    if real and passes_through(abs, writes) and not covered(writes, real) then
+      -- Your dotfile is a link through a project: the command chose where
+      -- it leads now.
+      leave_out(result, "read", abs, "home: leads through where the command writes")
+      warnings[#warnings + 1] = ("home: left out ~/%s: it leads through where the command "
+        .. "writes, to %s, which the policy does not let the command read"):format(rel, real)
+    elseif real then
       add_unique(read, real)
       out[#out + 1] = { rel = rel, name = "~/" .. rel, path = real }
     elseif asked[rel] then
@@ -552,13 +591,12 @@ local function cache_home()
   return home and home:sub(1, 1) == "/" and home .. "/.cache/lcsb" or nil
 end
 
--- PATH as its real directories, as lcsb's lookup takes them (absolute ones
--- only): where each name comes from, compared by what it really is.
+-- PATH's directories as lcsb's lookup takes them (absolute ones only), as
+-- written: a symlink on the way is what passes_through looks for.
 local function path_dirs()
   local dirs = {}
   for dir in (os.getenv("PATH") or ""):gmatch("[^:]+") do
-    local real = dir:sub(1, 1) == "/" and core.realpath(dir)
-    if real then dirs[#dirs + 1] = real end
+    if dir:sub(1, 1) == "/" then dirs[#dirs + 1] = dir end
   end
   return dirs
 end
@@ -578,7 +616,7 @@ end
 local function planted_on_path(acc)
   local by_real = {}
   for _, dir in ipairs(acc.path_dirs) do
-    if covered(acc.policy_write, dir) then
+    if passes_through(dir, acc.policy_write) then
       for _, name in ipairs(core.listdir(dir) or {}) do
         local real = core.realpath(dir .. "/" .. name)
         if real and not by_real[real] then by_real[real] = dir .. "/" .. name end
@@ -588,13 +626,6 @@ local function planted_on_path(acc)
   return by_real
 end
 
--- The path as found, its directory by its real path: what the text of a
--- path through a symlink (a PATH entry, a HOME that is a link) hides.
-local function real_location(path)
-  local dir, base = path:match("^(.*)/([^/]*)$")
-  local real = dir and core.realpath(dir ~= "" and dir or "/")
-  return real and (real == "/" and "" or real) .. "/" .. base or path
-end
 
 -- Whether the command could have made what resolving a program reached:
 -- FILES (the program's real file, then its interpreters), found at LOCATED
@@ -608,8 +639,7 @@ local function planted(files, located, named, acc)
   local readable = function(path)
     return covered(acc.policy_read, path) or covered(acc.read, path) or writable(path)
   end
-  located = located and real_location(located)
-  local reached_through = located and writable(located)
+  local reached_through = located and passes_through(located, acc.policy_write)
   for i, f in ipairs(files) do
     -- An interpreter `env NAME` finds on a PATH entry the command writes.
     local via = i > 1 and acc.on_path_planted[f]
@@ -640,8 +670,15 @@ end
 
 local want_program
 
--- What the closures that apply to PROG ({ name, file }) need.
-local function apply_closures(prog, acc)
+-- What the closures that apply to PROG ({ name, file }), found at
+-- LOCATED, need. None apply to a program where the command writes: its
+-- closure would be chosen by what the command left beside it (a rustup, a
+-- libexec/pyenv), and what it grants would follow.
+local function apply_closures(prog, located, acc)
+  if covered(acc.policy_write, prog.file)
+    or (located and passes_through(located, acc.policy_write)) then
+    return
+  end
   for _, c in ipairs(tools.closures_of(prog)) do
     local key = c.entry.tool .. "\0" .. tostring(c.matched)
     if not acc.closures[key] then
@@ -753,7 +790,7 @@ function want_program(entry, acc, optional, closure)
   end
   acc.seen[path] = true
   for _, f in ipairs(files) do add_unique(acc.exec, f) end
-  apply_closures({ name = entry, file = files[1] }, acc)
+  apply_closures({ name = entry, file = files[1] }, located, acc)
   return true
 end
 
@@ -793,7 +830,8 @@ local function exec_tier(opts, run, acc)
     elseif files then
       for _, f in ipairs(files) do add_unique(acc.exec, f) end
       acc.seen[name] = true
-      apply_closures({ name = command, file = files[1] }, acc)
+      apply_closures({ name = command, file = files[1] }, named and name
+        or located_on_path(name, files[1], acc), acc)
     end
   end
   for _, entry in ipairs(given) do want_program(entry, acc, false) end
@@ -1054,7 +1092,7 @@ local function build(opts)
   local own = #home_asked
   table.move(acc.home, 1, #acc.home, #home_asked + 1, home_asked)
   table.move(acc.cache, 1, #acc.cache, #cache_asked + 1, cache_asked)
-  local homes = home_entries(home_asked, read, result, own)
+  local homes = home_entries(home_asked, read, result, own, writes, acc.warnings)
   local caches = cache_entries(cache_asked, project, homes, write)
   place_in_home(home, homes)
   place_in_home(home, caches)

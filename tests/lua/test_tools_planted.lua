@@ -145,7 +145,45 @@ T.case("a closure's files found where the command writes are planted, even by pa
   local r = policy { scope = s, project = project, exec = { "./fake/shims/python3" } }
   T.contains(r.exec, project .. "/fake/shims/python3", "the program named")
   T.lacks(r.exec, project .. "/fake/libexec/pyenv-evil", "not what its closure found there")
-  T.ok(warned(r, project .. "/fake/libexec/pyenv-evil lies where the command writes"), "warned")
+  for _, line in ipairs(r.tools) do T.hasnt(line, "closure pyenv", "no closure for it") end
+  -- A rustup left beside a project's cargo wrapper would grant the user's
+  -- toolchains and name them to the command.
+  put(project .. "/rb/cargo", "#!/bin/sh\n")
+  put(project .. "/rb/rustup", "#!/bin/sh\n")
+  local c = policy { scope = s, project = project, exec = { "./rb/cargo" } }
+  T.contains(c.exec, project .. "/rb/cargo", "the wrapper named")
+  T.eq(c.env.set.RUSTUP_HOME, nil, "no RUSTUP_HOME")
+  for _, line in ipairs(c.tools) do T.hasnt(line, "closure rustup", "no closure for it") end
+end)
+
+T.case("a directory on a named path swapped for a link leads nowhere out of the policy", function()
+  local s <close> = lcsb.scope()
+  T.sh(("rm -rf %s && ln -s %s %s"):format(T.q(project .. "/scripts"), T.q(outside),
+    T.q(project .. "/scripts")))
+  local r = policy { scope = s, project = project, exec = { "./scripts/*", "./scripts/secret" } }
+  T.lacks(r.exec, outside .. "/secret", "not the secret behind the linked directory")
+  T.ok(warned(r, "leads to " .. outside .. "/secret"), "warned")
+end)
+
+T.case("a home entry that leads through the project is left out when it leads out", function()
+  local home = root .. "/home"
+  T.sh("mkdir -p " .. T.q(home))
+  put(project .. "/dotfiles/gitconfig", "[user]\n\tname = Me\n", "644")
+  link(project .. "/dotfiles/gitconfig", home .. "/.gitconfig")
+  local script = ([[
+    local lcsb = require "lcsb"
+    local s <close> = lcsb.scope()
+    local r = lcsb.exec_policy { scope = s, project = %q, home = { ".gitconfig" } }
+    local n = 0
+    for _, line in ipairs(r.warnings) do if line:find("home: left out", 1, true) then n = n + 1 end end
+    io.write(#r.home, " ", n)
+  ]]):format(project)
+  local function run()
+    return T.sh(("HOME=%s %s -e %s"):format(T.q(home), T.q(arg[-1]), T.q(script)))
+  end
+  T.eq(run(), "1 0", "a dotfile in the project: shown")
+  link(outside .. "/secret", project .. "/dotfiles/gitconfig")
+  T.eq(run(), "0 1", "swapped for a link out: left out, warned")
 end)
 
 T.case("the CLI: a command that is a planted symlink is not granted, and reads nothing", function()
