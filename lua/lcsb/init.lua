@@ -811,8 +811,10 @@ local function exec_tier(opts, run, acc)
         :format(tostring(key)))
     end
   end
-  -- The command itself; a command that cannot be found is left for the run
-  -- to report as 127, not refused here.
+  for _, entry in ipairs(given) do want_program(entry, acc, false) end
+  -- The command itself, after the entries: what their closures read (a
+  -- pyenv's versions) may be where a venv's python leads. A command that
+  -- cannot be found is left for the run to report as 127, not refused here.
   local command = run.argv and run.argv[1]
   if command then
     local name = command
@@ -834,7 +836,6 @@ local function exec_tier(opts, run, acc)
         or located_on_path(name, files[1], acc), acc)
     end
   end
-  for _, entry in ipairs(given) do want_program(entry, acc, false) end
   if given.built then
     add_unique(acc.exec, acc.project)
     add_unique(acc.built, acc.project)
