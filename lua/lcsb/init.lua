@@ -637,20 +637,26 @@ end
 local function planted(files, located, named, acc)
   local writable = function(path) return covered(acc.policy_write, path) end
   local readable = function(path)
-    return covered(acc.policy_read, path) or covered(acc.read, path) or writable(path)
+    return (covered(acc.policy_read, path) or covered(acc.read, path) or writable(path))
+      and not covered(acc.policy_hide, path)
   end
-  local reached_through = located and passes_through(located, acc.policy_write)
+  -- built = true is the project's files, not a write path's or a cache's.
+  local built = function(path) return acc.built_ok and covered({ [acc.project] = true }, path) end
+  -- Once the chain passed where the command writes, what comes after it
+  -- (an interpreter, its interpreter) is the command's choice too.
+  local chosen_by = located and passes_through(located, acc.policy_write) and located
   for i, f in ipairs(files) do
     -- An interpreter `env NAME` finds on a PATH entry the command writes.
-    local via = i > 1 and acc.on_path_planted[f]
+    chosen_by = chosen_by or (i > 1 and acc.on_path_planted[f])
     if writable(f) then
-      if not acc.built_ok and not (i == 1 and named) then
+      if not built(f) and not (i == 1 and named) then
         return ("%s lies where the command writes, so it may be one the command made; "
           .. "name it by its path, or let the project's files run with built = true"):format(f)
       end
-    elseif (reached_through or via or (i > 1 and writable(files[1]))) and not readable(f) then
+      chosen_by = chosen_by or f
+    elseif chosen_by and not readable(f) then
       return ("%s, where the command writes, leads to %s, which the policy does not let the "
-        .. "command read; name %s itself if it should run"):format(via or located or files[1], f, f)
+        .. "command read; name %s itself if it should run"):format(chosen_by, f, f)
     end
   end
   return nil
@@ -1070,6 +1076,7 @@ local function build(opts)
   local cache_root = cache_home()
   if cache_root then writes[core.realpath(cache_root) or cache_root] = true end
   local acc = new_acc(project, paths.set(read), writes, given_exec.built == true)
+  acc.policy_hide = paths.set(hide)
   acc.path_dirs = path_dirs()
   acc.on_path_planted = planted_on_path(acc)
   local exec = exec_tier(opts, run or {}, acc)

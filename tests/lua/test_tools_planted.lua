@@ -186,6 +186,38 @@ T.case("a home entry that leads through the project is left out when it leads ou
   T.eq(run(), "0 1", "swapped for a link out: left out, warned")
 end)
 
+T.case("after env NAME found where the command writes, every later interpreter is its choice", function()
+  local s <close> = lcsb.scope()
+  local sys = root .. "/sys"
+  put(sys .. "/main", "#!/usr/bin/env zzz-helper\n")
+  -- A secret of its own: no entry of the project's PATH leads to it.
+  put(outside .. "/secret2", "TOP SECRET\n", "755")
+  put(sys .. "/other", "#!" .. outside .. "/secret2\n")
+  link(sys .. "/other", project .. "/.venv/bin/zzz-helper")
+  local r = policy { scope = s, project = project, read = { sys }, exec = { sys .. "/main" } }
+  T.lacks(r.exec, outside .. "/secret2", "not the interpreter of what env found")
+  T.ok(warned(r, "leads to " .. outside .. "/secret2"), "warned")
+end)
+
+T.case("built = true is the project's files, not a write path's", function()
+  local s <close> = lcsb.scope()
+  put(root .. "/out/evil", "#!/bin/sh\n")
+  put(project .. "/run2.sh", "#!" .. root .. "/out/evil\n")
+  local r = policy { scope = s, project = project, write = { root .. "/out" },
+    exec = { "./run2.sh", built = true } }
+  T.lacks(r.exec, root .. "/out/evil", "not a file of the write path")
+  T.ok(warned(r, root .. "/out/evil lies where the command writes"), "warned")
+end)
+
+T.case("a hidden path is not readable, so no link may lead there", function()
+  local s <close> = lcsb.scope()
+  put(root .. "/tree/hidden", "#!/bin/sh\n")
+  link(root .. "/tree/hidden", project .. "/hl")
+  local r = policy { scope = s, project = project, read = { root .. "/tree" },
+    hide = { root .. "/tree/hidden" }, exec = { "./hl" } }
+  T.lacks(r.exec, root .. "/tree/hidden", "not the hidden file")
+end)
+
 T.case("the CLI: a command that is a planted symlink is not granted, and reads nothing", function()
   local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
   if lcsb.kind(lcsb_cli) ~= "file" then error("LCSB_BUILD_DIR/lcsb is missing") end
