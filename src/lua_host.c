@@ -546,6 +546,17 @@ static int l_cache_dir(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.cache_root() -> path | nil, message: where every project's
+ * caches are kept (lcsb_cache_dir's answer), made or not: exec_policy counts
+ * it as the command's to write. */
+static int l_cache_root(lua_State *L) {
+    char out[PATH_MAX];
+    lcsb_error err;
+    if (lcsb_cache_dir(NULL, out, sizeof out, &err)) return lcsb__lua_fail(L, err.message);
+    lua_pushstring(L, out);
+    return 1;
+}
+
 static const luaL_Reg scope_methods[] = {
     {"mkdtemp", l_scope_mkdtemp},
     {"close", l_scope_close},
@@ -563,15 +574,25 @@ static const luaL_Reg hold_meta[] = {
     {"__gc", l_hold_release}, {"__close", l_hold_release}, {NULL, NULL}};
 
 const luaL_Reg lcsb__lua_host_functions[] = {
-    {"scope", l_scope},         {"which", l_which},
-    {"kind", l_kind},           {"lstat", l_lstat},
-    {"readlink", l_readlink},   {"realpath", l_realpath},
-    {"normalize", l_normalize}, {"ttys", l_ttys},
-    {"listdir", l_listdir},     {"mkdir", l_mkdir},
-    {"rmdir", l_rmdir},         {"symlink", l_symlink},
-    {"hold", l_hold},           {"changed", l_changed},
-    {"fs_now", l_fs_now},       {"read_regular", l_read_regular},
-    {"cache_dir", l_cache_dir}, {NULL, NULL},
+    {"scope", l_scope},
+    {"which", l_which},
+    {"kind", l_kind},
+    {"lstat", l_lstat},
+    {"readlink", l_readlink},
+    {"realpath", l_realpath},
+    {"normalize", l_normalize},
+    {"ttys", l_ttys},
+    {"listdir", l_listdir},
+    {"mkdir", l_mkdir},
+    {"rmdir", l_rmdir},
+    {"symlink", l_symlink},
+    {"hold", l_hold},
+    {"changed", l_changed},
+    {"fs_now", l_fs_now},
+    {"read_regular", l_read_regular},
+    {"cache_dir", l_cache_dir},
+    {"cache_root", l_cache_root},
+    {NULL, NULL},
 };
 
 void lcsb__lua_host_classes(lua_State *L) {

@@ -582,15 +582,6 @@ local function new_acc(project, read, write, built)
   }
 end
 
--- The user's cache directory for lcsb ($XDG_CACHE_HOME/lcsb, or
--- ~/.cache/lcsb): where every project's caches are kept.
-local function cache_home()
-  local xdg = os.getenv("XDG_CACHE_HOME")
-  if xdg and xdg:sub(1, 1) == "/" then return xdg .. "/lcsb" end
-  local home = os.getenv("HOME")
-  return home and home:sub(1, 1) == "/" and home .. "/.cache/lcsb" or nil
-end
-
 -- PATH's directories as lcsb's lookup takes them (absolute ones only), as
 -- written: a symlink on the way is what passes_through looks for.
 local function path_dirs()
@@ -1073,8 +1064,9 @@ local function build(opts)
   -- tier, and every project's caches (made only after the exec tier, which
   -- names the presets' ones).
   local writes = paths.set(write)
-  local cache_root = cache_home()
-  if cache_root then writes[core.realpath(cache_root) or cache_root] = true end
+  -- No place for caches (an error cache = {...} will name) holds none.
+  local cache_root = core.cache_root()
+  if cache_root then writes[cache_root] = true end
   local acc = new_acc(project, paths.set(read), writes, given_exec.built == true)
   acc.policy_hide = paths.set(hide)
   acc.path_dirs = path_dirs()
