@@ -157,12 +157,6 @@ local function passes_through(path, set)
   return false
 end
 
--- A secret's name with a "*" as a Lua pattern: the star matches within one
--- component.
-local function glob(name)
-  return "^" .. name:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*") .. "$"
-end
-
 -- /etc's entries minus M.etc_secrets, each by its real path, read when the
 -- policy is built. A directory holding a secret is not granted but entered and
 -- its entries granted the same way. An entry that does not resolve, or whose
@@ -182,7 +176,7 @@ function M.etc_read(etc)
     if rel:find("*", 1, true) then
       globs[#globs + 1] = {
         parent = parent,
-        pattern = glob(abs),
+        pattern = paths.glob_pattern(abs),
       }
     else
       exact[abs] = true
@@ -240,7 +234,7 @@ function M.etc_hidden(etc)
     local abs = etc .. "/" .. rel
     if rel:find("*", 1, true) then
       local dir, leaf = abs:match("^(.*)/([^/]*)$")
-      local pattern = glob(leaf)
+      local pattern = paths.glob_pattern(leaf)
       for _, name in ipairs(core.listdir(dir) or {}) do
         if name:match(pattern) then hide(dir .. "/" .. name) end
       end

@@ -19,4 +19,10 @@ function M.covered(set, path)
   return false
 end
 
+-- A name with "*" as a Lua pattern for a whole path or name: the star
+-- matches within one component, everything else is itself.
+function M.glob_pattern(name)
+  return "^" .. name:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*") .. "$"
+end
+
 return M

@@ -14,6 +14,7 @@
 -- which closures a policy pulled in, and what each added.
 
 local core = require "lcsb.core"
+local paths = require "lcsb.paths"
 
 local M = {}
 
@@ -31,7 +32,7 @@ local function glob(pattern, dirs)
       return
     end
     if not head:find("*", 1, true) then return walk(prefix .. "/" .. head, tail) end
-    local lua = "^" .. head:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
+    local lua = paths.glob_pattern(head)
     local names = core.listdir(prefix == "" and "/" or prefix) or {}
     table.sort(names)
     -- As a shell's: a name that starts with a dot only when the part does.
