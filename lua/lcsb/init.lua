@@ -814,8 +814,8 @@ local function exec_tier(opts, run, acc)
     end
     local files = core.which(name)
     local named = name:find("/", 1, true) ~= nil
-    local why = files and planted(files, named and name or located_on_path(name, files[1], acc),
-      named, acc)
+    local located = files and (named and name or located_on_path(name, files[1], acc))
+    local why = files and planted(files, located, named, acc)
     if why then
       -- Not granted: the run refuses it, and the user hears why first.
       acc.warnings[#acc.warnings + 1] = ("the command %s is not allowed to run: %s"):format(
@@ -823,8 +823,7 @@ local function exec_tier(opts, run, acc)
     elseif files then
       for _, f in ipairs(files) do add_unique(acc.exec, f) end
       acc.seen[name] = true
-      apply_closures({ name = command, file = files[1] }, named and name
-        or located_on_path(name, files[1], acc), acc)
+      apply_closures({ name = command, file = files[1] }, located, acc)
     end
   end
   if given.built then

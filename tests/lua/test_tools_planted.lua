@@ -25,6 +25,9 @@ local lcsb = require "lcsb"
 local policy, realpath = H.policy, H.realpath
 
 local root = os.getenv("LCSB_TEST_PLANTED")
+-- The CLI the last cases run; its absence is a failure, not a skip.
+local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
+if lcsb.kind(lcsb_cli) ~= "file" then error("LCSB_BUILD_DIR/lcsb is missing") end
 local project, outside = root .. "/proj", root .. "/outside"
 
 local function put(path, text, mode)
@@ -219,8 +222,6 @@ T.case("a hidden path is not readable, so no link may lead there", function()
 end)
 
 T.case("the CLI: a command that is a planted symlink is not granted, and reads nothing", function()
-  local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
-  if lcsb.kind(lcsb_cli) ~= "file" then error("LCSB_BUILD_DIR/lcsb is missing") end
   put(project .. "/p.lua", 'local lcsb = require "lcsb"\n'
     .. 'return function(run) return lcsb.exec_policy { exec = { "./app2" } } end\n', "644")
   local function run(backend)
@@ -234,7 +235,6 @@ T.case("the CLI: a command that is a planted symlink is not granted, and reads n
 end)
 
 T.case("a warning is one line, whatever the command put in a path it names", function()
-  local lcsb_cli = (os.getenv("LCSB_BUILD_DIR") or "") .. "/lcsb"
   put(project .. "/p2.lua", 'local lcsb = require "lcsb"\n'
     .. 'return function(run) return lcsb.exec_policy { exec = { "/bin/mkdir", "/bin/touch" } } end\n',
     "644")
