@@ -88,6 +88,98 @@ static int take_fd(const char *name) {
     return (int)fd;
 }
 
+/* lcsb's recorder (docs/wire-format.md): a library preloaded into the
+ * command's dynamically linked programs, which reports what the kernel
+ * refused them on a pipe lcsb reads (LCSB_EXEC_RECORD_FD), for hints only.
+ * The shim grants the library itself read access, hands the command the
+ * pipe and LD_PRELOAD, and reports its own failed exec there too. It adds
+ * nothing the command could not do: the pipe is lcsb's to read, and the
+ * library runs with the command's rights. */
+struct recorder {
+    int fd;
+    char library[PATH_MAX];
+};
+
+static struct recorder take_recorder(void) {
+    struct recorder r = {.fd = take_fd("LCSB_EXEC_RECORD_FD")};
+    const char *library = getenv("LCSB_EXEC_RECORDER");
+
+    if (r.fd >= 0 && library != NULL && library[0] == '/' && strlen(library) < sizeof r.library)
+        strcpy(r.library, library);
+    else if (r.fd >= 0) {
+        close(r.fd);
+        r.fd = -1;
+    }
+    unsetenv("LCSB_EXEC_RECORDER");
+    return r;
+}
+
+/* The command's environment gets the recorder, ahead of any LD_PRELOAD of
+ * its own, and the pipe, open across exec. In a world of its own a path
+ * outside the policy does not exist: ABSENT asks for ENOENT to be reported
+ * too (lcsb checks each against the host). A recorder that cannot be set
+ * up is left out: it is evidence, not enforcement. */
+static void arm_recorder(struct recorder *r, bool absent) {
+    const char *preload = getenv("LD_PRELOAD");
+    char number[16], libraries[2 * PATH_MAX + 2];
+
+    if (r->fd < 0)
+        return;
+    snprintf(number, sizeof number, "%d", r->fd);
+    if (preload != NULL && *preload != '\0' &&
+        (size_t)snprintf(libraries, sizeof libraries, "%s:%s", r->library, preload) >= sizeof libraries)
+        preload = NULL;
+    if (preload == NULL || *preload == '\0')
+        snprintf(libraries, sizeof libraries, "%s", r->library);
+    if (fcntl(r->fd, F_SETFD, 0) != 0 || setenv("LCSB_RECORD_FD", number, 1) != 0 ||
+        setenv("LD_PRELOAD", libraries, 1) != 0 ||
+        (absent && setenv("LCSB_RECORD_ABSENT", "1", 1) != 0)) {
+        unsetenv("LCSB_RECORD_FD");
+        unsetenv("LCSB_RECORD_ABSENT");
+        if (preload == NULL || *preload == '\0')
+            unsetenv("LD_PRELOAD");
+        else
+            setenv("LD_PRELOAD", preload, 1);
+    }
+}
+
+/* A record of the recorder's form for the command the shim could not run:
+ * NAME as execvp took it, each of PATH's candidates for a bare name. The
+ * recorder's own escaping: every byte below '!', DEL and '%' as %XX. */
+static void record_one(int fd, const char *dir, const char *name, int err) {
+    char line[4096];
+    size_t n = (size_t)snprintf(line, sizeof line, "exec\t%d\t%d\tlcsb-exec\t", err, (int)getpid());
+    char path[PATH_MAX];
+
+    if (dir != NULL)
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else if (name[0] != '/' && getcwd(path, sizeof path) != NULL)
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    for (const unsigned char *p = (const unsigned char *)path; *p && n + 5 < sizeof line; p++)
+        n += (size_t)(*p < '!' || *p == 0x7f || *p == '%'
+                          ? snprintf(line + n, sizeof line - n, "%%%02X", *p)
+                          : snprintf(line + n, sizeof line - n, "%c", *p));
+    line[n++] = '\n';
+    (void)!write(fd, line, n);
+}
+
+static void record_exec(const struct recorder *r, const char *name, int err) {
+    const char *path = getenv("PATH");
+    char dirs[PATH_MAX];
+
+    if (r->fd < 0 || (err != EACCES && err != EPERM && err != ENOENT && err != ENOTDIR))
+        return;
+    if (strchr(name, '/') != NULL) {
+        record_one(r->fd, NULL, name, err);
+        return;
+    }
+    snprintf(dirs, sizeof dirs, "%s", path != NULL ? path : "/bin:/usr/bin");
+    for (char *dir = strtok(dirs, ":"); dir != NULL; dir = strtok(NULL, ":"))
+        record_one(r->fd, dir, name, err);
+}
+
 static void usage(void) {
     fputs("lcsb-exec: usage: lcsb-exec HEADER [PART...] -- COMMAND [ARG...]\n"
           "lcsb-exec: the policy format is docs/wire-format.md, version 2\n",
@@ -664,11 +756,16 @@ static int set_rlimits(const struct limits *l) {
  * paths as they are read. */
 static int add_rules(char **argv, int argc, int dashdash, const struct header *h,
                      const struct policy_sink *rules, sigset_t *old_mask, int report_fd,
-                     int proxy_fd) {
+                     int proxy_fd, const struct recorder *rec) {
     struct header scratch;
+    /* The recorder's library, read-only, where reads are handled at all. */
+    const char *library = rec->fd >= 0 ? rec->library : NULL;
+    uint64_t read_file = h->handled.fs & LANDLOCK_ACCESS_FS_READ_FILE;
 
     if (h->world == WORLD_OPEN)
-        return read_policy(argv, argc, dashdash, &scratch, rules) == 0 && die_with_parent() == 0
+        return read_policy(argv, argc, dashdash, &scratch, rules) == 0 &&
+                       (library == NULL || rules->on_path(rules->ctx, library, read_file) == 0) &&
+                       die_with_parent() == 0
                    ? 0
                    : -1;
     if (h->proxy != 0 && proxy_fd < 0) {
@@ -687,7 +784,8 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
             return -1;
     }
     if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd) != 0 ||
-        build_world(argv, argc, dashdash, h, rules) != 0 || join_new_keyring() != 0)
+        build_world(argv, argc, dashdash, h, rules, library, read_file) != 0 ||
+        join_new_keyring() != 0)
         return -1;
     if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
         return -1;
@@ -704,6 +802,7 @@ int main(int argc, char **argv) {
     int err;
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
+    struct recorder rec = take_recorder();
     sigset_t old_mask;
 
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
@@ -732,7 +831,7 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
-    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd) != 0)
+    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd, &rec) != 0)
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */
@@ -761,8 +860,10 @@ int main(int argc, char **argv) {
     command = env_hop(argv, dashdash + 1);
     if (command < 0 || set_rlimits(&h.limits) != 0)
         goto out;
+    arm_recorder(&rec, h.world != WORLD_OPEN);
     execvp(argv[command], &argv[command]);
     err = errno;
+    record_exec(&rec, argv[command], err);
     fail("execute %s: %s", show(argv[command]), strerror(err));
     return err == ENOENT || err == ENOTDIR ? 127 : 126;
 

@@ -486,7 +486,7 @@ static int leave_scaffold(void) {
 }
 
 int build_world(char **argv, int argc, int dashdash, const struct header *h,
-                const struct policy_sink *rules) {
+                const struct policy_sink *rules, const char *extra, uint64_t extra_access) {
     struct plan plan = {.rules = rules, .limits = &h->limits};
     const struct policy_sink collect = {.ctx = &plan, .on_port = pass_port, .on_path = gather};
     const struct policy_sink after = {.on_hide = hide, .on_protect = protect};
@@ -497,7 +497,8 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
     if (getcwd(cwd, sizeof cwd) == NULL)
         return fail("find the working directory: %s", strerror(errno));
     if (enter_scaffold(&plan.scaffold) != 0 || make_proc_and_dev() != 0 ||
-        copy_top_symlinks() != 0 || read_policy(argv, argc, dashdash, &again, &collect) != 0)
+        copy_top_symlinks() != 0 || read_policy(argv, argc, dashdash, &again, &collect) != 0 ||
+        (extra != NULL && gather(&plan, extra, extra_access) != 0))
         goto out;
     qsort(plan.v, plan.n, sizeof *plan.v, by_path);
     /* A path named twice (a device read and written) is placed once, with

@@ -21,9 +21,11 @@ int hand_over_listener(uint16_t port, int channel);
  * (read again here, sorted, so that a directory is mounted before what lies
  * in it), hands every path to RULES->on_path once it exists in the new root
  * and every port to RULES->on_port, hides and protects what the header says,
- * mounts a fresh /proc, and enters the working directory again. */
+ * mounts a fresh /proc, and enters the working directory again. EXTRA
+ * (NULL: none) is one more file placed so, with rights EXTRA_ACCESS: lcsb's
+ * recorder. */
 int build_world(char **argv, int argc, int dashdash, const struct header *h,
-                const struct policy_sink *rules);
+                const struct policy_sink *rules, const char *extra, uint64_t extra_access);
 
 /* Joins a new session keyring, so that the caller's keys are not possessed. */
 int join_new_keyring(void);

@@ -99,11 +99,30 @@ const lcsb__field lcsb__attestation_fields[] = {
 };
 #undef FIELD
 
+/* What the sandbox refused, as the recorder saw it: "recorded" says it
+ * ran, so that an empty list means nothing was refused. */
+static void add_refused(lcsb__buf *b, const lcsb_attestation *att) {
+    size_t kept = att->refused_count < LCSB_REFUSALS_MAX ? att->refused_count : LCSB_REFUSALS_MAX;
+    lcsb__buf_addf(b, ",\"recorded\":true,\"refused_count\":%zu,\"refused\":[", att->refused_count);
+    for (size_t i = 0; i < kept; i++) {
+        const lcsb_refusal *r = &att->refused[i];
+        lcsb__buf_addf(b, "%s{\"op\":\"%s\",\"key\":\"%s\",\"target\":", i ? "," : "", r->op,
+                       r->key);
+        lcsb__buf_add_json_string(b, r->target);
+        lcsb__buf_adds(b, ",\"program\":");
+        lcsb__buf_add_json_string(b, r->program);
+        lcsb__buf_addf(b, ",\"errno\":%d,\"error\":\"%s\",\"count\":%u%s}", r->error,
+                       strerrorname_np(r->error) ? strerrorname_np(r->error) : "?", r->count,
+                       r->home ? ",\"home\":true" : "");
+    }
+    lcsb__buf_adds(b, "]");
+}
+
 /* What the proxy held to and refused: lists, which the field table does not
  * describe, added after its fields. */
 char *lcsb_attestation_json(const lcsb_attestation *att) {
     char *fields = lcsb__fields_json(lcsb__attestation_fields, att);
-    if (!fields || (!att->domains[0] && !att->net_refused_count)) return fields;
+    if (!fields || (!att->domains[0] && !att->net_refused_count && !att->recorded)) return fields;
     lcsb__buf b = {0};
     lcsb__buf_add(&b, fields, strlen(fields) - 1); /* without its '}' */
     free(fields);
@@ -133,6 +152,7 @@ char *lcsb_attestation_json(const lcsb_attestation *att) {
         }
         lcsb__buf_adds(&b, "]");
     }
+    if (att->recorded) add_refused(&b, att);
     lcsb__buf_adds(&b, "}");
     if (b.oom) {
         lcsb__buf_free(&b);

@@ -1,7 +1,8 @@
 /* The command's stderr, relayed and remembered: while the command runs, every
  * byte it writes to stderr goes on to the caller's, live and in order, and
  * the last LCSB_STDERR_TAIL_MAX bytes stay in the result for explain. stdout
- * is never touched. The child's exit is heard through SIGCHLD on a self-pipe,
+ * is never touched. The recorder's pipe is read in the same loop, so that
+ * it never fills while the command runs. The child's exit is heard through SIGCHLD on a self-pipe,
  * so that a process the command left behind, holding the pipe open, cannot
  * keep lcsb waiting for an end of file. */
 #include "capture.h"
@@ -23,10 +24,11 @@ static void note_child(int sig) {
     errno = saved;
 }
 
-int lcsb__capture_open(lcsb__capture *c, lcsb_error *err) {
+int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err) {
     memset(c, 0, sizeof *c);
-    c->out[0] = c->out[1] = c->note[0] = c->note[1] = -1;
-    if (pipe2(c->out, O_CLOEXEC) != 0 || pipe2(c->note, O_CLOEXEC | O_NONBLOCK) != 0) {
+    c->out[0] = c->out[1] = c->note[0] = c->note[1] = c->record = -1;
+    if ((with_stderr && pipe2(c->out, O_CLOEXEC) != 0) ||
+        pipe2(c->note, O_CLOEXEC | O_NONBLOCK) != 0) {
         int saved = errno;
         lcsb__capture_close(c);
         return lcsb__fail(err, LCSB_ESYS, "cannot make a pipe for the command's stderr: %s",
@@ -58,10 +60,28 @@ void lcsb__capture_close(lcsb__capture *c) {
     }
 }
 
+void lcsb__capture_watch(lcsb__capture *c, int record, lcsb__refusals *refusals) {
+    c->record = record;
+    c->refusals = refusals;
+}
+
 /* After the spawn: only the child writes into the pipe. */
 void lcsb__capture_spawned(lcsb__capture *c) {
-    close(c->out[1]);
+    if (c->out[1] >= 0) close(c->out[1]);
     c->out[1] = -1;
+}
+
+/* Everything the recorder's pipe holds now (it never blocks): false once
+ * every write end is gone. */
+static bool read_records(lcsb__capture *c) {
+    char buf[16384];
+    for (;;) {
+        ssize_t n = read(c->record, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno == EAGAIN;
+        if (n == 0) return false;
+        lcsb__refusals_feed(c->refusals, buf, (size_t)n);
+    }
 }
 
 static void keep_tail(lcsb_run_result *result, const char *bytes, size_t n) {
@@ -102,7 +122,7 @@ static enum pumped pump(lcsb__capture *c, int relay_fd, lcsb_run_result *result)
 
 int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
                        lcsb_run_result *result) {
-    bool open = true;
+    bool open = c->out[0] >= 0, recording = c->record >= 0;
     c->relaying = relay_fd >= 0;
     /* SIGCHLD is how the exit is heard: a caller that blocks it must not
      * leave lcsb waiting. Polls are bounded too, whatever else fails. */
@@ -112,14 +132,17 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
     sigprocmask(SIG_UNBLOCK, &chld, &old);
     int rc = 0;
     for (;;) {
-        struct pollfd fds[2] = {{.fd = c->out[0], .events = POLLIN},
-                                {.fd = c->note[0], .events = POLLIN}};
-        int n = poll(open ? fds : fds + 1, open ? 2 : 1, open ? 1000 : 100);
+        /* A pipe that ended is polled as -1, which poll passes over. */
+        struct pollfd fds[3] = {{.fd = c->note[0], .events = POLLIN},
+                                {.fd = open ? c->out[0] : -1, .events = POLLIN},
+                                {.fd = recording ? c->record : -1, .events = POLLIN}};
+        int n = poll(fds, 3, open || recording ? 1000 : 100);
         if (n < 0 && errno != EINTR) {
             rc = -1;
             break;
         }
-        if (open && n > 0 && fds[0].revents) open = pump(c, relay_fd, result) != PUMPED_END;
+        if (open && n > 0 && fds[1].revents) open = pump(c, relay_fd, result) != PUMPED_END;
+        if (recording && n > 0 && fds[2].revents) recording = read_records(c);
         char drain[64];
         while (read(c->note[0], drain, sizeof drain) > 0) {
         }
@@ -138,5 +161,6 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
     if (open && flags >= 0 && fcntl(c->out[0], F_SETFL, flags | O_NONBLOCK) == 0)
         while (pump(c, relay_fd, result) == PUMPED_DATA) {
         }
+    if (recording) read_records(c);
     return 0;
 }

@@ -1,22 +1,28 @@
 /* Layer 6, impure: the command's stderr, relayed live and remembered for
- * explain (capture.c). */
+ * explain, and the recorder's pipe read as the command runs (capture.c). */
 #ifndef LCSB_CAPTURE_H
 #define LCSB_CAPTURE_H
 
+#include "refusals.h"
 #include "util.h"
 
 #include <signal.h>
 #include <sys/types.h>
 
 typedef struct lcsb__capture {
-    int out[2];  /* the command's stderr */
+    int out[2];  /* the command's stderr; -1s when it is left alone */
     int note[2]; /* SIGCHLD's self-pipe */
+    int record;  /* the recorder's pipe (read end, not owned), or -1 */
+    lcsb__refusals *refusals;
     struct sigaction old_chld, old_pipe;
     bool installed, relaying;
 } lcsb__capture;
 
-/* Make the pipes and hear SIGCHLD (and ignore SIGPIPE) until close. */
-int lcsb__capture_open(lcsb__capture *c, lcsb_error *err);
+/* Make the pipes (stderr's only WITH_STDERR) and hear SIGCHLD (and ignore
+ * SIGPIPE) until close. */
+int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err);
+/* Read RECORD, the recorder's pipe, into REFUSALS too while the command runs. */
+void lcsb__capture_watch(lcsb__capture *c, int record, lcsb__refusals *refusals);
 /* After spawning a child whose stderr is c->out[1]. */
 void lcsb__capture_spawned(lcsb__capture *c);
 /* Relay to RELAY_FD (-1: keep the tail only) until PID exits; its wait

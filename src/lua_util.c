@@ -58,6 +58,41 @@ void lcsb__lua_push_fields(lua_State *L, const lcsb__field *fields, const void *
     }
 }
 
+/* The recorder's refusals (lcsb.h), as the attestation's JSON has them. */
+static void push_refused(lua_State *L, const lcsb_attestation *a) {
+    if (!a->recorded) return;
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "recorded");
+    lua_createtable(L, LCSB_REFUSALS_MAX, 0);
+    for (size_t i = 0; i < a->refused_count && i < LCSB_REFUSALS_MAX; i++) {
+        const lcsb_refusal *r = &a->refused[i];
+        const char *name = strerrorname_np(r->error);
+        lua_createtable(L, 0, 8);
+        lua_pushstring(L, r->op);
+        lua_setfield(L, -2, "op");
+        lua_pushstring(L, r->key);
+        lua_setfield(L, -2, "key");
+        lua_pushstring(L, r->target);
+        lua_setfield(L, -2, "target");
+        lua_pushstring(L, r->program);
+        lua_setfield(L, -2, "program");
+        lua_pushinteger(L, r->error);
+        lua_setfield(L, -2, "errno");
+        lua_pushstring(L, name ? name : "?");
+        lua_setfield(L, -2, "error");
+        lua_pushinteger(L, r->count);
+        lua_setfield(L, -2, "count");
+        if (r->home) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, "home");
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "refused");
+    lua_pushinteger(L, (lua_Integer)a->refused_count);
+    lua_setfield(L, -2, "refused_count");
+}
+
 void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
     lcsb__lua_push_fields(L, lcsb__attestation_fields, a);
     if (a->domains[0]) {
@@ -71,6 +106,7 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a) {
         }
         lua_setfield(L, -2, "domains");
     }
+    push_refused(L, a);
     if (!a->net_refused_count) return;
     lua_createtable(L, LCSB_NET_REFUSALS_MAX, 0);
     for (size_t i = 0; i < a->net_refused_count && i < LCSB_NET_REFUSALS_MAX; i++) {

@@ -5,11 +5,13 @@
 #include "escape.h"
 #include "netns.h"
 #include "proxy.h"
+#include "refusals.h"
 #include "sys.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +28,11 @@
  * (docs/wire-format.md). */
 #define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
 #define LCSB__PROXY_ENV "LCSB_EXEC_PROXY_FD"
+/* And the recorder's pipe and library, which the shim hands the command. */
+#define LCSB__RECORD_ENV "LCSB_EXEC_RECORD_FD"
+#define LCSB__RECORDER_ENV "LCSB_EXEC_RECORDER"
+/* The recorder sits beside the shim, in a build tree as in an install. */
+#define LCSB__RECORDER_NAME "liblcsb-record.so"
 
 /* lcsb's proxy for a run under net.domains: served from a socket the shim
  * listens on in the command's own network and hands over CHANNEL, or from
@@ -61,6 +69,7 @@ void lcsb_run_options_init(lcsb_run_options *opts) {
     opts->size = sizeof *opts;
     opts->trailer_fd = STDERR_FILENO;
     opts->relay_fd = STDERR_FILENO;
+    opts->record_refusals = true;
 }
 
 static void write_all(int fd, const char *s) {
@@ -74,21 +83,27 @@ static void write_all(int fd, const char *s) {
     }
 }
 
+/* lcsb's own descriptors for the shim: its report pipe, the proxy's
+ * channel, the recorder's pipe; -1 where there is none. */
+#define SHIM_FDS 3
+
 /* The descriptors the child keeps above 2: the caller's, and lcsb's own
- * for the shim (EXTRA, -1 where there is none). */
-static bool kept(const lcsb_run_options *opts, const int extra[2], int fd) {
+ * for the shim (EXTRA). */
+static bool kept(const lcsb_run_options *opts, const int extra[SHIM_FDS], int fd) {
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (opts->keep_fds[i] == fd) return true;
-    return fd == extra[0] || fd == extra[1];
+    for (int i = 0; i < SHIM_FDS; i++)
+        if (fd == extra[i]) return true;
+    return false;
 }
 
 /* Nothing lcsb or its host holds open (a policy script's files, a harness's
  * pipes) reaches the command but stdin, stdout, stderr and what the caller
  * passes on purpose. Closing a descriptor that is not open is no error. */
 static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts,
-                          const int extra[2]) {
+                          const int extra[SHIM_FDS]) {
     int highest = 2;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SHIM_FDS; i++)
         if (extra[i] > highest) highest = extra[i];
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (opts->keep_fds[i] > highest) highest = opts->keep_fds[i];
@@ -98,37 +113,56 @@ static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_op
     for (size_t i = 0; i < opts->keep_fds_count; i++)
         if (posix_spawn_file_actions_adddup2(actions, opts->keep_fds[i], opts->keep_fds[i]))
             return -1;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SHIM_FDS; i++)
         if (extra[i] > 2 && posix_spawn_file_actions_adddup2(actions, extra[i], extra[i]))
             return -1;
     return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
 }
 
-static const char *const shim_fd_names[2] = {LCSB__REPORT_ENV, LCSB__PROXY_ENV};
+static const char *const shim_names[SHIM_FDS + 1] = {LCSB__REPORT_ENV, LCSB__PROXY_ENV,
+                                                     LCSB__RECORD_ENV, LCSB__RECORDER_ENV};
 
-/* Is ENTRY one of the variables naming a descriptor for the shim? */
+/* Is ENTRY one of the variables lcsb tells the shim with? */
 static bool names_shim_fd(const char *entry) {
-    for (int i = 0; i < 2; i++) {
-        size_t len = strlen(shim_fd_names[i]);
-        if (strncmp(entry, shim_fd_names[i], len) == 0 && entry[len] == '=') return true;
+    for (int i = 0; i < SHIM_FDS + 1; i++) {
+        size_t len = strlen(shim_names[i]);
+        if (strncmp(entry, shim_names[i], len) == 0 && entry[len] == '=') return true;
     }
     return false;
 }
 
+/* What lcsb hands the shim beside the argv (docs/wire-format.md): the pipe
+ * on which it reports a failed setup, and the recorder's pipe and library
+ * (-1s and "" where there are none). */
+typedef struct plumbing {
+    int report[2];
+    int record[2];
+    char recorder[PATH_MAX];
+} plumbing;
+
+/* NAME=VALUE onto ENV at *K; false when out of memory. */
+static bool tell(char **env, size_t *k, const char *name, const char *value) {
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *entry = malloc(len);
+    if (!entry) return false;
+    snprintf(entry, len, "%s=%s", name, value);
+    env[(*k)++] = entry;
+    return true;
+}
+
 /* The environment the child is spawned with: the seam's (lcsb_env_block:
  * the allowlist under a host mechanism, the caller's whole under a
- * container's engine), with none of the caller's variables naming a
- * descriptor for the shim; for a child that is the mechanism, ENTRIES
- * (which must outlive the spawn) naming FDS: the shim's report pipe, and
- * the channel for the proxy's socket (each -1 when there is none). */
-static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const int fds[2],
-                         char entries[2][64], char ***out, lcsb_error *err) {
+ * container's engine), with none of the caller's variables that tell the
+ * shim something; for a child that is the mechanism, lcsb's own: PL's
+ * descriptors and library, and NET's channel for the proxy's socket. */
+static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const plumbing *pl,
+                         const net_serve *net, char ***out, lcsb_error *err) {
     char **block = NULL;
     int rc = lcsb_env_block(b, policy, NULL, &block, err);
     if (rc) return rc;
     size_t n = 0, k = 0;
     while (block[n]) n++;
-    char **env = calloc(n + 3, sizeof *env);
+    char **env = calloc(n + SHIM_FDS + 2, sizeof *env);
     if (!env) {
         lcsb_argv_free(block);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
@@ -139,22 +173,20 @@ static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const
         else
             env[k++] = block[i];
     free(block);
-    for (int i = 0; i < 2; i++) {
-        entries[i][0] = '\0';
-        if (fds[i] < 0) continue;
-        snprintf(entries[i], 64, "%s=%d", shim_fd_names[i], fds[i]);
-        env[k++] = entries[i];
+    int fds[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
+    bool told = true;
+    for (int i = 0; i < SHIM_FDS; i++) {
+        char number[16];
+        snprintf(number, sizeof number, "%d", fds[i]);
+        if (fds[i] >= 0) told = told && tell(env, &k, shim_names[i], number);
     }
-    env[k] = NULL;
+    if (pl->record[1] >= 0) told = told && tell(env, &k, LCSB__RECORDER_ENV, pl->recorder);
+    if (!told) {
+        lcsb_argv_free(env);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
     *out = env;
     return 0;
-}
-
-/* Frees what child_environ made, but ENTRIES, which the caller owns. */
-static void free_environ(char **env, char entries[2][64]) {
-    for (size_t i = 0; env && env[i]; i++)
-        if (env[i] != entries[0] && env[i] != entries[1]) free(env[i]);
-    free(env);
 }
 
 static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
@@ -230,11 +262,11 @@ static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err)
  * while the command runs (NULL: none), CAPTURE the stderr relay (NULL: the
  * command writes to the caller's stderr itself). */
 static int spawn_and_wait_with(const char *const *final, const lcsb_policy *policy,
-                               bool is_mechanism, const lcsb_run_options *opts, int report[2],
+                               bool is_mechanism, const lcsb_run_options *opts, plumbing *pl,
                                net_serve *net, char **env, lcsb__capture *capture,
                                lcsb_run_result *result, lcsb_error *err) {
     const char *cwd = policy->cwd;
-    int extra[2] = {report[1], net ? net->channel[1] : -1};
+    int extra[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     sigset_t relayed, old_mask, none;
@@ -257,7 +289,8 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     /* stderr onto the pipe before everything else above 2 is closed. */
-    if ((capture && posix_spawn_file_actions_adddup2(&actions, capture->out[1], STDERR_FILENO)) ||
+    if ((capture && capture->out[1] >= 0 &&
+         posix_spawn_file_actions_adddup2(&actions, capture->out[1], STDERR_FILENO)) ||
         (cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
         add_fd_actions(&actions, opts, extra)) {
         posix_spawn_file_actions_destroy(&actions);
@@ -274,8 +307,11 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
     }
     pid_t pid;
     int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, env);
-    if (report[1] >= 0) close(report[1]);
-    report[1] = -1;
+    /* Only the child writes into these now. */
+    for (int *end = pl->report + 1; end; end = end == pl->report + 1 ? pl->record + 1 : NULL) {
+        if (*end >= 0) close(*end);
+        *end = -1;
+    }
     if (net && net->channel[1] >= 0) close(net->channel[1]);
     if (net) net->channel[1] = -1;
     if (spawn_errno == 0) running_child = pid;
@@ -323,7 +359,7 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
     /* The pipe's write ends are gone with the shim and its init (the command
      * never had one): what they said is all there. */
     char said[8];
-    ssize_t n = report[0] >= 0 ? read(report[0], said, sizeof said) : -1;
+    ssize_t n = pl->report[0] >= 0 ? read(pl->report[0], said, sizeof said) : -1;
     if (n > 0) reported(said, (size_t)n, result);
 restore:
     sigprocmask(SIG_BLOCK, &relayed, NULL);
@@ -335,30 +371,68 @@ restore:
     return rc;
 }
 
+/* The recorder beside SHIM (an absolute path) into PL, when it is there. */
+static bool find_recorder(const char *shim, plumbing *pl) {
+    const char *slash = strrchr(shim, '/');
+    struct stat st;
+    int n = slash ? snprintf(pl->recorder, sizeof pl->recorder, "%.*s/%s", (int)(slash - shim),
+                             shim, LCSB__RECORDER_NAME)
+                  : -1;
+    return n > 0 && (size_t)n < sizeof pl->recorder && stat(pl->recorder, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+/* The recorder's pipe, for a run under SHIM (NULL: no mechanism that takes
+ * one). Its write end never blocks: a record the pipe has no room for is
+ * lost, and the command never waits on lcsb. */
+static void open_record(const char *shim, plumbing *pl) {
+    if (!shim || !find_recorder(shim, pl) || pipe2(pl->record, O_CLOEXEC | O_NONBLOCK) != 0) {
+        pl->record[0] = pl->record[1] = -1;
+        pl->recorder[0] = '\0';
+        return;
+    }
+    (void)fcntl(pl->record[0], F_SETPIPE_SZ, 1 << 20); /* a burst fits; the default if not */
+}
+
 /* The resources one spawn needs, made and released here: the shim says
  * "setup failed" on a pipe of its own, so that an exit status of 97, which
- * the command can give too, is never taken for that alone; the stderr relay
- * when it is asked for. */
+ * the command can give too, is never taken for that alone; the recorder's
+ * pipe under a SHIM that takes it (NULL: none); the stderr relay when it is
+ * asked for. */
 static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
-                          const char *const *final, bool is_mechanism, const lcsb_run_options *opts,
-                          net_serve *net, lcsb_run_result *result, lcsb_error *err) {
-    int report[2] = {-1, -1};
-    char **env = NULL, entries[2][64];
-    if (is_mechanism && pipe2(report, O_CLOEXEC) != 0)
+                          const char *const *final, bool is_mechanism, const char *shim,
+                          const lcsb_run_options *opts, net_serve *net, lcsb_run_result *result,
+                          lcsb_error *err) {
+    plumbing pl = {{-1, -1}, {-1, -1}, ""};
+    char **env = NULL;
+    if (is_mechanism && pipe2(pl.report, O_CLOEXEC) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
                           strerror(errno));
-    int fds[2] = {report[1], net ? net->channel[1] : -1};
-    int rc = child_environ(b, policy, fds, entries, &env, err);
+    lcsb__refusals *refusals = shim ? lcsb__refusals_new(policy) : NULL;
+    if (refusals) open_record(shim, &pl);
+    if (refusals && pl.record[0] < 0) {
+        lcsb__refusals_free(refusals);
+        refusals = NULL;
+    }
+    int rc = child_environ(b, policy, &pl, net, &env, err);
     lcsb__capture capture;
-    bool captured = !rc && opts->capture_stderr;
-    if (captured) rc = lcsb__capture_open(&capture, err);
+    bool captured = !rc && (opts->capture_stderr || refusals);
+    if (captured) rc = lcsb__capture_open(&capture, opts->capture_stderr, err);
+    if (captured && !rc && refusals) lcsb__capture_watch(&capture, pl.record[0], refusals);
     if (!rc)
-        rc = spawn_and_wait_with(final, policy, is_mechanism, opts, report, net, env,
+        rc = spawn_and_wait_with(final, policy, is_mechanism, opts, &pl, net, env,
                                  captured ? &capture : NULL, result, err);
     if (captured) lcsb__capture_close(&capture);
-    for (int i = 0; i < 2; i++)
-        if (report[i] >= 0) close(report[i]);
-    free_environ(env, entries);
+    if (refusals) {
+        result->attestation.recorded = true;
+        lcsb__refusals_finish(refusals, &result->attestation);
+        lcsb__refusals_free(refusals);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (pl.report[i] >= 0) close(pl.report[i]);
+        if (pl.record[i] >= 0) close(pl.record[i]);
+    }
+    lcsb_argv_free(env);
     return rc;
 }
 
@@ -432,6 +506,17 @@ static bool starts_with_mechanism(const lcsb_backend *b, const char *const *pref
     return b->ops->is_mechanism && !launcher_first;
 }
 
+/* The shim in FINAL when the run records refusals: Landlock's, which
+ * follows the launcher prefix (a container's engine hands on no pipe, and
+ * its world has its own C library). NULL otherwise. */
+static const char *recording_shim(const lcsb_run_options *opts, const lcsb_attestation *att,
+                                  char *const *final) {
+    if (!opts->record_refusals || att->backend != LCSB_MECHANISM_LANDLOCK) return NULL;
+    size_t at = 0;
+    while (opts->prefix && opts->prefix[at]) at++;
+    return final[at] && final[at][0] == '/' ? final[at] : NULL;
+}
+
 /* The command's name is the caller's to choose, control bytes and all: it
  * reaches the terminal escaped. */
 static void trailer(const char *command, int status, bool setup_failed, const lcsb_attestation *att,
@@ -488,8 +573,9 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     rc = prepare_run(b, policy, opts, argv, &final, &net, &told, result, err);
     if (!rc)
         rc = spawn_and_wait(b, told ? told : policy, (const char *const *) final,
-                            starts_with_mechanism(b, opts->prefix), opts, served ? &net : NULL,
-                            result, err);
+                            starts_with_mechanism(b, opts->prefix),
+                            recording_shim(opts, &result->attestation, final), opts,
+                            served ? &net : NULL, result, err);
     close_net(&net, &result->attestation);
     lcsb_policy_free(told);
     lcsb_argv_free(final);

@@ -447,6 +447,29 @@ typedef struct lcsb_net_refusal {
 } lcsb_net_refusal;
 #define LCSB_NET_REFUSALS_MAX 16
 
+/* Something the sandbox refused a process of the command, as that process
+ * saw it: lcsb's recorder, a library preloaded into each dynamically linked
+ * program of the command's tree, notes every call the kernel refuses, and
+ * lcsb keeps those its policy accounts for (not a file's own permissions).
+ * The command can write to the recorder too: this is evidence to word hints
+ * with, never a reason to grant anything. One per operation and target,
+ * however often it happened. */
+typedef struct lcsb_refusal {
+    char op[8];  /* "exec", "read", "write", "connect", "bind", "socket" */
+    /* The policy key that covers it: "exec", "read", "write", "net", or
+     * "protect" (a protected path: read-only whatever the policy grants),
+     * "hide" (hidden by the policy), "sockets" (a unix socket outside it). */
+    char key[8];
+    /* An absolute path (resolved against the process's working directory),
+     * "ADDR:PORT", or a socket's kind ("inet/dgram"); raw bytes: escape to print. */
+    char target[1024];
+    char program[64]; /* the process refused, as it named itself; raw bytes */
+    int error;        /* the errno it got */
+    unsigned count;   /* how often */
+    bool home;        /* the target lies in the command's private HOME */
+} lcsb_refusal;
+#define LCSB_REFUSALS_MAX 32
+
 typedef struct lcsb_attestation {
     lcsb_mechanism backend;
     lcsb_fs_held fs;
@@ -482,6 +505,14 @@ typedef struct lcsb_attestation {
      * many there were in all (which may be more). */
     lcsb_net_refusal net_refused[LCSB_NET_REFUSALS_MAX];
     size_t net_refused_count;
+    /* After a run (lcsb_run) under a mechanism with the recorder (Landlock):
+     * whether it ran, and what the sandbox refused, the first
+     * LCSB_REFUSALS_MAX distinct refusals in the order they came and how
+     * many there were in all. A static program, or one that drops
+     * LD_PRELOAD, reports nothing. */
+    bool recorded;
+    lcsb_refusal refused[LCSB_REFUSALS_MAX];
+    size_t refused_count;
 } lcsb_attestation;
 
 /* PREFIX is the launcher composed in front of a host mechanism (NULL: none):
@@ -527,6 +558,11 @@ typedef struct lcsb_run_options {
      * the command writes to the caller's stderr itself. */
     bool capture_stderr;
     int relay_fd;               /* STDERR_FILENO unless set */
+    /* Record what the sandbox refuses (the attestation's refused): the
+     * command's dynamically linked programs get lcsb's recorder in
+     * LD_PRELOAD and a pipe's descriptor in LCSB_RECORD_FD, both visible
+     * to them. True unless set; under a mechanism without one, nothing. */
+    bool record_refusals;
 } lcsb_run_options;
 #define LCSB_KEEP_FD_MAX 65536
 #define LCSB_STDERR_TAIL_MAX 65536

@@ -1,0 +1,319 @@
+/* What the recorder (shim/record.c) reports, read against the policy. Each
+ * record is a line "OP\tERRNO\tPID\tPROGRAM\tTARGET\n" with PROGRAM and
+ * TARGET %XX-escaped (docs/wire-format.md). The recorder notes every call
+ * that failed the way a refusal fails; most such failures are the
+ * command's own business (a file's permissions, a search along PATH or an
+ * include path in a world where the path does not exist). A refusal is
+ * kept only when the policy explains it: a path outside the tier the
+ * operation needs, that exists on the host. The command writes to the same
+ * pipe and can say anything: what is kept here words hints, and nothing
+ * else. */
+#include "refusals.h"
+
+#include "path.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Longer lines are no record (the recorder writes at most PIPE_BUF). */
+#define LINE_MAX_BYTES 4096
+/* Distinct records looked at on the host, at most: a command that floods
+ * the pipe costs lcsb this many lookups and no more. */
+#define SEEN_SLOTS 8192
+#define LOOKUPS_MAX 6000
+
+struct lcsb__refusals {
+    const lcsb_policy *policy;
+    const char *home; /* the private HOME, or NULL */
+    char line[LINE_MAX_BYTES + 1];
+    size_t line_len;
+    bool overlong;             /* the line being read is past LINE_MAX_BYTES: skip it */
+    uint64_t seen[SEEN_SLOTS]; /* hashes of records looked at; 0 is empty */
+    size_t lookups;
+    lcsb_refusal kept[LCSB_REFUSALS_MAX];
+    size_t kept_n, total;
+};
+
+lcsb__refusals *lcsb__refusals_new(const lcsb_policy *policy) {
+    lcsb__refusals *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->policy = policy;
+    for (size_t i = 0; i < policy->env_n; i++)
+        if (strcmp(policy->env[i].name, "HOME") == 0 && policy->env[i].value &&
+            policy->env[i].value[0] == '/')
+            r->home = policy->env[i].value;
+    return r;
+}
+
+void lcsb__refusals_free(lcsb__refusals *r) { free(r); }
+
+/* ---- one record ---- */
+
+static int hex(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* FIELD (LEN bytes) %XX-decoded into OUT (SIZE bytes): false for a bad
+ * escape, a NUL, or text too long. */
+static bool unescape(const char *field, size_t len, char *out, size_t size) {
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)field[i];
+        if (c == '%') {
+            int hi = i + 2 < len ? hex(field[i + 1]) : -1;
+            int lo = hi >= 0 ? hex(field[i + 2]) : -1;
+            if (hi < 0 || lo < 0) return false;
+            c = hi * 16 + lo;
+            i += 2;
+        }
+        if (c == 0 || n + 1 >= size) return false;
+        out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return n > 0;
+}
+
+static bool digits(const char *field, size_t len, size_t most, long *out) {
+    if (len == 0 || len > most) return false;
+    long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (field[i] < '0' || field[i] > '9') return false;
+        v = v * 10 + (field[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static const char *const ops[] = {"exec", "read", "write", "connect", "bind", "socket"};
+
+typedef struct record {
+    const char *op;
+    int error;
+    char program[64];
+    char target[PATH_MAX];
+} record;
+
+static bool parse(const char *line, size_t len, record *rec) {
+    const char *field[5];
+    size_t flen[5], k = 0;
+    const char *start = line, *end = line + len;
+    for (const char *p = line; k < 5; p++) {
+        if (p == end || *p == '\t') {
+            field[k] = start;
+            flen[k++] = (size_t)(p - start);
+            start = p + 1;
+            if (p == end) break;
+        }
+    }
+    if (k != 5 || field[4] + flen[4] != end) return false;
+    rec->op = NULL;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strlen(ops[i]) == flen[0] && memcmp(ops[i], field[0], flen[0]) == 0) rec->op = ops[i];
+    long error, pid;
+    if (!rec->op || !digits(field[1], flen[1], 4, &error) || !digits(field[2], flen[2], 10, &pid))
+        return false;
+    rec->error = (int)error;
+    return unescape(field[3], flen[3], rec->program, sizeof rec->program) &&
+           unescape(field[4], flen[4], rec->target, sizeof rec->target);
+}
+
+/* ---- against the policy and the host ---- */
+
+/* LEN bytes of TEXT into OUT (SIZE bytes), cut to fit, NUL-terminated. */
+static void copy_text(char *out, size_t size, const char *text, size_t len) {
+    if (len >= size) len = size - 1;
+    memcpy(out, text, len);
+    out[len] = '\0';
+}
+
+/* PATH made absolute-normal in place: "//", "/./" dropped, ".." taken
+ * back a step as the process's kernel would have, links aside. */
+static void normalize(char *path) {
+    char out[PATH_MAX];
+    size_t len = 0;
+    for (const char *p = path; *p;) {
+        while (*p == '/') p++;
+        const char *start = p;
+        while (*p && *p != '/') p++;
+        size_t n = (size_t)(p - start);
+        if (n == 0 || (n == 1 && start[0] == '.')) continue;
+        if (n == 2 && start[0] == '.' && start[1] == '.') {
+            while (len > 0 && out[len - 1] != '/') len--;
+            if (len > 0) len--;
+            continue;
+        }
+        out[len++] = '/';
+        memcpy(out + len, start, n);
+        len += n;
+    }
+    if (len == 0) out[len++] = '/';
+    out[len] = '\0';
+    memcpy(path, out, len + 1);
+}
+
+static bool in_tier(const lcsb__strv *tier, const char *path) {
+    for (size_t i = 0; i < tier->n; i++)
+        if (lcsb__path_within(path, tier->v[i])) return true;
+    return false;
+}
+
+static bool in_tier_either(const lcsb__strv *tier, const char *path, const char *real) {
+    return in_tier(tier, path) || (real[0] && in_tier(tier, real));
+}
+
+/* PATH on the host with its links followed, into REAL (PATH_MAX bytes; ""
+ * when neither it nor its directory is there). */
+static void host_path(const char *path, char *real) {
+    if (realpath(path, real)) return;
+    real[0] = '\0';
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], resolved[PATH_MAX];
+    if (!slash || slash == path) return;
+    copy_text(dir, sizeof dir, path, (size_t)(slash - path));
+    if (!realpath(dir, resolved)) return;
+    size_t len = strcmp(resolved, "/") ? strlen(resolved) : 0, rest = strlen(slash);
+    if (len + rest >= PATH_MAX) return;
+    memcpy(real, resolved, len);
+    memcpy(real + len, slash, rest + 1);
+}
+
+static bool host_has(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static bool host_has_dir_of(const char *path) {
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
+    return host_has(dir);
+}
+
+/* The port of "ADDR:PORT", or -1. */
+static int port_of(const char *target) {
+    const char *colon = strrchr(target, ':');
+    long port;
+    if (!colon || !digits(colon + 1, strlen(colon + 1), 5, &port) || port > 65535) return -1;
+    return (int)port;
+}
+
+static bool port_listed(const lcsb__ports *ports, int port) {
+    for (size_t i = 0; i < ports->n; i++)
+        if (ports->v[i] == port) return true;
+    return false;
+}
+
+/* The policy key that accounts for REC, or NULL when the policy does not
+ * (the refusal is the command's own: not the sandbox's). */
+static const char *key_of(const lcsb__refusals *r, const record *rec, const char *real) {
+    const lcsb_policy *p = r->policy;
+    const char *t = rec->target;
+    bool path = t[0] == '/';
+    if (strcmp(rec->op, "socket") == 0) return p->net == LCSB_NET_OPEN ? NULL : "net";
+    if (!path) {
+        int port = port_of(t);
+        if (p->net == LCSB_NET_OPEN || port < 0) return NULL;
+        bool binds = strcmp(rec->op, "bind") == 0;
+        if (p->net == LCSB_NET_PORTS && port_listed(binds ? &p->bind : &p->connect, port))
+            return NULL;
+        return "net";
+    }
+    bool missing = !host_has(t);
+    if (strcmp(rec->op, "write") == 0) {
+        if (missing && !host_has_dir_of(t)) return NULL;
+        if (in_tier_either(&p->protect, t, real)) return "protect";
+        return in_tier_either(&p->write, t, real) ? NULL : "write";
+    }
+    /* What is read, run or connected to must be there to be refused. */
+    if (missing) return NULL;
+    if (in_tier_either(&p->hide, t, real)) return "hide";
+    if (strcmp(rec->op, "connect") == 0 || strcmp(rec->op, "bind") == 0)
+        return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL
+                                                                                       : "sockets";
+    if (strcmp(rec->op, "exec") == 0)
+        return p->exec_open || in_tier_either(&p->exec, t, real) ? NULL : "exec";
+    return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL : "read";
+}
+
+/* FNV-1a of the op and target: a record looked at once is not again. */
+static uint64_t record_hash(const record *rec) {
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *s = rec->op; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (const char *s = rec->target; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+/* Is H new? Noted when it is. A full table takes nothing more. */
+static bool first_seen(lcsb__refusals *r, uint64_t h) {
+    for (size_t i = 0, at = h % SEEN_SLOTS; i < SEEN_SLOTS; i++, at = (at + 1) % SEEN_SLOTS) {
+        if (r->seen[at] == h) return false;
+        if (r->seen[at] == 0) {
+            r->seen[at] = h;
+            return true;
+        }
+    }
+    return false;
+}
+
+static lcsb_refusal *kept_as(lcsb__refusals *r, const record *rec) {
+    for (size_t i = 0; i < r->kept_n; i++)
+        if (strcmp(r->kept[i].op, rec->op) == 0 && strcmp(r->kept[i].target, rec->target) == 0)
+            return &r->kept[i];
+    return NULL;
+}
+
+static void take(lcsb__refusals *r, record *rec) {
+    if (rec->target[0] == '/') normalize(rec->target);
+    /* A refusal seen before counts again; only a new one is looked up. */
+    lcsb_refusal *known = kept_as(r, rec);
+    if (known) {
+        known->count++;
+        return;
+    }
+    if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX) return;
+    r->lookups++;
+    char real[PATH_MAX] = "";
+    if (rec->target[0] == '/') host_path(rec->target, real);
+    const char *key = key_of(r, rec, real);
+    if (!key) return;
+    r->total++;
+    if (r->kept_n == LCSB_REFUSALS_MAX) return;
+    lcsb_refusal *k = &r->kept[r->kept_n++];
+    memset(k, 0, sizeof *k);
+    copy_text(k->op, sizeof k->op, rec->op, strlen(rec->op));
+    copy_text(k->key, sizeof k->key, key, strlen(key));
+    copy_text(k->target, sizeof k->target, rec->target, strlen(rec->target));
+    copy_text(k->program, sizeof k->program, rec->program, strlen(rec->program));
+    k->error = rec->error;
+    k->count = 1;
+    k->home = r->home && rec->target[0] == '/' && lcsb__path_within(rec->target, r->home);
+}
+
+void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (bytes[i] != '\n') {
+            if (r->line_len < LINE_MAX_BYTES)
+                r->line[r->line_len++] = bytes[i];
+            else
+                r->overlong = true;
+            continue;
+        }
+        record rec;
+        if (!r->overlong && parse(r->line, r->line_len, &rec)) take(r, &rec);
+        r->line_len = 0;
+        r->overlong = false;
+    }
+}
+
+void lcsb__refusals_finish(const lcsb__refusals *r, lcsb_attestation *att) {
+    memcpy(att->refused, r->kept, r->kept_n * sizeof *r->kept);
+    att->refused_count = r->total;
+}
