@@ -689,6 +689,65 @@ char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_r
     return call_for_lines(L, top, 3, "explain", true);
 }
 
+/* The evidence a saved attestation holds, explained: JSON on top, decoded
+ * with lua-cjson; the status is the run's when it was saved with it. */
+static const char explain_saved[] =
+    "local text = ...\n"
+    "local ok, cjson = pcall(require, 'cjson.safe')\n"
+    "if not ok then error('lua-cjson is not installed (Debian: lua-cjson)', 0) end\n"
+    "local att = cjson.decode(text)\n"
+    "if type(att) ~= 'table' or type(att.backend) ~= 'string' then\n"
+    "  error('not an attestation (lcsb --attest FILE writes one)', 0)\n"
+    "end\n"
+    "local status = math.type(att.status) == 'integer' and att.status or nil\n"
+    "return require('lcsb.remedies').explain { attestation = att, status = status,\n"
+    "  argv = {}, policy = {}, saved = true }\n";
+
+static int pexplain_saved(lua_State *L) {
+    const char *lua_dir = lua_touserdata(L, 1);
+    luaL_openlibs(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_lcsb);
+    lua_setfield(L, -2, "lcsb.core");
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua", lua_dir, lua_dir);
+    lua_setfield(L, -2, "path");
+    lua_pushliteral(L, LCSB_LUA_CPATH);
+    lua_setfield(L, -2, "cpath");
+    lua_pop(L, 1);
+    if (luaL_loadbuffer(L, explain_saved, sizeof explain_saved - 1, "=explain") != LUA_OK)
+        return lua_error(L);
+    lua_pushvalue(L, 2);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+int lcsb_explain_attestation(const char *json, size_t len, const char *lua_dir, char ***hints,
+                             lcsb_error *err) {
+    *hints = NULL;
+    char installed[PATH_MAX];
+    if (!lua_dir) {
+        int found = lcsb__installed_lua_dir(installed, err);
+        if (found) return found;
+        lua_dir = installed;
+    }
+    lua_State *L = luaL_newstate();
+    if (!L) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    lua_pushcfunction(L, pexplain_saved);
+    lua_pushlightuserdata(L, (void *)lua_dir);
+    lua_pushlstring(L, json, len);
+    int rc = 0;
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        rc = lcsb__fail(err, LCSB_EINVAL, "explain: %s", msg ? msg : "(no message)");
+    } else if (lua_istable(L, -1)) {
+        *hints = take_lines(L, true);
+    }
+    lua_close(L);
+    return rc;
+}
+
 static int pafter(lua_State *L) {
     int ref = (int)lua_tointeger(L, 1);
     bool ran = lua_toboolean(L, 2);

@@ -19,6 +19,7 @@ const char cli_usage[] =
     "       lcsb wrap [OPTIONS] POLICY.lua -- COMMAND...    print the final argv as JSON\n"
     "       lcsb trust POLICY.lua [-- COMMAND...]           approve POLICY as it is now\n"
     "       lcsb cache [list|clear] [--project DIR | --all] a project's caches (cache = {...})\n"
+    "       lcsb explain ATTESTATION.json                   the hints for a run --attest saved\n"
     "       lcsb --help | --version\n"
     "\n"
     "options:\n"
@@ -40,6 +41,12 @@ const char cli_usage[] =
     "  --no-capture       leave the command's stderr alone: it sees your terminal there, and\n"
     "                     lcsb keeps no tail of it for hints (by default stderr goes\n"
     "                     through lcsb, relayed live, and the command sees a pipe)\n"
+    "  --report           print the hints, and every refusal recorded, however the command\n"
+    "                     exits (by default only when it fails: a tool that succeeds keeps\n"
+    "                     a clean stderr; its refusals are still in the attestation)\n"
+    "  --no-record        do not record refusals: the command's programs get no\n"
+    "                     LD_PRELOAD of lcsb's recorder nor LCSB_RECORD_FD, and the hints\n"
+    "                     are guessed from its stderr alone\n"
     "\n"
     "a policy runs as you, unsandboxed, and the commands it confines may write it:\n"
     "lcsb runs only what you trusted. `lcsb trust POLICY` runs it and records it and\n"
@@ -63,7 +70,8 @@ const char cli_usage[] =
     "\n"
     "the command does not get your environment: only PATH, LANG, LANGUAGE, LC_*, TERM,\n"
     "COLORTERM, NO_COLOR, TZ, USER, LOGNAME, SHELL, COLUMNS, LINES and the certificate\n"
-    "authorities' files (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, GIT_SSL_CAINFO, ...), what the policy's\n"
+    "authorities' files (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, GIT_SSL_CAINFO, ...), what the "
+    "policy's\n"
     "env = { pass = { ... } } names (a secret-looking name only when named exactly),\n"
     "and its own values; `lcsb check` lists them. `lcsb wrap` prints an argv only:\n"
     "run it with just those variables, never with your whole environment.\n"
@@ -217,7 +225,14 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->command = CLI_WRAP, i++;
         else if (strcmp(first, "trust") == 0)
             out->command = CLI_TRUST, i++;
-        else if (strcmp(first, "cache") == 0) {
+        else if (strcmp(first, "explain") == 0) {
+            out->command = CLI_EXPLAIN;
+            if (argc != 3 || argv[2][0] == '-')
+                return usage_error(err, err_size, "%s",
+                                   "explain takes one file: lcsb explain ATTESTATION.json");
+            out->policy = argv[2];
+            return 0;
+        } else if (strcmp(first, "cache") == 0) {
             out->command = CLI_CACHE;
             return parse_cache(argc, argv, i + 1, out, err, err_size);
         }
@@ -255,6 +270,10 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->keep_fds[out->keep_fds_count++] = (int)fd;
         } else if (strcmp(a, "--no-capture") == 0)
             out->no_capture = true;
+        else if (strcmp(a, "--no-record") == 0)
+            out->no_record = true;
+        else if (strcmp(a, "--report") == 0)
+            out->report = true;
         else if (strcmp(a, "--no-trust-check") == 0)
             out->no_trust_check = true;
         else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT)

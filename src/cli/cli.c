@@ -128,10 +128,16 @@ static FILE *open_attestation(const char *where) {
 /* ATT, with what the script adds: the files it read and how it was trusted,
  * the caps files it was checked against, the files that run later. */
 static int write_attestation(FILE *f, const char *where, lcsb_script *script,
-                             const lcsb_attestation *att) {
+                             const lcsb_attestation *att, const int *status) {
     char *json = lcsb_script_attestation_json(script, att);
     int rc = 0;
-    if (!json || fprintf(f, "%s\n", json) < 0 || (f != stderr && fclose(f) != 0)) {
+    /* After a run, its status too, for lcsb explain: the object's keys, then
+     * "status", then its brace again. */
+    int printed = !json ? -1
+                  : status
+                      ? fprintf(f, "%.*s,\"status\":%d}\n", (int)strlen(json) - 1, json, *status)
+                      : fprintf(f, "%s\n", json);
+    if (printed < 0 || (f != stderr && fclose(f) != 0)) {
         say("cannot write the attestation to %s: %s", where,
             json ? strerror(errno) : "out of memory");
         rc = -1;
@@ -632,6 +638,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     opts.keep_fds = args->keep_fds;
     opts.keep_fds_count = args->keep_fds_count;
     opts.capture_stderr = !args->no_capture;
+    opts.record_refusals = !args->no_record;
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
@@ -650,9 +657,47 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     /* Before the attestation, which lists the files that run later it finds. */
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
-    if (attest) write_attestation(attest, args->attest, script, &result.attestation);
-    if (result.status != 0) say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
+    if (attest)
+        write_attestation(attest, args->attest, script, &result.attestation, &result.status);
+    /* A run that succeeds keeps stderr the command's: tools parse it. */
+    if (result.status != 0 || args->report)
+        say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
     return result.status;
+}
+
+/* The most of an attestation file lcsb explain reads. */
+#define ATTESTATION_MAX (16 << 20)
+
+/* lcsb explain FILE: the hints of a run saved with --attest FILE, on
+ * stdout, for a host that ran it in the background. */
+static int cmd_explain(const cli_args *args, const cli_paths *paths) {
+    FILE *f = strcmp(args->policy, "-") == 0 ? stdin : fopen(args->policy, "r");
+    if (!f) {
+        say("cannot read %s: %s", args->policy, strerror(errno));
+        return LCSB_EXIT_USAGE;
+    }
+    char *text = malloc(ATTESTATION_MAX + 1);
+    size_t len = text ? fread(text, 1, ATTESTATION_MAX + 1, f) : 0;
+    bool failed = !text || ferror(f) || len > ATTESTATION_MAX;
+    if (f != stdin) fclose(f);
+    char **hints = NULL;
+    lcsb_error err;
+    if (failed) {
+        say("cannot read %s: %s", args->policy,
+            !text                   ? "out of memory"
+            : len > ATTESTATION_MAX ? "larger than 16 MiB"
+                                    : strerror(errno));
+    } else if (lcsb_explain_attestation(text, len, paths->lua_dir[0] ? paths->lua_dir : NULL,
+                                        &hints, &err)) {
+        say("%s: %s", args->policy, err.message);
+        failed = true;
+    }
+    free(text);
+    if (failed) return LCSB_EXIT_USAGE;
+    for (size_t i = 0; hints && hints[i]; i++) printf("hint: %s\n", hints[i]);
+    if (!hints) printf("no hints: the attestation records no refusal\n");
+    lcsb_argv_free(hints);
+    return fflush(stdout) == 0 ? 0 : LCSB_EXIT_USAGE;
 }
 
 /* A signal must not kill lcsb before it removes the private HOME. While the
@@ -758,7 +803,8 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         }
         status = cmd_check(args, b, p, &att, script);
         FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
-        if (args->attest && (!attest || write_attestation(attest, args->attest, script, &att) != 0))
+        if (args->attest &&
+            (!attest || write_attestation(attest, args->attest, script, &att, NULL) != 0))
             status = LCSB_EXIT_USAGE;
         goto out;
     }
@@ -816,6 +862,7 @@ int cli_main(int argc, char **argv) {
         break;
     case CLI_DETECT: status = cmd_detect(&args, &paths); break;
     case CLI_CACHE: status = cli_cache(&args); break;
+    case CLI_EXPLAIN: status = cmd_explain(&args, &paths); break;
     default:
         hold_signals();
         status = with_policy(&args, &paths);

@@ -747,6 +747,16 @@ LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
  * freed with lcsb_argv_free; NULL when there are none. */
 LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                     const lcsb_run_result *result);
+/* The hints for a run from its attestation as lcsb_script_attestation_json
+ * wrote it (`lcsb --attest FILE`): JSON, LEN bytes. What the recorder and
+ * the proxy saw is in it; the stderr tail is not, so only evidence is
+ * explained. For a host that runs commands in the background and reads
+ * their outcome later. LUA_DIR as lcsb_script_options has it (NULL: the
+ * installed one). *HINTS as lcsb_script_explain gives them, NULL when
+ * there are none; LCSB_EINVAL when JSON is no attestation. */
+LCSB_API LCSB_NODISCARD int lcsb_explain_attestation(const char *json, size_t len,
+                                                     const char *lua_dir, char ***hints,
+                                                     lcsb_error *err);
 /* After lcsb_run: let go of what the policy held for the run (the empty .git
  * of a project that is no repository), and say what it could not hold and
  * the run made anyway (a repository, with hooks nobody protected) and which
