@@ -164,8 +164,10 @@ static bool in_tier(const lcsb__strv *tier, const char *path) {
     return false;
 }
 
+/* The kernel judges the path it reached, links followed: REAL when the
+ * host has it, else PATH as named. */
 static bool in_tier_either(const lcsb__strv *tier, const char *path, const char *real) {
-    return in_tier(tier, path) || (real[0] && in_tier(tier, real));
+    return in_tier(tier, real[0] ? real : path);
 }
 
 /* PATH on the host with its links followed, into REAL (PATH_MAX bytes; ""

@@ -1,0 +1,246 @@
+/* The recorder's reports read against a policy and this host: what the
+ * policy accounts for is kept under the key that would allow it, what it
+ * does not (a path it grants, one the host does not have) is passed over,
+ * and what no record is (a bad escape, a short line) is ignored. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "refusals.h"
+
+static char dir[PATH_MAX]; /* a real directory of this test's */
+
+static void make_file(const char *rel) {
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+
+static int setup(void **state) {
+    (void)state;
+    char tmpl[] = "/tmp/lcsb-refusals.XXXXXX";
+    if (!mkdtemp(tmpl)) return -1;
+    if (!realpath(tmpl, dir)) return -1;
+    char path[PATH_MAX * 2];
+    const char *dirs[] = {"ro", "rw", "rw/.git", "home", "out", "hidden"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, dirs[i]);
+        if (mkdir(path, 0755) != 0) return -1;
+    }
+    make_file("ro/data");
+    make_file("rw/.git/config");
+    make_file("out/secret");
+    make_file("hidden/key");
+    make_file("tool");
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *at(const char *rel) {
+    static char paths[8][PATH_MAX * 2];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, PATH_MAX * 2, "%s/%s", dir, rel);
+    return p;
+}
+
+static lcsb_policy *policy(void) {
+    lcsb_policy *p = lcsb_policy_new();
+    assert_non_null(p);
+    assert_int_equal(lcsb_policy_add_read(p, at("ro"), NULL), 0);
+    assert_int_equal(lcsb_policy_add_write(p, at("rw"), NULL), 0);
+    assert_int_equal(lcsb_policy_add_write(p, at("home"), NULL), 0);
+    assert_int_equal(lcsb_policy_add_exec(p, "/usr/bin/env", NULL), 0);
+    assert_int_equal(lcsb_policy_add_protect(p, at("rw/.git"), NULL), 0);
+    assert_int_equal(lcsb_policy_add_hide(p, at("hidden"), NULL), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "HOME", at("home"), NULL), 0);
+    lcsb_policy_set_net(p, LCSB_NET_PORTS);
+    assert_int_equal(lcsb_policy_add_port(p, LCSB_PORT_CONNECT, 443, NULL), 0);
+    return p;
+}
+
+/* TEXT fed to a reader for a fresh policy, in two pieces cut at CUT. */
+static lcsb_attestation *read_records(const char *text, size_t cut) {
+    static lcsb_attestation att;
+    lcsb_policy *p = policy();
+    lcsb__refusals *r = lcsb__refusals_new(p);
+    assert_non_null(r);
+    size_t len = strlen(text);
+    if (cut > len) cut = len;
+    lcsb__refusals_feed(r, text, cut);
+    lcsb__refusals_feed(r, text + cut, len - cut);
+    memset(&att, 0, sizeof att);
+    lcsb__refusals_finish(r, &att);
+    lcsb__refusals_free(r);
+    lcsb_policy_free(p);
+    return &att;
+}
+
+static char *line(const char *op, int error, const char *program, const char *target) {
+    static char lines[8][PATH_MAX * 3];
+    static int next;
+    char *l = lines[next++ % 8];
+    snprintf(l, PATH_MAX * 3, "%s\t%d\t42\t%s\t%s\n", op, error, program, target);
+    return l;
+}
+
+static void expect(const lcsb_refusal *r, const char *op, const char *key, const char *target) {
+    assert_string_equal(r->op, op);
+    assert_string_equal(r->key, key);
+    assert_string_equal(r->target, target);
+}
+
+static void test_kept_under_the_key_that_allows_it(void **state) {
+    (void)state;
+    char text[PATH_MAX * 24] = "";
+    strcat(text, line("exec", EACCES, "sh", "/usr/bin/id"));
+    strcat(text, line("read", ENOENT, "cat", at("out/secret")));
+    strcat(text, line("write", EROFS, "sh", at("ro/new")));
+    strcat(text, line("write", EROFS, "git", at("rw/.git/config")));
+    strcat(text, line("read", ENOENT, "cat", at("hidden/key")));
+    strcat(text, line("connect", EACCES, "curl", "93.184.216.34:80"));
+    strcat(text, line("socket", EACCES, "dig", "inet/dgram"));
+    lcsb_attestation *a = read_records(text, 37);
+    assert_int_equal(a->refused_count, 7);
+    expect(&a->refused[0], "exec", "exec", "/usr/bin/id");
+    assert_string_equal(a->refused[0].program, "sh");
+    assert_int_equal(a->refused[0].error, EACCES);
+    expect(&a->refused[1], "read", "read", at("out/secret"));
+    expect(&a->refused[2], "write", "write", at("ro/new"));
+    expect(&a->refused[3], "write", "protect", at("rw/.git/config"));
+    expect(&a->refused[4], "read", "hide", at("hidden/key"));
+    expect(&a->refused[5], "connect", "net", "93.184.216.34:80");
+    expect(&a->refused[6], "socket", "net", "inet/dgram");
+}
+
+/* A failure the policy does not account for is the command's own. */
+static void test_what_the_policy_grants_is_no_refusal(void **state) {
+    (void)state;
+    char text[PATH_MAX * 24] = "";
+    strcat(text, line("exec", EACCES, "sh", "/usr/bin/env"));        /* in exec */
+    strcat(text, line("read", EACCES, "cat", at("ro/data")));        /* a file's mode */
+    strcat(text, line("write", EACCES, "touch", at("rw/file")));     /* in write */
+    strcat(text, line("read", ENOENT, "cc1", "/usr/include/nothere.h")); /* not on the host */
+    strcat(text, line("write", ENOENT, "sh", "/nonexistent-dir/x")); /* nor its directory */
+    strcat(text, line("connect", EACCES, "curl", "10.0.0.1:443"));  /* a port it allows */
+    strcat(text, line("exec", ENOENT, "sh", "/usr/local/bin/nothere"));
+    lcsb_attestation *a = read_records(text, 5);
+    assert_int_equal(a->refused_count, 0);
+}
+
+static void test_counted_once_and_normalized(void **state) {
+    (void)state;
+    char text[PATH_MAX * 24] = "", twisted[PATH_MAX * 2];
+    snprintf(twisted, sizeof twisted, "%s/ro/../out/./secret", dir);
+    strcat(text, line("read", EACCES, "cat", at("out/secret")));
+    strcat(text, line("read", EACCES, "python3", twisted));
+    strcat(text, line("read", EACCES, "cat", at("out/secret")));
+    strcat(text, line("write", EACCES, "sh", at("home/.gitconfig.lock")));
+    lcsb_attestation *a = read_records(text, 1);
+    /* The private HOME is writable: nothing there is refused but what is
+     * shown read-only (a link out of it), which the tiers say. */
+    assert_int_equal(a->refused_count, 1);
+    expect(&a->refused[0], "read", "read", at("out/secret"));
+    assert_int_equal(a->refused[0].count, 3);
+    assert_string_equal(a->refused[0].program, "cat");
+}
+
+static void test_private_home_marked(void **state) {
+    (void)state;
+    char link[PATH_MAX * 2], text[PATH_MAX * 4];
+    /* ~/.gitconfig shown read-only: a link to a file the policy reads. */
+    snprintf(link, sizeof link, "%s/home/.gitconfig", dir);
+    assert_int_equal(symlink(at("ro/data"), link), 0);
+    snprintf(text, sizeof text, "%s", line("write", EROFS, "git", link));
+    lcsb_attestation *a = read_records(text, 0);
+    assert_int_equal(a->refused_count, 1);
+    expect(&a->refused[0], "write", "write", link);
+    assert_true(a->refused[0].home);
+    unlink(link);
+}
+
+static void test_not_records_are_ignored(void **state) {
+    (void)state;
+    char text[PATH_MAX * 24] = "";
+    char escaped[PATH_MAX * 2];
+    strcat(text, "exec\t13\t42\tsh\n");                 /* too few fields */
+    strcat(text, "exec\t13\t42\tsh\t/usr/bin/id\textra\n"); /* too many */
+    strcat(text, "open\t13\t42\tsh\t/usr/bin/id\n");    /* no such op */
+    strcat(text, "exec\tx13\t42\tsh\t/usr/bin/id\n");   /* no number */
+    strcat(text, "exec\t13\t42\tsh\t/usr/bin/i%0\n");   /* a cut escape */
+    strcat(text, "exec\t13\t42\tsh\t/usr/bin/i%00d\n"); /* a NUL */
+    strcat(text, "exec\t13\t42\t\t/usr/bin/id\n");      /* no program */
+    /* Escaped: a newline in the path is part of it, not a new record. */
+    snprintf(escaped, sizeof escaped, "write\t30\t1\tsh\t%s/ro/a%%0Aexec%%09b\n", dir);
+    strcat(text, escaped);
+    lcsb_attestation *a = read_records(text, 3);
+    assert_int_equal(a->refused_count, 1);
+    char want[PATH_MAX * 2];
+    snprintf(want, sizeof want, "%s/ro/a\nexec\tb", dir);
+    expect(&a->refused[0], "write", "write", want);
+}
+
+static void test_only_the_first_are_kept_all_counted(void **state) {
+    (void)state;
+    size_t n = LCSB_REFUSALS_MAX + 8;
+    char *text = calloc(n, PATH_MAX);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++) {
+        char target[PATH_MAX * 2];
+        snprintf(target, sizeof target, "%s/ro/new%zu", dir, i);
+        strcat(text, line("write", EROFS, "sh", target));
+    }
+    /* An overlong line is dropped whole, and the next one still read. */
+    char *long_line = malloc(10000);
+    memset(long_line, 'a', 9999);
+    long_line[9999] = '\0';
+    lcsb__refusals *r;
+    lcsb_policy *p = policy();
+    assert_non_null(r = lcsb__refusals_new(p));
+    lcsb__refusals_feed(r, long_line, strlen(long_line));
+    lcsb__refusals_feed(r, "\n", 1);
+    lcsb__refusals_feed(r, text, strlen(text));
+    lcsb_attestation *a = calloc(1, sizeof *a);
+    lcsb__refusals_finish(r, a);
+    assert_int_equal(a->refused_count, n);
+    char first[PATH_MAX * 2];
+    snprintf(first, sizeof first, "%s/ro/new0", dir);
+    expect(&a->refused[0], "write", "write", first);
+    lcsb__refusals_free(r);
+    lcsb_policy_free(p);
+    free(a);
+    free(long_line);
+    free(text);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kept_under_the_key_that_allows_it),
+        cmocka_unit_test(test_what_the_policy_grants_is_no_refusal),
+        cmocka_unit_test(test_counted_once_and_normalized),
+        cmocka_unit_test(test_private_home_marked),
+        cmocka_unit_test(test_not_records_are_ignored),
+        cmocka_unit_test(test_only_the_first_are_kept_all_counted),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
