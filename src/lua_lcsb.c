@@ -175,6 +175,54 @@ static int l_wrap(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.execute(policy, argv [, backend [, options]]) -> result | nil,
+ * message: lcsb_run under BACKEND (a name, "auto" by default), the
+ * command's stderr relayed and its tail kept, what the sandbox refused
+ * recorded unless OPTIONS.record is false. RESULT: status, note,
+ * setup_failed, stderr (the tail), attestation (with refused). No trailer:
+ * the host says what it wants to. lcsb.execute adds the hints. */
+static int l_execute(lua_State *L) {
+    lua_settop(L, 4);
+    const char *name = luaL_optstring(L, 3, "auto");
+    lcsb_run_options opts;
+    lcsb_run_options_init(&opts);
+    opts.capture_stderr = true;
+    opts.trailer_fd = -1;
+    if (!lua_isnil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        lua_getfield(L, 4, "record");
+        opts.record_refusals = lua_isnil(L, -1) || lua_toboolean(L, -1);
+        lua_getfield(L, 4, "capture");
+        opts.capture_stderr = lua_isnil(L, -1) || lua_toboolean(L, -1);
+        lua_pop(L, 2);
+    }
+    lcsb__lua_policy_slot(L, 1);
+    const char **argv = check_argv(L, 2, "argv");
+    if (!argv[0]) return luaL_argerror(L, 2, "no command");
+    lcsb_policy *p = lcsb__lua_checkpolicy(L, 1);
+    lcsb_capability cap;
+    lcsb_backend *b = NULL;
+    lcsb_error err;
+    lcsb_run_result *result = lua_newuserdatauv(L, sizeof *result, 0);
+    int rc = lcsb_detect(&cap, shim_path(L), &err);
+    if (!rc) rc = lcsb_backend_select(&cap, name, &b, &err);
+    if (!rc) rc = lcsb_run(b, p, argv, &opts, result, &err);
+    lcsb_backend_free(b);
+    if (rc) return lcsb__lua_fail(L, err.message);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, result->status);
+    lua_setfield(L, -2, "status");
+    lua_pushstring(L, result->note);
+    lua_setfield(L, -2, "note");
+    lua_pushboolean(L, result->setup_failed);
+    lua_setfield(L, -2, "setup_failed");
+    lua_pushlstring(L, result->stderr_tail, result->stderr_tail_len);
+    lua_setfield(L, -2, "stderr");
+    lcsb__lua_push_attestation(L, &result->attestation);
+    lua_setfield(L, -2, "attestation");
+    return 1;
+}
+
 static int l_attest(lua_State *L) {
     lua_settop(L, 2);
     const char **argv = check_argv(L, 1, "argv");
@@ -214,17 +262,10 @@ static int l_trusted(lua_State *L) {
 }
 
 static const luaL_Reg functions[] = {
-    {"policy", lcsb__lua_policy},
-    {"run_scope", l_run_scope},
-    {"run", l_run},
-    {"detect", l_detect},
-    {"set_shim", l_set_shim},
-    {"wrap", l_wrap},
-    {"attest", l_attest},
-    {"blame_caller", l_blame_caller},
-    {"escape", l_escape},
-    {"trusted", l_trusted},
-    {NULL, NULL},
+    {"policy", lcsb__lua_policy}, {"run_scope", l_run_scope}, {"run", l_run},
+    {"detect", l_detect},         {"set_shim", l_set_shim},   {"wrap", l_wrap},
+    {"attest", l_attest},         {"execute", l_execute},     {"blame_caller", l_blame_caller},
+    {"escape", l_escape},         {"trusted", l_trusted},     {NULL, NULL},
 };
 
 LCSB_API int luaopen_lcsb(lua_State *L) {

@@ -1181,6 +1181,23 @@ M.detect = core.detect
 M.set_shim = core.set_shim
 M.wrap = core.wrap
 M.attest = core.attest
+
+-- lcsb.execute(policy, argv [, backend [, options]]) -> result | nil, message:
+-- run ARGV under POLICY (an lcsb.policy or exec_policy's result) and wait.
+-- RESULT: status, note, setup_failed, stderr (its tail; the command's stderr
+-- is relayed as it runs), attestation (refused: what the sandbox refused,
+-- as recorded) and hints (lines, as the CLI prints them, on any exit).
+-- OPTIONS: record = false (no recorder), capture = false (stderr untouched).
+function M.execute(policy, argv, backend, options)
+  local result, message = core.execute(policy, argv, backend, options)
+  if not result then return nil, message end
+  local remedies = require "lcsb.remedies"
+  local tables = type(policy) == "table" and policy or {}
+  result.hints = remedies.explain { argv = argv, status = result.status, note = result.note,
+    setup_failed = result.setup_failed, stderr = result.stderr,
+    attestation = result.attestation, policy = tables, report = true }
+  return result
+end
 M.which = core.which
 M.kind = core.kind
 M.realpath = core.realpath
