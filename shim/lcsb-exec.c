@@ -864,6 +864,9 @@ int main(int argc, char **argv) {
     execvp(argv[command], &argv[command]);
     err = errno;
     record_exec(&rec, argv[command], err);
+    /* 126 and 127 are the shim's own here, not a status of the command's. */
+    if (report_fd >= 0)
+        (void)!write(report_fd, "E", 1);
     fail("execute %s: %s", show(argv[command]), strerror(err));
     return err == ENOENT || err == ENOTDIR ? 127 : 126;
 

@@ -212,6 +212,9 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
         const char *why = NULL;
         char grace[128];
         if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
+        if (said[i] == 'E' &&
+            (result->status == LCSB_EXIT_NOEXEC || result->status == LCSB_EXIT_NOTFOUND))
+            result->not_executed = true;
         if (said[i] == 'T')
             why = "the time limit (limits.time) was reached: every process of the command was "
                   "killed";
@@ -327,6 +330,7 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
                          : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
                                                                              : LCSB_EXIT_NOEXEC;
         result->setup_failed = is_mechanism;
+        result->not_executed = !is_mechanism;
         snprintf(result->note, sizeof result->note, "cannot execute %s: %s", final[0],
                  strerror(spawn_errno));
         goto restore;
@@ -519,8 +523,8 @@ static const char *recording_shim(const lcsb_run_options *opts, const lcsb_attes
 
 /* The command's name is the caller's to choose, control bytes and all: it
  * reaches the terminal escaped. */
-static void trailer(const char *command, int status, bool setup_failed, const lcsb_attestation *att,
-                    char *buf, size_t size) {
+static void trailer(const char *command, int status, bool setup_failed, bool not_executed,
+                    const lcsb_attestation *att, char *buf, size_t size) {
     char summary[256], shown[1024];
     char how[64] = "";
     if (!command) command = "command";
@@ -531,9 +535,9 @@ static void trailer(const char *command, int status, bool setup_failed, const lc
         snprintf(how, sizeof how, " (signal %s%s)", name ? "SIG" : "", name ? name : "?");
     } else if (setup_failed) {
         snprintf(how, sizeof how, " (sandbox setup failed; the command did not run)");
-    } else if (status == LCSB_EXIT_NOEXEC) {
+    } else if (status == LCSB_EXIT_NOEXEC && not_executed) {
         snprintf(how, sizeof how, " (could not be executed)");
-    } else if (status == LCSB_EXIT_NOTFOUND) {
+    } else if (status == LCSB_EXIT_NOTFOUND && not_executed) {
         snprintf(how, sizeof how, " (not found)");
     }
     snprintf(buf, size, "lcsb: %s exited %d%s under %s (%s)\n", shown, status, how,
@@ -542,7 +546,9 @@ static void trailer(const char *command, int status, bool setup_failed, const lc
 
 void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
                   size_t size) {
-    trailer(command, status, status == LCSB_EXIT_SETUP, att, buf, size);
+    /* Whose 126 it is, only the run knows: under a shim, the shim says. */
+    trailer(command, status, status == LCSB_EXIT_SETUP, att->backend != LCSB_MECHANISM_LANDLOCK,
+            att, buf, size);
 }
 
 int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
@@ -588,8 +594,9 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
             snprintf(line, sizeof line, "lcsb: %s\n", note);
             write_all(opts->trailer_fd, line);
         }
-        trailer(argv[0], result->status, result->setup_failed, &result->attestation, line,
-                sizeof line);
+        trailer(argv[0], result->status, result->setup_failed,
+                result->not_executed || result->attestation.backend != LCSB_MECHANISM_LANDLOCK,
+                &result->attestation, line, sizeof line);
         write_all(opts->trailer_fd, line);
     }
     return 0;

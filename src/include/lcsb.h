@@ -575,6 +575,10 @@ typedef struct lcsb_run_result {
      * out of band (the shim's report pipe) or by lcsb failing to start it,
      * never read from the exit status alone, which the command can fake. */
     bool setup_failed;
+    /* The mechanism could not execute the command itself (its 126 or 127,
+     * said out of band as setup_failed is): a 126 without it is the
+     * command's own, one of its programs refused, say. */
+    bool not_executed;
     /* The last bytes the command wrote to stderr, when captured (any bytes,
      * NULs included: use the length). */
     char stderr_tail[LCSB_STDERR_TAIL_MAX];
