@@ -60,7 +60,7 @@ T.case("the module is its documented names, and lcsb.core keeps exec_policy's ow
   local documented = { "exec_policy", "after_run", "policy", "scope", "detect", "wrap", "attest",
     "which", "kind", "realpath", "mkdir", "ttys", "etc_read", "etc_hidden", "etc_secrets", "baseline_read",
     "baseline_write", "protect_default", "exit", "version", "escape", "trusted", "run_later",
-    "tools", "set_shim" }
+    "tools", "set_shim", "execute" }
   local want = {}
   for _, name in ipairs(documented) do
     want[name] = true
