@@ -1,11 +1,12 @@
 /*
  * bench-project: what lcsb, and its refusal recorder, cost a real build.
  *
- * A C project of N files (each including stdio.h, stdlib.h, string.h, math.h
- * and the project's header) and its Makefile are generated in a fresh
- * temporary directory, and `make -j2` builds it from clean through each row,
- * the rows taking turns every round (starting one row further along each
- * time) after a warm-up round that also shows a row that cannot build:
+ * A C project of N files (main.c and N - 1 units, each including stdio.h,
+ * stdlib.h, string.h, math.h and the project's header) and its Makefile are
+ * generated in a fresh temporary directory, and `make -j2` builds it from
+ * clean through each row, the rows taking turns every round (starting one
+ * row further along each time) after a warm-up round that also shows a row
+ * that cannot build:
  *
  *   bare               make -j2
  *   lcsb --no-record   lcsb --no-trust-check --no-record p.lua -- make -j2
@@ -62,7 +63,7 @@ extern char **environ;
 #define TALLY_MAX 64
 
 struct config {
-    bool quick;
+    bool quick, keep;
     int files, rounds, warmup;
 };
 
@@ -247,13 +248,13 @@ static bool write_unit(const char *dir, int i) {
         i, i, i, i + 1);
 }
 
-/* FILES units, main.c, project.h, the Makefile and the policy, in DIR. */
-static bool write_project(const char *dir, int files) {
-    size_t size = (size_t)files * 48 + 256;
+/* UNITS C files and main.c, project.h, the Makefile and the policy, in DIR. */
+static bool write_project(const char *dir, int units) {
+    size_t size = (size_t)units * 48 + 256;
     char *decls = malloc(size), *calls = malloc(size), *objs = malloc(size);
     bool ok = decls && calls && objs;
     size_t d = 0, c = 0, o = 0;
-    for (int i = 0; ok && i < files; i++) {
+    for (int i = 0; ok && i < units; i++) {
         d += (size_t)snprintf(decls + d, size - d, "double unit_%d(int n);\n", i);
         c += (size_t)snprintf(calls + c, size - c, "    sum += unit_%d(100);\n", i);
         o += (size_t)snprintf(objs + o, size - o, " u%03d.o", i);
@@ -280,7 +281,7 @@ static bool write_project(const char *dir, int files) {
                           "local lcsb = require \"lcsb\"\n"
                           "return lcsb.exec_policy { exec = { \"make\", \"sh\", \"cc\", "
                           "\"gcc\", \"as\", \"ld\" } }\n");
-    for (int i = 0; ok && i < files; i++) ok = write_unit(dir, i);
+    for (int i = 0; ok && i < units; i++) ok = write_unit(dir, i);
     free(decls);
     free(calls);
     free(objs);
@@ -656,7 +657,7 @@ static int report(struct row *rows, const struct config *cfg, const struct attes
     for (size_t i = 0; i < ROWS; i++) s[i] = summarize(&rows[i]);
     printf("\nbench-project: make %s clean builds of %d C files (stdio.h, stdlib.h, string.h, "
            "math.h, project.h), %ld CPUs,\n%d rounds after %d warm-up, the rows in turns%s\n\n",
-           JOBS, cfg->files + 1, sysconf(_SC_NPROCESSORS_ONLN), cfg->rounds, cfg->warmup,
+           JOBS, cfg->files, sysconf(_SC_NPROCESSORS_ONLN), cfg->rounds, cfg->warmup,
            cfg->quick ? " (quick mode: nothing asserted)" : "");
     printf("  %-18s %9s %9s %9s %11s %12s %9s %7s\n", "row", "median s", "min s", "max s", "CPU s",
            "own CPU ms", "wakeups", "x bare");
@@ -716,10 +717,11 @@ static int report(struct row *rows, const struct config *cfg, const struct attes
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: bench-project [--quick] [--files N] [--rounds N]\n"
+            "usage: bench-project [--quick] [--files N] [--rounds N] [--keep]\n"
             "  --quick       %d files, %d rounds, nothing asserted about time (CI)\n"
-            "  --files N     C files in the generated project (default %d)\n"
+            "  --files N     C files in the generated project, main.c included (default %d)\n"
             "  --rounds N    timed rounds of every row (default %d)\n"
+            "  --keep        keep the project (its path is printed), to rerun a row by hand\n"
             "exit: 0, 2 a build failed (or usage), 3 the recorder's gate (%.2f) exceeded,\n"
             "4 the gate could not be judged (no recorder); --quick: 0 or 2\n",
             QUICK_FILES, QUICK_ROUNDS, FULL_FILES, FULL_ROUNDS, GATE);
@@ -733,14 +735,16 @@ static int parse_args(int argc, char **argv, struct config *cfg) {
         long n = 0;
         char *end = NULL;
         if (strcmp(a, "--help") == 0) return 1;
-        if (strcmp(a, "--quick") == 0) {
-            cfg->quick = true;
+        if (strcmp(a, "--quick") == 0 || strcmp(a, "--keep") == 0) {
+            *(a[2] == 'q' ? &cfg->quick : &cfg->keep) = true;
             continue;
         }
         if ((strcmp(a, "--files") != 0 && strcmp(a, "--rounds") != 0) || i + 1 == argc) return -1;
         n = strtol(argv[++i], &end, 10);
-        if (*end || n < 1 || n > 100000) return -1;
-        *(strcmp(a, "--files") == 0 ? &files : &rounds) = (int)n;
+        bool is_files = strcmp(a, "--files") == 0;
+        /* main.c and one unit at least */
+        if (*end || n < (is_files ? 2 : 1) || n > 100000) return -1;
+        *(is_files ? &files : &rounds) = (int)n;
     }
     cfg->files = files ? files : cfg->quick ? QUICK_FILES : FULL_FILES;
     cfg->rounds = rounds ? rounds : cfg->quick ? QUICK_ROUNDS : FULL_ROUNDS;
@@ -799,7 +803,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench-project: make and cc must be installed (on /usr/bin:/bin)\n");
         goto out;
     }
-    if (!write_project(project, cfg.files)) {
+    if (!write_project(project, cfg.files - 1)) {
         perror("bench-project: cannot write the project");
         goto out;
     }
@@ -814,6 +818,9 @@ out:
     if (devnull >= 0) close(devnull);
     free(run_env);
     free(recorder_env);
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (cfg.keep)
+        printf("\nthe project is kept in %s\n", project);
+    else
+        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return status;
 }
