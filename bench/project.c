@@ -26,8 +26,10 @@
  * The gate is the requirement the recorder was given: with it, a build of
  * 200 C files gets at most 5% slower than with --no-record (median wall
  * times). The full run exits 3 when that is exceeded, 4 when it could not be
- * judged (no recorder beside lcsb-exec, or the attestation does not say
- * recorded: true); --quick (CI) asserts nothing about time. A row whose build
+ * judged (no recorder beside lcsb-exec, the attestation does not say
+ * recorded: true, or other work took more than BUSY_MAX of the machine
+ * while the two rows built: /proc/stat's busy time less the build's own);
+ * --quick (CI) asserts nothing about time. A row whose build
  * fails is exit 2, with the tail of its stderr.
  */
 #include <errno.h>
@@ -56,6 +58,11 @@ extern char **environ;
 #define QUICK_FILES 20
 #define QUICK_ROUNDS 2
 #define GATE 1.05 /* lcsb / lcsb --no-record, median wall time, at most */
+/* The share of the machine's CPU time other work may take during the gate
+ * rows' builds (median) for the gate to be judged: a build that keeps both
+ * CPUs busy is slowed by whatever else runs, and on a shared machine that
+ * moved single builds by a factor of three. */
+#define BUSY_MAX 0.05
 #define JOBS "-j2"
 #define RECORDER_NAME "liblcsb-record.so" /* beside the shim, as lcsb finds it */
 #define RECORD_FD 3                       /* the bare, recorder row's pipe, in make */
@@ -77,7 +84,7 @@ struct row {
     bool reads_records; /* the harness is the recorder's reader (bare, recorder) */
     enum row_state state;
     char note[256];
-    double *wall_ms, *cpu_ms, *own_ms, *wakeups; /* one per timed round */
+    double *wall_ms, *cpu_ms, *own_ms, *wakeups, *other; /* one per timed round */
     size_t runs;
     long lines, bytes; /* records read and their bytes, last run (bare, recorder) */
 };
@@ -85,6 +92,7 @@ struct row {
 /* One build: how long, what it used. */
 struct run {
     double wall_ms, cpu_ms, own_ms;
+    double other; /* the share of the machine's CPU time that went elsewhere */
     long wakeups, lines, bytes;
 };
 
@@ -115,6 +123,19 @@ static double children_cpu_ms(void) {
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     return tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
+}
+
+/* The machine's busy CPU time so far (ms, every CPU, steal included: a
+ * hypervisor's other guests take from the build too), or NAN. */
+static double machine_busy_ms(void) {
+    unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+    FILE *f = fopen("/proc/stat", "r");
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+                       &iowait, &irq, &softirq, &steal)
+              : 0;
+    if (f) fclose(f);
+    if (n != 8) return NAN;
+    return (double)(user + nice + sys + irq + softirq + steal) * 1e3 / (double)sysconf(_SC_CLK_TCK);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -372,7 +393,7 @@ static int run_build(char *const argv[], const char *cwd, char **env, int err_fd
     *out = (struct run){0};
     pid_t pid;
     int status = -1;
-    double cpu = children_cpu_ms(), start = now_ms();
+    double busy = machine_busy_ms(), cpu = children_cpu_ms(), start = now_ms();
     if (!rc) rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env);
     posix_spawn_file_actions_destroy(&fa);
     if (rc) {
@@ -396,6 +417,10 @@ static int run_build(char *const argv[], const char *cwd, char **env, int err_fd
     while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
     }
     out->cpu_ms = children_cpu_ms() - cpu;
+    /* What the machine did besides the build (the harness's reading of the
+     * recorder's pipe counts here, a few ms), as a share of what it had. */
+    double others = machine_busy_ms() - busy - out->cpu_ms;
+    out->other = (others > 0 ? others : 0) / (out->wall_ms * (double)sysconf(_SC_NPROCESSORS_ONLN));
     return status;
 }
 
@@ -532,7 +557,9 @@ static bool measure(struct row *rows, const struct config *cfg, const char *proj
         row->cpu_ms = calloc(n, sizeof(double));
         row->own_ms = calloc(n, sizeof(double));
         row->wakeups = calloc(n, sizeof(double));
-        if (!row->wall_ms || !row->cpu_ms || !row->own_ms || !row->wakeups) return false;
+        row->other = calloc(n, sizeof(double));
+        if (!row->wall_ms || !row->cpu_ms || !row->own_ms || !row->wakeups || !row->other)
+            return false;
     }
     for (int r = -cfg->warmup; r < cfg->rounds; r++) {
         fprintf(stderr, "bench-project: %s %d of %d\n", r < 0 ? "warm-up" : "round",
@@ -550,6 +577,7 @@ static bool measure(struct row *rows, const struct config *cfg, const char *proj
             row->wall_ms[row->runs] = run.wall_ms;
             row->cpu_ms[row->runs] = run.cpu_ms;
             row->own_ms[row->runs] = run.own_ms;
+            row->other[row->runs] = run.other;
             row->wakeups[row->runs++] = (double)run.wakeups;
         }
     }
@@ -563,6 +591,7 @@ static void rows_free(struct row *rows) {
         free(rows[i].cpu_ms);
         free(rows[i].own_ms);
         free(rows[i].wakeups);
+        free(rows[i].other);
     }
 }
 
@@ -611,11 +640,11 @@ static bool attest(const struct row *row, const char *project, const char *make,
 /* ---- The report. ---- */
 
 struct summary {
-    double wall, wall_min, wall_max, cpu, own, wakeups;
+    double wall, wall_min, wall_max, cpu, own, wakeups, other;
 };
 
 static struct summary summarize(struct row *row) {
-    struct summary s = {NAN, NAN, NAN, NAN, NAN, NAN};
+    struct summary s = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     if (row->state != ROW_OK || !row->runs) return s;
     s.wall = median_of(row->wall_ms, row->runs);
     s.wall_min = row->wall_ms[0];
@@ -623,7 +652,28 @@ static struct summary summarize(struct row *row) {
     s.cpu = median_of(row->cpu_ms, row->runs);
     s.own = median_of(row->own_ms, row->runs);
     s.wakeups = median_of(row->wakeups, row->runs);
+    s.other = median_of(row->other, row->runs);
     return s;
+}
+
+/* The median of A[i] / B[i] over the rounds both rows ran: each pair ran
+ * in the same round, mostly one right after the other, so that what else
+ * the machine did then weighs on both. Before summarize sorts them. */
+static double paired_ratio(const struct row *a, const struct row *b) {
+    if (a->state != ROW_OK || b->state != ROW_OK || a->runs != b->runs || !a->runs) return NAN;
+    double r[a->runs];
+    for (size_t i = 0; i < a->runs; i++) r[i] = a->wall_ms[i] / b->wall_ms[i];
+    return median_of(r, a->runs);
+}
+
+/* The median share of the machine other work took during the gate rows'
+ * builds, both rows' together. */
+static double gate_busy(const struct row *a, const struct row *b) {
+    if (a->state != ROW_OK || b->state != ROW_OK || !a->runs || !b->runs) return NAN;
+    double v[a->runs + b->runs];
+    memcpy(v, a->other, a->runs * sizeof *v);
+    memcpy(v + a->runs, b->other, b->runs * sizeof *v);
+    return median_of(v, a->runs + b->runs);
 }
 
 static void print_ratio(const char *what, double v) {
@@ -654,27 +704,31 @@ static void print_tally(const struct row *row) {
 /* The table; then the gate: 0 met or not asked, 3 exceeded, 4 not judged. */
 static int report(struct row *rows, const struct config *cfg, const struct attested *a) {
     struct summary s[ROWS];
+    double paired = paired_ratio(&rows[ROW_RECORD], &rows[ROW_NO_RECORD]);
+    double busy = gate_busy(&rows[ROW_RECORD], &rows[ROW_NO_RECORD]);
     for (size_t i = 0; i < ROWS; i++) s[i] = summarize(&rows[i]);
     printf("\nbench-project: make %s clean builds of %d C files (stdio.h, stdlib.h, string.h, "
            "math.h, project.h), %ld CPUs,\n%d rounds after %d warm-up, the rows in turns%s\n\n",
            JOBS, cfg->files, sysconf(_SC_NPROCESSORS_ONLN), cfg->rounds, cfg->warmup,
            cfg->quick ? " (quick mode: nothing asserted)" : "");
-    printf("  %-18s %9s %9s %9s %11s %12s %9s %7s\n", "row", "median s", "min s", "max s", "CPU s",
-           "own CPU ms", "wakeups", "x bare");
+    printf("  %-18s %9s %9s %9s %9s %11s %8s %8s %7s\n", "row", "median s", "min s", "max s",
+           "CPU s", "own CPU ms", "wakeups", "others %", "x bare");
     for (size_t i = 0; i < ROWS; i++) {
         printf("  %-18s", rows[i].label);
         if (rows[i].state != ROW_OK) {
             printf(" %s: %s\n", rows[i].state == ROW_SKIPPED ? "skipped" : "failed", rows[i].note);
             continue;
         }
-        printf(" %9.3f %9.3f %9.3f %11.3f %12.1f %9.0f %7.3f\n", s[i].wall / 1e3,
+        printf(" %9.3f %9.3f %9.3f %9.3f %11.1f %8.0f %8.1f %7.3f\n", s[i].wall / 1e3,
                s[i].wall_min / 1e3, s[i].wall_max / 1e3, s[i].cpu / 1e3, s[i].own, s[i].wakeups,
-               ratio(s[i].wall, s[ROW_BARE].wall));
+               s[i].other * 100, ratio(s[i].wall, s[ROW_BARE].wall));
     }
     printf("  (medians; CPU: everything the build ran, user + sys; own CPU and wakeups: the\n"
-           "  top process's alone (lcsb, bwrap or make), its voluntary context switches)\n\n");
+           "  top process's alone (lcsb, bwrap or make), its voluntary context switches; others:\n"
+           "  the share of the machine's CPU time, steal included, that went to other work)\n\n");
     double gate = ratio(s[ROW_RECORD].wall, s[ROW_NO_RECORD].wall);
     print_ratio("lcsb / lcsb --no-record (the gate)", gate);
+    print_ratio("  the same, round by round (median)", paired);
     print_ratio("  the same, CPU", ratio(s[ROW_RECORD].cpu, s[ROW_NO_RECORD].cpu));
     print_ratio("  lcsb's own CPU, record - no-record (ms)",
                 s[ROW_RECORD].own - s[ROW_NO_RECORD].own);
@@ -701,6 +755,13 @@ static int report(struct row *rows, const struct config *cfg, const struct attes
                              " built beside lcsb-exec?)");
         return 4;
     }
+    if (isnan(busy) || busy > BUSY_MAX) {
+        printf("\ngate: not judged: other work took %.1f%% of the machine's CPU time during the "
+               "lcsb rows' builds (median), over the %.0f%% that leaves their wall times "
+               "comparable; the ratio was %.3f. Run it again on a quiet machine\n",
+               busy * 100, BUSY_MAX * 100, gate);
+        return 4;
+    }
     if (gate > GATE) {
         printf("\ngate: EXCEEDED: with the recorder the build took %.3f x as long as with "
                "--no-record (%.3f s against %.3f s, medians), over the %.2f allowed; lcsb's own "
@@ -723,7 +784,8 @@ static void usage(FILE *f) {
             "  --rounds N    timed rounds of every row (default %d)\n"
             "  --keep        keep the project (its path is printed), to rerun a row by hand\n"
             "exit: 0, 2 a build failed (or usage), 3 the recorder's gate (%.2f) exceeded,\n"
-            "4 the gate could not be judged (no recorder); --quick: 0 or 2\n",
+            "4 the gate could not be judged (no recorder, or the machine busy with other\n"
+            "work); --quick: 0 or 2\n",
             QUICK_FILES, QUICK_ROUNDS, FULL_FILES, FULL_ROUNDS, GATE);
 }
 
