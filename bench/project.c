@@ -435,6 +435,17 @@ static void print_tail(int fd) {
             n > 0 && buf[n - 1] != '\n' ? "\n" : "");
 }
 
+/* The recorder's pipe as lcsb makes it: the write end never blocks, and
+ * the pipe holds a burst. */
+static bool record_pipe(int fds[2]) {
+    if (pipe2(fds, O_CLOEXEC) == 0 && fcntl(fds[1], F_SETFL, O_NONBLOCK) == 0) {
+        (void)fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
+        return true;
+    }
+    perror("bench-project: the recorder's pipe");
+    return false;
+}
+
 static bool empty_fd(int fd) { return ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0; }
 
 /* One build by ROW after an untimed `make clean`: 0, or -1 after saying
@@ -452,14 +463,7 @@ static int build_once(struct row *row, const char *project, const char *make, in
         return -1;
     }
     int pipefd[2] = {-1, -1};
-    if (row->reads_records) {
-        /* As lcsb makes it: the write end never blocks, and holds a burst. */
-        if (pipe2(pipefd, O_CLOEXEC) != 0 || fcntl(pipefd[1], F_SETFL, O_NONBLOCK) != 0) {
-            perror("bench-project: recorder's pipe");
-            return -1;
-        }
-        (void)fcntl(pipefd[0], F_SETPIPE_SZ, 1 << 20);
-    }
+    if (row->reads_records && !record_pipe(pipefd)) return -1;
     status = empty_fd(err_fd)
                  ? run_build(row->argv, project, row->reads_records ? recorder_env : run_env,
                              err_fd, pipefd[0], pipefd[1], keep_tally, out)
@@ -543,6 +547,22 @@ static void make_rows(struct row *rows, const char *project, const char *make,
         row_skip(&rows[ROW_BARE_RECORDER], "no " RECORDER_NAME " beside lcsb-exec");
     for (size_t i = 0; i < ROWS; i++)
         if (rows[i].state == ROW_OK && !rows[i].argv) row_skip(&rows[i], "out of memory");
+}
+
+/* Does the recorder write here? A build outside lcsb may give it nothing
+ * to write (it keeps a missing path only where the nearest directory is a
+ * tmpfs, as a world's root is), so a count of 0 says nothing until a
+ * probe that must be recorded was: sh opening a missing file in /dev/shm. */
+static void probe_recorder(struct row *row, int err_fd) {
+    char *const probe[] = {"/bin/sh", "-c", ": < /dev/shm/lcsb-bench-project-probe", NULL};
+    int fds[2];
+    struct run run;
+    if (row->state != ROW_OK || !record_pipe(fds)) return;
+    int status = run_build(probe, "/", recorder_env, err_fd, fds[0], fds[1], false, &run);
+    close(fds[0]);
+    if (WIFEXITED(status) && run.lines == 1) return;
+    row_skip(row, "the recorder wrote no record for a probe (sh opening a missing file in a "
+                  "tmpfs) outside lcsb");
 }
 
 /* Every live row once per round, in turns; the first WARMUP rounds are not
@@ -870,6 +890,7 @@ int main(int argc, char **argv) {
         goto out;
     }
     make_rows(rows, project, make, recorder);
+    probe_recorder(&rows[ROW_BARE_RECORDER], err_fd);
     if (!measure(rows, &cfg, project, make, err_fd)) goto out;
     if (rows[ROW_RECORD].state == ROW_OK && !attest(&rows[ROW_RECORD], project, make, err_fd, &att))
         goto out;
