@@ -279,7 +279,9 @@ static void test_script_result(void **state) {
     static const char *const cmd[] = {"sh", NULL};
     char **hints = lcsb_script_explain(s, cmd, &result);
     assert_non_null(hints);
-    assert_contains(hints[0], "exec = { \"make\" }");
+    /* By its path when PATH has it (CI's may not). */
+    assert_contains(hints[0], "make\" }");
+    assert_contains(hints[0], "exec = { \"");
     for (size_t i = 0; hints[i]; i++) assert_null(strchr(hints[i], '\n'));
     lcsb_argv_free(hints);
     result.status = 0;
