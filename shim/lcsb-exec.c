@@ -856,11 +856,14 @@ int main(int argc, char **argv) {
         (run_command(&old_mask, &h.limits, report_fd) != 0 || enter_child_domain(&h) != 0))
         goto out;
 
-    /* The rlimits last: what runs under them is the exec alone. */
+    /* The rlimits last: what runs under them is the exec alone (arming the
+     * recorder allocates, which a memory limit may not leave room for). */
     command = env_hop(argv, dashdash + 1);
-    if (command < 0 || set_rlimits(&h.limits) != 0)
+    if (command < 0)
         goto out;
     arm_recorder(&rec, h.world != WORLD_OPEN);
+    if (set_rlimits(&h.limits) != 0)
+        goto out;
     execvp(argv[command], &argv[command]);
     err = errno;
     record_exec(&rec, argv[command], err);
