@@ -406,6 +406,14 @@ else
     /bin/sh -c "ls / >/dev/null; echo hi > $outside/lcsb-record-test") 2>"$work/err"
   grep '^lcsb: ' "$work/err" | grep -vq ' exited ' ||
     fail "--report printed nothing: $(cat "$work/err")"
+  # A program built with AddressSanitizer starts although the recorder is
+  # loaded before its runtime (the shim sets verify_asan_link_order=0).
+  if gcc -fsanitize=address -o "$work/asan" "$w/hello.c" 2>/dev/null; then
+    printf 'return require("lcsb").exec_policy { exec = { "%s" } }\n' "$work/asan" \
+      >"$project/asan.lua"
+    (cd "$project" && "$build/lcsb" --no-trust-check asan.lua -- "$work/asan") 2>"$work/err" ||
+      fail "an AddressSanitizer program did not start: $(cat "$work/err")"
+  fi
   [[ ! -e $outside/lcsb-record-test ]] || fail "the command wrote $outside"
 fi
 end
