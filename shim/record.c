@@ -74,6 +74,8 @@
 /* The program's name as lcsb keeps it (64 bytes with its NUL). */
 #define PROGRAM_MAX 63
 #define SEEN_SLOTS 256
+/* Numbers moved away from, remembered. */
+#define LEFT_MAX 8
 
 /* Entry points libc keeps only for binaries built against it with
  * _FORTIFY_SOURCE; no header declares them without it. */
@@ -193,6 +195,10 @@ static ino_t record_ino;
 static pid_t owner_pid;
 /* Records written by this process, by hash: the same refusal once. */
 static uint64_t seen[SEEN_SLOTS];
+/* The numbers the descriptor was at before it moved, latest last: an
+ * environment naming one is out of date. */
+static int left_numbers[LEFT_MAX];
+static unsigned int left_count;
 
 static int current_fd(void) { return __atomic_load_n(&record_fd, __ATOMIC_ACQUIRE); }
 
@@ -453,6 +459,7 @@ static int make_room(int target, int source) {
     long moved = syscall(SYS_fcntl, fd, F_DUPFD, MOVE_FLOOR);
     if (moved < 0) moved = syscall(SYS_fcntl, fd, F_DUPFD, 3);
     if (moved < 0) return -1;
+    left_numbers[left_count++ % LEFT_MAX] = fd;
     __atomic_store_n(&record_fd, (int)moved, __ATOMIC_RELEASE);
     tell_environment((int)moved);
     return fd;
@@ -474,10 +481,23 @@ static int real_close_range(unsigned int first, unsigned int last, int flags) {
     return f != NULL ? f(first, last, flags) : (int)syscall(SYS_close_range, first, last, flags);
 }
 
+/* Does TEXT name a number the descriptor was at, now or before? */
+static bool names_ours(const char *text, int fd) {
+    char number[24];
+    decimal(fd, number);
+    if (strcmp(text, number) == 0) return true;
+    for (unsigned int i = 0; i < left_count && i < LEFT_MAX; i++) {
+        decimal(left_numbers[i], number);
+        if (strcmp(text, number) == 0) return true;
+    }
+    return false;
+}
+
 /* How many slots ENV needs for the next program to be told where the
  * recorder's descriptor is now: 0 when it says so already, or says
- * nothing (a program that dropped LCSB_RECORD_FD meant to). The
- * descriptor is kept open across the exec on the way. */
+ * nothing of it (a program that dropped LCSB_RECORD_FD, or set it to a
+ * number of its own, meant to). The descriptor is kept open across the
+ * exec on the way. */
 static size_t env_slots(char *const env[]) {
     int fd = current_fd();
     const char *said = NULL;
@@ -486,7 +506,7 @@ static size_t env_slots(char *const env[]) {
     for (; env[n] != NULL; n++)
         if (said == NULL && strncmp(env[n], FD_VAR "=", sizeof FD_VAR) == 0)
             said = env[n] + sizeof FD_VAR;
-    if (said == NULL) return 0;
+    if (said == NULL || !names_ours(said, fd)) return 0;
     if (ours(fd)) {
         char number[24];
         long flags = syscall(SYS_fcntl, fd, F_GETFD);
@@ -497,8 +517,8 @@ static size_t env_slots(char *const env[]) {
     return n + 1;
 }
 
-/* ENV into FIXED (env_slots' count): LCSB_RECORD_FD as ENTRY (32 bytes)
- * says, or left out when the descriptor is no longer lcsb's. */
+/* ENV into FIXED (env_slots' count): the first LCSB_RECORD_FD as ENTRY
+ * (32 bytes) says, or left out when the descriptor is no longer lcsb's. */
 static char *const *env_fill(char *const env[], char **fixed, char *entry) {
     int fd = current_fd();
     bool keep = ours(fd);

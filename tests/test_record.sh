@@ -276,6 +276,13 @@ expect_only "read${T}13${T}python3${T}$w/secret" "read${T}13${T}cat${T}$w/at/sec
 rec "$probe" dup2 "$w/secret" cat "$w/at/secret" >"$work/out" 2>/dev/null
 grep -qx "moved yes" "$work/out" || fail "dup2: $(cat "$work/out")"
 expect_only "read${T}13${T}record_probe${T}$w/secret" "read${T}13${T}cat${T}$w/at/secret"
+# A program that names a descriptor of its own is left to it.
+: >"$work/own"
+chmod 666 "$work/own"
+rec sh -c "exec 8>>'$work/own'; LCSB_RECORD_FD=8 cat secret" 2>/dev/null
+expect_none
+grep -q "^read${T}13${T}[0-9]*${T}cat${T}$w/secret\$" "$work/own" ||
+  fail "the program's own LCSB_RECORD_FD was not taken: $(cat -A "$work/own")"
 # A vfork child's failed exec is recorded, and its parent goes on recording.
 rec "$probe" vfork "$w/noexec" >"$work/out"
 grep -qx "vfork child 13" "$work/out" || fail "vfork: $(cat "$work/out")"
