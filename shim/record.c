@@ -23,10 +23,11 @@
  * Its descriptor outlives the command's close-everything loops: close,
  * close_range, closefrom and posix_spawn's close action pass over it, and a
  * dup2, dup3 or spawn action onto its number first moves it to a free high
- * one. The exec wrappers give the next program the number it is at now, and
- * leave LCSB_RECORD_FD out of its environment once the descriptor is no
- * longer lcsb's. A vfork child shares its parent's memory: there the
- * recorder changes nothing of its own state.
+ * one. The exec wrappers give the next program the number it is at now
+ * (where its environment names one the descriptor was at), and leave
+ * LCSB_RECORD_FD out once the descriptor is no longer lcsb's. A vfork child
+ * shares its parent's memory: there the recorder changes nothing of its own
+ * state.
  *
  * What it cannot see: static binaries, raw system calls (Go, io_uring),
  * set-uid programs (the loader ignores LD_PRELOAD for them), libc's calls
