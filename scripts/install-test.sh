@@ -29,7 +29,7 @@ mkdir -p "$(dirname "$prefix")"
 mv "$configured" "$prefix"
 [[ ! -e $configured ]] || fail "$configured is still there"
 
-for f in bin/lcsb libexec/lcsb/lcsb-exec include/lcsb.h lib/liblcsb.so lib/liblcsb.a \
+for f in bin/lcsb libexec/lcsb/lcsb-exec libexec/lcsb/liblcsb-record.so include/lcsb.h lib/liblcsb.so lib/liblcsb.a \
   lib/pkgconfig/lcsb.pc lib/cmake/lcsb/lcsbConfig.cmake lib/lua/5.4/lcsb/core.so \
   share/lua/5.4/lcsb/init.lua share/lua/5.4/lcsb/caps.lua share/man/man1/lcsb.1 share/man/man5/lcsb-policy.5; do
   [[ -e $prefix/$f ]] || fail "not installed: $f"
@@ -47,6 +47,13 @@ leaked=$(nm -D --defined-only "$prefix/lib/liblcsb.so" | awk '{print $3}' | grep
 leaked=$(nm -D --defined-only "$prefix/lib/lua/5.4/lcsb/core.so" | awk '{print $3}' |
   grep -v '^luaopen_' || true)
 [[ -z $leaked ]] || fail "core.so exports more than luaopen_*: $leaked"
+# The recorder exports the libc functions it wraps, and nothing of its own.
+wrapped='open|exec|posix_spawn|close|dup|creat|fopen|freopen|opendir|mkdir|unlink|rmdir|rename'
+wrapped+='|link|symlink|truncate|chmod|fchmodat|chown|lchown|fchownat|utime|mknod|mkfifo|stat|lstat'
+wrapped+='|fstatat|access|faccessat|connect|bind|socket|fexecve'
+leaked=$(nm -D --defined-only "$prefix/libexec/lcsb/liblcsb-record.so" | awk '{print $3}' |
+  grep -Ev "^(__)?($wrapped)" || true)
+[[ -z $leaked ]] || fail "liblcsb-record.so exports more than what it wraps: $leaked"
 
 # A project directory to write in, and a secret outside it.
 mkdir -p "$work/project" "$work/outside"
@@ -176,6 +183,10 @@ export XDG_STATE_HOME=$work/state
 (cd "$work/project" && "$prefix/bin/lcsb" p.lua -- /bin/sh -c 'echo cli > cli-out') ||
   fail "lcsb from the prefix"
 [[ $(cat "$work/project/cli-out") == cli ]] || fail "the CLI did not write"
+# The recorder beside the installed shim: a refusal reaches the attestation.
+(cd "$work/project" && "$prefix/bin/lcsb" --attest a.json p.lua -- /bin/sh -c 'echo x > /etc/x') \
+  2>/dev/null && fail "the command wrote /etc/x"
+grep -q '"recorded":true' "$work/project/a.json" || fail "no recorder in the install"
 echo "== the example policies, from the prefix's CLI"
 # The system's programs, not a version manager's shims (pyenv's python3 is a
 # script that runs pyenv from HOME, which no policy here grants).
