@@ -48,6 +48,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <netdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -160,7 +161,9 @@ int __openat64_2(int dirfd, const char *path, int flags);
     X(faccessat, int, (int, const char *, int, int))                                               \
     X(connect, int, (int, const struct sockaddr *, socklen_t))                                     \
     X(bind, int, (int, const struct sockaddr *, socklen_t))                                        \
-    X(socket, int, (int, int, int))
+    X(socket, int, (int, int, int))                                                                \
+    X(getaddrinfo, int,                                                                            \
+      (const char *, const char *, const struct addrinfo *, struct addrinfo **))
 
 #define AS_ENUM(name, ret, params) R_##name,
 #define AS_TYPE(name, ret, params) typedef ret(*name##_fn) params;
@@ -1071,13 +1074,70 @@ static void socket_kind(int domain, int type, char *out) {
     }
 }
 
+/* The host the process last looked up, "NAME:PORT" (port 0: not said), so
+ * that a refused socket names where it was for: the address a connect
+ * would have named is not known when the socket itself is refused. One
+ * per process: a resolver thread (libuv's) looks up what another thread
+ * connects to. A race words a hint wrongly at worst. */
+static char wanted[NI_MAXHOST + 8];
+
+static void note_wanted(const char *node, const char *service) {
+    static const struct {
+        const char *name;
+        unsigned port;
+    } known[] = {{"http", 80}, {"https", 443}, {"ssh", 22}, {"git", 9418}, {"ftp", 21}};
+    size_t n = strnlen(node, NI_MAXHOST);
+    unsigned port = 0;
+    if (n == 0 || n >= NI_MAXHOST) return;
+    if (service != NULL && *service >= '0' && *service <= '9')
+        for (const char *p = service; *p >= '0' && *p <= '9' && port <= 65535; p++)
+            port = port * 10 + (unsigned)(*p - '0');
+    else
+        for (size_t i = 0; service != NULL && i < sizeof known / sizeof known[0]; i++)
+            if (strcmp(service, known[i].name) == 0) port = known[i].port;
+    if (port > 65535) port = 0;
+    memcpy(wanted, node, n);
+    wanted[n++] = ':';
+    decimal((int)port, wanted + n);
+}
+
+/* A lookup that failed is a connect to the name that did not happen: lcsb
+ * keeps it only when the policy restricts the network, where DNS is
+ * refused (no UDP) or absent (a network of the command's own), and glibc
+ * then answers EAI_AGAIN, EAI_NONAME or EAI_SYSTEM as it pleases (its
+ * resolver's socket is its own, out of this library's sight). A call the
+ * program got wrong (flags, family, service) is its own business. */
+EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+                       struct addrinfo **res) {
+    int saved = errno;
+    errno = 0;
+    int r = REAL(getaddrinfo)(node, service, hints, res);
+    int err = errno;
+    if (node != NULL && current_fd() >= 0) {
+        note_wanted(node, service);
+        int said = r == EAI_SYSTEM && err != 0 ? err : EAGAIN;
+        bool lookup_failed = r == EAI_AGAIN || r == EAI_FAIL || r == EAI_NONAME ||
+                             r == EAI_NODATA || r == EAI_SYSTEM;
+        if (lookup_failed && first_time("connect", said, wanted))
+            record("connect", said, wanted);
+    }
+    errno = err != 0 ? err : saved;
+    return r;
+}
+
 EXPORT int socket(int domain, int type, int protocol) {
     int r = REAL(socket)(domain, type, protocol);
     if (r < 0 && (errno == EACCES || errno == EPERM) && current_fd() >= 0) {
         int err = errno;
         char kind[64];
+        bool inet = domain == AF_INET || domain == AF_INET6;
         socket_kind(domain, type, kind);
-        if (first_time("socket", err, kind)) record("socket", err, kind);
+        /* A TCP socket refused right after a lookup: a connect to that host. */
+        if (inet && (type & 0xf) == SOCK_STREAM && wanted[0] != '\0') {
+            if (first_time("connect", err, wanted)) record("connect", err, wanted);
+        } else if (first_time("socket", err, kind)) {
+            record("socket", err, kind);
+        }
         errno = err;
     }
     return r;
