@@ -249,6 +249,12 @@ end
 local VERB = { exec = "exec of", read = "read of", write = "write of", connect = "connect to",
   bind = "bind to" }
 
+-- Does the evidence name where PROGRAM's connection was for (a connect's
+-- address, a name looked up), or the stderr a port or an address? Then a
+-- refused socket's kind says nothing more (curl's IPv6 probe, a socket made
+-- before its connect). Defined with the evidence, below.
+local where_named
+
 -- "read of /x (cat)", the target as ev shows it.
 local function refusal_text(ev, r)
   local target = r.home and private_home(ev, r.target, true) or r.target
@@ -391,6 +397,7 @@ local function render(ev, group)
     local port = tonumber(r.target:match(":(%d+)$"))
     local text = refusal_text(ev, r)
     if r.op == "socket" then
+      if r.target:find("^inet") and where_named(ev, r.program) then return {} end
       if att.net == "ports" then
         return { ("refused: %s: net = { connect = { PORT } } allows TCP alone; net = true "
           .. "allows every kind of socket"):format(text) }
@@ -398,10 +405,29 @@ local function render(ev, group)
       return { ("refused: %s: the policy allows no network; net = true allows all of it, "
         .. "net = { domains = { \"HOST\" } } names hosts to reach through lcsb's proxy")
         :format(text) }
+    end
+    -- A name the command looked up (the recorder's getaddrinfo): port 0 when
+    -- it did not say one.
+    local host = r.target:match("^(.-):%d+$")
+    local name = host and not host:find("^%[") and host:find("%a") and not host:find(":") and host
+    if name and port == 0 then text = text:gsub(":0 %(", " (", 1):gsub(":0$", "") end
+    local net = type(policy.net) == "table" and policy.net or {}
+    if name and r.op == "connect" and list(net.domains)[1] ~= nil then
+      for _, listed in ipairs(list(net.domains)) do
+        if listed == name or listed == name .. ":" .. tostring(port) then
+          return { ("refused: %s: %s is in net.domains, but the program looked it up itself "
+            .. "instead of going through lcsb's proxy (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY name "
+            .. "it): tell the tool to use the proxy"):format(text, shown(name)) }
+        end
+      end
+    end
+    if name and r.op == "connect" then
+      return { ("refused: %s: to reach a host by name, add net = { domains = %s } (through "
+        .. "lcsb's proxy)"):format(text, lua_list { name }) }
     elseif att.net == "domains" and r.op == "connect" then
       return { ("refused: %s: under net.domains the command reaches hosts by name, through "
         .. "lcsb's proxy: add the host's name to net = { domains = { ... } }"):format(text) }
-    elseif port then
+    elseif port and port > 0 then
       local key = r.op == "bind" and "bind" or "connect"
       return { ("refused: %s: add net = { %s = { %d } }"):format(text, key, port) }
     end
@@ -445,6 +471,10 @@ end
 local function describe(ev, refusals)
   local groups, by = {}, {}
   for _, r in ipairs(refusals) do
+    -- The world shows a little of /proc and /sys on purpose, and programs
+    -- probe the rest and cope (node reads the cgroup's memory limit): a
+    -- read of what is not there is left to the attestation.
+    local probe = r.op == "read" and r.absent and (r.target:find("^/sys/") or r.target:find("^/proc/"))
     local kind, why = classify(ev, r)
     local key
     if kind == "exec" then
@@ -457,12 +487,12 @@ local function describe(ev, refusals)
       key = table.concat({ kind, r.op, r.target }, "\0")
     end
     local group = by[key]
-    if not group then
+    if not group and not probe then
       group = { kind = kind, why = why, items = {} }
       by[key] = group
       groups[#groups + 1] = group
     end
-    group.items[#group.items + 1] = r
+    if group then group.items[#group.items + 1] = r end
   end
   local lines = {}
   for _, group in ipairs(groups) do
@@ -497,10 +527,20 @@ local function recorded(ev)
       out[#out + 1] = { op = r.op, key = r.key, target = r.target,
         program = type(r.program) == "string" and r.program ~= "" and r.program or nil,
         home = r.home == true, ro = r.errno == 30 or r.error == "EROFS",
-        busy = r.errno == 16 or r.error == "EBUSY" }
+        busy = r.errno == 16 or r.error == "EBUSY",
+        absent = r.errno == 2 or r.error == "ENOENT" }
     end
   end
   return out
+end
+
+where_named = function(ev, program)
+  for _, r in ipairs(recorded(ev)) do
+    if r.key == "net" and r.op ~= "socket" and r.program == program then return true end
+  end
+  local stderr = type(ev.stderr) == "string" and ev.stderr or ""
+  return stderr:find("[Pp]ort %d+") ~= nil or stderr:find("https?://") ~= nil
+    or stderr:find("%d+%.%d+%.%d+%.%d+:%d+") ~= nil
 end
 
 -- What the evidence names already, for the stderr heuristics to pass over:
@@ -511,7 +551,8 @@ local function named(ev)
   for _, r in ipairs(recorded(ev)) do
     if r.target:sub(1, 1) == "/" then out.paths[r.target] = true end
     if r.op == "exec" then out.programs[basename(r.target)] = true end
-    if r.key == "net" or r.key == "sockets" then out.net = true end
+    -- A socket's kind names no host: the stderr may.
+    if r.key == "sockets" or (r.key == "net" and r.op ~= "socket") then out.net = true end
   end
   return out
 end

@@ -188,6 +188,37 @@ T.case("the network by host and port, in the policy's own net syntax", function(
     "refused: connect to 10.0.0.1:8443 (curl): add net = { connect = { 8443 } }", "no repeat")
 end)
 
+T.case("a name looked up and refused: net.domains names it; a socket beside it says nothing more", function()
+  T.eq(lines(reported {
+    refusal("socket", "net", "inet6/dgram", "curl"),
+    refusal("connect", "net", "registry.npmjs.org:443", "curl", { errno = 11, error = "EAGAIN" }),
+    refusal("connect", "net", "example.org:0", "node", { errno = 11, error = "EAGAIN" }),
+  }), "refused: connect to registry.npmjs.org:443 (curl): to reach a host by name, add net = { "
+    .. 'domains = { "registry.npmjs.org" } } (through lcsb\'s proxy)\n'
+    .. "refused: connect to example.org (node): to reach a host by name, add net = { domains = "
+    .. '{ "example.org" } } (through lcsb\'s proxy)', "denied")
+  local ev = evidence { status = 1, attestation = recorded {
+    refusal("connect", "net", "registry.npmjs.org:443", "node", { errno = 11, error = "EAGAIN" }) } }
+  ev.attestation.net = "domains"
+  ev.policy.net = { domains = { "registry.npmjs.org" } }
+  T.eq(lines(remedies.explain(ev)), "refused: connect to registry.npmjs.org:443 (node): "
+    .. "registry.npmjs.org is in net.domains, but the program looked it up itself instead of "
+    .. "going through lcsb's proxy (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY name it): tell the tool "
+    .. "to use the proxy", "listed already")
+end)
+
+T.case("what a program probes in /proc and /sys and copes without is left to the attestation", function()
+  T.eq(lines(reported {
+    refusal("read", "read", "/sys/fs/cgroup/memory/memory.limit_in_bytes", "node",
+      { errno = 2, error = "ENOENT" }),
+    refusal("read", "read", "/proc/sys/vm/overcommit_memory", "node", { errno = 2, error = "ENOENT" }),
+    refusal("write", "write", D .. "/out/x", "node"),
+  }), ('refused: write of %s/out/x (node): add write = { "%s/out" }'):format(D, D), "probes")
+  -- Refused outright (not absent), it is said, withheld as the system's own.
+  T.ok(lines(reported { refusal("read", "read", "/sys/kernel/x", "cat") }):find("^refused: read of /sys/kernel/x"),
+    "refused outright")
+end)
+
 T.case("the private HOME: said to be thrown away, with the key that keeps or shows a file", function()
   local home = { op = "write", key = "write", errno = 30, error = "EROFS", count = 1, home = true }
   local function at(target, program, over)
