@@ -170,20 +170,23 @@ static bool in_tier_either(const lcsb__strv *tier, const char *path, const char 
     return in_tier(tier, real[0] ? real : path);
 }
 
+/* PATH with its directory's links followed on the host, into OUT
+ * (PATH_MAX bytes); false when the directory is not there. */
+static bool real_dir(const char *path, char *out) {
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], resolved[PATH_MAX];
+    if (!slash || slash == path) return false;
+    copy_text(dir, sizeof dir, path, (size_t)(slash - path));
+    if (!realpath(dir, resolved)) return false;
+    return (size_t)snprintf(out, PATH_MAX, "%s%s", strcmp(resolved, "/") ? resolved : "", slash) <
+           PATH_MAX;
+}
+
 /* PATH on the host with its links followed, into REAL (PATH_MAX bytes; ""
  * when neither it nor its directory is there). */
 static void host_path(const char *path, char *real) {
     if (realpath(path, real)) return;
-    real[0] = '\0';
-    const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX], resolved[PATH_MAX];
-    if (!slash || slash == path) return;
-    copy_text(dir, sizeof dir, path, (size_t)(slash - path));
-    if (!realpath(dir, resolved)) return;
-    size_t len = strcmp(resolved, "/") ? strlen(resolved) : 0, rest = strlen(slash);
-    if (len + rest >= PATH_MAX) return;
-    memcpy(real, resolved, len);
-    memcpy(real + len, slash, rest + 1);
+    if (!real_dir(path, real)) real[0] = '\0';
 }
 
 static bool host_has(const char *path) {
@@ -284,6 +287,18 @@ static void take(lcsb__refusals *r, record *rec) {
     r->lookups++;
     char real[PATH_MAX] = "";
     if (rec->target[0] == '/') host_path(rec->target, real);
+    /* /bin/id and /usr/bin/id, tried in turn along PATH, are one program:
+     * named in its real directory, by the name it was run by (cc, not
+     * the x86_64-linux-gnu-gcc-12 the link reaches). */
+    char named[PATH_MAX];
+    if (strcmp(rec->op, "exec") == 0 && real_dir(rec->target, named) &&
+        strcmp(named, rec->target) != 0) {
+        copy_text(rec->target, sizeof rec->target, named, strlen(named));
+        if ((known = kept_as(r, rec)) != NULL) {
+            known->count++;
+            return;
+        }
+    }
     const char *key = key_of(r, rec, real);
     if (!key) return;
     r->total++;
