@@ -156,10 +156,11 @@ end
 -- (.venv/bin); WRITABLE says PATH lies where the command writes.
 local function withheld(path, exec, writable)
   for _, p in ipairs(readings(path)) do
-    if p:find("/%.[^/]") and not (exec and writable) then
-      return "granting a key or credential directory is a decision to make yourself"
-    elseif p:find("^/root") then
+    if p:find("^/root") then
       return "granting root's home is a decision to make yourself"
+    elseif p:find("/%.[^/]") and not (exec and writable) then
+      return "granting a dot-file or dot-directory (where keys, credentials and start-up files "
+        .. "live) is a decision to make yourself"
     elseif not p:find("^/usr/local/") and matches_any(p, SYSTEM)
       and not (exec and matches_any(p, PROGRAMS)) then
       return "granting the system's own files is a decision to make yourself"
@@ -319,6 +320,31 @@ local function write_entry(path)
   return dir
 end
 
+-- The smallest of lcsb's presets (lcsb.tools) that holds every program of
+-- TARGETS by name, when there are two or more of them: a script refused
+-- sort, then uniq, then wc, takes one run with the preset, not three.
+local PRESETS = { "shell", "git", "c", "python", "node", "rust" }
+local function preset_for(targets)
+  local ok, tools = pcall(require, "lcsb.tools")
+  if not ok or #targets < 2 then return end
+  local function holds(preset, name, seen)
+    seen = seen or {}
+    if seen[preset] then return false end
+    seen[preset] = true
+    for _, entry in ipairs(preset) do
+      if entry == name or (type(entry) == "table" and holds(entry, name, seen)) then return true end
+    end
+    return false
+  end
+  for _, name in ipairs(PRESETS) do
+    local preset, all = tools[name], true
+    for _, target in ipairs(targets) do
+      all = all and type(preset) == "table" and holds(preset, basename(target))
+    end
+    if all then return name end
+  end
+end
+
 -- The lines for GROUP (refusals of one kind, in one place).
 local function render(ev, group)
   local rs, kind = group.items, group.kind
@@ -345,6 +371,11 @@ local function render(ev, group)
       out[1] = ("refused: exec of %d programs (%s): add exec = %s"):format(#targets,
         table.concat(names, ", "), lua_list(targets))
     end
+    local preset = preset_for(targets)
+    if preset then
+      out[#out] = out[#out] .. (", or exec = { lcsb.tools.%s } for them and the rest of that "
+        .. "preset at once"):format(preset)
+    end
     for _, x in ipairs(bare) do
       if x.target:find("/") then -- relative: exec takes it as the project's
         out[#out + 1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, x),
@@ -360,8 +391,12 @@ local function render(ev, group)
     if #rs == 1 then
       local entry, first = r.target, false
       if kind == "write" then entry, first = write_entry(r.target) end
-      return { ("refused: %s: add %s = %s%s"):format(refusal_text(ev, r), kind,
-        lua_list { entry }, notes(first and CREATE_FIRST, ro and RO_NOTE)) }
+      -- A directory looked at is often one about to be written in (cp
+      -- FILE DIR/ checks DIR first): read alone would fail next time.
+      local into = kind == "read" and has_core and core.kind(r.target) == "dir"
+        and (" (or write = %s, if the command writes in it)"):format(lua_list { entry }) or ""
+      return { ("refused: %s: add %s = %s%s%s"):format(refusal_text(ev, r), kind,
+        lua_list { entry }, into, notes(first and CREATE_FIRST, ro and RO_NOTE)) }
     elseif not too_wide(dir) then
       return { ("refused: %s under %s (%d files): add %s = %s%s"):format(kind, shown(dir), #rs,
         kind, lua_list { dir }, notes(ro and RO_NOTE)) }
@@ -382,10 +417,14 @@ local function render(ev, group)
     return { ("refused: %s %d files under %s: no hint: %s"):format(VERB[r.op] or shown(r.op), #rs,
       shown(dirname(r.target)), group.why) }
   elseif kind == "protect" then
+    -- git's settings for one run need no write to .git/config.
+    local git = r.target:find("/%.git/config$")
+      and "; give git its settings with git -c, or with GIT_AUTHOR_NAME and the like in env, "
+        .. "which write nothing, or run git config outside lcsb" or ""
     return { ("refused: %s: it is protected (protect): read-only whatever the policy grants, "
-      .. "so nothing planted there (a git hook, a config) runs outside the sandbox later%s; "
+      .. "so nothing planted there (a git hook, a config) runs outside the sandbox later%s%s; "
       .. "protect = false turns all protection off"):format(refusal_text(ev, r),
-        r.busy and ' ("Device or resource busy": a read-only mount holds it)' or "") }
+        r.busy and ' ("Device or resource busy": a read-only mount holds it)' or "", git) }
   elseif kind == "hide" then
     return { ("refused: %s: it is hidden by the policy (hide, or one of /etc's secrets): it does "
       .. "not exist for the command"):format(refusal_text(ev, r)) }
@@ -415,9 +454,11 @@ local function render(ev, group)
     if name and r.op == "connect" and list(net.domains)[1] ~= nil then
       for _, listed in ipairs(list(net.domains)) do
         if listed == name or listed == name .. ":" .. tostring(port) then
-          return { ("refused: %s: %s is in net.domains, but the program looked it up itself "
-            .. "instead of going through lcsb's proxy (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY name "
-            .. "it): tell the tool to use the proxy"):format(text, shown(name)) }
+          return { ("not through the proxy: %s: %s is in net.domains, but the program looked "
+            .. "it up itself instead of going through lcsb's proxy, which HTTPS_PROXY, HTTP_PROXY "
+            .. "and ALL_PROXY name: tell the tool to use them (Node's built-in fetch does not: "
+            .. "NODE_USE_ENV_PROXY=1 on Node 24, or undici's EnvHttpProxyAgent)"):format(text,
+              shown(name)) }
         end
       end
     end

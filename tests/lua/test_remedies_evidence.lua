@@ -99,8 +99,9 @@ T.case("exec refusals: one line, full paths to add, program names in the parenth
     ('refused: exec of %s/proj/.venv/bin/pytest (python3): add exec = { "%s/proj/.venv/bin/pytest" }')
       :format(D, D), "the project's own")
   T.eq(lines(reported { refusal("exec", "exec", "/home/u/.local/bin/tool", "sh") }),
-    "refused: exec of /home/u/.local/bin/tool (sh): no hint: granting a key or credential "
-    .. "directory is a decision to make yourself", "a dot-directory outside the project")
+    "refused: exec of /home/u/.local/bin/tool (sh): no hint: granting a dot-file or "
+      .. "dot-directory (where keys, credentials and start-up files live) is a decision to make "
+      .. "yourself", "a dot-directory outside the project")
 end)
 
 T.case("writes and reads grouped by directory; one file names itself or its directory", function()
@@ -139,7 +140,9 @@ T.case("protected, hidden, sockets: named by the key that governs them, never a 
   T.eq(lines(reported { refusal("write", "protect", D .. "/proj/.git/config", "git",
     { errno = 16, error = "EBUSY" }) }),
     ('refused: write of %s/proj/.git/config (git): %s ("Device or resource busy": a read-only '
-      .. "mount holds it)%s"):format(D, PROTECTED, LIFT), "protect, EBUSY")
+      .. "mount holds it); give git its settings with git -c, or with GIT_AUTHOR_NAME and the "
+      .. "like in env, which write nothing, or run git config outside lcsb%s")
+      :format(D, PROTECTED, LIFT), "protect, EBUSY")
   T.eq(lines(reported { refusal("read", "hide", "/etc/shadow", "cat", { errno = 2, error = "ENOENT" }) }),
     "refused: read of /etc/shadow (cat): it is hidden by the policy (hide, or one of /etc's "
     .. "secrets): it does not exist for the command", "hide")
@@ -150,8 +153,9 @@ T.case("protected, hidden, sockets: named by the key that governs them, never a 
     "refused: connect to /var/run/docker.sock (docker): no hint: it reaches a container "
     .. "engine, which runs anything as its owner: a decision to make yourself", "an engine")
   T.eq(lines(reported { refusal("connect", "sockets", "/home/u/.gnupg/S.gpg-agent", "gpg") }),
-    "refused: connect to /home/u/.gnupg/S.gpg-agent (gpg): no hint: granting a key or "
-    .. "credential directory is a decision to make yourself", "an agent's socket")
+    "refused: connect to /home/u/.gnupg/S.gpg-agent (gpg): no hint: granting a dot-file or "
+    .. "dot-directory (where keys, credentials and start-up files live) is a decision to make "
+    .. "yourself", "an agent's socket")
 end)
 
 T.case("the network by host and port, in the policy's own net syntax", function()
@@ -201,10 +205,30 @@ T.case("a name looked up and refused: net.domains names it; a socket beside it s
     refusal("connect", "net", "registry.npmjs.org:443", "node", { errno = 11, error = "EAGAIN" }) } }
   ev.attestation.net = "domains"
   ev.policy.net = { domains = { "registry.npmjs.org" } }
-  T.eq(lines(remedies.explain(ev)), "refused: connect to registry.npmjs.org:443 (node): "
-    .. "registry.npmjs.org is in net.domains, but the program looked it up itself instead of "
-    .. "going through lcsb's proxy (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY name it): tell the tool "
-    .. "to use the proxy", "listed already")
+  T.eq(lines(remedies.explain(ev)), "not through the proxy: connect to registry.npmjs.org:443 "
+    .. "(node): registry.npmjs.org is in net.domains, but the program looked it up itself "
+    .. "instead of going through lcsb's proxy, which HTTPS_PROXY, HTTP_PROXY and ALL_PROXY name: "
+    .. "tell the tool to use them (Node's built-in fetch does not: NODE_USE_ENV_PROXY=1 on Node "
+    .. "24, or undici's EnvHttpProxyAgent)", "listed already")
+end)
+
+T.case("a directory refused a read may be one about to be written in; git -c spares .git/config", function()
+  T.eq(lines(reported { refusal("read", "read", D, "cp", { errno = 2, error = "ENOENT" }) }),
+    ('refused: read of %s (cp): add read = { "%s" } (or write = { "%s" }, if the command '
+      .. "writes in it)"):format(D, D, D), "a directory")
+  T.has(lines(reported { refusal("write", "protect", D .. "/proj/.git/config", "git",
+    { errno = 16, error = "EBUSY" }) }), "with git -c", ".git/config")
+end)
+
+T.case("programs of one preset: the preset named beside them", function()
+  T.eq(lines(reported { refusal("exec", "exec", "/usr/bin/sort", "sh"),
+    refusal("exec", "exec", "/usr/bin/uniq", "sh") }),
+    'refused: exec of 2 programs (sort, uniq): add exec = { "/usr/bin/sort", "/usr/bin/uniq" }, '
+      .. "or exec = { lcsb.tools.shell } for them and the rest of that preset at once", "shell")
+  T.eq(lines(reported { refusal("exec", "exec", "/usr/bin/sort", "sh"),
+    refusal("exec", "exec", "/usr/local/bin/mytool", "sh") }),
+    'refused: exec of 2 programs (sort, mytool): add exec = { "/usr/bin/sort", '
+      .. '"/usr/local/bin/mytool" }', "not all in one")
 end)
 
 T.case("what a program probes in /proc and /sys and copes without is left to the attestation", function()
@@ -255,18 +279,20 @@ end)
 
 T.case("sensitive paths: the hint is withheld, and says so and why", function()
   T.eq(lines(reported { refusal("read", "read", "/home/u/.ssh/id_rsa", "ssh") }),
-    "refused: read of /home/u/.ssh/id_rsa (ssh): no hint: granting a key or credential "
-    .. "directory is a decision to make yourself", "a key")
+    "refused: read of /home/u/.ssh/id_rsa (ssh): no hint: granting a dot-file or "
+    .. "dot-directory (where keys, credentials and start-up files live) is a decision to make "
+    .. "yourself", "a key")
   T.eq(lines(reported { refusal("read", "read", "/home/u/.aws/credentials", "aws"),
     refusal("read", "read", "/home/u/.aws/config", "aws") }),
-    "refused: read of 2 files under /home/u/.aws: no hint: granting a key or credential "
-    .. "directory is a decision to make yourself", "grouped")
+    "refused: read of 2 files under /home/u/.aws: no hint: granting a dot-file or "
+    .. "dot-directory (where keys, credentials and start-up files live) is a decision to make "
+    .. "yourself", "grouped")
   T.eq(lines(reported { refusal("write", "write", "/etc/cron.d/job", "touch") }),
     "refused: write of /etc/cron.d/job (touch): no hint: granting the system's own files is a "
     .. "decision to make yourself", "the system's")
   T.eq(lines(reported { refusal("read", "read", "/root/.profile", "sh") }),
-    "refused: read of /root/.profile (sh): no hint: granting a key or credential directory is "
-    .. "a decision to make yourself", "root's dot-file")
+    "refused: read of /root/.profile (sh): no hint: granting root's home is a decision to "
+    .. "make yourself", "root's dot-file")
   T.eq(lines(reported { refusal("read", "read", "/root/notes", "cat") }),
     "refused: read of /root/notes (cat): no hint: granting root's home is a decision to make "
     .. "yourself", "root's home")
@@ -275,7 +301,7 @@ T.case("sensitive paths: the hint is withheld, and says so and why", function()
   for _, target in ipairs { "/home/u/\b.ssh/id_rsa", "/home/u/\27[0m.ssh/id_rsa",
     "/home/u/x\b.ssh/id_rsa", "/srv/../home/u/.ssh/id_rsa", "/home/u/\194\155.ssh/k" } do
     local text = lines(reported { refusal("read", "read", target, "cat") })
-    T.has(text, "no hint: granting a key or credential directory", target)
+    T.has(text, "no hint: granting a dot-file or dot-directory", target)
     T.hasnt(text, "add read", target)
   end
 end)
@@ -388,7 +414,9 @@ T.case("relative paths are the run's working directory's, never cut to a tail", 
     ('refused: exec of %s/proj/app (sh): add exec = { "%s/proj/app" }'):format(D, D), "./app")
   T.eq(lines(said("error: could not lock config file .git/config: Device or resource busy")),
     ('refused: write of %s/proj/.git/config: %s ("Device or resource busy": a read-only mount '
-      .. "holds it)%s"):format(D, PROTECTED, LIFT), "EBUSY on a protected config")
+      .. "holds it); give git its settings with git -c, or with GIT_AUTHOR_NAME and the like in "
+      .. "env, which write nothing, or run git config outside lcsb%s"):format(D, PROTECTED, LIFT),
+    "EBUSY on a protected config")
   -- Without a working directory, a relative path is no grant.
   local none = evidence().policy
   none.cwd = nil
@@ -435,7 +463,8 @@ T.case("exec refusals below the top: make, xargs, env, node, python, gcc, collec
     .. 'execution); if it was refused, name it in exec = { "PROGRAM" }', "make alone")
   -- Several programs: one line for all.
   T.eq(lines(said("make: id: Permission denied\nxargs: echo: Permission denied")),
-    ('refused: exec of 2 programs (id, echo): add exec = { "%s", "%s" }'):format(id, which("echo")),
+    ('refused: exec of 2 programs (id, echo): add exec = { "%s", "%s" }, or exec = { '
+      .. "lcsb.tools.shell } for them and the rest of that preset at once"):format(id, which("echo")),
     "grouped")
 end)
 
@@ -469,11 +498,11 @@ T.case("a line the command printed cannot coax a grant of a sensitive path", fun
   for _, c in ipairs {
     { "cat: /etc/shadow: Permission denied", "read", "/etc/shadow", "cat", "the system's own files" },
     { "cat: /home/u/.ssh/id_rsa: Permission denied", "read", "/home/u/.ssh/id_rsa", "cat",
-      "a key or credential directory" },
+      "a dot-file or dot-directory (where keys, credentials and start-up files live)" },
     { "cat: /home/u/\b.ssh/id_rsa: Permission denied", "read", "/home/u/\\x08.ssh/id_rsa", "cat",
-      "a key or credential directory" },
+      "a dot-file or dot-directory (where keys, credentials and start-up files live)" },
     { "sh: 1: cannot create /root/.bashrc: Permission denied", "write", "/root/.bashrc", "sh",
-      "a key or credential directory" },
+      "root's home" },
   } do
     T.eq(lines(said(c[1], { policy = only_usr })),
       ("refused: %s of %s (%s): no hint: granting %s is a decision to make yourself"):format(c[2],
