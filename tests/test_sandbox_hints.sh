@@ -209,5 +209,50 @@ elif [[ $err == *"could not be executed"* ]]; then fail "the trailer blames sh";
 elif ! hinted 'exec = {' /usr/bin/id; then fail "the child is not named"; show
 else passed=$((passed + 1)); fi
 
+# ---- a command that keeps the recorder's pipe full: lcsb still relays
+# its stderr as it comes, and ends when it ends ----
+case_name="a flood of records"
+if ! have gcc; then skip "gcc is not installed"; else
+policy 'exec = { "./flood" }'
+cat >"$proj/flood.c" <<'EOF'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int fd;
+static char chunk[65536];
+static void *flood(void *unused) { /* the pipe kept full, faster than lcsb reads it */
+    for (unsigned long n = 0;;) {
+        size_t len = 0;
+        while (len < sizeof chunk - 64)
+            len += (size_t)snprintf(chunk + len, 64, "read\t13\t1\tflood\t/srv/flood/%lu\n", n++);
+        if (write(fd, chunk, len) < 0) return unused;
+    }
+}
+int main(void) {
+    pthread_t t;
+    fd = atoi(getenv("LCSB_RECORD_FD"));
+    fcntl(fd, F_SETFL, 0); /* wait for room */
+    pthread_create(&t, NULL, flood, NULL);
+    usleep(300000);
+    fputs("tick\n", stderr);
+    sleep(2);
+    return 0;
+}
+EOF
+gcc -O2 -pthread -o "$proj/flood" "$proj/flood.c"
+started=$(date +%s%N)
+(cd "$proj" && timeout 20 "$LCSB" --no-trust-check policy.lua -- ./flood 2>&1 >/dev/null) |
+  while IFS= read -r l; do
+    [[ $l == tick ]] && echo $((($(date +%s%N) - started) / 1000000)) >"$work/tick_ms"
+  done
+status=${PIPESTATUS[0]}
+tick_ms=$(cat "$work/tick_ms" 2>/dev/null || echo never)
+if [[ $tick_ms == never ]] || ((tick_ms > 1800)); then fail "stderr's tick came after $tick_ms ms"
+elif ((status != 0)); then fail "exited $status (124: lcsb did not end)"
+else passed=$((passed + 1)); fi
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped" >&2
 ((failed == 0))
