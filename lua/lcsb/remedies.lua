@@ -119,7 +119,9 @@ end
 -- root's home, and the dot-directories where keys, credentials and shell
 -- start-up files live.
 local SYSTEM = { "^/usr/", "^/usr$", "^/etc/", "^/etc$", "^/bin", "^/sbin", "^/lib", "^/boot",
-  "^/proc", "^/sys", "^/dev" }
+  "^/proc", "^/sys", "^/dev", "^/run", "^/var/", "^/var$", "^/opt/", "^/opt$", "^/srv$", "^/home$" }
+-- What SYSTEM holds that is anyone's to write in.
+local SCRATCH = { "^/var/tmp/" }
 -- Where programs live: running one of them is what exec grants.
 local PROGRAMS = { "^/usr/", "^/bin/", "^/sbin/", "^/lib", "^/opt/" }
 
@@ -138,10 +140,13 @@ local function readings(path)
   local out = {}
   for _, text in ipairs { path, shown_as } do
     local bare = text:gsub("\194[\128-\159]", ""):gsub("[%c\127]", "")
-    local erased, n = text, 0
-    repeat
-      erased, n = erased:gsub("[^\b]\b", "", 1)
-    until n == 0
+    -- One pass, as a terminal takes them: each backspace takes back the
+    -- byte before it (a loop of gsubs would be quadratic in a long run).
+    local kept = {}
+    for c in text:gmatch(".") do
+      if c == "\b" then kept[#kept] = nil else kept[#kept + 1] = c end
+    end
+    local erased = table.concat(kept)
     erased = erased:gsub("\194[\128-\159]", ""):gsub("[%c\127]", "")
     for _, p in ipairs { text, bare, erased } do
       out[#out + 1] = p
@@ -154,6 +159,13 @@ end
 -- Why no hint may suggest granting PATH, or nil. For an exec grant the
 -- program trees are fine, and so is the project's own dot-directory
 -- (.venv/bin); WRITABLE says PATH lies where the command writes.
+-- Is PATH in a home of /home that is not the caller's?
+local function other_home(path)
+  local home = os.getenv("HOME") or ""
+  local top = path:match("^(/home/[^/]+)")
+  return top ~= nil and top ~= home and home:sub(1, #top + 1) ~= top .. "/"
+end
+
 local function withheld(path, exec, writable)
   for _, p in ipairs(readings(path)) do
     if p:find("^/root") then
@@ -161,10 +173,13 @@ local function withheld(path, exec, writable)
     elseif p:find("/%.[^/]") and not (exec and writable) then
       return "granting a dot-file or dot-directory (where keys, credentials and start-up files "
         .. "live) is a decision to make yourself"
-    elseif not p:find("^/usr/local/") and matches_any(p, SYSTEM)
+    elseif matches_any(p, SYSTEM) and not matches_any(p, SCRATCH)
       and not (exec and matches_any(p, PROGRAMS)) then
       return "granting the system's own files is a decision to make yourself"
     end
+  end
+  for _, p in ipairs(readings(path)) do
+    if other_home(p) then return "granting another user's home is a decision to make yourself" end
   end
 end
 
@@ -279,37 +294,6 @@ local function notes(...)
   return #said > 0 and (" (" .. table.concat(said, "; ") .. ")") or ""
 end
 
--- A container engine's socket runs anything as its owner.
-local ENGINES = { "docker%.sock$", "podman%.sock$", "containerd%.sock$", "crio%.sock$" }
-
--- The group R falls in, and for a withheld one why.
-local function classify(ev, r)
-  if r.home then return "home" end
-  if r.key == "protect" or r.key == "hide" or r.key == "net" then return r.key end
-  local policy = ev.policy or {}
-  if r.key == "sockets" then
-    if matches_any(r.target, ENGINES) then
-      return "withheld", "it reaches a container engine, which runs anything as its owner: a "
-        .. "decision to make yourself"
-    end
-    local why = withheld(r.target)
-    if why then return "withheld", why end
-    return "sockets"
-  end
-  if r.key == "exec" then
-    if r.target:sub(1, 1) ~= "/" then return "exec" end
-    local why = withheld(r.target, true, covered(policy.write, r.target))
-    if why then return "withheld", why end
-    return "exec"
-  end
-  if r.key == "read" or r.key == "write" then
-    local why = withheld(r.target)
-    if why then return "withheld", why end
-    return r.key
-  end
-  return "other"
-end
-
 -- What lets the command write PATH: the file when it is there, else its
 -- directory (a policy leaves out what does not exist), unless that is too
 -- wide to grant; true as the second value when the file must be made first.
@@ -345,6 +329,64 @@ local function preset_for(targets)
   end
 end
 
+-- Services that run programs, or use keys, as their owner: a socket that
+-- reaches one is a way out of the sandbox.
+local SERVICES = { "/bus$", "dbus", "/systemd/", "libvirt", "ssh", "gpg", "gnupg", "keyring", "agent" }
+
+-- A container engine's socket runs anything as its owner.
+local ENGINES = { "docker%.sock$", "podman%.sock$", "containerd%.sock$", "crio%.sock$" }
+
+-- The group R falls in, and for a withheld one why.
+local function classify(ev, r)
+  if r.home then return "home" end
+  if r.key == "protect" or r.key == "hide" or r.key == "net" then return r.key end
+  local policy = ev.policy or {}
+  if r.key == "sockets" then
+    if matches_any(r.target, ENGINES) then
+      return "withheld", "it reaches a container engine, which runs anything as its owner: a "
+        .. "decision to make yourself"
+    end
+    if matches_any(r.target, SERVICES) then
+      return "withheld", "it reaches a service that runs programs or uses keys as its owner, "
+        .. "outside the sandbox: a decision to make yourself"
+    end
+    -- A daemon's socket in /run (a database's) is the usual way to one.
+    local why = withheld((r.target:gsub("^/var/run/", "/srv/"):gsub("^/run/", "/srv/")))
+    if why then return "withheld", why end
+    return "sockets"
+  end
+  if r.key == "exec" then
+    if r.target:sub(1, 1) ~= "/" then return "exec" end
+    local why = withheld(r.target, true, covered(policy.write, r.target))
+    if why then return "withheld", why end
+    return "exec"
+  end
+  if r.key == "read" or r.key == "write" then
+    local why = withheld(r.target)
+    if why then return "withheld", why end
+    -- Another repository's .git would be the command's to plant hooks in.
+    local entry = r.key == "write" and write_entry(r.target)
+    if entry and exists(entry .. "/.git") then
+      return "withheld", "it holds a git repository, whose hooks would be the command's to "
+        .. "plant: a decision to make yourself (with protect for its .git)"
+    end
+    return r.key
+  end
+  return "other"
+end
+
+-- Files of a HOME that hold settings and, as a rule, no secret: the only
+-- ones a hint offers to show (home = {...}). Any other may hold a token.
+local SETTINGS = { "~/.gitconfig", "~/.config/git/config", "~/.config/git/ignore",
+  "~/.gitignore_global", "~/.cargo/config.toml", "~/.config/pip/pip.conf", "~/.editorconfig",
+  "~/.inputrc", "~/.vimrc", "~/.config/nvim/init.lua", "~/.config/nvim/init.vim" }
+local function settings_file(rel)
+  for _, name in ipairs(SETTINGS) do
+    if rel == name then return true end
+  end
+  return false
+end
+
 -- The lines for GROUP (refusals of one kind, in one place).
 local function render(ev, group)
   local rs, kind = group.items, group.kind
@@ -368,8 +410,16 @@ local function render(ev, group)
       local one = { op = "exec", target = targets[1], program = r.program }
       out[1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one), lua_list(targets))
     elseif #targets > 1 then
-      out[1] = ("refused: exec of %d programs (%s): add exec = %s"):format(#targets,
-        table.concat(names, ", "), lua_list(targets))
+      -- A line a terminal can show: the first few, and how many more.
+      local SHOWN_PROGRAMS, more, total = 8, "", #targets
+      if total > SHOWN_PROGRAMS then
+        more = (" (and %d more: the attestation lists them)"):format(#targets - SHOWN_PROGRAMS)
+        targets = table.move(targets, 1, SHOWN_PROGRAMS, 1, {})
+        names = table.move(names, 1, SHOWN_PROGRAMS, 1, {})
+        names[#names + 1] = "..."
+      end
+      out[1] = ("refused: exec of %d programs (%s): add exec = %s%s"):format(total,
+        table.concat(names, ", "), lua_list(targets), more)
     end
     local preset = preset_for(targets)
     if preset then
@@ -448,7 +498,9 @@ local function render(ev, group)
     -- A name the command looked up (the recorder's getaddrinfo): port 0 when
     -- it did not say one.
     local host = r.target:match("^(.-):%d+$")
-    local name = host and not host:find("^%[") and host:find("%a") and not host:find(":") and host
+    -- Only a host name's own bytes: a "*.com" or a list the command made
+    -- up is no domain to offer.
+    local name = host and host:find("%a") and host:find("^[%w][%w%.%-]*$") and host
     if name and port == 0 then text = text:gsub(":0 %(", " (", 1):gsub(":0$", "") end
     local net = type(policy.net) == "table" and policy.net or {}
     if name and r.op == "connect" and list(net.domains)[1] ~= nil then
@@ -492,6 +544,14 @@ local function render(ev, group)
       if cap then
         return { ("refused: %s: the command's HOME is a fresh private directory, so it is not "
           .. "there; no hint: the caps keep %s from every policy"):format(text, shown(cap)) }
+      end
+      -- Your real one: a probe for what you do not have is no refusal.
+      local real = (os.getenv("HOME") or "") .. rel:sub(2)
+      if rel:sub(1, 2) ~= "~/" or not exists(real) then return {} end
+      if not settings_file(rel) then
+        return { ("refused: %s: the command's HOME is a fresh private directory, so it is not "
+          .. "there; no hint: your real one may hold keys or tokens, and showing it (home) is a "
+          .. "decision to make yourself"):format(text) }
       end
       return { ("refused: %s: the command's HOME is a fresh private directory, so it is not "
         .. "there; to show the command your real one, read-only, add home = %s"):format(text,

@@ -146,16 +146,23 @@ T.case("protected, hidden, sockets: named by the key that governs them, never a 
   T.eq(lines(reported { refusal("read", "hide", "/etc/shadow", "cat", { errno = 2, error = "ENOENT" }) }),
     "refused: read of /etc/shadow (cat): it is hidden by the policy (hide, or one of /etc's "
     .. "secrets): it does not exist for the command", "hide")
-  T.eq(lines(reported { refusal("connect", "sockets", "/run/user/1000/bus", "dbus-send") }),
-    "refused: connect to /run/user/1000/bus (dbus-send): a unix socket outside the policy; to "
-    .. 'allow it, add sockets = { "/run/user/1000/bus" }', "sockets")
+  T.eq(lines(reported { refusal("connect", "sockets", "/run/mysqld/mysqld.sock", "mysql") }),
+    "refused: connect to /run/mysqld/mysqld.sock (mysql): a unix socket outside the policy; "
+    .. 'to allow it, add sockets = { "/run/mysqld/mysqld.sock" }', "sockets")
+  for _, bus in ipairs { "/run/user/1000/bus", "/run/dbus/system_bus_socket",
+    "/run/user/1000/gnupg/S.gpg-agent", "/run/user/1000/keyring/ssh", "/run/systemd/private",
+    "/tmp/ssh-XXXX/agent.123" } do
+    T.eq(lines(reported { refusal("connect", "sockets", bus, "x") }),
+      ("refused: connect to %s (x): no hint: it reaches a service that runs programs or uses keys "
+        .. "as its owner, outside the sandbox: a decision to make yourself"):format(bus), bus)
+  end
   T.eq(lines(reported { refusal("connect", "sockets", "/var/run/docker.sock", "docker") }),
     "refused: connect to /var/run/docker.sock (docker): no hint: it reaches a container "
     .. "engine, which runs anything as its owner: a decision to make yourself", "an engine")
   T.eq(lines(reported { refusal("connect", "sockets", "/home/u/.gnupg/S.gpg-agent", "gpg") }),
-    "refused: connect to /home/u/.gnupg/S.gpg-agent (gpg): no hint: granting a dot-file or "
-    .. "dot-directory (where keys, credentials and start-up files live) is a decision to make "
-    .. "yourself", "an agent's socket")
+    "refused: connect to /home/u/.gnupg/S.gpg-agent (gpg): no hint: it reaches a service that "
+    .. "runs programs or uses keys as its owner, outside the sandbox: a decision to make yourself",
+    "an agent's socket")
 end)
 
 T.case("the network by host and port, in the policy's own net syntax", function()
@@ -229,6 +236,51 @@ T.case("programs of one preset: the preset named beside them", function()
     refusal("exec", "exec", "/usr/local/bin/mytool", "sh") }),
     'refused: exec of 2 programs (sort, mytool): add exec = { "/usr/bin/sort", '
       .. '"/usr/local/bin/mytool" }', "not all in one")
+end)
+
+T.case("what an attack round found: no lure toward a way out, and no hang", function()
+  local home = os.getenv("HOME") or "/root"
+  -- Writes where code runs later, or another user's or repository's files.
+  local repo = D .. "/other-repo"
+  os.execute(("mkdir -p '%s/.git'"):format(repo))
+  for _, target in ipairs { "/var/spool/cron/crontabs/root", "/usr/local/bin/ls",
+    "/usr/local/lib/python3.11/dist-packages/x.py", "/var/lib/dpkg/status", "/run/x",
+    "/opt/tool/bin/x", "/home/lcsb-someone-else/proj/x", repo .. "/x" } do
+    T.has(lines(reported { refusal("write", "write", target, "sh") }), ": no hint: ", target)
+  end
+  -- A program in /opt or /usr/local may still be named for exec.
+  T.has(lines(reported { refusal("exec", "exec", "/usr/local/bin/tool", "sh") }),
+    'add exec = { "/usr/local/bin/tool" }', "exec in /usr/local")
+  -- A name no host has: no domain offered.
+  for _, name in ipairs { "*.com:443", "a,b.com:443", "x y:80" } do
+    T.hasnt(lines(reported { refusal("connect", "net", name, "curl") }), "domains =", name)
+  end
+  -- Many programs: a line a terminal can show.
+  local many = {}
+  for i = 1, 40 do many[i] = refusal("exec", "exec", "/usr/bin/p" .. i, "sh") end
+  local line = lines(reported(many))
+  T.ok(#line < 600, "one line of " .. #line .. " bytes")
+  T.has(line, "exec of 40 programs", "the count")
+  T.has(line, "(and 32 more: the attestation lists them)", "the rest")
+  -- A target of backspaces is judged in linear time.
+  local started = os.clock()
+  lines(reported { refusal("read", "read", "/srv/" .. ("a"):rep(100000) .. ("\b"):rep(100000), "x") })
+  T.ok(os.clock() - started < 2, "took " .. (os.clock() - started) .. " s")
+  -- The real HOME's dot-files: only settings are offered; a missing one is no refusal.
+  local function home_hint(rel)
+    local ev = evidence { status = 1, attestation = recorded {
+      refusal("read", "read", "/tmp/lcsb-home.x/" .. rel, "sh",
+        { errno = 2, error = "ENOENT", home = true }) } }
+    return lines(remedies.explain(ev))
+  end
+  local f = io.open(home .. "/.lcsb-test-history", "w")
+  if f then
+    f:close()
+    T.has(home_hint(".lcsb-test-history"), "no hint: your real one may hold keys or tokens",
+      "a dot-file of yours")
+    os.remove(home .. "/.lcsb-test-history")
+  end
+  T.eq(home_hint(".lcsb-test-nothing-here"), "", "not in your HOME either: nothing")
 end)
 
 T.case("what a program probes in /proc and /sys and copes without is left to the attestation", function()
