@@ -4,11 +4,12 @@
  * overwrite the line with a CR or forge a line of lcsb's own with a LF. So
  * each control character (C0 but tab, DEL, the C1 controls U+0080 to
  * U+009F) and each byte that is not part of valid UTF-8 is written as \xHH,
- * CR and LF as \r and \n; the rest, printable UTF-8, stays as it is. A
- * backslash stays too: the escape is for the terminal, not a reversible
+ * CR and LF as \r and \n, the bidi and zero-width characters as \u{HHHH}; the rest, printable
+ * UTF-8, stays as it is. A backslash stays too: the escape is for the terminal, not a reversible
  * encoding, and escaping escaped text changes nothing. Pure. */
 #include "escape.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,21 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
     return len;
 }
 
+static unsigned code_point(const unsigned char *s, size_t len) {
+    unsigned cp = s[0] & (0xff >> (len + 1));
+    for (size_t i = 1; i < len; i++) cp = cp << 6 | (s[i] & 0x3f);
+    return cp;
+}
+
+/* The characters that change how a line reads without showing: the bidi
+ * controls (one reorders the rest of the line: a path can show as another)
+ * and the zero-width ones. */
+static bool invisible(const unsigned char *s, size_t len) {
+    unsigned cp = code_point(s, len);
+    return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+           (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
+}
+
 /* What the bytes at S (N left) become: *SPELLED (LEN bytes) for the first
  * *TAKEN of them. ROOM holds at least 9 bytes. */
 static void next(const unsigned char *s, size_t n, char *room, const char **spelled, size_t *len,
@@ -54,6 +70,9 @@ static void next(const unsigned char *s, size_t n, char *room, const char **spel
         *spelled = room;
     } else if (c == 0xc2 && utf8 && s[1] <= 0x9f) { /* a C1 control, U+0080 to U+009F */
         *len = (size_t)snprintf(room, 9, "\\x%02x\\x%02x", c, s[1]);
+        *spelled = room;
+    } else if (utf8 && invisible(s, utf8)) {
+        *len = (size_t)snprintf(room, 9, "\\u{%04x}", code_point(s, utf8));
         *spelled = room;
     } else {
         *spelled = (const char *)s;

@@ -70,6 +70,11 @@ static void test_escape(void **state) {
     ESCAPED("\xc2\x9b"
             "2J\xc2\xa0",
             "\\xc2\\x9b2J\xc2\xa0");
+    /* The bidi controls and zero-width characters: a path that reads as
+     * another (RLO reverses the rest of the line). */
+    ESCAPED("/srv/\xe2\x80\xaegpj.exe", "/srv/\\u{202e}gpj.exe");
+    ESCAPED("a\xe2\x80\x8b" "b\xe2\x81\xa6" "c\xef\xbb\xbf\xd8\x9c",
+            "a\\u{200b}b\\u{2066}c\\u{feff}\\u{061c}");
     /* What is not UTF-8: a lone byte, a cut sequence, an overlong form, a
      * surrogate, past U+10FFFF. */
     ESCAPED("\x9b\xff", "\\x9b\\xff");

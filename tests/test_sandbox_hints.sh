@@ -209,6 +209,13 @@ elif [[ $err == *"could not be executed"* ]]; then fail "the trailer blames sh";
 elif ! hinted 'exec = {' /usr/bin/id; then fail "the child is not named"; show
 else passed=$((passed + 1)); fi
 
+# ---- lcsb's lines start a line of their own ----
+case_name="the trailer on a fresh line"
+policy 'exec = { "sh" }'
+refused sh -c "printf 'no newline' >&2; exit 3"
+if [[ $err != *$'no newline\nlcsb: sh exited 3'* ]]; then fail "the trailer shares the command's line"; show
+else passed=$((passed + 1)); fi
+
 # ---- a command that keeps the recorder's pipe full: lcsb still relays
 # its stderr as it comes, and ends when it ends ----
 case_name="a flood of records"
