@@ -16,7 +16,7 @@
 /* The length of the valid UTF-8 sequence at S (N bytes left; S[0] >= 0x80),
  * or 0 when there is none (RFC 3629: no overlong forms, no surrogates,
  * nothing past U+10FFFF). */
-static size_t utf8_length(const unsigned char *s, size_t n) {
+size_t lcsb__utf8_length(const unsigned char *s, size_t n) {
     unsigned char c = s[0];
     size_t len;
     unsigned char lo = 0x80, hi = 0xbf; /* the bounds of the second byte */
@@ -60,7 +60,7 @@ static bool invisible(const unsigned char *s, size_t len) {
 static void next(const unsigned char *s, size_t n, char *room, const char **spelled, size_t *len,
                  size_t *taken) {
     unsigned char c = s[0];
-    size_t utf8 = c >= 0x80 ? utf8_length(s, n) : 0;
+    size_t utf8 = c >= 0x80 ? lcsb__utf8_length(s, n) : 0;
     *taken = utf8 ? utf8 : 1;
     if (c == '\n' || c == '\r') {
         *spelled = c == '\n' ? "\\n" : "\\r";
@@ -105,7 +105,7 @@ size_t lcsb_escape(char *out, size_t size, const char *text, size_t len) {
 bool lcsb__is_utf8(const char *text, size_t len) {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t at = 0; at < len;) {
-        size_t n = s[at] >= 0x80 ? utf8_length(s + at, len - at) : 1;
+        size_t n = s[at] >= 0x80 ? lcsb__utf8_length(s + at, len - at) : 1;
         if (!n) return false;
         at += n;
     }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "refusals.h"
 
 static char dir[PATH_MAX]; /* a real directory of this test's */
@@ -222,6 +223,18 @@ static void test_what_no_hint_may_come_from(void **state) {
     expect(&a->refused[1], "write", "write", at("ro/short"));
 }
 
+/* What a refusal names goes into the attestation as valid JSON text, raw
+ * bytes and C1 controls too; valid UTF-8 as it is. */
+static void test_attestation_text_is_valid_json(void **state) {
+    (void)state;
+    lcsb__buf b = {0};
+    lcsb__buf_add_json_text(&b, "/a\"b\\c\x01\xc2\x9b" "2K\xff\xc3\xa9\xe2\x80\xae");
+    lcsb__buf_add(&b, "", 1);
+    assert_false(b.oom);
+    assert_string_equal(b.p, "\"/a\\\"b\\\\c\\u0001\\u009b2K\\u00ff\xc3\xa9\xe2\x80\xae\"");
+    lcsb__buf_free(&b);
+}
+
 static void test_only_the_first_are_kept_all_counted(void **state) {
     (void)state;
     size_t n = LCSB_REFUSALS_MAX + 8;
@@ -263,6 +276,7 @@ int main(void) {
         cmocka_unit_test(test_private_home_marked),
         cmocka_unit_test(test_not_records_are_ignored),
         cmocka_unit_test(test_what_no_hint_may_come_from),
+        cmocka_unit_test(test_attestation_text_is_valid_json),
         cmocka_unit_test(test_only_the_first_are_kept_all_counted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
