@@ -23,10 +23,11 @@
  * Its descriptor outlives the command's close-everything loops: close,
  * close_range, closefrom and posix_spawn's close action pass over it, and a
  * dup2, dup3 or spawn action onto its number first moves it to a free high
- * one. The exec wrappers give the next program the number it is at now, and
- * leave LCSB_RECORD_FD out of its environment once the descriptor is no
- * longer lcsb's. A vfork child shares its parent's memory: there the
- * recorder changes nothing of its own state.
+ * one. The exec wrappers give the next program the number it is at now
+ * (where its environment names one the descriptor was at), and leave
+ * LCSB_RECORD_FD out once the descriptor is no longer lcsb's. A vfork child
+ * shares its parent's memory: there the recorder changes nothing of its own
+ * state.
  *
  * What it cannot see: static binaries, raw system calls (Go, io_uring),
  * set-uid programs (the loader ignores LD_PRELOAD for them), libc's calls
@@ -47,6 +48,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <netdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +76,8 @@
 /* The program's name as lcsb keeps it (64 bytes with its NUL). */
 #define PROGRAM_MAX 63
 #define SEEN_SLOTS 256
+/* Numbers moved away from, remembered. */
+#define LEFT_MAX 8
 
 /* Entry points libc keeps only for binaries built against it with
  * _FORTIFY_SOURCE; no header declares them without it. */
@@ -157,7 +161,9 @@ int __openat64_2(int dirfd, const char *path, int flags);
     X(faccessat, int, (int, const char *, int, int))                                               \
     X(connect, int, (int, const struct sockaddr *, socklen_t))                                     \
     X(bind, int, (int, const struct sockaddr *, socklen_t))                                        \
-    X(socket, int, (int, int, int))
+    X(socket, int, (int, int, int))                                                                \
+    X(getaddrinfo, int,                                                                            \
+      (const char *, const char *, const struct addrinfo *, struct addrinfo **))
 
 #define AS_ENUM(name, ret, params) R_##name,
 #define AS_TYPE(name, ret, params) typedef ret(*name##_fn) params;
@@ -193,6 +199,10 @@ static ino_t record_ino;
 static pid_t owner_pid;
 /* Records written by this process, by hash: the same refusal once. */
 static uint64_t seen[SEEN_SLOTS];
+/* The numbers the descriptor was at before it moved, latest last: an
+ * environment naming one is out of date. */
+static int left_numbers[LEFT_MAX];
+static unsigned int left_count;
 
 static int current_fd(void) { return __atomic_load_n(&record_fd, __ATOMIC_ACQUIRE); }
 
@@ -453,6 +463,7 @@ static int make_room(int target, int source) {
     long moved = syscall(SYS_fcntl, fd, F_DUPFD, MOVE_FLOOR);
     if (moved < 0) moved = syscall(SYS_fcntl, fd, F_DUPFD, 3);
     if (moved < 0) return -1;
+    left_numbers[left_count++ % LEFT_MAX] = fd;
     __atomic_store_n(&record_fd, (int)moved, __ATOMIC_RELEASE);
     tell_environment((int)moved);
     return fd;
@@ -474,10 +485,23 @@ static int real_close_range(unsigned int first, unsigned int last, int flags) {
     return f != NULL ? f(first, last, flags) : (int)syscall(SYS_close_range, first, last, flags);
 }
 
+/* Does TEXT name a number the descriptor was at, now or before? */
+static bool names_ours(const char *text, int fd) {
+    char number[24];
+    decimal(fd, number);
+    if (strcmp(text, number) == 0) return true;
+    for (unsigned int i = 0; i < left_count && i < LEFT_MAX; i++) {
+        decimal(left_numbers[i], number);
+        if (strcmp(text, number) == 0) return true;
+    }
+    return false;
+}
+
 /* How many slots ENV needs for the next program to be told where the
  * recorder's descriptor is now: 0 when it says so already, or says
- * nothing (a program that dropped LCSB_RECORD_FD meant to). The
- * descriptor is kept open across the exec on the way. */
+ * nothing of it (a program that dropped LCSB_RECORD_FD, or set it to a
+ * number of its own, meant to). The descriptor is kept open across the
+ * exec on the way. */
 static size_t env_slots(char *const env[]) {
     int fd = current_fd();
     const char *said = NULL;
@@ -486,7 +510,7 @@ static size_t env_slots(char *const env[]) {
     for (; env[n] != NULL; n++)
         if (said == NULL && strncmp(env[n], FD_VAR "=", sizeof FD_VAR) == 0)
             said = env[n] + sizeof FD_VAR;
-    if (said == NULL) return 0;
+    if (said == NULL || !names_ours(said, fd)) return 0;
     if (ours(fd)) {
         char number[24];
         long flags = syscall(SYS_fcntl, fd, F_GETFD);
@@ -497,8 +521,8 @@ static size_t env_slots(char *const env[]) {
     return n + 1;
 }
 
-/* ENV into FIXED (env_slots' count): LCSB_RECORD_FD as ENTRY (32 bytes)
- * says, or left out when the descriptor is no longer lcsb's. */
+/* ENV into FIXED (env_slots' count): the first LCSB_RECORD_FD as ENTRY
+ * (32 bytes) says, or left out when the descriptor is no longer lcsb's. */
 static char *const *env_fill(char *const env[], char **fixed, char *entry) {
     int fd = current_fd();
     bool keep = ours(fd);
@@ -1050,13 +1074,70 @@ static void socket_kind(int domain, int type, char *out) {
     }
 }
 
+/* The host the process last looked up, "NAME:PORT" (port 0: not said), so
+ * that a refused socket names where it was for: the address a connect
+ * would have named is not known when the socket itself is refused. One
+ * per process: a resolver thread (libuv's) looks up what another thread
+ * connects to. A race words a hint wrongly at worst. */
+static char wanted[NI_MAXHOST + 8];
+
+static void note_wanted(const char *node, const char *service) {
+    static const struct {
+        const char *name;
+        unsigned port;
+    } known[] = {{"http", 80}, {"https", 443}, {"ssh", 22}, {"git", 9418}, {"ftp", 21}};
+    size_t n = strnlen(node, NI_MAXHOST);
+    unsigned port = 0;
+    if (n == 0 || n >= NI_MAXHOST) return;
+    if (service != NULL && *service >= '0' && *service <= '9')
+        for (const char *p = service; *p >= '0' && *p <= '9' && port <= 65535; p++)
+            port = port * 10 + (unsigned)(*p - '0');
+    else
+        for (size_t i = 0; service != NULL && i < sizeof known / sizeof known[0]; i++)
+            if (strcmp(service, known[i].name) == 0) port = known[i].port;
+    if (port > 65535) port = 0;
+    memcpy(wanted, node, n);
+    wanted[n++] = ':';
+    decimal((int)port, wanted + n);
+}
+
+/* A lookup that failed is a connect to the name that did not happen: lcsb
+ * keeps it only when the policy restricts the network, where DNS is
+ * refused (no UDP) or absent (a network of the command's own), and glibc
+ * then answers EAI_AGAIN, EAI_NONAME or EAI_SYSTEM as it pleases (its
+ * resolver's socket is its own, out of this library's sight). A call the
+ * program got wrong (flags, family, service) is its own business. */
+EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+                       struct addrinfo **res) {
+    int saved = errno;
+    errno = 0;
+    int r = REAL(getaddrinfo)(node, service, hints, res);
+    int err = errno;
+    if (node != NULL && current_fd() >= 0) {
+        note_wanted(node, service);
+        int said = r == EAI_SYSTEM && err != 0 ? err : EAGAIN;
+        bool lookup_failed = r == EAI_AGAIN || r == EAI_FAIL || r == EAI_NONAME ||
+                             r == EAI_NODATA || r == EAI_SYSTEM;
+        if (lookup_failed && first_time("connect", said, wanted))
+            record("connect", said, wanted);
+    }
+    errno = err != 0 ? err : saved;
+    return r;
+}
+
 EXPORT int socket(int domain, int type, int protocol) {
     int r = REAL(socket)(domain, type, protocol);
     if (r < 0 && (errno == EACCES || errno == EPERM) && current_fd() >= 0) {
         int err = errno;
         char kind[64];
+        bool inet = domain == AF_INET || domain == AF_INET6;
         socket_kind(domain, type, kind);
-        if (first_time("socket", err, kind)) record("socket", err, kind);
+        /* A TCP socket refused right after a lookup: a connect to that host. */
+        if (inet && (type & 0xf) == SOCK_STREAM && wanted[0] != '\0') {
+            if (first_time("connect", err, wanted)) record("connect", err, wanted);
+        } else if (first_time("socket", err, kind)) {
+            record("socket", err, kind);
+        }
         errno = err;
     }
     return r;

@@ -108,9 +108,9 @@ static void add_refused(lcsb__buf *b, const lcsb_attestation *att) {
         const lcsb_refusal *r = &att->refused[i];
         lcsb__buf_addf(b, "%s{\"op\":\"%s\",\"key\":\"%s\",\"target\":", i ? "," : "", r->op,
                        r->key);
-        lcsb__buf_add_json_string(b, r->target);
+        lcsb__buf_add_json_text(b, r->target);
         lcsb__buf_adds(b, ",\"program\":");
-        lcsb__buf_add_json_string(b, r->program);
+        lcsb__buf_add_json_text(b, r->program);
         lcsb__buf_addf(b, ",\"errno\":%d,\"error\":\"%s\",\"count\":%u%s}", r->error,
                        strerrorname_np(r->error) ? strerrorname_np(r->error) : "?", r->count,
                        r->home ? ",\"home\":true" : "");

@@ -78,17 +78,20 @@ void lcsb__capture_spawned(lcsb__capture *c) {
     c->out[1] = -1;
 }
 
-/* Everything the recorder's pipe holds now (it never blocks): false once
- * every write end is gone. */
+/* What the recorder's pipe holds now, up to RECORDS_READ_MAX bytes: a
+ * command that keeps the pipe full must not keep lcsb from its stderr or
+ * from the command's exit. False once every write end is gone. */
+#define RECORDS_READ_MAX (1024 * 1024)
 static bool read_records(lcsb__capture *c) {
     char buf[16384];
-    for (;;) {
+    for (size_t taken = 0; taken < RECORDS_READ_MAX; taken += sizeof buf) {
         ssize_t n = read(c->record, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return errno == EAGAIN;
         if (n == 0) return false;
         lcsb__refusals_feed(c->refusals, buf, (size_t)n);
     }
+    return true;
 }
 
 static void keep_tail(lcsb_run_result *result, const char *bytes, size_t n) {

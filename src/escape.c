@@ -4,18 +4,19 @@
  * overwrite the line with a CR or forge a line of lcsb's own with a LF. So
  * each control character (C0 but tab, DEL, the C1 controls U+0080 to
  * U+009F) and each byte that is not part of valid UTF-8 is written as \xHH,
- * CR and LF as \r and \n; the rest, printable UTF-8, stays as it is. A
- * backslash stays too: the escape is for the terminal, not a reversible
+ * CR and LF as \r and \n, the bidi and zero-width characters as \u{HHHH}; the rest, printable
+ * UTF-8, stays as it is. A backslash stays too: the escape is for the terminal, not a reversible
  * encoding, and escaping escaped text changes nothing. Pure. */
 #include "escape.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 /* The length of the valid UTF-8 sequence at S (N bytes left; S[0] >= 0x80),
  * or 0 when there is none (RFC 3629: no overlong forms, no surrogates,
  * nothing past U+10FFFF). */
-static size_t utf8_length(const unsigned char *s, size_t n) {
+size_t lcsb__utf8_length(const unsigned char *s, size_t n) {
     unsigned char c = s[0];
     size_t len;
     unsigned char lo = 0x80, hi = 0xbf; /* the bounds of the second byte */
@@ -39,12 +40,27 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
     return len;
 }
 
+static unsigned code_point(const unsigned char *s, size_t len) {
+    unsigned cp = s[0] & (0xff >> (len + 1));
+    for (size_t i = 1; i < len; i++) cp = cp << 6 | (s[i] & 0x3f);
+    return cp;
+}
+
+/* The characters that change how a line reads without showing: the bidi
+ * controls (one reorders the rest of the line: a path can show as another)
+ * and the zero-width ones. */
+static bool invisible(const unsigned char *s, size_t len) {
+    unsigned cp = code_point(s, len);
+    return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+           (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
+}
+
 /* What the bytes at S (N left) become: *SPELLED (LEN bytes) for the first
  * *TAKEN of them. ROOM holds at least 9 bytes. */
 static void next(const unsigned char *s, size_t n, char *room, const char **spelled, size_t *len,
                  size_t *taken) {
     unsigned char c = s[0];
-    size_t utf8 = c >= 0x80 ? utf8_length(s, n) : 0;
+    size_t utf8 = c >= 0x80 ? lcsb__utf8_length(s, n) : 0;
     *taken = utf8 ? utf8 : 1;
     if (c == '\n' || c == '\r') {
         *spelled = c == '\n' ? "\\n" : "\\r";
@@ -54,6 +70,9 @@ static void next(const unsigned char *s, size_t n, char *room, const char **spel
         *spelled = room;
     } else if (c == 0xc2 && utf8 && s[1] <= 0x9f) { /* a C1 control, U+0080 to U+009F */
         *len = (size_t)snprintf(room, 9, "\\x%02x\\x%02x", c, s[1]);
+        *spelled = room;
+    } else if (utf8 && invisible(s, utf8)) {
+        *len = (size_t)snprintf(room, 9, "\\u{%04x}", code_point(s, utf8));
         *spelled = room;
     } else {
         *spelled = (const char *)s;
@@ -86,7 +105,7 @@ size_t lcsb_escape(char *out, size_t size, const char *text, size_t len) {
 bool lcsb__is_utf8(const char *text, size_t len) {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t at = 0; at < len;) {
-        size_t n = s[at] >= 0x80 ? utf8_length(s + at, len - at) : 1;
+        size_t n = s[at] >= 0x80 ? lcsb__utf8_length(s + at, len - at) : 1;
         if (!n) return false;
         at += n;
     }

@@ -3,9 +3,40 @@
  * and never reads past the terminating NUL. Pure. */
 #include "json.h"
 
+#include "escape.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+
+/* S as a JSON string that is valid text: valid UTF-8 stays, a C1 control
+ * is written \u0080 to \u009f, and a byte of no UTF-8 as the character of
+ * its value. For what the command named, raw bytes and all, on its way to
+ * a reader that wants JSON (the attestation); the wire to the shim keeps
+ * paths byte for byte instead (lcsb__buf_add_json_string). */
+void lcsb__buf_add_json_text(lcsb__buf *b, const char *s) {
+    lcsb__buf_add(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        size_t len = *p >= 0x80 ? lcsb__utf8_length(p, strnlen((const char *)p, 4)) : 1;
+        char hex[8];
+        unsigned c1 = len == 2 && p[0] == 0xc2 && p[1] <= 0x9f ? p[1] : 0;
+        if (len > 1 && !c1) {
+            lcsb__buf_add(b, (const char *)p, len);
+            p += len - 1;
+            continue;
+        }
+        if (*p == '"' || *p == '\\') {
+            hex[0] = '\\', hex[1] = (char)*p, hex[2] = '\0';
+        } else if (c1 || len == 0 || *p < 0x20 || *p == 0x7f) {
+            snprintf(hex, sizeof hex, "\\u%04x", c1 ? c1 : *p);
+            p += c1 ? 1 : 0;
+        } else {
+            hex[0] = (char)*p, hex[1] = '\0';
+        }
+        lcsb__buf_adds(b, hex);
+    }
+    lcsb__buf_add(b, "\"", 1);
+}
 
 void lcsb__buf_add_json_string(lcsb__buf *b, const char *s) {
     lcsb__buf_add(b, "\"", 1);

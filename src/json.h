@@ -7,6 +7,8 @@
 
 /* A JSON string literal, quotes included; bytes >= 0x80 pass through. */
 void lcsb__buf_add_json_string(lcsb__buf *b, const char *s);
+/* S as a JSON string of valid text, whatever bytes it holds (json.c). */
+void lcsb__buf_add_json_text(lcsb__buf *b, const char *s);
 
 /* Find KEY at the top level of the JSON object TEXT. Returns a pointer to its
  * value's first byte, or NULL. Never reads past TEXT's terminating NUL. */

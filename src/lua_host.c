@@ -11,6 +11,7 @@
 #include "changed.h"
 #include "path.h"
 #include "sys.h"
+#include "sysprefix.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -289,6 +290,26 @@ static int l_normalize(lua_State *L) {
     }
     if (lcsb__path_normalize("path", path, out, &err)) return lcsb__lua_fail(L, err.message);
     lua_pushstring(L, out);
+    return 1;
+}
+
+/* lcsb.core.system_prefix(path) -> the system prefix PATH is or holds ("/",
+ * "/usr", "/tmp", a multiarch library directory, ...), or nil: a directory
+ * no write or exec grant may name (rule 3), so a hint must not suggest it.
+ * Lexical, on PATH normalized; nil for a path that does not normalize. */
+static int l_system_prefix(lua_State *L) {
+    char out[PATH_MAX];
+    lcsb_error err;
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    const char *prefix = strlen(path) == len && !lcsb__path_normalize("path", path, out, &err)
+                             ? lcsb__system_prefix_within(out)
+                             : NULL;
+    if (!prefix) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushstring(L, prefix);
     return 1;
 }
 
@@ -581,6 +602,7 @@ const luaL_Reg lcsb__lua_host_functions[] = {
     {"readlink", l_readlink},
     {"realpath", l_realpath},
     {"normalize", l_normalize},
+    {"system_prefix", l_system_prefix},
     {"ttys", l_ttys},
     {"listdir", l_listdir},
     {"mkdir", l_mkdir},

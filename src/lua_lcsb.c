@@ -210,16 +210,7 @@ static int l_execute(lua_State *L) {
     lcsb_backend_free(b);
     if (rc) return lcsb__lua_fail(L, err.message);
     lua_createtable(L, 0, 5);
-    lua_pushinteger(L, result->status);
-    lua_setfield(L, -2, "status");
-    lua_pushstring(L, result->note);
-    lua_setfield(L, -2, "note");
-    lua_pushboolean(L, result->setup_failed);
-    lua_setfield(L, -2, "setup_failed");
-    lua_pushlstring(L, result->stderr_tail, result->stderr_tail_len);
-    lua_setfield(L, -2, "stderr");
-    lcsb__lua_push_attestation(L, &result->attestation);
-    lua_setfield(L, -2, "attestation");
+    lcsb__lua_set_run_result(L, result);
     return 1;
 }
 

@@ -150,3 +150,18 @@ void *lcsb__lua_capped_alloc(void *ud, void *ptr, size_t old_size, size_t new_si
     if (grown) m->used = m->used - old_size + new_size;
     return grown;
 }
+
+void lcsb__lua_set_run_result(lua_State *L, const lcsb_run_result *result) {
+    lua_pushinteger(L, result->status);
+    lua_setfield(L, -2, "status");
+    lua_pushstring(L, result->note);
+    lua_setfield(L, -2, "note");
+    lua_pushboolean(L, result->setup_failed);
+    lua_setfield(L, -2, "setup_failed");
+    if (result->stderr_tail_len > 0) {
+        lua_pushlstring(L, result->stderr_tail, result->stderr_tail_len);
+        lua_setfield(L, -2, "stderr");
+    }
+    lcsb__lua_push_attestation(L, &result->attestation);
+    lua_setfield(L, -2, "attestation");
+}

@@ -14,17 +14,22 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Longer lines are no record (the recorder writes at most PIPE_BUF). */
 #define LINE_MAX_BYTES 4096
 /* Distinct records looked at on the host, at most: a command that floods
  * the pipe costs lcsb this many lookups and no more. */
 #define SEEN_SLOTS 8192
-#define LOOKUPS_MAX 6000
+#define LOOKUPS_MAX 1024
+/* And this much time in all: a path the command made slow to resolve (a
+ * long chain of symlinks) costs lcsb no more than that. */
+#define LOOKUPS_MS_MAX 500
 
 struct lcsb__refusals {
     const lcsb_policy *policy;
@@ -34,6 +39,7 @@ struct lcsb__refusals {
     bool overlong;             /* the line being read is past LINE_MAX_BYTES: skip it */
     uint64_t seen[SEEN_SLOTS]; /* hashes of records looked at; 0 is empty */
     size_t lookups;
+    int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];
     size_t kept_n, total;
 };
@@ -170,20 +176,28 @@ static bool in_tier_either(const lcsb__strv *tier, const char *path, const char 
     return in_tier(tier, real[0] ? real : path);
 }
 
+/* PATH with its directory's links followed on the host, into OUT
+ * (PATH_MAX bytes); false when the directory is not there. */
+static bool real_dir(const char *path, char *out) {
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], resolved[PATH_MAX];
+    if (!slash || slash == path) return false;
+    copy_text(dir, sizeof dir, path, (size_t)(slash - path));
+    if (!realpath(dir, resolved)) return false;
+    return (size_t)snprintf(out, PATH_MAX, "%s%s", strcmp(resolved, "/") ? resolved : "", slash) <
+           PATH_MAX;
+}
+
 /* PATH on the host with its links followed, into REAL (PATH_MAX bytes; ""
  * when neither it nor its directory is there). */
 static void host_path(const char *path, char *real) {
     if (realpath(path, real)) return;
-    real[0] = '\0';
-    const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX], resolved[PATH_MAX];
-    if (!slash || slash == path) return;
-    copy_text(dir, sizeof dir, path, (size_t)(slash - path));
-    if (!realpath(dir, resolved)) return;
-    size_t len = strcmp(resolved, "/") ? strlen(resolved) : 0, rest = strlen(slash);
-    if (len + rest >= PATH_MAX) return;
-    memcpy(real, resolved, len);
-    memcpy(real + len, slash, rest + 1);
+    if (!real_dir(path, real)) real[0] = '\0';
+}
+
+static bool host_regular(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static bool host_has(const char *path) {
@@ -227,6 +241,9 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
             return NULL;
         return "net";
     }
+    /* /proc names other processes' files by their links: resolving them
+     * would tell what the command could not see. */
+    if (lcsb__path_within(t, "/proc")) return NULL;
     bool missing = !host_has(t);
     if (strcmp(rec->op, "write") == 0) {
         if (missing && !host_has_dir_of(t)) return NULL;
@@ -239,8 +256,12 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
     if (strcmp(rec->op, "connect") == 0 || strcmp(rec->op, "bind") == 0)
         return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL
                                                                                        : "sockets";
+    /* Only a file runs: a directory in exec would let all it holds run. */
     if (strcmp(rec->op, "exec") == 0)
-        return p->exec_open || in_tier_either(&p->exec, t, real) ? NULL : "exec";
+        return p->exec_open || !host_regular(real[0] ? real : t) ||
+                       in_tier_either(&p->exec, t, real)
+                   ? NULL
+                   : "exec";
     return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL : "read";
 }
 
@@ -272,18 +293,23 @@ static lcsb_refusal *kept_as(lcsb__refusals *r, const record *rec) {
     return NULL;
 }
 
-static void take(lcsb__refusals *r, record *rec) {
-    if (rec->target[0] == '/') normalize(rec->target);
-    /* A refusal seen before counts again; only a new one is looked up. */
-    lcsb_refusal *known = kept_as(r, rec);
-    if (known) {
-        known->count++;
-        return;
-    }
-    if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX) return;
-    r->lookups++;
+/* REC against the host and the policy, kept when the policy accounts for it. */
+static void take_looked_up(lcsb__refusals *r, record *rec) {
+    lcsb_refusal *known;
     char real[PATH_MAX] = "";
     if (rec->target[0] == '/') host_path(rec->target, real);
+    /* /bin/id and /usr/bin/id, tried in turn along PATH, are one program:
+     * named in its real directory, by the name it was run by (cc, not
+     * the x86_64-linux-gnu-gcc-12 the link reaches). */
+    char named[PATH_MAX];
+    if (strcmp(rec->op, "exec") == 0 && real_dir(rec->target, named) &&
+        strcmp(named, rec->target) != 0) {
+        copy_text(rec->target, sizeof rec->target, named, strlen(named));
+        if ((known = kept_as(r, rec)) != NULL) {
+            known->count++;
+            return;
+        }
+    }
     const char *key = key_of(r, rec, real);
     if (!key) return;
     r->total++;
@@ -297,6 +323,31 @@ static void take(lcsb__refusals *r, record *rec) {
     k->error = rec->error;
     k->count = 1;
     k->home = r->home && rec->target[0] == '/' && lcsb__path_within(rec->target, r->home);
+}
+
+static int64_t now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void take(lcsb__refusals *r, record *rec) {
+    /* What the attestation could not hold whole is no record. */
+    if (strlen(rec->target) >= sizeof r->kept[0].target) return;
+    if (rec->target[0] == '/') normalize(rec->target);
+    /* A refusal seen before counts again; only a new one is looked up. */
+    lcsb_refusal *known = kept_as(r, rec);
+    if (known) {
+        known->count++;
+        return;
+    }
+    if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX ||
+        r->lookup_ms >= LOOKUPS_MS_MAX)
+        return;
+    r->lookups++;
+    int64_t started = now_ms();
+    take_looked_up(r, rec);
+    r->lookup_ms += now_ms() - started;
 }
 
 void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {

@@ -659,18 +659,7 @@ static int pexplain(lua_State *L) {
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "argv");
-    lua_pushinteger(L, result->status);
-    lua_setfield(L, -2, "status");
-    lua_pushstring(L, result->note);
-    lua_setfield(L, -2, "note");
-    lua_pushboolean(L, result->setup_failed);
-    lua_setfield(L, -2, "setup_failed");
-    if (result->stderr_tail_len > 0) {
-        lua_pushlstring(L, result->stderr_tail, result->stderr_tail_len);
-        lua_setfield(L, -2, "stderr");
-    }
-    lcsb__lua_push_attestation(L, &result->attestation);
-    lua_setfield(L, -2, "attestation");
+    lcsb__lua_set_run_result(L, result);
     /* The policy as the script's result holds it. */
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_setfield(L, -2, "policy");

@@ -276,6 +276,13 @@ expect_only "read${T}13${T}python3${T}$w/secret" "read${T}13${T}cat${T}$w/at/sec
 rec "$probe" dup2 "$w/secret" cat "$w/at/secret" >"$work/out" 2>/dev/null
 grep -qx "moved yes" "$work/out" || fail "dup2: $(cat "$work/out")"
 expect_only "read${T}13${T}record_probe${T}$w/secret" "read${T}13${T}cat${T}$w/at/secret"
+# A program that names a descriptor of its own is left to it.
+: >"$work/own"
+chmod 666 "$work/own"
+rec sh -c "exec 8>>'$work/own'; LCSB_RECORD_FD=8 cat secret" 2>/dev/null
+expect_none
+grep -q "^read${T}13${T}[0-9]*${T}cat${T}$w/secret\$" "$work/own" ||
+  fail "the program's own LCSB_RECORD_FD was not taken: $(cat -A "$work/own")"
 # A vfork child's failed exec is recorded, and its parent goes on recording.
 rec "$probe" vfork "$w/noexec" >"$work/out"
 grep -qx "vfork child 13" "$work/out" || fail "vfork: $(cat "$work/out")"
@@ -353,6 +360,26 @@ except PermissionError: pass'
 fi
 end
 
+begin "a lookup that fails is a connect to the name; one that works, nothing"
+unshare_n=(unshare -n)
+[[ $root == 1 ]] || unshare_n=(unshare -rn)
+if ! "${unshare_n[@]}" true 2>/dev/null; then
+  skip "no network namespace here"
+else
+  : >"$log"
+  "${unshare_n[@]}" env LOG="$log" LIB="$lib" bash -c \
+    'exec 9>>"$LOG" && LD_PRELOAD=$LIB LCSB_RECORD_FD=9 exec python3 -c "
+import socket
+socket.getaddrinfo(\"127.0.0.1\", 80)
+for name, port in ((\"lcsb-record.invalid\", \"https\"), (\"other.invalid\", None)):
+    try: socket.getaddrinfo(name, port)
+    except socket.gaierror: pass"'
+  have=$(cut -f1,4,5 "$log" | sort)
+  want=$(printf 'connect\tpython3\tlcsb-record.invalid:443\nconnect\tpython3\tother.invalid:0\n')
+  [[ $have == "$want" ]] || fail "records differ: want $(cat -A <<<"$want") have $(cat -A "$log")"
+fi
+end
+
 begin "EROFS on a read-only mount"
 if ! "${unshare_m[@]}" true 2>/dev/null; then
   skip "no mount namespace here"
@@ -369,7 +396,7 @@ end
 begin "the library exports the functions it wraps and nothing else"
 wrapped="__open64_2 __open_2 __openat64_2 __openat_2 access bind chmod chown close close_range
 closefrom connect creat creat64 dup2 dup3 execl execle execlp execv execve execveat execvp execvpe
-faccessat fchmodat fchownat fexecve fopen fopen64 freopen freopen64 fstatat fstatat64 lchown link
+faccessat fchmodat fchownat fexecve fopen fopen64 freopen freopen64 fstatat fstatat64 getaddrinfo lchown link
 linkat lstat lstat64 mkdir mkdirat mkfifo mkfifoat mknod mknodat open open64 openat openat64
 opendir posix_spawn posix_spawn_file_actions_addclose posix_spawn_file_actions_adddup2
 posix_spawn_file_actions_addopen posix_spawnp rename renameat renameat2 rmdir socket stat stat64
@@ -406,6 +433,14 @@ else
     /bin/sh -c "ls / >/dev/null; echo hi > $outside/lcsb-record-test") 2>"$work/err"
   grep '^lcsb: ' "$work/err" | grep -vq ' exited ' ||
     fail "--report printed nothing: $(cat "$work/err")"
+  # A program built with AddressSanitizer starts although the recorder is
+  # loaded before its runtime (the shim sets verify_asan_link_order=0).
+  if gcc -fsanitize=address -o "$work/asan" "$w/hello.c" 2>/dev/null; then
+    printf 'return require("lcsb").exec_policy { exec = { "%s" } }\n' "$work/asan" \
+      >"$project/asan.lua"
+    (cd "$project" && "$build/lcsb" --no-trust-check asan.lua -- "$work/asan") 2>"$work/err" ||
+      fail "an AddressSanitizer program did not start: $(cat "$work/err")"
+  fi
   [[ ! -e $outside/lcsb-record-test ]] || fail "the command wrote $outside"
 fi
 end

@@ -70,6 +70,11 @@ static void test_escape(void **state) {
     ESCAPED("\xc2\x9b"
             "2J\xc2\xa0",
             "\\xc2\\x9b2J\xc2\xa0");
+    /* The bidi controls and zero-width characters: a path that reads as
+     * another (RLO reverses the rest of the line). */
+    ESCAPED("/srv/\xe2\x80\xaegpj.exe", "/srv/\\u{202e}gpj.exe");
+    ESCAPED("a\xe2\x80\x8b" "b\xe2\x81\xa6" "c\xef\xbb\xbf\xd8\x9c",
+            "a\\u{200b}b\\u{2066}c\\u{feff}\\u{061c}");
     /* What is not UTF-8: a lone byte, a cut sequence, an overlong form, a
      * surrogate, past U+10FFFF. */
     ESCAPED("\x9b\xff", "\\x9b\\xff");
@@ -279,7 +284,9 @@ static void test_script_result(void **state) {
     static const char *const cmd[] = {"sh", NULL};
     char **hints = lcsb_script_explain(s, cmd, &result);
     assert_non_null(hints);
-    assert_contains(hints[0], "exec = { \"make\" }");
+    /* By its path when PATH has it (CI's may not). */
+    assert_contains(hints[0], "make\" }");
+    assert_contains(hints[0], "exec = { \"");
     for (size_t i = 0; hints[i]; i++) assert_null(strchr(hints[i], '\n'));
     lcsb_argv_free(hints);
     result.status = 0;

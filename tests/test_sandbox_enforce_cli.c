@@ -561,13 +561,17 @@ static void test_run_from_home_refused(void **state) {
 
 /* Real refusals from the real kernel, each ending in the trailer and a hint
  * naming the policy key that would allow it; the twins run unsandboxed. */
-static void expect_hint(fx *f, const char *const *cmd, const char *hint) {
+static void expect_hints(fx *f, const char *const *cmd, const char *const *needles) {
     expect_denied(f, cmd, -1, &P);
-    if (!has_line(P.err, "lcsb: hint: ", CMD(hint))) {
+    if (!has_line(P.err, "lcsb: hint: ", needles)) {
         describe("landlock run", cmd, &P);
-        fail_msg("no hint naming %s", hint);
+        fail_msg("no hint naming %s", needles[0]);
     }
     expect_unsandboxed_ok(f, cmd, &P);
+}
+
+static void expect_hint(fx *f, const char *const *cmd, const char *hint) {
+    expect_hints(f, cmd, CMD(hint));
 }
 
 static void test_hints_name_the_key(void **state) {
@@ -582,7 +586,8 @@ static void test_hints_name_the_key(void **state) {
     unlink(created);
     FMT(read_hint, "read = { \"%s\" }", secret);
     expect_hint(f, CMD("cat", secret), read_hint);
-    expect_hint(f, CMD("sh", "-c", "ls / >/dev/null"), "exec = { \"ls\" }");
+    /* By its path, as lcsb's PATH finds it. */
+    expect_hints(f, CMD("sh", "-c", "ls / >/dev/null"), CMD("exec = { \"/", "/ls\" }"));
     int port;
     int l = listener(SOCK_STREAM, &port);
     char url[64], net_hint[64];
@@ -607,7 +612,8 @@ static void test_hints_name_the_key(void **state) {
 
 /* The command's stderr goes through lcsb byte for byte (NUL bytes, no final
  * newline, 200 KiB of it) and before the trailer; with --no-capture, the
- * same bytes, and no hint that needs the tail. */
+ * same bytes, and the read hint from the recorder alone; with --no-record
+ * too, no hint that needs the tail. */
 static void test_stderr_relayed_exactly(void **state) {
     NEED_LANDLOCK();
     fx *f = *state;
@@ -619,8 +625,9 @@ static void test_stderr_relayed_exactly(void **state) {
         secret);
     const char *const *cmd = CMD("sh", "-c", script);
     policy(f, "exec = { \"sh\", \"head\", \"tr\", \"cat\" }");
-    static const char *const options[][2] = {{NULL, NULL}, {"--no-capture", NULL}};
-    for (size_t i = 0; i < 2; i++) {
+    static const char *const options[][3] = {
+        {NULL, NULL, NULL}, {"--no-capture", NULL, NULL}, {"--no-capture", "--no-record", NULL}};
+    for (size_t i = 0; i < 3; i++) {
         lcsb_opts(f, "landlock", options[i], cmd, NULL, &P);
         assert_int_equal(P.status, 3);
         assert_true(P.err_n > 5 + 204800 + 3);
@@ -631,11 +638,12 @@ static void test_stderr_relayed_exactly(void **state) {
         /* After the NUL byte, so read past it: the trailer comes last. */
         const char *trailer = strstr(P.err + 5 + 204800, "lcsb: sh exited 3 under landlock");
         if (!trailer) fail_msg("no trailer after the command's stderr:\n%s", P.err + 5 + 204800);
-        /* The tail feeds the read hint; without it there is nothing to read. */
+        /* The recorder or the tail feeds the read hint; without both there
+         * is nothing to read. */
         bool hinted = strstr(trailer, "read = {") != NULL;
-        if (hinted != (options[i][0] == NULL))
-            fail_msg("%s: read hint %s", options[i][0] ? options[i][0] : "captured",
-                     hinted ? "present" : "missing");
+        if (hinted != (options[i][1] == NULL))
+            fail_msg("%s %s: read hint %s", options[i][0] ? options[i][0] : "captured",
+                     options[i][1] ? options[i][1] : "", hinted ? "present" : "missing");
     }
 }
 

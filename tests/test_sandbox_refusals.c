@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "refusals.h"
 
 static char dir[PATH_MAX]; /* a real directory of this test's */
@@ -200,6 +201,40 @@ static void test_not_records_are_ignored(void **state) {
     expect(&a->refused[0], "write", "write", want);
 }
 
+/* What a hint must never be drawn from: exec of a directory (a grant of
+ * all it holds), /proc (another process's links, resolved by lcsb), a
+ * target too long for the attestation to hold whole. Each twin, a file
+ * outside the policy, is kept. */
+static void test_what_no_hint_may_come_from(void **state) {
+    (void)state;
+    char text[PATH_MAX * 24] = "", proc[PATH_MAX + 64], longer[PATH_MAX + 8];
+    snprintf(proc, sizeof proc, "/proc/%d/root%s/out/secret", (int)getpid(), dir);
+    snprintf(longer, sizeof longer, "%s/ro/", dir);
+    memset(longer + strlen(longer), 'x', 1100 - strlen(longer));
+    longer[1100] = '\0';
+    strcat(text, line("exec", EACCES, "python3", at("out")));
+    strcat(text, line("exec", EACCES, "python3", at("tool")));
+    strcat(text, line("read", EACCES, "cat", proc));
+    strcat(text, line("write", EROFS, "sh", longer));
+    strcat(text, line("write", EROFS, "sh", at("ro/short")));
+    lcsb_attestation *a = read_records(text, 9);
+    assert_int_equal(a->refused_count, 2);
+    expect(&a->refused[0], "exec", "exec", at("tool"));
+    expect(&a->refused[1], "write", "write", at("ro/short"));
+}
+
+/* What a refusal names goes into the attestation as valid JSON text, raw
+ * bytes and C1 controls too; valid UTF-8 as it is. */
+static void test_attestation_text_is_valid_json(void **state) {
+    (void)state;
+    lcsb__buf b = {0};
+    lcsb__buf_add_json_text(&b, "/a\"b\\c\x01\xc2\x9b" "2K\xff\xc3\xa9\xe2\x80\xae");
+    lcsb__buf_add(&b, "", 1);
+    assert_false(b.oom);
+    assert_string_equal(b.p, "\"/a\\\"b\\\\c\\u0001\\u009b2K\\u00ff\xc3\xa9\xe2\x80\xae\"");
+    lcsb__buf_free(&b);
+}
+
 static void test_only_the_first_are_kept_all_counted(void **state) {
     (void)state;
     size_t n = LCSB_REFUSALS_MAX + 8;
@@ -240,6 +275,8 @@ int main(void) {
         cmocka_unit_test(test_counted_once_and_normalized),
         cmocka_unit_test(test_private_home_marked),
         cmocka_unit_test(test_not_records_are_ignored),
+        cmocka_unit_test(test_what_no_hint_may_come_from),
+        cmocka_unit_test(test_attestation_text_is_valid_json),
         cmocka_unit_test(test_only_the_first_are_kept_all_counted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

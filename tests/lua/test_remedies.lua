@@ -5,6 +5,15 @@
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local remedies = require "lcsb.remedies"
+local core = require "lcsb.core"
+
+-- NAME as the hints resolve it along PATH (the one the evidence below sets).
+local function on_path(name)
+  for dir in ("/usr/bin:/bin"):gmatch("[^:]+") do
+    if core.kind(dir .. "/" .. name) == "file" then return dir .. "/" .. name end
+  end
+  return name
+end
 
 -- The keys exec_policy takes (docs/policy.md) that a user would write.
 local POLICY_KEYS = { project = true, read = true, write = true, exec = true, env = true, net = true,
@@ -21,7 +30,7 @@ local function evidence(over)
     attestation = { backend = "landlock", fs = "enforced", exec = "allowlist", net = "denied",
       net_covers = "all", net_by = "landlock+seccomp", abi = 7, scoped = true, dropped = {} },
     policy = { read = { "/usr", "/etc" }, write = { "/home/u/proj" }, exec = { "/usr/bin/make" },
-      env = { pass = {}, set = { HOME = "/tmp/lcsb-home.x" }, unset = {} }, net = false,
+      env = { pass = {}, set = { HOME = "/tmp/lcsb-home.x", PATH = "/usr/bin:/bin" }, unset = {} }, net = false,
       cwd = "/home/u/proj" },
   }
   for k, v in pairs(over or {}) do ev[k] = v end
@@ -57,8 +66,11 @@ end)
 T.case("a refused read names the path and the read key", function()
   local text = hints_for { stderr = "cat: /srv/data/a.csv: Permission denied\n" }
   T.has(text, 'read = { "/srv/data/a.csv" }', "read hint")
-  text = hints_for { stderr = "PermissionError: [Errno 13] Permission denied: '/srv/x y'\n" }
-  T.has(text, 'read = { "/srv/x y" }', "a quoted path, blanks and all")
+  -- Python says the same of a read and a write: a file that is there was read.
+  local dir = T.tmpdir()
+  T.write(dir .. "/x y", "")
+  text = hints_for { stderr = "PermissionError: [Errno 13] Permission denied: '" .. dir .. "/x y'\n" }
+  T.has(text, 'read = { "' .. dir .. '/x y" }', "a quoted path, blanks and all")
 end)
 
 T.case("a hint quoting the stderr tail escapes its control bytes", function()
@@ -94,10 +106,11 @@ T.case("a refused write names the directory and the write key", function()
 end)
 
 T.case("a program the shell could not start names the exec key", function()
+  -- By its path, as the command's PATH finds it.
   T.has(hints_for { status = 126, stderr = "sh: 1: ls: Permission denied\n" },
-    'exec = { "ls" }', "dash")
+    'exec = { "' .. on_path("ls") .. '" }', "dash")
   T.has(hints_for { status = 2, stderr = "./build.sh: line 3: cc: Permission denied\n" },
-    'exec = { "cc" }', "bash, not the last command")
+    'exec = { "' .. on_path("cc") .. '" }', "bash, not the last command")
   T.hasnt(hints_for { status = 126, stderr = "sh: 1: ls: Permission denied\n" }, "read = {",
     "the script's own path is no read hint")
 end)
@@ -145,8 +158,10 @@ T.case("hosts the proxy refused are named, each, from its record", function()
   T.has(said, "which the policy denies (!x.example.org in net.domains)", "a deny entry")
   T.hasnt(said, "net = { connect", "no port guess beside the record")
   T.eq(#hints, 4, "one hint a host")
+  -- Evidence, whatever the status: the CLI asks on a run that exited 0
+  -- only under --report.
   ev.status = 0
-  T.eq(#remedies.explain(ev), 0, "a run that exits 0 is quiet")
+  T.eq(#remedies.explain(ev), 4, "asked on a run that exited 0")
 
   ev.status = 6
   ev.attestation.net_refused_count = 1
@@ -178,7 +193,8 @@ T.case("the private HOME: the real file is one home entry away", function()
   ev.policy.home = { { name = "~/.gitconfig", path = "/home/u/.gitconfig" } }
   ev.stderr = "sh: 1: cannot create /tmp/lcsb-home.x/.gitconfig: Read-only file system\n"
   local said = table.concat(remedies.explain(ev), "\n")
-  T.has(said, "~/.gitconfig is your real ~/.gitconfig, which home = { ... } shows read-only", "hint")
+  T.eq(said, "refused: write of ~/.gitconfig (sh): it is your real ~/.gitconfig, which "
+    .. "home = { ... } shows read-only: the command cannot change it", "hint")
   T.hasnt(said, "add home", "no entry to add")
   ev.policy.home = { { name = "~/.config/git", path = "/home/u/.config/git" } }
   ev.stderr = "error: could not lock config file /tmp/lcsb-home.x/.config/git/config: Permission denied\n"
@@ -268,6 +284,22 @@ local function walk()
       net_refused = { { host = "evil.example.net", port = 443, attempts = 1, why = "not in net.domains" },
         { host = "db.internal", port = 5432, attempts = 2, why = "resolves to 10.0.0.5, a loopback, private or link-local address that net.lan does not name" },
         { host = "x.example.org", port = 80, attempts = 1, why = "denied by !x.example.org" } } },
+    { backend = "landlock", fs = "enforced", exec = "allowlist", net = "ports", net_covers = "all", net_by = "landlock+seccomp", abi = 7, scoped = true, dropped = {},
+      world = "own", recorded = true, refused_count = 40, refused = {
+        { op = "exec", key = "exec", target = "/usr/bin/as", program = "gcc", errno = 13, error = "EACCES", count = 1 },
+        { op = "exec", key = "exec", target = "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", program = "gcc", errno = 13, error = "EACCES", count = 2 },
+        { op = "write", key = "write", target = "/srv/out/a.o", program = "as", errno = 30, error = "EROFS", count = 1 },
+        { op = "write", key = "write", target = "/srv/out/b.o", program = "as", errno = 30, error = "EROFS", count = 1 },
+        { op = "read", key = "read", target = "/srv/data/x.csv", program = "cat", errno = 13, error = "EACCES", count = 1 },
+        { op = "read", key = "read", target = "/home/u/.ssh/id_rsa", program = "ssh", errno = 13, error = "EACCES", count = 1 },
+        { op = "write", key = "protect", target = "/p/.git/config", program = "git", errno = 16, error = "EBUSY", count = 1 },
+        { op = "read", key = "hide", target = "/etc/shadow", program = "cat", errno = 2, error = "ENOENT", count = 1 },
+        { op = "connect", key = "sockets", target = "/run/user/1000/bus", program = "dbus-send", errno = 2, error = "ENOENT", count = 1 },
+        { op = "connect", key = "net", target = "93.184.216.34:443", program = "curl", errno = 13, error = "EACCES", count = 1 },
+        { op = "bind", key = "net", target = "[::1]:8080", program = "node", errno = 13, error = "EACCES", count = 1 },
+        { op = "socket", key = "net", target = "inet/dgram", program = "dig", errno = 1, error = "EPERM", count = 1 },
+        { op = "write", key = "write", target = "/tmp/lcsb-home.x/.npm/_logs/x.log", program = "npm", errno = 30, error = "EROFS", count = 1, home = true },
+        { op = "exec", key = "exec", target = "/tmp/lcsb-home.x/.local/bin/t", program = "sh", errno = 13, error = "EACCES", count = 1, home = true } } },
   }
   local argvs = { { "/usr/bin/make", "-j8" }, { "python3", "-c", "pass" }, { "./build/app" }, {} }
   local notes = { "", "cannot execute ./build/app: Permission denied", "not found" }
@@ -279,6 +311,8 @@ local function walk()
     "lcsb-exec: cannot enforce the Landlock ruleset: Operation not permitted\n",
     "fatal: unable to access '/tmp/lcsb-home.x/.config/git/config': No such file\n",
     "sh: 1: cannot create /p/.git/hooks/pre-commit: Read-only file system\n",
+    "make: id: Permission denied\nmake: *** [Makefile:2: all] Error 127\n",
+    "npm ERR! A complete log of this run can be found in: /tmp/lcsb-home.x/.npm/_logs/x-debug-0.log\n",
     "Error: crun: executable file `nope` not found in $PATH\n" }
   local policies = {
     { read = {}, write = { "/p" }, exec = { "/usr/bin/make" }, env = {}, net = false, cwd = "/p" },
@@ -376,12 +410,17 @@ T.case("a world of its own: ENOENT named by what the host has", function()
     ev.attestation.world = "own"
     return table.concat(remedies.explain(ev), "\n")
   end
-  T.has(own("cat: /var/lib/dpkg/status: No such file or directory\n"),
-    'read = { "/var/lib/dpkg/status" }', "a file the host has")
+  local status = T.tmpdir() .. "/status"
+  assert(io.open(status, "w")):close()
+  T.has(own(("cat: %s: No such file or directory\n"):format(status)),
+    ('read = { "%s" }'):format(status), "a file the host has")
   T.eq(own("cat: /nonexistent-lcsb/x: No such file or directory\n"), "",
     "a file the host lacks: no hint")
-  T.has(own("sh: 1: cannot create /var/tmp/lcsb-new-file: Directory nonexistent\n"),
-    'write = { "/var/tmp" }', "a file being made in a directory the host has")
+  -- /var/tmp is a system prefix no write entry may name: the file is.
+  T.eq(own("sh: 1: cannot create /var/tmp/lcsb-new-file: Directory nonexistent\n"),
+    'refused: write of /var/tmp/lcsb-new-file (sh): add write = { "/var/tmp/lcsb-new-file" } '
+    .. "(make what is missing first: a path that does not exist is left out of a policy)",
+    "a file being made in a directory the host has")
   local sock = own("ConnectionRefusedError? no: connect: FileNotFoundError: [Errno 2] No such file or directory\n")
   T.has(sock, "sockets = {", "a unix socket: the sockets key")
   T.ok(not sock:find("net = {", 1, true), "not the network's")

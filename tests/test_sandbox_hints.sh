@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# Every refusal named, on the real kernel: each case runs a real tool under
+# lcsb so that the kernel refuses something, and checks that a hint names
+# the key that would allow it (write, read, exec, net, protect) and the
+# path, program or host; then it runs the same command under
+# `--backend none`, where it must succeed, so the refusal is the sandbox's.
+#
+# Usage: test_sandbox_hints.sh LCSB. A tool that is not installed is a
+# skip; LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing mechanism a failure.
+set -uo pipefail
+LCSB=$(realpath "$1")
+work=$(mktemp -d /tmp/lcsb-hints.XXXXXX)
+server_pid=
+cleanup() {
+  [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failed=0 passed=0 skipped=0
+export PATH=/usr/bin:/bin
+
+fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
+skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
+
+detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
+if [[ $detected != *'"landlock_abi":'[1-9]* || $detected != *'"user_namespaces":true'* ]]; then
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
+    echo "FAIL: no Landlock, or no world of its own (user namespaces), here" >&2
+    exit 1
+  fi
+  echo "# skipped: no Landlock, or no user namespaces, here" >&2
+  exit 0
+fi
+
+# Outside every tier: what the cases are refused. Inside: the project.
+outside=$work/outside
+proj=$work/proj
+mkdir -p "$outside/inc" "$proj"
+echo "a secret" >"$outside/data.txt"
+echo '#define ANSWER 42' >"$outside/inc/answer.h"
+printf '#include <stdio.h>\nint main(void) { return puts("hi") < 0; }\n' >"$proj/hello.c"
+printf '#include "answer.h"\nint answer(void) { return ANSWER; }\n' >"$proj/answer.c"
+git -C "$proj" init -q
+
+# The policy, from the lines inside exec_policy { ... }.
+policy() { # BODY
+  printf 'local lcsb = require "lcsb"\n%s\nreturn lcsb.exec_policy {\n  %s\n}\n' "${prelude:-}" "$1" \
+    >"$proj/policy.lua"
+}
+
+# Run ARGV in the project under its policy, then under --backend none.
+# LCSB_FLAGS go first (--attest, --report). Sets $status, $err.
+refused() { # ARGV...
+  rm -f "$work/run.err"
+  (cd "$proj" && "$LCSB" --no-trust-check ${LCSB_FLAGS:-} policy.lua -- "$@" >"$work/run.out" 2>"$work/run.err")
+  status=$?
+  err=$(cat "$work/run.err")
+}
+allowed() { # ARGV...: must succeed unsandboxed, with the same policy
+  (cd "$proj" && "$LCSB" --no-trust-check --backend none policy.lua -- "$@" >"$work/none.out" 2>"$work/none.err") ||
+    { fail "it fails under --backend none too: $(tail -3 "$work/none.err")"; return 1; }
+}
+show() { sed 's/^/    /' "$work/run.err" | tail -20 >&2; }
+
+# Is there a hint line naming KEY = { ... } and every TARGET given?
+hinted() { # KEY TARGET...
+  local key=$1 line
+  shift
+  while IFS= read -r line; do
+    [[ $line == *"hint:"* && $line == *"$key"* ]] || continue
+    local all=1 target
+    for target in "$@"; do [[ $line == *"$target"* ]] || all=0; done
+    ((all)) && return 0
+  done <<<"$err"
+  return 1
+}
+
+# One case: the policy BODY, the KEY and TARGETS its hint must name, ARGV.
+check() { # NAME BODY KEY TARGETS(|-separated) ARGV...
+  case_name=$1
+  local body=$2 key=$3 targets=$4
+  shift 4
+  policy "$body"
+  refused "$@"
+  local list
+  IFS='|' read -r -a list <<<"$targets"
+  if ((status == 0)); then fail "it was not refused"; show
+  elif ! hinted "$key" "${list[@]}"; then fail "no hint names $key and $targets"; show
+  elif allowed "$@"; then
+    passed=$((passed + 1))
+    [[ -n ${LCSB_HINTS_SHOW:-} ]] && { echo "== $case_name"; grep "hint:" <<<"$err"; } >&2
+  fi
+}
+
+have() { command -v "$1" >/dev/null; }
+
+# ---- sh, bash and coreutils; absolute and relative paths ----
+check "sh: a redirect writes outside" 'exec = { "sh" }' 'write = {' "$outside" \
+  sh -c "echo x > $outside/new.txt"
+check "bash: a redirect reads outside" 'exec = { "bash" }' 'read = {' "$outside/data.txt" \
+  bash -c "read -r line < $outside/data.txt"
+check "coreutils: a relative write" 'exec = { "cp" }' 'write = {' "$outside" \
+  cp hello.c ../outside/copy.c
+check "coreutils: a relative read" 'exec = { "cat" }' 'read = {' "$outside/data.txt" \
+  cat ../outside/data.txt
+check "sh: an unlisted program" 'exec = { "sh" }' 'exec = {' "/usr/bin/id" \
+  sh -c 'id -u'
+
+# ---- python: open, subprocess ----
+if have python3; then
+  check "python: open" 'exec = { "python3" }' 'read = {' "$outside/data.txt" \
+    python3 -c "open('$outside/data.txt').read()"
+  check "python: subprocess" 'exec = { "python3" }' 'exec = {' "/usr/bin/id" \
+    python3 -c "import subprocess; subprocess.run(['/usr/bin/id', '-u'], check=True)"
+else case_name=python; skip "python3 is not installed"; fi
+
+# ---- node: fs, child_process, http ----
+if have node; then
+  check "node: fs" 'exec = { "node" }' 'write = {' "$outside" \
+    node -e "require('fs').writeFileSync('$outside/n.txt', 'x')"
+  check "node: child_process" 'exec = { "node" }' 'exec = {' "/usr/bin/id" \
+    node -e "require('child_process').execFileSync('/usr/bin/id', ['-u'])"
+else case_name=node; skip "node is not installed"; fi
+
+# ---- the network: a local server, by host and port ----
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/www" && echo hello >"$work/www/index.html"
+python3 -m http.server --bind 127.0.0.1 --directory "$work/www" "$port" >/dev/null 2>&1 &
+server_pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+if have curl; then
+  check "curl: a port" 'exec = { "curl" }' 'net = {' "$port" \
+    curl -sS -o /dev/null "http://127.0.0.1:$port/"
+fi
+if have node; then
+  check "node: http" 'exec = { "node" }' 'net = {' "$port" \
+    node -e "require('http').get('http://127.0.0.1:$port/', r => r.resume()).on('error', e => { console.error(e.message); process.exit(1) })"
+fi
+# A name: what the proxy would reach (net.domains), named by its host.
+if have curl && curl -s -m 5 -o /dev/null https://registry.npmjs.org/; then
+  check "curl: a host by name" 'exec = { "curl" }' 'domains' "registry.npmjs.org" \
+    curl -sS -o /dev/null https://registry.npmjs.org/
+else case_name="curl: a host by name"; skip "registry.npmjs.org does not answer this host"; fi
+
+# ---- make, gcc and ld ----
+if have make && have gcc; then
+  printf 'all:\n\tid -u\n' >"$proj/Makefile"
+  check "make: a recipe's program" 'exec = { "make" }' 'exec = {' "/usr/bin/id" make -s
+  rm -f "$proj/Makefile"
+  check "gcc: an include outside" 'exec = { lcsb.tools.c }' 'read = {' "$outside/inc" \
+    gcc -I"$outside/inc" -c answer.c -o answer.o
+  check "ld: an output outside" 'exec = { lcsb.tools.c }' 'write = {' "$outside" \
+    gcc -o "$outside/hello" hello.c
+  prelude='lcsb.tools.closures = {}'
+  check "gcc: its own programs" 'exec = { "gcc" }' 'exec = {' "cc1" gcc -c hello.c -o hello.o
+  prelude=
+else case_name="make, gcc"; skip "make or gcc is not installed"; fi
+
+# ---- git: what protect keeps ----
+if have git; then
+  check "git: .git/config is protected" 'exec = { lcsb.tools.git }' 'protect' "$proj/.git/config" \
+    git config user.name "Ada Hint"
+  printf '#!/bin/sh\nexit 0\n' >"$proj/hook"
+  check "a hook planted: .git/hooks is protected" 'exec = { "cp" }' 'protect' "$proj/.git/hooks" \
+    cp hook .git/hooks/pre-commit
+  rm -f "$proj/.git/hooks/pre-commit" "$proj/hook"
+fi
+
+# ---- several refusals in one run: all of them listed ----
+case_name="several refusals"
+policy 'exec = { "sh" }'
+refused sh -c "id -u; whoami; uname; echo > $outside/a.txt; echo > $outside/b.txt; exit 1"
+missing=
+for program in /usr/bin/id /usr/bin/whoami /usr/bin/uname; do
+  hinted 'exec = {' "$program" || missing+=" $program"
+done
+hinted 'write = {' "$outside" || missing+=" $outside"
+if [[ -n $missing ]]; then fail "not named:$missing"; show; else passed=$((passed + 1)); fi
+
+# ---- a run that exits 0: quiet, but in the attestation, --report, explain ----
+case_name="a refusal in a run that exits 0"
+policy 'exec = { "sh", "cat" }'
+LCSB_FLAGS="--attest $work/a.json" refused sh -c "cat $outside/data.txt 2>/dev/null; true"
+if ((status != 0)); then fail "exited $status"; show
+elif [[ $err == *"hint:"* ]]; then fail "hints on stderr after a run that exited 0"; show
+elif ! grep -q "\"target\":\"$outside/data.txt\"" "$work/a.json"; then fail "not in the attestation's refused"
+else
+  err=$("$LCSB" explain "$work/a.json")
+  if ! hinted 'read = {' "$outside/data.txt"; then fail "lcsb explain names nothing"; show
+  else
+    LCSB_FLAGS=--report refused sh -c "cat $outside/data.txt 2>/dev/null; true"
+    if ! hinted 'read = {' "$outside/data.txt"; then fail "--report names nothing"; show
+    else passed=$((passed + 1)); fi
+  fi
+fi
+
+# ---- a static program: no recorder, and the stderr tail still names it ----
+if [[ -x /bin/busybox ]] && ! ldd /bin/busybox >/dev/null 2>&1; then
+  check "a static program (stderr)" 'exec = { "/bin/busybox" }' 'read = {' "$outside/data.txt" \
+    /bin/busybox cat "$outside/data.txt"
+fi
+
+# ---- 126 from the shell, about its child: not "sh could not be executed" ----
+case_name="a shell's 126 is its child's"
+policy 'exec = { "sh" }'
+refused sh -c 'id -u'
+if ((status != 126)); then fail "exited $status, not 126"; show
+elif [[ $err == *"could not be executed"* ]]; then fail "the trailer blames sh"; show
+elif ! hinted 'exec = {' /usr/bin/id; then fail "the child is not named"; show
+else passed=$((passed + 1)); fi
+
+# ---- lcsb's lines start a line of their own ----
+case_name="the trailer on a fresh line"
+policy 'exec = { "sh" }'
+refused sh -c "printf 'no newline' >&2; exit 3"
+if [[ $err != *$'no newline\nlcsb: sh exited 3'* ]]; then fail "the trailer shares the command's line"; show
+else passed=$((passed + 1)); fi
+
+# ---- a command that keeps the recorder's pipe full: lcsb still relays
+# its stderr as it comes, and ends when it ends ----
+case_name="a flood of records"
+if ! have gcc; then skip "gcc is not installed"; else
+policy 'exec = { "./flood" }'
+cat >"$proj/flood.c" <<'EOF'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int fd;
+static char chunk[65536];
+static void *flood(void *unused) { /* the pipe kept full, faster than lcsb reads it */
+    for (unsigned long n = 0;;) {
+        size_t len = 0;
+        while (len < sizeof chunk - 64)
+            len += (size_t)snprintf(chunk + len, 64, "read\t13\t1\tflood\t/srv/flood/%lu\n", n++);
+        if (write(fd, chunk, len) < 0) return unused;
+    }
+}
+int main(void) {
+    pthread_t t;
+    fd = atoi(getenv("LCSB_RECORD_FD"));
+    fcntl(fd, F_SETFL, 0); /* wait for room */
+    pthread_create(&t, NULL, flood, NULL);
+    usleep(300000);
+    fputs("tick\n", stderr);
+    sleep(2);
+    return 0;
+}
+EOF
+gcc -O2 -pthread -o "$proj/flood" "$proj/flood.c"
+started=$(date +%s%N)
+(cd "$proj" && timeout 20 "$LCSB" --no-trust-check policy.lua -- ./flood 2>&1 >/dev/null) |
+  while IFS= read -r l; do
+    [[ $l == tick ]] && echo $((($(date +%s%N) - started) / 1000000)) >"$work/tick_ms"
+  done
+status=${PIPESTATUS[0]}
+tick_ms=$(cat "$work/tick_ms" 2>/dev/null || echo never)
+if [[ $tick_ms == never ]] || ((tick_ms > 1800)); then fail "stderr's tick came after $tick_ms ms"
+elif ((status != 0)); then fail "exited $status (124: lcsb did not end)"
+else passed=$((passed + 1)); fi
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped" >&2
+((failed == 0))
