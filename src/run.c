@@ -593,8 +593,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
          * colours: the command's stderr may end mid-line, or in an escape
          * that hides what follows (SGR 8) under lines it forged. */
         if (isatty(opts->trailer_fd)) write_all(opts->trailer_fd, "\x1b[0m");
-        if (result->stderr_tail_len > 0 &&
-            result->stderr_tail[result->stderr_tail_len - 1] != '\n')
+        if (result->stderr_tail_len > 0 && result->stderr_tail[result->stderr_tail_len - 1] != '\n')
             write_all(opts->trailer_fd, "\n");
         if (result->note[0]) {
             lcsb_escape(note, sizeof note, result->note, strlen(result->note));

@@ -25,8 +25,8 @@ typedef struct cli_args {
     const char *attest;  /* --attest FILE, or NULL */
     char **prefix;       /* --prefix split into words, or NULL; free with cli_args_free */
     bool no_capture;
-    bool no_record; /* --no-record */
-    bool report;    /* --report: the hints whatever the exit */
+    bool no_record;                 /* --no-record */
+    bool report;                    /* --report: the hints whatever the exit */
     bool no_trust_check;            /* --no-trust-check */
     bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
