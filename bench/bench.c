@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "util.h"
 
 extern char **environ;
 
@@ -71,55 +72,11 @@ static int devnull = -1;
 
 /* ---- Small helpers. ---- */
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
-static void strv_free(char **v) {
-    for (size_t i = 0; v && v[i]; i++) free(v[i]);
-    free(v);
-}
 
-/* A copy of the NULL-terminated SRC, so that every row's argv is freed alike. */
-static char **strv_copy(const char *const *src) {
-    size_t n = 0;
-    while (src[n]) n++;
-    char **v = calloc(n + 1, sizeof *v);
-    for (size_t i = 0; v && i < n; i++) {
-        if (!(v[i] = strdup(src[i]))) {
-            strv_free(v);
-            return NULL;
-        }
-    }
-    return v;
-}
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-/* Median of N values; sorts them. */
-static double median_of(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
-/* NAME's full path on PATH into OUT, or false. */
-static bool find_program(const char *name, char *out, size_t size) {
-    const char *path = getenv("PATH");
-    char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-    bool found = false;
-    if (!copy) return false;
-    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        found = snprintf(out, size, "%s/%s", dir, name) < (int)size && access(out, X_OK) == 0;
-    }
-    free(copy);
-    return found;
-}
 
 /* The environment of every run: ours with PATH=/usr/bin:/bin, so that lcsb
  * resolves the same programs whoever runs the benchmark. */
@@ -272,12 +229,9 @@ static void measure_rss(struct row *rows, size_t n, int tries, int scratch_fd) {
 
 /* ---- The fixture and the policies. ---- */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    return remove(path);
-}
 
 static void fixture_free(struct fixture *fx) {
-    if (fx->dir[0]) nftw(fx->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (fx->dir[0]) remove_tree(fx->dir);
     lcsb_argv_free(fx->exec_files);
     for (size_t i = 0; i < fx->files; i++) free(fx->filler[i]);
     free(fx->filler);

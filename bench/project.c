@@ -32,6 +32,8 @@
  * --quick (CI) asserts nothing about time. A row whose build
  * fails is exit 2, with the tail of its stderr.
  */
+#include "util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -111,11 +113,6 @@ static long tally_other; /* lines past TALLY_MAX keys */
 
 /* ---- Small helpers. ---- */
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static double tv_ms(struct timeval tv) { return tv.tv_sec * 1e3 + tv.tv_usec / 1e3; }
 
@@ -138,50 +135,12 @@ static double machine_busy_ms(void) {
     return (double)(user + nice + sys + irq + softirq + steal) * 1e3 / (double)sysconf(_SC_CLK_TCK);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-/* Median of N values; sorts them, so v[0] and v[n-1] are min and max after. */
-static double median_of(double *v, size_t n) {
-    if (!n) return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static double ratio(double a, double b) { return isnan(a) || isnan(b) || b <= 0 ? NAN : a / b; }
 
-static void strv_free(char **v) {
-    for (size_t i = 0; v && v[i]; i++) free(v[i]);
-    free(v);
-}
 
-static char **strv_copy(const char *const *src) {
-    size_t n = 0;
-    while (src[n]) n++;
-    char **v = calloc(n + 1, sizeof *v);
-    for (size_t i = 0; v && i < n; i++) {
-        if (!(v[i] = strdup(src[i]))) {
-            strv_free(v);
-            return NULL;
-        }
-    }
-    return v;
-}
 
-/* NAME's full path on PATH into OUT, or false. */
-static bool find_program(const char *name, char *out, size_t size) {
-    const char *path = getenv("PATH");
-    char *copy = strdup(path && *path ? path : "/usr/bin:/bin");
-    bool found = false;
-    if (!copy) return false;
-    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found;
-         dir = strtok_r(NULL, ":", &save))
-        found = snprintf(out, size, "%s/%s", dir, name) < (int)size && access(out, X_OK) == 0;
-    free(copy);
-    return found;
-}
 
 static bool starts_with(const char *s, const char *prefix) {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -211,10 +170,6 @@ static char **make_env(const char *const *extra) {
 
 /* ---- The project. ---- */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 /* DIR/NAME written by FORMAT; false when it could not be. */
 __attribute__((format(printf, 3, 4))) static bool write_file(const char *dir, const char *name,
@@ -904,6 +859,6 @@ out:
     if (cfg.keep)
         printf("\nthe project is kept in %s\n", project);
     else
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        remove_tree(dir);
     return status;
 }
