@@ -113,7 +113,6 @@ static long tally_other; /* lines past TALLY_MAX keys */
 
 /* ---- Small helpers. ---- */
 
-
 static double tv_ms(struct timeval tv) { return tv.tv_sec * 1e3 + tv.tv_usec / 1e3; }
 
 static double children_cpu_ms(void) {
@@ -135,12 +134,7 @@ static double machine_busy_ms(void) {
     return (double)(user + nice + sys + irq + softirq + steal) * 1e3 / (double)sysconf(_SC_CLK_TCK);
 }
 
-
-
 static double ratio(double a, double b) { return isnan(a) || isnan(b) || b <= 0 ? NAN : a / b; }
-
-
-
 
 static bool starts_with(const char *s, const char *prefix) {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -169,7 +163,6 @@ static char **make_env(const char *const *extra) {
 }
 
 /* ---- The project. ---- */
-
 
 /* DIR/NAME written by FORMAT; false when it could not be. */
 __attribute__((format(printf, 3, 4))) static bool write_file(const char *dir, const char *name,
