@@ -4,6 +4,7 @@
  * against the C policy, by path as written and by real path. */
 #include "caps.h"
 
+#include "installed.h"
 #include "json.h"
 #include "lua_util.h"
 #include "path.h"
@@ -113,6 +114,18 @@ static void add_own_dir_of(lcsb__caps_places *places, const char *file) {
     add_own(places, dir);
 }
 
+/* NAME in the directory of FILE, when it is there. */
+static void add_beside(lcsb__caps_places *places, const char *file, const char *name) {
+    char path[PATH_MAX];
+    const char *slash = strrchr(file, '/');
+    struct stat st;
+    if (slash &&
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - file), file, name) <
+            (int)sizeof path &&
+        lstat(path, &st) == 0)
+        add_own(places, path);
+}
+
 void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, const char *system,
                             const char *user) {
     memset(places, 0, sizeof *places);
@@ -152,6 +165,19 @@ void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, cons
     add_own(places, dir);
     join(dir, places->home, ".local/state/lcsb");
     add_own(places, dir);
+
+    /* What runs the next command, outside any sandbox or before one is set
+     * up: a command that replaced it would run unsandboxed next time. */
+    char exe[PATH_MAX], shim[PATH_MAX], searched[PATH_MAX];
+    if (realpath("/proc/self/exe", exe)) {
+        add_own(places, exe);
+        add_beside(places, exe, "lcsb-exec"); /* a build tree's layout */
+        add_beside(places, exe, "liblcsb-record.so");
+    }
+    if (lcsb__installed_shim(shim, searched, sizeof shim)) {
+        add_own(places, shim);
+        add_beside(places, shim, "liblcsb-record.so");
+    }
 }
 
 /* ---- reading one file ---- */
@@ -515,7 +541,8 @@ static const char *verb_of(lcsb_tier tier) {
 /* Who set the cap, for the message: "lcsb's defaults, PATH", a file, or lcsb. */
 static void add_source(lcsb__buf *b, const lcsb__caps *c, role from) {
     if (from == ROLE_OWN)
-        lcsb__buf_adds(b, "lcsb's own configuration and trust store, never writable by a project");
+        lcsb__buf_adds(b, "lcsb's own programs, configuration and trust store, never writable by "
+                          "a project");
     else if (from == ROLE_DEFAULTS)
         lcsb__buf_addf(b, "lcsb's defaults, %s", c->layers[from].path);
     else

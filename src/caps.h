@@ -12,14 +12,16 @@
 
 /* What "~" means and where the caps files and lcsb's own configuration and
  * state are. */
-#define LCSB__CAPS_OWN_MAX 8
+#define LCSB__CAPS_OWN_MAX 12
 typedef struct lcsb__caps_places {
     char home[PATH_MAX];     /* "" when unknown: "~" entries then apply to nothing */
     char defaults[PATH_MAX]; /* lcsb's own caps.lua: must be there */
     char system[PATH_MAX];   /* the administrator's: "" for none */
     char user[PATH_MAX];     /* the user's: "" for none */
     /* Never writable by a project: the directories the caps files are in,
-     * and lcsb's trust store. */
+     * lcsb's trust store, and the programs that run the next command
+     * unsandboxed or set up its sandbox (the running program, the shim, the
+     * recorder). */
     char own[LCSB__CAPS_OWN_MAX][PATH_MAX];
     size_t own_n;
 } lcsb__caps_places;

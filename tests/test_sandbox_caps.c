@@ -229,7 +229,7 @@ static void test_writable_tree(void **state) {
     add(p, LCSB_TIER_HIDE, ssh);
     assert_refused(t, p,
                    NEEDLES("write path", "not there, but the command could make them", own,
-                           "deny_write: lcsb's own configuration", "write less than"));
+                           "deny_write: lcsb's own programs, configuration", "write less than"));
     lcsb_policy_free(p);
 
     /* lcsb's own configuration, once there, may be held read-only. */
@@ -250,7 +250,7 @@ static void test_writable_tree(void **state) {
     assert_allowed(t, p);
     lcsb_policy_free(p);
     p = one(LCSB_TIER_WRITE, mine);
-    assert_refused(t, p, NEEDLES("asks to write", "cap deny_write", "lcsb's own configuration"));
+    assert_refused(t, p, NEEDLES("asks to write", "cap deny_write", "lcsb's own programs, configuration"));
     lcsb_policy_free(p);
 }
 
@@ -383,7 +383,7 @@ static void test_allow_and_deny(void **state) {
     assert_allowed(t, p);
     lcsb_policy_free(p);
     p = one(LCSB_TIER_WRITE, own);
-    assert_refused(t, p, NEEDLES("cap deny_write", "lcsb's own configuration"));
+    assert_refused(t, p, NEEDLES("cap deny_write", "lcsb's own programs, configuration"));
     lcsb_policy_free(p);
     mkdir(at(notes, t->home, "notes"), 0755);
     p = one(LCSB_TIER_READ, notes);
@@ -520,6 +520,34 @@ static void test_places(void **state) {
     FMT(want, "%s/.config/lcsb/user.lua", t->home);
     assert_string_equal(pl->user, want);
     assert_string_equal(pl->own[0], "/lua/lcsb");
+
+    /* What runs the next command: this program, the shim, the recorder. */
+    char exe[PATH_MAX], shim[PATH_MAX], recorder[PATH_MAX];
+    assert_non_null(realpath("/proc/self/exe", exe));
+    FMT(shim, "%s/lcsb-exec", t->root);
+    FMT(recorder, "%s/liblcsb-record.so", t->root);
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(i ? recorder : shim, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    chmod(shim, 0755);
+    char *saved_shim = getenv("LCSB_SHIM") ? strdup(getenv("LCSB_SHIM")) : NULL;
+    setenv("LCSB_SHIM", shim, 1);
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
+    const char *const programs[] = {exe, shim, recorder};
+    for (size_t i = 0; i < 3; i++) {
+        bool found = false;
+        for (size_t k = 0; k < pl->own_n; k++) found |= strcmp(pl->own[k], programs[i]) == 0;
+        if (!found) fail_msg("%s is not among lcsb's own paths", programs[i]);
+    }
+    if (saved_shim)
+        setenv("LCSB_SHIM", saved_shim, 1);
+    else
+        unsetenv("LCSB_SHIM");
+    free(saved_shim);
+    unlink(shim);
+    unlink(recorder);
 
     /* The XDG names, and the usual ones beside them. */
     char config[PATH_MAX], state_dir[PATH_MAX];

@@ -254,7 +254,7 @@ static void test_own_files_unwritable(void **state) {
     FMT(config, "%s/.config/lcsb", h.dir);
     policy(f, "exec = { \"touch\" }, write = { \"~/.config/lcsb\" }");
     expect_capped(f, &h, CMD("touch", h.marker),
-                  CMD("asks to write", config, "cap deny_write", "lcsb's own configuration"));
+                  CMD("asks to write", config, "cap deny_write", "lcsb's own programs, configuration"));
 
     /* The trust store, under XDG_STATE_HOME, in a tree the policy writes. */
     char local[PATH_MAX], state_dir[PATH_MAX], store[PATH_MAX], trusted[PATH_MAX];
