@@ -4,10 +4,13 @@
  * is never touched. The recorder's pipe is read in the same loop, so that
  * it never fills while the command runs, but at most every RECORD_PAUSE_MS:
  * a build writes records by the thousand, and waking for each would cost
- * lcsb more CPU than the records are worth (the pipe holds a megabyte). The child's exit is heard
- * through SIGCHLD on a self-pipe, so that a process the command left behind, holding the pipe open,
- * cannot keep lcsb waiting for an end of file. */
+ * lcsb more CPU than the records are worth (the pipe holds a megabyte). The
+ * child's exit is heard through SIGCHLD on a self-pipe, so that a process
+ * the command left behind, holding the pipe open, cannot keep lcsb waiting
+ * for an end of file. */
 #include "capture.h"
+
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +19,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* How long the recorder's pipe rests after a read before it is polled again. */
@@ -106,12 +108,6 @@ static void keep_tail(lcsb_run_result *result, const char *bytes, size_t n) {
     result->stderr_tail_len = keep + n;
 }
 
-static int64_t now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 enum pumped { PUMPED_DATA, PUMPED_NOTHING, PUMPED_END };
 
 /* Relay what the pipe holds now. */
@@ -149,7 +145,7 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
     int rc = 0;
     int64_t records_due = 0; /* when the recorder's pipe is polled again */
     for (;;) {
-        int64_t wait_records = recording ? records_due - now_ms() : 0;
+        int64_t wait_records = recording ? records_due - lcsb__now_ms() : 0;
         bool records_now = recording && wait_records <= 0;
         /* A pipe that ended, or rests, is polled as -1, which poll passes over. */
         struct pollfd fds[3] = {{.fd = c->note[0], .events = POLLIN},
@@ -165,7 +161,7 @@ int lcsb__capture_wait(lcsb__capture *c, pid_t pid, int relay_fd, int *wstatus,
         if (open && n > 0 && fds[1].revents) open = pump(c, relay_fd, result) != PUMPED_END;
         if (records_now && n > 0 && fds[2].revents) {
             recording = read_records(c);
-            records_due = now_ms() + RECORD_PAUSE_MS;
+            records_due = lcsb__now_ms() + RECORD_PAUSE_MS;
         }
         char drain[64];
         while (read(c->note[0], drain, sizeof drain) > 0) {

@@ -15,6 +15,7 @@
 
 #include "netname.h"
 #include "proxy_request.h"
+#include "sys.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -93,14 +94,8 @@ struct lcsb__proxy {
 
 /* ---- Time and waiting ---- */
 
-static long long now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int left_ms(long long deadline) {
-    long long left = deadline - now_ms();
+    long long left = deadline - lcsb__now_ms();
     return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 }
 
@@ -114,7 +109,7 @@ static int wait_fd(const conn *c, int fd, short events, long long deadline) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 || p[1].revents) return -1;
         if (n == 0) {
-            if (now_ms() >= deadline) return 0;
+            if (lcsb__now_ms() >= deadline) return 0;
             continue;
         }
         return 1;
@@ -339,7 +334,7 @@ static int http_answer(char *out, size_t size, int status, const char *body) {
  * take the answer with it. */
 static void refuse(conn *c, const lcsb__request *req, int code, const char *body) {
     char text[1536]; /* a body of decide's 900 bytes and the head */
-    long long deadline = now_ms() + REPLY_MS;
+    long long deadline = lcsb__now_ms() + REPLY_MS;
     if (req->kind == LCSB__REQUEST_SOCKS) {
         unsigned char reply[10] = {5, (unsigned char)code, 0, 1};
         /* A greeting refused is answered with the method chosen, none. */
@@ -349,7 +344,7 @@ static void refuse(conn *c, const lcsb__request *req, int code, const char *body
         if (send_all(c, c->client, text, (size_t)n, deadline)) return;
     }
     shutdown(c->client, SHUT_WR);
-    deadline = now_ms() + LINGER_MS;
+    deadline = lcsb__now_ms() + LINGER_MS;
     for (;;) {
         ssize_t n = recv(c->client, text, sizeof text, MSG_DONTWAIT);
         if (n > 0) continue;
@@ -479,7 +474,7 @@ static int connect_any(conn *c, const route *r, int *error) {
         pthread_mutex_unlock(&p->lock);
         int rc = connect(fd, a->ai_addr, a->ai_addrlen);
         if (rc < 0 && errno == EINPROGRESS) {
-            int w = wait_fd(c, fd, POLLOUT, now_ms() + CONNECT_MS);
+            int w = wait_fd(c, fd, POLLOUT, lcsb__now_ms() + CONNECT_MS);
             if (w < 0) return -1;
             socklen_t len = sizeof *error;
             if (w == 0)
@@ -626,7 +621,7 @@ static int direction_init(direction *d, conn *c, bool up, const void *first, siz
 /* The request, read whole within HEAD_MS: 0 with REQ, and *HEAD_END where
  * the client's own bytes start in BUF; -1 when it was answered or gone. */
 static int read_request(conn *c, char *buf, size_t *len, lcsb__request *req, size_t *head_end) {
-    long long deadline = now_ms() + HEAD_MS;
+    long long deadline = lcsb__now_ms() + HEAD_MS;
     if (read_more(c, buf, len, LCSB__REQUEST_HEAD_MAX, deadline)) return -1;
     const unsigned char *u = (const unsigned char *)buf;
     lcsb__parse state;
@@ -650,7 +645,7 @@ static int read_request(conn *c, char *buf, size_t *len, lcsb__request *req, siz
     }
     size_t greeting = req->used;
     static const unsigned char no_auth[2] = {5, 0};
-    if (send_all(c, c->client, no_auth, sizeof no_auth, now_ms() + REPLY_MS)) return -1;
+    if (send_all(c, c->client, no_auth, sizeof no_auth, lcsb__now_ms() + REPLY_MS)) return -1;
     while ((state = lcsb__socks_request(u + greeting, *len - greeting, req)) == LCSB__PARSE_MORE)
         if (read_more(c, buf, len, LCSB__REQUEST_HEAD_MAX, deadline)) return -1;
     if (state == LCSB__PARSE_BAD) {

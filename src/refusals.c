@@ -11,6 +11,7 @@
 #include "refusals.h"
 
 #include "path.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 /* Longer lines are no record (the recorder writes at most PIPE_BUF). */
 #define LINE_MAX_BYTES 4096
@@ -325,12 +325,6 @@ static void take_looked_up(lcsb__refusals *r, record *rec) {
     k->home = r->home && rec->target[0] == '/' && lcsb__path_within(rec->target, r->home);
 }
 
-static int64_t now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void take(lcsb__refusals *r, record *rec) {
     /* What the attestation could not hold whole is no record. */
     if (strlen(rec->target) >= sizeof r->kept[0].target) return;
@@ -345,9 +339,9 @@ static void take(lcsb__refusals *r, record *rec) {
         r->lookup_ms >= LOOKUPS_MS_MAX)
         return;
     r->lookups++;
-    int64_t started = now_ms();
+    int64_t started = lcsb__now_ms();
     take_looked_up(r, rec);
-    r->lookup_ms += now_ms() - started;
+    r->lookup_ms += lcsb__now_ms() - started;
 }
 
 void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {

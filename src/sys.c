@@ -206,6 +206,12 @@ int lcsb__present_beneath(int dirfd, const char *rel) {
     return -1;
 }
 
+long long lcsb__now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct timespec lcsb__fs_now(void) {
     struct timespec now = {0};
 #ifdef __linux__

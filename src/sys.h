@@ -48,6 +48,8 @@ int lcsb__present_beneath(int dirfd, const char *rel);
  * this call has a ctime no earlier (Linux stamps with the coarse clock, which
  * a finer one runs ahead of by up to a tick). */
 struct timespec lcsb__fs_now(void);
+/* The monotonic clock in milliseconds: for deadlines and budgets. */
+long long lcsb__now_ms(void);
 /* ST's status change time (ctime), which no one but the kernel sets. */
 struct timespec lcsb__ctime(const struct stat *st);
 
