@@ -76,6 +76,7 @@
 /* The program's name as lcsb keeps it (64 bytes with its NUL). */
 #define PROGRAM_MAX 63
 #define SEEN_SLOTS 256
+#define SEEN_PROBES 8 /* slots a record may take, from its own on */
 /* Numbers moved away from, remembered. */
 #define LEFT_MAX 8
 
@@ -271,9 +272,19 @@ static bool first_time(const char *op, int err, const char *target) {
     for (const char *s = op; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     h = (h ^ (uint64_t)(unsigned)err) * 1099511628211ULL;
     for (const char *s = target; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    uint64_t *slot = &seen[h % SEEN_SLOTS];
-    if (__atomic_load_n(slot, __ATOMIC_RELAXED) == h) return false;
-    __atomic_store_n(slot, h, __ATOMIC_RELAXED);
+    if (h == 0) h = 1; /* 0 is an empty slot */
+    /* Open addressing over a short window, so that two records whose hashes
+     * meet take a slot each; a full window gives its first slot to the new
+     * one (a record may then be written again: evidence, not accounting). */
+    for (size_t i = 0; i < SEEN_PROBES; i++) {
+        uint64_t *slot = &seen[(h + i) % SEEN_SLOTS], empty = 0;
+        if (__atomic_load_n(slot, __ATOMIC_RELAXED) == h) return false;
+        if (__atomic_compare_exchange_n(slot, &empty, h, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return true;
+        if (empty == h) return false; /* another thread noted it just now */
+    }
+    __atomic_store_n(&seen[h % SEEN_SLOTS], h, __ATOMIC_RELAXED);
     return true;
 }
 
