@@ -666,9 +666,6 @@ local REFUSED = { "[Pp]ermission denied", "[Oo]peration not permitted", "[Rr]ead
 -- What a tool prints after the path it names.
 local MESSAGES = { "[Pp]ermission denied", "[Oo]peration not permitted",
   "[Rr]ead%-only file system", "[Dd]evice or resource busy" }
--- Said only of a write: outside the write tier the world is read-only, and
--- a protected path is a read-only mount (renaming onto one: EBUSY).
-local HELD = { "[Rr]ead%-only file system", "EROFS", "[Dd]evice or resource busy", "EBUSY" }
 
 -- In a world of its own, a path outside the policy does not exist for the
 -- command: "No such file or directory" about a path the host has (or whose
