@@ -15,6 +15,12 @@ LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjs
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
                     podman runc uidmap slirp4netns iptables busybox-static libc6-dev
                     curl openssl python3-pip python3-venv python3-pytest ca-certificates)
+# The examples' toolchains (tests/test_sandbox_workloads.sh runs each): npm
+# comes with some builds of nodejs and is a package of its own in Debian's
+# (which would replace such a nodejs), and cargo may come from rustup: each
+# only where none is on PATH.
+command -v npm >/dev/null 2>&1 || LCSB_TEST_PACKAGES+=(npm)
+command -v cargo >/dev/null 2>&1 || LCSB_TEST_PACKAGES+=(cargo)
 # bench/run.sh: the benchmark's peers (bwrap, firejail; podman comes with the
 # tests) and gnuplot, which draws the scaling curve.
 LCSB_BENCH_PACKAGES=(bubblewrap firejail gnuplot-nox)

@@ -4,9 +4,17 @@
 # unprivileged user, then again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, valgrind, each libFuzzer target briefly, an install
 # into a fresh prefix (scripts/install-test.sh), and the
-# demo. LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing mechanism into a failure.
+# demo; last, that the run left the working tree as it found it.
+# LCSB_SANDBOX_TESTS_REQUIRED=1 turns a missing mechanism into a failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+started=$SECONDS
+# What git saw before the run: the run must leave it so (tests write under
+# build folders and temporary directories only).
+tree_before=
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  tree_before=$(git -C "$root" status --porcelain)
+fi
 source "$root/scripts/deps.sh"
 lcsb_install_deps "${LCSB_PACKAGES[@]}" "${LCSB_TEST_PACKAGES[@]}"
 jobs=$(nproc)
@@ -29,7 +37,7 @@ CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/containers.conf} "$root/build/b
 
 if [[ $(id -u) -eq 0 ]]; then
   echo "== enforcement and shim suites as an unprivileged user"
-  id lcsbtest >/dev/null 2>&1 || useradd --create-home --shell /usr/sbin/nologin lcsbtest
+  "$root/tests/test_user.sh" >/dev/null
   # A copy the user can read, away from root's home.
   unpriv=$(mktemp -d /tmp/lcsb-unpriv.XXXXXX)
   build "$unpriv"
@@ -99,4 +107,15 @@ echo "== install into a prefix and use it from there (pkg-config, CMake, Lua, ma
 
 echo "== demo"
 "$root/examples/demo/run.sh" "$root/build/lcsb"
-echo "all tests passed"
+
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  echo "== the working tree as the run found it"
+  tree_after=$(git -C "$root" status --porcelain)
+  if [[ $tree_after != "$tree_before" ]]; then
+    echo "the tests changed the working tree (git status --porcelain):" >&2
+    diff <(echo "$tree_before") <(echo "$tree_after") >&2 || true
+    exit 1
+  fi
+fi
+elapsed=$((SECONDS - started))
+echo "all tests passed in $((elapsed / 60)) min $((elapsed % 60)) s"

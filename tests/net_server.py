@@ -1,5 +1,6 @@
 """The hosts of the net.domains cases: HTTP and HTTPS on the host's loopback,
-named by a name the host resolves (argv[2]), with a self-signed certificate
+named by a name the host resolves (argv[2]) to the address they listen on
+(argv[3]; 127.0.1.1 where Debian's installer named the host), with a self-signed certificate
 for that name, serving ROOT (argv[1]) with:
 
   hello.txt                  a line the clients print
@@ -20,7 +21,7 @@ import sys
 import threading
 import zipfile
 
-ROOT, HOST = sys.argv[1], sys.argv[2]
+ROOT, HOST, ADDRESS = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def make_certificate():
@@ -80,7 +81,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 def serve(context=None):
     handler = lambda *a, **k: Quiet(*a, directory=os.path.join(ROOT, "web"), **k)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = http.server.ThreadingHTTPServer((ADDRESS, 0), handler)
     if context:
         server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -9,9 +9,9 @@
 # its shim, records a refusal into the attestation.
 #
 # Usage: test_record.sh BUILD_DIR RECORD_PROBE. Run as root, the programs
-# run as the user lcsbtest (or nobody), since root passes over a file's
-# mode; the cases that need root or a mount namespace say they are skipped
-# without them.
+# run as the user lcsbtest (made by tests/test_user.sh when missing), since
+# root passes over a file's mode; the cases that need root or a mount
+# namespace say they are skipped without them.
 set -uo pipefail
 build=$(cd "$1" && pwd)
 work=$(mktemp -d /tmp/lcsb-record.XXXXXX)
@@ -28,8 +28,7 @@ end() {
 
 # The user the programs run as, who must not pass over a file's mode.
 if [[ $(id -u) == 0 ]]; then
-  user=lcsbtest
-  id "$user" >/dev/null 2>&1 || user=nobody
+  user=$(bash "$(dirname "$0")/test_user.sh") || { echo "FAIL: no unprivileged user to run as" >&2; exit 1; }
   as_user() { setpriv --reuid "$user" --regid "$user" --clear-groups -- "$@"; }
   root=1
 else

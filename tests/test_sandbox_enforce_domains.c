@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +36,7 @@
 /* The servers, once for the suite. */
 static struct {
     char host[256]; /* a name the host resolves to its loopback, not "localhost" */
+    char addr[INET_ADDRSTRLEN]; /* where it resolves: 127.0.1.1 on an installed Debian */
     char root[PATH_MAX];
     char cert[PATH_MAX];
     int http, https;
@@ -52,7 +54,8 @@ static bool find_host(void) {
         getaddrinfo(srv.host, NULL, &hints, &res) != 0)
         return false;
     const struct sockaddr_in *in = (const struct sockaddr_in *)res->ai_addr;
-    bool loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    bool loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127 &&
+                    inet_ntop(AF_INET, &in->sin_addr, srv.addr, sizeof srv.addr);
     freeaddrinfo(res);
     return loopback;
 }
@@ -67,7 +70,7 @@ static int start_servers(void) {
     if (srv.pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
-        execl(PYTHON, PYTHON, script, srv.root, srv.host, (char *)NULL);
+        execl(PYTHON, PYTHON, script, srv.root, srv.host, srv.addr, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -201,20 +204,24 @@ static void test_literal_and_private_refused(void **state) {
     NEED_SERVERS();
     fx *f = *state;
     char literal[512], named[512];
-    FMT(literal, "https://127.0.0.1:%d/hello.txt", srv.https);
+    FMT(literal, "https://%s:%d/hello.txt", srv.addr, srv.https);
     FMT(named, "https://%s:%d/hello.txt", srv.host, srv.https);
     servers_policy(f, NULL);
     const char *const *cmd = CMD("curl", "-sSk", "--noproxy", "", literal);
     expect_denied(f, cmd, 56, &P);
-    assert_contains(P.err, "add net = { domains = { \"127.0.0.1:", "stderr");
+    char hint[512];
+    FMT(hint, "add net = { domains = { \"%s:%d\"", srv.addr, srv.https);
+    assert_contains(P.err, hint, "stderr");
     expect_unsandboxed_ok(f, cmd, &P);
 
     policy(f, "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" } }", srv.cert,
            srv.host, srv.https);
     cmd = CMD("curl", "-sS", "--cacert", srv.cert, named);
     expect_denied(f, cmd, 56, &P);
-    assert_contains(P.err, "which resolves to 127.0.0.1", "stderr");
-    assert_contains(P.err, "net = { lan = { \"127.0.0.1\" } }", "stderr");
+    FMT(hint, "which resolves to %s", srv.addr);
+    assert_contains(P.err, hint, "stderr");
+    FMT(hint, "net = { lan = { \"%s\" } }", srv.addr);
+    assert_contains(P.err, hint, "stderr");
     expect_unsandboxed_ok(f, cmd, &P);
 }
 
@@ -313,8 +320,8 @@ static void test_clients(void **state) {
            "\"/usr/lib/git-core/git-remote-https\" }, "
            "read = { \"%s\" }, env = { set = { GIT_SSL_CAINFO = \"%s\", "
            "REQUESTS_CA_BUNDLE = \"%s\" } }, "
-           "net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.1\" } }",
-           PYTHON, NODE, srv.cert, srv.cert, srv.cert, srv.host, srv.https);
+           "net = { domains = { \"%s:%d\" }, lan = { \"%s\" } }",
+           PYTHON, NODE, srv.cert, srv.cert, srv.cert, srv.host, srv.https, srv.addr);
 
     expect_allowed(f, CMD(PYTHON, "-c", urllib_py, url, srv.cert), &P);
     assert_contains(P.out, "hello through lcsb's proxy", "python's stdout");

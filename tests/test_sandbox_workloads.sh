@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# Real toolchains on the first run: each workload runs once under lcsb with a
-# policy of at most 8 lines, as a new user writes it from the README, and
-# must succeed; its twin, the same work under a policy that names only the
-# top-level programs (what lcsb took before closures and presets), is
-# refused by the kernel, so the first result is the presets' doing.
+# Real toolchains on the first run, under the example policies
+# (examples/policies/*.lua) as a new user copies them: each is copied into a
+# small project of its kind as policy.lua, trusted, and run once, and the
+# work must succeed; its twin, the same work under a policy without the
+# preset (or with the programs by name alone, as lcsb took them before
+# closures and presets), is refused by the kernel, so the first result is
+# the example's doing.
 #
-#   a shell script using 15 coreutils          lcsb.tools.shell
-#   make + gcc + ar + ranlib, git commit       lcsb.tools.c, lcsb.tools.git (your identity)
-#   a venv, pip from a local index, pytest     lcsb.tools.python, built = true, net.domains
-#   npm install and npm test                   lcsb.tools.node, net.domains (the registry)
-#   cargo build && cargo run                   lcsb.tools.rust (where cargo is installed)
+#   shell.lua    a shell script using 15 coreutils
+#   c.lua        make + gcc + ar + ranlib: a static library, linked and run
+#   git.lua      git commit as the user (their identity from ~/.gitconfig)
+#   python.lua   a venv made and its tests run with pytest
+#   node.lua     npm install from the registry, npm test
+#   rust.lua     cargo build && cargo run
+#   agent.lua    edit, test with pytest, commit: shell + git + python
+# and one of a policy's own: a venv's pip installing from a local index
+# through net.domains.
 #
-# Usage: test_sandbox_workloads.sh LCSB NET_SERVER_PY. A workload whose tool
-# is not installed, or whose registry does not answer this host, says it is
-# skipped; LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing mechanism fail.
+# Usage: test_sandbox_workloads.sh LCSB NET_SERVER_PY EXAMPLES_DIR. A
+# workload whose registry does not answer this host says it is skipped;
+# LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing mechanism or tool fail.
 set -uo pipefail
 LCSB=$(realpath "$1")
 NET_SERVER=$2
+EXAMPLES=$(realpath "$3")
 work=$(mktemp -d /tmp/lcsb-workloads.XXXXXX)
 server_pid=
 cleanup() {
@@ -28,6 +35,11 @@ failed=0 passed=0 skipped=0
 
 fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
 skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
+# A tool the suite needs is missing: a failure where every test must run.
+missing() {
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then fail "$* (scripts/deps.sh installs it)"
+  else skip "$*"; fi
+}
 
 detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
 if [[ $detected != *'"user_namespaces":true'* ]]; then
@@ -45,33 +57,61 @@ started_home=$HOME
 export HOME=$work/home
 mkdir -p "$HOME"
 printf '[user]\n\tname = Ada Workload\n\temail = ada@example.org\n' >"$HOME/.gitconfig"
+# The approvals of lcsb trust, in a store of the suite's own.
+export XDG_STATE_HOME=$work/state
 export PATH=/usr/bin:/bin
 
-# A project with POLICY (its body, the lines inside exec_policy { ... }):
-# the whole file must stay within 8 lines.
+# A project of its own with the example NAME.lua as its policy.lua, copied
+# as it is and trusted as a user trusts it.
+example() { # NAME
+  local dir=$work/$1
+  mkdir -p "$dir"
+  cp "$EXAMPLES/$1.lua" "$dir/policy.lua"
+  (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust $1.lua"
+  echo "$dir"
+}
+
+# A project with a policy of its own (the lines inside exec_policy { ... }),
+# trusted.
 project() { # NAME BODY
   local dir=$work/$1
   mkdir -p "$dir"
   printf 'local lcsb = require "lcsb"\nreturn function(run)\n  return lcsb.exec_policy {\n%s\n  }\nend\n' \
     "$2" >"$dir/policy.lua"
-  local lines
-  lines=$(grep -c . "$dir/policy.lua")
-  ((lines <= 8)) || fail "the policy has $lines lines"
+  (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust $1's policy"
   echo "$dir"
 }
 
-# Run ARGV in DIR under its policy.lua, once; out and err to DIR/run.*.
+# A policy naming EXEC (Lua list items) with lcsb's closures emptied: the
+# programs by name alone, written into DIR/bare.lua.
+bare() { # DIR EXEC
+  printf 'local lcsb = require "lcsb"\nlcsb.tools.closures = {}\nreturn function(run) return lcsb.exec_policy { exec = { %s } } end\n' \
+    "$2" >"$1/bare.lua"
+}
+
+# Run ARGV in DIR under POLICY, once; out and err to DIR/run.*. The twins
+# (bare.lua) are the test's own, not trusted: --no-trust-check.
 run_in() { # DIR POLICY ARGV...
-  local dir=$1 policy=$2
+  local dir=$1 policy=$2 check=()
   shift 2
-  (cd "$dir" && "$LCSB" --no-trust-check "$policy" -- "$@" >"$dir/run.out" 2>"$dir/run.err")
+  [[ $policy == policy.lua ]] || check=(--no-trust-check)
+  (cd "$dir" && "$LCSB" "${check[@]}" "$policy" -- "$@" >"$dir/run.out" 2>"$dir/run.err")
 }
 
 show() { sed 's/^/    /' "$1/run.out" "$1/run.err" | tail -20 >&2; }
 
-# ---- a shell script using 15 coreutils ----
-case_name="shell script"
-dir=$(project shell '    exec = { lcsb.tools.shell },')
+# The twin's run: refused, with WORD (a denial's) in its stderr.
+expect_refused() { # WORD DIR POLICY ARGV...
+  local word=$1 dir=$2
+  shift
+  if run_in "$@"; then fail "the twin ran: $*"
+  elif ! grep -q -- "$word" "$dir/run.err"; then fail "the twin lacks \"$word\""; show "$dir"
+  else passed=$((passed + 1)); fi
+}
+
+# ---- shell.lua: a shell script using 15 coreutils ----
+case_name="shell.lua"
+dir=$(example shell)
 cat >"$dir/script.sh" <<'EOF'
 #!/bin/sh
 set -e
@@ -92,56 +132,82 @@ else
 fi
 # The twin: the shell alone, without the preset, cannot run sort.
 rm -f "$dir/result"
-printf 'local lcsb = require "lcsb"\nreturn function(run) return lcsb.exec_policy { exec = {} } end\n' \
-  >"$dir/bare.lua"
-if run_in "$dir" bare.lua sh ./script.sh; then fail "ran without the preset"
-elif ! grep -q "Permission denied" "$dir/run.err"; then fail "no denial without it"; show "$dir"
-else passed=$((passed + 1)); fi
+bare "$dir" ''
+expect_refused "Permission denied" "$dir" bare.lua sh ./script.sh
 
-# ---- make + gcc + ar + ranlib, then git commit as the user ----
-case_name="C and git"
-dir=$(project c '    exec = { lcsb.tools.c, lcsb.tools.git, "./app" },')
+# ---- c.lua: make + gcc + ar + ranlib, a static library linked, run ----
+case_name="c.lua"
+dir=$(example c)
 cat >"$dir/hello.c" <<'EOF'
 #include <stdio.h>
 int hello(void) { return puts("hello from a library"); }
 EOF
 printf '#include <stdio.h>\nint hello(void);\nint main(void) { return hello() < 0; }\n' >"$dir/main.c"
-printf 'app: main.o libhello.a\n\t$(CC) -o $@ main.o -L. -lhello\nlibhello.a: hello.o\n\tar rc $@ $^\n\tranlib $@\n' \
+printf 'app: main.o libhello.a\n\t$(CC) -o $@ main.o -L. -lhello\nlibhello.a: hello.o\n\tar rc $@ $^\n\tranlib $@\ncheck: app\n\t./app\n' \
   >"$dir/Makefile"
-git -C "$dir" init -q && git -C "$dir" add -A && git -C "$dir" commit -qm init
-if run_in "$dir" policy.lua sh -c 'make -s app && ./app && git add -A && git commit -qm built && git log -1 --format=%an'; then
+if run_in "$dir" policy.lua make -s check; then
   grep -q "hello from a library" "$dir/run.out" || { fail "the program did not run"; show "$dir"; }
-  grep -qx "Ada Workload" "$dir/run.out" || { fail "git did not commit as the user"; show "$dir"; }
-  [[ $(git -C "$dir" log -1 --format=%an) == "Ada Workload" ]] || fail "no commit by the user"
 else
   fail "refused"; show "$dir"
 fi
 # The twin: the programs by name alone, with no closure to bring what they
 # run: gcc's cc1 is refused.
 rm -f "$dir/app" "$dir"/*.o "$dir/libhello.a"
-bare() { # EXEC: a policy naming those programs, with lcsb's closures emptied
-  printf 'local lcsb = require "lcsb"\nlcsb.tools.closures = {}\nreturn function(run) return lcsb.exec_policy { exec = { %s } } end\n' \
-    "$1"
-}
-bare '"make", "sh", "cc", "ar", "ranlib"' >"$dir/bare.lua"
-if run_in "$dir" bare.lua make -s app; then fail "built without the closure"
-elif ! grep -q "cc1" "$dir/run.err"; then fail "no word of cc1"; show "$dir"
-else passed=$((passed + 1)); fi
+bare "$dir" '"make", "sh", "cc", "ar", "ranlib"'
+expect_refused "cc1" "$dir" bare.lua make -s app
 
-# ---- a venv, pip from a local index, pytest ----
-case_name="python venv, pip, pytest"
-host=$(hostname)
+# ---- git.lua: git commit as the user ----
+case_name="git.lua"
+dir=$(example git)
+echo one >"$dir/notes.txt"
+git -C "$dir" init -q && git -C "$dir" add -A && git -C "$dir" commit -qm init
+if run_in "$dir" policy.lua sh -c 'echo two >> notes.txt && git add -A && git commit -qm edited && git log -1 --format=%an'; then
+  grep -qx "Ada Workload" "$dir/run.out" || { fail "git did not commit as the user"; show "$dir"; }
+  [[ $(git -C "$dir" log -1 --format=%an) == "Ada Workload" ]] || fail "no commit by the user"
+else
+  fail "refused"; show "$dir"
+fi
+# The twin: git by name, without the preset, has no identity to commit with.
+bare "$dir" 'lcsb.tools.shell, "git"'
+expect_refused "Please tell me who you are" "$dir" bare.lua sh -c 'echo three >> notes.txt && git commit -qam again'
+
+# ---- python.lua: a venv, its tests run by pytest ----
+case_name="python.lua"
 if ! python3 -c 'import venv, pytest' 2>/dev/null; then
-  skip "python3-venv or python3-pytest is missing"
-elif [[ $(getent ahostsv4 "$host" | awk 'NR==1{print $1}') != 127.* ]]; then
+  missing "python3-venv or python3-pytest is missing"
+else
+  dir=$(example python)
+  mkdir -p "$dir/tests"
+  printf 'def add(a, b):\n    return a + b\n' >"$dir/calc.py"
+  printf 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n' >"$dir/tests/test_calc.py"
+  steps="python3 -m venv --system-site-packages .venv && .venv/bin/pip list >/dev/null"
+  steps+=" && PYTHONPATH=. .venv/bin/python -m pytest -q -p no:cacheprovider tests"
+  if run_in "$dir" policy.lua sh -c "$steps"; then
+    grep -q "1 passed" "$dir/run.out" || { fail "pytest did not pass"; show "$dir"; }
+  else
+    fail "refused"; show "$dir"
+  fi
+  # The twin: without built, the venv's own pip cannot run.
+  rm -rf "$dir/.venv"
+  sed 's/, built = true//' "$dir/policy.lua" >"$dir/bare.lua"
+  expect_refused "Permission denied" "$dir" bare.lua sh -c "$steps"
+fi
+
+# ---- a venv's pip from a local index, through net.domains ----
+case_name="python venv, pip from an index"
+host=$(hostname)
+addr=$(getent ahostsv4 "$host" | awk 'NR==1{print $1}')
+if ! python3 -c 'import venv, pytest, pip' 2>/dev/null; then
+  missing "python3-venv, python3-pip or python3-pytest is missing"
+elif [[ $addr != 127.* ]]; then
   skip "the host's name $host does not resolve to its loopback"
 else
   mkdir -p "$work/srv"
-  coproc SERVER { python3 "$NET_SERVER" "$work/srv" "$host"; }
+  coproc SERVER { python3 "$NET_SERVER" "$work/srv" "$host" "$addr"; }
   server_pid=$SERVER_PID
   read -r _ http _ https _ _ <&"${SERVER[0]}"
-  dir=$(project python "    exec = { lcsb.tools.python, built = true },
-    net = { domains = { \"$host:$http\" }, lan = { \"127.0.0.1\" } },")
+  dir=$(project pip "    exec = { lcsb.tools.python, built = true },
+    net = { domains = { \"$host:$http\" }, lan = { \"$addr\" } },")
   mkdir -p "$dir/tests"
   printf 'import lcsbdemo\n\ndef test_demo():\n    assert lcsbdemo\n' >"$dir/tests/test_demo.py"
   steps="python3 -m venv --system-site-packages .venv && .venv/bin/pip install -q --no-cache-dir"
@@ -157,36 +223,29 @@ else
   else
     fail "refused"; show "$dir"
   fi
-  # The twin: without built, the venv's own pip cannot run.
+  # The twin: without the index among its domains, pip cannot reach it.
   rm -rf "$dir/.venv"
-  sed 's/, built = true//' "$dir/policy.lua" >"$dir/bare.lua"
-  if run_in "$dir" bare.lua sh -c "$steps"; then fail "ran the venv's pip without built"
-  elif ! grep -q "Permission denied" "$dir/run.err"; then fail "no denial without built"; show "$dir"
-  else passed=$((passed + 1)); fi
+  sed 's/net = .*/net = false,/' "$dir/policy.lua" >"$dir/bare.lua"
+  expect_refused "lcsbdemo" "$dir" bare.lua sh -c "$steps"
 fi
 
-# ---- npm install and npm test ----
-case_name="npm install, npm test"
-registry=$(npm config get registry 2>/dev/null)
-rhost=$(sed -n 's#^https://\([^/:]*\).*#\1#p' <<<"$registry")
+# ---- node.lua: npm install and npm test ----
+case_name="node.lua"
+registry=https://registry.npmjs.org/
 if ! command -v npm >/dev/null; then
-  skip "npm is missing"
-elif [[ -z $rhost ]]; then
-  fail "npm config get registry said $registry"
+  missing "npm is missing"
 else
-  dir=$(project node "    exec = { lcsb.tools.node },
-    net = { domains = { \"$rhost\" } },")
+  dir=$(example node)
   printf '{ "name": "trial", "version": "1.0.0", "scripts": { "test": "node test.js && echo tested" } }\n' \
     >"$dir/package.json"
   printf 'const isNumber = require("is-number");\nif (!isNumber(5)) process.exit(1);\n' >"$dir/test.js"
-  opts=(--no-audit --no-fund --no-update-notifier --fetch-timeout=8000 --fetch-retries=1)
+  opts=(--no-audit --no-fund --no-update-notifier --fetch-timeout=8000 --fetch-retries=1
+        "--registry=$registry")
   if run_in "$dir" policy.lua sh -c "npm install ${opts[*]} is-number && npm test"; then
     grep -q "tested" "$dir/run.out" || { fail "npm test did not run"; show "$dir"; }
     # The twin: npm by name, with no closure, cannot run its script's shell.
-    bare '"node"' >"$dir/bare.lua"
-    if run_in "$dir" bare.lua npm test; then fail "npm test ran its script without sh"
-    elif ! grep -q "EACCES" "$dir/run.err"; then fail "no denial without sh"; show "$dir"
-    else passed=$((passed + 1)); fi
+    bare "$dir" '"node"'
+    expect_refused "EACCES" "$dir" bare.lua npm test
   elif ! curl -sS -m 8 -o /dev/null "$registry" 2>/dev/null; then
     skip "the registry $registry does not answer this host now"
   else
@@ -194,28 +253,56 @@ else
   fi
 fi
 
-# ---- cargo build && cargo run ----
-case_name="cargo build, cargo run"
+# ---- rust.lua: cargo build && cargo run ----
+case_name="rust.lua"
 cargo=$(PATH=$PATH:${CARGO_HOME:-$started_home/.cargo}/bin command -v cargo)
 if [[ -z $cargo ]]; then
-  skip "cargo is not installed"
+  missing "cargo is not installed"
 else
-  dir=$(project rust '    exec = { lcsb.tools.rust, built = true },')
+  # rustup finds its toolchains from the HOME the suite started with, which
+  # this run's is not; the policy is trusted as it is run, with them.
+  export RUSTUP_HOME=${RUSTUP_HOME:-$started_home/.rustup}
+  saved_path=$PATH
+  PATH=$(dirname "$cargo"):$PATH
+  dir=$(example rust)
   mkdir -p "$dir/src"
   printf '[package]\nname = "hello"\nversion = "0.1.0"\nedition = "2021"\n' >"$dir/Cargo.toml"
   printf 'fn main() { println!("hello from cargo"); }\n' >"$dir/src/main.rs"
-  # rustup finds its toolchains from the HOME the suite started with, which
-  # this run's is not.
-  export RUSTUP_HOME=${RUSTUP_HOME:-$started_home/.rustup}
-  cargo_path=$(dirname "$cargo"):$PATH
-  if (cd "$dir" && PATH=$cargo_path "$LCSB" --no-trust-check policy.lua -- sh -c 'cargo build -q && cargo run -q' \
-      >"$dir/run.out" 2>"$dir/run.err"); then
+  if run_in "$dir" policy.lua sh -c 'cargo build -q --offline && cargo run -q --offline'; then
     grep -q "hello from cargo" "$dir/run.out" || { fail "cargo run printed nothing"; show "$dir"; }
-    passed=$((passed + 1))
   else
     fail "refused"; show "$dir"
   fi
+  # The twin: without built, what cargo built cannot run.
+  sed 's/, built = true//' "$dir/policy.lua" >"$dir/bare.lua"
+  expect_refused "Permission denied" "$dir" bare.lua sh -c 'cargo run -q --offline'
+  PATH=$saved_path
   unset RUSTUP_HOME
+fi
+
+# ---- agent.lua: edit, test, commit ----
+case_name="agent.lua"
+if ! python3 -c 'import pytest' 2>/dev/null; then
+  missing "python3-pytest is missing"
+else
+  dir=$(example agent)
+  mkdir -p "$dir/tests"
+  printf 'def add(a, b):\n    return a - b\n' >"$dir/calc.py"
+  printf 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n' >"$dir/tests/test_calc.py"
+  printf '__pycache__/\n.pytest_cache/\nrun.*\n' >"$dir/.gitignore"
+  git -C "$dir" init -q && git -C "$dir" add -A && git -C "$dir" commit -qm init
+  steps="sed -i 's/a - b/a + b/' calc.py && PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider tests"
+  steps+=" && git commit -qam 'fix add' && git log -1 --format='%an: %s'"
+  if run_in "$dir" policy.lua sh -c "$steps"; then
+    grep -q "1 passed" "$dir/run.out" || { fail "pytest did not pass"; show "$dir"; }
+    grep -qx "Ada Workload: fix add" "$dir/run.out" || { fail "no commit as the user"; show "$dir"; }
+  else
+    fail "refused"; show "$dir"
+  fi
+  # The twin: without the python preset, the tests cannot run.
+  git -C "$dir" reset -q --hard HEAD~1
+  bare "$dir" 'lcsb.tools.shell, "git"'
+  expect_refused "Permission denied" "$dir" bare.lua sh -c "$steps"
 fi
 
 echo "workloads: $passed passed, $failed failed, $skipped skipped" >&2

@@ -1,4 +1,4 @@
--- The make build of make.lua, in a container: `lcsb --backend oci container.lua -- make`.
+-- A make build in a container: `lcsb --backend oci container.lua -- make`.
 -- The root is an empty directory of its own (podman makes mount points in
 -- it); the system the build sees is the host's, mounted read-only into it.
 -- A container holds no exec allowlist: anything the build can read, it can

@@ -1,16 +1,13 @@
--- A Node project: `lcsb node.lua -- npm test`.
--- npm is a script run by node; its cache lives in the private HOME. Installing
--- reaches the registry, by name, through lcsb's proxy (npm reads the
--- HTTPS_PROXY lcsb sets); nothing else is reachable, and tests need no network.
--- A registry of your own (`npm config get registry`) goes in domains instead.
--- npm's settings pass from the caller's environment (NPM_CONFIG_*, but never
--- a token such as NPM_CONFIG__AUTH, which a pattern cannot pass), and CI.
+-- A Node project: `lcsb node.lua -- sh -c 'npm install && npm test'`.
+-- The node preset runs node, npm and npx (and the shell preset, for package
+-- scripts), with npm's cache kept for the project between runs. Only the
+-- registry is reachable, by name, through lcsb's proxy (npm reads the
+-- HTTPS_PROXY lcsb sets); a registry of your own (`npm config get registry`)
+-- goes in domains instead. CI and npm's settings (NPM_CONFIG_*, never a
+-- token such as NPM_CONFIG__AUTH, which a pattern cannot pass) come along.
 local lcsb = require "lcsb"
-return function(run)
-  local installing = run.argv[2] == "ci" or run.argv[2] == "install"
-  return lcsb.exec_policy {
-    exec = { "node", "npm", "sh" },
-    env = { pass = { "CI", "NODE_ENV", "NPM_CONFIG_*" } },
-    net = installing and { domains = { "registry.npmjs.org" } } or false,
-  }
-end
+return lcsb.exec_policy {
+  exec = { lcsb.tools.node },
+  env = { pass = { "CI", "NODE_ENV", "NPM_CONFIG_*" } },
+  net = { domains = { "registry.npmjs.org" } },
+}

@@ -1,5 +1,0 @@
-libh.a: hello.o
-	ar rcs $@ $^
-	ranlib $@
-app: hello.o
-	cc -o $@ $^
