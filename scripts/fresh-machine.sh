@@ -15,24 +15,29 @@
 # root (pivot_root, so the kernel lets it make user namespaces, which it
 # refuses to a chroot), with its own /proc, /run and /tmp, the host's /sys
 # (the cgroups podman uses) and /dev, the host's kernel (Landlock is the
-# kernel's), and the host's network (apt and npm must reach their mirrors).
+# kernel's), and the host's network (apt and npm must reach their mirrors:
+# its resolver, and the certificate authorities the host added).
 # Inside it the suites make their own user, mount and network namespaces and
 # run podman, as on a real machine.
 #
-# Usage: scripts/fresh-machine.sh [--refresh] [--keep]
+# Usage: scripts/fresh-machine.sh [--refresh] [--keep] [--run COMMAND]
 #   --refresh  make the root's tarball again (it is made once, then reused)
 #   --keep     leave the machine's directory for a look afterwards
+#   --run      run COMMAND (bash, in /root/lcsb) there instead, to look into
+#              a failure
 # LCSB_FRESH_CACHE names the cache (default ~/.cache/lcsb/fresh-machine);
 # LCSB_SANDBOX_TESTS_REQUIRED and LCSB_FUZZ_SECONDS pass into the machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-refresh=0 keep=0
-for arg in "$@"; do
-  case $arg in
+refresh=0 keep=0 run=
+while (($#)); do
+  case $1 in
     --refresh) refresh=1 ;;
     --keep) keep=1 ;;
-    *) echo "usage: scripts/fresh-machine.sh [--refresh] [--keep]" >&2; exit 2 ;;
+    --run) run=${2:?--run needs a command}; shift ;;
+    *) echo "usage: scripts/fresh-machine.sh [--refresh] [--keep] [--run COMMAND]" >&2; exit 2 ;;
   esac
+  shift
 done
 say() { echo "fresh-machine: $*" >&2; }
 [[ $(id -u) -eq 0 ]] || { say "run it as root: it makes a root file system and mounts it"; exit 2; }
@@ -80,16 +85,21 @@ echo fresh-machine >"$machine/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tfresh-machine\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
   >"$machine/etc/hosts"
 cp -L /etc/resolv.conf "$machine/etc/resolv.conf"
+# A network that inspects TLS on its way out (this project's CI machines'
+# does) is reached only with its certificate authority: the host's own
+# additions, which ca-certificates takes in when the machine installs it.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$machine/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$machine/usr/local/share/ca-certificates/"
+fi
 
 # The commands, as root's login shell on that machine runs them.
-cat >"$machine/root/newcomer.sh" <<'EOF'
-set -euo pipefail
-cd /root/lcsb
-echo "== ./scripts/demo.sh"
-./scripts/demo.sh
-echo "== ./scripts/test.sh"
-./scripts/test.sh
-EOF
+if [[ -n $run ]]; then
+  printf 'set -euo pipefail\ncd /root/lcsb\n%s\n' "$run" >"$machine/root/newcomer.sh"
+else
+  printf '%s\n' 'set -euo pipefail' 'cd /root/lcsb' 'echo "== ./scripts/demo.sh"' \
+    './scripts/demo.sh' 'echo "== ./scripts/test.sh"' './scripts/test.sh' >"$machine/root/newcomer.sh"
+fi
 
 # Inside new namespaces: mount the machine's file systems, pivot into it, and
 # run the commands with a login's environment (the caller's is not theirs).
@@ -121,7 +131,9 @@ unshare --mount --pid --fork --uts --ipc --propagation private \
 status=$?
 set -e
 elapsed=$((SECONDS - started))
-if [[ $status -eq 0 ]]; then
+if [[ -n $run ]]; then
+  say "--run exited $status"
+elif [[ $status -eq 0 ]]; then
   say "passed: the README's commands on a fresh Debian 12 root, in $((elapsed / 60)) min $((elapsed % 60)) s"
 else
   say "FAILED (exit $status) after $((elapsed / 60)) min $((elapsed % 60)) s"

@@ -80,12 +80,17 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(context=None):
+    """One port on ADDRESS and, where that is another, on 127.0.0.1 too:
+    the cases reach the server by the host's name and by localhost."""
     handler = lambda *a, **k: Quiet(*a, directory=os.path.join(ROOT, "web"), **k)
-    server = http.server.ThreadingHTTPServer((ADDRESS, 0), handler)
-    if context:
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server.server_address[1]
+    port = 0
+    for address in dict.fromkeys([ADDRESS, "127.0.0.1"]):
+        server = http.server.ThreadingHTTPServer((address, port), handler)
+        if context:
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_address[1]
+    return port
 
 
 def main():

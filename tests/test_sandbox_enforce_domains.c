@@ -13,10 +13,10 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,7 +35,7 @@
 
 /* The servers, once for the suite. */
 static struct {
-    char host[256]; /* a name the host resolves to its loopback, not "localhost" */
+    char host[256];             /* a name the host resolves to its loopback, not "localhost" */
     char addr[INET_ADDRSTRLEN]; /* where it resolves: 127.0.1.1 on an installed Debian */
     char root[PATH_MAX];
     char cert[PATH_MAX];
@@ -397,16 +397,14 @@ static void test_npm_install(void **state) {
     const char *const *cmd =
         CMD("npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",
             "--fetch-timeout=8000", "--fetch-retries=1", "--fetch-retry-mintimeout=1000",
-            "--fetch-retry-maxtimeout=2000",
-            "is-number");
+            "--fetch-retry-maxtimeout=2000", "is-number");
     lcsb(f, "landlock", cmd, &P);
     if (P.status != 0) {
         proc direct;
         run_child(f->project, CMD("/usr/bin/curl", "-sS", "-m", "8", "-o", "/dev/null", registry),
                   NULL, &direct);
         if (direct.status != 0) {
-            fprintf(stderr, "# skipped: the registry %s does not answer this host now\n",
-                    registry);
+            fprintf(stderr, "# skipped: the registry %s does not answer this host now\n", registry);
             skip();
         }
         describe("npm install", cmd, &P);

@@ -189,6 +189,8 @@ M.closures = {
     },
   },
   { tool = "clang", names = { "clang", "clang++" }, exec = { "as", "ld", "ld.lld" } },
+  -- rustc links with cc (a rustup install's proxies have their own closure).
+  { tool = "rustc", names = { "rustc" }, exec = { "cc" } },
   -- make runs each recipe line with sh.
   { tool = "make", names = { "make", "gmake" }, exec = { "sh" } },
   {
