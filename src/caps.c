@@ -187,7 +187,19 @@ void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, cons
  * refused: a FIFO would block, /dev/zero would never end. */
 static int read_whole(const char *path, char **text, size_t *len, bool *absent, lcsb_error *err) {
     *absent = false;
-    if (lcsb__read_regular(path, CAPS_FILE_MAX, false, text, len, NULL) == 0) return 0;
+    lcsb__file_seen seen;
+    if (lcsb__read_regular(path, CAPS_FILE_MAX, false, text, len, NULL, &seen) == 0) {
+        /* Asked of the descriptor it was read through: a caps file others
+         * may write lets them loosen what it holds. */
+        const struct stat *st = &seen.st;
+        if ((st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & 022)) return 0;
+        free(*text);
+        *text = NULL;
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "caps file %s: %s, so lcsb takes nothing from it; make it root's or "
+                          "yours, and writable by its owner alone",
+                          path, st->st_mode & 022 ? "writable by others" : "owned by another user");
+    }
     if (errno == ENOENT || errno == ENOTDIR) {
         *absent = true;
         return 0;

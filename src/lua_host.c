@@ -541,7 +541,7 @@ static int l_read_regular(lua_State *L) {
     luaL_argcheck(L, max >= 0 && max <= 64 << 20, 2, "from 0 to 64 MiB");
     char *data;
     size_t len;
-    if (lcsb__read_regular(path, (size_t)max, true, &data, &len, NULL) != 0) {
+    if (lcsb__read_regular(path, (size_t)max, true, &data, &len, NULL, NULL) != 0) {
         const char *why = errno == EINVAL  ? "not a regular file"
                           : errno == EFBIG ? "too large"
                                            : strerror(errno);

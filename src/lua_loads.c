@@ -122,23 +122,31 @@ static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, cons
     loads->lens[loads->read.n - 1] = len;
 }
 
+/* Is NAMED (absolute, lexical) a path the script named in the kernel's own
+ * trees? */
+static bool named_in_kernel_tree(const char *named) {
+    return lcsb__path_within(named, "/proc") || lcsb__path_within(named, "/sys");
+}
+
 /* The bytes of PATH, read through the trust, pushed as a string (a pointer
  * to them returned, *LEN long); or, when it cannot be read, raised, or with
- * SOFT nil, message and errno pushed and NULL returned. */
-static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size_t *len,
-                        bool soft) {
+ * SOFT nil, message and errno pushed and NULL returned. CODE: the bytes are
+ * to run as a chunk. */
+static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size_t *len, bool soft,
+                        bool code) {
     char named[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
     char *bytes;
+    lcsb__file_seen seen;
     lcsb_error err;
     if (loads->refused) raise_refusal(L, loads, loads->refusal);
     if (!lcsb__trust_absolute(path, named)) luaL_error(L, "%s: the path is too long", path);
-    if (lcsb__trust_read(path, &bytes, len, real, NULL, &err) != 0) {
-        int code = errno;
+    if (lcsb__trust_read(path, &bytes, len, real, &seen, NULL, &err) != 0) {
+        int code_errno = errno;
         if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
         if (!soft) luaL_error(L, "%s", err.message);
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
-        lua_pushinteger(L, code);
+        lua_pushinteger(L, code_errno);
         return NULL;
     }
     /* Lua's from here: nothing leaks when what follows raises. */
@@ -146,10 +154,14 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     free(bytes);
     /* The kernel's own files (proc, sysfs) say what holds at the moment,
      * and their real paths move (/proc/self): read, neither held to the
-     * trust nor noted. */
-    if (lcsb__kernel_made(real)) return data;
+     * trust nor noted, when the script named them there itself and reads
+     * them as data. Judged by the descriptor the bytes came through, never
+     * by the path again (a command may swap it meanwhile), and never for a
+     * path of the project that leads there, nor for code: a command can
+     * point a link at a process of its own, whose command line it writes. */
+    if (seen.kernel_made && !code && named_in_kernel_tree(named)) return data;
     /* lcsb's own modules are lcsb: no digest needed, unless protected. */
-    bool own = loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
+    bool own = !seen.kernel_made && loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
                strcmp(real, loads->script) != 0;
     sha256[0] = '\0';
     if (!own) lcsb__sha256_of(data, *len, sha256);
@@ -189,7 +201,7 @@ static int load_chunk(lua_State *L, const char *data, size_t len, const char *pa
 
 void lcsb__loads_chunk(lua_State *L, lcsb__loads *loads, const char *path) {
     size_t len;
-    const char *data = take(L, loads, path, &len, false);
+    const char *data = take(L, loads, path, &len, false, true);
     if (load_chunk(L, data, len, path) != LUA_OK) lua_error(L);
     lua_remove(L, -2); /* the bytes */
 }
@@ -215,7 +227,7 @@ static int l_loadfile(lua_State *L) {
         return 2;
     }
     size_t len;
-    const char *data = take(L, loads_of(L), path, &len, true);
+    const char *data = take(L, loads_of(L), path, &len, true, true);
     if (!data) return 2; /* nil, message */
     if (load_chunk(L, data, len, path) != LUA_OK) {
         luaL_pushfail(L);
@@ -302,7 +314,7 @@ static int l_search_c(lua_State *L) {
  * positioned at its start; or nil, message, errno. */
 static int push_copy(lua_State *L, const char *path) {
     size_t len;
-    const char *data = take(L, loads_of(L), path, &len, true);
+    const char *data = take(L, loads_of(L), path, &len, true, false);
     if (!data) return 3;
     int bytes = lua_gettop(L);
     lua_getglobal(L, "io");
@@ -331,7 +343,7 @@ static int l_io_open(lua_State *L) {
         /* Read and written ("r+", "a+"): held to the trust, then Lua's own
          * file; "w+" starts from nothing. */
         size_t len;
-        if (!take(L, loads_of(L), path, &len, true)) return 3;
+        if (!take(L, loads_of(L), path, &len, true, false)) return 3;
         lua_settop(L, 2);
     }
     return call_original(L);

@@ -356,7 +356,7 @@ static int load_caps(const char *lua_dir, const lcsb_script_options *opts, lcsb_
 static void digest_of(lcsb__trust_file *f) {
     char real[PATH_MAX], *data;
     size_t len;
-    if (lcsb__trust_read(f->real, &data, &len, real, f->sha256, NULL) == 0) free(data);
+    if (lcsb__trust_read(f->real, &data, &len, real, NULL, f->sha256, NULL) == 0) free(data);
 }
 
 static int protect_reads(lcsb_script *s, lcsb_error *err) {

@@ -90,11 +90,29 @@ char *lcsb__realpath_where(const char *path, char *out) {
     return out;
 }
 
+/* Is the file open as FD on a file system the kernel makes up as it is read? */
+static bool kernel_made(int fd) {
+#ifdef __linux__
+    /* By the file system, not the path: /dev/shm is a tmpfs anyone writes. */
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+#else
+    (void)fd;
+    return false;
+#endif
+}
+
 int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data, size_t *len,
-                       char *real) {
+                       char *real, lcsb__file_seen *seen) {
+    return lcsb__read_regular_at(AT_FDCWD, path, max, nofollow, data, len, real, seen);
+}
+
+int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
+                          size_t *len, char *real, lcsb__file_seen *seen) {
     *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    int fd = openat(dirfd, path,
+                    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0) return -1;
     struct stat st;
     char *buf = NULL;
@@ -108,6 +126,10 @@ int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data,
         error = EFBIG;
     else if (!(buf = malloc((cap = (size_t)st.st_size + 1) + 1)))
         error = ENOMEM;
+    if (!error && seen) {
+        seen->st = st;
+        seen->kernel_made = kernel_made(fd);
+    }
 #ifdef __linux__
     if (!error && real) {
         char link[32];
@@ -147,17 +169,6 @@ int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data,
     *data = buf;
     *len = got;
     return 0;
-}
-
-bool lcsb__kernel_made(const char *path) {
-#ifdef __linux__
-    /* By the file system, not the path: /dev/shm is a tmpfs anyone writes. */
-    struct statfs fs;
-    return statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
-#else
-    (void)path;
-    return false;
-#endif
 }
 
 int lcsb__mount_of(int fd, uint64_t *out, dev_t *dev, ino_t *ino) {

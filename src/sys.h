@@ -21,18 +21,26 @@ char *lcsb__realpath(const char *path, char *out);
  * ancestor resolves. OUT has PATH_MAX bytes. */
 char *lcsb__realpath_where(const char *path, char *out);
 
+/* What a read learned of the file from the descriptor it read through:
+ * decisions about those bytes are made on this, never on the path again,
+ * which may lead elsewhere by then. */
+typedef struct lcsb__file_seen {
+    struct stat st;   /* its fstat: which file (dev, ino), size, times, owner, mode */
+    bool kernel_made; /* on a file system the kernel makes up as it is read (proc,
+                       * sysfs), whose content is the moment's */
+} lcsb__file_seen;
+
 /* The regular file at PATH, read whole through one descriptor (which never
  * waits on a FIFO; never through a final symlink when NOFOLLOW): its bytes
  * in *DATA (NUL-terminated, caller frees), *LEN of them, at most MAX, and,
- * when REAL (PATH_MAX bytes) is not NULL, where it really is. 0, or -1 with
- * errno: EINVAL not a regular file, EFBIG more than MAX, else open's or
- * read's own. */
+ * when REAL (PATH_MAX bytes) is not NULL, where it really is; when SEEN is
+ * not NULL, what the descriptor says of it. 0, or -1 with errno: EINVAL not
+ * a regular file, EFBIG more than MAX, else open's or read's own. */
 int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data, size_t *len,
-                       char *real);
-
-/* Is the file at PATH on a file system the kernel makes up as it is read
- * (proc, sysfs), whose content is the moment's and no one's to write? */
-bool lcsb__kernel_made(const char *path);
+                       char *real, lcsb__file_seen *seen);
+/* The same, PATH relative to the directory open as DIRFD (or AT_FDCWD). */
+int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
+                          size_t *len, char *real, lcsb__file_seen *seen);
 
 /* The mount that the file open as FD lives on, as an identity to compare (a
  * platform's own notion: Linux's mount ID, else the device), and, when DEV

@@ -178,9 +178,9 @@ static bool decode(const char *text, size_t len, char *out, size_t size) {
     return true;
 }
 
-int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
+int lcsb__trust_read(const char *path, char **data, size_t *len, char *real, lcsb__file_seen *seen,
                      char sha256[LCSB__SHA256_HEX], lcsb_error *err) {
-    if (lcsb__read_regular(path, LCSB__TRUST_FILE_MAX, false, data, len, real) != 0) {
+    if (lcsb__read_regular(path, LCSB__TRUST_FILE_MAX, false, data, len, real, seen) != 0) {
         int saved = errno;
         if (saved == EINVAL)
             lcsb__fail(err, LCSB_EINVAL, "%s is not a regular file", path);
@@ -230,37 +230,59 @@ bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out) {
     return ok && out->n > 0;
 }
 
-/* Is the trust store's PATH the user's own, written by no one else? A
- * record others may write would let them vouch for any code. */
-static int owned(const char *path, lcsb_error *err) {
-    struct stat st;
-    if (lstat(path, &st) != 0) return 0; /* nothing there: nothing to rely on */
-    if (st.st_uid != geteuid() || (st.st_mode & 022) || S_ISLNK(st.st_mode))
+/* Is the trust store's PATH, whose descriptor showed ST, the user's own,
+ * written by no one else? A record others may write would let them vouch
+ * for any code. Asked of the descriptor the record is read through, never
+ * of the path again. */
+static int owned(const char *path, const struct stat *st, lcsb_error *err) {
+    if (st->st_uid == geteuid() && !(st->st_mode & 022)) return 0;
+    return lcsb__fail(err, LCSB_EUNTRUSTED,
+                      "%s is %s: lcsb does not take trust from it; make it yours and writable "
+                      "by you alone",
+                      path, st->st_uid != geteuid() ? "not yours" : "writable by others");
+}
+
+/* PATH could not be opened without following a symlink (ERROR): nothing
+ * there is no record; a symlink vouches for nothing. */
+static int unopened(const char *path, int error, lcsb_error *err) {
+    if (error == ENOENT) return 0;
+    if (error == ELOOP || error == ENOTDIR)
         return lcsb__fail(err, LCSB_EUNTRUSTED,
-                          "%s is %s: lcsb does not take trust from it; make it yours and "
+                          "%s is a symlink: lcsb does not take trust from it; make it yours and "
                           "writable by you alone",
-                          path,
-                          S_ISLNK(st.st_mode)      ? "a symlink"
-                          : st.st_uid != geteuid() ? "not yours"
-                                                   : "writable by others");
-    return 0;
+                          path);
+    return lcsb__fail(err, LCSB_ESYS, "cannot read %s: %s", path, strerror(error));
 }
 
 int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err) {
-    char path[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char path[PATH_MAX], store[PATH_MAX];
     char *data;
     size_t len;
+    lcsb__file_seen seen;
     memset(out, 0, sizeof *out);
-    char store[PATH_MAX];
     int rc = record_path(script, path, sizeof path, err);
     if (!rc) rc = lcsb__trust_store(store, sizeof store, err);
-    if (!rc) rc = owned(store, err);
-    if (!rc) rc = owned(path, err);
     if (rc) return rc;
-    if (lcsb__trust_read(path, &data, &len, real, sha256, err) != 0)
-        return errno == ENOENT ? 0 : LCSB_ESYS;
-    bool ok = lcsb__trust_parse(data, len, out);
+    /* The store and the record each through a descriptor opened without
+     * following a symlink, their owner and mode asked of that descriptor. */
+    int dir = open(store, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) return unopened(store, errno, err);
+    if (fstat(dir, &seen.st) != 0)
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot read %s: %s", store, strerror(errno));
+    if (!rc) rc = owned(store, &seen.st, err);
+    if (!rc && lcsb__read_regular_at(dir, strrchr(path, '/') + 1, LCSB__TRUST_FILE_MAX, true, &data,
+                                     &len, NULL, &seen) != 0) {
+        rc = errno == EINVAL ? lcsb__fail(err, LCSB_EUNTRUSTED, "%s is not a regular file", path)
+                             : unopened(path, errno, err);
+        close(dir);
+        return rc;
+    }
+    close(dir);
+    if (rc) return rc;
+    rc = owned(path, &seen.st, err);
+    bool ok = !rc && lcsb__trust_parse(data, len, out);
     free(data);
+    if (rc) return rc;
     if (!ok || strcmp(out->v[0].path, script) != 0) {
         lcsb__trust_files_clear(out);
         return lcsb__fail(err, LCSB_EINVAL,
@@ -425,7 +447,7 @@ void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len
     lcsb_error ignored;
     if (lcsb__trust_store(store, sizeof store, &ignored) == 0) {
         snprintf(kept, sizeof kept, "%s/content/%s", store, old_sha256);
-        if (lcsb__trust_read(kept, &old, &old_len, real, sha256, &ignored) == 0 &&
+        if (lcsb__trust_read(kept, &old, &old_len, real, NULL, sha256, &ignored) == 0 &&
             strcmp(sha256, old_sha256) != 0) {
             free(old);
             old = NULL;
@@ -483,7 +505,7 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
         char *data;
         size_t len;
         lcsb_error why;
-        if (lcsb__trust_read(f->path, &data, &len, real, sha256, &why) != 0) {
+        if (lcsb__trust_read(f->path, &data, &len, real, NULL, sha256, &why) != 0) {
             rc = lcsb__fail(err, LCSB_EUNTRUSTED,
                             "%s read %s when you trusted it, and it cannot be read now (%s); "
                             "lcsb ran none of it. Then run: lcsb trust %s",

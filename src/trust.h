@@ -7,6 +7,7 @@
 #define LCSB_TRUST_H
 
 #include "sha256.h"
+#include "sys.h"
 #include "util.h"
 
 #include <limits.h>
@@ -59,10 +60,10 @@ int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *c
 
 /* The file at PATH, a regular one of at most LCSB__TRUST_FILE_MAX bytes,
  * read whole through one descriptor: its bytes (*DATA, NUL-terminated,
- * caller frees), their digest (unless SHA256 is NULL), and its real path
- * (REAL, PATH_MAX bytes).
- * Errors name PATH; errno is kept for the caller to tell ENOENT. */
-int lcsb__trust_read(const char *path, char **data, size_t *len, char *real,
+ * caller frees), their digest (unless SHA256 is NULL), its real path
+ * (REAL, PATH_MAX bytes) and, unless SEEN is NULL, what that descriptor
+ * says of it. Errors name PATH; errno is kept for the caller to tell ENOENT. */
+int lcsb__trust_read(const char *path, char **data, size_t *len, char *real, lcsb__file_seen *seen,
                      char sha256[LCSB__SHA256_HEX], lcsb_error *err);
 
 /* A record's text (LEN bytes of DATA) as the files it names into *OUT

@@ -250,7 +250,8 @@ static void test_writable_tree(void **state) {
     assert_allowed(t, p);
     lcsb_policy_free(p);
     p = one(LCSB_TIER_WRITE, mine);
-    assert_refused(t, p, NEEDLES("asks to write", "cap deny_write", "lcsb's own programs, configuration"));
+    assert_refused(
+        t, p, NEEDLES("asks to write", "cap deny_write", "lcsb's own programs, configuration"));
     lcsb_policy_free(p);
 }
 
@@ -290,8 +291,8 @@ static void test_symlinks(void **state) {
     rm_rf(config);
     assert_int_equal(symlink(dotfiles, config), 0);
     p = one(LCSB_TIER_WRITE, dotfiles);
-    assert_refused(t, p, NEEDLES("write path", "not there, but the command could make",
-                                 "/.config/lcsb"));
+    assert_refused(t, p,
+                   NEEDLES("write path", "not there, but the command could make", "/.config/lcsb"));
     lcsb_policy_free(p);
 }
 
@@ -476,6 +477,20 @@ static void test_broken_files(void **state) {
         assert_contains(err.message, "cannot read it");
         unlink(t->places.user);
     }
+
+    /* A caps file others may write could be loosened by them: refused, as
+     * the descriptor it was read through shows it. Its twin, the same file
+     * writable by its owner alone, loads. */
+    write_user(t, "return { deny = { \"/opt/vault\" } }\n");
+    assert_int_equal(chmod(t->places.user, 0666), 0);
+    assert_int_equal(lcsb__caps_load(&t->places, &caps, &err), LCSB_EINVAL);
+    assert_contains(err.message, "writable by others, so lcsb takes nothing from it");
+    assert_null(caps);
+    assert_int_equal(chmod(t->places.user, 0644), 0);
+    assert_int_equal(lcsb__caps_load(&t->places, &caps, &err), 0);
+    lcsb__caps_free(caps);
+    caps = NULL;
+    unlink(t->places.user);
 
     /* lcsb's defaults are part of lcsb: missing, they are an error. */
     lcsb__caps_places places = t->places;

@@ -15,12 +15,16 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_fixture.h"
@@ -40,8 +44,8 @@ static const char *const *trust_env(const fx *f) {
 
 /* `lcsb [--backend BACKEND] [--attest -] POLICY -- CMD...` from the project,
  * checking trust, into P. */
-static void run_checked(fx *f, const char *backend, const char *policy_path,
-                        const char *const *cmd, bool attest) {
+static void run_checked(fx *f, const char *backend, const char *policy_path, const char *const *cmd,
+                        bool attest) {
     const char *argv[MAX_ARGV];
     size_t n = 0;
     argv[n++] = LCSB_CLI_PATH;
@@ -168,13 +172,15 @@ static void test_edited_module_is_refused(void **state) {
     write_file(data, "rm\n");
     run_checked(f, "landlock", f->policy, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
-    assert_true(has_line(P.err, "lcsb: ", CMD("reads extra.txt, which changed", "first at line 1: rm")));
+    assert_true(
+        has_line(P.err, "lcsb: ", CMD("reads extra.txt, which changed", "first at line 1: rm")));
     /* Gone is changed too: without it the script would take another way. */
     unlink(data);
     run_checked(f, "landlock", f->policy, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
-    assert_true(has_line(P.err, "lcsb: ", CMD("read extra.txt when you trusted it, and it cannot be "
-                                              "read now")));
+    assert_true(has_line(P.err, "lcsb: ",
+                         CMD("read extra.txt when you trusted it, and it cannot be "
+                             "read now")));
 }
 
 /* The command cannot rewrite the policy, nor a module it requires, nor put
@@ -244,14 +250,17 @@ static void test_config_policy_trusted_by_location(void **state) {
     /* What it reads from the project is held to a record all the same. */
     char data[PATH_MAX], reading[PATH_MAX * 2];
     write_file(path_in(data, f->project, "tools.txt"), "sh\n");
-    FMT(reading, "local lcsb = require \"lcsb\"\n"
-                 "local exec = {}\n"
-                 "for line in io.lines(\"%s\") do exec[#exec + 1] = line end\n"
-                 "return lcsb.exec_policy { exec = exec }\n", data);
+    FMT(reading,
+        "local lcsb = require \"lcsb\"\n"
+        "local exec = {}\n"
+        "for line in io.lines(\"%s\") do exec[#exec + 1] = line end\n"
+        "return lcsb.exec_policy { exec = exec }\n",
+        data);
     write_file(path, reading);
     run_checked(f, "landlock", path, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
-    assert_true(has_line(P.err, "lcsb: ", CMD("tools.txt, which it did not read when you trusted it")));
+    assert_true(
+        has_line(P.err, "lcsb: ", CMD("tools.txt, which it did not read when you trusted it")));
     trust(f, path);
     run_checked(f, "landlock", path, CMD("true"), true);
     assert_int_equal(P.status, 0);
@@ -261,8 +270,9 @@ static void test_config_policy_trusted_by_location(void **state) {
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
     /* The same file elsewhere is not. */
     char copy[PATH_MAX];
-    write_file(path_in(copy, f->project, "q.lua"), "local lcsb = require \"lcsb\"\n"
-                                                   "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    write_file(path_in(copy, f->project, "q.lua"),
+               "local lcsb = require \"lcsb\"\n"
+               "return lcsb.exec_policy { exec = { \"sh\" } }\n");
     run_checked(f, "landlock", copy, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
 }
@@ -275,13 +285,14 @@ static void test_no_c_module_from_the_project(void **state) {
     NEED_LANDLOCK();
     char so[PATH_MAX];
     write_file(path_in(so, f->project, "evil.so"), "not a library\n");
-    raw_policy(f, "local lcsb = require \"lcsb\"\n"
-                  "package.cpath = \"./?.so;\" .. package.cpath\n"
-                  "assert(package.loadlib == nil, \"loadlib is there\")\n"
-                  "local ok, err = pcall(require, \"evil\")\n"
-                  "assert(not ok and not tostring(err):find(\"./evil.so\", 1, true), tostring(err))\n"
-                  "assert(require \"cjson\")\n"
-                  "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    raw_policy(f,
+               "local lcsb = require \"lcsb\"\n"
+               "package.cpath = \"./?.so;\" .. package.cpath\n"
+               "assert(package.loadlib == nil, \"loadlib is there\")\n"
+               "local ok, err = pcall(require, \"evil\")\n"
+               "assert(not ok and not tostring(err):find(\"./evil.so\", 1, true), tostring(err))\n"
+               "assert(require \"cjson\")\n"
+               "return lcsb.exec_policy { exec = { \"sh\" } }\n");
     trust(f, f->policy);
     run_checked(f, "landlock", f->policy, CMD("true"), false);
     if (P.status != 0) describe("C modules", CMD("true"), &P);
@@ -406,16 +417,109 @@ static void test_script_symlink_swapped(void **state) {
     assert_int_equal(symlink(loose, link), 0);
     run_checked(f, "landlock", link, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
-    assert_true(has_line(P.err, "lcsb: ", CMD("policy.lua changed since you trusted it",
-                                              "strict.lua, and is ", "loose.lua now")));
+    assert_true(has_line(
+        P.err, "lcsb: ",
+        CMD("policy.lua changed since you trusted it", "strict.lua, and is ", "loose.lua now")));
+}
+
+/* A process running sleep whose command line (argv[0]) is CODE: what
+ * /proc/PID/cmdline then says, a file the kernel makes up from what the
+ * process chose. */
+static pid_t process_saying(const char *code) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sleep", code, "60", (char *)NULL);
+        _exit(127);
+    }
+    assert_true(pid > 0);
+    char cmdline[64], seen[16] = "";
+    FMT(cmdline, "/proc/%d/cmdline", (int)pid);
+    /* Until the exec shows. */
+    for (int i = 0; i < 500 && strncmp(seen, "io.open", 7) != 0; i++) {
+        FILE *f = fopen(cmdline, "r");
+        if (f) {
+            size_t n = fread(seen, 1, sizeof seen - 1, f);
+            seen[n] = '\0';
+            fclose(f);
+        }
+        usleep(2000);
+    }
+    assert_memory_equal(seen, "io.open", 7);
+    return pid;
+}
+
+static void end_process(pid_t pid) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* A trusted script's optional file, absent when it was trusted, pointed by
+ * the command at the kernel's file of a process of its own, whose command
+ * line is Lua the command wrote: the bytes are held to the trust as any
+ * file of the project (they are new), so none of it runs. The twin: without
+ * the trust check the same link runs the command's code as the user,
+ * outside any sandbox. Then the race a red team won: a process swapping the
+ * optional file between a Lua file and that link (RENAME_EXCHANGE) while
+ * lcsb runs the policy, again and again: the code never runs. */
+static void test_kernel_file_is_no_way_around(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char local[PATH_MAX], link[PATH_MAX], marker[PATH_MAX], code[PATH_MAX + 64];
+    char cmdline[64];
+    path_in(local, f->project, "policy.local.lua");
+    path_in(link, f->project, "swap");
+    path_in(marker, f->outside, "escaped");
+    raw_policy(f, "local ok, wide = pcall(dofile, \"policy.local.lua\")\n"
+                  "if ok and wide then return wide end\n"
+                  "return require(\"lcsb\").exec_policy { exec = { \"sh\" } }\n");
+    trust(f, f->policy);
+    FMT(code, "io.open(\"%s\", \"w\"):close() --", marker);
+    pid_t pid = process_saying(code);
+    FMT(cmdline, "/proc/%d/cmdline", (int)pid);
+    assert_int_equal(symlink(cmdline, local), 0);
+
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads policy.local.lua, which it did not read")));
+    assert_int_equal(access(marker, F_OK), -1);
+
+    /* The twin: nothing checks the trust, and the command's code runs. */
+    run_child(
+        f->project,
+        CMD(LCSB_CLI_PATH, "--no-trust-check", "--backend", "landlock", f->policy, "--", "true"),
+        trust_env(f), &P);
+    assert_int_equal(access(marker, F_OK), 0);
+    assert_int_equal(unlink(marker), 0);
+
+    /* The race: the swap's two sides are a Lua file of the command's and
+     * the link; lcsb judges what it read by the descriptor it read it
+     * through, so neither side gets past. */
+    assert_int_equal(rename(local, link), 0);
+    write_file(local, code);
+    pid_t swapper = fork();
+    if (swapper == 0) {
+        for (;;) syscall(SYS_renameat2, AT_FDCWD, local, AT_FDCWD, link, 2 /* EXCHANGE */);
+    }
+    assert_true(swapper > 0);
+    int refused = 0;
+    for (int i = 0; i < 25; i++) {
+        run_checked(f, "landlock", f->policy, CMD("true"), false);
+        refused += P.status == LCSB_EXIT_USAGE;
+        if (access(marker, F_OK) == 0) break;
+    }
+    end_process(swapper);
+    end_process(pid);
+    assert_int_equal(access(marker, F_OK), -1);
+    assert_int_equal(refused, 25);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_untrusted_policy_runs_nothing),   T(test_edited_policy_is_refused),
-        T(test_edited_module_is_refused),        T(test_policy_cannot_rewrite_itself),
-        T(test_config_policy_trusted_by_location), T(test_no_c_module_from_the_project),
-        T(test_record_holds_against_detours),      T(test_script_symlink_swapped),
+        T(test_kernel_file_is_no_way_around), T(test_untrusted_policy_runs_nothing),
+        T(test_edited_policy_is_refused),     T(test_edited_module_is_refused),
+        T(test_policy_cannot_rewrite_itself), T(test_config_policy_trusted_by_location),
+        T(test_no_c_module_from_the_project), T(test_record_holds_against_detours),
+        T(test_script_symlink_swapped),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_trust", tests, enforce_group_setup, NULL);
 }
