@@ -3,7 +3,7 @@
  * them, and an address judged public or not. The proxy compares text, so
  * everything that could spell one host two ways (case, a trailing dot,
  * brackets, the many spellings of an IPv6 address) is settled here, once.
- * Pure: inet_pton and inet_ntop only read and write memory. */
+ * Pure: inet_pton, inet_aton and inet_ntop only read and write memory. */
 #include "netname.h"
 
 #include "lcsb.h"
@@ -56,6 +56,20 @@ static bool literal_normal(const char *in, size_t len, char out[LCSB__HOST_MAX +
     return false;
 }
 
+/* Is IN an IPv4 address in one of the other spellings inet_aton and
+ * getaddrinfo take ("0x7f000001", "127.0.0.0x1", "0177.1", "2130706433")?
+ * Such a host leads to that address, so it is no name; nor is it taken as
+ * the address, which a policy names in its own spelling. */
+static bool aton_spelling(const char *in, size_t len) {
+    char text[64];
+    struct in_addr addr;
+    if (len == 0 || len >= sizeof text || strspn(in, "0123456789abcdefABCDEFxX.") < len)
+        return false;
+    memcpy(text, in, len);
+    text[len] = '\0';
+    return inet_aton(text, &addr) == 1;
+}
+
 bool lcsb__host_is_literal(const char *host) {
     unsigned char addr[16];
     return inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
@@ -73,6 +87,7 @@ int lcsb__host_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]) 
         return inet_ntop(AF_INET6, addr, out, LCSB__HOST_MAX + 1) ? 0 : -1;
     }
     if (literal_normal(in, len, out)) return 0;
+    if (aton_spelling(in, len)) return -1;
     if (len && in[len - 1] == '.') len--;
     if (len == 0 || len > LCSB__HOST_MAX) return -1;
     size_t label = 0;

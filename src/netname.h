@@ -39,7 +39,8 @@ bool lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host, uin
  * dropped, an IP literal in inet_ntop's spelling without brackets. -1 when
  * it is no host name (bytes outside letters, digits, '-', '_' and '.', an
  * empty or overlong label, longer than LCSB__HOST_MAX, a last label all
- * digits: "127.1" is an address to getaddrinfo) and no IP literal. */
+ * digits or any other spelling inet_aton reads as an address: "127.1" and
+ * "0x7f000001" are addresses to getaddrinfo) and no IP literal. */
 int lcsb__host_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]);
 /* Is HOST (normalized) an IPv4 or IPv6 literal? */
 bool lcsb__host_is_literal(const char *host);

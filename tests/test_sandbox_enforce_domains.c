@@ -198,6 +198,22 @@ static void test_unlisted_name_refused(void **state) {
     assert_contains(attested, refused, "the attestation");
 }
 
+/* A client that asks lcsb's proxy (HTTPS_PROXY) for HOST:PORT by CONNECT
+ * as written, where curl would respell it; without a proxy, it connects
+ * there itself. Exit 0 when the tunnel or connection stands. */
+static const char spelled_py[] =
+    "import os, socket, sys\n"
+    "host, port = sys.argv[1], int(sys.argv[2])\n"
+    "proxy = os.environ.get('HTTPS_PROXY')\n"
+    "if not proxy:\n"
+    "    socket.create_connection((host, port), timeout=5).close(); sys.exit(0)\n"
+    "p = proxy.split('://')[-1].strip('/').rsplit(':', 1)\n"
+    "s = socket.create_connection((p[0], int(p[1])), timeout=5)\n"
+    "s.sendall(f'CONNECT {host}:{port} HTTP/1.1\\r\\nHost: {host}:{port}\\r\\n\\r\\n'.encode())\n"
+    "status = s.recv(4096).decode(errors='replace').split('\\r\\n')[0]\n"
+    "print(status, file=sys.stderr)\n"
+    "sys.exit(0 if ' 200 ' in status + ' ' else 1)\n";
+
 /* An address the policy does not name, as a literal, or where a listed name
  * leads without net.lan: refused, each for its reason. */
 static void test_literal_and_private_refused(void **state) {
@@ -214,11 +230,29 @@ static void test_literal_and_private_refused(void **state) {
     assert_contains(P.err, hint, "stderr");
     expect_unsandboxed_ok(f, cmd, &P);
 
-    policy(f, "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" } }", srv.cert,
-           srv.host, srv.https);
+    policy(f, "exec = { \"curl\", \"%s\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" } }",
+           PYTHON, srv.cert, srv.host, srv.https);
     cmd = CMD("curl", "-sS", "--cacert", srv.cert, named);
     expect_denied(f, cmd, 56, &P);
     FMT(hint, "which resolves to %s", srv.addr);
+    assert_contains(P.err, hint, "stderr");
+
+    /* An address spelled as a name (inet_aton's hex) is an address: no
+     * hint offers it to net.domains, the first step of a lure to the
+     * host's loopback (red team 3). Unsandboxed, it reaches the server. */
+    char port[16];
+    FMT(port, "%d", srv.https);
+    cmd = CMD(PYTHON, "-c", spelled_py, "0x7f000001", port);
+    expect_denied(f, cmd, 1, &P);
+    assert_contains(P.err, "400", "the proxy's answer");
+    assert_lacks(P.err, "domains = { \"0x7f000001", "stderr");
+    expect_unsandboxed_ok(f, cmd, &P);
+    cmd = CMD(PYTHON, "-c", spelled_py, "127.0.0.0x1", port);
+    expect_denied(f, cmd, 1, &P);
+    assert_lacks(P.err, "domains = { \"127.0.0.0x1", "stderr");
+
+    cmd = CMD("curl", "-sS", "--cacert", srv.cert, named);
+    expect_denied(f, cmd, 56, &P);
     assert_contains(P.err, hint, "stderr");
     FMT(hint, "net = { lan = { \"%s\" } }", srv.addr);
     assert_contains(P.err, hint, "stderr");

@@ -136,6 +136,8 @@ static void test_domain_parse(void **state) {
     assert_domain_refused("ex@mple.com", "not a host name");
     assert_domain_refused("127.1", "not a host name");
     assert_domain_refused("0x7f.0.0.1", "not a host name");
+    assert_domain_refused("0x7f000001", "not a host name");
+    assert_domain_refused("127.0.0.0x1:443", "not a host name");
     assert_domain_refused("010.0.0.1", "not a host name");
     assert_domain_refused("*.10.0.0.1", "goes before a name");
     assert_domain_refused("*.[::1]", "goes before a name");
@@ -235,6 +237,14 @@ static void test_host_normal(void **state) {
     normal_is("[1.2.3.4]", NULL);
     normal_is("127.1", NULL);
     normal_is("2130706433", NULL);
+    /* What inet_aton reads as an address is one, whatever its last label:
+     * never a name a 403 would offer to net.domains (red team 3). */
+    normal_is("0x7f000001", NULL);
+    normal_is("127.0.0.0x1", NULL);
+    normal_is("0x7f.0x0.0x0.0x1", NULL);
+    normal_is("0xa.0.0.1", NULL);
+    normal_is("0x7f000001.example", "0x7f000001.example");
+    normal_is("deadbeef.cafe", "deadbeef.cafe");
     normal_is("1.2.3.04", NULL);
     normal_is("ex\xc3\xa4mple.com", NULL);
     char nul[] = "exa\0mple.com";
@@ -420,6 +430,8 @@ static void test_request_http(void **state) {
     HTTP_BAD("GET http://ex ample/ HTTP/1.1\r\n\r\n", 400, "HTTP/1.0 or HTTP/1.1");
     HTTP_BAD("GET http:///x HTTP/1.1\r\n\r\n", 400, "no host");
     HTTP_BAD("GET http://127.1/ HTTP/1.1\r\n\r\n", 400, "not a host name");
+    HTTP_BAD("GET http://0x7f000001/ HTTP/1.1\r\n\r\n", 400, "not a host name");
+    HTTP_BAD("CONNECT 127.0.0.0x1:443 HTTP/1.1\r\n\r\n", 400, "not a host name");
     HTTP_BAD("GET http://x.example/ HTTP/2\r\n\r\n", 400, "HTTP/1.0 or HTTP/1.1");
     HTTP_BAD("GET http://x.example/ HTTP/1.1\r\n folded\r\n\r\n", 400, "folded");
     HTTP_BAD("GET http://x.example/ HTTP/1.1\r\nNo colon\r\n\r\n", 400, "NAME:");

@@ -329,6 +329,59 @@ local function preset_for(targets)
   end
 end
 
+-- An address without its IPv6 brackets.
+local function unbracket(host) return (host or ""):match("^%[(.*)%]$") or host end
+
+-- HOST as an address in its plain form ("127.0.0.1", "[::1]") when it is
+-- one: IPv4 as inet_aton reads it (1 to 4 parts, each decimal, 0x hex or 0
+-- octal: 127.1, 0x7f000001, 0177.0.0.1, 2130706433), or IPv6 in brackets;
+-- nil for a name. A name spelled as an address is an address: no hint
+-- offers it to net.domains, where it would lead to one.
+local function address(host)
+  if type(host) ~= "string" then return nil end
+  if host:find("^%[[%x:.]+%]$") then return host:lower() end
+  local parts = {}
+  for part in (host .. "."):gmatch("([^.]*)%.") do
+    local n = part:find("^0[xX]%x+$") and tonumber(part:sub(3), 16)
+      or part:find("^[1-9]%d*$") and tonumber(part)
+      or part:find("^0[0-7]*$") and tonumber(part, 8)
+    if not n or #parts == 4 then return nil end
+    parts[#parts + 1] = n
+  end
+  -- The last part fills what the others leave: a.b.c.d, a.b.cd, a.bcd, abcd.
+  local last, bytes = parts[#parts], {}
+  for i = 1, #parts - 1 do
+    if parts[i] > 255 then return nil end
+    bytes[i] = parts[i]
+  end
+  local room = 5 - #parts
+  if #parts == 0 or last >= 256 ^ room then return nil end
+  for i = room, 1, -1 do
+    bytes[#parts - 1 + i] = last % 256
+    last = last // 256
+  end
+  return table.concat(bytes, ".")
+end
+
+-- Is HOST (an address or name, as a refusal gives it) this host's loopback?
+local function is_loopback(host)
+  host = unbracket(host)
+  return host == "localhost" or host == "::1" or (host or ""):find("^127%.%d+%.%d+%.%d+$") ~= nil
+end
+
+-- Is HOST an address of a private, link-local or unique-local network,
+-- which lcsb's proxy reaches only where net.lan names it?
+local function is_private(host)
+  host = (unbracket(host) or ""):lower()
+  local a, b = host:match("^(%d+)%.(%d+)%.%d+%.%d+$")
+  a, b = tonumber(a), tonumber(b)
+  if a then
+    return a == 10 or (a == 172 and b >= 16 and b <= 31) or (a == 192 and b == 168)
+      or (a == 169 and b == 254) or (a == 100 and b >= 64 and b <= 127)
+  end
+  return host:find("^f[cd]%x%x:") ~= nil or host:find("^fe[89ab]%x:") ~= nil
+end
+
 -- Services that run programs, or use keys, as their owner: a socket that
 -- reaches one is a way out of the sandbox.
 local SERVICES = { "/bus$", "dbus", "/systemd/", "libvirt", "ssh", "gpg", "gnupg", "keyring", "agent" }
@@ -342,6 +395,10 @@ local function classify(ev, r)
   if r.key == "protect" or r.key == "hide" or r.key == "net" then return r.key end
   local policy = ev.policy or {}
   if r.key == "sockets" then
+    -- Never offered: a socket grants whatever its server does, and no list
+    -- of the servers that run commands (tmux, screen, an editor's, kitty's,
+    -- Jupyter's, an engine's) is ever complete; a recorder line is also the
+    -- command's own say. What is known of the server is said.
     if matches_any(r.target, ENGINES) then
       return "withheld", "it reaches a container engine, which runs anything as its owner: a "
         .. "decision to make yourself"
@@ -350,10 +407,9 @@ local function classify(ev, r)
       return "withheld", "it reaches a service that runs programs or uses keys as its owner, "
         .. "outside the sandbox: a decision to make yourself"
     end
-    -- A daemon's socket in /run (a database's) is the usual way to one.
-    local why = withheld((r.target:gsub("^/var/run/", "/srv/"):gsub("^/run/", "/srv/")))
-    if why then return "withheld", why end
-    return "sockets"
+    return "withheld", "a unix socket outside the sandbox grants the command whatever its "
+      .. "server does (a terminal multiplexer's or an editor's runs any command sent to it); "
+      .. "name it in sockets yourself only if you would let the command do all of that"
   end
   if r.key == "exec" then
     if r.target:sub(1, 1) ~= "/" then return "exec" end
@@ -478,9 +534,6 @@ local function render(ev, group)
   elseif kind == "hide" then
     return { ("refused: %s: it is hidden by the policy (hide, or one of /etc's secrets): it does "
       .. "not exist for the command"):format(refusal_text(ev, r)) }
-  elseif kind == "sockets" then
-    return { ("refused: %s: a unix socket outside the policy; to allow it, add sockets = %s")
-      :format(refusal_text(ev, r), lua_list { r.target }) }
   elseif kind == "net" then
     local att = ev.attestation or {}
     local port = tonumber(r.target:match(":(%d+)$"))
@@ -500,7 +553,8 @@ local function render(ev, group)
     local host = r.target:match("^(.-):%d+$")
     -- Only a host name's own bytes: a "*.com" or a list the command made
     -- up is no domain to offer.
-    local name = host and host:find("%a") and host:find("^[%w][%w%.%-]*$") and host
+    local name = host and host:find("%a") and host:find("^[%w][%w%.%-]*$")
+      and not address(host) and host
     if name and port == 0 then text = text:gsub(":0 %(", " (", 1):gsub(":0$", "") end
     local net = type(policy.net) == "table" and policy.net or {}
     if name and r.op == "connect" and list(net.domains)[1] ~= nil then
@@ -520,7 +574,16 @@ local function render(ev, group)
     elseif att.net == "domains" and r.op == "connect" then
       return { ("refused: %s: under net.domains the command reaches hosts by name, through "
         .. "lcsb's proxy: add the host's name to net = { domains = { ... } }"):format(text) }
-    elseif port and port > 0 then
+    elseif port and port > 0 and r.op == "connect" and address(host)
+      and not is_loopback(address(host)) then
+      -- Another host: a port alone would open that port to every host.
+      local plain = address(host)
+      local lan = is_private(plain) and (", lan = %s"):format(lua_list { unbracket(plain) }) or ""
+      return { ("refused: %s: to reach that host, add net = { domains = %s%s } (through lcsb's "
+        .. "proxy; its name, where you know it, is better); net = { connect = { %d } } would "
+        .. "open TCP %d to every host"):format(text, lua_list { plain .. ":" .. port }, lan, port,
+          port) }
+    elseif port and port > 0 and (r.op == "bind" or is_loopback(address(host))) then
       local key = r.op == "bind" and "bind" or "connect"
       return { ("refused: %s: add net = { %s = { %d } }"):format(text, key, port) }
     end
@@ -1183,8 +1246,9 @@ M.add("network", function(ev)
   -- connecting to it fails with ENOENT, which no network setting changes.
   if att.world == "own" and matches_any(stderr, ABSENT) then
     return "a connection failed on a path that does not exist for the command: a unix "
-      .. "socket outside the policy is not in its world; to reach one, add sockets = { \"PATH\" } "
-      .. "(or \"$VARIABLE\" naming it, as \"$SSH_AUTH_SOCK\")"
+      .. "socket outside the policy is not in its world; sockets = { \"PATH\" } (or "
+      .. "\"$VARIABLE\" naming it, as \"$SSH_AUTH_SOCK\") lets one in, and with it whatever "
+      .. "its server does for whoever connects"
   end
   local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
@@ -1213,16 +1277,29 @@ M.add("network", function(ev)
         type(net) == "table" and "net.connect allows TCP ports but no name lookups"
           or "the policy allows no network", listed)
   end
-  local port = port_in(stderr .. "\n" .. table.concat(list(ev.argv), " "))
+  local seen = stderr .. "\n" .. table.concat(list(ev.argv), " ")
+  local port = port_in(seen)
   if port then
     for _, allowed in ipairs(list(type(net) == "table" and net.connect)) do
       if allowed == port then return end
     end
-    return ("a connection was refused by the policy; to allow TCP to port %d, set "
-      .. "net = { connect = { %d } } (or net = true for all of the network)"):format(port, port)
+    local host = seen:match("[Ff]ailed to connect to ([%w%.%-:%[%]]+) port")
+      or seen:match("https?://([%w%.%-]+)") or seen:match("https?://(%[[%x:]+%])")
+    host = address(host) or host
+    if is_loopback(host) then
+      return ("a connection to this host's loopback was refused by the policy; to allow TCP to "
+        .. "port %d, set net = { connect = { %d } }"):format(port, port)
+    end
+    -- Another host, or one not named: a port alone opens it to every host.
+    local lan = is_private(host) and (", lan = %s"):format(lua_list { unbracket(host) }) or ""
+    return ("a connection was refused by the policy; to reach %s, add net = { domains = { "
+      .. "\"%s:%d\" }%s } (through lcsb's proxy); net = { connect = { %d } } would open TCP %d "
+      .. "to every host"):format(host and shown(host) or "the host", host or "HOST", port, lan,
+        port, port)
   end
   return "a network operation failed and the policy restricts the network; "
-    .. "net = { connect = { PORT } } allows TCP to a port, net = true all of it"
+    .. "net = { domains = { \"HOST\" } } names hosts to reach through lcsb's proxy, "
+    .. "net = true all of the network"
 end)
 
 -- 97, as the mechanism reported it (the command can exit 97 too): the shim

@@ -116,11 +116,15 @@ T.case("a program the shell could not start names the exec key", function()
 end)
 
 T.case("network failures name the net key, with the port when visible", function()
-  T.has(hints_for { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 8443 after 0 ms\n" },
-    "net = { connect = { 8443 } }", "the port from curl")
+  local remote = hints_for { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 8443 after 0 ms\n" }
+  T.has(remote, 'net = { domains = { "1.2.3.4:8443" } }', "another host: by its address")
+  T.has(remote, "net = { connect = { 8443 } } would open TCP 8443 to every host", "what a port does")
+  T.has(hints_for { stderr = "curl: (7) Failed to connect to 127.0.0.1 port 8443 after 0 ms\n" },
+    "set net = { connect = { 8443 } }", "the loopback: the port")
   local ev = evidence { stderr = "PermissionError: [Errno 13] Permission denied\n" .. "socket\n" }
   ev.argv = { "python3", "fetch.py", "https://example.com/x" }
-  T.has(table.concat(remedies.explain(ev), "\n"), "connect = { 443 }", "the port from a URL")
+  T.has(table.concat(remedies.explain(ev), "\n"), 'domains = { "example.com:443" }',
+    "the host and port from a URL")
   T.has(hints_for { stderr = "curl: (6) Could not resolve host: example.com\n" },
     'net = { domains = { "example.com" } }', "a name is listed, not the whole network")
   local ports = evidence { stderr = "npm ERR! request to https://registry.npmjs.org/x failed, "
@@ -433,6 +437,7 @@ T.case("a world of its own: ENOENT named by what the host has", function()
     "a file being made in a directory the host has")
   local sock = own("ConnectionRefusedError? no: connect: FileNotFoundError: [Errno 2] No such file or directory\n")
   T.has(sock, "sockets = {", "a unix socket: the sockets key")
+  T.has(sock, "whatever its server does", "and what a socket grants")
   T.ok(not sock:find("net = {", 1, true), "not the network's")
 end)
 

@@ -146,9 +146,18 @@ T.case("protected, hidden, sockets: named by the key that governs them, never a 
   T.eq(lines(reported { refusal("read", "hide", "/etc/shadow", "cat", { errno = 2, error = "ENOENT" }) }),
     "refused: read of /etc/shadow (cat): it is hidden by the policy (hide, or one of /etc's "
     .. "secrets): it does not exist for the command", "hide")
-  T.eq(lines(reported { refusal("connect", "sockets", "/run/mysqld/mysqld.sock", "mysql") }),
-    "refused: connect to /run/mysqld/mysqld.sock (mysql): a unix socket outside the policy; "
-    .. 'to allow it, add sockets = { "/run/mysqld/mysqld.sock" }', "sockets")
+  -- No socket is ever offered: one forged recorder line would otherwise
+  -- hand the command the user's tmux server, which runs anything.
+  for _, sock in ipairs { "/run/mysqld/mysqld.sock", "/tmp/tmux-1000/default",
+    "/run/user/1000/tmux-1000/default", "/run/screen/S-u/123.pts-0.host", "/tmp/emacs1000/server",
+    "/run/user/1000/kitty-123", "/run/user/1000/vscode-ipc-1a2b.sock",
+    "/home/u/.local/share/jupyter/runtime/kernel-1.json.sock", "/run/cri-dockerd.sock" } do
+    T.eq(lines(reported { refusal("connect", "sockets", sock, "x") }),
+      ("refused: connect to %s (x): no hint: a unix socket outside the sandbox grants the "
+        .. "command whatever its server does (a terminal multiplexer's or an editor's runs any "
+        .. "command sent to it); name it in sockets yourself only if you would let the command "
+        .. "do all of that"):format(sock), sock)
+  end
   for _, bus in ipairs { "/run/user/1000/bus", "/run/dbus/system_bus_socket",
     "/run/user/1000/gnupg/S.gpg-agent", "/run/user/1000/keyring/ssh", "/run/systemd/private",
     "/tmp/ssh-XXXX/agent.123" } do
@@ -171,7 +180,9 @@ T.case("the network by host and port, in the policy's own net syntax", function(
     refusal("connect", "net", "[::1]:80", "curl"),
     refusal("bind", "net", "0.0.0.0:8080", "node"),
     refusal("socket", "net", "inet/dgram", "dig", { errno = 1, error = "EPERM" }),
-  }), "refused: connect to 93.184.216.34:443 (curl): add net = { connect = { 443 } }\n"
+  }), "refused: connect to 93.184.216.34:443 (curl): to reach that host, add net = { domains = "
+    .. "{ \"93.184.216.34:443\" } } (through lcsb's proxy; its name, where you know it, is "
+    .. "better); net = { connect = { 443 } } would open TCP 443 to every host\n"
     .. "refused: connect to [::1]:80 (curl): add net = { connect = { 80 } }\n"
     .. "refused: bind to 0.0.0.0:8080 (node): add net = { bind = { 8080 } }\n"
     .. "refused: a socket of kind inet/dgram (dig): the policy allows no network; net = true "
@@ -196,7 +207,26 @@ T.case("the network by host and port, in the policy's own net syntax", function(
   ev.attestation.refused = { refusal("connect", "net", "10.0.0.1:8443", "curl") }
   ev.stderr = "curl: (7) Failed to connect to 10.0.0.1 port 8443 after 0 ms\n"
   T.eq(lines(remedies.explain(ev)),
-    "refused: connect to 10.0.0.1:8443 (curl): add net = { connect = { 8443 } }", "no repeat")
+    "refused: connect to 10.0.0.1:8443 (curl): to reach that host, add net = { domains = { "
+    .. "\"10.0.0.1:8443\" }, lan = { \"10.0.0.1\" } } (through lcsb's proxy; its name, where "
+    .. "you know it, is better); net = { connect = { 8443 } } would open TCP 8443 to every host",
+    "no repeat, and a private address through net.lan")
+  -- A remote address never gets a bare port, which opens it to every host;
+  -- the loopback's does.
+  for _, target in ipairs { "140.82.112.3:443", "[2606:4700::1111]:443", "192.168.1.9:22" } do
+    T.hasnt(lines(reported { refusal("connect", "net", target, "git") }), "add net = { connect",
+      target)
+  end
+  T.has(lines(reported { refusal("connect", "net", "127.0.0.1:5432", "psql") }),
+    "add net = { connect = { 5432 } }", "the loopback")
+  -- A name spelled as inet_aton reads an address is an address: no domain.
+  for _, spelled in ipairs { "0x7f000001:443", "127.0.0.0x1:443", "0177.0.0.1:443",
+    "2130706433:443", "127.1:443" } do
+    T.eq(lines(reported { refusal("connect", "net", spelled, "curl") }),
+      ("refused: connect to %s (curl): add net = { connect = { 443 } }"):format(spelled), spelled)
+  end
+  T.has(lines(reported { refusal("connect", "net", "0x8c527003:443", "curl") }),
+    'domains = { "140.82.112.3:443" }', "a remote address, in its plain form")
 end)
 
 T.case("a name looked up and refused: net.domains names it; a socket beside it says nothing more", function()
