@@ -7,7 +7,9 @@
 
 #include "policy.h"
 
+#include <ctype.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,10 +255,69 @@ static void set_env(lua_State *L, lcsb_policy *p) {
     lua_settop(L, t);
 }
 
-/* `degrade = { "scope", ... }`: the parts the host may leave unenforced. */
+/* A limit written as people write it: "2G", "512M", "64KiB" (binary
+ * multiples; bytes), "30s", "10m", "2h" (seconds), or digits alone. The
+ * suffixes LIMIT takes; 0 and *OUT set, or -1 when TEXT is none of these
+ * or does not fit. */
+static int limit_units(lcsb_limit limit, const char *text, unsigned long long *out) {
+    static const struct {
+        const char *suffix;
+        unsigned long long factor;
+        bool bytes;
+    } units[] = {
+        {"", 1, true},
+        {"b", 1, true},
+        {"k", 1ULL << 10, true},
+        {"kb", 1ULL << 10, true},
+        {"kib", 1ULL << 10, true},
+        {"m", 1ULL << 20, true},
+        {"mb", 1ULL << 20, true},
+        {"mib", 1ULL << 20, true},
+        {"g", 1ULL << 30, true},
+        {"gb", 1ULL << 30, true},
+        {"gib", 1ULL << 30, true},
+        {"t", 1ULL << 40, true},
+        {"tb", 1ULL << 40, true},
+        {"tib", 1ULL << 40, true},
+        {"", 1, false},
+        {"s", 1, false},
+        {"m", 60, false},
+        {"h", 3600, false},
+    };
+    bool bytes = limit == LCSB_LIMIT_MEMORY || limit == LCSB_LIMIT_TMP;
+    bool counted = limit == LCSB_LIMIT_PIDS || limit == LCSB_LIMIT_FILES;
+    const char *p = text;
+    unsigned long long n = 0;
+    if (*p < '0' || *p > '9') return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (n > (ULLONG_MAX - 9) / 10) return -1;
+        n = n * 10 + (unsigned long long)(*p - '0');
+    }
+    char suffix[4];
+    size_t len = strlen(p);
+    if (len >= sizeof suffix) return -1;
+    for (size_t i = 0; i <= len; i++) suffix[i] = (char)tolower((unsigned char)p[i]);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(units[i].suffix, suffix) != 0) continue;
+        if (counted ? *suffix != '\0' : units[i].bytes != bytes) continue;
+        if (n > ULLONG_MAX / units[i].factor) return -1;
+        *out = n * units[i].factor;
+        return 0;
+    }
+    return -1;
+}
+
 /* limits = { time = S, memory = B, pids = N, files = N, tmp = B }: positive
- * integers, each a name of lcsb_limit. */
+ * whole numbers, or strings with units (limit_units), each a name of
+ * lcsb_limit. */
 static void set_limits(lua_State *L, lcsb_policy *p) {
+    static const char *const written[] = {
+        [LCSB_LIMIT_TIME] = "seconds, or with s, m or h: \"30s\", \"10m\"",
+        [LCSB_LIMIT_MEMORY] = "bytes, or with K, M, G or T (binary): \"512M\", \"2G\"",
+        [LCSB_LIMIT_PIDS] = "a count",
+        [LCSB_LIMIT_FILES] = "a count",
+        [LCSB_LIMIT_TMP] = "bytes, or with K, M, G or T (binary): \"512M\", \"2G\"",
+    };
     int t = lua_gettop(L);
     lcsb_error err;
     if (!lua_istable(L, t)) luaL_error(L, "policy key 'limits': expected a table of limits");
@@ -270,16 +331,25 @@ static void set_limits(lua_State *L, lcsb_policy *p) {
                        "policy key 'limits': unknown limit %s%s%s (expected time, memory, pids, "
                        "files, tmp)",
                        name ? "'" : "a ", name ? name : luaL_typename(L, -2), name ? "'" : "");
-        int exact = 0;
-        lua_Integer v = lua_tointegerx(L, -1, &exact);
-        if (!exact || v < 1)
-            luaL_error(L, "policy key 'limits': %s must be a positive whole number", name);
-        if (lcsb_policy_set_limit(p, (lcsb_limit)k, (unsigned long long)v, &err))
-            lcsb__lua_raise(L, &err);
+        unsigned long long v = 0;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            if (limit_units((lcsb_limit)k, lua_tostring(L, -1), &v) != 0 || v == 0)
+                luaL_error(L, "policy key 'limits': %s = \"%s\" is not %s", name,
+                           lua_tostring(L, -1), written[k]);
+        } else {
+            int exact = 0;
+            lua_Integer n = lua_tointegerx(L, -1, &exact);
+            if (!exact || n < 1)
+                luaL_error(L, "policy key 'limits': %s must be a positive whole number (%s)", name,
+                           written[k]);
+            v = (unsigned long long)n;
+        }
+        if (lcsb_policy_set_limit(p, (lcsb_limit)k, v, &err)) lcsb__lua_raise(L, &err);
         lua_pop(L, 1);
     }
 }
 
+/* `degrade = { "scope", ... }`: the parts the host may leave unenforced. */
 static void set_degradable(lua_State *L, lcsb_policy *p) {
     int t = lua_gettop(L);
     unsigned parts = 0;

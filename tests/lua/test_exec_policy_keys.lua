@@ -84,6 +84,28 @@ T.case("wrong types are named", function()
   T.has(policy_error {}, "no scope owns the private HOME")
 end)
 
+T.case("limits as people write them", function()
+  local function limits(l) return lcsb.policy { limits = l }:table().limits end
+  T.eq(limits { memory = "2G" }.memory, 2 << 30, "2G")
+  T.eq(limits { memory = "512M", tmp = "64KiB" }.memory, 512 << 20, "512M")
+  T.eq(limits { tmp = "64KiB" }.tmp, 64 << 10, "64KiB")
+  T.eq(limits { memory = "1gb" }.memory, 1 << 30, "1gb")
+  T.eq(limits { memory = "4096" }.memory, 4096, "digits alone")
+  T.eq(limits { time = "30s" }.time, 30, "30s")
+  T.eq(limits { time = "10m" }.time, 600, "10m: minutes for time")
+  T.eq(limits { time = "2h" }.time, 7200, "2h")
+  T.eq(limits { pids = "512", files = 64 }.pids, 512, "a count as a string")
+  for _, bad in ipairs { { memory = "2X" }, { memory = "G" }, { memory = "-1G" }, { memory = "1.5G" },
+    { memory = "2 G" }, { time = "30G" }, { time = "1d" }, { pids = "1k" }, { memory = "0M" },
+    { memory = "99999999999999999999" }, { memory = "16777216T" }, { tmp = "30s" } } do
+    local name, value = next(bad)
+    T.has(T.raises(function() return limits(bad) end), ("%s = \"%s\" is not"):format(name, value),
+      name .. " " .. value)
+  end
+  T.has(T.raises(function() return limits { memory = 1.5 } end), "memory must be a positive whole "
+    .. "number (bytes, or with K, M, G or T", "a fraction")
+end)
+
 T.case("env overlay and network", function()
   local s <close> = lcsb.scope()
   -- The simple form: the overlay alone, given back in the structured one.
