@@ -9,6 +9,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 started=$SECONDS
+# Each part's heading, with the time so far.
+section() { echo "== $* [$((SECONDS - started)) s]"; }
 # What git saw before the run: the run must leave it so (tests write under
 # build folders and temporary directories only).
 tree_before=
@@ -26,17 +28,17 @@ build() { # DIR [CMAKE ARGS...]
   cmake --build "$dir" -j "$jobs" >/dev/null
 }
 
-echo "== build and test (release)"
+section "build and test (release)"
 build "$root/build"
 (cd "$root/build" && ctest --output-on-failure --no-tests=error -j "$jobs")
 
-echo "== benchmarks, quick mode (they must run; they assert nothing about time)"
+section "benchmarks, quick mode (they must run; they assert nothing about time)"
 CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/containers.conf} "$root/build/bench/bench" --quick
 # The recorder's cost on a build: 20 files, two rounds, nothing asserted.
 "$root/build/bench/bench-project" --quick
 
 if [[ $(id -u) -eq 0 ]]; then
-  echo "== enforcement and shim suites as an unprivileged user"
+  section "enforcement and shim suites as an unprivileged user"
   "$root/tests/test_user.sh" >/dev/null
   # A copy the user can read, away from root's home.
   unpriv=$(mktemp -d /tmp/lcsb-unpriv.XXXXXX)
@@ -64,11 +66,11 @@ if [[ $(id -u) -eq 0 ]]; then
   rm -rf "$unpriv"
 fi
 
-echo "== sanitizers (address, undefined)"
+section "sanitizers (address, undefined)"
 build "$root/build-asan" -DLCSB_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
 (cd "$root/build-asan" && ctest --output-on-failure --no-tests=error -j "$jobs")
 
-echo "== valgrind: the pure suites, and a whole run under --backend none"
+section "valgrind: the pure suites, and a whole run under --backend none"
 # valgrind does not know the Landlock syscalls (it answers ENOSYS), so what
 # runs under it is what needs no Landlock; the sanitizer build covers the rest.
 vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
@@ -99,17 +101,17 @@ export XDG_STATE_HOME=$vg_state
 rm -rf "$vg_project" "$vg_state"
 unset XDG_STATE_HOME
 
-echo "== fuzzing, briefly (scripts/fuzz.sh runs each target for minutes)"
+section "fuzzing, briefly (scripts/fuzz.sh runs each target for minutes)"
 "$root/scripts/fuzz.sh" "${LCSB_FUZZ_SECONDS:-15}"
 
-echo "== install into a prefix and use it from there (pkg-config, CMake, Lua, man)"
+section "install into a prefix and use it from there (pkg-config, CMake, Lua, man)"
 "$root/scripts/install-test.sh"
 
-echo "== demo"
+section "demo"
 "$root/examples/demo/run.sh" "$root/build/lcsb"
 
 if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  echo "== the working tree as the run found it"
+  section "the working tree as the run found it"
   tree_after=$(git -C "$root" status --porcelain)
   if [[ $tree_after != "$tree_before" ]]; then
     echo "the tests changed the working tree (git status --porcelain):" >&2
