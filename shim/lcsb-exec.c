@@ -729,16 +729,37 @@ static int env_hop(char **argv, int at) {
  * init: Landlock lets no process trace one in an enclosing domain, nor, with
  * scoping, signal it. The layer takes nothing away that the policy grants:
  * it handles making block devices only, which no tier grants, and the
- * scopes the policy already has. */
+ * scopes the policy already has. Landlock takes every domain to handle
+ * REFER, and one with no rule for it refuses every link and rename across
+ * directories (EXDEV), the project's own included: so the layer grants
+ * REFER on its whole root, leaving it to the policy's layer. */
 static int enter_child_domain(const struct header *h) {
+    bool refer = (h->handled.fs & LANDLOCK_ACCESS_FS_REFER) != 0;
     struct ruleset_attr attr = {
-        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK,
+        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK | (refer ? LANDLOCK_ACCESS_FS_REFER : 0),
         .scoped = h->handled.scope,
     };
+    /* "/" by open(2): the filters are in place by now, and answer openat2
+     * with ENOSYS; the root is no symlink. */
+    struct path_beneath_attr root = {.allowed_access = LANDLOCK_ACCESS_FS_REFER};
     int fd = landlock_create_ruleset(&attr, ruleset_size(h->abi), 0);
 
     if (fd < 0)
         return fail("create the command's Landlock domain: %s", strerror(errno));
+    if (refer && (root.parent_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        fail("open / for the command's Landlock domain: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (refer && landlock_add_rule(fd, LANDLOCK_RULE_PATH_BENEATH, &root, 0) != 0) {
+        fail("grant moves across directories in the command's Landlock domain: %s",
+             strerror(errno));
+        close(root.parent_fd);
+        close(fd);
+        return -1;
+    }
+    if (refer)
+        close(root.parent_fd);
     if (landlock_restrict_self(fd, 0) != 0) {
         fail("enter the command's Landlock domain: %s", strerror(errno));
         close(fd);

@@ -49,6 +49,38 @@ static void test_metadata_outside_refused(void **state) {
     }
 }
 
+/* Files move between the project's directories, by rename and by hard
+ * link, as package managers (npm's cache), git and build tools move them;
+ * one moved out of the project into what it may only read is refused. The
+ * command's own nested Landlock domain once refused every move across
+ * directories (EXDEV): a domain takes REFER as handled, rule or not. */
+static void test_moves_within_the_project(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char script[4 * PATH_MAX], out_file[PATH_MAX];
+    path_in(out_file, f->ro, "moved-out");
+    policy(f, "exec = { \"sh\", \"mkdir\", \"mv\", \"ln\", \"cat\", \"%s\" }, read = { \"%s\" }",
+           PYTHON, f->ro);
+    FMT(script, "import os\n"
+                "os.makedirs('a/b', exist_ok=True); os.makedirs('c', exist_ok=True)\n"
+                "open('a/b/f', 'w').write('moved\\n')\n"
+                "os.rename('a/b/f', 'c/f')\n"
+                "os.link('c/f', 'a/g')\n"
+                "os.rename('a/b', 'c/b')\n"
+                "print(open('a/g').read(), end='')\n");
+    const char *const *cmd = CMD(PYTHON, "-c", script);
+    expect_allowed(f, cmd, &P);
+    assert_string_equal(P.out, "moved\n");
+    char moved[PATH_MAX];
+    assert_true(access(path_in(moved, f->project, "c/b"), F_OK) == 0);
+    /* Out of the project into the read tier: refused, and it stays. */
+    FMT(script, "import os\nos.rename('a/g', '%s')\n", out_file);
+    expect_denied(f, CMD(PYTHON, "-c", script), 1, &P);
+    assert_int_equal(access(out_file, F_OK), -1);
+    expect_unsandboxed_ok(f, CMD(PYTHON, "-c", script), &P);
+    assert_int_equal(unlink(out_file), 0);
+}
+
 /* In a repository inside the project, hooks and config stay read-only, also
  * through a symlink the command makes; the rest of the project, and git
  * commit, still work. */
@@ -227,6 +259,7 @@ int main(void) {
         T(test_git_hooks_before_they_exist),
         T(test_git_placeholder_left_behind),
         T(test_git_file_protected),
+        T(test_moves_within_the_project),
         /* set-id bits, and a status that only looks like the shim's */
         T(test_setid_refused),
         T(test_fake_setup_failure),
