@@ -10,6 +10,7 @@
 #include "lua_host.h"
 #include "lua_lcsb.h"
 #include "lua_loads.h"
+#include "lua_modules.h"
 #include "lua_policy.h"
 #include "lua_stop.h"
 #include "lua_util.h"
@@ -250,22 +251,11 @@ static void push_run_context(lua_State *L, const char *const *argv) {
 static int pmain(lua_State *L) {
     pmain_args *args = lua_touserdata(L, 1);
     lcsb_script *s = args->script;
-    luaL_openlibs(L);
+    /* `require "lcsb"` finds lcsb's modules in the library; only the
+     * system's Lua C modules (lua-cjson for JSON policy files). */
+    lcsb__lua_open(L, args->lua_dir);
     lcsb__stop_open_commands(L);
     lcsb__loads_install(L, &s->loads);
-
-    /* `require "lcsb"` finds lua/lcsb/init.lua; its C half is preloaded. */
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, luaopen_lcsb);
-    lua_setfield(L, -2, "lcsb.core");
-    lua_pop(L, 1);
-    lua_getglobal(L, "package");
-    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua", args->lua_dir, args->lua_dir);
-    lua_setfield(L, -2, "path");
-    /* Only the system's Lua C modules (lua-cjson for JSON policy files). */
-    lua_pushliteral(L, LCSB_LUA_CPATH);
-    lua_setfield(L, -2, "cpath");
-    lua_pop(L, 1);
 
     if (args->shim) {
         lua_pushstring(L, args->shim);
@@ -693,18 +683,7 @@ static const char explain_saved[] =
     "  argv = {}, policy = {}, saved = true }\n";
 
 static int pexplain_saved(lua_State *L) {
-    const char *lua_dir = lua_touserdata(L, 1);
-    luaL_openlibs(L);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, luaopen_lcsb);
-    lua_setfield(L, -2, "lcsb.core");
-    lua_pop(L, 1);
-    lua_getglobal(L, "package");
-    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua", lua_dir, lua_dir);
-    lua_setfield(L, -2, "path");
-    lua_pushliteral(L, LCSB_LUA_CPATH);
-    lua_setfield(L, -2, "cpath");
-    lua_pop(L, 1);
+    lcsb__lua_open(L, lua_touserdata(L, 1));
     if (luaL_loadbuffer(L, explain_saved, sizeof explain_saved - 1, "=explain") != LUA_OK)
         return lua_error(L);
     lua_pushvalue(L, 2);
