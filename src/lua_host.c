@@ -9,7 +9,9 @@
 
 #include "cache.h"
 #include "changed.h"
+#include "facts.h"
 #include "path.h"
+#include "resolve.h"
 #include "sys.h"
 #include "sysprefix.h"
 
@@ -78,6 +80,60 @@ static int l_scope_close(lua_State *L) {
 
 /* ---- what exec_policy needs from the disk ---- */
 
+#define FACTS_ACTIVE "lcsb.facts_active"
+#define FACTS_OWNED "lcsb.facts_owned"
+#define FACTS_OWNED_MT "lcsb.facts_owned_mt"
+
+/* The facts to ask through while a composition runs, else NULL: the host
+ * directly. */
+static lcsb__facts *facts_of(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, FACTS_ACTIVE);
+    lcsb__facts *f = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return f;
+}
+
+static int facts_owned_gc(lua_State *L) {
+    lcsb__facts **f = luaL_checkudata(L, 1, FACTS_OWNED_MT);
+    lcsb__facts_free(*f);
+    *f = NULL;
+    return 0;
+}
+
+/* lcsb.core.compose_begin(record): what a composition asks is asked once
+ * from now on, and, with RECORD, marked for a plan. The facts are the
+ * script run's, or, in a plain Lua program, fresh ones for each
+ * composition. */
+static int l_compose_begin(lua_State *L) {
+    bool record = lua_toboolean(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_FACTS);
+    lcsb__facts *f = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!f) {
+        lcsb__facts **owned = lua_newuserdatauv(L, sizeof *owned, 0);
+        *owned = NULL;
+        if (luaL_newmetatable(L, FACTS_OWNED_MT)) {
+            lua_pushcfunction(L, facts_owned_gc);
+            lua_setfield(L, -2, "__gc");
+        }
+        lua_setmetatable(L, -2);
+        if (!(*owned = f = lcsb__facts_new())) return luaL_error(L, "out of memory");
+        lua_setfield(L, LUA_REGISTRYINDEX, FACTS_OWNED); /* kept till the next one */
+    }
+    lcsb__facts_record(f, record);
+    lua_pushlightuserdata(L, f);
+    lua_setfield(L, LUA_REGISTRYINDEX, FACTS_ACTIVE);
+    return 0;
+}
+
+/* lcsb.core.compose_end(): the host is asked directly again. */
+static int l_compose_end(lua_State *L) {
+    lcsb__facts_record(facts_of(L), false);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, FACTS_ACTIVE);
+    return 0;
+}
+
 /* lcsb.which(name) -> { program, interpreter... } | nil, message */
 static int l_which(lua_State *L) {
     size_t len;
@@ -89,7 +145,8 @@ static int l_which(lua_State *L) {
         lua_pushfstring(L, "exec: %s: holds a NUL byte", name);
         return 2;
     }
-    if (lcsb_resolve_program(name, &files, &err)) return lcsb__lua_fail(L, err.message);
+    if (lcsb__resolve_program(facts_of(L), name, &files, &err))
+        return lcsb__lua_fail(L, err.message);
     lcsb__lua_push_argv(L, files);
     lcsb_argv_free(files);
     return 1;
@@ -136,7 +193,7 @@ static int l_rmdir(lua_State *L) {
 /* lcsb.kind(path) -> "dir" | "file" | "other" | nil (following symlinks) */
 static int l_kind(lua_State *L) {
     struct stat st;
-    if (stat(luaL_checkstring(L, 1), &st) != 0) {
+    if (lcsb__facts_stat(facts_of(L), luaL_checkstring(L, 1), &st) != 0) {
         luaL_pushfail(L);
         return 1;
     }
@@ -148,7 +205,7 @@ static int l_kind(lua_State *L) {
  * which file it is) | nil; a symlink as itself */
 static int l_lstat(lua_State *L) {
     struct stat st;
-    if (lstat(luaL_checkstring(L, 1), &st) != 0) {
+    if (lcsb__facts_lstat(facts_of(L), luaL_checkstring(L, 1), &st) != 0) {
         luaL_pushfail(L);
         return 1;
     }
@@ -164,7 +221,7 @@ static int l_lstat(lua_State *L) {
  * says it (exec_policy follows a path hop by hop to see where it passes). */
 static int l_readlink(lua_State *L) {
     char out[PATH_MAX];
-    ssize_t n = readlink(luaL_checkstring(L, 1), out, sizeof out - 1);
+    ssize_t n = lcsb__facts_readlink(facts_of(L), luaL_checkstring(L, 1), out);
     if (n < 0) {
         luaL_pushfail(L);
         return 1;
@@ -176,7 +233,8 @@ static int l_readlink(lua_State *L) {
 static int l_realpath(lua_State *L) {
     char out[PATH_MAX];
     const char *path = luaL_checkstring(L, 1);
-    if (!lcsb__realpath(path, out)) {
+    lcsb__facts *f = facts_of(L);
+    if (!(f ? lcsb__facts_realpath(f, path, out) : lcsb__realpath(path, out))) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;
@@ -185,12 +243,19 @@ static int l_realpath(lua_State *L) {
     return 1;
 }
 
-static int not_dots(const struct dirent *e) {
-    return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-}
+/* A directory's listing, owned by a userdata while Lua strings are made of
+ * it: a push that runs out of memory leaves nothing behind. */
+typedef struct listing {
+    lcsb__strv names;
+    char *kinds;
+} listing;
 
-static int by_name(const struct dirent **a, const struct dirent **b) {
-    return strcmp((*a)->d_name, (*b)->d_name);
+static int listing_gc(lua_State *L) {
+    listing *l = lua_touserdata(L, 1);
+    lcsb__strv_clear(&l->names);
+    free(l->kinds);
+    l->kinds = NULL;
+    return 0;
 }
 
 /* lcsb.listdir(path) -> PATH's entry names, sorted bytewise, without . and
@@ -198,28 +263,30 @@ static int by_name(const struct dirent **a, const struct dirent **b) {
  * or "unknown" where the file system does not say) | nil, message */
 static int l_listdir(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
-    struct dirent **names;
-    int n = scandir(path, &names, not_dots, by_name);
-    if (n < 0) {
+    listing *l = lua_newuserdatauv(L, sizeof *l, 0);
+    memset(l, 0, sizeof *l);
+    lua_newtable(L);
+    lua_pushcfunction(L, listing_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    if (lcsb__facts_listdir(facts_of(L), path, &l->names, &l->kinds) != 0) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;
     }
-    lua_createtable(L, n, 0);
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        unsigned char type = names[i]->d_type;
-        lua_pushstring(L, names[i]->d_name);
-        lua_rawseti(L, -3, i + 1);
-        lua_pushstring(L, type == DT_REG       ? "file"
-                          : type == DT_DIR     ? "dir"
-                          : type == DT_LNK     ? "link"
-                          : type == DT_UNKNOWN ? "unknown"
-                                               : "other");
-        lua_rawseti(L, -2, i + 1);
-        free(names[i]);
+    lua_createtable(L, (int)l->names.n, 0);
+    lua_createtable(L, (int)l->names.n, 0);
+    for (size_t i = 0; i < l->names.n; i++) {
+        lua_pushstring(L, l->names.v[i]);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        char k = l->kinds[i];
+        lua_pushstring(L, k == 'f'   ? "file"
+                          : k == 'd' ? "dir"
+                          : k == 'l' ? "link"
+                          : k == '?' ? "unknown"
+                                     : "other");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    free(names);
     return 2;
 }
 
@@ -612,6 +679,8 @@ const luaL_Reg lcsb__lua_host_functions[] = {
     {"changed", l_changed},
     {"fs_now", l_fs_now},
     {"read_regular", l_read_regular},
+    {"compose_begin", l_compose_begin},
+    {"compose_end", l_compose_end},
     {"cache_dir", l_cache_dir},
     {"cache_root", l_cache_root},
     {NULL, NULL},

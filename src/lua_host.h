@@ -7,6 +7,13 @@
 
 #include <lauxlib.h>
 
+/* The registry's light userdata for the facts (facts.h) a state composes
+ * with: the disk helpers ask through them while a composition runs
+ * (core.compose_begin to core.compose_end), and the host directly at any
+ * other time. A script run (script.c) puts its own there; a plain Lua
+ * program gets some made for it. */
+#define LCSB__REG_FACTS "lcsb.facts"
+
 extern const luaL_Reg lcsb__lua_host_functions[];
 void lcsb__lua_host_classes(lua_State *L);
 /* Close the scope at IDX if it is an open one (never raises); as lcsb__scope_close. */

@@ -2,35 +2,67 @@
  * regular files the kernel will execute for it. Landlock checks EXECUTE on the
  * program and on the interpreter the kernel loads for it (ELF PT_INTERP, `#!`),
  * so both must be granted, each as a resolved file. Reads files. */
+#include "resolve.h"
+
+#include "facts.h"
 #include "sys.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Find NAME the way execvp does; a name with a slash is taken as a path. */
-static int locate(const char *name, char *out, lcsb_error *err) {
+/* How much of a program is read at first: its ELF headers and interpreter,
+ * or its #! line, lie within it but for odd files, which are read again. */
+#define HEAD 4096
+/* The most of a program read to find its interpreter. */
+#define HEAD_MAX (1 << 20)
+
+/* Find NAME the way execvp does (absolute PATH entries only); a name with a
+ * slash is taken as a path. */
+static int locate(lcsb__facts *f, const char *name, char *out, lcsb_error *err) {
     if (!*name) return lcsb__fail(err, LCSB_EINVAL, "exec: empty program name");
     if (strchr(name, '/')) {
         if (snprintf(out, PATH_MAX, "%s", name) >= PATH_MAX)
             return lcsb__fail(err, LCSB_EINVAL, "exec: %s: path too long", name);
         return 0;
     }
-    if (lcsb__find_on_path(name, out, PATH_MAX)) return 0;
+    const char *path = getenv("PATH");
+    for (const char *dir = path ? path : ""; *dir;) {
+        size_t len = strcspn(dir, ":");
+        struct stat st;
+        if (dir[0] == '/' &&
+            (size_t)snprintf(out, PATH_MAX, "%.*s/%s", (int)len, dir, name) < PATH_MAX &&
+            lcsb__facts_stat(f, out, &st) == 0 && S_ISREG(st.st_mode) &&
+            lcsb__facts_executable(f, out))
+            return 0;
+        dir += len + (dir[len] == ':');
+    }
     return lcsb__fail(err, LCSB_EINVAL, "exec: %s: not found on PATH", name);
 }
 
-/* ELF PT_INTERP of the open file FD into OUT; 1 found, 0 none (static or not ELF). */
-static int elf_interp(int fd, char *out) {
+/* LEN bytes at OFF of the head H (GOT bytes long) into OUT: false when the
+ * head is too short, and *NEED then says how much of it would do. */
+static bool take(const char *h, size_t got, uint64_t off, size_t len, void *out, uint64_t *need) {
+    if (off > HEAD_MAX || len > HEAD_MAX || off + len > got) {
+        if (off + len > *need) *need = off + len;
+        return false;
+    }
+    memcpy(out, h + off, len);
+    return true;
+}
+
+/* The ELF PT_INTERP in the head H (GOT bytes) into OUT: 1 found, 0 none
+ * (static or not ELF), -1 when more of the file is needed (*NEED bytes). */
+static int elf_interp(const char *h, size_t got, char *out, uint64_t *need) {
     unsigned char ident[EI_NIDENT];
-    if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident ||
-        memcmp(ident, ELFMAG, SELFMAG) != 0)
+    if (!take(h, got, 0, sizeof ident, ident, need) || memcmp(ident, ELFMAG, SELFMAG) != 0)
         return 0;
     bool is64 = ident[EI_CLASS] == ELFCLASS64;
     Elf64_Ehdr eh;
@@ -38,40 +70,41 @@ static int elf_interp(int fd, char *out) {
     uint64_t phoff;
     unsigned phnum, phentsize;
     if (is64) {
-        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) return 0;
+        if (!take(h, got, 0, sizeof eh, &eh, need)) return got < sizeof eh ? 0 : -1;
         phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
     } else {
-        if (pread(fd, &eh32, sizeof eh32, 0) != (ssize_t)sizeof eh32) return 0;
+        if (!take(h, got, 0, sizeof eh32, &eh32, need)) return got < sizeof eh32 ? 0 : -1;
         phoff = eh32.e_phoff, phnum = eh32.e_phnum, phentsize = eh32.e_phentsize;
     }
     if (phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) || phnum > 4096) return 0;
     for (unsigned i = 0; i < phnum; i++) {
         uint64_t type, offset, size;
-        off_t at = (off_t)(phoff + (uint64_t)i * phentsize);
+        uint64_t at = phoff + (uint64_t)i * phentsize;
         if (is64) {
             Elf64_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) return 0;
+            if (!take(h, got, at, sizeof ph, &ph, need)) return -1;
             type = ph.p_type, offset = ph.p_offset, size = ph.p_filesz;
         } else {
             Elf32_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) return 0;
+            if (!take(h, got, at, sizeof ph, &ph, need)) return -1;
             type = ph.p_type, offset = ph.p_offset, size = ph.p_filesz;
         }
         if (type != PT_INTERP) continue;
         if (size < 2 || size >= PATH_MAX) return 0;
-        if (pread(fd, out, size, (off_t)offset) != (ssize_t)size) return 0;
+        if (!take(h, got, offset, size, out, need)) return -1;
         out[size - 1] = '\0';
         return out[0] == '/' ? 1 : 0;
     }
     return 0;
 }
 
-/* The `#!` line of FD: the interpreter path into INTERP and, for env, the
- * program it will look up into ENV_PROGRAM. 1 found, 0 none. */
-static int shebang(int fd, char *interp, char *env_program) {
+/* The `#!` line of the head H (GOT bytes): the interpreter path into INTERP
+ * and, for env, the program it will look up into ENV_PROGRAM. 1 found, 0 none. */
+static int shebang(const char *h, size_t got, char *interp, char *env_program) {
     char line[PATH_MAX];
-    ssize_t n = pread(fd, line, sizeof line - 1, 0);
-    if (n < 3 || line[0] != '#' || line[1] != '!') return 0;
+    size_t n = got < sizeof line - 1 ? got : sizeof line - 1;
+    if (n < 3 || h[0] != '#' || h[1] != '!') return 0;
+    memcpy(line, h, n);
     line[n] = '\0';
     char *nl = strchr(line, '\n');
     if (nl) *nl = '\0';
@@ -109,47 +142,60 @@ static bool listed(const lcsb__strv *sv, const char *s) {
     return false;
 }
 
-static int resolve_into(const char *name, lcsb__strv *out, int depth, lcsb_error *err) {
+static int resolve_into(lcsb__facts *f, const char *name, lcsb__strv *out, int depth,
+                        lcsb_error *err) {
     char found[PATH_MAX], real[PATH_MAX], interp[PATH_MAX], env_program[PATH_MAX];
     if (depth > 8)
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: interpreters nest too deep", name);
-    int rc = locate(name, found, err);
+    int rc = locate(f, name, found, err);
     if (rc) return rc;
-    if (!lcsb__realpath(found, real))
+    if (!lcsb__facts_realpath(f, found, real))
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", found, strerror(errno));
     if (listed(out, real)) return 0;
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", real, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return lcsb__fail(err, LCSB_EINVAL, "exec: %s is not a regular file", real);
+    /* The head, and more of it where the ELF headers lie further in. */
+    char small[HEAD], *head = small;
+    size_t got;
+    mode_t mode;
+    uint64_t need = HEAD;
+    int has_interp;
+    for (;;) {
+        if (lcsb__facts_head(f, real, head, need, &got, &mode) != 0) {
+            int saved = errno;
+            if (head != small) free(head);
+            return lcsb__fail(err, LCSB_EINVAL,
+                              saved == EINVAL ? "exec: %s is not a regular file" : "exec: %s: %s",
+                              real, strerror(saved));
+        }
+        uint64_t more = need;
+        has_interp = elf_interp(head, got, interp, &more);
+        if (has_interp >= 0 || more <= need || more > HEAD_MAX || got < need) break;
+        char *bigger = malloc(more);
+        if (head != small) free(head);
+        if (!(head = bigger)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        need = more;
     }
+    if (has_interp < 0) has_interp = 0;
     /* An interpreter the kernel or env would run must be executable: a
      * #! line the command rewrote cannot make any file of the host an
      * exec (and so readable) path of the next run. */
-    if (depth > 0 && !(st.st_mode & 0111)) {
-        close(fd);
+    if (depth > 0 && !(mode & 0111)) {
+        if (head != small) free(head);
         return lcsb__fail(err, LCSB_EINVAL,
                           "exec: %s is named to run a program (#! or env) but is not executable",
                           real);
     }
-    if (lcsb__strv_push(out, real)) {
-        close(fd);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
     env_program[0] = '\0';
-    int has_interp = elf_interp(fd, interp);
-    if (!has_interp) has_interp = shebang(fd, interp, env_program);
-    close(fd);
-    if (has_interp) rc = resolve_into(interp, out, depth + 1, err);
-    if (!rc && env_program[0]) rc = resolve_into(env_program, out, depth + 1, err);
+    if (!has_interp) has_interp = shebang(head, got, interp, env_program);
+    if (head != small) free(head);
+    if (lcsb__strv_push(out, real)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (has_interp) rc = resolve_into(f, interp, out, depth + 1, err);
+    if (!rc && env_program[0]) rc = resolve_into(f, env_program, out, depth + 1, err);
     return rc;
 }
 
-int lcsb_resolve_program(const char *name, char ***out, lcsb_error *err) {
+int lcsb__resolve_program(lcsb__facts *f, const char *name, char ***out, lcsb_error *err) {
     lcsb__strv sv = {0};
-    int rc = name ? resolve_into(name, &sv, 0, err)
+    int rc = name ? resolve_into(f, name, &sv, 0, err)
                   : lcsb__fail(err, LCSB_EINVAL, "exec: no program name");
     if (rc) {
         lcsb__strv_clear(&sv);
@@ -157,4 +203,8 @@ int lcsb_resolve_program(const char *name, char ***out, lcsb_error *err) {
     }
     if (!(*out = lcsb__strv_take(&sv))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     return 0;
+}
+
+int lcsb_resolve_program(const char *name, char ***out, lcsb_error *err) {
+    return lcsb__resolve_program(NULL, name, out, err);
 }

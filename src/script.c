@@ -5,6 +5,7 @@
  * and explain reads the very tables exec_policy made. */
 #include "caps.h"
 #include "escape.h"
+#include "facts.h"
 #include "installed.h"
 #include "json.h"
 #include "lua_host.h"
@@ -68,6 +69,10 @@ struct lcsb_script {
     lcsb__loads loads;
     bool *protected_reads;
     lcsb__caps *caps; /* what the policy was checked against */
+    /* What the script's composition asked of the file system, asked once;
+     * Lua sees them only while the script runs (after the command ran, a
+     * hint asks the disk as it is). */
+    lcsb__facts *facts;
 };
 
 static int panic(lua_State *L) {
@@ -261,6 +266,8 @@ static int pmain(lua_State *L) {
         lua_pushstring(L, args->shim);
         lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_SHIM);
     }
+    lua_pushlightuserdata(L, s->facts);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_FACTS);
     push_run_context(L, args->argv);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
@@ -442,7 +449,9 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     }
     s->memory.max = SCRIPT_MEMORY_MAX;
     rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, err);
-    if (rc || !(s->L = lua_newstate(lcsb__lua_capped_alloc, &s->memory))) {
+    if (rc || !(s->facts = lcsb__facts_new()) ||
+        !(s->L = lua_newstate(lcsb__lua_capped_alloc, &s->memory))) {
+        lcsb__facts_free(s->facts);
         lcsb__loads_clear(&s->loads);
         lcsb__caps_free(caps);
         free(s);
@@ -461,6 +470,8 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     lua_pushlightuserdata(s->L, &args);
     int status = lua_pcall(s->L, 1, 0, 0);
     lcsb__stop_unhook(s->L);
+    lua_pushnil(s->L);
+    lua_setfield(s->L, LUA_REGISTRYINDEX, LCSB__REG_FACTS);
     /* A stop that came as the script returned stops it all the same: what
      * it returned may rest on a command the stop cut short. */
     if (status != LUA_OK || lcsb__stop_signal() || lcsb__stop_timed_out())
@@ -942,6 +953,7 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     lcsb__loads_clear(&s->loads);
     free(s->protected_reads);
     lcsb__caps_free(s->caps);
+    lcsb__facts_free(s->facts);
     free(s);
     return rc;
 }

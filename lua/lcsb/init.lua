@@ -364,14 +364,13 @@ local function socket_paths(opts, read, result)
   end
 end
 
-local function write_tier(opts, project, home, tmp, result)
+-- The write tier as the policy says it; the run adds its own (instantiate):
+-- the caller's terminal, the private HOME and TMPDIR, the caches.
+local function write_tier(opts, project, result)
   local write = {}
   resolved(M.baseline_write, write)
-  resolved(core.ttys(), write)
   existing(opts.write, "write", write, result)
   add_unique(write, project)
-  add_unique(write, home)
-  add_unique(write, tmp)
   return write
 end
 
@@ -501,13 +500,14 @@ local function home_entries(list, read, result, own, writes, warnings)
   return out
 end
 
--- cache = { ".npm", ".cache/pip" }: each entry a directory PROJECT keeps
+-- cache = { ".npm", ".cache/pip" }: each entry a directory the project keeps
 -- between its runs (core.cache_dir: in the user's cache directory, never
 -- the user's own cache nor another project's), made on demand, joining the
 -- write tier, to be seen at that place in the private HOME. It cannot share
 -- a place with a home entry: one inside the other would be a real file
--- written to, or a cache read-only. HOMES are the home entries shown.
-local function cache_entries(list, project, homes, write)
+-- written to, or a cache read-only. HOMES are the home entries shown; the
+-- entries come back as paths relative to HOME.
+local function cache_rels(list, homes)
   local home = real_home("cache")
   local rels = home_list(list, "cache", home)
   for _, rel in ipairs(rels) do
@@ -525,6 +525,12 @@ local function cache_entries(list, project, homes, write)
       end
     end
   end
+  return rels
+end
+
+-- The caches of RELS, each made for PROJECT when it is not there yet
+-- (core.cache_dir, by descriptor), joining the write tier.
+local function cache_entries(rels, project, write)
   local out = {}
   for _, rel in ipairs(rels) do
     local dir, err = core.cache_dir(project, rel)
@@ -534,6 +540,7 @@ local function cache_entries(list, project, homes, write)
   end
   return out
 end
+
 
 -- ENTRIES as the result keeps them: { name = "~/rel", path = real }.
 local function entries_shown(entries)
@@ -1033,29 +1040,29 @@ local function protected(opts, project, write, run, result)
   return out
 end
 
--- exec_policy's result: the policy the C core enforces (result.policy), the
--- same policy as the plain tables lcsb.policy took (read, write, exec, env,
--- net, cwd, degrade, protect: what explain reads), the container world (oci),
--- what the private HOME shows of the real one (home, cache: { name, path }
--- each), what was left out, and what the run holds (placeholders, watch)
--- and looks for afterwards (watch_later), which M.after_run sees to.
-local function build(opts)
-  opts = check_options(opts)
-  -- The run context, when lcsb runs this script for a command (nil in a
-  -- plain Lua program, where nothing is held for the run).
-  local run = core.run()
-  local result = { left_out = {}, placeholders = {}, watch = {} }
-  local scope = scope_of(opts)
-  local project = project_of(opts, run or {})
-  local home, tmp = private_dirs(scope)
-  local read, hide = read_tier(opts, result)
-  hidden_paths(opts, hide, result)
-  socket_paths(opts, read, result)
-  local write = write_tier(opts, project, home, tmp, result)
+-- ---- composing, then instantiating for a run ----
+
+-- What the private HOME and TMPDIR will be, in a composed env before the
+-- run makes them: no variable's value can hold a NUL byte.
+local PRIVATE = { ["\0home"] = "home", ["\0tmp"] = "tmp" }
+
+-- Everything of exec_policy that comes from the policy's options, the
+-- environment and the file system as they are, and touches nothing: plain
+-- data, which a plan keeps (core.plan_save) and a later run takes instead
+-- of composing again while nothing it came from changed. The project is
+-- RUN's working directory unless the policy names one.
+local function compose(opts, run)
+  local plan = { left_out = {} }
+  local project = project_of(opts, run)
+  local read, hide = read_tier(opts, plan)
+  hidden_paths(opts, hide, plan)
+  socket_paths(opts, read, plan)
+  local write = write_tier(opts, project, plan)
   local given_exec = type(opts.exec) == "table" and opts.exec or {}
   -- Where the command writes, for the exec tier's planted test: the write
   -- tier, and every project's caches (made only after the exec tier, which
-  -- names the presets' ones).
+  -- names the presets' ones). The private HOME and TMPDIR are made fresh
+  -- for the run: nothing is found in them.
   local writes = paths.set(write)
   -- No place for caches (an error cache = {...} will name) holds none.
   local cache_root = core.cache_root()
@@ -1064,49 +1071,169 @@ local function build(opts)
   acc.policy_hide = paths.set(hide)
   acc.path_dirs = path_dirs()
   acc.on_path_planted = planted_on_path(acc)
-  local exec = exec_tier(opts, run or {}, acc)
+  local exec = exec_tier(opts, run, acc)
   for _, real in ipairs(acc.read) do
     if not covered(read, real) then add_unique(read, real) end
   end
-  local env = env_spec(opts, home, tmp)
+  local env = env_spec(opts, "\0home", "\0tmp")
   -- What a closure names (RUSTUP_HOME) yields to what the policy says.
   for name, value in pairs(acc.env) do
     local unset = false
     for _, n in ipairs(env.unset) do unset = unset or n == name end
     if env.set[name] == nil and not unset then env.set[name] = value end
   end
-  result.tools, result.warnings, result.built = acc.notes, acc.warnings, acc.built
   -- The seam for tool presets: what they want of the real HOME is appended
   -- to these copies of the policy's own lists, here, before either is read
   -- (duplicates merge, and an entry inside another is seen through it).
   local home_asked = list_copy(opts.home, "home")
   local cache_asked = list_copy(opts.cache, "cache")
-  result.home_wanted, result.cache_wanted = acc.home, acc.cache
   local own = #home_asked
   table.move(acc.home, 1, #acc.home, #home_asked + 1, home_asked)
   table.move(acc.cache, 1, #acc.cache, #cache_asked + 1, cache_asked)
-  local homes = home_entries(home_asked, read, result, own, writes, acc.warnings)
-  local caches = cache_entries(cache_asked, project, homes, write)
-  place_in_home(home, homes)
-  place_in_home(home, caches)
+  local homes = home_entries(home_asked, read, plan, own, writes, acc.warnings)
   local net = opts.net
   if net == nil then net = false end
-  result.oci = oci_world(opts)
+  -- Lists only: a set's marks (add_unique) are no part of the data.
+  local function list_of(t) return table.move(t, 1, #t, 1, {}) end
+  plan.project, plan.read, plan.hide, plan.write = project, list_of(read), list_of(hide),
+    list_of(write)
+  plan.exec = exec == "any" and "any" or list_of(exec)
+  plan.env, plan.net, plan.degrade, plan.limits = env, net, opts.degrade or {}, opts.limits or {}
+  plan.protect = opts.protect
+  plan.homes, plan.cache_rels = homes, cache_rels(cache_asked, homes)
+  plan.oci = oci_world(opts)
+  plan.tools, plan.warnings, plan.built = acc.notes, acc.warnings, acc.built
+  plan.home_wanted, plan.cache_wanted = acc.home, acc.cache
+  return plan
+end
+
+-- Where the command of a run under PLAN may write, whatever the run adds:
+-- what the plan's record of the file system holds there is asked again on
+-- every run, as the command may have changed it.
+local function write_areas(plan)
+  local areas = table.move(plan.write, 1, #plan.write, 1, {})
+  local cache_root = core.cache_root()
+  if cache_root then areas[#areas + 1] = cache_root end
+  return areas
+end
+
+-- The text a plan is found by: what compose reads beyond the file system
+-- and the variables it asks for (which the plan records), in one canonical
+-- form; nil when the options hold what no text can stand for (a function,
+-- a userdata), or the presets' closures are not lcsb's own (a script that
+-- changes lcsb.tools.closures composes on every run).
+local function plan_key(opts, run)
+  if not tools.closures_are_stock() then return nil end
+  local parts, seen = {}, {}
+  local function put(v)
+    local t = type(v)
+    if t == "string" then
+      parts[#parts + 1] = ("s%d:%s"):format(#v, v)
+    elseif t == "number" or t == "boolean" or t == "nil" then
+      parts[#parts + 1] = ("%s:%s"):format(t:sub(1, 1), tostring(v))
+    elseif t == "table" and not seen[v] then
+      seen[v] = true
+      if tools.is_preset(v) then parts[#parts + 1] = "preset" end
+      local keys = {}
+      for k in pairs(v) do
+        local kt = type(k)
+        if kt ~= "string" and kt ~= "number" then return false end
+        keys[#keys + 1] = k
+      end
+      table.sort(keys, function(a, b)
+        if type(a) ~= type(b) then return type(a) == "number" end
+        return a < b
+      end)
+      parts[#parts + 1] = ("{%d"):format(#keys)
+      for _, k in ipairs(keys) do
+        put(k)
+        if put(v[k]) == false then return false end
+      end
+      parts[#parts + 1] = "}"
+      seen[v] = nil
+    else
+      return false
+    end
+  end
+  local key = {
+    lcsb = core.version, opts = opts, cwd = run.cwd or core.realpath("."),
+    command = run.argv and run.argv[1],
+    baseline_read = M.baseline_read, baseline_write = M.baseline_write,
+    etc_secrets = M.etc_secrets, protect_default = M.protect_default,
+    own_world = own_world(), cache_root = core.cache_root() or false,
+    HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
+  }
+  if put(key) == false then return nil end
+  return table.concat(parts, ",")
+end
+
+-- compose, or the plan a run before made of the same options, while
+-- nothing it was made from changed (core.plan_find checks); a new one is
+-- kept for the runs after.
+local function compose_cached(opts, run)
+  local key = core.plan_find and plan_key(opts, run)
+  local plan = key and core.plan_find(key)
+  if plan then return plan end
+  -- Each question asked once while composing; recorded for a plan.
+  core.compose_begin(key ~= nil)
+  local ok, composed = pcall(compose, opts, run)
+  if ok and key then core.plan_save(key, composed, write_areas(composed)) end
+  core.compose_end()
+  if not ok then error(composed, 0) end
+  return composed
+end
+
+-- PLAN made for a run: the private HOME and TMPDIR in SCOPE, the caller's
+-- terminal, the caches, what the private HOME shows, the project's .git
+-- held, the protected paths, and what to look for after it. The result:
+-- the policy the C core enforces (result.policy), the same policy as the
+-- plain tables lcsb.policy took (read, write, exec, env, net, cwd, degrade,
+-- protect: what explain reads), the container world (oci), what the
+-- private HOME shows of the real one (home, cache: { name, path } each),
+-- what was left out, and what the run holds (placeholders, watch) and
+-- looks for afterwards (watch_later), which M.after_run sees to.
+local function instantiate(plan, scope, run)
+  local result = { left_out = plan.left_out, placeholders = {}, watch = {} }
+  local home, tmp = private_dirs(scope)
+  local made = { home = home, tmp = tmp }
+  local write = {}
+  for _, path in ipairs(plan.write) do add_unique(write, path) end
+  resolved(core.ttys(), write)
+  add_unique(write, home)
+  add_unique(write, tmp)
+  local caches = cache_entries(plan.cache_rels, plan.project, write)
+  place_in_home(home, plan.homes)
+  place_in_home(home, caches)
+  local env = { pass = plan.env.pass, set = {}, unset = plan.env.unset }
+  for name, value in pairs(plan.env.set) do env.set[name] = PRIVATE[value] and made[PRIVATE[value]] or value end
   local spec = {
-    read = read, write = write, exec = exec, env = env, net = net, cwd = project,
-    degrade = opts.degrade or {}, protect = protected(opts, project, write, run, result),
-    hide = hide, limits = opts.limits or {},
+    read = plan.read, write = write, exec = plan.exec, env = env, net = plan.net,
+    cwd = plan.project, degrade = plan.degrade,
+    protect = protected({ protect = plan.protect }, plan.project, write, run, result),
+    hide = plan.hide, limits = plan.limits,
   }
   local ok, policy = pcall(core.policy, spec)
   if not ok then fail("exec_policy: " .. tostring(policy)) end
   for key, value in pairs(spec) do result[key] = value end
   result.policy = policy
+  result.oci, result.tools, result.warnings, result.built = plan.oci, plan.tools, plan.warnings,
+    plan.built
+  result.home_wanted, result.cache_wanted = plan.home_wanted, plan.cache_wanted
   -- What the private HOME shows (the attestation and lcsb check list them).
-  result.home, result.cache = entries_shown(homes), entries_shown(caches)
+  result.home, result.cache = entries_shown(plan.homes), entries_shown(caches)
   -- Last: what lcsb itself made in the project above (a placeholder .git, an
   -- empty hooks directory) is no change of the command's.
-  if run then result.watch_later = run_later.before(project, { home, tmp }, spec.protect) end
+  if run then result.watch_later = run_later.before(plan.project, { home, tmp }, spec.protect) end
   return result
+end
+
+local function build(opts)
+  opts = check_options(opts)
+  -- The run context, when lcsb runs this script for a command (nil in a
+  -- plain Lua program, where nothing is held for the run).
+  local run = core.run()
+  local scope = scope_of(opts)
+  return instantiate(compose_cached(opts, run or {}), scope, run)
 end
 
 -- After the run: the placeholders RESULT holds are let go of (the last run

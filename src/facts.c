@@ -1,0 +1,433 @@
+/* The file system asked once per composition: a table of entries by path,
+ * each holding what was learnt of it (its lstat, its link, its listing, its
+ * head), and, while recording, the order in which things were marked. */
+#include "facts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* How many symlinks one resolution may pass, as the kernel allows (40). */
+#define HOPS_MAX 40
+
+typedef struct entry {
+    char *path;
+    unsigned marked; /* 1 << lcsb__seen_kind, for each kind marked */
+    bool looked, linked, listed, headed;
+    bool realed, real_marked; /* realpath asked; and while recording */
+    int real_err;
+    char *real;
+    int xok; /* access(X_OK): -1 not asked yet */
+    int lerr;
+    struct stat st;
+    int link_err;
+    char *link;
+    int list_err;
+    lcsb__strv names;
+    char *kinds;
+    int head_err;
+    char *head;
+    size_t head_len, head_cap; /* read, and asked for */
+    mode_t head_mode;
+} entry;
+
+typedef struct mark {
+    entry *e;
+    lcsb__seen_kind kind;
+} mark;
+
+struct lcsb__facts {
+    entry **slots; /* open addressing; a power of two long */
+    size_t cap, n;
+    bool recording, unfit;
+    mark *marks;
+    size_t marks_n, marks_cap;
+};
+
+lcsb__facts *lcsb__facts_new(void) {
+    lcsb__facts *f = calloc(1, sizeof *f);
+    if (f && !(f->slots = calloc(f->cap = 256, sizeof *f->slots))) {
+        free(f);
+        f = NULL;
+    }
+    return f;
+}
+
+static void entry_free(entry *e) {
+    free(e->path);
+    free(e->real);
+    free(e->link);
+    lcsb__strv_clear(&e->names);
+    free(e->kinds);
+    free(e->head);
+    free(e);
+}
+
+void lcsb__facts_free(lcsb__facts *f) {
+    if (!f) return;
+    for (size_t i = 0; i < f->cap; i++)
+        if (f->slots[i]) entry_free(f->slots[i]);
+    free(f->slots);
+    free(f->marks);
+    free(f);
+}
+
+void lcsb__facts_record(lcsb__facts *f, bool on) {
+    if (f) f->recording = on;
+}
+
+bool lcsb__facts_unfit(const lcsb__facts *f) { return f && f->unfit; }
+
+static uint64_t hash(const char *s) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static bool grow(lcsb__facts *f) {
+    size_t cap = f->cap * 2;
+    entry **slots = calloc(cap, sizeof *slots);
+    if (!slots) return false;
+    for (size_t i = 0; i < f->cap; i++) {
+        entry *e = f->slots[i];
+        if (!e) continue;
+        size_t at = hash(e->path) & (cap - 1);
+        while (slots[at]) at = (at + 1) & (cap - 1);
+        slots[at] = e;
+    }
+    free(f->slots);
+    f->slots = slots;
+    f->cap = cap;
+    return true;
+}
+
+/* Is PATH one the table keeps: absolute, with no empty, "." or ".."
+ * component? Anything else is asked directly, and, while recording, spoils
+ * the record. */
+static bool keyable(lcsb__facts *f, const char *path) {
+    bool ok = path[0] == '/' && strlen(path) < PATH_MAX;
+    for (const char *part = path + 1; ok && *part;) {
+        size_t len = strcspn(part, "/");
+        ok = len > 0 && !(len == 1 && part[0] == '.') &&
+             !(len == 2 && part[0] == '.' && part[1] == '.');
+        part += len + (part[len] == '/');
+    }
+    if (!ok && f->recording) f->unfit = true;
+    return ok;
+}
+
+/* PATH's entry, made when new; NULL when the path is not keyable or memory
+ * ran out (then the caller asks the host directly). */
+static entry *entry_of(lcsb__facts *f, const char *path) {
+    if (!f || !keyable(f, path)) return NULL;
+    size_t at = hash(path) & (f->cap - 1);
+    for (; f->slots[at]; at = (at + 1) & (f->cap - 1))
+        if (strcmp(f->slots[at]->path, path) == 0) return f->slots[at];
+    if ((f->n + 1) * 2 > f->cap) {
+        if (!grow(f)) return NULL;
+        return entry_of(f, path);
+    }
+    entry *e = calloc(1, sizeof *e);
+    if (e) e->xok = -1;
+    if (!e || !(e->path = strdup(path))) {
+        free(e);
+        if (f->recording) f->unfit = true;
+        return NULL;
+    }
+    f->slots[at] = e;
+    f->n++;
+    return e;
+}
+
+static void mark_as(lcsb__facts *f, entry *e, lcsb__seen_kind kind) {
+    if (!f->recording || (e->marked & (1u << kind))) return;
+    if (f->marks_n == f->marks_cap) {
+        size_t cap = f->marks_cap ? f->marks_cap * 2 : 64;
+        mark *grown = realloc(f->marks, cap * sizeof *grown);
+        if (!grown) {
+            f->unfit = true;
+            return;
+        }
+        f->marks = grown;
+        f->marks_cap = cap;
+    }
+    e->marked |= 1u << kind;
+    f->marks[f->marks_n++] = (mark){e, kind};
+}
+
+/* PATH's entry with its lstat taken (and marked); NULL as entry_of. */
+static entry *looked_up(lcsb__facts *f, const char *path) {
+    entry *e = entry_of(f, path);
+    if (!e) return NULL;
+    if (!e->looked) {
+        e->lerr = lstat(path, &e->st) == 0 ? 0 : errno;
+        e->looked = true;
+    }
+    mark_as(f, e, LCSB__SEEN_ENTRY);
+    return e;
+}
+
+int lcsb__facts_lstat(lcsb__facts *f, const char *path, struct stat *st) {
+    entry *e = looked_up(f, path);
+    if (!e) return lstat(path, st);
+    if (e->lerr) {
+        errno = e->lerr;
+        return -1;
+    }
+    *st = e->st;
+    return 0;
+}
+
+ssize_t lcsb__facts_readlink(lcsb__facts *f, const char *path, char *out) {
+    entry *e = looked_up(f, path);
+    if (!e) {
+        ssize_t n = readlink(path, out, PATH_MAX - 1);
+        if (n >= 0) out[n] = '\0';
+        return n;
+    }
+    /* A symlink's target is part of the symlink: its lstat tells a new one. */
+    if (!e->linked) {
+        char buf[PATH_MAX];
+        ssize_t n = e->lerr ? -1 : readlink(path, buf, sizeof buf - 1);
+        e->link_err = n < 0 ? (e->lerr ? e->lerr : errno) : 0;
+        if (n >= 0 && !(e->link = strndup(buf, (size_t)n))) e->link_err = ENOMEM;
+        e->linked = true;
+    }
+    if (e->link_err) {
+        errno = e->link_err;
+        return -1;
+    }
+    size_t len = strlen(e->link);
+    memcpy(out, e->link, len + 1);
+    return (ssize_t)len;
+}
+
+/* realpath(3) of PATH into OUT walked component by component, as the
+ * kernel walks: each entry looked up (and so marked), each symlink read and
+ * followed. */
+static char *walk(lcsb__facts *f, const char *path, char *out) {
+    char at[PATH_MAX], rest[PATH_MAX], link[PATH_MAX];
+    size_t at_len = 0, rest_len = strlen(path), pos = 0;
+    int hops = 0;
+    memcpy(rest, path, rest_len + 1);
+    at[0] = '\0';
+    while (rest[pos]) {
+        while (rest[pos] == '/') pos++;
+        if (!rest[pos]) break;
+        size_t len = strcspn(rest + pos, "/");
+        const char *part = rest + pos;
+        pos += len;
+        if (len == 1 && part[0] == '.') continue;
+        if (len == 2 && part[0] == '.' && part[1] == '.') {
+            while (at_len > 0 && at[at_len - 1] != '/') at_len--;
+            if (at_len > 0) at_len--;
+            at[at_len] = '\0';
+            continue;
+        }
+        if (at_len + 1 + len >= PATH_MAX) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        at[at_len] = '/';
+        memcpy(at + at_len + 1, part, len);
+        size_t next_len = at_len + 1 + len;
+        at[next_len] = '\0';
+        struct stat st;
+        if (lcsb__facts_lstat(f, at, &st) != 0) return NULL;
+        if (S_ISLNK(st.st_mode)) {
+            if (++hops > HOPS_MAX) {
+                errno = ELOOP;
+                return NULL;
+            }
+            ssize_t n = lcsb__facts_readlink(f, at, link);
+            if (n < 0) return NULL;
+            /* The target, then what was left of the path. */
+            size_t left = rest_len - pos;
+            if ((size_t)n + left >= PATH_MAX) {
+                errno = ENAMETOOLONG;
+                return NULL;
+            }
+            memmove(rest + n, rest + pos, left + 1);
+            memcpy(rest, link, (size_t)n);
+            rest_len = (size_t)n + left;
+            pos = 0;
+            at[at_len] = '\0'; /* back to the link's directory */
+            if (link[0] == '/') at[at_len = 0] = '\0';
+            continue;
+        }
+        if (rest[pos] && !S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
+            return NULL;
+        }
+        at_len = next_len;
+    }
+    if (at_len == 0) memcpy(at, "/", 2);
+    memcpy(out, at, strlen(at) + 1);
+    return out;
+}
+
+char *lcsb__facts_realpath(lcsb__facts *f, const char *path, char *out) {
+    entry *e = entry_of(f, path);
+    if (!e) return realpath(path, out);
+    /* Asked once; walked again while recording, to mark what it rests on. */
+    if (!e->realed || (f->recording && !e->real_marked)) {
+        char real[PATH_MAX];
+        free(e->real);
+        e->real = NULL;
+        e->real_err = walk(f, path, real) ? 0 : errno;
+        if (!e->real_err && !(e->real = strdup(real))) e->real_err = ENOMEM;
+        e->realed = true;
+        e->real_marked = f->recording;
+    }
+    if (e->real_err) {
+        errno = e->real_err;
+        return NULL;
+    }
+    memcpy(out, e->real, strlen(e->real) + 1);
+    return out;
+}
+
+int lcsb__facts_stat(lcsb__facts *f, const char *path, struct stat *st) {
+    char real[PATH_MAX];
+    if (!f || !keyable(f, path)) return stat(path, st);
+    if (!lcsb__facts_realpath(f, path, real)) return -1;
+    return lcsb__facts_lstat(f, real, st);
+}
+
+bool lcsb__facts_executable(lcsb__facts *f, const char *path) {
+    char real[PATH_MAX];
+    if (!f || !keyable(f, path)) return access(path, X_OK) == 0;
+    /* Asked of the file the path leads to, once; a change of its mode is a
+     * change of its entry, which a plan checks. */
+    entry *e = lcsb__facts_realpath(f, path, real) ? looked_up(f, real) : NULL;
+    if (!e) return access(path, X_OK) == 0;
+    if (e->xok < 0) e->xok = access(real, X_OK) == 0;
+    return e->xok == 1;
+}
+
+static int not_dots(const struct dirent *d) {
+    return strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b) {
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static char kind_of(unsigned char type) {
+    return type == DT_REG       ? 'f'
+           : type == DT_DIR     ? 'd'
+           : type == DT_LNK     ? 'l'
+           : type == DT_UNKNOWN ? '?'
+                                : 'o';
+}
+
+/* PATH's listing into NAMES and KINDS, from the host. */
+static int list_host(const char *path, lcsb__strv *names, char **kinds) {
+    struct dirent **list;
+    int n = scandir(path, &list, not_dots, by_name);
+    if (n < 0) return -1;
+    char *k = malloc((size_t)n + 1);
+    int rc = k ? 0 : -1;
+    for (int i = 0; i < n; i++) {
+        if (!rc && lcsb__strv_push(names, list[i]->d_name)) rc = -1;
+        if (k) k[i] = kind_of(list[i]->d_type);
+        free(list[i]);
+    }
+    free(list);
+    if (rc) {
+        free(k);
+        lcsb__strv_clear(names);
+        errno = ENOMEM;
+        return -1;
+    }
+    k[n] = '\0';
+    *kinds = k;
+    return 0;
+}
+
+int lcsb__facts_listdir(lcsb__facts *f, const char *path, lcsb__strv *names, char **kinds) {
+    memset(names, 0, sizeof *names);
+    *kinds = NULL;
+    entry *e = looked_up(f, path);
+    if (!e) return list_host(path, names, kinds);
+    if (!e->listed) {
+        e->list_err = list_host(path, &e->names, &e->kinds) == 0 ? 0 : errno;
+        e->listed = true;
+    }
+    mark_as(f, e, LCSB__SEEN_LISTING);
+    if (e->list_err) {
+        errno = e->list_err;
+        return -1;
+    }
+    for (size_t i = 0; i < e->names.n; i++)
+        if (lcsb__strv_push(names, e->names.v[i])) {
+            lcsb__strv_clear(names);
+            errno = ENOMEM;
+            return -1;
+        }
+    if (!(*kinds = strdup(e->kinds))) {
+        lcsb__strv_clear(names);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+/* PATH's first SIZE bytes from the host: open, check, read; its mode too. */
+static int head_host(const char *path, char *buf, size_t size, size_t *got, mode_t *mode) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return -1;
+    struct stat st;
+    int error = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    ssize_t n = error ? -1 : pread(fd, buf, size, 0);
+    if (!error && n < 0) error = errno;
+    close(fd);
+    if (error) {
+        errno = error;
+        return -1;
+    }
+    *got = (size_t)n;
+    *mode = st.st_mode;
+    return 0;
+}
+
+int lcsb__facts_head(lcsb__facts *f, const char *path, char *buf, size_t size, size_t *got,
+                     mode_t *mode) {
+    entry *e = looked_up(f, path);
+    if (!e) return head_host(path, buf, size, got, mode);
+    if (!e->headed || (e->head_len < size && !e->head_err && e->head_len == e->head_cap)) {
+        free(e->head);
+        e->head = malloc(size ? size : 1);
+        e->head_cap = size;
+        e->head_err = !e->head                                                           ? ENOMEM
+                      : head_host(path, e->head, size, &e->head_len, &e->head_mode) == 0 ? 0
+                                                                                         : errno;
+        e->headed = true;
+    }
+    mark_as(f, e, LCSB__SEEN_CONTENT);
+    if (e->head_err) {
+        errno = e->head_err;
+        return -1;
+    }
+    *got = e->head_len < size ? e->head_len : size;
+    memcpy(buf, e->head, *got);
+    *mode = e->head_mode;
+    return 0;
+}
+
+int lcsb__facts_each_seen(const lcsb__facts *f, int (*fn)(const lcsb__seen *, void *), void *ctx) {
+    for (size_t i = 0; f && i < f->marks_n; i++) {
+        const entry *e = f->marks[i].e;
+        lcsb__seen seen = {
+            .kind = f->marks[i].kind, .path = e->path, .error = e->lerr, .st = e->st};
+        int rc = fn(&seen, ctx);
+        if (rc) return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* Layer 2, impure: what lcsb asked the file system while it composed a
+ * policy, asked once. A policy with presets asks the same things hundreds of
+ * times (every program's path, the ELF interpreter they share, the
+ * directories above them); here each entry is looked up once (lstat), each
+ * symlink read once, each directory listed once, each program's head read
+ * once, and later questions are answered from what was seen. While
+ * recording, every entry, listing and read is marked, for a plan to be
+ * checked against later (plan.c).
+ *
+ * Every function takes NULL for FACTS: then it asks the host directly,
+ * remembering nothing. Paths are absolute and lexically normal (no "." or
+ * ".." components); any other is asked of the host directly, and, while
+ * recording, makes what is recorded unfit for a plan. */
+#ifndef LCSB_FACTS_H
+#define LCSB_FACTS_H
+
+#include "util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+typedef struct lcsb__facts lcsb__facts;
+
+lcsb__facts *lcsb__facts_new(void);
+void lcsb__facts_free(lcsb__facts *facts);
+
+/* Marks what is asked from now on (true), or stops marking (false). */
+void lcsb__facts_record(lcsb__facts *facts, bool on);
+/* Did anything asked while recording escape the record (a relative path,
+ * one with "..")? Then no plan may rest on it. */
+bool lcsb__facts_unfit(const lcsb__facts *facts);
+
+/* lstat(2) of PATH: 0 and *ST, or -1 and errno. */
+int lcsb__facts_lstat(lcsb__facts *facts, const char *path, struct stat *st);
+/* stat(2): symlinks followed. */
+int lcsb__facts_stat(lcsb__facts *facts, const char *path, struct stat *st);
+/* readlink(2) of PATH into OUT (PATH_MAX bytes, NUL-terminated): its length,
+ * or -1 and errno. */
+ssize_t lcsb__facts_readlink(lcsb__facts *facts, const char *path, char *out);
+/* realpath(3) of PATH into OUT (PATH_MAX bytes): OUT, or NULL and errno. */
+char *lcsb__facts_realpath(lcsb__facts *facts, const char *path, char *out);
+/* access(PATH, X_OK) == 0. */
+bool lcsb__facts_executable(lcsb__facts *facts, const char *path);
+/* The entries of directory PATH, sorted bytewise, without . and ..: names
+ * into *NAMES (caller clears) and their d_type kinds ('f' file, 'd'
+ * directory, 'l' symlink, 'o' other, '?' unknown) into *KINDS (caller
+ * frees, NUL-terminated). 0, or -1 and errno. */
+int lcsb__facts_listdir(lcsb__facts *facts, const char *path, lcsb__strv *names, char **kinds);
+/* Up to SIZE leading bytes of the regular file PATH (a program's head: ELF
+ * headers or a #! line) into BUF, *GOT of them, and its mode in *MODE. 0,
+ * or -1 and errno (EINVAL: not a regular file). */
+int lcsb__facts_head(lcsb__facts *facts, const char *path, char *buf, size_t size, size_t *got,
+                     mode_t *mode);
+
+/* What was marked while recording, each once, in the order first marked. */
+typedef enum lcsb__seen_kind {
+    LCSB__SEEN_ENTRY,   /* looked up: its lstat (or that there is none) */
+    LCSB__SEEN_LISTING, /* listed: which entries the directory holds */
+    LCSB__SEEN_CONTENT, /* read: its bytes */
+} lcsb__seen_kind;
+
+typedef struct lcsb__seen {
+    lcsb__seen_kind kind;
+    const char *path; /* owned by the facts */
+    int error;        /* the lstat's errno, 0 when it is there */
+    struct stat st;   /* its lstat, when it is there */
+} lcsb__seen;
+
+/* Calls FN for each thing marked; stops at the first nonzero FN returns,
+ * and returns that. */
+int lcsb__facts_each_seen(const lcsb__facts *facts, int (*fn)(const lcsb__seen *, void *),
+                          void *ctx);
+
+#endif
