@@ -310,6 +310,11 @@ static void test_agent_config_before_it_exists(void **state) {
         CMD("sh", "-c", "mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.json");
     expect_denied(f, plant, -1, &P);
     if (!oci_group()) assert_contains(P.err, "Read-only file system", "stderr");
+    /* The hint says what the command met: lcsb's placeholder, and how to let it go. */
+    char hint[PATH_MAX + 64];
+    FMT(hint, "lcsb holds %s/.claude empty and read-only for the run", f->project);
+    assert_contains(P.err, hint, "the hint");
+    assert_contains(P.err, "protect = { \"!.claude\" } lets that default go", "the hint");
     for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         assert_exists(path_in(path, f->project, held[i]), false);
     expect_unsandboxed_ok(f, plant, &P);

@@ -979,6 +979,9 @@ local function hold_empty(path, what, out, result)
       .. "making %s there: %s"):format(path, what, err))
   elseif hold then
     table.insert(result.placeholders, { path = path, hold = hold, what = what })
+    -- Kept after the hold is let go of: the hints tell a refusal there
+    -- (git clean removing it: "Device or resource busy") by it.
+    result.held[path] = true
     add_unique(out, path)
   end
   return hold ~= nil
@@ -1175,7 +1178,7 @@ local function build(opts)
   -- The run context, when lcsb runs this script for a command (nil in a
   -- plain Lua program, where nothing is held for the run).
   local run = core.run()
-  local result = { left_out = {}, placeholders = {}, watch = {} }
+  local result = { left_out = {}, placeholders = {}, watch = {}, held = {} }
   local scope = scope_of(opts)
   local project = project_of(opts, run or {})
   local home, tmp = private_dirs(scope)

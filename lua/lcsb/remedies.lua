@@ -494,6 +494,26 @@ local function render(ev, group)
     local name = default_holding(ev, r.target)
     local lift = name and ('protect = { %s } lets that default go, protect = false all '
       .. "protection"):format(lua_string("!" .. name)) or "protect = false turns all protection off"
+    -- A placeholder lcsb made for the run (an agent's directory, the .git
+    -- of a project that is none): the command met what lcsb put there, not
+    -- a file of the user's (git clean -d trying to remove it, say).
+    local held = type(ev.policy) == "table" and type(ev.policy.held) == "table"
+      and ev.policy.held or {}
+    local placeholder
+    for path in pairs(held) do
+      if type(path) == "string" and (r.target == path or r.target:sub(1, #path + 1) == path .. "/")
+      then
+        placeholder = path
+      end
+    end
+    if placeholder then
+      local what = placeholder:find("/%.git$") and "a repository with hooks of its own there"
+        or "an agent's configuration there, which the agent would act on outside any sandbox"
+      return { ("refused: %s: lcsb holds %s empty and read-only for the run, as it was not "
+        .. "there, so that the command cannot make %s%s; %s"):format(refusal_text(ev, r),
+        shown(placeholder), what,
+        r.busy and ' ("Device or resource busy": it is a mount point for the run)' or "", lift) }
+    end
     return { ("refused: %s: it is protected (protect): read-only whatever the policy grants, "
       .. "so nothing planted there (a git hook, an agent's configuration) runs outside the "
       .. "sandbox later%s%s; %s"):format(refusal_text(ev, r),

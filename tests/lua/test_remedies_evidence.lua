@@ -152,6 +152,20 @@ T.case("protected, hidden, sockets: named by the key that governs them, never a 
     { errno = 30, error = "EROFS" }) }),
     ("refused: write of %s/proj/.claude/settings.json (sh): %s%s"):format(D, PROTECTED,
       lift(".claude")), "an agent's configuration")
+  -- A placeholder lcsb holds for the run (it was not there): said so, for
+  -- the command met lcsb's directory, not one of the user's.
+  local held = evidence().policy
+  held.held = { [D .. "/proj/.codex"] = true }
+  held.protect[#held.protect + 1] = D .. "/proj/.codex"
+  T.eq(lines(reported({ refusal("write", "protect", D .. "/proj/.codex", "git",
+    { errno = 16, error = "EBUSY" }) }, held)),
+    ("refused: write of %s/proj/.codex (git): lcsb holds %s/proj/.codex empty and read-only for "
+      .. "the run, as it was not there, so that the command cannot make an agent's configuration "
+      .. "there, which the agent would act on outside any sandbox (\"Device or resource busy\": it "
+      .. "is a mount point for the run)%s"):format(D, D, lift(".codex")), "a placeholder, busy")
+  T.has(lines(reported({ refusal("write", "protect", D .. "/proj/.codex/config.toml", "sh",
+    { errno = 30, error = "EROFS" }) }, held)), "lcsb holds " .. D .. "/proj/.codex empty",
+    "a file in it")
   -- A path of the policy's own list is no default: only all of it goes.
   T.eq(lines(reported { refusal("write", "protect", D .. "/proj/keep/x", "sh",
     { errno = 30, error = "EROFS" }) }),
