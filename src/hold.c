@@ -1,7 +1,9 @@
 /* A placeholder several runs may share: the empty .git of a project that is
- * no repository, which keeps the command from making one there. Each run
+ * no repository, or a coding agent's configuration directory that is not
+ * there (.claude), which keeps the command from making one there. Each run
  * holds it with a shared flock for as long as it runs, and the last to let
- * go removes it. Made or found empty, opened, locked, then checked to still
+ * go removes it, with rmdir: only while it is empty, so what another process
+ * put there stays. Made or found empty, opened, locked, then checked to still
  * be what the path names: a run that let go and removed it in between makes
  * this one start over. */
 #include "util.h"

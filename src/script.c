@@ -770,6 +770,8 @@ char **lcsb_script_tools(const lcsb_script *s) { return result_lines(s, "tools")
 
 char **lcsb_script_warnings(const lcsb_script *s) { return result_lines(s, "warnings"); }
 
+char **lcsb_script_defaults(const lcsb_script *s) { return result_lines(s, "defaults"); }
+
 /* ---- the attestation, with what the script's result adds ---- */
 
 /* The string at T[KEY] (raw), or NULL. */

@@ -1,7 +1,7 @@
 /* A read-only world: metadata outside the policy cannot be changed, a
- * repository's hooks and config stay read-only, no set-id bit or extended
- * attribute outlives the run. The rules of the enforcement suites are in
- * enforce_fixture.h. */
+ * repository's hooks and config and the coding agents' configuration stay
+ * read-only, no set-id bit or extended attribute outlives the run. The
+ * rules of the enforcement suites are in enforce_fixture.h. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,6 +251,121 @@ static void test_git_file_protected(void **state) {
     assert_content(git, "gitdir: evil\n");
 }
 
+/* ---- the coding agents' configuration ---- */
+
+/* The files the agent-configuration cases plant in, and what each held
+ * before: the project as an agent user's, with Claude Code's settings, an
+ * MCP server list, Cursor's, VS Code's settings and aider's. */
+static const char *const agent_files[] = {".claude/settings.json", ".mcp.json", ".cursor/mcp.json",
+                                          ".vscode/settings.json", ".aider.conf.yml"};
+
+static void agent_project(fx *f) {
+    static const char *const gone[] = {".claude-old", "via"};
+    static const char *const dirs[] = {".claude", ".cursor", ".vscode"};
+    char path[PATH_MAX];
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++)
+        rm_rf(path_in(path, f->project, gone[i]));
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        rm_rf(path_in(path, f->project, dirs[i]));
+        assert_int_equal(mkdir(path, 0755), 0);
+    }
+    for (size_t i = 0; i < sizeof agent_files / sizeof *agent_files; i++)
+        write_file(path_in(path, f->project, agent_files[i]), "original\n");
+}
+
+/* What an agent acts on at its next start, outside any sandbox: a hook in
+ * .claude/settings.json, an MCP server in .mcp.json or Cursor's mcp.json,
+ * Copilot's auto-approval in .vscode/settings.json, aider's test-cmd. Where
+ * they exist they stay read-only: written, added to, reached through a
+ * symlink the command makes, or .claude moved away and made again. The twin:
+ * unsandboxed, every one of those writes lands. */
+static void test_agent_config_protected(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    policy(f, "exec = { \"sh\", \"mkdir\", \"ln\", \"mv\" }");
+    static const struct {
+        const char *cmd, *planted; /* the command, and the file it plants */
+    } cases[] = {
+        {"echo planted > .claude/settings.json", ".claude/settings.json"},
+        {"echo planted > .mcp.json", ".mcp.json"},
+        {"echo planted > .cursor/mcp.json", ".cursor/mcp.json"},
+        {"echo planted > .vscode/settings.json", ".vscode/settings.json"},
+        {"echo planted > .aider.conf.yml", ".aider.conf.yml"},
+        {"mkdir -p .claude/commands && echo planted > .claude/commands/x.md",
+         ".claude/commands/x.md"},
+        {"ln -s .claude via && echo planted > via/settings.local.json",
+         ".claude/settings.local.json"},
+        {"mv .claude .claude-old && mkdir .claude && echo planted > .claude/settings.json",
+         ".claude/settings.json"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char planted[PATH_MAX], path[PATH_MAX];
+        const char *const *cmd = CMD("sh", "-c", cases[c].cmd);
+        path_in(planted, f->project, cases[c].planted);
+        agent_project(f);
+        expect_denied(f, cmd, -1, &P);
+        for (size_t i = 0; i < sizeof agent_files / sizeof *agent_files; i++)
+            assert_content(path_in(path, f->project, agent_files[i]), "original\n");
+        /* One that was there is among agent_files, still the original. */
+        bool was_there = false;
+        for (size_t i = 0; i < sizeof agent_files / sizeof *agent_files; i++)
+            was_there |= strcmp(agent_files[i], cases[c].planted) == 0;
+        if (!was_there) assert_exists(planted, false);
+        agent_project(f);
+        expect_unsandboxed_ok(f, cmd, &P);
+        assert_content(planted, "planted\n");
+    }
+}
+
+/* Where an agent's configuration is not there, the command may make it
+ * (a mount needs something to sit on, and a placeholder would be a broken
+ * configuration to every agent that starts meanwhile): lcsb names it after
+ * the run, and the runs after keep it read-only. The twin of that refusal:
+ * unsandboxed, the change lands. */
+static void test_agent_config_before_it_exists(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char path[PATH_MAX], line[PATH_MAX + 64];
+    policy(f, "exec = { \"sh\", \"mkdir\" }");
+    const char *const *plant =
+        CMD("sh", "-c", "mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.json");
+    expect_allowed(f, plant, &P);
+    FMT(line, "%s/.claude was created or changed during the run", f->project);
+    if (!has_line(P.err, "lcsb: warning: ", CMD(line, "Claude Code runs the hooks")))
+        fail_msg("no warning naming .claude:\n%s", P.err);
+    const char *const *change =
+        CMD("sh", "-c", "echo '{\"hooks\":{\"x\":1}}' > .claude/settings.json");
+    expect_denied(f, change, -1, &P);
+    assert_content(path_in(path, f->project, ".claude/settings.json"), "{\"hooks\":{}}\n");
+    expect_unsandboxed_ok(f, change, &P);
+    assert_content(path, "{\"hooks\":{\"x\":1}}\n");
+}
+
+/* protect = { "!.claude" } lets that default go, and only it: under the
+ * mechanism the hook lands, in a .claude the command makes and in one that
+ * exists, while an existing .codex stays read-only; .codex's refusal has
+ * its twin. */
+static void test_agent_config_let_go(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char settings[PATH_MAX], codex[PATH_MAX];
+    path_in(settings, f->project, ".claude/settings.json");
+    path_in(codex, f->project, ".codex");
+    policy(f, "exec = { \"sh\", \"mkdir\" }, protect = { \"!.claude\" }");
+    expect_allowed(f, CMD("sh", "-c", "mkdir .claude && echo made > .claude/settings.json"), &P);
+    assert_content(settings, "made\n");
+    expect_allowed(f, CMD("sh", "-c", "echo again > .claude/settings.json"), &P);
+    assert_content(settings, "again\n");
+    char config[PATH_MAX];
+    assert_int_equal(mkdir(codex, 0755), 0);
+    path_in(config, codex, "config.toml");
+    const char *const *codex_plant = CMD("sh", "-c", "echo planted > .codex/config.toml");
+    expect_denied(f, codex_plant, -1, &P);
+    assert_exists(config, false);
+    expect_unsandboxed_ok(f, codex_plant, &P);
+    assert_exists(config, true);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_metadata_outside_refused),
@@ -260,6 +375,10 @@ int main(void) {
         T(test_git_placeholder_left_behind),
         T(test_git_file_protected),
         T(test_moves_within_the_project),
+        /* the coding agents' configuration */
+        T(test_agent_config_protected),
+        T(test_agent_config_before_it_exists),
+        T(test_agent_config_let_go),
         /* set-id bits, and a status that only looks like the shim's */
         T(test_setid_refused),
         T(test_fake_setup_failure),
@@ -273,6 +392,10 @@ int main(void) {
         T(test_git_hooks_before_they_exist),
         T(test_git_placeholder_left_behind),
         T(test_git_file_protected),
+        /* the coding agents' configuration */
+        T(test_agent_config_protected),
+        T(test_agent_config_before_it_exists),
+        T(test_agent_config_let_go),
     };
     int failed =
         cmocka_run_group_tests_name("sandbox_enforce_world", tests, enforce_group_setup, NULL);

@@ -6,6 +6,7 @@
 -- resolved files. The module's API is the table M at the end, and
 -- docs/policy.md ("The Lua module") documents each name in it.
 
+local agents = require "lcsb.agents"
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
 local run_later = require "lcsb.run_later"
@@ -46,13 +47,29 @@ M.baseline_read = {
 -- sessions' terminals.
 M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 
--- What stays read-only inside the write tier. By default a repository's hooks
--- and config: a hook the command plants there would run, unsandboxed, the
--- next time the user commits. `protect = false` turns that off; a list adds
--- to it. Only what exists can be protected (a mount needs something to sit
--- on): a listed path that does not exist is an error, a default one is
--- skipped; what is not writable anyway needs no protection (noted for check).
-M.protect_default = { ".git/hooks", ".git/config" }
+-- What stays read-only inside the write tier by default, as data: each a
+-- path from the project's root, with why. The repository's hooks and config:
+-- a hook the command plants there would run, unsandboxed, the next time the
+-- user commits. Then the coding agents' own configuration (lua/lcsb/agents.lua),
+-- which an agent acts on, outside any sandbox, at its next start. `protect =
+-- false` turns them all off, `protect = { "!PATH" }` the one at PATH (and
+-- those below it: "!.git" all three of git's); a list adds paths of its own.
+-- Only what exists can be protected (a mount needs something to sit on): a
+-- listed path that does not exist is an error; a default one is skipped (the
+-- report after the run names it if the command made it, and the runs after
+-- keep it); what is not writable anyway needs no protection (noted for
+-- check). `dir`: a directory, which the report looks into as a whole.
+M.protect_default = {
+  { path = ".git",
+    why = "git takes it for the project's repository: pinned where it is for the run, read-only "
+      .. "where it is a worktree's or a submodule's .git file, and in a project that is no "
+      .. "repository held empty, so that the command cannot make one" },
+  { path = ".git/hooks", why = "git runs the hooks in it at your next commit, checkout or push" },
+  { path = ".git/config",
+    why = "git runs the programs it names (core.fsmonitor at every git status, core.hooksPath, "
+      .. "aliases)" },
+}
+for _, entry in ipairs(agents.config) do M.protect_default[#M.protect_default + 1] = entry end
 
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
@@ -955,12 +972,36 @@ local function oci_world(opts)
   return world
 end
 
+-- An empty directory held read-only for the run at PATH, which is not there
+-- or is empty (most likely the placeholder of a run killed before it could
+-- remove it), so that the command cannot make it: an empty .git is no
+-- repository, an agent's empty .claude no configuration. Runs in the same
+-- project share it; the last to finish removes it, and only while it is
+-- empty (rmdir says so, in one step): what another process put there meanwhile
+-- makes it real, and it stays. WHAT names it for the error. True when held,
+-- false where this user may not make it (neither may the command).
+local function hold_empty(path, what, out, result)
+  local hold, err, unwritable = core.hold(path)
+  if not hold and not unwritable then
+    fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
+      .. "making %s there: %s"):format(path, what, err))
+  elseif hold then
+    table.insert(result.placeholders, { path = path, hold = hold, what = what })
+    -- Kept after the hold is let go of: the hints tell a refusal there
+    -- (git clean removing it: "Device or resource busy") by it.
+    result.held[path] = true
+    add_unique(out, path)
+  end
+  return hold ~= nil
+end
+
 -- The project's .git, held as what it is: a repository's (its hooks and
--- config protected below), a worktree's .git file (held read-only), or, in
--- a project that is none, an empty placeholder that keeps the command from
--- making one. Paths to protect go to OUT; what is held for the run, and what
--- to look for afterwards, to RESULT.
-local function hold_git(project, write, out, run, result)
+-- config protected below, the hooks directory made when HOOKS is kept and
+-- there is none), a worktree's .git file (held read-only), or, in a project
+-- that is none, an empty placeholder that keeps the command from making one.
+-- Paths to protect go to OUT; what is held for the run, and what to look for
+-- afterwards, to RESULT. What became of it, for lcsb check.
+local function hold_git(project, write, out, run, result, hooks)
   local git = project .. "/.git"
   local kind = core.kind(git)
   -- An empty .git is no repository (git passes over it): most likely the
@@ -973,7 +1014,7 @@ local function hold_git(project, write, out, run, result)
     -- template) gets the empty one git init makes, so that it can be held;
     -- not through a .git the command made a symlink to elsewhere (the
     -- policy is refused then, as it names a path through a symlink).
-    if core.realpath(git) == git and not core.kind(git .. "/hooks") then
+    if hooks and core.realpath(git) == git and not core.kind(git .. "/hooks") then
       core.mkdir(git .. "/hooks")
     end
     -- .git itself, granted on its own, becomes a mount point of its own in
@@ -986,54 +1027,137 @@ local function hold_git(project, write, out, run, result)
     if run and not core.kind(git .. "/commondir") then
       table.insert(result.watch, git .. "/commondir")
     end
+    return "pinned"
   elseif kind == "file" then
     -- A worktree's or a submodule's .git is a file naming the directory
     -- git uses: rewritten, it would send the user's next git to hooks and
     -- a config the command wrote. It is held read-only.
     local real = core.realpath(git)
-    if real and covered(write, real) then add_unique(out, real) end
+    if real and covered(write, real) then
+      add_unique(out, real)
+      return "read-only"
+    end
+    return "outside"
   elseif (empty or not kind) and run then
     -- Not a repository: the command must not make one, hooks of its own
-    -- included, for the user to trust later. An empty .git held
-    -- read-only (git passes over it as no repository) keeps the name
-    -- taken for the run. Runs in the same project share it; the last to
-    -- finish removes it (a left-over one too).
-    -- Where this user may not make .git, neither may the command: there
-    -- is nothing to hold.
-    local hold, err, unwritable = core.hold(git)
-    if not hold and not unwritable then
-      fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
-        .. "making a repository there: %s"):format(git, err))
-    elseif hold then
-      table.insert(result.placeholders, { path = git, hold = hold })
-      add_unique(out, git)
+    -- included, for the user to trust later; git passes over the empty one.
+    return hold_empty(git, "a repository", out, result) and "held empty" or "unwritable"
+  end
+  return "not there"
+end
+
+-- protect = { ..., "!NAME" }, the I-th entry: the default at NAME is let go,
+-- with those below it ("!.git": all three of git's), each marked in GONE
+-- with the entry. One that lets no default go, or is no name, is an error
+-- naming it: a typo must not leave on a default its author believes off,
+-- nor a path pass for a name (the shim never sees it either way).
+local function let_go(entry, i, gone)
+  local name = entry:sub(2)
+  local shown = ("exec_policy: key 'protect': entry %d (%q)"):format(i, entry)
+  local names = {}
+  for _, d in ipairs(M.protect_default) do names[#names + 1] = d.path end
+  table.sort(names)
+  if name == "" then
+    fail(("%s names no default; \"!NAME\" lets one go by its name in lcsb.protect_default: %s")
+      :format(shown, table.concat(names, ", ")))
+  end
+  if name:find("^[/~]") or ("/" .. name .. "/"):find("/%.?%.?/") then
+    fail(("%s is not a default's name: name it from the project's root, as "
+      .. "lcsb.protect_default does (\"!.claude\", \"!.git/hooks\")"):format(shown))
+  end
+  local any = false
+  for _, d in ipairs(M.protect_default) do
+    if d.path == name or d.path:sub(1, #name + 1) == name .. "/" then
+      gone[d.path] = entry
+      any = true
     end
+  end
+  if not any then
+    fail(("%s lets no default go; the defaults are: %s"):format(shown, table.concat(names, ", ")))
   end
 end
 
--- The protected paths: the repository's (unless protect = false), then the
--- policy's own list.
+-- The protected paths: the defaults (the repository's, the agents'
+-- configuration) unless protect = false or a "!" entry lets one go, then
+-- the policy's own list. Everything the list says is checked before
+-- anything is held. What became of each default goes to RESULT.defaults,
+-- a line each, for lcsb check; the paths they keep read-only once they
+-- exist, to RESULT.protect_later, for the report after the run.
 local function protected(opts, project, write, run, result)
   local listed = opts.protect
   if listed == true then
     fail("exec_policy: key 'protect' must be a list of paths, or false")
   end
-  local wanted, out = {}, {}
-  if listed ~= false then
-    hold_git(project, write, out, run, result)
-    for _, rel in ipairs(M.protect_default) do wanted[#wanted + 1] = project .. "/" .. rel end
+  -- A policy script may add to the defaults, as to lcsb.run_later.list.
+  for i, d in ipairs(M.protect_default) do
+    if type(d) ~= "table" or type(d.path) ~= "string" or type(d.why) ~= "string"
+      or d.path:find("^/") or ("/" .. d.path .. "/"):find("/%.?%.?/") then
+      fail(("exec_policy: lcsb.protect_default: entry %d: expected a table with a path from the "
+        .. "project's root (no .. nor trailing slash) and a why"):format(i))
+    end
   end
-  for _, path in ipairs(listed or {}) do wanted[#wanted + 1] = absolute(path, "protect") end
-  for i, path in ipairs(wanted) do
-    local user = type(listed) == "table" and i > #wanted - #listed
-    if user and not core.kind(path) then
-      -- A mount needs something to sit on: what does not exist cannot be
-      -- kept from being created, so say so rather than protect nothing.
+  local gone, own = {}, {}
+  for key in pairs(type(listed) == "table" and listed or {}) do
+    if math.type(key) ~= "integer" or key < 1 or key > #listed then
+      fail(("exec_policy: key 'protect' must be a list of paths, or false, not a table with "
+        .. "the key %s"):format(tostring(key)))
+    end
+  end
+  for i, entry in ipairs(listed or {}) do
+    if type(entry) == "string" and entry:sub(1, 1) == "!" then
+      let_go(entry, i, gone)
+    else
+      own[#own + 1] = absolute(entry, "protect")
+    end
+  end
+  local kept = {}
+  for _, d in ipairs(listed ~= false and M.protect_default or {}) do
+    if not gone[d.path] then kept[d.path] = true end
+  end
+  -- A mount needs something to sit on: what does not exist cannot be kept
+  -- from being created, so say so rather than protect nothing.
+  for _, path in ipairs(own) do
+    if not core.kind(path) then
       fail(("exec_policy: key 'protect': %s does not exist, and lcsb can only keep an existing "
         .. "path read-only; create it first"):format(path))
-    elseif core.kind(path) and covered(write, path) then
+    end
+  end
+  local out, lines, later = {}, {}, {}
+  local function note(state, d, extra)
+    lines[#lines + 1] = ("%-10s %s: %s%s"):format(state, d.path, d.why, extra or "")
+  end
+  for _, d in ipairs(listed ~= false and M.protect_default or {}) do
+    local path = project .. "/" .. d.path
+    if gone[d.path] then
+      note("let go", d, (" (protect = { %q })"):format(gone[d.path]))
+    elseif d.path == ".git" then
+      note(hold_git(project, write, out, run, result, kept[".git/hooks"]), d)
+    elseif core.kind(path) then
+      -- By where it leads: a symlink in the project is replaced as easily
+      -- as a file (the report after the run names that), and what it leads
+      -- to is kept only where the command could write it.
+      local real = core.realpath(path)
+      if real and covered(write, real) then
+        add_unique(out, real)
+        note("read-only", d)
+      else
+        note("outside", d, " (not writable anyway)")
+      end
+    else
+      -- Not there (or a symlink to nothing): named after the run if the
+      -- command makes it; kept read-only by the runs after. Held empty for
+      -- the run, a directory would cost every run a lock and would be a
+      -- broken configuration to an agent that starts meanwhile.
+      later[#later + 1] = path
+      note("not there", d)
+    end
+  end
+  if listed == false then lines[1] = "(none: protect = false turns every default off)" end
+  result.defaults, result.protect_later = lines, later
+  for _, path in ipairs(own) do
+    if core.kind(path) and covered(write, path) then
       add_unique(out, core.realpath(path) or path)
-    elseif user then
+    elseif core.kind(path) then
       leave_out(result, "protect", path, "not writable anyway")
     end
   end
@@ -1193,7 +1317,7 @@ end
 -- what was left out, and what the run holds (placeholders, watch) and
 -- looks for afterwards (watch_later), which M.after_run sees to.
 local function instantiate(plan, scope, run)
-  local result = { left_out = plan.left_out, placeholders = {}, watch = {} }
+  local result = { left_out = plan.left_out, placeholders = {}, watch = {}, held = {} }
   local home, tmp = private_dirs(scope)
   local made = { home = home, tmp = tmp }
   local write = {}
@@ -1223,7 +1347,10 @@ local function instantiate(plan, scope, run)
   result.home, result.cache = entries_shown(plan.homes), entries_shown(caches)
   -- Last: what lcsb itself made in the project above (a placeholder .git, an
   -- empty hooks directory) is no change of the command's.
-  if run then result.watch_later = run_later.before(plan.project, { home, tmp }, spec.protect) end
+  if run then
+    result.watch_later = run_later.before(plan.project, { home, tmp }, spec.protect,
+      result.protect_later)
+  end
   return result
 end
 
@@ -1246,8 +1373,12 @@ local function after_run(result, ran)
   for _, placeholder in ipairs(result.placeholders or {}) do
     local path = placeholder.path
     local ok, err = placeholder.hold:release()
+    local what = placeholder.what or "a repository"
     if not ok and core.kind(path) then
-      if (core.listdir(path) or {})[1] then
+      if not (core.listdir(path) or {})[1] then
+        warnings[#warnings + 1] = ("cannot remove %s, the empty directory lcsb held to keep %s "
+          .. "from being made there: %s"):format(path, what, err)
+      elseif what == "a repository" then
         became[path] = true
         -- Not empty: a repository was made there after all. It stays, and
         -- the user hears of it before trusting its hooks and config.
@@ -1255,10 +1386,9 @@ local function after_run(result, ran)
           .. "read-only only where it enforces protected paths (not under --backend none, nor "
           .. "with metadata dropped), or another process made it; look at its hooks and config "
           .. "before you run git there"):format(path)
-      else
-        warnings[#warnings + 1] = ("cannot remove %s, the empty directory lcsb held to keep a "
-          .. "repository from being made there: %s"):format(path, err)
       end
+      -- Not empty, an agent's: it stays, and the report of files that run
+      -- later names it, with what the agent runs from it.
     end
   end
   for _, path in ipairs(result.watch or {}) do

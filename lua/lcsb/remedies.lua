@@ -279,6 +279,26 @@ local function refusal_text(ev, r)
   return r.program and ("%s (%s)"):format(text, shown(r.program)) or text
 end
 
+-- The default of protect (lcsb.protect_default) that keeps TARGET
+-- read-only, by its name from the project's root (the deepest: .git/hooks
+-- rather than .git), for the hint that lets that one go; nil when TARGET
+-- lies in none, or the evidence names no project (a saved attestation).
+local function default_holding(ev, target)
+  local project = type(ev.policy) == "table" and ev.policy.cwd
+  if type(project) ~= "string" or target:sub(1, #project + 1) ~= project .. "/" then return nil end
+  local rel = target:sub(#project + 2)
+  local ok, lcsb = pcall(require, "lcsb")
+  local best
+  for _, d in ipairs(ok and type(lcsb) == "table" and lcsb.protect_default or {}) do
+    local name = type(d) == "table" and d.path
+    if type(name) == "string" and (rel == name or rel:sub(1, #name + 1) == name .. "/")
+      and (not best or #name > #best) then
+      best = name
+    end
+  end
+  return best
+end
+
 local RO_NOTE = '"Read-only file system" here means outside the policy\'s write tier, not a '
   .. "read-only disk"
 local CREATE_FIRST = "make what is missing first: a path that does not exist is left out of a "
@@ -527,10 +547,33 @@ local function render(ev, group)
     local git = r.target:find("/%.git/config$")
       and "; give git its settings with git -c, or with GIT_AUTHOR_NAME and the like in env, "
         .. "which write nothing, or run git config outside lcsb" or ""
+    local name = default_holding(ev, r.target)
+    local lift = name and ('protect = { %s } lets that default go, protect = false all '
+      .. "protection"):format(lua_string("!" .. name)) or "protect = false turns all protection off"
+    -- A placeholder lcsb made for the run (an agent's directory, the .git
+    -- of a project that is none): the command met what lcsb put there, not
+    -- a file of the user's (git clean -d trying to remove it, say).
+    local held = type(ev.policy) == "table" and type(ev.policy.held) == "table"
+      and ev.policy.held or {}
+    local placeholder
+    for path in pairs(held) do
+      if type(path) == "string" and (r.target == path or r.target:sub(1, #path + 1) == path .. "/")
+      then
+        placeholder = path
+      end
+    end
+    if placeholder then
+      local what = placeholder:find("/%.git$") and "a repository with hooks of its own there"
+        or "an agent's configuration there, which the agent would act on outside any sandbox"
+      return { ("refused: %s: lcsb holds %s empty and read-only for the run, as it was not "
+        .. "there, so that the command cannot make %s%s; %s"):format(refusal_text(ev, r),
+        shown(placeholder), what,
+        r.busy and ' ("Device or resource busy": it is a mount point for the run)' or "", lift) }
+    end
     return { ("refused: %s: it is protected (protect): read-only whatever the policy grants, "
-      .. "so nothing planted there (a git hook, a config) runs outside the sandbox later%s%s; "
-      .. "protect = false turns all protection off"):format(refusal_text(ev, r),
-        r.busy and ' ("Device or resource busy": a read-only mount holds it)' or "", git) }
+      .. "so nothing planted there (a git hook, an agent's configuration) runs outside the "
+      .. "sandbox later%s%s; %s"):format(refusal_text(ev, r),
+        r.busy and ' ("Device or resource busy": a read-only mount holds it)' or "", git, lift) }
   elseif kind == "hide" then
     return { ("refused: %s: it is hidden by the policy (hide, or one of /etc's secrets): it does "
       .. "not exist for the command"):format(refusal_text(ev, r)) }

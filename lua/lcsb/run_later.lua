@@ -7,6 +7,7 @@
 -- (table.insert(require("lcsb.run_later").list, { ... })) before the run
 -- ends. docs/policy.md ("Files that run later") says why each is here.
 
+local agents = require "lcsb.agents"
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
 
@@ -28,7 +29,9 @@ M.list = {
   { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
   { name = ".vscode", inside = { ".", "*" },
     why = "VS Code runs its tasks (one may run when the folder opens), its launch "
-      .. "configurations and the programs its settings name" },
+      .. "configurations, the programs its settings name and the MCP servers its mcp.json "
+      .. "names, and its chat.tools.autoApprove setting lets Copilot's agent run commands "
+      .. "without asking" },
   { name = ".idea", tree = true,
     why = "JetBrains IDEs run its run configurations, external tools and startup tasks" },
   { name = "Makefile", why = "make runs it" },
@@ -153,6 +156,22 @@ M.list = {
   { path = ".buildkite", tree = true, why = "Buildkite runs it when you push" },
 }
 
+-- The coding agents' own files (lua/lcsb/agents.lua). Their configuration is
+-- kept read-only at the project's root by default, where it exists or is a
+-- directory lcsb can hold; it is named wherever it is made (an agent started
+-- in a subdirectory reads that one's), and so are their instructions.
+for _, entry in ipairs(agents.config) do
+  if entry.report ~= false then
+    local slash = entry.path:find("/", 1, true)
+    M.list[#M.list + 1] = { name = not slash and entry.path or nil,
+      path = slash and entry.path or nil, tree = entry.dir, why = entry.why }
+  end
+end
+for _, entry in ipairs(agents.instructions) do
+  M.list[#M.list + 1] = { name = entry.name, path = entry.path, tree = entry.tree,
+    why = entry.why }
+end
+
 -- Directories that hold what a package manager installed: a `name` entry
 -- found below one is the dependency's own (pytest, for one, does not
 -- collect them), and is not reported.
@@ -263,10 +282,13 @@ end
 -- the entries with keys hold now, and which the submodules' repositories
 -- are. SKIP: directories not to look into (the private HOME and TMPDIR,
 -- should they lie in the project); PROTECTED: the policy's protected
--- paths, which the hints do not suggest again.
-function M.before(project, skip, protected)
+-- paths, which the hints do not suggest again; DEFAULTS: paths protect's
+-- defaults keep read-only once they exist (a file that was not there), for
+-- the hint to say so instead.
+function M.before(project, skip, protected, defaults)
   local state = { project = project, skip = skip, since = core.fs_now(), keys = {},
-    protected = paths.set(protected), modules = repositories(project) }
+    protected = paths.set(protected), defaults = paths.set(defaults or {}),
+    modules = repositories(project) }
   for _, entry in ipairs(M.list) do
     if type(entry) == "table" and entry.keys and entry.path then
       state.keys[entry.path] = keys_of(project .. "/" .. entry.path, entry.keys)
@@ -305,6 +327,9 @@ local function line(state, item)
   if hint == nil and paths.covered(state.protected, item.path) then
     hint = "The policy protects it, which holds only where lcsb enforces protected paths (not "
       .. "under --backend none)"
+  elseif hint == nil and state.defaults and paths.covered(state.defaults, item.path) then
+    hint = "lcsb keeps it read-only from the next run on (protect's default), but a file that is "
+      .. "not there when a run starts cannot be kept from being made"
   elseif hint == nil then
     hint = ('protect = { "%s" } keeps it read-only in later runs (it must exist)'):format(
       item.path)

@@ -574,6 +574,10 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     if (lcsb_policy_count(p, LCSB_TIER_PROTECT) || left_out_any(script, LCSB_TIER_PROTECT))
         print_tier(p, LCSB_TIER_PROTECT, enforced && att->protected_paths == LCSB_HELD_READONLY,
                    script);
+    /* Which of them are the defaults, and what became of each: a default
+     * that is not there is not in the tier, and the user must see that too. */
+    print_lines("protected by default (protect = { \"!NAME\" } lets one go):",
+                lcsb_script_defaults(script));
     if (lcsb_policy_count(p, LCSB_TIER_HIDE) || left_out_any(script, LCSB_TIER_HIDE))
         print_tier(p, LCSB_TIER_HIDE, enforced && att->world == LCSB_HELD_OWN, script);
     print_home(script);

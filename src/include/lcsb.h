@@ -820,6 +820,12 @@ LCSB_API char **lcsb_script_tools(const lcsb_script *script);
  * run (a program named in exec that is not built yet, allowed by its
  * directory in the project): lines, as lcsb_script_tools. */
 LCSB_API char **lcsb_script_warnings(const lcsb_script *script);
+/* What became of each of exec_policy's default protections (the repository's
+ * .git, hooks and config, the coding agents' configuration): read-only, held
+ * empty for the run, not there, let go by a "!" entry, ... with why it is
+ * protected: lines, as lcsb_script_tools; NULL when the script's result has
+ * none (a bare lcsb.policy). */
+LCSB_API char **lcsb_script_defaults(const lcsb_script *script);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */

@@ -180,6 +180,81 @@ T.case("protect: a repository's hooks and config by default, more on request", f
     "does not exist", "a path that is not there cannot be kept from being created")
 end)
 
+-- The coding agents' configuration (lua/lcsb/agents.lua) is protected by
+-- default where it exists, as the repository's hooks and config are; a "!"
+-- entry lets one default go by its name, and nothing else: an entry that
+-- lets none go, or is no name, is an error naming it.
+T.case("protect: the agents' configuration by default; \"!NAME\" lets one go", function()
+  local s <close> = lcsb.scope()
+  local dir = T.tmpdir()
+  T.sh("mkdir -p " .. T.q(dir .. "/.git/hooks") .. " " .. T.q(dir .. "/.claude") .. " "
+    .. T.q(dir .. "/.cursor") .. " " .. T.q(dir .. "/.vscode") .. " && touch "
+    .. T.q(dir .. "/.git/config") .. " " .. T.q(dir .. "/.claude/settings.json") .. " "
+    .. T.q(dir .. "/.mcp.json") .. " " .. T.q(dir .. "/.vscode/mcp.json") .. " "
+    .. T.q(dir .. "/.vscode/tasks.json"))
+  local function protected(t)
+    local list = table.move(t.protect, 1, #t.protect, 1, {})
+    for i, path in ipairs(list) do list[i] = path:sub(#dir + 2) end
+    table.sort(list)
+    return table.concat(list, " ")
+  end
+  local t = policy { scope = s, project = dir }
+  T.eq(protected(t), ".claude .cursor .git/config .git/hooks .mcp.json .vscode/mcp.json",
+    "the defaults that exist (the rest of .vscode is not an agent's)")
+  T.eq(protected(policy { scope = s, project = dir, protect = { "!.claude", "!.mcp.json" } }),
+    ".cursor .git/config .git/hooks .vscode/mcp.json", "two let go by name")
+  T.eq(protected(policy { scope = s, project = dir, protect = { "!.git" } }),
+    ".claude .cursor .mcp.json .vscode/mcp.json", "\"!.git\": the three of git's")
+  T.eq(protected(policy { scope = s, project = dir, protect = { "!.vscode", dir .. "/.git" } }),
+    ".claude .cursor .git .git/config .git/hooks .mcp.json",
+    "a directory's name lets those below it go; a path of the policy's own adds to them")
+  T.eq(#policy { scope = s, project = dir, protect = false }.protect, 0, "false: none of them")
+  -- What became of each, for lcsb check (no run here: nothing is held).
+  local lines = table.concat(policy { scope = s, project = dir,
+    protect = { "!.cursor" } }.defaults, "\n")
+  T.has(lines, "read-only  .claude: Claude Code runs the hooks", ".claude, with why")
+  T.has(lines, 'let go     .cursor: Cursor starts', ".cursor let go")
+  T.has(lines, '(protect = { "!.cursor" })', "by which entry")
+  T.has(lines, "not there  .codex: Codex", "not there, and not held outside a run")
+  T.has(lines, "not there  .aider.conf.yml: aider runs", "a file not there")
+  T.eq(policy { scope = s, project = dir, protect = false }.defaults[1],
+    "(none: protect = false turns every default off)", "false")
+  -- Every default is named by its path and says why.
+  for _, d in ipairs(lcsb.protect_default) do
+    T.ok(type(d.path) == "string" and not d.path:find("^/") and type(d.why) == "string",
+      "a default: " .. tostring(d.path))
+  end
+  -- Errors name the key, the entry and what is wrong with it.
+  local function refused(entry, want, what)
+    local err = policy_error { scope = s, project = dir, protect = { dir .. "/.git", entry } }
+    T.has(err, ("key 'protect': entry 2 (%q)"):format(entry), what)
+    T.has(err, want, what)
+  end
+  refused("!.claud", "lets no default go; the defaults are: .aider.conf.yml, .claude,", "a typo")
+  refused("!", "names no default", "nothing after the !")
+  refused("!/p/.claude", "not a default's name", "a path")
+  refused("!~/.claude", "not a default's name", "a HOME path")
+  refused("!.claude/", "not a default's name", "a trailing slash")
+  refused("!./.claude", "not a default's name", "a dot")
+  refused("!.git/../.claude", "not a default's name", "a dot-dot")
+  refused("!src", "lets no default go", "a name that is no default")
+  T.has(policy_error { scope = s, project = dir, protect = { claude = false } },
+    "key 'protect' must be a list of paths, or false, not a table with the key claude", "a map")
+  T.has(policy_error { scope = s, project = dir, protect = { 7 } }, "entries must be strings",
+    "a number")
+  -- A default a policy script adds is data too, held to the same form.
+  table.insert(lcsb.protect_default, { path = "../elsewhere", why = "x" })
+  local err = policy_error { scope = s, project = dir }
+  table.remove(lcsb.protect_default)
+  T.has(err, ("lcsb.protect_default: entry %d: expected a table with a path from the project's "
+    .. "root"):format(#lcsb.protect_default + 1), "a default out of the project")
+  table.insert(lcsb.protect_default, { path = "keep", why = "a test keeps it" })
+  T.sh("mkdir -p " .. T.q(dir .. "/keep"))
+  local added = protected(policy { scope = s, project = dir })
+  table.remove(lcsb.protect_default)
+  T.has(added, " keep", "a default a policy script added")
+end)
+
 -- A .git the command made a symlink to a repository elsewhere: nothing is
 -- made through it (no hooks directory outside the project).
 T.case("protect: a .git symlink is not followed to make hooks", function()

@@ -340,6 +340,43 @@ T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in 
   T.has(out, "\nwrite:\n  (none)\n", "write says (none)")
 end)
 
+-- lcsb check names each default of protect and what became of it: the
+-- agents' configuration read-only where it exists, a directory held empty
+-- where it does not (and gone again after check), a file not there, one let
+-- go. A protect entry that lets no default go stops lcsb with 125, naming it.
+T.case("lcsb check: protect's defaults, each with what became of it; a bad \"!\" is 125", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local dir = T.tmpdir()
+  assert(lcsb.mkdir(dir .. "/.claude"))
+  T.write(dir .. "/.claude/settings.json", "{}\n")
+  T.write(dir .. "/p.lua", 'return require("lcsb").exec_policy { protect = { "!.cursor" } }\n')
+  local out, code = lcsb_cli(dir, "check p.lua")
+  T.eq(code, 0, "a valid policy: " .. out)
+  local section = out:match("\nprotected by default %(protect = { \"!NAME\" } lets one go%):\n(.-\n)%a")
+  T.ok(section, "the section: " .. out)
+  T.has(section, "  read-only  .claude: Claude Code runs the hooks", ".claude, there")
+  T.has(section, "  not there  .codex: Codex starts the MCP servers", ".codex, not there")
+  T.has(section, "  not there  .mcp.json: Claude Code and GitHub Copilot", ".mcp.json, a file")
+  T.has(section, '  let go     .cursor: Cursor starts the MCP servers its mcp.json names, runs the '
+    .. "commands its hooks.json names at the agent's every step, and follows its rules and "
+    .. 'commands (protect = { "!.cursor" })', ".cursor, let go")
+  T.has(section, "  held empty .git: git takes it", "no repository: .git held")
+  T.has(out, "\nprotect:\n", "the tier")
+  T.hasnt(out, dir .. "/.codex\n", "one not there is not in the tier")
+  T.hasnt(out, dir .. "/.cursor\n", "the one let go is not")
+  -- What check held is gone again; what was there stays.
+  T.eq(lcsb.kind(dir .. "/.codex"), nil, "no .codex made")
+  T.eq(lcsb.kind(dir .. "/.git"), nil, ".git removed after check")
+  T.eq(lcsb.kind(dir .. "/.claude/settings.json"), "file", ".claude stays")
+  T.write(dir .. "/p.lua", 'return require("lcsb").exec_policy { protect = { "!.claud" } }\n')
+  out, code = lcsb_cli(dir, "check p.lua")
+  T.eq(code, 125, "a typo: " .. out)
+  T.has(out, "key 'protect': entry 1 (\"!.claud\") lets no default go", "named")
+  out, code = lcsb_cli(dir, "p.lua -- true")
+  T.eq(code, 125, "a run too: " .. out)
+  T.eq(lcsb.kind(dir .. "/.codex"), nil, "nothing held for a policy refused")
+end)
+
 T.case("lcsb --backend oci needs a world; check says exec is not held there", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local dir = T.tmpdir()

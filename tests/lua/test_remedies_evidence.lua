@@ -31,8 +31,12 @@ end
 
 local RO = ' ("Read-only file system" here means outside the policy\'s write tier, not a read-only disk)'
 local PROTECTED = "it is protected (protect): read-only whatever the policy grants, so nothing "
-  .. "planted there (a git hook, a config) runs outside the sandbox later"
+  .. "planted there (a git hook, an agent's configuration) runs outside the sandbox later"
 local LIFT = "; protect = false turns all protection off"
+-- A default of protect is let go by its name.
+local function lift(name)
+  return ('; protect = { "!%s" } lets that default go, protect = false all protection'):format(name)
+end
 
 local function attestation(over)
   local att = { backend = "landlock", fs = "enforced", exec = "allowlist", net = "denied",
@@ -135,14 +139,37 @@ end)
 T.case("protected, hidden, sockets: named by the key that governs them, never a grant", function()
   T.eq(lines(reported { refusal("write", "protect", D .. "/proj/.git/hooks/pre-commit", "sh",
     { errno = 30, error = "EROFS" }) }),
-    ("refused: write of %s/proj/.git/hooks/pre-commit (sh): %s%s"):format(D, PROTECTED, LIFT),
-    "protect")
+    ("refused: write of %s/proj/.git/hooks/pre-commit (sh): %s%s"):format(D, PROTECTED,
+      lift(".git/hooks")), "protect")
   T.eq(lines(reported { refusal("write", "protect", D .. "/proj/.git/config", "git",
     { errno = 16, error = "EBUSY" }) }),
     ('refused: write of %s/proj/.git/config (git): %s ("Device or resource busy": a read-only '
       .. "mount holds it); give git its settings with git -c, or with GIT_AUTHOR_NAME and the "
       .. "like in env, which write nothing, or run git config outside lcsb%s")
-      :format(D, PROTECTED, LIFT), "protect, EBUSY")
+      :format(D, PROTECTED, lift(".git/config")), "protect, EBUSY")
+  -- An agent's configuration: the default named, its directory's.
+  T.eq(lines(reported { refusal("write", "protect", D .. "/proj/.claude/settings.json", "sh",
+    { errno = 30, error = "EROFS" }) }),
+    ("refused: write of %s/proj/.claude/settings.json (sh): %s%s"):format(D, PROTECTED,
+      lift(".claude")), "an agent's configuration")
+  -- A placeholder lcsb holds for the run (it was not there): said so, for
+  -- the command met lcsb's directory, not one of the user's.
+  local held = evidence().policy
+  held.held = { [D .. "/proj/.codex"] = true }
+  held.protect[#held.protect + 1] = D .. "/proj/.codex"
+  T.eq(lines(reported({ refusal("write", "protect", D .. "/proj/.codex", "git",
+    { errno = 16, error = "EBUSY" }) }, held)),
+    ("refused: write of %s/proj/.codex (git): lcsb holds %s/proj/.codex empty and read-only for "
+      .. "the run, as it was not there, so that the command cannot make an agent's configuration "
+      .. "there, which the agent would act on outside any sandbox (\"Device or resource busy\": it "
+      .. "is a mount point for the run)%s"):format(D, D, lift(".codex")), "a placeholder, busy")
+  T.has(lines(reported({ refusal("write", "protect", D .. "/proj/.codex/config.toml", "sh",
+    { errno = 30, error = "EROFS" }) }, held)), "lcsb holds " .. D .. "/proj/.codex empty",
+    "a file in it")
+  -- A path of the policy's own list is no default: only all of it goes.
+  T.eq(lines(reported { refusal("write", "protect", D .. "/proj/keep/x", "sh",
+    { errno = 30, error = "EROFS" }) }),
+    ("refused: write of %s/proj/keep/x (sh): %s%s"):format(D, PROTECTED, LIFT), "the policy's own")
   T.eq(lines(reported { refusal("read", "hide", "/etc/shadow", "cat", { errno = 2, error = "ENOENT" }) }),
     "refused: read of /etc/shadow (cat): it is hidden by the policy (hide, or one of /etc's "
     .. "secrets): it does not exist for the command", "hide")
@@ -490,15 +517,15 @@ T.case("relative paths are the run's working directory's, never cut to a tail", 
     ('refused: write of %s/work/out/x (touch): add write = { "%s/work/out" }%s'):format(D, D, RO),
     "a relative write")
   T.eq(lines(said("sh: 1: cannot create .git/hooks/pre-commit: Read-only file system")),
-    ("refused: write of %s/proj/.git/hooks/pre-commit (sh): %s%s"):format(D, PROTECTED, LIFT),
-    "a hook: protected")
+    ("refused: write of %s/proj/.git/hooks/pre-commit (sh): %s%s"):format(D, PROTECTED,
+      lift(".git/hooks")), "a hook: protected")
   T.eq(lines(said("sh: 1: ./app: Permission denied")),
     ('refused: exec of %s/proj/app (sh): add exec = { "%s/proj/app" }'):format(D, D), "./app")
   T.eq(lines(said("error: could not lock config file .git/config: Device or resource busy")),
     ('refused: write of %s/proj/.git/config: %s ("Device or resource busy": a read-only mount '
       .. "holds it); give git its settings with git -c, or with GIT_AUTHOR_NAME and the like in "
-      .. "env, which write nothing, or run git config outside lcsb%s"):format(D, PROTECTED, LIFT),
-    "EBUSY on a protected config")
+      .. "env, which write nothing, or run git config outside lcsb%s"):format(D, PROTECTED,
+      lift(".git/config")), "EBUSY on a protected config")
   -- Without a working directory, a relative path is no grant.
   local none = evidence().policy
   none.cwd = nil

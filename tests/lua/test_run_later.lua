@@ -305,6 +305,36 @@ T.case("devcontainers, lefthook, mise, asdf, VS Code workspaces and .env", funct
     .. "sub/.env sub/mise.toml", "reported")
 end)
 
+-- The coding agents' files (lua/lcsb/agents.lua): their configuration
+-- (an MCP server, a hook) and their instructions, wherever they are made,
+-- each with the agent that acts on it; not what lies beside them.
+T.case("the agents' configuration and instructions are reported, wherever made", function()
+  local by, lines, _, dir = report("mkdir -p sub .github .claude/commands && echo > README.md",
+    "echo '{\"mcpServers\":{}}' > .mcp.json && echo '{\"hooks\":{}}' > .claude/settings.json "
+      .. "&& mkdir -p .codex sub/.cursor && echo > .codex/config.toml && echo > sub/.cursor/mcp.json "
+      .. "&& echo > .aider.conf.yml && echo > CLAUDE.md && echo > sub/AGENTS.md && echo > "
+      .. ".github/copilot-instructions.md && echo > .clinerules && echo x >> README.md && "
+      .. "echo > .claude/notes.txt")
+  T.eq(keys(by), ".aider.conf.yml .claude .clinerules .codex .github/copilot-instructions.md "
+    .. ".mcp.json CLAUDE.md sub/.cursor sub/AGENTS.md", "reported")
+  T.has(by[".mcp.json"].why, "MCP servers", ".mcp.json's why")
+  T.has(by[".claude"].why, "Claude Code runs the hooks", ".claude's why")
+  T.contains(by[".claude"].inside, "settings.json", "what changed in .claude")
+  T.has(by["sub/.cursor"].why, "Cursor", "a nested one too")
+  T.has(by["sub/AGENTS.md"].why, "instructions", "instructions")
+  -- A file protect's defaults keep once it exists: the hint says that,
+  -- rather than to protect it.
+  T.ok(#lines > 0, "lines")
+  dir = T.tmpdir()
+  local state = run_later.before(dir, nil, {}, { dir .. "/.mcp.json" })
+  sh(dir, "echo '{}' > .mcp.json")
+  local _, later = run_later.after(state)
+  T.has(later[1], dir .. "/.mcp.json was created or changed during the run", "the line")
+  T.has(later[1], "lcsb keeps it read-only from the next run on (protect's default)",
+    "the default's hint")
+  T.hasnt(later[1], "protect = {", "no protect hint")
+end)
+
 T.case("an entry a policy adds is looked for; a malformed one is an error", function()
   local list = run_later.list
   table.insert(list, { name = "justfile", why = "just runs it" })
