@@ -15,8 +15,9 @@
  * of them alike (podman and firejail take their turns after the others: what
  * they leave behind would slow the next row). Then the shim's cost per path
  * rule (10 to 20,000 rules), the cost of lcsb_backend_wrap and of building a
- * policy with the C API, and each row's peak RSS (through bench-rss). And
- * the proxy's throughput: curl downloading 100 MiB from an
+ * policy with the C API, each row's peak RSS (through bench-rss), and the
+ * system calls of lcsb's own process in a run of each policy row (strace -c,
+ * without -f). And the proxy's throughput: curl downloading 100 MiB from an
  * HTTP server in a thread of the harness, directly and under lcsb through
  * the proxy (an absolute-URI GET, and a CONNECT tunnel), in turns. A table
  * goes to stdout, the same numbers as JSON to --json FILE (report.c writes
@@ -409,6 +410,117 @@ static void measure_rss(struct row *rows, size_t n, int tries, int scratch_fd) {
     }
 }
 
+/* ---- System calls of lcsb's own process: strace -c, without -f. ---- */
+
+/* strace -c's summary at PATH (-S calls: the most frequent first) into SYS:
+ * its total and the first SYSCALLS_TOP calls. False when it has no total. */
+static bool parse_strace(const char *path, struct syscalls *sys) {
+    FILE *f = fopen(path, "r");
+    char line[256];
+    bool total = false;
+    sys->ntop = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '%' || line[0] == '-') continue;
+        /* % time, seconds, usecs/call, calls, errors (blank when none), syscall */
+        char *tok[7];
+        size_t n = 0;
+        for (char *save = NULL, *t = strtok_r(line, " \t\n", &save); t && n < 7;
+             t = strtok_r(NULL, " \t\n", &save))
+            tok[n++] = t;
+        if (n != 5 && n != 6) continue;
+        long calls = strtol(tok[3], NULL, 10), errors = n == 6 ? strtol(tok[4], NULL, 10) : 0;
+        if (strcmp(tok[n - 1], "total") == 0) {
+            sys->total = calls;
+            sys->errors = errors;
+            total = true;
+        } else if (sys->ntop < SYSCALLS_TOP) {
+            snprintf(sys->top[sys->ntop].name, sizeof sys->top[0].name, "%s", tok[n - 1]);
+            sys->top[sys->ntop++].calls = calls;
+        }
+    }
+    if (f) fclose(f);
+    return total;
+}
+
+static int cmp_total(const void *a, const void *b) {
+    long x = ((const struct syscalls *)a)->total, y = ((const struct syscalls *)b)->total;
+    return (x > y) - (x < y);
+}
+
+/* ROW's argv under strace -c: RUNS runs, each untimed (a cold row's plans
+ * removed first), the run with the median total kept in ROW->sys. strace
+ * follows no child (no -f): what the shim and the command do is theirs, and
+ * what a run costs in lcsb's own process is what the plan cache can save. */
+static void count_row(struct row *row, const char *strace, const char *out, int runs,
+                      int scratch_fd) {
+    struct syscalls *sys = &row->sys;
+    size_t argc = 0;
+    while (row->argv[argc]) argc++;
+    const char *head[] = {strace, "-c", "-S", "calls", "-o", out};
+    size_t nhead = sizeof head / sizeof *head;
+    char **argv = calloc(nhead + argc + 1, sizeof *argv);
+    struct syscalls *each = calloc((size_t)runs, sizeof *each);
+    if (!argv || !each) {
+        sys->state = ROW_FAILED;
+        snprintf(sys->note, sizeof sys->note, "out of memory");
+        goto out;
+    }
+    memcpy(argv, head, sizeof head);
+    memcpy(argv + nhead, row->argv, argc * sizeof *argv);
+    for (int r = 0; r < runs; r++) {
+        char first[160];
+        before_run(row);
+        int status = spawn_wait(argv, row->cwd, row->env, devnull, scratch_fd);
+        take_first_line(scratch_fd, first, sizeof first);
+        if (status == 0 && parse_strace(out, &each[r])) continue;
+        sys->state = ROW_FAILED;
+        if (status != 0)
+            status_note(sys->note, sizeof sys->note, "strace", status, first);
+        else
+            snprintf(sys->note, sizeof sys->note, "strace -c wrote no summary");
+        goto out;
+    }
+    qsort(each, (size_t)runs, sizeof *each, cmp_total);
+    *sys = each[runs / 2];
+    sys->state = ROW_OK;
+    sys->runs = runs;
+    sys->min_total = each[0].total;
+    sys->max_total = each[runs - 1].total;
+out:
+    free(argv);
+    free(each);
+}
+
+/* The rows that count their system calls, after their timed rounds (the
+ * rows run warm, as measured). With no strace here, each says so: a count
+ * not taken is never a zero. */
+static void count_syscalls(struct row *rows, size_t n, const struct fixture *fx, int runs,
+                           char *version, size_t size, int scratch_fd) {
+    char strace[PATH_MAX], out[PATH_MAX];
+    bool have = find_program("strace", strace, sizeof strace);
+    snprintf(out, sizeof out, "%s/strace.txt", fx->dir);
+    version[0] = '\0';
+    if (have) {
+        char *const v[] = {strace, "-V", NULL};
+        if (spawn_wait(v, NULL, NULL, scratch_fd, devnull) == 0)
+            take_first_line(scratch_fd, version, size);
+        else
+            take_first_line(scratch_fd, version, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct row *row = &rows[i];
+        if (!row->count_syscalls) continue;
+        row->sys.state = ROW_SKIPPED;
+        if (!have)
+            snprintf(row->sys.note, sizeof row->sys.note,
+                     "strace is not installed (scripts/deps.sh installs it)");
+        else if (row->state != ROW_OK)
+            snprintf(row->sys.note, sizeof row->sys.note, "the row did not run");
+        else
+            count_row(row, strace, out, runs, scratch_fd);
+    }
+}
+
 /* ---- The fixture and the policies. ---- */
 
 static void fixture_free(struct fixture *fx) {
@@ -604,13 +716,14 @@ static void own_state(struct row *row, const struct fixture *fx, const char *fil
 }
 
 /* lcsb FILE -- COMMAND in the project: warm, or COLD (its plan cache
- * emptied before every run). */
+ * emptied before every run), with its system calls counted. */
 static void row_policy(struct row *row, const struct fixture *fx, const lcsb_backend *b,
                        const char *file, bool cold) {
     const char *const argv[] = {LCSB_BENCH_CLI, file, "--", COMMAND, NULL};
     row->required = true;
     row->cwd = fx->project;
     row->cold = cold;
+    row->count_syscalls = true;
     if (!b) {
         row_skip(row, "no Landlock on this kernel");
         return;
@@ -716,6 +829,7 @@ static void main_rows(struct row *rows, const struct config *cfg, const struct f
     rows[ROW_START] =
         (struct row){.name = "lcsb_start", .label = "lcsb --version", .required = true};
     rows[ROW_START].argv = strv_copy(start);
+    rows[ROW_START].count_syscalls = true;
     /* Issue 28's: each policy warm, then cold; then the embedded host. */
     static const struct {
         const char *name, *label;
@@ -1107,6 +1221,7 @@ static int parse_args(int argc, char **argv, struct config *cfg) {
     cfg->micro_calls = cfg->quick ? 200 : 20000;
     cfg->rss_runs = cfg->quick ? 1 : 3;
     cfg->transfer_runs = cfg->quick ? 3 : 5;
+    cfg->syscall_runs = cfg->quick ? 1 : 3;
     cfg->prepare_calls = cfg->quick ? 50 : 1000;
     cfg->scaling = cfg->quick ? quick_scaling : full_scaling;
     cfg->scaling_n = cfg->quick ? sizeof quick_scaling / sizeof *quick_scaling
@@ -1149,7 +1264,7 @@ static int open_scratch(const struct fixture *fx, const char *name) {
 /* Everything measured, in this order: correctness first (one verifying run
  * per row), then the timed rounds, then the downloads (seconds of both
  * CPUs busy, which would only disturb the rows if they ran among them),
- * then RSS and the micro-benchmarks, for the same reason. */
+ * then RSS, the system calls and the micro-benchmarks, for the same reason. */
 static void run_all(struct results *r, const struct fixture *fx, const lcsb_backend *b,
                     int scratch_fd, int err_fd) {
     const struct config *cfg = r->cfg;
@@ -1168,6 +1283,8 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
     measure_transfers(r->net, cfg->transfer_runs, scratch_fd, err_fd);
     measure_rss(r->main, MAIN_ROWS, cfg->rss_runs, scratch_fd);
     measure_rss(r->scaling, cfg->scaling_n, cfg->rss_runs, scratch_fd);
+    count_syscalls(r->main, MAIN_ROWS, fx, cfg->syscall_runs, r->strace, sizeof r->strace,
+                   scratch_fd);
     r->fit_us = per_rule_fit_us(r->scaling, cfg->scaling_n);
     run_micro(r, fx, b);
 }

@@ -24,6 +24,7 @@ struct config {
     long micro_calls;       /* calls per micro-benchmark */
     int rss_runs;           /* untimed runs per row for peak RSS */
     int transfer_runs;      /* timed downloads of each transfer */
+    int syscall_runs;       /* untimed runs under strace per counted row */
     long prepare_calls;     /* lcsb_prepare calls the embedded host times */
     const long *scaling;
     size_t scaling_n;
@@ -39,6 +40,23 @@ struct plans {
     long removed; /* entries a cold row removed before its runs, in all */
     long emptied; /* runs of a cold row that found the directory to empty */
     long entries; /* entries in it after the row's last run */
+};
+
+#define SYSCALLS_TOP 5
+
+/* The system calls of lcsb's own process in one run, counted by strace -c
+ * without -f: lcsb's process alone, not the shim's nor the command's. */
+struct syscalls {
+    enum row_state state; /* ROW_SKIPPED: not counted, NOTE says why */
+    char note[200];
+    int runs;
+    long total, errors;        /* of the run whose total is the median */
+    long min_total, max_total; /* over the runs */
+    struct {
+        char name[32];
+        long calls;
+    } top[SYSCALLS_TOP]; /* that run's most frequent calls, most first */
+    size_t ntop;
 };
 
 /* A host program bench drives (bench-embedded --serve): it times each run
@@ -67,6 +85,8 @@ struct row {
     char **own_env;  /* owned: the environment that names it (env points here) */
     bool cold;       /* its plan cache emptied before every run, untimed */
     struct plans plans;
+    bool count_syscalls; /* counted under strace, after the timed rounds */
+    struct syscalls sys;
     struct served *served; /* not NULL: runs through a host program, not spawned */
     enum row_state state;
     char note[256];
@@ -145,6 +165,7 @@ struct results {
     double fit_us;
     int abi;
     const struct served *embedded; /* the ROW_EMBEDDED host's once-only costs */
+    char strace[64];               /* what counted the system calls, or "" */
 };
 
 /* Prints the results as a table on stdout and, with --json FILE, writes them

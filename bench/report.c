@@ -224,6 +224,30 @@ static void print_issue28(const struct results *r) {
     print_value(h->done ? h->after_run_ms : NAN, 0);
 }
 
+static void print_syscalls(const struct results *r) {
+    const struct row *m = r->main;
+    printf("\n\nsystem calls per run in lcsb's own process (strace -c, no -f: not the shim's\n"
+           "nor the command's), warm unless cold; %d run%s each, the median run's calls%s%s:\n",
+           r->cfg->syscall_runs, r->cfg->syscall_runs == 1 ? "" : "s", r->strace[0] ? "; " : "",
+           r->strace);
+    printf("  %-20s %7s %7s %13s  %s\n", "row", "calls", "errors", "min-max", "most frequent");
+    for (size_t i = 0; i < MAIN_ROWS; i++) {
+        const struct syscalls *sys = &m[i].sys;
+        if (!m[i].count_syscalls) continue;
+        printf("  %-20s", m[i].label);
+        if (sys->state != ROW_OK) {
+            printf(" %s: %s\n", state_name(sys->state), sys->note);
+            continue;
+        }
+        char range[32];
+        snprintf(range, sizeof range, "%ld-%ld", sys->min_total, sys->max_total);
+        printf(" %7ld %7ld %13s ", sys->total, sys->errors, range);
+        for (size_t k = 0; k < sys->ntop; k++)
+            printf(" %s %ld%s", sys->top[k].name, sys->top[k].calls, k + 1 < sys->ntop ? "," : "");
+        printf("\n");
+    }
+}
+
 static void print_table(const struct results *r, const char *kernel, const char *cpu) {
     const struct config *cfg = r->cfg;
     const struct row *m = r->main, *s = r->scaling;
@@ -261,6 +285,7 @@ static void print_table(const struct results *r, const char *kernel, const char 
     printf("\n  build a %d-rule policy:      ", MICRO_RULES);
     print_value(r->build.median_us, 0);
 
+    print_syscalls(r);
     print_throughput(r);
 
     struct target t[TARGETS_MAX];
@@ -307,6 +332,25 @@ static void json_plans(FILE *f, const struct row *row) {
     fputs("}", f);
 }
 
+static void json_syscalls(FILE *f, const struct syscalls *sys) {
+    fprintf(f, ",\"syscalls\":{\"status\":\"%s\"", state_name(sys->state));
+    if (sys->state != ROW_OK) {
+        fputs(",\"note\":", f);
+        json_str(f, sys->note);
+    } else {
+        fprintf(f, ",\"runs\":%d,\"total\":%ld,\"errors\":%ld,\"min_total\":%ld,\"max_total\":%ld",
+                sys->runs, sys->total, sys->errors, sys->min_total, sys->max_total);
+        fputs(",\"top\":[", f);
+        for (size_t k = 0; k < sys->ntop; k++) {
+            fputs(k ? ",{\"name\":" : "{\"name\":", f);
+            json_str(f, sys->top[k].name);
+            fprintf(f, ",\"calls\":%ld}", sys->top[k].calls);
+        }
+        fputs("]", f);
+    }
+    fputs("}", f);
+}
+
 /* A row, LAST under LAST_KEY, and ALSO under ALSO_KEY when that is not NULL. */
 static void json_row(FILE *f, const struct row *row, const char *last_key, double last,
                      const char *also_key, double also) {
@@ -334,11 +378,12 @@ static void json_row(FILE *f, const struct row *row, const char *last_key, doubl
         }
     }
     if (row->state_var) json_plans(f, row);
+    if (row->count_syscalls) json_syscalls(f, &row->sys);
     fputs("}", f);
 }
 
 /* Issue 28's summary: each policy warm and cold against bwrap, the
- * embedded host, whether any plan cache was seen. */
+ * embedded host, whether any plan cache was seen, how syscalls were counted. */
 static void json_issue28(FILE *f, const struct results *r) {
     const struct row *m = r->main;
     const struct served *h = r->embedded;
@@ -380,7 +425,14 @@ static void json_issue28(FILE *f, const struct results *r) {
     json_num(f, ok && h->done ? h->prepare_us : NAN);
     fputs(",\"after_run_ms_once\":", f);
     json_num(f, ok && h->done ? h->after_run_ms : NAN);
-    fputs("}}", f);
+    fputs("},\n  \"syscalls\":{\"how\":\"strace -c -S calls, without -f: lcsb's own process\","
+          "\"strace\":",
+          f);
+    if (r->strace[0])
+        json_str(f, r->strace);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"runs\":%d}}", r->cfg->syscall_runs);
 }
 
 static void json_micro(FILE *f, const char *name, struct micro m) {
@@ -447,9 +499,10 @@ static bool write_json(const char *path, const struct results *r, const char *ke
     fprintf(f,
             "\"config\":{\"command\":\"%s\",\"quick\":%s,\"iterations\":%d,\"warmup\":%d,"
             "\"scaling_iterations\":%d,\"micro_calls\":%ld,\"shim_rules\":%d,"
-            "\"prepare_calls\":%ld},\n",
+            "\"syscall_runs\":%d,\"prepare_calls\":%ld},\n",
             COMMAND, cfg->quick ? "true" : "false", cfg->iterations, cfg->warmup,
-            cfg->scaling_iterations, cfg->micro_calls, MAIN_RULES, cfg->prepare_calls);
+            cfg->scaling_iterations, cfg->micro_calls, MAIN_RULES, cfg->syscall_runs,
+            cfg->prepare_calls);
     fputs("\"rows\":[", f);
     for (size_t i = 0; i < MAIN_ROWS; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
