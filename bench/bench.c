@@ -5,24 +5,31 @@
  * spawn to the reaping: bare, the shim alone under a 30-rule policy, lcsb end
  * to end with an exec_policy, the same with net.domains (a network of the
  * command's own and lcsb's proxy), lcsb's own start (--version), and bwrap,
- * firejail and podman where installed. The rows are interleaved round-robin
- * so that a noisy moment of the machine lands on all of them alike (podman and
- * firejail take their turns after the others: what they leave behind would
- * slow the next row). Then the shim's cost per path rule (10 to 20,000 rules),
- * the cost of lcsb_backend_wrap and of building a policy with the C API, and
- * each row's peak RSS (through bench-rss). And the proxy's throughput: curl
- * downloading 100 MiB from an HTTP server in a thread of the harness, directly
- * and under lcsb through the proxy (an absolute-URI GET, and a CONNECT
- * tunnel), in turns. A table goes to stdout, the same
- * numbers as JSON to --json FILE (report.c writes both; bench.h is what the
- * two files share).
+ * firejail and podman where installed. Issue 28's rows (compile once, run
+ * many): real policies (the smallest exec_policy, a C build's, a shell
+ * script's with git and Python), each warm and cold (its plan cache emptied
+ * before every run), and a host program that compiles a policy once and runs
+ * every command with lcsb_run (bench-embedded, driven over a socket so that
+ * its runs take their turns too, timing each itself). The rows are
+ * interleaved round-robin so that a noisy moment of the machine lands on all
+ * of them alike (podman and firejail take their turns after the others: what
+ * they leave behind would slow the next row). Then the shim's cost per path
+ * rule (10 to 20,000 rules), the cost of lcsb_backend_wrap and of building a
+ * policy with the C API, each row's peak RSS (through bench-rss), and the
+ * system calls of lcsb's own process in a run of each policy row (strace -c,
+ * without -f). And the proxy's throughput: curl downloading 100 MiB from an
+ * HTTP server in a thread of the harness, directly and under lcsb through
+ * the proxy (an absolute-URI GET, and a CONNECT tunnel), in turns. A table
+ * goes to stdout, the same numbers as JSON to --json FILE (report.c writes
+ * both; bench.h is what the two files share).
  *
  * A row that cannot run here (no Landlock, a tool not installed) is skipped
  * with a note; no number is ever made up. The exit status is 1 when a row lcsb
- * itself owns (bare, shim, lcsb, its start, a download through its proxy)
- * fails to run, whatever the timings: the benchmark asserts nothing about
- * time.
+ * itself owns (bare, shim, lcsb, its start, issue 28's, a download through
+ * its proxy) fails to run, whatever the timings: the benchmark asserts
+ * nothing about time.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -32,6 +39,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,12 +80,6 @@ static int devnull = -1;
 
 /* ---- Small helpers. ---- */
 
-
-
-
-
-
-
 /* The environment of every run: ours with PATH=/usr/bin:/bin, so that lcsb
  * resolves the same programs whoever runs the benchmark. */
 static char **make_env(void) {
@@ -101,6 +103,18 @@ static char **with_tmpfs_tmpdir(char **env) {
     for (size_t i = 0; out && i < n; i++)
         if (strncmp(env[i], "TMPDIR=", 7) != 0) out[k++] = env[i];
     if (out) out[k] = "TMPDIR=/dev/shm";
+    return out;
+}
+
+/* ENV with VAR ("NAME=VALUE", not copied) in place of any NAME=. */
+static char **with_var(char **env, const char *var) {
+    size_t n = 0, name = strcspn(var, "=") + 1;
+    while (env && env[n]) n++;
+    char **out = env ? calloc(n + 2, sizeof *out) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; out && i < n; i++)
+        if (strncmp(env[i], var, name) != 0) out[k++] = env[i];
+    if (out) out[k] = (char *)var;
     return out;
 }
 
@@ -151,14 +165,180 @@ static void take_first_line(int fd, char *out, size_t size) {
     if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) out[0] = '\0';
 }
 
+/* ---- The plan cache (issue 28): $XDG_STATE_HOME/lcsb/plans, a row's own. ---- */
+
+/* ROW's plans directory into OUT; false when the row has no state of its own. */
+static bool plans_dir(const struct row *row, char *out, size_t size) {
+    return row->state_var &&
+           snprintf(out, size, "%s/lcsb/plans", strchr(row->state_var, '=') + 1) < (int)size;
+}
+
+/* How many entries ROW's plans directory holds, each removed first when
+ * REMOVE; -1 when there is no such directory, which is no error: lcsb has
+ * kept no plan there (yet). */
+static long plans_entries(const struct row *row, bool remove) {
+    char dir[PATH_MAX], path[PATH_MAX + 256];
+    DIR *d = plans_dir(row, dir, sizeof dir) ? opendir(dir) : NULL;
+    if (!d) return -1;
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        n++;
+        if (remove && snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+            remove_tree(path);
+    }
+    closedir(d);
+    return n;
+}
+
+/* What comes before each of ROW's runs, outside the timed window: a cold
+ * row's plan cache emptied, as if lcsb had never run its policy. */
+static void before_run(struct row *row) {
+    if (!row->cold) return;
+    long n = plans_entries(row, true);
+    if (n >= 0) {
+        row->plans.seen = true;
+        row->plans.removed += n;
+        row->plans.emptied++;
+    }
+}
+
+/* After the timed rounds: whether each row's plans directory is there, and
+ * what it holds (a warm row's plans, a cold row's last run's). */
+static void plans_look(struct row *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        long entries = plans_entries(&rows[i], false);
+        if (entries < 0) continue;
+        rows[i].plans.seen = true;
+        rows[i].plans.entries = entries;
+    }
+}
+
+/* ---- A host program bench drives: bench-embedded --serve. ---- */
+
+/* A line from the socket FD into OUT, without its newline; false at its end.
+ * Byte by byte: a few bytes a run, and the host times its runs itself. */
+static bool read_line(int fd, char *out, size_t size) {
+    size_t n = 0;
+    for (;;) {
+        char c;
+        ssize_t got = recv(fd, &c, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0 || c == '\n') {
+            out[n] = '\0';
+            return got > 0;
+        }
+        if (n + 1 < size) out[n++] = c;
+    }
+}
+
+/* ROW failed with what its host said ("error WHY"), or with the end of it. */
+static void served_fail(struct row *row, const char *line) {
+    row->state = ROW_FAILED;
+    if (strncmp(line, "error ", 6) == 0)
+        snprintf(row->note, sizeof row->note, "%.250s", line + 6);
+    else
+        snprintf(row->note, sizeof row->note, "bench-embedded ended (\"%.200s\")", line);
+}
+
+/* The host started in ROW's directory and environment, its stderr to
+ * ERR_FD, and its "ready" line read: false with ROW failed otherwise. */
+static bool served_start(struct row *row, int err_fd) {
+    struct served *h = row->served;
+    int sv[2];
+    char line[1200];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        row_fail(row, -1, "");
+        return false;
+    }
+    posix_spawn_file_actions_t fa;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, devnull, STDIN_FILENO);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, devnull, STDOUT_FILENO);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
+    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+    if (!rc) rc = posix_spawn_file_actions_addchdir_np(&fa, row->cwd);
+    if (!rc) rc = posix_spawn(&h->pid, row->argv[0], &fa, NULL, row->argv, row->env);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    h->fd = sv[0];
+    if (rc) {
+        h->pid = 0;
+        errno = rc;
+        row_fail(row, -1, "");
+        return false;
+    }
+    if (!read_line(h->fd, line, sizeof line) ||
+        sscanf(line, "ready %lf %lf %lf", &h->open_ms, &h->select_ms, &h->validate_ms) != 3) {
+        served_fail(row, line);
+        return false;
+    }
+    return true;
+}
+
+/* One run through the host: 0 with its time in *MS, or -1 with ROW failed. */
+static int served_run(struct row *row, double *ms) {
+    struct served *h = row->served;
+    char line[1200] = "";
+    if (send(h->fd, "run\n", 4, MSG_NOSIGNAL) != 4 || !read_line(h->fd, line, sizeof line) ||
+        sscanf(line, "ok %lf", ms) != 1) {
+        served_fail(row, line);
+        return -1;
+    }
+    return 0;
+}
+
+/* The host told its runs are over, its last line read (what lcsb_prepare
+ * costs per call, lcsb_script_after_run once), and reaped. */
+static void served_end(struct row *row) {
+    struct served *h = row->served;
+    if (!h || h->fd < 0) return;
+    char line[1200] = "";
+    /* A host whose row failed has nothing more to say. */
+    if (row->state == ROW_FAILED && h->pid > 0) kill(h->pid, SIGTERM);
+    shutdown(h->fd, SHUT_WR);
+    if (row->state == ROW_OK) {
+        if (read_line(h->fd, line, sizeof line) &&
+            sscanf(line, "done %lf %lf", &h->prepare_us, &h->after_run_ms) == 2)
+            h->done = true;
+        else
+            served_fail(row, line);
+    }
+    close(h->fd);
+    h->fd = -1;
+    while (h->pid > 0 && waitpid(h->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    h->pid = 0;
+}
+
+/* ---- Runs. ---- */
+
 /* One untimed run whose stderr is kept in SCRATCH_FD, so that a row that
- * cannot work here says why instead of counting failures as times. */
+ * cannot work here says why instead of counting failures as times. A
+ * served row's host starts here. */
 static void verify(struct row *row, int scratch_fd) {
     if (row->state != ROW_OK) return;
+    if (row->served) {
+        double ms;
+        if (served_start(row, scratch_fd)) served_run(row, &ms);
+        return;
+    }
+    before_run(row);
     int status = spawn_wait(row->argv, row->cwd, row->env, devnull, scratch_fd);
     char first[160];
     take_first_line(scratch_fd, first, sizeof first);
     if (status != 0) row_fail(row, status, first);
+}
+
+/* One timed run of ROW, into *MS: its wait status (a served row says its
+ * own time, and fails itself). */
+static int timed_run(struct row *row, double *ms) {
+    if (row->served) return served_run(row, ms) == 0 ? 0 : -1;
+    before_run(row);
+    double start = now_ms();
+    int status = spawn_wait(row->argv, row->cwd, row->env, devnull, devnull);
+    *ms = now_ms() - start;
+    return status;
 }
 
 /* Round-robin over the rows: each round runs every live row once, starting
@@ -172,9 +352,9 @@ static void measure(struct row *rows, size_t n, int warmup, int rounds) {
         for (size_t k = 0; k < n; k++) {
             struct row *row = &rows[((size_t)(r + warmup) + k) % n];
             if (row->state != ROW_OK) continue;
-            double start = now_ms();
-            int status = spawn_wait(row->argv, row->cwd, row->env, devnull, devnull);
-            double ms = now_ms() - start;
+            double ms;
+            int status = timed_run(row, &ms);
+            if (row->state != ROW_OK) continue;
             if (status != 0)
                 row_fail(row, status, "in a timed run");
             else if (r >= 0)
@@ -211,13 +391,16 @@ static void measure_rss(struct row *rows, size_t n, int tries, int scratch_fd) {
     for (size_t i = 0; i < n; i++) {
         struct row *row = &rows[i];
         size_t argc = 0;
-        while (row->state == ROW_OK && row->argv[argc]) argc++;
-        char **argv = row->state == ROW_OK ? calloc(argc + 2, sizeof *argv) : NULL;
+        /* A served row's host is one process for all its runs: not weighed. */
+        bool weighed = row->state == ROW_OK && !row->served;
+        while (weighed && row->argv[argc]) argc++;
+        char **argv = weighed ? calloc(argc + 2, sizeof *argv) : NULL;
         if (!argv) continue;
         argv[0] = LCSB_BENCH_RSS;
         memcpy(argv + 1, row->argv, argc * sizeof *argv);
         for (int t = 0; t < tries; t++) {
             char out[32];
+            before_run(row);
             int status = spawn_wait(argv, row->cwd, row->env, scratch_fd, devnull);
             take_first_line(scratch_fd, out, sizeof out);
             long kib = status == 0 ? strtol(out, NULL, 10) : 0;
@@ -227,8 +410,118 @@ static void measure_rss(struct row *rows, size_t n, int tries, int scratch_fd) {
     }
 }
 
-/* ---- The fixture and the policies. ---- */
+/* ---- System calls of lcsb's own process: strace -c, without -f. ---- */
 
+/* strace -c's summary at PATH (-S calls: the most frequent first) into SYS:
+ * its total and the first SYSCALLS_TOP calls. False when it has no total. */
+static bool parse_strace(const char *path, struct syscalls *sys) {
+    FILE *f = fopen(path, "r");
+    char line[256];
+    bool total = false;
+    sys->ntop = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '%' || line[0] == '-') continue;
+        /* % time, seconds, usecs/call, calls, errors (blank when none), syscall */
+        char *tok[7];
+        size_t n = 0;
+        for (char *save = NULL, *t = strtok_r(line, " \t\n", &save); t && n < 7;
+             t = strtok_r(NULL, " \t\n", &save))
+            tok[n++] = t;
+        if (n != 5 && n != 6) continue;
+        long calls = strtol(tok[3], NULL, 10), errors = n == 6 ? strtol(tok[4], NULL, 10) : 0;
+        if (strcmp(tok[n - 1], "total") == 0) {
+            sys->total = calls;
+            sys->errors = errors;
+            total = true;
+        } else if (sys->ntop < SYSCALLS_TOP) {
+            snprintf(sys->top[sys->ntop].name, sizeof sys->top[0].name, "%s", tok[n - 1]);
+            sys->top[sys->ntop++].calls = calls;
+        }
+    }
+    if (f) fclose(f);
+    return total;
+}
+
+static int cmp_total(const void *a, const void *b) {
+    long x = ((const struct syscalls *)a)->total, y = ((const struct syscalls *)b)->total;
+    return (x > y) - (x < y);
+}
+
+/* ROW's argv under strace -c: RUNS runs, each untimed (a cold row's plans
+ * removed first), the run with the median total kept in ROW->sys. strace
+ * follows no child (no -f): what the shim and the command do is theirs, and
+ * what a run costs in lcsb's own process is what the plan cache can save. */
+static void count_row(struct row *row, const char *strace, const char *out, int runs,
+                      int scratch_fd) {
+    struct syscalls *sys = &row->sys;
+    size_t argc = 0;
+    while (row->argv[argc]) argc++;
+    const char *head[] = {strace, "-c", "-S", "calls", "-o", out};
+    size_t nhead = sizeof head / sizeof *head;
+    char **argv = calloc(nhead + argc + 1, sizeof *argv);
+    struct syscalls *each = calloc((size_t)runs, sizeof *each);
+    if (!argv || !each) {
+        sys->state = ROW_FAILED;
+        snprintf(sys->note, sizeof sys->note, "out of memory");
+        goto out;
+    }
+    memcpy(argv, head, sizeof head);
+    memcpy(argv + nhead, row->argv, argc * sizeof *argv);
+    for (int r = 0; r < runs; r++) {
+        char first[160];
+        before_run(row);
+        int status = spawn_wait(argv, row->cwd, row->env, devnull, scratch_fd);
+        take_first_line(scratch_fd, first, sizeof first);
+        if (status == 0 && parse_strace(out, &each[r])) continue;
+        sys->state = ROW_FAILED;
+        if (status != 0)
+            status_note(sys->note, sizeof sys->note, "strace", status, first);
+        else
+            snprintf(sys->note, sizeof sys->note, "strace -c wrote no summary");
+        goto out;
+    }
+    qsort(each, (size_t)runs, sizeof *each, cmp_total);
+    *sys = each[runs / 2];
+    sys->state = ROW_OK;
+    sys->runs = runs;
+    sys->min_total = each[0].total;
+    sys->max_total = each[runs - 1].total;
+out:
+    free(argv);
+    free(each);
+}
+
+/* The rows that count their system calls, after their timed rounds (the
+ * rows run warm, as measured). With no strace here, each says so: a count
+ * not taken is never a zero. */
+static void count_syscalls(struct row *rows, size_t n, const struct fixture *fx, int runs,
+                           char *version, size_t size, int scratch_fd) {
+    char strace[PATH_MAX], out[PATH_MAX];
+    bool have = find_program("strace", strace, sizeof strace);
+    snprintf(out, sizeof out, "%s/strace.txt", fx->dir);
+    version[0] = '\0';
+    if (have) {
+        char *const v[] = {strace, "-V", NULL};
+        if (spawn_wait(v, NULL, NULL, scratch_fd, devnull) == 0)
+            take_first_line(scratch_fd, version, size);
+        else
+            take_first_line(scratch_fd, version, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct row *row = &rows[i];
+        if (!row->count_syscalls) continue;
+        row->sys.state = ROW_SKIPPED;
+        if (!have)
+            snprintf(row->sys.note, sizeof row->sys.note,
+                     "strace is not installed (scripts/deps.sh installs it)");
+        else if (row->state != ROW_OK)
+            snprintf(row->sys.note, sizeof row->sys.note, "the row did not run");
+        else
+            count_row(row, strace, out, runs, scratch_fd);
+    }
+}
+
+/* ---- The fixture and the policies. ---- */
 
 static void fixture_free(struct fixture *fx) {
     if (fx->dir[0]) remove_tree(fx->dir);
@@ -267,6 +560,30 @@ static bool trust_policy(const struct fixture *fx, const char *name) {
     return false;
 }
 
+/* Issue 28's policies, real ones as a project keeps them: the smallest
+ * exec_policy, a C build's, and a shell script's that runs git and Python.
+ * Each is a file in the project, trusted, run as lcsb POLICY -- COMMAND. */
+static const struct {
+    const char *file, *text;
+} policies[] = {
+    {"minimal.lua",
+     "return function(run) return require(\"lcsb\").exec_policy { project = run.cwd } end\n"},
+    {"c.lua", "local lcsb = require(\"lcsb\")\n"
+              "return function(run)\n"
+              "  return lcsb.exec_policy {\n"
+              "    project = run.cwd,\n"
+              "    exec = { lcsb.tools.c, built = true },\n"
+              "  }\n"
+              "end\n"},
+    {"shell-git-python.lua", "local lcsb = require(\"lcsb\")\n"
+                             "return function(run)\n"
+                             "  return lcsb.exec_policy {\n"
+                             "    project = run.cwd,\n"
+                             "    exec = { lcsb.tools.shell, lcsb.tools.git, lcsb.tools.python },\n"
+                             "  }\n"
+                             "end\n"},
+};
+
 static bool fixture_init(struct fixture *fx, size_t files) {
     snprintf(fx->dir, sizeof fx->dir, "/tmp/lcsb-bench.XXXXXX");
     if (!mkdtemp(fx->dir)) {
@@ -292,6 +609,11 @@ static bool fixture_init(struct fixture *fx, size_t files) {
     if (setenv("XDG_STATE_HOME", state, 1) != 0 || !trust_policy(fx, "p.lua") ||
         !trust_policy(fx, "d.lua"))
         return false;
+    /* Trusted by each row that runs them, in a state directory of its own. */
+    for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+        snprintf(path, sizeof path, "%s/%s", fx->project, policies[i].file);
+        if (!write_file(path, policies[i].text)) return false;
+    }
     snprintf(fx->rootfs, sizeof fx->rootfs, "%s/rootfs", fx->dir);
     if (mkdir(fx->rootfs, 0755) != 0) return false;
     if (lcsb_resolve_program(COMMAND, &fx->exec_files, &err)) {
@@ -370,17 +692,84 @@ static void row_tool(struct row *row, const char *const *args) {
     if (!row->argv || !row->argv[0]) row_skip(row, "out of memory");
 }
 
-static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_backend *b) {
+/* A state directory of ROW's own, which its environment names as
+ * XDG_STATE_HOME, with FILE trusted in it as a user would trust it: the
+ * plan cache lives there too, so that emptying a cold row's leaves every
+ * other row's as it was. */
+static void own_state(struct row *row, const struct fixture *fx, const char *file) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state-%s", fx->dir, row->name);
+    if (asprintf(&row->state_var, "XDG_STATE_HOME=%s", dir) < 0) row->state_var = NULL;
+    if (!row->state_var || !(row->own_env = with_var(run_env, row->state_var))) {
+        row_skip(row, "out of memory");
+        return;
+    }
+    row->env = row->own_env;
+    char *const trust[] = {LCSB_BENCH_CLI, "trust", (char *)file, NULL};
+    if (mkdir(dir, 0700) != 0) {
+        row->state = ROW_FAILED;
+        snprintf(row->note, sizeof row->note, "cannot make %.200s: %s", dir, strerror(errno));
+    } else {
+        int status = spawn_wait(trust, fx->project, row->env, devnull, devnull);
+        if (status != 0) row_fail(row, status, "lcsb trust");
+    }
+}
+
+/* lcsb FILE -- COMMAND in the project: warm, or COLD (its plan cache
+ * emptied before every run), with its system calls counted. */
+static void row_policy(struct row *row, const struct fixture *fx, const lcsb_backend *b,
+                       const char *file, bool cold) {
+    const char *const argv[] = {LCSB_BENCH_CLI, file, "--", COMMAND, NULL};
+    row->required = true;
+    row->cwd = fx->project;
+    row->cold = cold;
+    row->count_syscalls = true;
+    if (!b) {
+        row_skip(row, "no Landlock on this kernel");
+        return;
+    }
+    if ((row->argv = strv_copy(argv))) own_state(row, fx, file);
+}
+
+/* The host program that compiles the minimal policy once and runs every
+ * command with lcsb_run, timing each itself (embedded.c). */
+static void row_embedded(struct row *row, const struct config *cfg, const struct fixture *fx,
+                         const lcsb_backend *b, struct served *host) {
+    char calls[32];
+    snprintf(calls, sizeof calls, "%ld", cfg->prepare_calls);
+    const char *const argv[] = {LCSB_BENCH_EMBEDDED, "--serve", "--prepare-calls", calls,
+                                policies[0].file,    NULL};
+    *row = (struct row){.name = "embedded",
+                        .label = "embedded, per run",
+                        .required = true,
+                        .cwd = fx->project,
+                        .served = host};
+    if (!b) {
+        row_skip(row, "no Landlock on this kernel");
+        return;
+    }
+    if ((row->argv = strv_copy(argv))) own_state(row, fx, policies[0].file);
+}
+
+static void main_rows(struct row *rows, const struct config *cfg, const struct fixture *fx,
+                      const lcsb_backend *b, struct served *host) {
     static const char *const bare[] = {COMMAND, NULL};
     /* bubblewrap as agents' sandboxes configure it (issue 16's line): the
      * host read-only, its own /dev, /proc and /tmp, the project writable,
      * every namespace of its own, dying with its parent, a new session. */
-    const char *const bwrap[] = {"bwrap",      "--ro-bind",         "/",
-                                 "/",          "--dev",             "/dev",
-                                 "--proc",     "/proc",             "--tmpfs",
-                                 "/tmp",       "--bind",            fx->project,
-                                 fx->project,  "--unshare-all",     "--die-with-parent",
-                                 "--new-session", COMMAND,          NULL};
+    /* Issue 28's reference, word for word, one option to a line. */
+    // clang-format off
+    const char *const bwrap[] = {"bwrap",
+                                 "--ro-bind", "/", "/",
+                                 "--dev", "/dev",
+                                 "--proc", "/proc",
+                                 "--tmpfs", "/tmp",
+                                 "--bind", fx->project, fx->project,
+                                 "--unshare-all",
+                                 "--die-with-parent",
+                                 "--new-session",
+                                 COMMAND, NULL};
+    // clang-format on
     static const char *const firejail[] = {"firejail", "--quiet", COMMAND, NULL};
     /* Without an image, a lower bound of the world lcsb's OCI backend makes:
      * an empty root with the host's system trees bound in read-only. The
@@ -440,6 +829,25 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
     rows[ROW_START] =
         (struct row){.name = "lcsb_start", .label = "lcsb --version", .required = true};
     rows[ROW_START].argv = strv_copy(start);
+    rows[ROW_START].count_syscalls = true;
+    /* Issue 28's: each policy warm, then cold; then the embedded host. */
+    static const struct {
+        const char *name, *label;
+    } issue28[] = {
+        {"minimal", "lcsb minimal"},
+        {"minimal_cold", "lcsb minimal, cold"},
+        {"c", "lcsb c"},
+        {"c_cold", "lcsb c, cold"},
+        {"shell_git_python", "lcsb sh+git+py"},
+        {"shell_git_python_cold", "lcsb sh+git+py, cold"},
+    };
+    for (size_t i = 0; i < sizeof issue28 / sizeof *issue28; i++) {
+        struct row *row = &rows[ROW_MINIMAL + i];
+        *row = (struct row){.name = issue28[i].name};
+        snprintf(row->label, sizeof row->label, "%s", issue28[i].label);
+        row_policy(row, fx, b, policies[i / 2].file, i % 2 == 1);
+    }
+    row_embedded(&rows[ROW_EMBEDDED], cfg, fx, b, host);
     rows[ROW_BWRAP] = (struct row){.name = "bwrap", .label = "bwrap"};
     row_tool(&rows[ROW_BWRAP], bwrap);
     rows[ROW_FIREJAIL] = (struct row){.name = "firejail", .label = "firejail"};
@@ -464,6 +872,8 @@ static void rows_free(struct row *rows, size_t n) {
     for (size_t i = 0; i < n; i++) {
         strv_free(rows[i].argv);
         free(rows[i].ms);
+        free(rows[i].state_var);
+        free(rows[i].own_env);
     }
 }
 
@@ -811,6 +1221,8 @@ static int parse_args(int argc, char **argv, struct config *cfg) {
     cfg->micro_calls = cfg->quick ? 200 : 20000;
     cfg->rss_runs = cfg->quick ? 1 : 3;
     cfg->transfer_runs = cfg->quick ? 3 : 5;
+    cfg->syscall_runs = cfg->quick ? 1 : 3;
+    cfg->prepare_calls = cfg->quick ? 50 : 1000;
     cfg->scaling = cfg->quick ? quick_scaling : full_scaling;
     cfg->scaling_n = cfg->quick ? sizeof quick_scaling / sizeof *quick_scaling
                                 : sizeof full_scaling / sizeof *full_scaling;
@@ -852,7 +1264,7 @@ static int open_scratch(const struct fixture *fx, const char *name) {
 /* Everything measured, in this order: correctness first (one verifying run
  * per row), then the timed rounds, then the downloads (seconds of both
  * CPUs busy, which would only disturb the rows if they ran among them),
- * then RSS and the micro-benchmarks, for the same reason. */
+ * then RSS, the system calls and the micro-benchmarks, for the same reason. */
 static void run_all(struct results *r, const struct fixture *fx, const lcsb_backend *b,
                     int scratch_fd, int err_fd) {
     const struct config *cfg = r->cfg;
@@ -862,11 +1274,17 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
      * storage, which slowed whatever ran next by up to a quarter here: they
      * take turns among themselves, after the rows they would otherwise tax. */
     measure(r->main, ROW_FIREJAIL, cfg->warmup, cfg->iterations);
+    /* The host's last words (lcsb_prepare timed, after_run) before anything
+     * else runs; then what the plan caches hold. */
+    served_end(&r->main[ROW_EMBEDDED]);
+    plans_look(r->main, MAIN_ROWS);
     measure(r->main + ROW_FIREJAIL, MAIN_ROWS - ROW_FIREJAIL, cfg->warmup, cfg->iterations);
     measure(r->scaling, cfg->scaling_n, cfg->warmup, cfg->scaling_iterations);
     measure_transfers(r->net, cfg->transfer_runs, scratch_fd, err_fd);
     measure_rss(r->main, MAIN_ROWS, cfg->rss_runs, scratch_fd);
     measure_rss(r->scaling, cfg->scaling_n, cfg->rss_runs, scratch_fd);
+    count_syscalls(r->main, MAIN_ROWS, fx, cfg->syscall_runs, r->strace, sizeof r->strace,
+                   scratch_fd);
     r->fit_us = per_rule_fit_us(r->scaling, cfg->scaling_n);
     run_micro(r, fx, b);
 }
@@ -882,7 +1300,9 @@ int main(int argc, char **argv) {
     struct row rows[MAIN_ROWS] = {0}, scaling[sizeof full_scaling / sizeof *full_scaling] = {0};
     struct throughput net = {0};
     struct server srv = {.fd = -1};
-    struct results r = {.cfg = &cfg, .main = rows, .scaling = scaling, .net = &net};
+    struct served host = {.fd = -1};
+    struct results r = {
+        .cfg = &cfg, .main = rows, .scaling = scaling, .net = &net, .embedded = &host};
     int status = 2, scratch = -1, scratch_err = -1;
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     lcsb_backend *b = host_backend(&r.abi);
@@ -897,7 +1317,7 @@ int main(int argc, char **argv) {
         perror("bench: setup");
         goto out;
     }
-    main_rows(rows, &fx, b);
+    main_rows(rows, &cfg, &fx, b, &host);
     scaling_rows(scaling, &cfg, &fx, b);
     transfer_rows(&net, &srv, &fx, b);
     run_all(&r, &fx, b, scratch, scratch_err);
@@ -910,6 +1330,7 @@ int main(int argc, char **argv) {
         if (net.t[i].required && net.t[i].state == ROW_FAILED) status = 1;
     }
 out:
+    served_end(&rows[ROW_EMBEDDED]);
     server_stop(&srv);
     transfers_free(&net);
     if (scratch >= 0) close(scratch);

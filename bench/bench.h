@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define COMMAND "/bin/true"
 #define MAIN_RULES 30   /* the shim row's policy size */
@@ -23,12 +24,51 @@ struct config {
     long micro_calls;       /* calls per micro-benchmark */
     int rss_runs;           /* untimed runs per row for peak RSS */
     int transfer_runs;      /* timed downloads of each transfer */
+    int syscall_runs;       /* untimed runs under strace per counted row */
+    long prepare_calls;     /* lcsb_prepare calls the embedded host times */
     const long *scaling;
     size_t scaling_n;
     const char *json_path;
 };
 
 enum row_state { ROW_OK, ROW_SKIPPED, ROW_FAILED };
+
+/* What a row saw of the plan cache (issue 28), $XDG_STATE_HOME/lcsb/plans,
+ * in the state directory of its own that the row's XDG_STATE_HOME names. */
+struct plans {
+    bool seen;    /* the directory was there when looked at */
+    long removed; /* entries a cold row removed before its runs, in all */
+    long emptied; /* runs of a cold row that found the directory to empty */
+    long entries; /* entries in it after the row's last run */
+};
+
+#define SYSCALLS_TOP 5
+
+/* The system calls of lcsb's own process in one run, counted by strace -c
+ * without -f: lcsb's process alone, not the shim's nor the command's. */
+struct syscalls {
+    enum row_state state; /* ROW_SKIPPED: not counted, NOTE says why */
+    char note[200];
+    int runs;
+    long total, errors;        /* of the run whose total is the median */
+    long min_total, max_total; /* over the runs */
+    struct {
+        char name[32];
+        long calls;
+    } top[SYSCALLS_TOP]; /* that run's most frequent calls, most first */
+    size_t ntop;
+};
+
+/* A host program bench drives (bench-embedded --serve): it times each run
+ * itself, and says what it did once, before its runs, and after them. */
+struct served {
+    pid_t pid;
+    int fd;    /* bench's end of the socket pair it takes requests on; -1 */
+    bool done; /* it said "done" */
+    double open_ms, select_ms, validate_ms; /* once, before the runs */
+    double prepare_us;                      /* lcsb_prepare per call, which lcsb_run repeats */
+    double after_run_ms;                    /* lcsb_script_after_run, once, after the runs */
+};
 
 /* One way of running the command, and what measuring it gave. */
 struct row {
@@ -39,6 +79,15 @@ struct row {
     char **env;       /* NULL: the harness's own; not owned */
     long rules;       /* path rules in its policy (scaling rows) */
     bool required;    /* failing to run fails the benchmark */
+    /* Issue 28's rows: an XDG_STATE_HOME of the row's own, so that emptying
+     * one row's plan cache leaves the others' as they are. */
+    char *state_var; /* owned: "XDG_STATE_HOME=DIR", or NULL */
+    char **own_env;  /* owned: the environment that names it (env points here) */
+    bool cold;       /* its plan cache emptied before every run, untimed */
+    struct plans plans;
+    bool count_syscalls; /* counted under strace, after the timed rounds */
+    struct syscalls sys;
+    struct served *served; /* not NULL: runs through a host program, not spawned */
     enum row_state state;
     char note[256];
     double *ms; /* wall time of each timed run */
@@ -57,6 +106,15 @@ enum {
     ROW_LCSB_DOMAINS,
     ROW_LCSB_TMPFS,
     ROW_START,
+    /* Issue 28: real policies, each warm (its plan cache kept) and cold
+     * (emptied before each run), and a host that compiles one once. */
+    ROW_MINIMAL,
+    ROW_MINIMAL_COLD,
+    ROW_C,
+    ROW_C_COLD,
+    ROW_TOOLS,
+    ROW_TOOLS_COLD,
+    ROW_EMBEDDED,
     ROW_BWRAP,
     ROW_FIREJAIL,
     ROW_PODMAN,
@@ -106,6 +164,8 @@ struct results {
     struct micro wrap, build;
     double fit_us;
     int abi;
+    const struct served *embedded; /* the ROW_EMBEDDED host's once-only costs */
+    char strace[64];               /* what counted the system calls, or "" */
 };
 
 /* Prints the results as a table on stdout and, with --json FILE, writes them

@@ -46,6 +46,25 @@ static double floor_ratio(const struct row *m) {
     return ratio(m[ROW_START].median + m[ROW_SHIM].median, m[ROW_BWRAP].median);
 }
 
+/* Issue 28's policies, each a warm row followed by its cold row. */
+static const size_t issue28_warm[] = {ROW_MINIMAL, ROW_C, ROW_TOOLS};
+#define ISSUE28_POLICIES (sizeof issue28_warm / sizeof *issue28_warm)
+
+/* Whether any row saw a plans directory: until the plan cache exists, cold
+ * is warm, and the table says so. */
+static bool plans_seen(const struct row *m) {
+    for (size_t i = 0; i < MAIN_ROWS; i++)
+        if (m[i].plans.seen) return true;
+    return false;
+}
+
+/* The rows that are lcsb running the command, or starting: each gets its
+ * ratio to bwrap as agents configure it in the JSON's ratios too (lcsb p.lua
+ * has it already, as "lcsb/bwrap"). */
+static bool is_lcsb(size_t i) {
+    return i != ROW_BARE && i != ROW_LCSB && i != ROW_BWRAP && i != ROW_FIREJAIL && i != ROW_PODMAN;
+}
+
 /* ---- The targets. ---- */
 
 #define TARGETS_MAX 16
@@ -108,9 +127,10 @@ static void print_value(double v, int width) {
         printf(" %*.2f", width, v);
 }
 
-/* One row: its times and peak RSS, then LAST (x bare, or µs per rule). */
-static void print_row(const struct row *row, double last) {
-    printf("  %-16s", row->label);
+/* One row: its times and peak RSS, then LAST (x bare, or µs per rule), then
+ * ALSO when there is a second ratio to show (x bwrap): NULL when not. */
+static void print_row(const struct row *row, double last, const double *also) {
+    printf("  %-20s", row->label);
     if (row->state != ROW_OK) {
         printf(" %s: %s\n", state_name(row->state), row->note);
         return;
@@ -121,16 +141,18 @@ static void print_row(const struct row *row, double last) {
     else
         printf(" %9s", "n/a");
     print_value(last, 9);
+    if (also) print_value(*also, 9);
     printf("\n");
 }
 
-static void print_header(const char *first, const char *last) {
-    printf("  %-16s %9s %9s %9s %9s %9s\n", first, "median ms", "min ms", "max ms", "RSS KiB",
-           last);
+static void print_header(const char *first, const char *last, const char *also) {
+    printf("  %-20s %9s %9s %9s %9s %9s", first, "median ms", "min ms", "max ms", "RSS KiB", last);
+    if (also) printf(" %9s", also);
+    printf("\n");
 }
 
 static void print_transfer(const struct transfer *t, double of_direct) {
-    printf("  %-16s", t->label);
+    printf("  %-20s", t->label);
     if (t->state != ROW_OK) {
         printf(" %s: %s\n", state_name(t->state), t->note);
         return;
@@ -152,8 +174,78 @@ static void print_throughput(const struct results *r) {
         "http://%s:%d/,\n%d rounds after 1 warm-up, in turns; MB/s (10^6 bytes) by curl's clock\n"
         "(its time_total), wall: spawn to exit, lcsb's start and the network's set-up too\n",
         net->host, net->port, r->cfg->transfer_runs);
-    printf("  %-16s %9s %9s %9s %9s %9s\n", "download", "median", "min", "max", "wall", "x direct");
+    printf("  %-20s %9s %9s %9s %9s %9s\n", "download", "median", "min", "max", "wall", "x direct");
     for (size_t i = 0; i < TRANSFERS; i++) print_transfer(&net->t[i], of_direct(net, i));
+}
+
+/* The warm and cold rows side by side, the embedded host's per run, and
+ * what its runs leave out: the once-only work, and the work lcsb_run redoes. */
+static void print_issue28(const struct results *r) {
+    const struct row *m = r->main;
+    const struct served *h = r->embedded;
+    double bwrap = m[ROW_BWRAP].median;
+    printf("\n\ncompile once, run many (issue 28): lcsb POLICY -- %s, warm (the plan cache\n"
+           "kept) and cold (emptied before each run, untimed); x bwrap as agents configure it.\n"
+           "plans directory: ",
+           COMMAND);
+    printf("%s\n",
+           plans_seen(m) ? "seen" : "not seen (no plan cache here yet: cold runs what warm runs)");
+    for (size_t i = 0; plans_seen(m) && i < ISSUE28_POLICIES; i++) {
+        const struct row *warm = &m[issue28_warm[i]], *cold = warm + 1;
+        printf("    %-12s warm holds %ld entries, cold removed %ld before %ld runs\n",
+               warm->label + strlen("lcsb "), warm->plans.entries, cold->plans.removed,
+               cold->plans.emptied);
+    }
+    printf("  %-20s %9s %9s %9s %9s %9s\n", "policy", "warm ms", "cold ms", "cold-warm",
+           "warm x bw", "cold x bw");
+    for (size_t i = 0; i < ISSUE28_POLICIES; i++) {
+        const struct row *warm = &m[issue28_warm[i]], *cold = warm + 1;
+        printf("  %-20s", warm->label + strlen("lcsb "));
+        print_value(warm->state == ROW_OK ? warm->median : NAN, 9);
+        print_value(cold->state == ROW_OK ? cold->median : NAN, 9);
+        print_value(difference(cold->median, warm->median), 9);
+        print_value(ratio(warm->median, bwrap), 9);
+        print_value(ratio(cold->median, bwrap), 9);
+        printf("\n");
+    }
+    const struct row *e = &m[ROW_EMBEDDED];
+    printf("  embedded host, per lcsb_run:");
+    if (e->state != ROW_OK) {
+        printf(" %s: %s\n", state_name(e->state), e->note);
+        return;
+    }
+    printf(" %.3f ms, x bwrap", e->median);
+    print_value(ratio(e->median, bwrap), 0);
+    printf("; once: script %.3f ms, detect+select %.3f, validate %.3f\n", h->open_ms, h->select_ms,
+           h->validate_ms);
+    printf("  lcsb_prepare, which every lcsb_run does again (us):");
+    print_value(h->done ? h->prepare_us : NAN, 0);
+    printf("   lcsb_script_after_run, once (ms):");
+    print_value(h->done ? h->after_run_ms : NAN, 0);
+}
+
+static void print_syscalls(const struct results *r) {
+    const struct row *m = r->main;
+    printf("\n\nsystem calls per run in lcsb's own process (strace -c, no -f: not the shim's\n"
+           "nor the command's), warm unless cold; %d run%s each, the median run's calls%s%s:\n",
+           r->cfg->syscall_runs, r->cfg->syscall_runs == 1 ? "" : "s", r->strace[0] ? "; " : "",
+           r->strace);
+    printf("  %-20s %7s %7s %13s  %s\n", "row", "calls", "errors", "min-max", "most frequent");
+    for (size_t i = 0; i < MAIN_ROWS; i++) {
+        const struct syscalls *sys = &m[i].sys;
+        if (!m[i].count_syscalls) continue;
+        printf("  %-20s", m[i].label);
+        if (sys->state != ROW_OK) {
+            printf(" %s: %s\n", state_name(sys->state), sys->note);
+            continue;
+        }
+        char range[32];
+        snprintf(range, sizeof range, "%ld-%ld", sys->min_total, sys->max_total);
+        printf(" %7ld %7ld %13s ", sys->total, sys->errors, range);
+        for (size_t k = 0; k < sys->ntop; k++)
+            printf(" %s %ld%s", sys->top[k].name, sys->top[k].calls, k + 1 < sys->ntop ? "," : "");
+        printf("\n");
+    }
 }
 
 static void print_table(const struct results *r, const char *kernel, const char *cpu) {
@@ -164,8 +256,11 @@ static void print_table(const struct results *r, const char *kernel, const char 
     printf("%s interleaved, %d rounds after %d warm-up%s; firejail and podman take their turns\n"
            "after the others, their x bare against bare's median from the first pass\n\n",
            COMMAND, cfg->iterations, cfg->warmup, cfg->quick ? " (quick mode)" : "");
-    print_header("row", "x bare");
-    for (size_t i = 0; i < MAIN_ROWS; i++) print_row(&m[i], ratio(m[i].median, m[ROW_BARE].median));
+    print_header("row", "x bare", "x bwrap");
+    for (size_t i = 0; i < MAIN_ROWS; i++) {
+        double of_bwrap = ratio(m[i].median, m[ROW_BWRAP].median);
+        print_row(&m[i], ratio(m[i].median, m[ROW_BARE].median), &of_bwrap);
+    }
     printf("  lcsb / bwrap");
     print_value(ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median), 0);
     printf("    shim / bare");
@@ -174,11 +269,12 @@ static void print_table(const struct results *r, const char *kernel, const char 
     print_value(floor_ratio(m), 0);
     printf("\n  domains - lcsb (ms)");
     print_value(domains_ms(m), 0);
+    print_issue28(r);
 
     printf("\n\nshim alone by policy size, %d rounds (us/rule against the smallest):\n",
            cfg->scaling_iterations);
-    print_header("rules", "us/rule");
-    for (size_t i = 0; i < cfg->scaling_n; i++) print_row(&s[i], per_rule_step_us(s, i));
+    print_header("rules", "us/rule", NULL);
+    for (size_t i = 0; i < cfg->scaling_n; i++) print_row(&s[i], per_rule_step_us(s, i), NULL);
     printf("  per rule, least-squares fit (us):");
     print_value(r->fit_us, 0);
 
@@ -189,6 +285,7 @@ static void print_table(const struct results *r, const char *kernel, const char 
     printf("\n  build a %d-rule policy:      ", MICRO_RULES);
     print_value(r->build.median_us, 0);
 
+    print_syscalls(r);
     print_throughput(r);
 
     struct target t[TARGETS_MAX];
@@ -226,7 +323,37 @@ static void json_num(FILE *f, double v) {
         fprintf(f, "%.4f", v);
 }
 
-static void json_row(FILE *f, const struct row *row, const char *last_key, double last) {
+/* What a row saw of its plan cache, when it has a state directory of its own. */
+static void json_plans(FILE *f, const struct row *row) {
+    fprintf(f, ",\"cold\":%s,\"plans\":{\"seen\":%s,\"entries\":%ld", row->cold ? "true" : "false",
+            row->plans.seen ? "true" : "false", row->plans.entries);
+    if (row->cold)
+        fprintf(f, ",\"removed\":%ld,\"emptied_runs\":%ld", row->plans.removed, row->plans.emptied);
+    fputs("}", f);
+}
+
+static void json_syscalls(FILE *f, const struct syscalls *sys) {
+    fprintf(f, ",\"syscalls\":{\"status\":\"%s\"", state_name(sys->state));
+    if (sys->state != ROW_OK) {
+        fputs(",\"note\":", f);
+        json_str(f, sys->note);
+    } else {
+        fprintf(f, ",\"runs\":%d,\"total\":%ld,\"errors\":%ld,\"min_total\":%ld,\"max_total\":%ld",
+                sys->runs, sys->total, sys->errors, sys->min_total, sys->max_total);
+        fputs(",\"top\":[", f);
+        for (size_t k = 0; k < sys->ntop; k++) {
+            fputs(k ? ",{\"name\":" : "{\"name\":", f);
+            json_str(f, sys->top[k].name);
+            fprintf(f, ",\"calls\":%ld}", sys->top[k].calls);
+        }
+        fputs("]", f);
+    }
+    fputs("}", f);
+}
+
+/* A row, LAST under LAST_KEY, and ALSO under ALSO_KEY when that is not NULL. */
+static void json_row(FILE *f, const struct row *row, const char *last_key, double last,
+                     const char *also_key, double also) {
     fputs("{\"name\":", f);
     json_str(f, row->name);
     if (row->rules) fprintf(f, ",\"rules\":%ld", row->rules);
@@ -245,8 +372,67 @@ static void json_row(FILE *f, const struct row *row, const char *last_key, doubl
             fputs("null", f);
         fprintf(f, ",\"%s\":", last_key);
         json_num(f, last);
+        if (also_key) {
+            fprintf(f, ",\"%s\":", also_key);
+            json_num(f, also);
+        }
     }
+    if (row->state_var) json_plans(f, row);
+    if (row->count_syscalls) json_syscalls(f, &row->sys);
     fputs("}", f);
+}
+
+/* Issue 28's summary: each policy warm and cold against bwrap, the
+ * embedded host, whether any plan cache was seen, how syscalls were counted. */
+static void json_issue28(FILE *f, const struct results *r) {
+    const struct row *m = r->main;
+    const struct served *h = r->embedded;
+    const struct row *e = &m[ROW_EMBEDDED];
+    double bwrap = m[ROW_BWRAP].median;
+    fprintf(f, "{\"plans_dir_seen\":%s,\n  \"policies\":[", plans_seen(m) ? "true" : "false");
+    for (size_t i = 0; i < ISSUE28_POLICIES; i++) {
+        const struct row *warm = &m[issue28_warm[i]], *cold = warm + 1;
+        fputs(i ? ",\n    {\"name\":" : "\n    {\"name\":", f);
+        json_str(f, warm->name);
+        fputs(",\"warm_ms\":", f);
+        json_num(f, warm->state == ROW_OK ? warm->median : NAN);
+        fputs(",\"cold_ms\":", f);
+        json_num(f, cold->state == ROW_OK ? cold->median : NAN);
+        fputs(",\"cold-warm_ms\":", f);
+        json_num(f, difference(cold->median, warm->median));
+        fputs(",\"warm/bwrap\":", f);
+        json_num(f, ratio(warm->median, bwrap));
+        fputs(",\"cold/bwrap\":", f);
+        json_num(f, ratio(cold->median, bwrap));
+        fputs(",\"warm/bare\":", f);
+        json_num(f, ratio(warm->median, m[ROW_BARE].median));
+        fputs("}", f);
+    }
+    fputs("],\n  \"embedded\":{\"policy\":\"minimal\",\"median_ms\":", f);
+    bool ok = e->state == ROW_OK;
+    json_num(f, ok ? e->median : NAN);
+    fputs(",\"embedded/bwrap\":", f);
+    json_num(f, ratio(e->median, bwrap));
+    fputs(",\"embedded/bare\":", f);
+    json_num(f, ratio(e->median, m[ROW_BARE].median));
+    fputs(",\"once\":{\"script_open_ms\":", f);
+    json_num(f, ok ? h->open_ms : NAN);
+    fputs(",\"detect_select_ms\":", f);
+    json_num(f, ok ? h->select_ms : NAN);
+    fputs(",\"validate_ms\":", f);
+    json_num(f, ok ? h->validate_ms : NAN);
+    fputs("},\"prepare_us_per_run\":", f);
+    json_num(f, ok && h->done ? h->prepare_us : NAN);
+    fputs(",\"after_run_ms_once\":", f);
+    json_num(f, ok && h->done ? h->after_run_ms : NAN);
+    fputs("},\n  \"syscalls\":{\"how\":\"strace -c -S calls, without -f: lcsb's own process\","
+          "\"strace\":",
+          f);
+    if (r->strace[0])
+        json_str(f, r->strace);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"runs\":%d}}", r->cfg->syscall_runs);
 }
 
 static void json_micro(FILE *f, const char *name, struct micro m) {
@@ -312,13 +498,16 @@ static bool write_json(const char *path, const struct results *r, const char *ke
     fprintf(f, ",\"cpus\":%ld,\"landlock_abi\":%d},\n", sysconf(_SC_NPROCESSORS_ONLN), r->abi);
     fprintf(f,
             "\"config\":{\"command\":\"%s\",\"quick\":%s,\"iterations\":%d,\"warmup\":%d,"
-            "\"scaling_iterations\":%d,\"micro_calls\":%ld,\"shim_rules\":%d},\n",
+            "\"scaling_iterations\":%d,\"micro_calls\":%ld,\"shim_rules\":%d,"
+            "\"syscall_runs\":%d,\"prepare_calls\":%ld},\n",
             COMMAND, cfg->quick ? "true" : "false", cfg->iterations, cfg->warmup,
-            cfg->scaling_iterations, cfg->micro_calls, MAIN_RULES);
+            cfg->scaling_iterations, cfg->micro_calls, MAIN_RULES, cfg->syscall_runs,
+            cfg->prepare_calls);
     fputs("\"rows\":[", f);
     for (size_t i = 0; i < MAIN_ROWS; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
-        json_row(f, &m[i], "ratio_to_bare", ratio(m[i].median, m[ROW_BARE].median));
+        json_row(f, &m[i], "ratio_to_bare", ratio(m[i].median, m[ROW_BARE].median),
+                 "ratio_to_bwrap", ratio(m[i].median, m[ROW_BWRAP].median));
     }
     fputs("],\n\"ratios\":{\"lcsb/bwrap\":", f);
     json_num(f, ratio(m[ROW_LCSB].median, m[ROW_BWRAP].median));
@@ -328,14 +517,21 @@ static bool write_json(const char *path, const struct results *r, const char *ke
         fprintf(f, ",\"%s/bare\":", m[i].name);
         json_num(f, ratio(m[i].median, m[ROW_BARE].median));
     }
+    for (size_t i = 0; i < MAIN_ROWS; i++) {
+        if (!is_lcsb(i)) continue;
+        fprintf(f, ",\"%s/bwrap\":", m[i].name);
+        json_num(f, ratio(m[i].median, m[ROW_BWRAP].median));
+    }
     fputs("},\n\"differences_ms\":{\"lcsb_domains-lcsb\":", f);
     json_num(f, domains_ms(m));
-    fputs("},\n\"throughput\":", f);
+    fputs("},\n\"issue28\":", f);
+    json_issue28(f, r);
+    fputs(",\n\"throughput\":", f);
     json_throughput(f, r);
     fputs(",\n\"scaling\":{\"points\":[", f);
     for (size_t i = 0; i < cfg->scaling_n; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
-        json_row(f, &s[i], "per_rule_us", per_rule_step_us(s, i));
+        json_row(f, &s[i], "per_rule_us", per_rule_step_us(s, i), NULL, NAN);
     }
     fputs("],\n  \"per_rule_us_fit\":", f);
     json_num(f, r->fit_us);
