@@ -8,6 +8,7 @@
 #include "json.h"
 #include "lua_util.h"
 #include "path.h"
+#include "plan.h"
 #include "policy.h"
 #include "sha256.h"
 #include "sys.h"
@@ -530,13 +531,36 @@ static const lcsb_tier checked_tiers[] = {LCSB_TIER_READ, LCSB_TIER_WRITE, LCSB_
                                           LCSB_TIER_PROTECT, LCSB_TIER_HIDE};
 #define CHECKED_TIERS (sizeof checked_tiers / sizeof checked_tiers[0])
 
+/* A spot's path or real path, and which spot it is (a cap's index, or a
+ * policy path's tier and index), sorted by text: the checks find every
+ * spot at or above a path by looking up its ancestors, one sorted pass
+ * instead of every pair. */
+typedef struct spot_key {
+    const char *text;
+    unsigned tier; /* a policy path's; unused for a cap */
+    size_t index;
+} spot_key;
+
+typedef struct keys {
+    spot_key *v;
+    size_t n;
+} keys;
+
+/* Each cap a policy path holds (the cap within it), by the policy path. */
+typedef struct held_caps {
+    size_t *v;
+    size_t n, cap;
+} held_caps;
+
 typedef struct check {
     const lcsb__caps *caps;
     const lcsb_policy *policy;
     const char *name;
     spot *tiers[LCSB_TIERS];
     size_t counts[LCSB_TIERS];
-    spot *capped; /* caps->paths as spots */
+    spot *capped;                 /* caps->paths as spots */
+    keys cap_keys;                /* the caps' spots, sorted */
+    held_caps *holds[LCSB_TIERS]; /* per policy path, the caps within it */
     /* The hidden and protected paths hold: neither world nor metadata may degrade. */
     bool held;
 } check;
@@ -644,14 +668,14 @@ static int check_holds(const check *k, lcsb_tier tier, const spot *p, lcsb_error
     bool seen[2][ROLES + 1] = {{false}};
     /* lcsb's own files first, then what else may not be written, then what
      * may not be had at all: a message names only the first few. */
-    for (size_t pass = 0; pass < 3 * c->n; pass++) {
-        size_t i = pass % c->n, stage = pass / c->n;
+    const held_caps *within = &k->holds[tier][p - k->tiers[tier]];
+    for (size_t pass = 0; pass < 3 * within->n; pass++) {
+        size_t i = within->v[pass % within->n], stage = pass / within->n;
         const cap_path *cap = &c->paths[i];
         const spot *s = &k->capped[i];
         size_t its = cap->kind != CAP_DENY_WRITE ? 2 : cap->from == ROLE_OWN ? 0 : 1;
         if (its != stage) continue;
         if (cap->kind == CAP_DENY_WRITE && tier != LCSB_TIER_WRITE) continue;
-        if (!spot_within(s, p)) continue;
         bool there = s->there;
         if (!there && tier != LCSB_TIER_WRITE) continue;
         bool cover = there && covered(k, s, cap->kind);
@@ -785,16 +809,212 @@ static spot *new_spots(size_t n) { return calloc(n ? n : 1, sizeof(spot)); }
 /* S := PATH and where it really is (lcsb__realpath_where: a capped path
  * that is not there yet lies where a symlinked ancestor leads); false on
  * ENOMEM. */
-static bool resolve(spot *s, const char *path) {
+static bool resolve(spot *s, const char *path, const lcsb_policy *policy) {
     char real[PATH_MAX];
     s->path = path;
     s->real = NULL;
+    /* What the composition verified is its own real path, and there. */
+    if (policy && lcsb__policy_verified(policy, path)) {
+        s->there = true;
+        return (s->real = strdup(path)) != NULL;
+    }
     if (!lcsb__realpath_where(path, real)) return true;
     /* Where it would be, or where it is: one question more only when it
      * lies past a symlink. */
     struct stat st;
     s->there = lstat(real, &st) == 0;
     return (s->real = strdup(real)) != NULL;
+}
+
+/* A cap's spot written as a line of a plan's data: "1 REAL" there, "0 REAL"
+ * not there, "-" where no ancestor resolves. */
+static void add_spot(lcsb__buf *b, const spot *s) {
+    if (!s->real) {
+        lcsb__buf_adds(b, "-\n");
+        return;
+    }
+    lcsb__buf_adds(b, s->there ? "1 " : "0 ");
+    lcsb__buf_add_word(b, s->real);
+    lcsb__buf_adds(b, "\n");
+}
+
+/* The N spots of CAPPED from a plan's DATA (LEN bytes): false when it is
+ * not N lines add_spot wrote, or memory ran out. */
+static bool take_spots(spot *capped, size_t n, const char *data, size_t len) {
+    const char *at = data, *end = data + len;
+    for (size_t i = 0; i < n; i++) {
+        const char *nl = memchr(at, '\n', (size_t)(end - at));
+        char real[PATH_MAX];
+        if (!nl) return false;
+        if (nl - at == 1 && at[0] == '-') {
+            capped[i].real = NULL;
+        } else if (nl - at > 2 && (at[0] == '0' || at[0] == '1') && at[1] == ' ' &&
+                   lcsb__word_decode(at + 2, (size_t)(nl - at - 2), real, sizeof real)) {
+            capped[i].there = at[0] == '1';
+            if (!(capped[i].real = strdup(real))) return false;
+        } else {
+            return false;
+        }
+        at = nl + 1;
+    }
+    return at == end;
+}
+
+/* The caps' spots: where each capped path really is. They are the same on
+ * every run but for the file system, so they are a plan (plan.h) keyed by
+ * the paths, kept with what resolving them rested on, and resolved again
+ * only when that changed: resolving them was half of a minimal run's
+ * system calls. */
+static bool resolve_caps(const lcsb__caps *caps, spot *capped) {
+    lcsb__buf key = {0}, data = {0};
+    lcsb__buf_adds(&key, "lcsb caps spots 1\n");
+    for (size_t i = 0; i < caps->n; i++) {
+        lcsb__buf_add_word(&key, caps->paths[i].path);
+        lcsb__buf_adds(&key, "\n");
+    }
+    char *kept = NULL, why[PATH_MAX + 256];
+    size_t kept_len;
+    bool ok = !key.oom;
+    if (ok && lcsb__plan_find(key.p, key.len, &kept, &kept_len, why, sizeof why) == 0) {
+        ok = take_spots(capped, caps->n, kept, kept_len);
+        free(kept);
+        if (ok) {
+            lcsb__buf_free(&key);
+            return true;
+        }
+        for (size_t i = 0; i < caps->n; i++) {
+            free(capped[i].real);
+            capped[i] = (spot){0};
+        }
+    }
+    lcsb__facts *facts = ok ? lcsb__facts_new() : NULL;
+    lcsb__facts_record(facts, true);
+    for (size_t i = 0; ok && i < caps->n; i++) {
+        char real[PATH_MAX];
+        spot *sp = &capped[i];
+        struct stat st;
+        sp->path = caps->paths[i].path;
+        sp->real = NULL;
+        if (lcsb__facts_realpath_where(facts, sp->path, real)) {
+            sp->there = lcsb__facts_lstat(facts, real, &st) == 0;
+            ok = (sp->real = strdup(real)) != NULL;
+        }
+        if (ok) add_spot(&data, sp);
+    }
+    ok = ok && facts && !data.oom;
+    /* Not kept (a change too recent, a store others may write) is no
+     * failure: the next run resolves them again. */
+    if (ok)
+        (void)lcsb__plan_save(key.p, key.len, facts, lcsb__facts_since(facts), NULL, 0, data.p,
+                              data.len, why, sizeof why);
+    lcsb__facts_free(facts);
+    lcsb__buf_free(&key);
+    lcsb__buf_free(&data);
+    return ok;
+}
+
+static int by_key(const void *a, const void *b) {
+    return strcmp(((const spot_key *)a)->text, ((const spot_key *)b)->text);
+}
+
+/* S's path and real path as keys into OUT (N so far; room for two). */
+static void add_keys(spot_key *out, size_t *n, const spot *s, unsigned tier, size_t index) {
+    out[(*n)++] = (spot_key){s->path, tier, index};
+    if (s->real && strcmp(s->real, s->path) != 0) out[(*n)++] = (spot_key){s->real, tier, index};
+}
+
+/* Calls FN(CTX, K) for each key of SORTED (N of them) at or above PATH:
+ * PATH itself and each of its ancestors, looked up. */
+static void each_above(const spot_key *sorted, size_t n, const char *path,
+                       void (*fn)(void *, const spot_key *), void *ctx) {
+    char at[PATH_MAX];
+    size_t len = strlen(path);
+    if (len >= sizeof at || n == 0) return;
+    memcpy(at, path, len + 1);
+    for (;;) {
+        spot_key probe = {at, 0, 0};
+        const spot_key *hit = bsearch(&probe, sorted, n, sizeof *sorted, by_key);
+        if (hit) {
+            /* Equal texts sit together: every spot with it. */
+            while (hit > sorted && strcmp(hit[-1].text, at) == 0) hit--;
+            for (; hit < sorted + n && strcmp(hit->text, at) == 0; hit++) fn(ctx, hit);
+        }
+        if (len <= 1) return;
+        while (len > 1 && at[len - 1] != '/') len--;
+        len = len > 1 ? len - 1 : 1;
+        at[len] = '\0';
+    }
+}
+
+/* The lowest cap index found at or above a policy path (it lies in that cap). */
+typedef struct lowest {
+    const lcsb__caps *caps;
+    lcsb_tier tier;
+    size_t found;
+} lowest;
+
+static void note_lowest(void *ctx, const spot_key *k) {
+    lowest *l = ctx;
+    if (l->caps->paths[k->index].kind == CAP_DENY_WRITE && l->tier != LCSB_TIER_WRITE) return;
+    if (k->index < l->found) l->found = k->index;
+}
+
+/* A cap at or below a policy path: noted in that path's holds, once. */
+typedef struct holding {
+    check *k;
+    size_t cap;
+    bool oom;
+} holding;
+
+static void note_holding(void *ctx, const spot_key *pk) {
+    holding *h = ctx;
+    held_caps *hc = &h->k->holds[pk->tier][pk->index];
+    if (hc->n && hc->v[hc->n - 1] == h->cap) return; /* by its path and its real path */
+    if (hc->n == hc->cap) {
+        size_t cap = hc->cap ? hc->cap * 2 : 4;
+        size_t *grown = realloc(hc->v, cap * sizeof *grown);
+        if (!grown) {
+            h->oom = true;
+            return;
+        }
+        hc->v = grown;
+        hc->cap = cap;
+    }
+    hc->v[hc->n++] = h->cap;
+}
+
+/* The sorted keys: the caps' into K->cap_keys, the policy's (but hidden
+ * paths, which are what is wanted of a capped path) into POLICY_KEYS; then
+ * which caps each policy path holds. False when memory ran out. */
+static bool index_spots(check *k, keys *policy_keys) {
+    const lcsb__caps *caps = k->caps;
+    size_t total = 0;
+    for (size_t t = 0; t < CHECKED_TIERS; t++)
+        if (checked_tiers[t] != LCSB_TIER_HIDE) total += k->counts[checked_tiers[t]];
+    k->cap_keys.v = calloc(2 * caps->n + 1, sizeof(spot_key));
+    policy_keys->v = calloc(2 * total + 1, sizeof(spot_key));
+    if (!k->cap_keys.v || !policy_keys->v) return false;
+    for (size_t j = 0; j < caps->n; j++)
+        add_keys(k->cap_keys.v, &k->cap_keys.n, &k->capped[j], 0, j);
+    for (size_t t = 0; t < CHECKED_TIERS; t++) {
+        lcsb_tier tier = checked_tiers[t];
+        if (tier == LCSB_TIER_HIDE) continue;
+        if (!(k->holds[tier] = calloc(k->counts[tier] + 1, sizeof(held_caps)))) return false;
+        for (size_t i = 0; i < k->counts[tier]; i++)
+            add_keys(policy_keys->v, &policy_keys->n, &k->tiers[tier][i], tier, i);
+    }
+    qsort(k->cap_keys.v, k->cap_keys.n, sizeof(spot_key), by_key);
+    qsort(policy_keys->v, policy_keys->n, sizeof(spot_key), by_key);
+    /* Caps in the order they were merged: a path's holds are named in it. */
+    for (size_t j = 0; j < caps->n; j++) {
+        const spot *c = &k->capped[j];
+        holding h = {k, j, false};
+        each_above(policy_keys->v, policy_keys->n, c->path, note_holding, &h);
+        if (c->real && strcmp(c->real, c->path) != 0)
+            each_above(policy_keys->v, policy_keys->n, c->real, note_holding, &h);
+        if (h.oom) return false;
+    }
+    return true;
 }
 
 int lcsb__caps_check(const lcsb__caps *caps, const lcsb_policy *policy, const char *name,
@@ -807,30 +1027,41 @@ int lcsb__caps_check(const lcsb__caps *caps, const lcsb_policy *policy, const ch
         k.counts[tier] = lcsb_policy_count(policy, tier);
         if (!(k.tiers[tier] = new_spots(k.counts[tier]))) rc = LCSB_ENOMEM;
         for (size_t i = 0; !rc && i < k.counts[tier]; i++)
-            if (!resolve(&k.tiers[tier][i], lcsb_policy_path(policy, tier, i))) rc = LCSB_ENOMEM;
+            if (!resolve(&k.tiers[tier][i], lcsb_policy_path(policy, tier, i), policy))
+                rc = LCSB_ENOMEM;
     }
     if (!rc && !(k.capped = new_spots(caps->n))) rc = LCSB_ENOMEM;
-    for (size_t i = 0; !rc && i < caps->n; i++)
-        if (!resolve(&k.capped[i], caps->paths[i].path)) rc = LCSB_ENOMEM;
+    for (size_t i = 0; !rc && i < caps->n; i++) k.capped[i].path = caps->paths[i].path;
+    if (!rc && !resolve_caps(caps, k.capped)) rc = LCSB_ENOMEM;
     if (rc) lcsb__fail(err, rc, "out of memory");
+
+    keys policy_keys = {0};
+    if (!rc && !index_spots(&k, &policy_keys)) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
 
     for (size_t t = 0; !rc && t < CHECKED_TIERS; t++) {
         lcsb_tier tier = checked_tiers[t];
         if (tier == LCSB_TIER_HIDE) continue; /* hiding a capped path is what is wanted */
         for (size_t i = 0; !rc && i < k.counts[tier]; i++) {
             const spot *p = &k.tiers[tier][i];
-            for (size_t j = 0; !rc && j < caps->n; j++) {
-                const cap_path *cap = &caps->paths[j];
-                if (cap->kind == CAP_DENY_WRITE && tier != LCSB_TIER_WRITE) continue;
-                if (spot_within(p, &k.capped[j])) rc = refuse_inside(&k, tier, p, cap, err);
-            }
+            /* The first cap, in merged order, the path lies in. */
+            lowest l = {caps, tier, caps->n};
+            each_above(k.cap_keys.v, k.cap_keys.n, p->path, note_lowest, &l);
+            if (p->real && strcmp(p->real, p->path) != 0)
+                each_above(k.cap_keys.v, k.cap_keys.n, p->real, note_lowest, &l);
+            if (l.found < caps->n) rc = refuse_inside(&k, tier, p, &caps->paths[l.found], err);
             if (!rc) rc = check_holds(&k, tier, p, err);
         }
     }
     if (!rc) rc = check_switches(&k, err);
 
-    for (size_t t = 0; t < CHECKED_TIERS; t++)
-        free_spots(k.tiers[checked_tiers[t]], k.counts[checked_tiers[t]]);
+    for (size_t t = 0; t < CHECKED_TIERS; t++) {
+        lcsb_tier tier = checked_tiers[t];
+        for (size_t i = 0; k.holds[tier] && i < k.counts[tier]; i++) free(k.holds[tier][i].v);
+        free(k.holds[tier]);
+        free_spots(k.tiers[tier], k.counts[tier]);
+    }
+    free(k.cap_keys.v);
+    free(policy_keys.v);
     free_spots(k.capped, caps->n);
     return rc;
 }

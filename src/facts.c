@@ -3,6 +3,8 @@
  * head), and, while recording, the order in which things were marked. */
 #include "facts.h"
 
+#include "sys.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,7 @@ struct lcsb__facts {
     entry **slots; /* open addressing; a power of two long */
     size_t cap, n;
     bool recording, unfit;
+    struct timespec since;
     mark *marks;
     size_t marks_n, marks_cap;
 };
@@ -79,7 +82,23 @@ void lcsb__facts_free(lcsb__facts *f) {
 }
 
 void lcsb__facts_record(lcsb__facts *f, bool on) {
-    if (f) f->recording = on;
+    if (!f) return;
+    if (on) {
+        /* A composition starts from nothing: what an earlier one learnt may
+         * have changed since (its run made directories). */
+        for (size_t i = 0; i < f->cap; i++) {
+            if (f->slots[i]) entry_free(f->slots[i]);
+            f->slots[i] = NULL;
+        }
+        f->n = f->marks_n = 0;
+        f->unfit = false;
+        f->since = lcsb__fs_now();
+    }
+    f->recording = on;
+}
+
+struct timespec lcsb__facts_since(const lcsb__facts *f) {
+    return f ? f->since : (struct timespec){0};
 }
 
 bool lcsb__facts_unfit(const lcsb__facts *f) { return f && f->unfit; }
@@ -293,6 +312,28 @@ char *lcsb__facts_realpath(lcsb__facts *f, const char *path, char *out) {
     return out;
 }
 
+char *lcsb__facts_realpath_where(lcsb__facts *f, const char *path, char *out) {
+    if (!f || !keyable(f, path)) return lcsb__realpath_where(path, out);
+    if (lcsb__facts_realpath(f, path, out)) return out;
+    if (errno != ENOENT && errno != ENOTDIR) return NULL;
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) {
+        /* Below "/" itself: it lies where it is written. */
+        if (strlen(path) >= PATH_MAX) return NULL;
+        return strcpy(out, path);
+    }
+    char parent[PATH_MAX];
+    size_t len = (size_t)(slash - path);
+    memcpy(parent, path, len);
+    parent[len] = '\0';
+    if (!lcsb__facts_realpath_where(f, parent, out)) return NULL;
+    size_t have = strlen(out);
+    bool root = have == 1;
+    if (have + strlen(slash) + 1 > PATH_MAX) return NULL;
+    strcpy(out + have - (root ? 1 : 0), slash);
+    return out;
+}
+
 int lcsb__facts_stat(lcsb__facts *f, const char *path, struct stat *st) {
     char real[PATH_MAX];
     if (!f || !keyable(f, path)) return stat(path, st);
@@ -419,6 +460,19 @@ int lcsb__facts_head(lcsb__facts *f, const char *path, char *buf, size_t size, s
     memcpy(buf, e->head, *got);
     *mode = e->head_mode;
     return 0;
+}
+
+void lcsb__facts_mark_read(lcsb__facts *f, const char *path, const struct stat *st) {
+    if (!f || !f->recording) return;
+    entry *e = entry_of(f, path);
+    if (!e) return;
+    /* The descriptor's view: the very file those bytes came from. */
+    if (!e->looked) {
+        e->st = *st;
+        e->lerr = 0;
+        e->looked = true;
+    }
+    mark_as(f, e, LCSB__SEEN_READ);
 }
 
 int lcsb__facts_each_seen(const lcsb__facts *f, int (*fn)(const lcsb__seen *, void *), void *ctx) {

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 typedef struct lcsb__facts lcsb__facts;
 
@@ -28,6 +29,9 @@ void lcsb__facts_free(lcsb__facts *facts);
 
 /* Marks what is asked from now on (true), or stops marking (false). */
 void lcsb__facts_record(lcsb__facts *facts, bool on);
+/* When recording last began, by the file system's clock (lcsb__fs_now):
+ * what changed after it may not be in what was asked. */
+struct timespec lcsb__facts_since(const lcsb__facts *facts);
 /* Did anything asked while recording escape the record (a relative path,
  * one with "..")? Then no plan may rest on it. */
 bool lcsb__facts_unfit(const lcsb__facts *facts);
@@ -41,6 +45,9 @@ int lcsb__facts_stat(lcsb__facts *facts, const char *path, struct stat *st);
 ssize_t lcsb__facts_readlink(lcsb__facts *facts, const char *path, char *out);
 /* realpath(3) of PATH into OUT (PATH_MAX bytes): OUT, or NULL and errno. */
 char *lcsb__facts_realpath(lcsb__facts *facts, const char *path, char *out);
+/* Where PATH is, or would be once made (lcsb__realpath_where): its real
+ * path, else its nearest existing ancestor's with the rest as written. */
+char *lcsb__facts_realpath_where(lcsb__facts *facts, const char *path, char *out);
 /* access(PATH, X_OK) == 0. */
 bool lcsb__facts_executable(lcsb__facts *facts, const char *path);
 /* The entries of directory PATH, sorted bytewise, without . and ..: names
@@ -58,8 +65,13 @@ int lcsb__facts_head(lcsb__facts *facts, const char *path, char *buf, size_t siz
 typedef enum lcsb__seen_kind {
     LCSB__SEEN_ENTRY,   /* looked up: its lstat (or that there is none) */
     LCSB__SEEN_LISTING, /* listed: which entries the directory holds */
-    LCSB__SEEN_CONTENT, /* read: its bytes */
+    LCSB__SEEN_CONTENT, /* a program's head read (its ELF interpreter, its #! line) */
+    LCSB__SEEN_READ,    /* a file the script's Lua read whole (a .python-version) */
 } lcsb__seen_kind;
+
+/* While recording, marks that the file at PATH (its real path), whose
+ * descriptor showed ST, was read whole by the composition's Lua. */
+void lcsb__facts_mark_read(lcsb__facts *facts, const char *path, const struct stat *st);
 
 typedef struct lcsb__seen {
     lcsb__seen_kind kind;

@@ -84,9 +84,7 @@ static int l_scope_close(lua_State *L) {
 #define FACTS_OWNED "lcsb.facts_owned"
 #define FACTS_OWNED_MT "lcsb.facts_owned_mt"
 
-/* The facts to ask through while a composition runs, else NULL: the host
- * directly. */
-static lcsb__facts *facts_of(lua_State *L) {
+lcsb__facts *lcsb__lua_facts(lua_State *L) {
     lua_getfield(L, LUA_REGISTRYINDEX, FACTS_ACTIVE);
     lcsb__facts *f = lua_touserdata(L, -1);
     lua_pop(L, 1);
@@ -128,7 +126,7 @@ static int l_compose_begin(lua_State *L) {
 
 /* lcsb.core.compose_end(): the host is asked directly again. */
 static int l_compose_end(lua_State *L) {
-    lcsb__facts_record(facts_of(L), false);
+    lcsb__facts_record(lcsb__lua_facts(L), false);
     lua_pushnil(L);
     lua_setfield(L, LUA_REGISTRYINDEX, FACTS_ACTIVE);
     return 0;
@@ -145,7 +143,7 @@ static int l_which(lua_State *L) {
         lua_pushfstring(L, "exec: %s: holds a NUL byte", name);
         return 2;
     }
-    if (lcsb__resolve_program(facts_of(L), name, &files, &err))
+    if (lcsb__resolve_program(lcsb__lua_facts(L), name, &files, &err))
         return lcsb__lua_fail(L, err.message);
     lcsb__lua_push_argv(L, files);
     lcsb_argv_free(files);
@@ -193,7 +191,7 @@ static int l_rmdir(lua_State *L) {
 /* lcsb.kind(path) -> "dir" | "file" | "other" | nil (following symlinks) */
 static int l_kind(lua_State *L) {
     struct stat st;
-    if (lcsb__facts_stat(facts_of(L), luaL_checkstring(L, 1), &st) != 0) {
+    if (lcsb__facts_stat(lcsb__lua_facts(L), luaL_checkstring(L, 1), &st) != 0) {
         luaL_pushfail(L);
         return 1;
     }
@@ -205,7 +203,7 @@ static int l_kind(lua_State *L) {
  * which file it is) | nil; a symlink as itself */
 static int l_lstat(lua_State *L) {
     struct stat st;
-    if (lcsb__facts_lstat(facts_of(L), luaL_checkstring(L, 1), &st) != 0) {
+    if (lcsb__facts_lstat(lcsb__lua_facts(L), luaL_checkstring(L, 1), &st) != 0) {
         luaL_pushfail(L);
         return 1;
     }
@@ -221,7 +219,7 @@ static int l_lstat(lua_State *L) {
  * says it (exec_policy follows a path hop by hop to see where it passes). */
 static int l_readlink(lua_State *L) {
     char out[PATH_MAX];
-    ssize_t n = lcsb__facts_readlink(facts_of(L), luaL_checkstring(L, 1), out);
+    ssize_t n = lcsb__facts_readlink(lcsb__lua_facts(L), luaL_checkstring(L, 1), out);
     if (n < 0) {
         luaL_pushfail(L);
         return 1;
@@ -233,7 +231,7 @@ static int l_readlink(lua_State *L) {
 static int l_realpath(lua_State *L) {
     char out[PATH_MAX];
     const char *path = luaL_checkstring(L, 1);
-    lcsb__facts *f = facts_of(L);
+    lcsb__facts *f = lcsb__lua_facts(L);
     if (!(f ? lcsb__facts_realpath(f, path, out) : lcsb__realpath(path, out))) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
@@ -269,7 +267,7 @@ static int l_listdir(lua_State *L) {
     lua_pushcfunction(L, listing_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
-    if (lcsb__facts_listdir(facts_of(L), path, &l->names, &l->kinds) != 0) {
+    if (lcsb__facts_listdir(lcsb__lua_facts(L), path, &l->names, &l->kinds) != 0) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;

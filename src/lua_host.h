@@ -3,6 +3,7 @@
 #ifndef LCSB_LUA_HOST_H
 #define LCSB_LUA_HOST_H
 
+#include "facts.h"
 #include "scope.h"
 
 #include <lauxlib.h>
@@ -13,6 +14,13 @@
  * other time. A script run (script.c) puts its own there; a plain Lua
  * program gets some made for it. */
 #define LCSB__REG_FACTS "lcsb.facts"
+/* The registry's boolean that says lcsb trust is running the script: it
+ * composes afresh, for the record to hold every file a composition reads. */
+#define LCSB__REG_TRUSTING "lcsb.trusting"
+
+/* The facts to ask through while a composition runs, else NULL: the host
+ * directly. */
+lcsb__facts *lcsb__lua_facts(lua_State *L);
 
 extern const luaL_Reg lcsb__lua_host_functions[];
 void lcsb__lua_host_classes(lua_State *L);

@@ -10,6 +10,7 @@
 #include "capability.h"
 #include "installed.h"
 #include "lua_host.h"
+#include "lua_plan.h"
 #include "lua_policy.h"
 #include "lua_util.h"
 #include "trust.h"
@@ -264,6 +265,7 @@ LCSB_API int luaopen_lcsb(lua_State *L) {
     lcsb__lua_host_classes(L);
     luaL_newlib(L, functions);
     luaL_setfuncs(L, lcsb__lua_host_functions, 0);
+    luaL_setfuncs(L, lcsb__lua_plan_functions, 0);
     lua_pushliteral(L, LCSB_VERSION);
     lua_setfield(L, -2, "version");
     /* The exit statuses (docs/policy.md), by name. */

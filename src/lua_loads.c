@@ -5,6 +5,7 @@
  * code as a chunk loaded from them, data as an anonymous copy (io.tmpfile). */
 #include "lua_loads.h"
 
+#include "lua_host.h"
 #include "path.h"
 #include "sys.h"
 
@@ -171,6 +172,9 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
             refuse(L, loads, path, named, real, data, *len);
     }
     note(L, loads, own ? &loads->own : &loads->read, named, real, sha256, data, *len);
+    /* A composition that read it rests on it: a plan is made again when
+     * it changes (plan.h). */
+    if (!own) lcsb__facts_mark_read(lcsb__lua_facts(L), real, &seen.st);
     return data;
 }
 

@@ -363,3 +363,12 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     }
     return p;
 }
+
+static int by_text(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool lcsb__policy_verified(const lcsb_policy *policy, const char *path) {
+    return policy->verified && bsearch(&path, policy->verified, policy->verified_n,
+                                       sizeof *policy->verified, by_text) != NULL;
+}

@@ -46,7 +46,16 @@ struct lcsb_policy {
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
     size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */
+    /* Paths a composition found real (no symlink on the way) and there, by
+     * a record that still holds (plan.h), sorted; borrowed from the script
+     * that made the policy, never copied: validation and the caps take them
+     * as they are, without asking the disk each again. NULL: none. */
+    const char *const *verified;
+    size_t verified_n;
 };
+
+/* Is PATH among POLICY's verified paths? */
+bool lcsb__policy_verified(const lcsb_policy *policy, const char *path);
 
 /* The ports in PORTS above LAST in ascending order, one per call (sorted and
  * without repeats, so the same policy gives the same bytes); 65536 after the last. */

@@ -16,6 +16,7 @@
 #include "lua_stop.h"
 #include "lua_util.h"
 #include "path.h"
+#include "policy.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -73,6 +74,10 @@ struct lcsb_script {
      * Lua sees them only while the script runs (after the command ran, a
      * hint asks the disk as it is). */
     lcsb__facts *facts;
+    /* The policy's paths its composition verified (policy.h), and a sorted
+     * view of them, which the policy borrows. */
+    lcsb__strv verified;
+    const char **verified_sorted;
 };
 
 static int panic(lua_State *L) {
@@ -119,6 +124,26 @@ static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
         lua_pop(L, 1);
     }
     lua_pop(L, 2);
+}
+
+/* What the composition verified of the policy's paths (result.verified,
+ * strings), copied, sorted and lent to the policy (policy.h). */
+static void copy_verified(lua_State *L, int result, lcsb_script *s) {
+    raw_field(L, result, "verified");
+    if (lua_istable(L, -1)) {
+        for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+            if (lcsb__strv_push(&s->verified, lua_tostring(L, -1))) luaL_error(L, "out of memory");
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    size_t n;
+    free(s->verified_sorted);
+    if (!(s->verified_sorted = lcsb__strv_sorted_unique(&s->verified, &n)))
+        luaL_error(L, "out of memory");
+    s->policy->verified = s->verified_sorted;
+    s->policy->verified_n = n;
 }
 
 static bool tier_named(const char *name, lcsb_tier *out) {
@@ -268,6 +293,8 @@ static int pmain(lua_State *L) {
     }
     lua_pushlightuserdata(L, s->facts);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_FACTS);
+    lua_pushboolean(L, s->loads.record);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_TRUSTING);
     push_run_context(L, args->argv);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
@@ -294,6 +321,7 @@ static int pmain(lua_State *L) {
     if (!(s->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1))))
         return luaL_error(L, "out of memory");
     lua_pop(L, 1);
+    copy_verified(L, result, s);
     copy_oci_world(L, result, &s->oci);
     copy_left_out(L, result, s);
     copy_home(L, result, s);
@@ -772,6 +800,8 @@ char **lcsb_script_warnings(const lcsb_script *s) { return result_lines(s, "warn
 
 char **lcsb_script_defaults(const lcsb_script *s) { return result_lines(s, "defaults"); }
 
+char **lcsb_script_plan(const lcsb_script *s) { return result_lines(s, "plan"); }
+
 /* ---- the attestation, with what the script's result adds ---- */
 
 /* The string at T[KEY] (raw), or NULL. */
@@ -956,6 +986,8 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     free(s->protected_reads);
     lcsb__caps_free(s->caps);
     lcsb__facts_free(s->facts);
+    lcsb__strv_clear(&s->verified);
+    free(s->verified_sorted);
     free(s);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,14 +290,29 @@ static bool mapped_file(uintptr_t addr, char *out) {
 }
 #endif
 
-bool lcsb__self_path(char *out) {
+/* The file this code was loaded from, found once per process: it cannot
+ * change while the process runs, and finding it reads /proc/self/maps. */
+static char self_file[PATH_MAX];
+static bool self_found;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void find_self(void) {
     void *self = (void *)(uintptr_t)&lcsb__self_path;
 #ifdef __linux__
-    if (mapped_file((uintptr_t)self, out)) return true;
+    if (mapped_file((uintptr_t)self, self_file)) {
+        self_found = true;
+        return;
+    }
 #endif
     Dl_info info;
-    return dladdr(self, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
-           realpath(info.dli_fname, out);
+    self_found = dladdr(self, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+                 realpath(info.dli_fname, self_file);
+}
+
+bool lcsb__self_path(char *out) {
+    pthread_once(&self_once, find_self);
+    if (self_found) memcpy(out, self_file, strlen(self_file) + 1);
+    return self_found;
 }
 
 int lcsb__recv_fd(int channel, unsigned char *byte) {

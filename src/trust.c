@@ -145,39 +145,6 @@ static int record_path(const char *script, char *out, size_t size, lcsb_error *e
     return 0;
 }
 
-/* A path on a line of the record: '%', space, control bytes and DEL as %XX. */
-static void add_encoded(lcsb__buf *b, const char *path) {
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if (*p == '%' || *p <= 0x20 || *p == 0x7f)
-            lcsb__buf_addf(b, "%%%02X", *p);
-        else
-            lcsb__buf_add(b, (const char *)p, 1);
-    }
-}
-
-static int hex_digit(char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* What add_encoded wrote, back into OUT (SIZE bytes); false if it is not that. */
-static bool decode(const char *text, size_t len, char *out, size_t size) {
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        int byte = (unsigned char)text[i];
-        if (text[i] == '%') {
-            int hi = i + 2 < len ? hex_digit(text[i + 1]) : -1;
-            int lo = hi >= 0 ? hex_digit(text[i + 2]) : -1;
-            if (lo < 0) return false;
-            byte = hi * 16 + lo;
-            i += 2;
-        }
-        if (o + 1 >= size || byte == 0) return false;
-        out[o++] = (char)byte;
-    }
-    out[o] = '\0';
-    return true;
-}
-
 int lcsb__trust_read(const char *path, char **data, size_t *len, char *real, lcsb__file_seen *seen,
                      char sha256[LCSB__SHA256_HEX], lcsb_error *err) {
     if (lcsb__read_regular(path, LCSB__TRUST_FILE_MAX, false, data, len, real, seen) != 0) {
@@ -202,7 +169,7 @@ int lcsb__trust_read(const char *path, char **data, size_t *len, char *real, lcs
 static bool take_path(const char **at, const char *end, char out[PATH_MAX]) {
     const char *stop = memchr(*at, ' ', (size_t)(end - *at));
     if (!stop) stop = end;
-    bool ok = **at == '/' && decode(*at, (size_t)(stop - *at), out, PATH_MAX);
+    bool ok = **at == '/' && lcsb__word_decode(*at, (size_t)(stop - *at), out, PATH_MAX);
     *at = stop;
     return ok;
 }
@@ -351,9 +318,9 @@ int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *c
     lcsb__buf_adds(&b, RECORD_MAGIC);
     for (size_t i = 0; i < files->n; i++) {
         lcsb__buf_addf(&b, "%s ", files->v[i].sha256);
-        add_encoded(&b, files->v[i].path);
+        lcsb__buf_add_word(&b, files->v[i].path);
         lcsb__buf_adds(&b, " ");
-        add_encoded(&b, files->v[i].real);
+        lcsb__buf_add_word(&b, files->v[i].real);
         lcsb__buf_adds(&b, "\n");
     }
     rc = b.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory")

@@ -147,3 +147,35 @@ void lcsb__buf_free(lcsb__buf *b) {
     b->len = b->cap = 0;
     b->oom = false;
 }
+
+void lcsb__buf_add_word(lcsb__buf *b, const char *text) {
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '%' || *p <= 0x20 || *p == 0x7f)
+            lcsb__buf_addf(b, "%%%02X", *p);
+        else
+            lcsb__buf_add(b, (const char *)p, 1);
+    }
+}
+
+static int hex_digit(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+bool lcsb__word_decode(const char *word, size_t len, char *out, size_t size) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        int byte = (unsigned char)word[i];
+        if (word[i] == '%') {
+            int hi = i + 2 < len ? hex_digit(word[i + 1]) : -1;
+            int lo = hi >= 0 ? hex_digit(word[i + 2]) : -1;
+            if (lo < 0) return false;
+            byte = hi * 16 + lo;
+            i += 2;
+        }
+        if (o + 1 >= size || byte == 0) return false;
+        out[o++] = (char)byte;
+    }
+    if (size == 0) return false;
+    out[o] = '\0';
+    return true;
+}

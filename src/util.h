@@ -49,4 +49,12 @@ void lcsb__buf_adds(lcsb__buf *b, const char *s);
 void lcsb__buf_addf(lcsb__buf *b, const char *fmt, ...) LCSB_PRINTF(2, 3);
 void lcsb__buf_free(lcsb__buf *b);
 
+/* ---- A path as one word of a line (the trust store's records, plans). ---- */
+
+/* TEXT appended with '%', space, control bytes and DEL as %XX. */
+void lcsb__buf_add_word(lcsb__buf *b, const char *text);
+/* What lcsb__buf_add_word wrote (LEN bytes of WORD) back into OUT (SIZE
+ * bytes, NUL-terminated); false if it is not that, or does not fit. */
+bool lcsb__word_decode(const char *word, size_t len, char *out, size_t size);
+
 #endif

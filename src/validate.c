@@ -3,6 +3,7 @@
  * execve's limits. Impure (stat, realpath, sysconf). */
 #include "validate.h"
 
+#include "policy.h"
 #include "sys.h"
 #include "sysprefix.h"
 
@@ -36,8 +37,8 @@ static int check_real(const char *what, const char *path, lcsb__path_alias alias
 /* Write access to a system prefix, or to a directory holding one, would
  * hand the command the system itself (running lcsb from "/" made the project
  * "/"); so would write access anywhere inside the system's own trees. */
-static int check_write(const char *path, lcsb__path_alias alias, lcsb_error *err) {
-    int rc = check_real("write", path, alias, err);
+static int check_write(const char *path, bool verified, lcsb__path_alias alias, lcsb_error *err) {
+    int rc = verified ? 0 : check_real("write", path, alias, err);
     const char *prefix = rc ? NULL : lcsb__system_prefix_within(path);
     if (prefix)
         return lcsb__fail(err, LCSB_EINVAL,
@@ -55,8 +56,13 @@ static int check_write(const char *path, lcsb__path_alias alias, lcsb_error *err
 /* An exec entry must be a regular file or a directory that is no system prefix
  * and is not reached through a symlink (rule 3: a venv's bin/python linking to
  * /usr/bin/python3 must not turn into EXECUTE on /usr/bin). */
-static int check_exec(const char *path, lcsb__path_alias alias, lcsb_error *err) {
+static int check_exec(const char *path, bool verified, lcsb__path_alias alias, lcsb_error *err) {
     struct stat st;
+    if (verified) {
+        /* A file, or a directory that must hold no system prefix. */
+        const char *prefix = lcsb__system_prefix_within(path);
+        return prefix ? lcsb__refuse_exec_dir(path, "EXECUTE", prefix, err) : 0;
+    }
     if (lstat(path, &st) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", path, strerror(errno));
     if (S_ISLNK(st.st_mode))
@@ -84,19 +90,25 @@ int lcsb__check_env_listed(const lcsb_policy *policy, lcsb_error *err) {
 int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb__path_alias alias,
                          lcsb_error *err) {
     int rc = 0;
+    /* A path the composition verified (policy.h) is real and there: what
+     * is asked of it here is only what needs no disk. */
     for (size_t i = 0; !rc && i < policy->read.n; i++)
-        rc = check_real("read", policy->read.v[i], alias, err);
+        if (!lcsb__policy_verified(policy, policy->read.v[i]))
+            rc = check_real("read", policy->read.v[i], alias, err);
     for (size_t i = 0; !rc && i < policy->write.n; i++)
-        rc = check_write(policy->write.v[i], alias, err);
+        rc = check_write(policy->write.v[i], lcsb__policy_verified(policy, policy->write.v[i]),
+                         alias, err);
     for (size_t i = 0; !rc && check_exec_rules && i < policy->exec.n; i++)
-        rc = check_exec(policy->exec.v[i], alias, err);
+        rc = check_exec(policy->exec.v[i], lcsb__policy_verified(policy, policy->exec.v[i]), alias,
+                        err);
     for (size_t i = 0; !rc && i < policy->protect.n; i++)
         rc = check_real("protect", policy->protect.v[i], alias, err);
     /* A hidden path that does not exist is hidden already; one that does
      * must be named where it is, or the shim would cover a symlink. */
     struct stat hidden;
     for (size_t i = 0; !rc && i < policy->hide.n; i++)
-        if (lstat(policy->hide.v[i], &hidden) == 0 || errno != ENOENT)
+        if (!lcsb__policy_verified(policy, policy->hide.v[i]) &&
+            (lstat(policy->hide.v[i], &hidden) == 0 || errno != ENOENT))
             rc = check_real("hide", policy->hide.v[i], alias, err);
     struct stat st;
     if (!rc && policy->cwd && stat(policy->cwd, &st) != 0)

@@ -1126,13 +1126,18 @@ local function protected(opts, project, write, run, result)
   local function note(state, d, extra)
     lines[#lines + 1] = ("%-10s %s: %s%s"):format(state, d.path, d.why, extra or "")
   end
+  -- Most defaults are not there: one listing of the project says which
+  -- might be, instead of a question each.
+  local at_root = {}
+  for _, name in ipairs(core.listdir(project) or {}) do at_root[name] = true end
   for _, d in ipairs(listed ~= false and M.protect_default or {}) do
     local path = project .. "/" .. d.path
+    local maybe = at_root[d.path:match("^[^/]+")]
     if gone[d.path] then
       note("let go", d, (" (protect = { %q })"):format(gone[d.path]))
     elseif d.path == ".git" then
       note(hold_git(project, write, out, run, result, kept[".git/hooks"]), d)
-    elseif core.kind(path) then
+    elseif maybe and core.kind(path) then
       -- By where it leads: a symlink in the project is replaced as easily
       -- as a file (the report after the run names that), and what it leads
       -- to is kept only where the command could write it.
@@ -1175,7 +1180,7 @@ local PRIVATE = { ["\0home"] = "home", ["\0tmp"] = "tmp" }
 -- data, which a plan keeps (core.plan_save) and a later run takes instead
 -- of composing again while nothing it came from changed. The project is
 -- RUN's working directory unless the policy names one.
-local function compose(opts, run)
+local function compose(opts, run, cache_root)
   local plan = { left_out = {} }
   local project = project_of(opts, run)
   local read, hide = read_tier(opts, plan)
@@ -1189,7 +1194,6 @@ local function compose(opts, run)
   -- for the run: nothing is found in them.
   local writes = paths.set(write)
   -- No place for caches (an error cache = {...} will name) holds none.
-  local cache_root = core.cache_root()
   if cache_root then writes[cache_root] = true end
   local acc = new_acc(project, paths.set(read), writes, given_exec.built == true)
   acc.policy_hide = paths.set(hide)
@@ -1228,15 +1232,22 @@ local function compose(opts, run)
   plan.oci = oci_world(opts)
   plan.tools, plan.warnings, plan.built = acc.notes, acc.warnings, acc.built
   plan.home_wanted, plan.cache_wanted = acc.home, acc.cache
+  -- The paths found to be their own real paths (asked once already): the
+  -- C core's checks take them as they are (policy.h's verified).
+  plan.verified = {}
+  for _, list in ipairs { plan.read, plan.hide, plan.write, type(exec) == "table" and plan.exec or {} } do
+    for _, path in ipairs(list) do
+      if core.realpath(path) == path then plan.verified[#plan.verified + 1] = path end
+    end
+  end
   return plan
 end
 
 -- Where the command of a run under PLAN may write, whatever the run adds:
 -- what the plan's record of the file system holds there is asked again on
 -- every run, as the command may have changed it.
-local function write_areas(plan)
+local function write_areas(plan, cache_root)
   local areas = table.move(plan.write, 1, #plan.write, 1, {})
-  local cache_root = core.cache_root()
   if cache_root then areas[#areas + 1] = cache_root end
   return areas
 end
@@ -1246,10 +1257,13 @@ end
 -- form; nil when the options hold what no text can stand for (a function,
 -- a userdata), or the presets' closures are not lcsb's own (a script that
 -- changes lcsb.tools.closures composes on every run).
-local function plan_key(opts, run)
+local function plan_key(opts, run, cache_root)
   if not tools.closures_are_stock() then return nil end
   local parts, seen = {}, {}
-  local function put(v)
+  -- Tables deeper than any policy's are no key: composing says what is wrong.
+  local function put(v, depth)
+    depth = (depth or 0) + 1
+    if depth > 32 then return false end
     local t = type(v)
     if t == "string" then
       parts[#parts + 1] = ("s%d:%s"):format(#v, v)
@@ -1270,8 +1284,8 @@ local function plan_key(opts, run)
       end)
       parts[#parts + 1] = ("{%d"):format(#keys)
       for _, k in ipairs(keys) do
-        put(k)
-        if put(v[k]) == false then return false end
+        put(k, depth)
+        if put(v[k], depth) == false then return false end
       end
       parts[#parts + 1] = "}"
       seen[v] = nil
@@ -1279,12 +1293,14 @@ local function plan_key(opts, run)
       return false
     end
   end
+  local build = core.build_id()
+  if not build then return nil end
   local key = {
-    lcsb = core.version, opts = opts, cwd = run.cwd or core.realpath("."),
+    lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
     command = run.argv and run.argv[1],
     baseline_read = M.baseline_read, baseline_write = M.baseline_write,
     etc_secrets = M.etc_secrets, protect_default = M.protect_default,
-    own_world = own_world(), cache_root = core.cache_root() or false,
+    own_world = own_world(), cache_root = cache_root or false,
     HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
   }
   if put(key) == false then return nil end
@@ -1295,15 +1311,24 @@ end
 -- nothing it was made from changed (core.plan_find checks); a new one is
 -- kept for the runs after.
 local function compose_cached(opts, run)
-  local key = core.plan_find and plan_key(opts, run)
-  local plan = key and core.plan_find(key)
-  if plan then return plan end
+  -- Where caches live: asked once (it is asked of the disk).
+  local cache_root = core.cache_root()
+  local key = core.plan_find and plan_key(opts, run, cache_root)
+  local plan, why = nil, "the options hold what no plan can stand for"
+  if key then plan, why = core.plan_find(key) end
+  if plan then
+    plan.plan = { "kept plan used (composed by an earlier run; what it rests on holds)" }
+    return plan
+  end
   -- Each question asked once while composing; recorded for a plan.
   core.compose_begin(key ~= nil)
-  local ok, composed = pcall(compose, opts, run)
-  if ok and key then core.plan_save(key, composed, write_areas(composed)) end
+  local ok, composed = pcall(compose, opts, run, cache_root)
+  local kept, not_kept = false, why
+  if ok and key then kept, not_kept = core.plan_save(key, composed, write_areas(composed, cache_root)) end
   core.compose_end()
   if not ok then error(composed, 0) end
+  composed.plan = { ("composed (%s); %s"):format(why, kept and "kept for the runs after"
+    or "not kept: " .. tostring(not_kept)) }
   return composed
 end
 
@@ -1343,6 +1368,7 @@ local function instantiate(plan, scope, run)
   result.oci, result.tools, result.warnings, result.built = plan.oci, plan.tools, plan.warnings,
     plan.built
   result.home_wanted, result.cache_wanted = plan.home_wanted, plan.cache_wanted
+  result.verified, result.plan = plan.verified, plan.plan
   -- What the private HOME shows (the attestation and lcsb check list them).
   result.home, result.cache = entries_shown(plan.homes), entries_shown(caches)
   -- Last: what lcsb itself made in the project above (a placeholder .git, an

@@ -567,6 +567,7 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
     else
         print_tier(p, LCSB_TIER_EXEC, enforced && att->exec == LCSB_EXEC_ALLOWLIST, script);
     print_lines("tools:", lcsb_script_tools(script));
+    print_lines("plan:", lcsb_script_plan(script));
     print_lines("warnings:", lcsb_script_warnings(script));
     if (enforced && !lcsb_policy_exec_open(p) && att->exec != LCSB_EXEC_ALLOWLIST)
         printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",

@@ -40,16 +40,16 @@ extern "C" {
 
 /* The closed set of error codes, X(NAME, VALUE, TEXT): each is LCSB_NAME,
  * lcsb_strerror gives its TEXT and lcsb_error_name "LCSB_NAME". */
-#define LCSB_ERRORS(X)                                                                     \
-    X(OK, 0, "success")                                                                    \
-    X(EINVAL, -1, "invalid argument or policy")                                            \
-    X(ENOMEM, -2, "out of memory")                                                         \
-    X(EUNAVAIL, -3, "mechanism not available on this host")                                \
-    X(ESYS, -4, "system call failed")                                                      \
-    X(ETOOBIG, -5, "policy too large for the kernel's limits")                             \
-    X(ESCRIPT, -6, "policy script failed")                                                 \
-    X(EINTR, -7, "policy script interrupted by a signal")                                  \
-    X(ETIMEDOUT, -8, "policy script ran past its time budget")                             \
+#define LCSB_ERRORS(X)                                                                             \
+    X(OK, 0, "success")                                                                            \
+    X(EINVAL, -1, "invalid argument or policy")                                                    \
+    X(ENOMEM, -2, "out of memory")                                                                 \
+    X(EUNAVAIL, -3, "mechanism not available on this host")                                        \
+    X(ESYS, -4, "system call failed")                                                              \
+    X(ETOOBIG, -5, "policy too large for the kernel's limits")                                     \
+    X(ESCRIPT, -6, "policy script failed")                                                         \
+    X(EINTR, -7, "policy script interrupted by a signal")                                          \
+    X(ETIMEDOUT, -8, "policy script ran past its time budget")                                     \
     X(EUNTRUSTED, -9, "policy script not trusted as it is now")
 
 #define LCSB_ERROR_ENUM_(name, value, text) LCSB_##name = value,
@@ -278,16 +278,16 @@ LCSB_API LCSB_NODISCARD int lcsb_resolve_program(const char *name, char ***out, 
 /* ---- Capability: what this host can enforce. ---- */
 
 typedef struct lcsb_capability {
-    int landlock_abi;          /* 0: no Landlock */
-    int landlock_abi_kernel;   /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
-    bool seccomp;              /* seccomp filters can be installed */
-    bool user_namespaces;      /* unprivileged user namespaces can be created */
-    bool mount_namespaces;     /* the shim can enter one: as root, or in a user namespace */
-    bool sandbox_exec;         /* macOS sandbox-exec is present */
-    char shim[4096];           /* the lcsb-exec the Landlock backend uses; "" when none found */
-    bool shim_found;           /* shim names an executable file */
-    char shim_searched[4096];  /* every place looked at, in order: "PATH (why); ..." */
-    char oci_engine[4096];     /* podman or docker on PATH, or "" */
+    int landlock_abi;         /* 0: no Landlock */
+    int landlock_abi_kernel;  /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
+    bool seccomp;             /* seccomp filters can be installed */
+    bool user_namespaces;     /* unprivileged user namespaces can be created */
+    bool mount_namespaces;    /* the shim can enter one: as root, or in a user namespace */
+    bool sandbox_exec;        /* macOS sandbox-exec is present */
+    char shim[4096];          /* the lcsb-exec the Landlock backend uses; "" when none found */
+    bool shim_found;          /* shim names an executable file */
+    char shim_searched[4096]; /* every place looked at, in order: "PATH (why); ..." */
+    char oci_engine[4096];    /* podman or docker on PATH, or "" */
 } lcsb_capability;
 
 /* Ask the host. SHIM is the lcsb-exec to use, or NULL for the installed one:
@@ -455,7 +455,7 @@ typedef struct lcsb_net_refusal {
  * with, never a reason to grant anything. One per operation and target,
  * however often it happened. */
 typedef struct lcsb_refusal {
-    char op[8];  /* "exec", "read", "write", "connect", "bind", "socket" */
+    char op[8]; /* "exec", "read", "write", "connect", "bind", "socket" */
     /* The policy key that covers it: "exec", "read", "write", "net", or
      * "protect" (a protected path: read-only whatever the policy grants),
      * "hide" (hidden by the policy), "sockets" (a unix socket outside it). */
@@ -544,9 +544,9 @@ LCSB_API LCSB_NODISCARD int lcsb_prepare(const lcsb_backend *backend, const lcsb
                                          char ***final, lcsb_attestation *att, lcsb_error *err);
 
 typedef struct lcsb_run_options {
-    size_t size;                /* sizeof(lcsb_run_options), so the struct can grow */
-    const char *const *prefix;  /* launcher argv in front of the command, or NULL */
-    int trailer_fd;             /* where the trailer goes on a nonzero exit; -1: nowhere */
+    size_t size;               /* sizeof(lcsb_run_options), so the struct can grow */
+    const char *const *prefix; /* launcher argv in front of the command, or NULL */
+    int trailer_fd;            /* where the trailer goes on a nonzero exit; -1: nowhere */
     /* The command inherits stdin, stdout and stderr and nothing else, unless
      * listed here: descriptors above 2 passed on as they are (close-on-exec
      * cleared), each open in the caller and below LCSB_KEEP_FD_MAX. */
@@ -557,7 +557,7 @@ typedef struct lcsb_run_options {
      * explain. The command then sees a pipe, not a terminal, on stderr. Off:
      * the command writes to the caller's stderr itself. */
     bool capture_stderr;
-    int relay_fd;               /* STDERR_FILENO unless set */
+    int relay_fd; /* STDERR_FILENO unless set */
     /* Record what the sandbox refuses (the attestation's refused): the
      * command's dynamically linked programs get lcsb's recorder in
      * LD_PRELOAD and a pipe's descriptor in LCSB_RECORD_FD, both visible
@@ -568,9 +568,9 @@ typedef struct lcsb_run_options {
 #define LCSB_STDERR_TAIL_MAX 65536
 
 typedef struct lcsb_run_result {
-    int status;                 /* exit status as a shell reports it (128+N for signal N) */
+    int status; /* exit status as a shell reports it (128+N for signal N) */
     lcsb_attestation attestation;
-    char note[512];             /* why lcsb itself ended the run (exec failure), or "" */
+    char note[512]; /* why lcsb itself ended the run (exec failure), or "" */
     /* The sandbox could not be set up and nothing ran: said by the mechanism
      * out of band (the shim's report pipe) or by lcsb failing to start it,
      * never read from the exit status alone, which the command can fake. */
@@ -599,8 +599,8 @@ LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_pol
 LCSB_API const int *lcsb_relayed_signals(size_t *count);
 /* "lcsb: CMD exited STATUS under BACKEND (summary)\n" into BUF, CMD escaped
  * (lcsb_escape). */
-LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att,
-                           char *buf, size_t size);
+LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
+                           size_t size);
 
 /* ---- Holding a placeholder: the empty .git that keeps a command from making a
  * repository where there is none. ---- */
@@ -613,8 +613,8 @@ typedef struct lcsb_hold lcsb_hold;
  * (lcsb_policy_add_protect) and git passes over it as no repository.
  * *UNWRITABLE (may be NULL) is set when the caller may not make PATH: then
  * neither may a command it runs, and there is nothing to hold. */
-LCSB_API LCSB_NODISCARD int lcsb_hold_acquire(const char *path, lcsb_hold **out,
-                                              bool *unwritable, lcsb_error *err);
+LCSB_API LCSB_NODISCARD int lcsb_hold_acquire(const char *path, lcsb_hold **out, bool *unwritable,
+                                              lcsb_error *err);
 /* Let go of HOLD and free it (NULL-safe). PATH is removed when no other run
  * holds it; LCSB_ESYS when that removal fails (something was made in it). */
 LCSB_API int lcsb_hold_release(lcsb_hold *hold, lcsb_error *err);
@@ -645,8 +645,8 @@ typedef struct lcsb_cache_entry {
 /* PROJECT's caches, sorted by where they are kept (PROJECT NULL: each
  * project's directory): *OUT (freed with lcsb_cache_list_free) and *N of
  * them; none when lcsb made none. */
-LCSB_API LCSB_NODISCARD int lcsb_cache_list(const char *project, lcsb_cache_entry **out,
-                                            size_t *n, lcsb_error *err);
+LCSB_API LCSB_NODISCARD int lcsb_cache_list(const char *project, lcsb_cache_entry **out, size_t *n,
+                                            lcsb_error *err);
 LCSB_API void lcsb_cache_list_free(lcsb_cache_entry *entries, size_t n);
 /* Remove PROJECT's caches (NULL: every project's). A command may have
  * planted symlinks in its cache: removal never follows one, nor leaves the
@@ -684,7 +684,7 @@ typedef enum lcsb_trust_mode {
 } lcsb_trust_mode;
 
 typedef struct lcsb_script_options {
-    size_t size;         /* sizeof(lcsb_script_options), so the struct can grow */
+    size_t size; /* sizeof(lcsb_script_options), so the struct can grow */
     /* lcsb's Lua files; NULL: $LCSB_LUA_DIR when set, else the install's,
      * found as lcsb_detect finds the shim (PREFIX/share/lua/5.4). */
     const char *lua_dir;
@@ -730,8 +730,8 @@ LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
  * the cap, what the policy asked for, the file that sets the cap and what
  * to change; a broken caps file is LCSB_EINVAL naming it and its line. */
 LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const *argv,
-                                             const lcsb_script_options *opts,
-                                             lcsb_script **out, lcsb_error *err);
+                                             const lcsb_script_options *opts, lcsb_script **out,
+                                             lcsb_error *err);
 /* Trust the policy script at PATH as it is now: run it for the command ARGV
  * (NULL-terminated; it may read other files for another command, and those
  * are then refused until trusted for it too) with OPTS (NULL: defaults;
@@ -826,6 +826,11 @@ LCSB_API char **lcsb_script_warnings(const lcsb_script *script);
  * protected: lines, as lcsb_script_tools; NULL when the script's result has
  * none (a bare lcsb.policy). */
 LCSB_API char **lcsb_script_defaults(const lcsb_script *script);
+/* How exec_policy came by the policy: from the plan an earlier run kept
+ * (composed once, used while what it rests on holds), or composed, with
+ * why no plan was used and whether this one was kept: lines, as
+ * lcsb_script_tools; NULL when the script's result has none. */
+LCSB_API char **lcsb_script_plan(const lcsb_script *script);
 /* Remove the run's private directories and free SCRIPT (NULL-safe). It is
  * freed either way; LCSB_ESYS names what could not be removed (a mount point
  * inside, say: removal never crosses one). */

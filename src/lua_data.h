@@ -1,0 +1,22 @@
+/* Layer 7, pure: plain Lua data as bytes and back, for a plan (plan.h):
+ * tables of strings, numbers, booleans and tables again, keyed by strings
+ * and numbers. The bytes are read as if anyone wrote them: every length is
+ * checked against what is left, and nesting is bounded. */
+#ifndef LCSB_LUA_DATA_H
+#define LCSB_LUA_DATA_H
+
+#include "util.h"
+
+#include <lua.h>
+
+/* The value at IDX appended to OUT: NULL, or why it is no plain data (a
+ * function, a userdata, a table met twice on the way down, nesting past
+ * 64). Never raises; OUT->oom says when memory ran out. */
+const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out);
+
+/* The value LEN bytes of DATA encode, pushed: 1, or 0 with nothing pushed
+ * when they are not one such value, whole. Raises only when Lua runs out of
+ * memory. */
+int lcsb__lua_data_decode(lua_State *L, const char *data, size_t len);
+
+#endif

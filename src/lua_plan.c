@@ -1,0 +1,108 @@
+/* core.plan_find and core.plan_save: a composition's plain data kept as a
+ * plan (plan.c), in the bytes lua_data.c makes of it, with the record of
+ * what the state's facts marked while it composed. */
+#include "lua_plan.h"
+
+#include "lua_data.h"
+#include "lua_host.h"
+#include "plan.h"
+#include "sys.h"
+
+#include <limits.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* lcsb.core.plan_find(key) -> data | nil, why: the plan kept for KEY while
+ * what it rests on holds. */
+static int l_plan_find(lua_State *L) {
+    size_t len, n;
+    const char *key = luaL_checklstring(L, 1, &len);
+    char *data, why[PATH_MAX + 256];
+    /* What a composition reads (a .python-version) is held to the trust:
+     * lcsb trust must see it read, so it takes no plan. */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_TRUSTING) == LUA_TBOOLEAN &&
+        lua_toboolean(L, -1)) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "lcsb trust composes afresh");
+        return 2;
+    }
+    lua_pop(L, 1);
+    if (lcsb__plan_find(key, len, &data, &n, why, sizeof why) != 0) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    /* Lua's own before anything can raise. */
+    lua_pushlstring(L, data, n);
+    free(data);
+    if (!lcsb__lua_data_decode(L, lua_tostring(L, -1), n)) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "a damaged plan");
+        return 2;
+    }
+    return 1;
+}
+
+/* lcsb.core.plan_save(key, data, areas) -> true | nil, why: DATA kept as
+ * the plan for KEY, with what the composition now running asked (the facts
+ * lcsb.core.compose_begin made active), AREAS (a list of paths) being where
+ * the command may write. */
+static int l_plan_save(lua_State *L) {
+    size_t key_len;
+    const char *key = luaL_checklstring(L, 1, &key_len);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lcsb__facts *facts = lcsb__lua_facts(L);
+    if (!facts) return luaL_error(L, "plan_save: no composition is running");
+    lua_Integer n = luaL_len(L, 3);
+    if (n < 0 || n > 4096) return luaL_argerror(L, 3, "a list of at most 4096 paths");
+    /* The strings stay alive in the table at 3 while this runs. */
+    const char **areas = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *areas, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 3, i);
+        if (lua_type(L, -1) != LUA_TSTRING) return luaL_argerror(L, 3, "paths must be strings");
+        areas[i - 1] = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    lcsb__buf data = {0};
+    char why[PATH_MAX + 256];
+    const char *not_data = lcsb__lua_data_encode(L, 2, &data);
+    int rc = not_data ? 1 : data.oom ? 2 : 0;
+    if (!rc)
+        rc = lcsb__plan_save(key, key_len, facts, lcsb__facts_since(facts), areas, (size_t)n,
+                             data.p, data.len, why, sizeof why);
+    lcsb__buf_free(&data);
+    if (rc == 2) return luaL_error(L, "out of memory");
+    if (rc) {
+        luaL_pushfail(L);
+        lua_pushstring(L, not_data ? not_data : why);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* lcsb.core.build_id() -> which build of lcsb this is: its version and the
+ * file its code was loaded from (device, inode, size, times), so that a
+ * plan an older or newer lcsb made is no plan of this one's. */
+static int l_build_id(lua_State *L) {
+    char self[PATH_MAX];
+    struct stat st;
+    if (!lcsb__self_path(self) || stat(self, &st) != 0) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushfstring(L, "%s %s %I:%I:%I:%I.%I:%I.%I", LCSB_VERSION, self, (lua_Integer)st.st_dev,
+                    (lua_Integer)st.st_ino, (lua_Integer)st.st_size, (lua_Integer)st.st_mtim.tv_sec,
+                    (lua_Integer)st.st_mtim.tv_nsec, (lua_Integer)st.st_ctim.tv_sec,
+                    (lua_Integer)st.st_ctim.tv_nsec);
+    return 1;
+}
+
+const luaL_Reg lcsb__lua_plan_functions[] = {
+    {"build_id", l_build_id},
+    {"plan_find", l_plan_find},
+    {"plan_save", l_plan_save},
+    {NULL, NULL},
+};
