@@ -300,7 +300,8 @@ static const char *tmpdir_of(const lcsb_policy *policy) {
 
 /* The limits in force: none when the part is dropped, and without pids when
  * that one is what cannot be held. A memory limit names the cgroup that
- * holds it, unless the memory part is dropped. */
+ * holds it, unless the memory part is dropped; the private tmp, a tmpfs,
+ * is memory too, and holds no more than the memory limit. */
 static void add_limits(const landlock_backend *lb, lcsb__buf *b, const lcsb_policy *policy,
                        unsigned dropped) {
     bool first = true;
@@ -310,6 +311,7 @@ static void add_limits(const landlock_backend *lb, lcsb__buf *b, const lcsb_poli
     for (unsigned k = 0; k < LCSB_LIMITS && !none; k++) {
         unsigned long long v = policy->limits[k];
         if (!v || (k == LCSB_LIMIT_PIDS && pids_unholdable(policy))) continue;
+        if (k == LCSB_LIMIT_TMP && memory && memory < v) v = memory;
         lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k), v);
         first = false;
     }

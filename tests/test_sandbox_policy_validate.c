@@ -222,7 +222,7 @@ static void test_validate_hide_and_limits(void **state) {
  * or v1), named on the wire and in the attestation. Where there is none it
  * is refused, naming the memory part, or dropped where the policy allows
  * it: then no cgroup on the wire, and held per process and by the IPC
- * namespace only. */
+ * namespace only. The private tmp, a tmpfs, holds no more than memory. */
 static void test_validate_memory_limit(void **state) {
     (void)state;
     static const char *const cmd[] = {"true", NULL};
@@ -230,6 +230,8 @@ static void test_validate_memory_limit(void **state) {
     lcsb_error err = {0};
     lcsb_policy *p = valid_policy();
     assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_MEMORY, 64 << 20, &err), 0);
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TMP, 1 << 30, &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "TMPDIR", fx(""), &err), 0);
     for (int version = 0; version <= 2; version++) {
         lcsb_capability cap;
         memset(&cap, 0, sizeof cap);
@@ -248,7 +250,7 @@ static void test_validate_memory_limit(void **state) {
         char **final = NULL, want[128], summary[256];
         lcsb_attestation a;
         assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
-        assert_contains(final[1], "\"limits\":{\"memory\":67108864");
+        assert_contains(final[1], "\"limits\":{\"memory\":67108864,\"tmp\":67108864,");
         snprintf(want, sizeof want, "\"cgroup\":\"v%d\"", version);
         if (version)
             assert_contains(final[1], want);
@@ -260,7 +262,7 @@ static void test_validate_memory_limit(void **state) {
                                                      : LCSB_MEMORY_BY_CGROUP2);
         assert_string_equal(lcsb_attestation_value(&a, "memory_by"), by[version]);
         assert_int_equal(a.dropped, version ? 0u : (unsigned)LCSB_PART_MEMORY);
-        assert_string_equal(a.limits, "memory=67108864");
+        assert_string_equal(a.limits, "memory=67108864 tmp=67108864");
         lcsb_attestation_summary(&a, summary, sizeof summary);
         snprintf(want, sizeof want, "(memory by %s)", by[version]);
         assert_contains(summary, want);
@@ -279,6 +281,7 @@ static void test_validate_memory_limit(void **state) {
     lcsb_attestation a;
     assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
     assert_lacks(final[1], "\"cgroup\"");
+    assert_contains(final[1], "\"tmp\":1073741824,");
     assert_int_equal(lcsb_attest((const char *const *) final, NULL, &a, &err), 0);
     assert_int_equal(a.memory_by, LCSB_MEMORY_BY_NOTHING);
     char *json = lcsb_attestation_json(&a);
