@@ -81,7 +81,8 @@ static void end_all(pid_t init, char why, int report_fd, char *said) {
 /* A grace period starts with TERM, INT, HUP or QUIT sent to lcsb (and
  * passed on here), or with the terminal's hangup; not with a ^C at the
  * terminal, which is the command's to handle (a REPL stops a computation). */
-static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd) {
+static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
+                  struct cgroup *cg) {
     double deadline = time_limit ? now() + (double)time_limit : 0, grace = 0;
     char said = 0;
     sigset_t set;
@@ -121,13 +122,18 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd)
                 grace = now() + GRACE_SECONDS;
         }
     }
+    /* Every process of the command is gone with the init: what the kernel
+     * killed for the memory limit is said, and the cgroup goes. */
+    if (cgroup_out_of_memory(cg) && report_fd >= 0)
+        (void)!write(report_fd, (char[]){REPORT_OUT_OF_MEMORY}, 1);
+    cgroup_remove(cg);
     /* No status: the init failed to set up (97, said already) or was killed. */
     if (read(from_init, &command_ws, sizeof command_ws) == (ssize_t)sizeof command_ws)
         exit_as(command_ws);
     exit_as(ws);
 }
 
-int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd) {
+int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cgroup *cg) {
     int status[2], alive[2];
     sigset_t set;
     pid_t pid;
@@ -143,8 +149,12 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd) {
     if (pid > 0) {
         close(status[1]);
         close(alive[0]);
-        outer(pid, status[0], time_limit, report_fd);
+        outer(pid, status[0], time_limit, report_fd, cg);
     }
+    /* First, so that everything the init and the command bring in is the
+     * cgroup's to hold. */
+    if (cgroup_join(cg) != 0)
+        return -1;
     close(status[0]);
     close(alive[1]);
     status_fd = status[1];

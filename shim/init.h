@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "cgroup.h"
 #include "wire.h"
 
 /* After TERM, INT, HUP or QUIT sent to lcsb, how long the command has to
@@ -17,14 +18,17 @@
 #define REPORT_TIME_LIMIT 'T'
 #define REPORT_GRACE_OVER 'G'
 #define REPORT_TMP_FULL 'S'
+#define REPORT_OUT_OF_MEMORY 'M'
 
-/* Forks the new pid namespace's init. Returns 0 in the init; in the shim
- * outside (which must already die with lcsb), waits for it, passes signals
- * on, ends everything at TIME_LIMIT seconds (0: none) or after the grace
- * period (saying which on REPORT_FD), and exits as the command did: it never
- * returns there. OLD_MASK is the signal mask to restore for the command;
- * signals are blocked from here on. */
-int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd);
+/* Forks the new pid namespace's init. Returns 0 in the init, which has
+ * joined CG first; in the shim outside (which must already die with lcsb),
+ * waits for it, passes signals on, ends everything at TIME_LIMIT seconds
+ * (0: none) or after the grace period (saying which on REPORT_FD), says
+ * when the kernel killed a process of CG for want of memory, removes CG,
+ * and exits as the command did: it never returns there. OLD_MASK is the
+ * signal mask to restore for the command; signals are blocked from here
+ * on. */
+int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cgroup *cg);
 
 /* In the init, with the command's setup done: forks the command, which
  * returns 0 with OLD_MASK restored, to exec; the init waits, passes signals

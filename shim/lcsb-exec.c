@@ -8,7 +8,8 @@
  * COMMAND. This file is the enforcement, in the order the kernel sees it: the
  * ruleset, the world (world.c: namespaces of its own, with "proxy" a network
  * whose one way out is lcsb's proxy, a root built from the policy, under an
- * init, init.c), the rules, no_new_privs and restrict_self,
+ * init, init.c, in a memory cgroup of its own, cgroup.c), the rules,
+ * no_new_privs and restrict_self,
  * the capabilities and rlimits, the seccomp filters, the exec.
  *
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
@@ -32,9 +33,9 @@
  * pass runs the same parser, so what is checked and what is enforced cannot
  * drift apart.
  *
- * One program of seven files (this one, wire.c, world.c, init.c, say.c and
- * their headers, kernel_uapi.h), libc and kernel headers only; nothing from
- * the library (docs/architecture.md, rule 2). */
+ * One program of eight files (this one, wire.c, world.c, init.c, cgroup.c,
+ * say.c and their headers, kernel_uapi.h), libc and kernel headers only;
+ * nothing from the library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +63,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "init.h"
 #include "kernel_uapi.h"
 #include "say.h"
@@ -794,7 +796,7 @@ static int set_rlimits(const struct limits *l) {
  * paths as they are read. */
 static int add_rules(char **argv, int argc, int dashdash, const struct header *h,
                      const struct policy_sink *rules, sigset_t *old_mask, int report_fd,
-                     int proxy_fd, const struct recorder *rec) {
+                     int proxy_fd, const struct recorder *rec, struct cgroup *cg) {
     struct header scratch;
     /* The recorder's library, read-only, where reads are handled at all. */
     const char *library = rec->fd >= 0 ? rec->library : NULL;
@@ -812,7 +814,10 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
              "wrapped argv alone");
         return -1;
     }
-    if (enter_namespaces(h->proxy != 0) != 0)
+    /* Before the namespaces: the cgroup is the caller's to make, and the
+     * kernel judges the init's move into it by the caller's credentials. */
+    if (cgroup_make(h->limits.cgroup, h->limits.memory, cg) != 0 ||
+        enter_namespaces(h->proxy != 0, h->limits.memory) != 0)
         return -1;
     /* Before the init is forked: nothing below lcsb-exec holds the channel. */
     if (h->proxy != 0) {
@@ -821,7 +826,7 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
         if (handed != 0)
             return -1;
     }
-    if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd) != 0 ||
+    if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd, cg) != 0 ||
         build_world(argv, argc, dashdash, h, rules, library, read_file) != 0 ||
         join_new_keyring() != 0)
         return -1;
@@ -841,6 +846,7 @@ int main(int argc, char **argv) {
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
     struct recorder rec = take_recorder();
+    struct cgroup cg = CGROUP_INIT;
     sigset_t old_mask;
 
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
@@ -869,7 +875,8 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
-    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd, &rec) != 0)
+    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd, &rec,
+                  &cg) != 0)
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */
@@ -914,6 +921,8 @@ int main(int argc, char **argv) {
 close_ruleset:
     close(ruleset_fd);
 out:
+    /* Made, and no init forked to join it (in the init, a no-op). */
+    cgroup_remove(&cg);
     if (report_fd >= 0)
         (void)!write(report_fd, "F", 1);
     return EXIT_SETUP;

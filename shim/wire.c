@@ -67,7 +67,7 @@ static const struct right scope_rights[] = {
 static const struct right dropped_parts[] = {
     {"net", 1U << 0},   {"scope", 1U << 1},          {"truncate", 1U << 2},
     {"ioctl", 1U << 3}, {"terminal", DROPPED_TERMINAL}, {"metadata", 1U << 5},
-    {"world", DROPPED_WORLD},     {"limits", 1U << 7},
+    {"world", DROPPED_WORLD},     {"limits", 1U << 7},          {"memory", DROPPED_MEMORY},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -409,8 +409,26 @@ static int parse_world(struct cursor *c, enum world *world) {
 }
 
 /* "limits": {"time": S, "memory": B, "pids": N, "files": N, "tmp": B,
- * "tmpdir": PATH}, each optional, none zero. */
+ * "tmpdir": PATH, "cgroup": "v1" or "v2"}, each optional, none zero. */
 static const char *const limit_keys[] = {"time", "memory", "pids", "files", "tmp"};
+
+/* "cgroup": which hierarchy holds the command's memory cgroup. No value
+ * says "none": a memory limit without a cgroup leaves "cgroup" out. */
+static int parse_cgroup(struct cursor *c, enum cgroup_kind *kind) {
+    char name[8];
+
+    if (*kind != CGROUP_NONE)
+        return bad(c, "limit \"cgroup\" given twice");
+    if (parse_string(c, name, sizeof name, "cgroup") != 0)
+        return -1;
+    if (strcmp(name, "v1") == 0)
+        *kind = CGROUP_V1;
+    else if (strcmp(name, "v2") == 0)
+        *kind = CGROUP_V2;
+    else
+        return bad(c, "unknown cgroup value \"%s\" (expected \"v1\" or \"v2\")", show(name));
+    return 0;
+}
 
 static int parse_limits(struct cursor *c, struct limits *l) {
     static const uint64_t highest[] = {UINT32_MAX, UINT64_MAX / 2, PIDS_MAX, FILES_MAX,
@@ -441,6 +459,9 @@ static int parse_limits(struct cursor *c, struct limits *l) {
                 return -1;
             if (l->tmpdir[0] != '/')
                 return bad(c, "tmpdir \"%s\" is not absolute", show(l->tmpdir));
+        } else if (strcmp(key, "cgroup") == 0) {
+            if (parse_cgroup(c, &l->cgroup) != 0)
+                return -1;
         } else {
             return bad(c, "unknown limit \"%s\"", show(key));
         }
@@ -449,6 +470,8 @@ static int parse_limits(struct cursor *c, struct limits *l) {
     }
     if ((l->tmp != 0) != (l->tmpdir[0] != '\0'))
         return bad(c, "limits \"tmp\" and \"tmpdir\" come together");
+    if (l->cgroup != CGROUP_NONE && l->memory == 0)
+        return bad(c, "limit \"cgroup\" without \"memory\"");
     return 0;
 }
 
@@ -513,6 +536,13 @@ static int check_header(unsigned seen, const struct header *h) {
                     "its own)");
     if ((h->dropped & DROPPED_WORLD) != 0 && h->world == WORLD_POLICY)
         return fail("parse header: \"world\" is dropped, yet \"world\" is \"policy\"");
+    /* A memory limit is held by a cgroup, or said to be held without one. */
+    if (h->limits.memory != 0 && h->limits.cgroup == CGROUP_NONE &&
+        (h->dropped & DROPPED_MEMORY) == 0)
+        return fail("parse header: limit \"memory\" without a \"cgroup\" needs \"memory\" in "
+                    "\"dropped\"");
+    if ((h->dropped & DROPPED_MEMORY) != 0 && h->limits.cgroup != CGROUP_NONE)
+        return fail("parse header: \"memory\" is dropped, yet \"limits\" names a cgroup");
     /* Both filters are seccomp: a host without one has neither. */
     if ((h->dropped & DROPPED_TERMINAL) != 0 && h->sockets != SOCKETS_ANY)
         return fail("parse header: \"terminal\" is dropped, yet \"sockets\" asks for a filter");

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* The wire format version this shim speaks. */
-#define WIRE_VERSION 4
+#define WIRE_VERSION 5
 
 struct rights {
     uint64_t fs, net, scope;
@@ -30,6 +30,9 @@ enum sockets { SOCKETS_ANY, SOCKETS_UNIX, SOCKETS_UNIX_TCP };
 #define DROPPED_TERMINAL (1U << 4)
 /* "world": no namespaces of its own; "world" must then be "open". */
 #define DROPPED_WORLD (1U << 6)
+/* "memory": no memory cgroup here; a "memory" limit then comes without
+ * "cgroup", held per process (RLIMIT_AS) and by the IPC namespace's limits. */
+#define DROPPED_MEMORY (1U << 8)
 
 /* "world": "policy" builds the command's root from the policy, in user,
  * mount, pid and IPC namespaces of its own; "open" leaves the host's. */
@@ -40,9 +43,14 @@ enum world { WORLD_OPEN, WORLD_POLICY };
 #define PIDS_MAX 4194304
 #define FILES_MAX 1073741816
 
+/* "limits" "cgroup": the memory cgroup the command runs in, made by the
+ * shim below its own cgroup on that hierarchy (cgroup.h); none without it. */
+enum cgroup_kind { CGROUP_NONE, CGROUP_V1, CGROUP_V2 };
+
 /* "limits": 0 for a limit not set. The private tmp is TMPDIR's path. */
 struct limits {
     uint64_t time, memory, pids, files, tmp;
+    enum cgroup_kind cgroup;
     char tmpdir[PATH_MAX];
 };
 

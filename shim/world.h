@@ -10,8 +10,9 @@
 
 /* Enters user, mount, pid and IPC namespaces, and with NETWORK a network
  * namespace too. The calling process stays in its pid namespace; its next
- * child is the new one's init (pid 1). */
-int enter_namespaces(bool network);
+ * child is the new one's init (pid 1). With MEMORY (0: none) the IPC
+ * namespace holds SysV IPC to that many bytes, and no other may be made. */
+int enter_namespaces(bool network, uint64_t memory);
 
 /* In a network of the command's own: loopback up, a socket listening on
  * 127.0.0.1:PORT handed to lcsb's proxy over CHANNEL, and not kept. */

@@ -64,6 +64,7 @@ static const char *const covers_names[] = {"", "tcp", "all", NULL};
 static const char *const by_names[] = {"",         "landlock",  "seccomp", "landlock+seccomp",
                                        "seatbelt", "namespace", NULL};
 static const char *const held_names[] = {"open", "readonly", "none", "own", NULL};
+static const char *const memory_by_names[] = {"", "rlimit", "cgroup1", "cgroup2", NULL};
 
 static bool covers_nothing(const void *att) {
     return ((const lcsb_attestation *)att)->net_covers == LCSB_NET_COVERS_NOTHING;
@@ -74,6 +75,9 @@ static bool under_none(const void *att) {
 }
 static bool no_limits(const void *att) {
     return ((const lcsb_attestation *)att)->limits[0] == '\0';
+}
+static bool no_memory_limit(const void *att) {
+    return ((const lcsb_attestation *)att)->memory_by == LCSB_MEMORY_BY_NOTHING;
 }
 static bool no_abi(const void *att) {
     return under_none(att) || ((const lcsb_attestation *)att)->abi == 0;
@@ -95,6 +99,7 @@ const lcsb__field lcsb__attestation_fields[] = {
     FIELD("dropped", BITS, dropped, lcsb__part_names, under_none),
     FIELD("world", WORD, world, held_names, under_none),
     FIELD("limits", TEXT, limits, NULL, no_limits),
+    FIELD("memory_by", WORD, memory_by, memory_by_names, no_memory_limit),
     {0},
 };
 #undef FIELD
@@ -178,10 +183,13 @@ void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t siz
     }
     lcsb__buf dropped = {0};
     lcsb__add_part_names(&dropped, att->dropped, "", " ");
-    char abi[16] = "";
+    char abi[16] = "", memory[32] = "";
     if (att->abi) snprintf(abi, sizeof abi, ", abi %d", att->abi);
-    snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s%s%s", fs, exec, net, abi,
-             att->limits[0] ? ", limits: " : "", att->limits,
+    if (att->memory_by != LCSB_MEMORY_BY_NOTHING)
+        snprintf(memory, sizeof memory, " (memory by %s)",
+                 lcsb_attestation_value(att, "memory_by"));
+    snprintf(buf, size, "fs: %s, exec: %s, net: %s%s%s%s%s%s%s", fs, exec, net, abi,
+             att->limits[0] ? ", limits: " : "", att->limits, memory,
              dropped.len ? ", not enforced here: " : "", dropped.len ? dropped.p : "");
     lcsb__buf_free(&dropped);
 }

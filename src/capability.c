@@ -67,6 +67,124 @@ static bool can_admin(void) {
     return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1u << CAP_SYS_ADMIN));
 }
 
+/* Does the comma-separated LIST hold WORD? */
+static bool in_list(const char *list, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = list; p; p = strchr(p, ',')) {
+        p += *p == ',';
+        if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0')) return true;
+    }
+    return false;
+}
+
+/* Octal escapes of /proc/self/mountinfo (\040 for a space), decoded in place. */
+static void unescape(char *s) {
+    char *out = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+            s[3] >= '0' && s[3] <= '7') {
+            *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+            s += 3;
+        } else {
+            *out++ = *s;
+        }
+    }
+    *out = '\0';
+}
+
+/* As the shim finds it (shim/cgroup.c): its path from /proc/self/cgroup,
+ * under the mount of that hierarchy that shows it in /proc/self/mountinfo. */
+bool lcsb__own_cgroup_dir(int version, char *dir, size_t size) {
+    char path[PATH_MAX] = "", *line = NULL;
+    size_t cap = 0;
+    bool found = false;
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f) return false;
+    while (!path[0] && getline(&line, &cap, f) > 0) {
+        char *controllers = strchr(line, ':'),
+             *where = controllers ? strchr(controllers + 1, ':') : NULL;
+        if (!where) continue;
+        *controllers++ = '\0';
+        *where++ = '\0';
+        where[strcspn(where, "\n")] = '\0';
+        bool match =
+            version == 2 ? strcmp(line, "0") == 0 && !*controllers : in_list(controllers, "memory");
+        if (match && where[0] == '/' && strlen(where) < sizeof path) strcpy(path, where);
+    }
+    fclose(f);
+    if (!path[0] || !(f = fopen("/proc/self/mountinfo", "re"))) {
+        free(line);
+        return false;
+    }
+    while (!found && getline(&line, &cap, f) > 0) {
+        char *field[5], *save = NULL, *dash = strstr(line, " - ");
+        size_t n = 0;
+        if (!dash) continue;
+        *dash = '\0';
+        char *type = strtok_r(dash + 3, " \n", &save);
+        (void)strtok_r(NULL, " \n", &save);
+        char *super = strtok_r(NULL, " \n", &save);
+        if (!type || !super ||
+            (version == 2 ? strcmp(type, "cgroup2") != 0
+                          : strcmp(type, "cgroup") != 0 || !in_list(super, "memory")))
+            continue;
+        for (char *tok = strtok_r(line, " ", &save); tok && n < 5; tok = strtok_r(NULL, " ", &save))
+            field[n++] = tok;
+        if (n < 5) continue;
+        unescape(field[3]);
+        unescape(field[4]);
+        size_t root = strcmp(field[3], "/") == 0 ? 0 : strlen(field[3]);
+        if (strncmp(path, field[3], root) != 0 || (path[root] != '/' && path[root] != '\0'))
+            continue;
+        int len = snprintf(dir, size, "%s%s", field[4], path + root);
+        found = len > 0 && (size_t)len < size;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/* Does FILE in DIR hold WORD among its space-separated words? */
+static bool file_lists(const char *dir, const char *file, const char *word) {
+    char path[PATH_MAX + 64], text[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    for (char *save = NULL, *w = strtok_r(text, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+        if (strcmp(w, word) == 0) return true;
+    return false;
+}
+
+/* May this process do MODE (access(2)) to FILE in DIR (NULL: DIR itself)? */
+static bool allowed(const char *dir, const char *file, int mode) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s%s%s", dir, file ? "/" : "", file ? file : "");
+    return access(path, mode) == 0;
+}
+
+/* The memory cgroup the shim can make for limits.memory, a child of the one
+ * lcsb runs in, so that whatever limit holds lcsb holds the command too:
+ * 2 on cgroup v2 where that cgroup hands memory to its children
+ * (cgroup.subtree_control holds "memory"; the kernel allows that only to a
+ * cgroup with no process of its own, or the root) and lcsb may make a child
+ * and move a process into it; else 1 where cgroup v1's memory hierarchy
+ * is mounted and lcsb's cgroup there writable; else 0. Asked, never tried:
+ * nothing is made here. */
+static int memory_cgroup(void) {
+    char dir[PATH_MAX];
+    if (lcsb__own_cgroup_dir(2, dir, sizeof dir) &&
+        file_lists(dir, "cgroup.subtree_control", "memory") && allowed(dir, NULL, W_OK) &&
+        allowed(dir, "cgroup.procs", W_OK))
+        return 2;
+    if (lcsb__own_cgroup_dir(1, dir, sizeof dir) && allowed(dir, NULL, W_OK) &&
+        allowed(dir, "memory.limit_in_bytes", F_OK))
+        return 1;
+    return 0;
+}
+
 /* LCSB_LANDLOCK_ABI_MAX=N makes this host look older than it is, to try a
  * policy against an older kernel; it can only lower the ABI (0: no Landlock),
  * and a value that is not a small number is refused rather than ignored. */
@@ -83,6 +201,13 @@ static int abi_cap(int *out, lcsb_error *err) {
                           text);
     *out = (int)v;
     return 0;
+}
+#else
+bool lcsb__own_cgroup_dir(int version, char *dir, size_t size) {
+    (void)version;
+    (void)dir;
+    (void)size;
+    return false;
 }
 #endif
 
@@ -109,6 +234,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
     cap->user_namespaces = can_make_user_namespaces();
     cap->mount_namespaces = cap->user_namespaces || (geteuid() == 0 && can_admin());
+    cap->memory_cgroup = memory_cgroup();
 #elif defined(__APPLE__)
     cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;
 #endif
@@ -130,6 +256,7 @@ const lcsb__field lcsb__capability_fields[] = {
     FIELD("shim_found", BOOL, shim_found),
     FIELD("shim_searched", TEXT, shim_searched),
     FIELD("oci_engine", TEXT, oci_engine),
+    FIELD("memory_cgroup", INT, memory_cgroup),
     {0},
 };
 #undef FIELD

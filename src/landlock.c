@@ -24,6 +24,8 @@ typedef struct landlock_backend {
     /* The shim can enter a mount namespace (as root, or in a user namespace)
      * to make the file system read-only outside the write tier. */
     bool namespaces;
+    /* The memory cgroup the shim can make: 2 (v2), 1 (v1), 0 (none). */
+    int memory_cgroup;
 } landlock_backend;
 
 static const landlock_backend *landlock_of(const lcsb_backend *b) {
@@ -226,6 +228,14 @@ static const char *part_gap(const landlock_backend *b, const lcsb_policy *policy
             return why;
         }
         return NULL;
+    case LCSB_PART_MEMORY:
+        /* Without a world, the limits part says what is missing. */
+        if (!policy->limits[LCSB_LIMIT_MEMORY] || !b->namespaces || b->memory_cgroup) return NULL;
+        return "no memory cgroup lcsb may make here (cgroup v2 with memory handed to the "
+               "children of lcsb's cgroup, or a writable cgroup v1 memory hierarchy), which holds "
+               "limits.memory for all the command's processes together and for what they share "
+               "(SysV shared memory, memfds, tmpfs); without one RLIMIT_AS holds each process, "
+               "and the IPC namespace's limits SysV IPC";
     case LCSB_PART_METADATA:
         return b->namespaces ? NULL
                              : "no user namespaces here, in which the shim makes the file system "
@@ -289,20 +299,28 @@ static const char *tmpdir_of(const lcsb_policy *policy) {
 }
 
 /* The limits in force: none when the part is dropped, and without pids when
- * that one is what cannot be held. */
-static void add_limits(lcsb__buf *b, const lcsb_policy *policy, unsigned dropped) {
+ * that one is what cannot be held. A memory limit names the cgroup that
+ * holds it, unless the memory part is dropped; the private tmp, a tmpfs,
+ * is memory too, and holds no more than the memory limit. */
+static void add_limits(const landlock_backend *lb, lcsb__buf *b, const lcsb_policy *policy,
+                       unsigned dropped) {
     bool first = true;
     bool none = !world_held(dropped);
+    unsigned long long memory = policy->limits[LCSB_LIMIT_MEMORY];
     lcsb__buf_adds(b, "{");
     for (unsigned k = 0; k < LCSB_LIMITS && !none; k++) {
-        if (!policy->limits[k] || (k == LCSB_LIMIT_PIDS && pids_unholdable(policy))) continue;
-        lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k), policy->limits[k]);
+        unsigned long long v = policy->limits[k];
+        if (!v || (k == LCSB_LIMIT_PIDS && pids_unholdable(policy))) continue;
+        if (k == LCSB_LIMIT_TMP && memory && memory < v) v = memory;
+        lcsb__buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", lcsb_limit_name(k), v);
         first = false;
     }
     if (policy->limits[LCSB_LIMIT_TMP] && !none) {
         lcsb__buf_adds(b, ",\"tmpdir\":");
         lcsb__buf_add_json_string(b, tmpdir_of(policy));
     }
+    if (memory && !none && !(dropped & LCSB_PART_MEMORY))
+        lcsb__buf_addf(b, ",\"cgroup\":\"v%d\"", lb->memory_cgroup);
     lcsb__buf_adds(b, "}");
 }
 
@@ -395,7 +413,7 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     lcsb__buf_adds(&header, ",\"hide\":");
     if (!rc) rc = add_paths(&header, &policy->hide, own_world);
     lcsb__buf_adds(&header, ",\"limits\":");
-    add_limits(&header, policy, dropped);
+    add_limits(b, &header, policy, dropped);
     lcsb__buf_addf(&header, ",\"proxy\":%u}", own_network ? (unsigned)proxy : 0u);
     if (rc) goto out;
     if (header.oom) {
@@ -529,6 +547,14 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
         out->net_by = LCSB_NET_BY_NAMESPACE;
     }
     read_limits(limits, out->limits, sizeof out->limits);
+    /* A memory limit in force is held by the cgroup the header names, or,
+     * without one, per process and in the IPC namespace only. */
+    static const char *const cgroups[] = {"v1", "v2", NULL};
+    const char *cgroup = lcsb__json_choice(lcsb__json_find(limits, "cgroup"), cgroups);
+    if (lcsb__json_int(lcsb__json_find(limits, "memory")) > 0)
+        out->memory_by = !cgroup                     ? LCSB_MEMORY_BY_RLIMIT
+                         : strcmp(cgroup, "v2") == 0 ? LCSB_MEMORY_BY_CGROUP2
+                                                     : LCSB_MEMORY_BY_CGROUP1;
     return 0;
 }
 
@@ -544,8 +570,8 @@ const lcsb__backend_ops lcsb__landlock_ops = {
     .release = landlock_release,
 };
 
-int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces, lcsb_backend **out,
-                       lcsb_error *err) {
+int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces, int memory_cgroup,
+                       lcsb_backend **out, lcsb_error *err) {
     if (abi < 1 || abi > LCSB__LANDLOCK_ABI_MAX)
         return lcsb__fail(err, LCSB_EINVAL, "landlock: ABI %d is not one lcsb knows (1..%d)", abi,
                           LCSB__LANDLOCK_ABI_MAX);
@@ -562,12 +588,13 @@ int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces,
     b->abi = abi;
     b->seccomp = seccomp;
     b->namespaces = namespaces;
+    b->memory_cgroup = memory_cgroup == 1 || memory_cgroup == 2 ? memory_cgroup : 0;
     *out = backend;
     return 0;
 }
 
-/* Configured by hand: the caller vouches for the host, seccomp and namespaces
- * included. */
+/* Configured by hand: the caller vouches for the host, seccomp, namespaces
+ * and a cgroup v2 memory cgroup included. */
 int lcsb_backend_landlock(int abi, const char *shim, lcsb_backend **out, lcsb_error *err) {
-    return lcsb__landlock_new(abi, shim, true, true, out, err);
+    return lcsb__landlock_new(abi, shim, true, true, 2, out, err);
 }

@@ -8,7 +8,7 @@
 /* The shim's name, and the header's argv marker, which attest recognises. */
 #define LCSB__SHIM_NAME "lcsb-exec"
 #define LCSB__WIRE_KEY "{\"lcsb-exec\":"
-#define LCSB__WIRE_VERSION 4
+#define LCSB__WIRE_VERSION 5
 #define LCSB__LANDLOCK_ABI_MAX 9
 /* Each argv string holds at most this many bytes; the kernel's limit is 128 KiB. */
 #define LCSB__WIRE_PART_MAX (120u * 1024u)
@@ -16,8 +16,9 @@
 extern const lcsb__backend_ops lcsb__landlock_ops;
 
 /* The Landlock backend for ABI (1..LCSB__LANDLOCK_ABI_MAX) and SHIM
- * (absolute), on a host with or without seccomp filters and mount namespaces. */
-int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces, lcsb_backend **out,
-                       lcsb_error *err);
+ * (absolute), on a host with or without seccomp filters and mount namespaces,
+ * and with the memory cgroup MEMORY_CGROUP (lcsb_capability's). */
+int lcsb__landlock_new(int abi, const char *shim, bool seccomp, bool namespaces, int memory_cgroup,
+                       lcsb_backend **out, lcsb_error *err);
 
 #endif

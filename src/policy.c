@@ -269,8 +269,8 @@ int lcsb_policy_set_cwd(lcsb_policy *policy, const char *path, lcsb_error *err) 
     return 0;
 }
 
-const char *const lcsb__part_names[] = {"net",      "scope", "truncate", "ioctl", "terminal",
-                                        "metadata", "world", "limits",   NULL};
+const char *const lcsb__part_names[] = {"net",      "scope", "truncate", "ioctl",  "terminal",
+                                        "metadata", "world", "limits",   "memory", NULL};
 #define PART_COUNT (sizeof lcsb__part_names / sizeof lcsb__part_names[0] - 1)
 
 const char *lcsb_part_name(unsigned part) {

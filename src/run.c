@@ -226,6 +226,9 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
             why = grace;
         }
         if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
+        if (said[i] == 'M')
+            why = "the memory limit (limits.memory) was reached: the kernel killed a process of "
+                  "the command";
         size_t used = strlen(result->note);
         if (why)
             snprintf(result->note + used, sizeof result->note - used, "%s%s", used ? "; " : "",

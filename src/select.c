@@ -35,7 +35,8 @@ static int select_landlock(const lcsb_capability *cap, bool asked, lcsb_backend 
                           cap->shim_searched[0] ? cap->shim_searched : "nothing");
     int abi =
         cap->landlock_abi > LCSB__LANDLOCK_ABI_MAX ? LCSB__LANDLOCK_ABI_MAX : cap->landlock_abi;
-    return lcsb__landlock_new(abi, cap->shim, cap->seccomp, cap->user_namespaces, out, err);
+    return lcsb__landlock_new(abi, cap->shim, cap->seccomp, cap->user_namespaces,
+                              cap->memory_cgroup, out, err);
 }
 
 int lcsb_backend_select(const lcsb_capability *cap, const char *name, lcsb_backend **out,

@@ -50,7 +50,7 @@
  * every '/' written as the escape \/, {SYS} a rule granting read and execute
  * on the system directories, {LONG} a path longer than PATH_MAX, {NEST} ten
  * thousand '['. An argv element "{CMD}" becomes `/usr/bin/touch MARKER`. */
-#define HEAD "{'lcsb-exec':4,'abi':1,'parts':1,"
+#define HEAD "{'lcsb-exec':5,'abi':1,'parts':1,"
 #define FS "'fs':['execute','write_file','read_file','read_dir','make_reg']"
 #define TAIL                                                                                       \
     ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}"

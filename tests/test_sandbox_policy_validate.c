@@ -218,6 +218,80 @@ static void test_validate_hide_and_limits(void **state) {
     lcsb_policy_free(p);
 }
 
+/* limits.memory: held by the memory cgroup the host lets the shim make (v2
+ * or v1), named on the wire and in the attestation. Where there is none it
+ * is refused, naming the memory part, or dropped where the policy allows
+ * it: then no cgroup on the wire, and held per process and by the IPC
+ * namespace only. The private tmp, a tmpfs, holds no more than memory. */
+static void test_validate_memory_limit(void **state) {
+    (void)state;
+    static const char *const cmd[] = {"true", NULL};
+    static const char *const by[] = {"rlimit", "cgroup1", "cgroup2"};
+    lcsb_error err = {0};
+    lcsb_policy *p = valid_policy();
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_MEMORY, 64 << 20, &err), 0);
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_TMP, 1 << 30, &err), 0);
+    assert_int_equal(lcsb_policy_set_env(p, "TMPDIR", fx(""), &err), 0);
+    for (int version = 0; version <= 2; version++) {
+        lcsb_capability cap;
+        memset(&cap, 0, sizeof cap);
+        cap.landlock_abi = 7;
+        cap.seccomp = cap.shim_found = cap.user_namespaces = true;
+        cap.memory_cgroup = version;
+        snprintf(cap.shim, sizeof cap.shim, "%s", LCSB_SHIM_PATH);
+        lcsb_backend *b;
+        assert_int_equal(lcsb_backend_select(&cap, "landlock", &b, &err), 0);
+        if (version == 0) {
+            expect_invalid(b, p, LCSB_EUNAVAIL, "cannot enforce memory (no memory cgroup",
+                           "degrade = { \"memory\" }");
+            lcsb_policy_set_degradable(p, LCSB_PART_MEMORY);
+        }
+        expect_valid(b, p);
+        char **final = NULL, want[128], summary[256];
+        lcsb_attestation a;
+        assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
+        assert_contains(final[1], "\"limits\":{\"memory\":67108864,\"tmp\":67108864,");
+        snprintf(want, sizeof want, "\"cgroup\":\"v%d\"", version);
+        if (version)
+            assert_contains(final[1], want);
+        else
+            assert_lacks(final[1], "\"cgroup\"");
+        assert_int_equal(lcsb_attest((const char *const *) final, NULL, &a, &err), 0);
+        assert_int_equal(a.memory_by, version == 0   ? LCSB_MEMORY_BY_RLIMIT
+                                      : version == 1 ? LCSB_MEMORY_BY_CGROUP1
+                                                     : LCSB_MEMORY_BY_CGROUP2);
+        assert_string_equal(lcsb_attestation_value(&a, "memory_by"), by[version]);
+        assert_int_equal(a.dropped, version ? 0u : (unsigned)LCSB_PART_MEMORY);
+        assert_string_equal(a.limits, "memory=67108864 tmp=67108864");
+        lcsb_attestation_summary(&a, summary, sizeof summary);
+        snprintf(want, sizeof want, "(memory by %s)", by[version]);
+        assert_contains(summary, want);
+        char *json = lcsb_attestation_json(&a);
+        snprintf(want, sizeof want, "\"memory_by\":\"%s\"", by[version]);
+        assert_contains(json, want);
+        free(json);
+        lcsb_argv_free(final);
+        lcsb_policy_set_degradable(p, 0);
+        lcsb_backend_free(b);
+    }
+    /* No memory limit, nothing said of it. */
+    assert_int_equal(lcsb_policy_set_limit(p, LCSB_LIMIT_MEMORY, 0, &err), 0);
+    lcsb_backend *b = landlock(7);
+    char **final = NULL;
+    lcsb_attestation a;
+    assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
+    assert_lacks(final[1], "\"cgroup\"");
+    assert_contains(final[1], "\"tmp\":1073741824,");
+    assert_int_equal(lcsb_attest((const char *const *) final, NULL, &a, &err), 0);
+    assert_int_equal(a.memory_by, LCSB_MEMORY_BY_NOTHING);
+    char *json = lcsb_attestation_json(&a);
+    assert_lacks(json, "memory_by");
+    free(json);
+    lcsb_argv_free(final);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
 static void test_validate_exec_symlinks(void **state) {
     (void)state;
     lcsb_backend *b = landlock(7);
@@ -743,6 +817,7 @@ int main(void) {
         cmocka_unit_test(test_validate_missing_paths),
         cmocka_unit_test(test_validate_exec_symlinks),
         cmocka_unit_test(test_validate_hide_and_limits),
+        cmocka_unit_test(test_validate_memory_limit),
         cmocka_unit_test(test_validate_read_write_symlinks),
         cmocka_unit_test(test_validate_write_system_dirs),
         cmocka_unit_test(test_validate_too_many_ports),

@@ -11,18 +11,23 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "shim_fixture.h"
 
 #define H_NET                                                                                      \
-    "{'lcsb-exec':4,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
+    "{'lcsb-exec':5,'abi':4,'parts':1," FS ",'net':['connect_tcp'],'ports':["                      \
     "{'access':['connect_tcp'],'ports':[443]}],'scope':[],'sockets':'unix+tcp','dropped':[],"      \
     "'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}"
 
@@ -80,10 +85,10 @@ static const struct refusal refusals[] = {
     /* keys */
     EDIT("unknown key", "unknown key \"extra\"", 0, "'scope':[]", "'scope':[],'extra':1"),
     EDIT("duplicate key", "key \"abi\" given twice", 0, "'abi':1,", "'abi':1,'abi':1,"),
-    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':4"),
+    EDIT("duplicate version", "\"lcsb-exec\" given twice", 0, "'abi':1", "'abi':1,'lcsb-exec':5"),
     EDIT("missing key", "missing key \"scope\"", 0, ",'scope':[]", ""),
-    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':4,'abi':1",
-         "'abi':1,'lcsb-exec':4"),
+    EDIT("version not first", "expected key \"lcsb-exec\"", 0, "'lcsb-exec':5,'abi':1",
+         "'abi':1,'lcsb-exec':5"),
     ARGV("empty header object", "missing key \"lcsb-exec\"", "{}", P_OK, "--", "{CMD}"),
     ARGV("part empty object", "missing key \"part\"", H_OK, "{}", "--", "{CMD}"),
     ARGV("part not an object", "expected '{'", H_OK, "'x'", "--", "{CMD}"),
@@ -97,10 +102,10 @@ static const struct refusal refusals[] = {
     EDIT("rule unknown key", "no key may follow \"paths\"", 1, "'{T}']}", "'{T}'],'x':[]}"),
     ARGV("rules an object", "expected '['", H_OK, "{'part':1,'rules':{}}", "--", "{CMD}"),
     /* integers and types */
-    EDIT("version 3", "version 3 is not 4", 0, "'lcsb-exec':4", "'lcsb-exec':3"),
-    EDIT("version 5", "version 5 is not 4", 0, "'lcsb-exec':4", "'lcsb-exec':5"),
-    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':4", "'lcsb-exec':'1'"),
-    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':4", "'lcsb-exec':01"),
+    EDIT("version 4", "version 4 is not 5", 0, "'lcsb-exec':5", "'lcsb-exec':4"),
+    EDIT("version 6", "version 6 is not 5", 0, "'lcsb-exec':5", "'lcsb-exec':6"),
+    EDIT("version as a string", "non-negative integer", 0, "'lcsb-exec':5", "'lcsb-exec':'1'"),
+    EDIT("version with a leading zero", "leading zero", 0, "'lcsb-exec':5", "'lcsb-exec':01"),
     EDIT("abi 0", "abi 0 is not", 0, "'abi':1", "'abi':0"),
     EDIT("abi 10", "abi 10 is not", 0, "'abi':1", "'abi':10"),
     EDIT("resolve_unix before abi 9", "fs right \"resolve_unix\" is newer than abi 1", 0,
@@ -134,8 +139,9 @@ static const struct refusal refusals[] = {
           "'scope':['everything']"),
     EDIT("unknown net right", "unknown net right name", 0, "'net':[]", "'net':['udp']"),
     ARGV("nothing handled", "handles no right",
-         "{'lcsb-exec':4,'abi':1,'parts':0,'fs':[],"
-         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
+         "{'lcsb-exec':5,'abi':1,'parts':0,'fs':[],"
+         "'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],'world':'open','protect':[],'"
+         "hide':[],'limits':{},'proxy':0}",
          "--", "{CMD}"),
     EDIT("rule right not in fs", "\"make_dir\", which the header's \"fs\" does not handle", 1,
          "'write_file','make_reg']", "'write_file','make_dir']"),
@@ -193,6 +199,20 @@ static const struct refusal refusals[] = {
     EDIT("tmp without tmpdir", "come together", 0, "'limits':{}", "'limits':{'tmp':1}"),
     EDIT("tmpdir relative", "not absolute", 0, "'limits':{}", "'limits':{'tmp':1,'tmpdir':'t'}"),
     EDIT("limits an array", "expected '{'", 0, "'limits':{}", "'limits':[]"),
+    /* A memory limit is held by a cgroup, or said to be held without one. */
+    EDIT2("cgroup without memory", "limit \"cgroup\" without \"memory\"", 0, "'world':'open'",
+          "'world':'policy'", "'limits':{}", "'limits':{'cgroup':'v1'}"),
+    EDIT2("memory neither held nor dropped", "needs \"memory\" in \"dropped\"", 0, "'world':'open'",
+          "'world':'policy'", "'limits':{}", "'limits':{'memory':67108864}"),
+    EDIT2("memory dropped and held", "\"memory\" is dropped, yet \"limits\" names a cgroup", 0,
+          "'dropped':[],'world':'open'", "'dropped':['memory'],'world':'policy'", "'limits':{}",
+          "'limits':{'memory':67108864,'cgroup':'v2'}"),
+    EDIT("cgroup unknown", "unknown cgroup value \"v3\"", 0, "'limits':{}",
+         "'limits':{'memory':1,'cgroup':'v3'}"),
+    EDIT("cgroup twice", "limit \"cgroup\" given twice", 0, "'limits':{}",
+         "'limits':{'memory':1,'cgroup':'v1','cgroup':'v2'}"),
+    EDIT("cgroup not a string", "expected cgroup as a string", 0, "'limits':{}",
+         "'limits':{'memory':1,'cgroup':1}"),
     EDIT("proxy in an open world", "\"proxy\" needs \"world\": \"policy\"", 0, "'proxy':0",
          "'proxy':3128"),
     EDIT("proxy out of range", "proxy is out of range", 0, "'proxy':0", "'proxy':65536"),
@@ -224,7 +244,7 @@ static const struct refusal refusals[] = {
     EDIT("parts count too high", "announces 2 parts and argv holds 1", 0, "'parts':1", "'parts':2"),
     EDIT("parts count too low", "announces 0 parts and argv holds 1", 0, "'parts':1", "'parts':0"),
     ARGV("extra part", "announces 1 parts and argv holds 2", H_OK, P_OK, P_OK, "--", "{CMD}"),
-    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':4,'abi':1,'parts':2," FS TAIL,
+    ARGV("parts out of order", "says it is part 2", "{'lcsb-exec':5,'abi':1,'parts':2," FS TAIL,
          "{'part':2,'rules':[]}", P_OK, "--", "{CMD}"),
     ARGV("missing --", "no \"--\"", H_OK, P_OK, "{CMD}"),
     ARGV("empty command", "nothing follows \"--\"", H_OK, P_OK, "--"),
@@ -375,6 +395,111 @@ static void test_fault_bounding_set(void **state) {
         check_fault_harmless(state, __NR_prctl, PR_CAPBSET_DROP, 0, EPERM);
 }
 
+/* ---- the memory cgroup ---- */
+
+/* A world of its own with a memory limit held by a cgroup of KIND ("v1",
+ * "v2"): 256 MiB, which touch does not come near. */
+static char *memory_header(const char *kind) {
+    char *h = xmalloc(1024);
+    snprintf(h, 1024,
+             HEAD FS ",'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],"
+                     "'world':'policy','protect':[],'hide':[],"
+                     "'limits':{'memory':268435456,'cgroup':'%s'},'proxy':0}",
+             kind);
+    return h;
+}
+
+/* The memory cgroup this host lets the caller make (lcsb_capability's):
+ * 2, 1, or 0. */
+static int host_memory_cgroup(void) {
+    lcsb_capability cap;
+    lcsb_error err;
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    return cap.memory_cgroup;
+}
+
+/* Where the shim makes its cgroups holds none of a shim that is gone (the
+ * one run here is reaped; another suite's run, or the memory suite's own
+ * cgroup, is named after a process still there). */
+static void assert_no_cgroup_left(int version) {
+    char dir[PATH_MAX];
+    assert_true(lcsb__own_cgroup_dir(version, dir, sizeof dir));
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "lcsb-", 5) != 0) continue;
+        long pid = atol(e->d_name + 5);
+        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            fail_msg("the shim left its memory cgroup %s/%s", dir, e->d_name);
+    }
+    closedir(d);
+}
+
+static void require_user_namespaces(void) {
+    lcsb_capability cap;
+    lcsb_error err;
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    if (!cap.user_namespaces) {
+        if (tests_required()) fail_msg("no user namespaces and LCSB_SANDBOX_TESTS_REQUIRED=1");
+        skip();
+    }
+}
+
+/* A cgroup the shim cannot make, of the kind this host does not give the
+ * caller: 97, and the command never runs without it. */
+static void test_cgroup_unmakeable(void **state) {
+    struct fixture *f = *state;
+    struct result r;
+    int have = host_memory_cgroup();
+
+    require_landlock();
+    require_user_namespaces();
+    if (have == 2) {
+        char dir[PATH_MAX];
+        /* Both here: nothing this host refuses to ask for. */
+        if (lcsb__own_cgroup_dir(1, dir, sizeof dir) && access(dir, W_OK) == 0) skip();
+    }
+    char *header = memory_header(have == 1 ? "v2" : "v1");
+    free_args(f);
+    set_valid_header(f, header, NULL);
+    free(header);
+    run(f, NULL, &r);
+    assert_refused(f, &r, "memory cgroup");
+}
+
+/* The cgroup made, then the namespaces refused: 97, and the cgroup is gone.
+ * The same policy without the fault runs, and leaves none either. */
+static void test_fault_cgroup_removed(void **state) {
+    struct fixture *f = *state;
+    struct fault fault = {.nr = __NR_unshare, .arg0 = -1, .err = EPERM};
+    struct result r;
+    int have = host_memory_cgroup();
+
+    require_landlock();
+    require_user_namespaces();
+    if (!have) {
+        if (tests_required() && geteuid() == 0)
+            fail_msg("no memory cgroup for root and LCSB_SANDBOX_TESTS_REQUIRED=1");
+        skip();
+    }
+    char *header = memory_header(have == 2 ? "v2" : "v1");
+    free_args(f);
+    set_valid_header(f, header, NULL);
+    run(f, NULL, &r);
+    if (r.status != 0) print_error("stderr: %s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_true(exists(f->marker));
+    assert_no_cgroup_left(have);
+    unlink(f->marker);
+#ifdef NATIVE_ARCH
+    run(f, &fault, &r);
+    assert_refused(f, &r, "cannot enter namespaces of its own");
+    assert_no_cgroup_left(have);
+#endif
+    free(header);
+}
+
 int main(void) {
     static const struct CMUnitTest fixed[] = {
         /* Landlock and no_new_privs */
@@ -388,6 +513,9 @@ int main(void) {
         T(test_fault_capset),
         T(test_fault_ambient_capabilities),
         T(test_fault_bounding_set),
+        /* the memory cgroup */
+        T(test_cgroup_unmakeable),
+        T(test_fault_cgroup_removed),
     };
     const size_t n_fixed = sizeof fixed / sizeof fixed[0];
     struct CMUnitTest *tests;

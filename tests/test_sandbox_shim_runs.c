@@ -104,7 +104,7 @@ static void test_valid_policy_runs(void **state) {
 static void test_valid_policy_spelled_differently(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        " {\n\t'lcsb-exec' : 4 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], "
+        " {\n\t'lcsb-exec' : 5 ,\r\n 'scope':[ ], 'sockets' : 'unix\\u002btcp', 'dropped' : [ ], "
         "'world':'open', 'limits' : { }, 'proxy' : 0, 'protect' : [ ], 'hide':[], 'parts':1,"
         "'abi' :1, 'net':[],'ports':[],"
         "'fs':['\\u0065xecute','write\\u005ffile','read_file','read_dir','make_reg']} ",
@@ -150,7 +150,7 @@ static void test_path_bytes_decoded(void **state) {
 static void test_valid_policy_newest_abi(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        "{'lcsb-exec':4,'abi':7,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
+        "{'lcsb-exec':5,'abi':7,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
         "'remove_dir','remove_file','make_char','make_dir','make_reg','make_sock','make_fifo',"
         "'make_block','make_sym','refer','truncate','ioctl_dev'],'net':['bind_tcp',"
         "'connect_tcp'],'ports':[{'access':['connect_tcp'],'ports':[0,443,65535]},"
@@ -178,7 +178,7 @@ static void test_valid_policy_newest_abi(void **state) {
 static void test_resolve_unix(void **state) {
     struct fixture *f = *state;
     const char *tmpls[] = {
-        "{'lcsb-exec':4,'abi':9,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
+        "{'lcsb-exec':5,'abi':9,'parts':1,'fs':['execute','write_file','read_file','read_dir',"
         "'make_reg','resolve_unix'],'net':[],'ports':[],'scope':[],'sockets':'any','dropped':[],"
         "'world':'open','protect':[],'hide':[],'limits':{},'proxy':0}",
         ("{'part':1,'rules':[{SYS},{'access':['write_file','make_reg','resolve_unix'],"
@@ -388,9 +388,10 @@ static void test_many_paths(void **state) {
     len += (size_t)sprintf(cur + len, "]}]}");
     args[nargs++] = cur;
     snprintf(header, sizeof header,
-             "{\"lcsb-exec\":4,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
+             "{\"lcsb-exec\":5,\"abi\":1,\"parts\":%zu,\"fs\":[\"execute\",\"write_file\","
              "\"read_file\",\"read_dir\",\"make_reg\"],\"net\":[],\"ports\":[],\"scope\":[],"
-             "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}",
+             "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":[],"
+             "\"limits\":{},\"proxy\":0}",
              nargs - 1);
     args[0] = header;
     assert_true(nargs - 1 >= 5);
@@ -427,7 +428,7 @@ static void test_version(void **state) {
     set_args(f, tmpls, 1);
     run(f, NULL, &r);
     assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "lcsb-exec 4\n");
+    assert_string_equal(r.out, "lcsb-exec 5\n");
     assert_string_equal(r.err, "");
 }
 

@@ -187,9 +187,10 @@ static void test_attest_without_shim(void **state) {
     lcsb_attestation_summary(&a, summary, sizeof summary);
     assert_contains(summary, "nothing was enforced");
     /* The header without the shim in front, or the shim without a header. */
-    char header[] = "{\"lcsb-exec\":4,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
+    char header[] = "{\"lcsb-exec\":5,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],"
                     "\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],\"scope\":[],"
-                    "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
+                    "\"sockets\":\"any\",\"dropped\":[],\"world\":\"open\",\"protect\":[],\"hide\":"
+                    "[],\"limits\":{},\"proxy\":0}";
     char *no_shim[] = {"/usr/bin/lcsb-exec-not", header, "--", "true", NULL};
     expect_attestation(no_shim, "none", "open", "open", "open", "", 0, false);
     char *no_header[] = {"/usr/libexec/lcsb/lcsb-exec", "--", "true", NULL};
@@ -237,7 +238,7 @@ static void test_attest_through_prefix(void **state) {
         "-c",
         "x",
         "lcsb-exec",
-        "{\"lcsb-exec\":4,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
+        "{\"lcsb-exec\":5,\"abi\":7,\"parts\":0,\"fs\":[\"execute\"],\"net\":[],"
         "\"ports\":[],\"scope\":[],\"sockets\":\"unix\"}",
         "--",
         "true",

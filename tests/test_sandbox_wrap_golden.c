@@ -30,7 +30,7 @@
     "\"make_dir\",\"make_reg\",\"make_sock\",\"make_fifo\",\"make_sym\""
 
 static const char header_abi7[] =
-    "{\"lcsb-exec\":4,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "{\"lcsb-exec\":5,\"abi\":7,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
     "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],"
     "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
@@ -41,7 +41,7 @@ static const char part_abi7[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\",\"ioctl_dev\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi3[] =
-    "{\"lcsb-exec\":4,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
+    "{\"lcsb-exec\":5,\"abi\":3,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\"],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"unix\",\"dropped\":[\"scope\",\"ioctl\"],"
     "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
 static const char part_abi3[] =
@@ -51,9 +51,10 @@ static const char part_abi3[] =
     "{\"access\":[" WRITE_V1 ",\"refer\",\"truncate\"],\"paths\":[\"/srv/w\"]}]}";
 
 static const char header_abi1[] =
-    "{\"lcsb-exec\":4,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
+    "{\"lcsb-exec\":5,\"abi\":1,\"parts\":1,\"fs\":[" FS_V1 "],"
     "\"net\":[],\"ports\":[],\"scope\":[],\"sockets\":\"any\","
-    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
+    "\"dropped\":[\"scope\",\"truncate\",\"ioctl\"],\"world\":\"policy\",\"protect\":[],\"hide\":[]"
+    ",\"limits\":{},\"proxy\":0}";
 static const char part_abi1[] =
     "{\"part\":1,\"rules\":["
     "{\"access\":[\"read_file\",\"read_dir\"],\"paths\":[\"/etc\",\"/usr\"]},"
@@ -62,7 +63,7 @@ static const char part_abi1[] =
 
 /* ABI 9: connecting to a unix socket is held too, granted where reading is. */
 static const char header_abi9[] =
-    "{\"lcsb-exec\":4,\"abi\":9,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
+    "{\"lcsb-exec\":5,\"abi\":9,\"parts\":1,\"fs\":[" FS_V1 ",\"refer\",\"truncate\","
     "\"ioctl_dev\",\"resolve_unix\"],\"net\":[\"bind_tcp\",\"connect_tcp\"],\"ports\":[],"
     "\"scope\":[\"abstract_unix_socket\",\"signal\"],\"sockets\":\"unix\",\"dropped\":[],"
     "\"world\":\"policy\",\"protect\":[],\"hide\":[],\"limits\":{},\"proxy\":0}";
@@ -124,7 +125,7 @@ static void test_header_per_abi(void **state) {
         char h[1024];
         snprintf(h, sizeof h, "%.*s", (int)strcspn(out[1], "]"), out[1]); /* up to fs's end */
         char want[64];
-        snprintf(want, sizeof want, "{\"lcsb-exec\":4,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
+        snprintf(want, sizeof want, "{\"lcsb-exec\":5,\"abi\":%d,\"parts\":0,\"fs\":[", abi);
         assert_int_equal(strncmp(h, want, strlen(want)), 0);
         assert_true((strstr(h, "\"refer\"") != NULL) == (abi >= 2));
         assert_true((strstr(h, "\"truncate\"") != NULL) == (abi >= 3));

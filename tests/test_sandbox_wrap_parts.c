@@ -111,7 +111,7 @@ static void test_many_paths_split(void **state) {
 
     size_t argc = argc_of(out);
     size_t parts = 0;
-    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":4,\"abi\":7,\"parts\":%zu,", &parts), 1);
+    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":5,\"abi\":7,\"parts\":%zu,", &parts), 1);
     assert_true(parts >= 5); /* about a megabyte of paths */
     assert_int_equal(argc, 1 + 1 + parts + 1 + 2);
     assert_string_equal(out[0], SHIM);
@@ -178,7 +178,7 @@ static void test_longest_paths_split(void **state) {
     static const char *const cmd[] = {"true", NULL};
     char **out = wrap(b, p, cmd);
     size_t parts = 0;
-    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":4,\"abi\":7,\"parts\":%zu,", &parts), 1);
+    assert_int_equal(sscanf(out[1], "{\"lcsb-exec\":5,\"abi\":7,\"parts\":%zu,", &parts), 1);
     assert_true(parts >= 4);
     size_t paths = 0;
     for (size_t i = 0; i < parts; i++) {

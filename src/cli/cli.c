@@ -597,6 +597,19 @@ static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
                ? " (a network of its own, loopback only; lcsb's proxy the way out)"
                : "");
     print_net(p, att);
+    static const char *const memory_by[] = {
+        [LCSB_MEMORY_BY_RLIMIT] = "held per process (RLIMIT_AS), and SysV IPC by the IPC "
+                                  "namespace's limits; no memory cgroup here, so not the "
+                                  "processes together, nor memfds and tmpfs files",
+        [LCSB_MEMORY_BY_CGROUP1] = "held for all the command's processes together and what "
+                                   "they share (a cgroup v1 memory cgroup), and per process "
+                                   "(RLIMIT_AS)",
+        [LCSB_MEMORY_BY_CGROUP2] = "held for all the command's processes together and what "
+                                   "they share (a cgroup v2 memory cgroup), and per process "
+                                   "(RLIMIT_AS)"};
+    if (enforced && att->memory_by != LCSB_MEMORY_BY_NOTHING)
+        printf("memory: %llu bytes, %s\n", lcsb_policy_limit(p, LCSB_LIMIT_MEMORY),
+               memory_by[att->memory_by]);
     for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1)
         if (att->dropped & part)
             printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "

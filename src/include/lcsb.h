@@ -144,7 +144,9 @@ LCSB_API void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open);
 /* What the command may use up; each needs the "world" part. */
 typedef enum lcsb_limit {
     LCSB_LIMIT_TIME,   /* "time": seconds of wall time, then every process is killed */
-    LCSB_LIMIT_MEMORY, /* "memory": bytes of address space per process (RLIMIT_AS) */
+    LCSB_LIMIT_MEMORY, /* "memory": bytes of memory, all the command's processes and what
+                        * they share together (a memory cgroup), and of address space per
+                        * process (RLIMIT_AS) */
     LCSB_LIMIT_PIDS,   /* "pids": processes at once */
     LCSB_LIMIT_FILES,  /* "files": open descriptors per process (RLIMIT_NOFILE) */
     LCSB_LIMIT_TMP,    /* "tmp": bytes in TMPDIR, a private tmpfs of that size */
@@ -235,11 +237,14 @@ typedef enum lcsb_part {
                                    * root holding only the policy's paths, limits */
     LCSB_PART_METADATA = 1u << 5, /* the file system read-only outside the write tier
                                      (chmod, chown, utimes), protected paths inside it */
+    LCSB_PART_MEMORY = 1u << 8,   /* limits.memory for all the command's processes together
+                                   * and what none of them maps (shared memory, memfds,
+                                   * tmpfs): a memory cgroup of its own */
 } lcsb_part;
-#define LCSB_PARTS_ALL 0xffu
+#define LCSB_PARTS_ALL 0x1ffu
 
-/* "net", "scope", "truncate", "ioctl", "terminal", "metadata", "world", "limits" for one part;
- * NULL for anything else. */
+/* "net", "scope", "truncate", "ioctl", "terminal", "metadata", "world", "limits", "memory" for
+ * one part; NULL for anything else. */
 LCSB_API const char *lcsb_part_name(unsigned part);
 /* The part named NAME, or 0. */
 LCSB_API unsigned lcsb_part_from_name(const char *name);
@@ -278,16 +283,20 @@ LCSB_API LCSB_NODISCARD int lcsb_resolve_program(const char *name, char ***out, 
 /* ---- Capability: what this host can enforce. ---- */
 
 typedef struct lcsb_capability {
-    int landlock_abi;         /* 0: no Landlock */
-    int landlock_abi_kernel;  /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
-    bool seccomp;             /* seccomp filters can be installed */
-    bool user_namespaces;     /* unprivileged user namespaces can be created */
-    bool mount_namespaces;    /* the shim can enter one: as root, or in a user namespace */
-    bool sandbox_exec;        /* macOS sandbox-exec is present */
-    char shim[4096];          /* the lcsb-exec the Landlock backend uses; "" when none found */
-    bool shim_found;          /* shim names an executable file */
-    char shim_searched[4096]; /* every place looked at, in order: "PATH (why); ..." */
-    char oci_engine[4096];    /* podman or docker on PATH, or "" */
+    int landlock_abi;          /* 0: no Landlock */
+    int landlock_abi_kernel;   /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
+    bool seccomp;              /* seccomp filters can be installed */
+    bool user_namespaces;      /* unprivileged user namespaces can be created */
+    bool mount_namespaces;     /* the shim can enter one: as root, or in a user namespace */
+    bool sandbox_exec;         /* macOS sandbox-exec is present */
+    char shim[4096];           /* the lcsb-exec the Landlock backend uses; "" when none found */
+    bool shim_found;           /* shim names an executable file */
+    char shim_searched[4096];  /* every place looked at, in order: "PATH (why); ..." */
+    char oci_engine[4096];     /* podman or docker on PATH, or "" */
+    /* The memory cgroup the shim can make below the one it runs in, for
+     * limits.memory: 2 (cgroup v2, memory delegated to its children), 1
+     * (cgroup v1's memory hierarchy, writable), 0: none. */
+    int memory_cgroup;
 } lcsb_capability;
 
 /* Ask the host. SHIM is the lcsb-exec to use, or NULL for the installed one:
@@ -429,6 +438,14 @@ typedef enum lcsb_net_by {
     LCSB_NET_BY_SEATBELT,         /* "seatbelt" */
     LCSB_NET_BY_NAMESPACE,        /* "namespace": a network namespace of its own */
 } lcsb_net_by;
+/* What holds limits.memory. */
+typedef enum lcsb_memory_by {
+    LCSB_MEMORY_BY_NOTHING, /* no memory limit is in force */
+    LCSB_MEMORY_BY_RLIMIT,  /* "rlimit": per process (RLIMIT_AS), SysV IPC by the IPC
+                             * namespace's limits; no cgroup (the memory part dropped) */
+    LCSB_MEMORY_BY_CGROUP1, /* "cgroup1": a cgroup v1 memory cgroup, and the above */
+    LCSB_MEMORY_BY_CGROUP2, /* "cgroup2": a cgroup v2 memory cgroup, and the above */
+} lcsb_memory_by;
 typedef enum lcsb_held {
     LCSB_HELD_OPEN,     /* "open": not enforced here */
     LCSB_HELD_READONLY, /* "readonly" */
@@ -497,6 +514,8 @@ typedef struct lcsb_attestation {
     lcsb_held world;
     /* The limits in force, "time=5 pids=300", "" for none. */
     char limits[160];
+    /* What holds the memory limit, when one is in force. */
+    lcsb_memory_by memory_by;
     /* Under net "domains": the policy's net.domains entries the proxy holds
      * to, one per line (as many as fit; a last line "..." when cut). */
     char domains[2048];
@@ -526,7 +545,7 @@ LCSB_API LCSB_NODISCARD int lcsb_attest(const char *const *final_argv, const cha
 LCSB_API char *lcsb_attestation_json(const lcsb_attestation *att);
 /* The JSON name of field KEY's value ("fs" gives "enforced"), for the fields
  * named by a word: backend, fs, exec, net, net_covers, net_by, metadata,
- * protected. "" for a value not said; NULL for any other KEY. */
+ * protected, world, memory_by. "" for a value not said; NULL for any other KEY. */
 LCSB_API const char *lcsb_attestation_value(const lcsb_attestation *att, const char *key);
 /* "fs: enforced, exec: allowlist, net: denied, abi 7" (plus what was not enforced) into BUF. */
 LCSB_API void lcsb_attestation_summary(const lcsb_attestation *att, char *buf, size_t size);

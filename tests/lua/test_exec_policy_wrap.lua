@@ -441,7 +441,7 @@ T.case("lcsb wrap prints the argv as JSON (read with lua-cjson)", function()
   T.eq(argv[1], realpath(T.build .. "/lcsb-exec"), "the shim first")
   T.eq(argv[1], detect.shim, "the shim detect reports")
   local header = cjson.decode(argv[2])
-  T.eq(header["lcsb-exec"], 4, "wire version")
+  T.eq(header["lcsb-exec"], 5, "wire version")
   T.eq(header.abi, math.min(detect.landlock_abi, 7), "abi")
   local sep = 3 + header.parts
   T.eq(argv[sep], "--", "-- after the parts")
