@@ -48,6 +48,7 @@ struct lcsb__facts {
     entry **slots; /* open addressing; a power of two long */
     size_t cap, n;
     bool recording, unfit;
+    char unfit_path[256]; /* the first path asked that spoilt the record */
     struct timespec since;
     mark *marks;
     size_t marks_n, marks_cap;
@@ -101,7 +102,7 @@ struct timespec lcsb__facts_since(const lcsb__facts *f) {
     return f ? f->since : (struct timespec){0};
 }
 
-bool lcsb__facts_unfit(const lcsb__facts *f) { return f && f->unfit; }
+const char *lcsb__facts_unfit(const lcsb__facts *f) { return f && f->unfit ? f->unfit_path : NULL; }
 
 static uint64_t hash(const char *s) {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -137,7 +138,10 @@ static bool keyable(lcsb__facts *f, const char *path) {
              !(len == 2 && part[0] == '.' && part[1] == '.');
         part += len + (part[len] == '/');
     }
-    if (!ok && f->recording) f->unfit = true;
+    if (!ok && f->recording && !f->unfit) {
+        f->unfit = true;
+        snprintf(f->unfit_path, sizeof f->unfit_path, "%s", path);
+    }
     return ok;
 }
 

@@ -32,9 +32,10 @@ void lcsb__facts_record(lcsb__facts *facts, bool on);
 /* When recording last began, by the file system's clock (lcsb__fs_now):
  * what changed after it may not be in what was asked. */
 struct timespec lcsb__facts_since(const lcsb__facts *facts);
-/* Did anything asked while recording escape the record (a relative path,
- * one with "..")? Then no plan may rest on it. */
-bool lcsb__facts_unfit(const lcsb__facts *facts);
+/* What asked while recording escaped the record (a relative path, one
+ * with ".."), the first such path; NULL when nothing did. A plan may not
+ * rest on a record that misses something. */
+const char *lcsb__facts_unfit(const lcsb__facts *facts);
 
 /* lstat(2) of PATH: 0 and *ST, or -1 and errno. */
 int lcsb__facts_lstat(lcsb__facts *facts, const char *path, struct stat *st);

@@ -368,7 +368,8 @@ int lcsb__plan_save(const char *key, size_t key_len, const lcsb__facts *facts, s
                     const char *const *areas, size_t n, const char *data, size_t len, char *why,
                     size_t why_size) {
     if (lcsb__facts_unfit(facts))
-        return say(why, why_size, "the composition asked what a plan cannot record");
+        return say(why, why_size, "the composition asked of %s, which a plan cannot record",
+                   lcsb__facts_unfit(facts));
     record r = {.facts = (lcsb__facts *)facts,
                 .areas = areas,
                 .n = n,

@@ -78,6 +78,17 @@ local KEYS = {
   hide = "table", home = "table", cache = "table",
 }
 
+-- The variables a composition asked for, while one runs: a plan is used
+-- only while each still says the same (compose_cached).
+local env_read
+
+-- os.getenv, noted for the plan while a composition runs.
+local function getenv(name)
+  local value = os.getenv(name)
+  if env_read then env_read[name] = value or false end
+  return value
+end
+
 -- Errors carry no position here: exec_policy re-raises them at the script's
 -- line that called it.
 local function fail(msg) error(msg, 0) end
@@ -366,7 +377,7 @@ local function socket_paths(opts, read, result)
   for _, entry in ipairs(opts.sockets or {}) do
     local path = entry
     if type(entry) == "string" and entry:sub(1, 1) == "$" then
-      path = os.getenv(entry:sub(2))
+      path = getenv(entry:sub(2))
       if not path or path == "" then
         leave_out(result, "read", entry, "sockets: the variable is not set")
         path = nil
@@ -699,7 +710,7 @@ local function apply_closures(prog, located, acc)
     if not acc.closures[key] then
       acc.closures[key] = true
       local need = c.entry.resolve and c.entry.resolve(c.matched, prog, {
-        project = acc.project, getenv = os.getenv,
+        project = acc.project, getenv = getenv,
       }) or c.entry
       local before = #acc.exec
       for _, entry in ipairs(need.exec or {}) do want_program(entry, acc, true, true) end
@@ -835,6 +846,7 @@ local function exec_tier(opts, run, acc)
     local name = command
     if command:find("/", 1, true) and command:sub(1, 1) ~= "/" then
       name = (run.cwd or acc.project) .. "/" .. command
+      name = core.normalize(name) or name
     end
     local files = core.which(name)
     local named = name:find("/", 1, true) ~= nil
@@ -1316,13 +1328,23 @@ local function compose_cached(opts, run)
   local key = core.plan_find and plan_key(opts, run, cache_root)
   local plan, why = nil, "the options hold what no plan can stand for"
   if key then plan, why = core.plan_find(key) end
+  for name, value in pairs(plan and plan.env_read or {}) do
+    if (os.getenv(name) or false) ~= value then
+      plan, why = nil, ("%s is not what it was"):format(name)
+      break
+    end
+  end
   if plan then
     plan.plan = { "kept plan used (composed by an earlier run; what it rests on holds)" }
     return plan
   end
-  -- Each question asked once while composing; recorded for a plan.
+  -- Each question asked once while composing; recorded for a plan, with
+  -- the variables it read.
   core.compose_begin(key ~= nil)
+  env_read = {}
   local ok, composed = pcall(compose, opts, run, cache_root)
+  if ok then composed.env_read = env_read end
+  env_read = nil
   local kept, not_kept = false, why
   if ok and key then kept, not_kept = core.plan_save(key, composed, write_areas(composed, cache_root)) end
   core.compose_end()

@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# Plans (issue 28): a policy composed once is kept, and used by later runs
+# only while nothing it rests on changed. Each case composes and keeps a
+# plan, proves the next run uses it, changes one thing the composition
+# rested on, and proves that the run after composes again and enforces the
+# new answer (the kernel allows what the new composition allows, and refuses
+# what it no longer does). Then the plan file itself: tampered with, or
+# another user's, it is refused and composed again; untouched, it is used.
+#
+# `lcsb check` says how the policy came about ("plan:" then "kept plan
+# used", or "composed (WHY); kept for the runs after").
+#
+# Usage: test_plans.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
+# mechanism a failure.
+set -uo pipefail
+LCSB=$(realpath "$1")
+work=$(mktemp -d /tmp/lcsb-plans.XXXXXX)
+trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
+failed=0 passed=0
+export PATH=/usr/bin:/bin
+# Plans and trust in a store of the suite's own.
+export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
+mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
+
+fail() { echo "FAIL $case_name: $*" >&2; case_failed=1; }
+begin() { case_name=$1 case_failed=0; }
+end() {
+  if ((case_failed)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
+}
+
+detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
+if [[ $detected != *'"landlock_abi":'[1-9]* ]]; then
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
+    echo "FAIL: no Landlock here" >&2
+    exit 1
+  fi
+  echo "# skipped: no Landlock here" >&2
+  exit 0
+fi
+
+# A project of its own for each case, and a directory of tools outside it.
+fresh() { # NAME
+  proj=$work/$1/proj tools=$work/$1/tools
+  mkdir -p "$proj" "$tools"
+}
+
+# What was just made, old enough that no time stamp lies within a second
+# of a composition: a plan is kept only then.
+settle() { sleep 1.1; }
+
+# How `lcsb check` says the policy came about, for ARGV in the project.
+plan_of() { # ARGV...
+  (cd "$proj" && "$LCSB" check --no-trust-check policy.lua -- "$@" 2>&1) |
+    sed -n '/^plan:/{n;s/^  //;p}'
+}
+
+# ARGV run once under the policy; $status, $out and $err.
+run() { # ARGV...
+  (cd "$proj" && "$LCSB" --no-trust-check policy.lua -- "$@" >"$work/out" 2>"$work/err")
+  status=$?
+  out=$(cat "$work/out") err=$(cat "$work/err")
+}
+
+expect_plan() { # WANT ARGV...: the plan line starts with WANT
+  local want=$1 have
+  shift
+  have=$(plan_of "$@")
+  [[ $have == "$want"* ]] || fail "plan: want \"$want...\", have \"$have\""
+}
+
+# Kept, then used: the state every case starts its change from.
+kept_then_used() { # ARGV...
+  settle
+  expect_plan "composed (no plan kept yet); kept for the runs after" "$@"
+  expect_plan "kept plan used" "$@"
+}
+
+script() { # PATH INTERPRETER WORDS...: an executable script printing WORDS
+  local path=$1 interp=$2
+  shift 2
+  printf '#!%s\necho %s\n' "$interp" "$*" >"$path.new" && chmod 755 "$path.new" && mv "$path.new" "$path"
+}
+
+# ---- a new program earlier on PATH ----
+begin "a new program earlier on PATH"
+fresh path
+mkdir -p "$tools/first" "$tools/second"
+script "$tools/second/tool" /bin/sh second
+printf 'return require("lcsb").exec_policy { exec = { "tool" } }\n' >"$proj/policy.lua"
+export PATH=$tools/first:$tools/second:/usr/bin:/bin
+kept_then_used tool
+run tool
+[[ $status == 0 && $out == second ]] || fail "the first composition: $status $out $err"
+script "$tools/first/tool" /bin/sh first
+expect_plan "composed (" tool
+run tool
+[[ $status == 0 && $out == first ]] || fail "the new program did not run: $status $out $err"
+# The one that was allowed before is not now: the plan was made again.
+run /bin/sh -c "$tools/second/tool"
+[[ $status == 126 || $status == 127 ]] || fail "the old program still runs: $status $out"
+export PATH=/usr/bin:/bin
+end
+
+# ---- a program in a closure replaced (rename over it) ----
+begin "a program in a closure replaced"
+fresh closure
+# make's closure brings the sh found on PATH; the sh here is a script.
+script "$tools/sh" /bin/dash "the first sh"
+cp /usr/bin/make "$tools/make"
+printf 'return require("lcsb").exec_policy { exec = { "make" } }\n' >"$proj/policy.lua"
+export PATH=$tools:/usr/bin:/bin
+kept_then_used make
+script "$tools/sh" /bin/bash "the second sh"
+expect_plan "composed (" make
+run "$tools/sh"
+[[ $status == 0 && $out == "the second sh" ]] || fail "the replaced program: $status $out $err"
+export PATH=/usr/bin:/bin
+end
+
+# ---- an interpreter's #! changed ----
+begin "an interpreter's #! changed"
+fresh shebang
+script "$tools/tool" /bin/dash dashed
+printf 'return require("lcsb").exec_policy { exec = { "%s" } }\n' "$tools/tool" >"$proj/policy.lua"
+kept_then_used "$tools/tool"
+run /bin/sh -c "/bin/bash -c true"
+[[ $status == 126 ]] || fail "bash ran before it was anyone's interpreter: $status"
+script "$tools/tool" /bin/bash bashed
+expect_plan "composed (" "$tools/tool"
+run "$tools/tool"
+[[ $status == 0 && $out == bashed ]] || fail "the new interpreter was not allowed: $status $out $err"
+# In the project, rewritten in place (no rename): its own times tell.
+printf '#!/bin/dash\necho in place\n' >"$proj/tool" && chmod 755 "$proj/tool"
+printf 'return require("lcsb").exec_policy { exec = { "./tool" } }\n' >"$proj/policy.lua"
+kept_then_used ./tool
+printf '#!/bin/bash\necho in place\n' >"$proj/tool"
+expect_plan "composed (" ./tool
+run ./tool
+[[ $status == 0 && $out == "in place" ]] || fail "rewritten in place: $status $out $err"
+end
+
+# ---- a symlink in the project re-pointed ----
+begin "a symlink in the project re-pointed"
+fresh link
+script "$proj/a" /bin/sh a
+script "$proj/b" /bin/sh b
+ln -s a "$proj/tool"
+printf 'return require("lcsb").exec_policy { exec = { "./tool" } }\n' >"$proj/policy.lua"
+kept_then_used ./tool
+ln -sfn b "$proj/tool"
+expect_plan "composed (" ./tool
+run ./tool
+[[ $status == 0 && $out == b ]] || fail "the re-pointed link: $status $out $err"
+run /bin/sh -c ./a
+[[ $status == 126 ]] || fail "what the link no longer leads to still runs: $status $out"
+end
+
+# ---- a file the script read changed, and the policy edited ----
+begin "a file the script read changed; the policy edited"
+fresh read
+script "$tools/one" /bin/sh one
+script "$tools/two" /bin/sh two
+echo "$tools/one" >"$proj/tools.txt"
+cat >"$proj/policy.lua" <<'EOF'
+local exec = {}
+for line in io.lines("tools.txt") do exec[#exec + 1] = line end
+return require("lcsb").exec_policy { exec = exec }
+EOF
+kept_then_used true
+echo "$tools/two" >"$proj/tools.txt"
+expect_plan "composed (" true
+run "$tools/two"
+[[ $status == 0 && $out == two ]] || fail "the file's new program: $status $out $err"
+run /bin/sh -c "$tools/one"
+[[ $status == 126 || $status == 127 ]] || fail "the file's old program still runs: $status"
+# Trusted, an edit is refused before anything runs, plan or not.
+(cd "$proj" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust"
+(cd "$proj" && "$LCSB" policy.lua -- true >/dev/null 2>&1) || fail "the trusted policy did not run"
+echo "-- edited" >>"$proj/policy.lua"
+(cd "$proj" && "$LCSB" policy.lua -- true >/dev/null 2>"$work/err")
+[[ $? == 125 ]] && grep -q "changed since you trusted it" "$work/err" || fail "the edit was not refused"
+echo "$tools/one" >"$proj/tools.txt"
+(cd "$proj" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust again"
+echo "$tools/two" >"$proj/tools.txt"
+(cd "$proj" && "$LCSB" policy.lua -- true >/dev/null 2>"$work/err")
+[[ $? == 125 ]] && grep -q "tools.txt, which changed" "$work/err" || fail "the data's change was not refused"
+end
+
+# ---- a variable the composition read changed ----
+begin "a variable the composition read changed"
+fresh env
+# socket entries name a variable: the composition reads it.
+mkdir -p "$work/env/socks"
+python3 -c 'import socket,sys; [socket.socket(socket.AF_UNIX).bind(p) for p in sys.argv[1:]]' \
+  "$work/env/socks/one" "$work/env/socks/two"
+printf 'return require("lcsb").exec_policy { exec = { "%s" }, sockets = { "$LCSB_TEST_SOCK" } }\n' \
+  /usr/bin/python3 >"$proj/policy.lua"
+export LCSB_TEST_SOCK=$work/env/socks/one
+kept_then_used true
+connect='import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])'
+export LCSB_TEST_SOCK=$work/env/socks/two
+expect_plan "composed (LCSB_TEST_SOCK is not what it was)" true
+run /usr/bin/python3 -c "$connect" "$work/env/socks/two"
+# Nothing listens: connecting fails with "Connection refused", not with
+# "No such file", which is what a socket outside the world gives.
+grep -q "Connection refused" <<<"$err" || fail "the new socket is not in the world: $err"
+unset LCSB_TEST_SOCK
+end
+
+# ---- the caps files changed ----
+begin "the caps files changed"
+fresh caps
+mkdir -p "$proj/data"
+echo secret >"$proj/data/key"
+printf 'return require("lcsb").exec_policy { exec = { "cat" } }\n' >"$proj/policy.lua"
+export XDG_CONFIG_HOME=$work/caps/config
+kept_then_used cat
+run cat data/key
+[[ $status == 0 ]] || fail "cat before the cap: $status $err"
+mkdir -p "$XDG_CONFIG_HOME/lcsb"
+printf 'return { deny = { "%s" } }\n' "$proj/data" >"$XDG_CONFIG_HOME/lcsb/user.lua"
+run cat data/key
+[[ $status == 125 ]] && grep -q "user.lua" <<<"$err" || fail "the new cap was not held: $status $err"
+unset XDG_CONFIG_HOME
+end
+
+# ---- lcsb upgraded ----
+begin "lcsb upgraded"
+fresh upgrade
+# A copy beside the built one, where it finds the same shim and Lua files;
+# installed again below, it is another file.
+copy=$(dirname "$LCSB")/lcsb.plans-test.$$
+cp "$LCSB" "$copy"
+printf 'return require("lcsb").exec_policy { exec = { "cat" } }\n' >"$proj/policy.lua"
+saved=$LCSB
+LCSB=$copy
+kept_then_used cat
+cp "$saved" "$copy.new" && mv "$copy.new" "$copy"
+expect_plan "composed (no plan kept yet)" cat
+LCSB=$saved
+rm -f "$copy"
+end
+
+# ---- the plan file tampered with, or another user's ----
+begin "a plan tampered with, or another user's"
+fresh tamper
+printf 'return require("lcsb").exec_policy { exec = { "cat" } }\n' >"$proj/policy.lua"
+kept_then_used cat
+plans=$XDG_STATE_HOME/lcsb/plans
+# The one this policy was kept in (its data names cat's file).
+file=$(ls -t $(grep -l "$(readlink -f /usr/bin/cat)" "$plans"/*) | head -n 1)
+file=${file##*/}
+# The twin: untouched, it is used (above, and again).
+expect_plan "kept plan used" cat
+# A byte of its data changed: its digest differs.
+python3 - "$plans/$file" <<'EOF'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+i = b.rfind(b"\nsum ") - 2
+b[i] ^= 0x01
+open(p, "wb").write(b)
+EOF
+expect_plan "composed (the plan $plans/$file is damaged" cat
+expect_plan "kept plan used" cat
+if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/test_user.sh" 2>/dev/null); then
+  chown "$user" "$plans/$file"
+  expect_plan "composed (the plan $plans/$file is not yours: refused)" cat
+  # A store others may write is refused as a whole, and no plan is kept there.
+  chmod 0777 "$plans"
+  expect_plan "composed (the plan store $plans is writable by others" cat
+  chmod 0700 "$plans"
+fi
+end
+
+echo "# test_plans: $passed passed, $failed failed" >&2
+((failed == 0))
