@@ -1130,3 +1130,17 @@ char **lcsb__caps_lines(const lcsb__caps *caps) {
     }
     return lcsb__strv_take(&lines);
 }
+
+void lcsb__caps_push(struct lua_State *L, const lcsb__caps *caps) {
+    lua_createtable(L, 0, 2);
+    lua_newtable(L); /* deny */
+    lua_newtable(L); /* deny_write */
+    lua_Integer n[2] = {0, 0};
+    for (size_t i = 0; caps && i < caps->n; i++) {
+        int which = caps->paths[i].kind == CAP_DENY_WRITE;
+        lua_pushstring(L, caps->paths[i].written);
+        lua_rawseti(L, which ? -2 : -3, ++n[which]);
+    }
+    lua_setfield(L, -3, "deny_write");
+    lua_setfield(L, -2, "deny");
+}

@@ -55,5 +55,10 @@ int lcsb__caps_check(const lcsb__caps *caps, const lcsb_policy *policy, const ch
 char *lcsb__caps_json(const lcsb__caps *caps);
 /* The caps in force, two lines for a person: an lcsb argv, NULL on ENOMEM. */
 char **lcsb__caps_lines(const lcsb__caps *caps);
+struct lua_State;
+/* The caps in force, merged (lcsb's defaults, the administrator's and the
+ * user's, tightest first, allows applied), pushed as the hints read them:
+ * { deny = { PATH as written... }, deny_write = { ... } }. */
+void lcsb__caps_push(struct lua_State *L, const lcsb__caps *caps);
 
 #endif

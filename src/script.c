@@ -689,9 +689,16 @@ static int pexplain(lua_State *L) {
     }
     lua_setfield(L, -2, "argv");
     lcsb__lua_set_run_result(L, result);
-    /* The policy as the script's result holds it. */
+    /* The policy as the script's result holds it (the one enforced, its
+     * protected paths made), and the caps it was held to, merged: a hint
+     * never offers what a cap of the administrator's or the user's refuses. */
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_setfield(L, -2, "policy");
+    const lcsb__caps *caps = lua_touserdata(L, 4);
+    if (caps) {
+        lcsb__caps_push(L, caps);
+        lua_setfield(L, -2, "caps");
+    }
     lua_call(L, 1, 1);
     return 1;
 }
@@ -704,7 +711,8 @@ char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_r
     lua_pushlightuserdata(L, (void *)argv);
     lua_pushlightuserdata(L, (void *)result);
     lua_pushinteger(L, s->result);
-    return call_for_lines(L, top, 3, "explain", true);
+    lua_pushlightuserdata(L, s->caps);
+    return call_for_lines(L, top, 4, "explain", true);
 }
 
 /* The evidence a saved attestation holds, explained: JSON on top, decoded

@@ -36,10 +36,14 @@ local function escape_c0(text)
 end
 local escape = has_core and core.escape or escape_c0
 
--- The caps lcsb ships (data): what no policy may grant, for the hints
--- that would suggest a file of the user's HOME.
-local has_caps, caps = pcall(require, "lcsb.caps")
-if not has_caps or type(caps) ~= "table" then caps = {} end
+-- The caps: what no policy may grant, for the hints that would suggest a
+-- file of the user's HOME. Those the run was held to, merged (the
+-- administrator's and the user's with lcsb's), when the evidence brings
+-- them (explain sets them); else the ones lcsb ships (data), for a saved
+-- attestation.
+local has_caps, shipped = pcall(require, "lcsb.caps")
+if not has_caps or type(shipped) ~= "table" then shipped = {} end
+local caps = shipped
 
 -- ---- text: what the command chose, shown ----
 
@@ -1372,6 +1376,8 @@ end)
 -- The hints, each line of each escaped for a terminal: a hint may quote
 -- the command's stderr or a path it named, control bytes and all.
 function M.explain(evidence)
+  caps = type(evidence.caps) == "table" and evidence.caps or shipped
+  cap_sets = {}
   found_in = setmetatable({}, { __mode = "k" })
   recorded_in = setmetatable({}, { __mode = "k" })
   worded = setmetatable({}, { __mode = "k" })

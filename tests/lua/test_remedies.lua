@@ -201,8 +201,15 @@ T.case("the private HOME: the real file is one home entry away", function()
   f:write("[user]\n\tname = Ada\n")
   f:close()
   local said = table.concat(remedies.explain(ev), "\n")
+  -- The caps the run was held to, merged: a user's cap refuses it, so no
+  -- hint offers it, though lcsb's own caps would let it.
+  ev.caps = { deny = { "~/.gitconfig" }, deny_write = {} }
+  local capped = table.concat(remedies.explain(ev), "\n")
+  ev.caps = nil
   os.remove(gitconfig)
   T.has(said, 'home = { "~/.gitconfig" }', "hint")
+  T.hasnt(capped, "home = {", "no hint toward what a cap refuses")
+  T.has(capped, "the caps keep ~/.gitconfig from every policy", "says why")
   -- Shown already, read-only: written to, it says so; nothing to add.
   ev.policy.home = { { name = "~/.gitconfig", path = "/home/u/.gitconfig" } }
   ev.stderr = "sh: 1: cannot create /tmp/lcsb-home.x/.gitconfig: Read-only file system\n"
