@@ -9,6 +9,7 @@
 #include "sys.h"
 #include "trust.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -364,6 +365,127 @@ static int make_dirs(const char *dir) {
     }
 }
 
+/* The store's plans: each regular file whose name is a digest. FN(CTX,
+ * DIR, NAME, ST) for each; a nonzero return stops it. */
+static int each_plan(int dir, int (*fn)(void *, int, const char *, const struct stat *),
+                     void *ctx) {
+    int fd = dup(dir);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        struct stat st;
+        if (strlen(e->d_name) != LCSB__SHA256_HEX - 1 ||
+            strspn(e->d_name, "0123456789abcdef") != LCSB__SHA256_HEX - 1 ||
+            fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        rc = fn(ctx, dir, e->d_name, &st);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* The most plans a store keeps: past it, the least recently written go. */
+#define PLANS_MAX 256
+
+typedef struct tally {
+    size_t n;
+    unsigned long long bytes;
+} tally;
+
+static int count_one(void *ctx, int dir, const char *name, const struct stat *st) {
+    (void)dir;
+    (void)name;
+    tally *t = ctx;
+    t->n++;
+    t->bytes += (unsigned long long)st->st_size;
+    return 0;
+}
+
+static int remove_one(void *ctx, int dir, const char *name, const struct stat *st) {
+    (void)st;
+    if (unlinkat(dir, name, 0) == 0) ++*(size_t *)ctx;
+    return 0;
+}
+
+typedef struct aged {
+    long long written_ns;
+    char name[LCSB__SHA256_HEX];
+} aged;
+
+typedef struct ages {
+    aged *v;
+    size_t n, cap;
+} ages;
+
+static int note_age(void *ctx, int dir, const char *name, const struct stat *st) {
+    (void)dir;
+    ages *a = ctx;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : PLANS_MAX + 16;
+        aged *v = realloc(a->v, cap * sizeof *v);
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n].written_ns = ns_of(st->st_mtim);
+    snprintf(a->v[a->n].name, sizeof a->v[a->n].name, "%s", name);
+    a->n++;
+    return 0;
+}
+
+static int older_first(const void *a, const void *b) {
+    long long x = ((const aged *)a)->written_ns, y = ((const aged *)b)->written_ns;
+    return (x > y) - (x < y);
+}
+
+/* Past PLANS_MAX, the least recently written plans go until PLANS_MAX are
+ * left: a store stays bounded however it grew. Only after a plan is saved,
+ * so a run that uses a kept plan pays nothing for it. */
+static void prune(int dir) {
+    ages a = {0};
+    if (each_plan(dir, note_age, &a) == 0 && a.n > PLANS_MAX) {
+        qsort(a.v, a.n, sizeof *a.v, older_first);
+        for (size_t i = 0; i < a.n - PLANS_MAX; i++) unlinkat(dir, a.v[i].name, 0);
+    }
+    free(a.v);
+}
+
+int lcsb_plans_list(size_t *count, unsigned long long *bytes, char *store, size_t store_size,
+                    lcsb_error *err) {
+    char why[PATH_MAX + 128];
+    tally t = {0};
+    *count = 0;
+    *bytes = 0;
+    int rc = lcsb__plan_store(store, store_size, err);
+    if (rc) return rc;
+    int dir = open_store(store, why, sizeof why);
+    if (dir < 0) return errno == ENOENT ? 0 : lcsb__fail(err, LCSB_EUNTRUSTED, "%s", why);
+    rc = each_plan(dir, count_one, &t);
+    close(dir);
+    if (rc) return lcsb__fail(err, LCSB_ESYS, "cannot list %s: %s", store, strerror(errno));
+    *count = t.n;
+    *bytes = t.bytes;
+    return 0;
+}
+
+int lcsb_plans_clear(size_t *removed, lcsb_error *err) {
+    char store[PATH_MAX], why[PATH_MAX + 128];
+    *removed = 0;
+    int rc = lcsb__plan_store(store, sizeof store, err);
+    if (rc) return rc;
+    int dir = open_store(store, why, sizeof why);
+    if (dir < 0) return errno == ENOENT ? 0 : lcsb__fail(err, LCSB_EUNTRUSTED, "%s", why);
+    rc = each_plan(dir, remove_one, removed);
+    close(dir);
+    if (rc) return lcsb__fail(err, LCSB_ESYS, "cannot clear %s: %s", store, strerror(errno));
+    return 0;
+}
+
 int lcsb__plan_save(const char *key, size_t key_len, const lcsb__facts *facts, struct timespec made,
                     const char *const *areas, size_t n, const char *data, size_t len, char *why,
                     size_t why_size) {
@@ -404,6 +526,7 @@ int lcsb__plan_save(const char *key, size_t key_len, const lcsb__facts *facts, s
     if (!rc && (dir = open_store(store, why, why_size)) < 0) rc = 1;
     if (!rc && write_whole_at(dir, name, r.lines.p, r.lines.len) != 0)
         rc = say(why, why_size, "cannot keep the plan in %s: %s", store, strerror(errno));
+    if (!rc) prune(dir);
     if (dir >= 0) close(dir);
     lcsb__buf_free(&r.lines);
     return rc;

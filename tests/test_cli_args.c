@@ -163,8 +163,8 @@ static void test_check(void **state) {
     refused(PARSE("check", "--", "true"), "no policy script given");
 }
 
-/* lcsb cache [list|clear] [--project DIR | --all]: list by default, the
- * current directory's project unless one is named. */
+/* lcsb cache [list|clear] [--project DIR | --all | --plans]: list by
+ * default, the current directory's project unless one is named. */
 static void test_cache(void **state) {
     (void)state;
     parsed *p = ok(PARSE("cache"));
@@ -188,7 +188,13 @@ static void test_cache(void **state) {
     done(p);
     refused(PARSE("cache", "clear", "--project"), "option --project needs a value");
     refused(PARSE("cache", "--project", "a", "--project", "b"), "--project given twice");
-    refused(PARSE("cache", "clear", "--all", "--project", "a"), "--project and --all");
+    p = ok(PARSE("cache", "clear", "--plans"));
+    assert_true(p->args.cache_clear);
+    assert_true(p->args.plans);
+    assert_null(p->args.project);
+    done(p);
+    refused(PARSE("cache", "clear", "--all", "--project", "a"), "--project, --all and --plans: choose one");
+    refused(PARSE("cache", "--plans", "--all"), "choose one");
     refused(PARSE("cache", "purge"), "cache: unexpected argument purge");
     refused(PARSE("cache", "clear", "p.lua"), "unexpected argument p.lua");
     refused(PARSE("cache", "--backend", "none"), "unexpected argument --backend");

@@ -241,6 +241,42 @@ LCSB=$saved
 rm -f "$copy"
 end
 
+# ---- lcsb cache list|clear --plans, and the store's bound ----
+begin "lcsb cache --plans lists, clears and bounds the store"
+fresh store
+printf 'return require("lcsb").exec_policy { exec = { "cat" } }\n' >"$proj/policy.lua"
+kept_then_used cat
+plans=$XDG_STATE_HOME/lcsb/plans
+listed=$("$LCSB" cache list --plans) || fail "cache list --plans failed"
+kept=$(find "$plans" -maxdepth 1 -type f | wc -l)
+[[ $listed == "plans kept in $plans: $kept, "* ]] || fail "list: \"$listed\" (kept: $kept)"
+# 300 plans planted, older than any real one: the next plan saved brings
+# the store back to 256, the planted ones going first.
+for i in $(seq 1 300); do
+  f=$plans/$(printf '%064x' "$i")
+  echo planted >"$f"
+  touch -d '2001-01-01' "$f"
+done
+cleared=$("$LCSB" cache clear --plans) || fail "cache clear --plans failed"
+[[ $cleared == "removed $((kept + 300)) plans: "* ]] || fail "clear: \"$cleared\""
+expect_plan "composed (no plan kept yet); kept for the runs after" cat
+for i in $(seq 1 300); do
+  f=$plans/$(printf '%064x' "$i")
+  echo planted >"$f"
+  touch -d '2001-01-01' "$f"
+done
+printf 'return require("lcsb").exec_policy { exec = { "cat", "true" } }\n' >"$proj/policy.lua" && settle
+expect_plan "composed" cat
+left=$(find "$plans" -maxdepth 1 -type f | wc -l)
+((left == 256)) || fail "after a save past the bound: $left plans, want 256"
+expect_plan "kept plan used" cat
+# A store's files not named like a plan are not lcsb's to count or remove.
+echo mine >"$plans/notes.txt"
+"$LCSB" cache clear --plans >/dev/null || fail "cache clear --plans failed"
+[[ -f $plans/notes.txt ]] || fail "clear removed a file not a plan"
+[[ $("$LCSB" cache list --plans) == "plans kept in $plans: 0, "* ]] || fail "not emptied"
+end
+
 # ---- the plan file tampered with, or another user's ----
 begin "a plan tampered with, or another user's"
 fresh tamper

@@ -19,6 +19,7 @@ const char cli_usage[] =
     "       lcsb wrap [OPTIONS] POLICY.lua -- COMMAND...    print the final argv as JSON\n"
     "       lcsb trust POLICY.lua [-- COMMAND...]           approve POLICY as it is now\n"
     "       lcsb cache [list|clear] [--project DIR | --all] a project's caches (cache = {...})\n"
+    "       lcsb cache [list|clear] --plans                  the policies composed once, kept\n"
     "       lcsb explain ATTESTATION.json                   the hints for a run --attest saved\n"
     "       lcsb --help | --version\n"
     "\n"
@@ -99,6 +100,9 @@ const char cli_usage[] =
     "project's), with the disk each takes, and lcsb cache clear removes them. They\n"
     "live under $XDG_CACHE_HOME/lcsb/projects (~/.cache/lcsb/projects), one\n"
     "directory per project; what one run writes there, the next run reads.\n"
+    "lcsb composes a policy once and keeps it as a plan ($XDG_STATE_HOME/lcsb/plans),\n"
+    "used while nothing it rests on changed (lcsb check says which); lcsb cache\n"
+    "list --plans counts them, lcsb cache clear --plans removes them.\n"
     "\n"
     "signals: SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the policy script, and the\n"
     "commands it runs get it too; lcsb removes the run's private HOME and TMPDIR and\n"
@@ -198,14 +202,16 @@ static int parse_cache(int argc, char **argv, int i, cli_args *out, char *err, s
                                             : "option --project needs a value");
         else if (strcmp(argv[i], "--all") == 0)
             out->all_projects = true;
+        else if (strcmp(argv[i], "--plans") == 0)
+            out->plans = true;
         else
             return usage_error(err, err_size,
                                "cache: unexpected argument %s (lcsb cache [list|clear] "
-                               "[--project DIR | --all])",
+                               "[--project DIR | --all | --plans])",
                                argv[i]);
     }
-    if (out->project && out->all_projects)
-        return usage_error(err, err_size, "cache: --project and --all: choose one");
+    if ((out->project != NULL) + out->all_projects + out->plans > 1)
+        return usage_error(err, err_size, "cache: --project, --all and --plans: choose one");
     return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +71,32 @@ static int clear(const char *project, const char *dir) {
     return 0;
 }
 
+/* lcsb cache list|clear --plans. */
+static int plans(bool clear) {
+    char store[PATH_MAX], size[32];
+    lcsb_error err;
+    size_t n;
+    unsigned long long bytes;
+    if (clear ? lcsb_plans_clear(&n, &err)
+              : lcsb_plans_list(&n, &bytes, store, sizeof store, &err)) {
+        say(err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    if (clear) {
+        printf("removed %zu plan%s: each policy is composed again at its next run\n", n,
+               n == 1 ? "" : "s");
+        return 0;
+    }
+    human(bytes, size, sizeof size);
+    printf("plans kept in %s: %zu, %s\n", store, n, size);
+    return 0;
+}
+
 int cli_cache(const cli_args *args) {
     char project[PATH_MAX], dir[PATH_MAX];
     lcsb_error err;
     const char *which = NULL;
+    if (args->plans) return plans(args->cache_clear);
     if (!args->all_projects) {
         /* By its real path, as exec_policy keys it. */
         if (!realpath(args->project ? args->project : ".", project)) {

@@ -34,6 +34,7 @@ typedef struct cli_args {
     bool cache_clear;        /* cache clear (else cache list) */
     const char *project;     /* cache --project DIR, or NULL: the current directory */
     bool all_projects;       /* cache --all */
+    bool plans;              /* cache --plans: the plans kept, not a project's caches */
     const char *policy;      /* POLICY.lua */
     const char *const *argv; /* the command after "--", NULL-terminated, or NULL */
 } cli_args;

@@ -283,16 +283,16 @@ LCSB_API LCSB_NODISCARD int lcsb_resolve_program(const char *name, char ***out, 
 /* ---- Capability: what this host can enforce. ---- */
 
 typedef struct lcsb_capability {
-    int landlock_abi;          /* 0: no Landlock */
-    int landlock_abi_kernel;   /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
-    bool seccomp;              /* seccomp filters can be installed */
-    bool user_namespaces;      /* unprivileged user namespaces can be created */
-    bool mount_namespaces;     /* the shim can enter one: as root, or in a user namespace */
-    bool sandbox_exec;         /* macOS sandbox-exec is present */
-    char shim[4096];           /* the lcsb-exec the Landlock backend uses; "" when none found */
-    bool shim_found;           /* shim names an executable file */
-    char shim_searched[4096];  /* every place looked at, in order: "PATH (why); ..." */
-    char oci_engine[4096];     /* podman or docker on PATH, or "" */
+    int landlock_abi;         /* 0: no Landlock */
+    int landlock_abi_kernel;  /* the kernel's own, before LCSB_LANDLOCK_ABI_MAX lowered it */
+    bool seccomp;             /* seccomp filters can be installed */
+    bool user_namespaces;     /* unprivileged user namespaces can be created */
+    bool mount_namespaces;    /* the shim can enter one: as root, or in a user namespace */
+    bool sandbox_exec;        /* macOS sandbox-exec is present */
+    char shim[4096];          /* the lcsb-exec the Landlock backend uses; "" when none found */
+    bool shim_found;          /* shim names an executable file */
+    char shim_searched[4096]; /* every place looked at, in order: "PATH (why); ..." */
+    char oci_engine[4096];    /* podman or docker on PATH, or "" */
     /* The memory cgroup the shim can make below the one it runs in, for
      * limits.memory: 2 (cgroup v2, memory delegated to its children), 1
      * (cgroup v1's memory hierarchy, writable), 0: none. */
@@ -672,6 +672,17 @@ LCSB_API void lcsb_cache_list_free(lcsb_cache_entry *entries, size_t n);
  * cache's mount. 0 when there was nothing to remove; LCSB_ESYS naming what
  * is left. */
 LCSB_API LCSB_NODISCARD int lcsb_cache_clear(const char *project, lcsb_error *err);
+
+/* Plans: each policy exec_policy composed, kept per user in
+ * $XDG_STATE_HOME/lcsb/plans and used by later runs while what it rests on
+ * holds (docs/performance.md). How many are kept, and the bytes they take,
+ * into *COUNT and *BYTES (none kept: 0 and 0), and the store into STORE
+ * (STORE_SIZE bytes). */
+LCSB_API LCSB_NODISCARD int lcsb_plans_list(size_t *count, unsigned long long *bytes, char *store,
+                                            size_t store_size, lcsb_error *err);
+/* Removes every plan kept (the next run of each policy composes it again);
+ * how many into *REMOVED. */
+LCSB_API LCSB_NODISCARD int lcsb_plans_clear(size_t *removed, lcsb_error *err);
 
 /* ---- Policy scripts (Lua 5.4). ---- */
 
