@@ -1,10 +1,13 @@
 /* Plain Lua data as bytes: a tag byte, then the value. 'T' a table, its
  * number of pairs then each key and value; 'S' a string, its length then
  * its bytes; 'I' an integer and 'F' a float, 8 bytes each, little-endian;
- * 'B' a boolean, one byte. Lengths and counts are LEB128. */
+ * 'B' a boolean, one byte; 'P' before a table: it has the metatable the
+ * caller marked (a key's only). Lengths and counts are LEB128. */
 #include "lua_data.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DEPTH_MAX 64
@@ -24,7 +27,110 @@ static void add_u64(lcsb__buf *out, char tag, uint64_t v) {
     lcsb__buf_add(out, (const char *)bytes, sizeof bytes);
 }
 
-static const char *encode(lua_State *L, int idx, lcsb__buf *out, int depth) {
+/* How a table is written: its pairs as lua_next gives them (data read
+ * back by decode), or sorted by key, so that equal data is equal bytes
+ * (a key). */
+typedef struct encoder {
+    lcsb__buf *out;
+    bool sorted;
+    int mark; /* sorted: the stack index of the one metatable allowed, or 0 */
+} encoder;
+
+static const char *encode(const encoder *e, lua_State *L, int idx, int depth);
+
+static const char *encode_pairs(const encoder *e, lua_State *L, int idx, int depth,
+                                uint64_t n) {
+    lcsb__buf_add(e->out, "T", 1);
+    add_count(e->out, n);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        int kt = lua_type(L, -2);
+        const char *why = kt != LUA_TSTRING && kt != LUA_TNUMBER
+                              ? "a key that is no string or number"
+                              : encode(e, L, -2, depth + 1);
+        if (!why) why = encode(e, L, -1, depth + 1);
+        lua_pop(L, 1);
+        if (why) {
+            lua_pop(L, 1);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* A key of a table, as the sort sees it; a string's bytes stay alive in
+ * the table while it is written. */
+typedef struct key_ref {
+    bool is_string, is_integer;
+    lua_Integer integer;
+    lua_Number number;
+    const char *s;
+    size_t len;
+} key_ref;
+
+/* Numbers before strings; numbers by value, strings by their bytes. */
+static int key_order(const void *pa, const void *pb) {
+    const key_ref *a = pa, *b = pb;
+    if (a->is_string != b->is_string) return a->is_string ? 1 : -1;
+    if (a->is_string) {
+        int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+        return c ? c : (a->len > b->len) - (a->len < b->len);
+    }
+    if (a->is_integer && b->is_integer) return (a->integer > b->integer) - (a->integer < b->integer);
+    lua_Number x = a->is_integer ? (lua_Number)a->integer : a->number;
+    lua_Number y = b->is_integer ? (lua_Number)b->integer : b->number;
+    return (x > y) - (x < y);
+}
+
+static const char *encode_sorted(const encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
+    /* A metatable can answer for keys pairs never shows (__index): only
+     * the one the caller marks (a preset's) is plain data, written 'P'. */
+    if (lua_getmetatable(L, idx)) {
+        bool marked = e->mark && lua_rawequal(L, -1, e->mark);
+        lua_pop(L, 1);
+        if (!marked) return "a table with a metatable of its own";
+        lcsb__buf_add(e->out, "P", 1);
+    }
+    key_ref *keys = n ? calloc((size_t)n, sizeof *keys) : NULL;
+    if (n && !keys) return "out of memory";
+    size_t count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        key_ref *k = &keys[count++];
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            k->is_string = true;
+            k->s = lua_tolstring(L, -2, &k->len);
+        } else if (lua_type(L, -2) == LUA_TNUMBER) {
+            k->is_integer = lua_isinteger(L, -2);
+            if (k->is_integer) k->integer = lua_tointeger(L, -2);
+            else k->number = lua_tonumber(L, -2);
+        } else {
+            lua_pop(L, 2);
+            free(keys);
+            return "a key that is no string or number";
+        }
+        lua_pop(L, 1);
+    }
+    qsort(keys, count, sizeof *keys, key_order);
+    lcsb__buf_add(e->out, "T", 1);
+    add_count(e->out, count);
+    const char *why = NULL;
+    for (size_t i = 0; i < count && !why; i++) {
+        const key_ref *k = &keys[i];
+        if (k->is_string) lua_pushlstring(L, k->s, k->len);
+        else if (k->is_integer) lua_pushinteger(L, k->integer);
+        else lua_pushnumber(L, k->number);
+        why = encode(e, L, -1, depth + 1);
+        lua_rawget(L, idx);
+        if (!why) why = encode(e, L, -1, depth + 1);
+        lua_pop(L, 1);
+    }
+    free(keys);
+    return why;
+}
+
+static const char *encode(const encoder *e, lua_State *L, int idx, int depth) {
+    lcsb__buf *out = e->out;
     switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN: {
         char bytes[2] = {'B', (char)lua_toboolean(L, idx)};
@@ -53,7 +159,7 @@ static const char *encode(lua_State *L, int idx, lcsb__buf *out, int depth) {
     default: return "a value that is no plain data (a function or a userdata)";
     }
     if (depth >= DEPTH_MAX) return "tables nested deeper than 64 (or in a circle)";
-    if (!lua_checkstack(L, 3)) return "tables nested too deep for the stack";
+    if (!lua_checkstack(L, 4)) return "tables nested too deep for the stack";
     idx = lua_absindex(L, idx);
     uint64_t n = 0;
     lua_pushnil(L);
@@ -61,26 +167,17 @@ static const char *encode(lua_State *L, int idx, lcsb__buf *out, int depth) {
         n++;
         lua_pop(L, 1);
     }
-    lcsb__buf_add(out, "T", 1);
-    add_count(out, n);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        int kt = lua_type(L, -2);
-        const char *why = kt != LUA_TSTRING && kt != LUA_TNUMBER
-                              ? "a key that is no string or number"
-                              : encode(L, -2, out, depth + 1);
-        if (!why) why = encode(L, -1, out, depth + 1);
-        lua_pop(L, 1);
-        if (why) {
-            lua_pop(L, 1);
-            return why;
-        }
-    }
-    return NULL;
+    return e->sorted ? encode_sorted(e, L, idx, depth, n) : encode_pairs(e, L, idx, depth, n);
 }
 
 const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out) {
-    return encode(L, idx, out, 0);
+    encoder e = {.out = out};
+    return encode(&e, L, idx, 0);
+}
+
+const char *lcsb__lua_data_encode_sorted(lua_State *L, int idx, int mark, lcsb__buf *out) {
+    encoder e = {.out = out, .sorted = true, .mark = mark ? lua_absindex(L, mark) : 0};
+    return encode(&e, L, idx, 0);
 }
 
 typedef struct reader {

@@ -14,6 +14,12 @@
  * 64). Never raises; OUT->oom says when memory ran out. */
 const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out);
 
+/* The same, with each table's pairs sorted by key (numbers, then strings),
+ * so that equal data makes equal bytes: a key to find it by. A table with
+ * a metatable is no data (it can answer for keys its pairs never show),
+ * but for the one at stack index MARK (0: none), written as marked. */
+const char *lcsb__lua_data_encode_sorted(lua_State *L, int idx, int mark, lcsb__buf *out);
+
 /* The value LEN bytes of DATA encode, pushed: 1, or 0 with nothing pushed
  * when they are not one such value, whole. Raises only when Lua runs out of
  * memory. */

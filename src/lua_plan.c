@@ -100,8 +100,28 @@ static int l_build_id(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.plan_key(value, mark) -> bytes | nil, why: VALUE (plain data)
+ * in the one form equal data has, tables with the metatable MARK marked as
+ * such: what a plan is found by. */
+static int l_plan_key(lua_State *L) {
+    luaL_checkany(L, 1);
+    int mark = lua_istable(L, 2) ? 2 : 0;
+    lcsb__buf key = {0};
+    const char *why = lcsb__lua_data_encode_sorted(L, 1, mark, &key);
+    if (!why && key.oom) why = "out of memory";
+    if (!why) lua_pushlstring(L, key.p, key.len);
+    lcsb__buf_free(&key);
+    if (why) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    return 1;
+}
+
 const luaL_Reg lcsb__lua_plan_functions[] = {
     {"build_id", l_build_id},
+    {"plan_key", l_plan_key},
     {"plan_find", l_plan_find},
     {"plan_save", l_plan_save},
     {NULL, NULL},

@@ -1264,47 +1264,13 @@ local function write_areas(plan, cache_root)
   return areas
 end
 
--- The text a plan is found by: what compose reads beyond the file system
+-- The bytes a plan is found by: what compose reads beyond the file system
 -- and the variables it asks for (which the plan records), in one canonical
--- form; nil when the options hold what no text can stand for (a function,
+-- form; nil when the options hold what no bytes can stand for (a function,
 -- a userdata), or the presets' closures are not lcsb's own (a script that
 -- changes lcsb.tools.closures composes on every run).
 local function plan_key(opts, run, cache_root)
   if not tools.closures_are_stock() then return nil end
-  local parts, seen = {}, {}
-  -- Tables deeper than any policy's are no key: composing says what is wrong.
-  local function put(v, depth)
-    depth = (depth or 0) + 1
-    if depth > 32 then return false end
-    local t = type(v)
-    if t == "string" then
-      parts[#parts + 1] = ("s%d:%s"):format(#v, v)
-    elseif t == "number" or t == "boolean" or t == "nil" then
-      parts[#parts + 1] = ("%s:%s"):format(t:sub(1, 1), tostring(v))
-    elseif t == "table" and not seen[v] then
-      seen[v] = true
-      if tools.is_preset(v) then parts[#parts + 1] = "preset" end
-      local keys = {}
-      for k in pairs(v) do
-        local kt = type(k)
-        if kt ~= "string" and kt ~= "number" then return false end
-        keys[#keys + 1] = k
-      end
-      table.sort(keys, function(a, b)
-        if type(a) ~= type(b) then return type(a) == "number" end
-        return a < b
-      end)
-      parts[#parts + 1] = ("{%d"):format(#keys)
-      for _, k in ipairs(keys) do
-        put(k, depth)
-        if put(v[k], depth) == false then return false end
-      end
-      parts[#parts + 1] = "}"
-      seen[v] = nil
-    else
-      return false
-    end
-  end
   local build = core.build_id()
   if not build then return nil end
   local key = {
@@ -1315,8 +1281,9 @@ local function plan_key(opts, run, cache_root)
     own_world = own_world(), cache_root = cache_root or false,
     HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
   }
-  if put(key) == false then return nil end
-  return table.concat(parts, ",")
+  -- nil for what is no plain data (a function, a table with a metatable of
+  -- its own, nesting past 64): composing says what is wrong.
+  return (core.plan_key(key, tools.preset_mark))
 end
 
 -- compose, or the plan a run before made of the same options, while

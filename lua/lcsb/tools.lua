@@ -312,6 +312,9 @@ function M.preset(name, spec)
 end
 
 function M.is_preset(value) return getmetatable(value) == PRESET end
+-- What marks a preset, for a plan's key (a preset and a plain list of the
+-- same programs compose differently).
+M.preset_mark = PRESET
 
 -- The ordinary tools of a shell script: coreutils, text tools, archives and
 -- the shells. Nothing that talks to the network (curl, wget, ssh, nc) or
