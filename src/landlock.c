@@ -362,14 +362,20 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     bool exec_open = policy->exec_open;
     parts_writer w = {0};
     lcsb__buf header = {0};
-    rc = add_rule(&w, &policy->read, TIER_READ, abi, exec_open);
+    bool own_world = world_held(dropped);
+    /* In a world of its own, what holds a protected or hidden path in
+     * place is a write path too: the shim mounts each write path. */
+    lcsb__strv write = {0};
+    rc = lcsb__strv_push_all(&write, (const char *const *)policy->write.v);
+    if (!rc && own_world) rc = lcsb__policy_pins(policy, &write);
+    if (!rc) rc = add_rule(&w, &policy->read, TIER_READ, abi, exec_open);
     if (!rc) rc = add_rule(&w, &policy->exec, TIER_EXEC, abi, exec_open);
-    if (!rc) rc = add_rule(&w, &policy->write, TIER_WRITE, abi, exec_open);
+    if (!rc) rc = add_rule(&w, &write, TIER_WRITE, abi, exec_open);
     if (!rc) rc = flush_part(&w);
+    lcsb__strv_clear(&write);
     if (rc) goto out;
 
     bool tcp_rules = policy->net != LCSB_NET_OPEN && abi >= 4;
-    bool own_world = world_held(dropped);
     /* Under domains the command reaches lcsb's proxy on a loopback port, its
      * own network's (the shim listens there), or the host's when the net
      * part is dropped; the policy's ports are then for its own loopback. */

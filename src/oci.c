@@ -57,20 +57,23 @@ static const candidate *nearest_ancestor(const char *path, const candidate *kept
     return NULL;
 }
 
-#define TIERS 4
+#define TIERS 5
 
 int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_mount **out,
                      size_t *count) {
     *out = NULL;
     *count = 0;
+    /* What holds the protected and hidden paths in place: mounts of their
+     * own, as write paths are. */
+    lcsb__strv pins = {0};
+    int rc = lcsb__policy_pins(policy, &pins);
     /* Each tier sorted (not qsort: rule 1), then merged: every path once, in
      * order, with the strongest kind any tier gives it. */
-    const lcsb__strv *tiers[TIERS] = {&policy->read, &policy->exec, &policy->write,
+    const lcsb__strv *tiers[TIERS] = {&policy->read, &policy->exec, &policy->write, &pins,
                                       &policy->protect};
-    const enum kind kinds[TIERS] = {KIND_READ, KIND_READ, KIND_WRITE, KIND_PROTECT};
+    const enum kind kinds[TIERS] = {KIND_READ, KIND_READ, KIND_WRITE, KIND_WRITE, KIND_PROTECT};
     const char **sorted[TIERS] = {0};
     size_t n[TIERS] = {0}, at[TIERS] = {0}, total = 0;
-    int rc = 0;
     for (int t = 0; t < TIERS; t++) {
         if (!(sorted[t] = lcsb__strv_sorted_unique(tiers[t], &n[t]))) rc = LCSB_ENOMEM;
         total += n[t];
@@ -106,14 +109,25 @@ int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_moun
     }
     lcsb__oci_mount *mounts = rc ? NULL : calloc(k + 1, sizeof *mounts);
     if (!rc && !mounts) rc = LCSB_ENOMEM;
-    for (size_t i = 0; mounts && i < k; i++)
-        mounts[i] = (lcsb__oci_mount){kept[i].path, kept[i].kind == KIND_WRITE};
+    for (size_t i = 0; !rc && i < k; i++) {
+        mounts[i] = (lcsb__oci_mount){strdup(kept[i].path), kept[i].kind == KIND_WRITE};
+        if (!mounts[i].path) rc = LCSB_ENOMEM;
+    }
     for (int t = 0; t < TIERS; t++) free(sorted[t]);
     free(kept);
-    if (rc) return rc;
+    lcsb__strv_clear(&pins);
+    if (rc) {
+        lcsb__oci_mounts_free(mounts, k);
+        return rc;
+    }
     *out = mounts;
     *count = k;
     return 0;
+}
+
+void lcsb__oci_mounts_free(lcsb__oci_mount *mounts, size_t count) {
+    for (size_t i = 0; mounts && i < count; i++) free(mounts[i].path);
+    free(mounts);
 }
 
 /* ---- the engine's options ---- */
@@ -340,7 +354,7 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     if (rc == LCSB_ENOMEM || word.oom) rc = lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
     lcsb__buf_free(&word);
     lcsb__buf_free(&mask);
-    free(mounts);
+    lcsb__oci_mounts_free(mounts, n);
     return rc;
 }
 
@@ -512,8 +526,8 @@ int lcsb_backend_oci(const lcsb_capability *cap, const lcsb_oci_world *world, lc
 
 /* The options lcsb writes only where they apply. */
 static const char *const own_optional[] = {"--userns=keep-id", "--network=none", NULL};
-static const char *const own_valued[] = {"--user=", "--workdir=", "--security-opt=mask=",
-                                         NETNS_OPTION, NULL};
+static const char *const own_valued[] = {
+    "--user=", "--workdir=", "--security-opt=mask=", NETNS_OPTION, NULL};
 
 static bool one_of(const char *arg, const char *const *words, bool as_prefix) {
     for (size_t i = 0; words[i]; i++)
@@ -641,7 +655,9 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         .fs = LCSB_FS_ENFORCED,
         /* A container runs whatever its world holds: no exec allowlist. */
         .exec = LCSB_EXEC_OPEN,
-        .net = net_proxied ? LCSB_NET_DOMAINS : net_none ? LCSB_NET_DENY : LCSB_NET_OPEN,
+        .net = net_proxied ? LCSB_NET_DOMAINS
+               : net_none  ? LCSB_NET_DENY
+                           : LCSB_NET_OPEN,
         .net_covers = net_none || net_proxied ? LCSB_NET_COVERS_ALL : LCSB_NET_COVERS_NOTHING,
         .net_by = net_none || net_proxied ? LCSB_NET_BY_NAMESPACE : LCSB_NET_BY_NOTHING,
         /* Its own PID and network namespaces: signals and abstract unix

@@ -24,14 +24,17 @@ typedef struct lcsb__oci_backend {
 
 extern const lcsb__backend_ops lcsb__oci_ops;
 
-/* The mount table, pure: each path of the policy the container sees,
- * read-only or read-write, parents before children; paths point into
- * POLICY. IMAGE_WORLD leaves the system's trees to the image. */
+/* The mount table, pure: each path of the policy the container sees, and
+ * each directory that holds a protected or hidden path in place
+ * (lcsb__policy_pins), read-only or read-write, parents before children.
+ * IMAGE_WORLD leaves the system's trees to the image. The caller frees the
+ * table with lcsb__oci_mounts_free. */
 typedef struct lcsb__oci_mount {
-    const char *path;
+    char *path;
     bool rw;
 } lcsb__oci_mount;
 int lcsb__oci_mounts(const lcsb_policy *policy, bool image_world, lcsb__oci_mount **out,
                      size_t *count);
+void lcsb__oci_mounts_free(lcsb__oci_mount *mounts, size_t count);
 
 #endif

@@ -8,6 +8,7 @@
 #include "path.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,4 +372,34 @@ static int by_text(const void *a, const void *b) {
 bool lcsb__policy_verified(const lcsb_policy *policy, const char *path) {
     return policy->verified && bsearch(&path, policy->verified, policy->verified_n,
                                        sizeof *policy->verified, by_text) != NULL;
+}
+
+static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_root) {
+    bool within = false;
+    *is_root = false;
+    for (size_t w = 0; w < policy->write.n; w++) {
+        if (strcmp(dir, policy->write.v[w]) == 0)
+            *is_root = true;
+        else if (lcsb__path_within(dir, policy->write.v[w]))
+            within = true;
+    }
+    return within;
+}
+
+int lcsb__policy_pins(const lcsb_policy *policy, lcsb__strv *out) {
+    const lcsb__strv *held[] = {&policy->protect, &policy->hide};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < held[t]->n; i++) {
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof dir, "%s", held[t]->v[i]);
+            /* Up from the path, while inside a write path: past it, no
+             * ancestor is in one. A write path itself is a mount already. */
+            for (char *slash; (slash = strrchr(dir, '/')) && slash != dir;) {
+                *slash = '\0';
+                bool is_root;
+                if (!within_write(policy, dir, &is_root)) break;
+                if (!is_root && lcsb__strv_push(out, dir)) return LCSB_ENOMEM;
+            }
+        }
+    return 0;
 }

@@ -54,6 +54,15 @@ struct lcsb_policy {
     size_t verified_n;
 };
 
+/* The directories that must each be a mount of their own for POLICY's
+ * protected and hidden paths to stay where they are, appended to OUT:
+ * every ancestor of one that lies inside a write path without being one.
+ * A protect or hide is a mount on the path alone; its parent, writable,
+ * could be renamed away and made again around a path nobody holds (the
+ * trust store under a writable ~/.local, .vscode around its settings). A
+ * mount point cannot be renamed or removed (EBUSY). */
+int lcsb__policy_pins(const lcsb_policy *policy, lcsb__strv *out);
+
 /* Is PATH among POLICY's verified paths? */
 bool lcsb__policy_verified(const lcsb_policy *policy, const char *path);
 

@@ -406,13 +406,9 @@ static int protect_reads(lcsb_script *s, lcsb_error *err) {
             if (roots[w][0] && lcsb__path_within(file, roots[w]) && strcmp(file, roots[w]) != 0)
                 root = roots[w];
         if (!root) continue;
+        /* Its directories up to the write path are held in place by the
+         * backend, as for every protected path (lcsb__policy_pins). */
         rc = lcsb_policy_add_protect(p, file, err);
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", file);
-        for (char *slash; !rc && (slash = strrchr(dir, '/')) && slash - dir > (long)strlen(root);) {
-            *slash = '\0';
-            rc = lcsb_policy_add_write(p, dir, err);
-        }
         if (!rc) s->protected_reads[i] = true;
         /* lcsb's own module, unhashed as it was read: named in the
          * attestation by its digest once protected. */

@@ -133,6 +133,58 @@ static void test_git_hooks_protected(void **state) {
     expect_unsandboxed_ok(f, hooks_path, &P);
 }
 
+/* The tree test_held_paths_stay_in_place works on, made again: a/b/kept
+ * protected, c/d (holding a secret) hidden, inside the writable project. */
+static void held_tree(fx *f) {
+    char script[2 * PATH_MAX];
+    FMT(script,
+        "cd '%s' && rm -rf a a2 c c2 && mkdir -p a/b c/d && echo original > a/b/kept && "
+        "echo " SECRET " > c/d/secret",
+        f->project);
+    run_child(f->project, CMD("/bin/sh", "-c", script), NULL, &P);
+    assert_int_equal(P.status, 0);
+}
+
+/* A protected or hidden path stays where it is: the directories above it,
+ * inside the writable project, cannot be renamed away and made again
+ * around a path nobody holds (a red team's way to a trust store of its
+ * own under a writable ~/.local). The rest of those directories stays
+ * writable. The twins: unsandboxed, each move lands. */
+static void test_held_paths_stay_in_place(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char kept[PATH_MAX], secret[PATH_MAX];
+    path_in(kept, f->project, "a/b/kept");
+    path_in(secret, f->project, "c/d/secret");
+    held_tree(f);
+    policy(f,
+           "exec = { \"sh\", \"mv\", \"mkdir\", \"cat\" }, protect = { \"%s\" }, "
+           "hide = { \"%s/c/d\" }",
+           kept, f->project);
+    static const char *const moves[] = {
+        "mv a a2 && mkdir -p a/b && echo planted > a/b/kept",
+        "mv a/b a/b2 && mkdir a/b && echo planted > a/b/kept",
+        "mv c c2 && mkdir -p c/d && echo planted > c/d/secret",
+        "mv c/d c/d2",
+    };
+    for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
+        const char *const *cmd = CMD("sh", "-c", moves[i]);
+        held_tree(f);
+        expect_denied(f, cmd, -1, &P);
+        assert_contains(P.err, "busy", "stderr");
+        assert_content(kept, "original\n");
+        assert_content(secret, SECRET "\n");
+        held_tree(f);
+        expect_unsandboxed_ok(f, cmd, &P);
+    }
+    held_tree(f);
+    expect_allowed(f, CMD("sh", "-c", "mkdir a/new c/new && echo x > a/b/beside && cat a/b/kept"),
+                   &P);
+    assert_string_equal(P.out, "original\n");
+    /* Hidden, it is no file of the command's world. */
+    expect_denied(f, CMD("cat", "c/d/secret"), 1, &P);
+}
+
 /* Files outlive the sandbox: no set-id bit (chmod, or a mode given at
  * creation) and no extended attribute (file capabilities are one) can be
  * set, or a command run as root could leave a set-uid root shell behind. */
@@ -260,7 +312,7 @@ static const char *const agent_files[] = {".claude/settings.json", ".mcp.json", 
                                           ".vscode/settings.json", ".aider.conf.yml"};
 
 static void agent_project(fx *f) {
-    static const char *const gone[] = {".claude-old", "via"};
+    static const char *const gone[] = {".claude-old", ".vscode-old", "via"};
     static const char *const dirs[] = {".claude", ".cursor", ".vscode"};
     char path[PATH_MAX];
     for (size_t i = 0; i < sizeof gone / sizeof *gone; i++)
@@ -297,6 +349,9 @@ static void test_agent_config_protected(void **state) {
          ".claude/settings.local.json"},
         {"mv .claude .claude-old && mkdir .claude && echo planted > .claude/settings.json",
          ".claude/settings.json"},
+        /* Only the file is protected: its directory is held in place. */
+        {"mv .vscode .vscode-old && mkdir .vscode && echo planted > .vscode/settings.json",
+         ".vscode/settings.json"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char planted[PATH_MAX], path[PATH_MAX];
@@ -375,6 +430,7 @@ int main(void) {
         T(test_git_placeholder_left_behind),
         T(test_git_file_protected),
         T(test_moves_within_the_project),
+        T(test_held_paths_stay_in_place),
         /* the coding agents' configuration */
         T(test_agent_config_protected),
         T(test_agent_config_before_it_exists),
@@ -392,6 +448,7 @@ int main(void) {
         T(test_git_hooks_before_they_exist),
         T(test_git_placeholder_left_behind),
         T(test_git_file_protected),
+        T(test_held_paths_stay_in_place),
         /* the coding agents' configuration */
         T(test_agent_config_protected),
         T(test_agent_config_before_it_exists),
