@@ -2,6 +2,7 @@
  * platform branch stands; every other file is mechanism-neutral. */
 #include "capability.h"
 #include "installed.h"
+#include "policy.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -211,7 +212,7 @@ bool lcsb__own_cgroup_dir(int version, char *dir, size_t size) {
 }
 #endif
 
-int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
+int lcsb__detect(lcsb_capability *cap, const char *shim, unsigned want, lcsb_error *err) {
     memset(cap, 0, sizeof *cap);
     if (shim) {
         if (strlen(shim) >= sizeof cap->shim)
@@ -220,7 +221,7 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
         int n = snprintf(cap->shim_searched, sizeof cap->shim_searched, "%s (given)", shim);
         if (n < 0 || (size_t)n >= sizeof cap->shim_searched) strcpy(cap->shim_searched, shim);
         cap->shim_found = lcsb__installed_executable(shim);
-    } else {
+    } else if (want & LCSB__DETECT_SHIM) {
         /* Not found is no failure here: a host may want no Landlock at all.
          * Selecting it names every place looked at. */
         cap->shim_found = lcsb__installed_shim(cap->shim, cap->shim_searched, sizeof cap->shim);
@@ -234,13 +235,26 @@ int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
     cap->user_namespaces = can_make_user_namespaces();
     cap->mount_namespaces = cap->user_namespaces || (geteuid() == 0 && can_admin());
-    cap->memory_cgroup = memory_cgroup();
+    if (want & LCSB__DETECT_MEMORY_CGROUP) cap->memory_cgroup = memory_cgroup();
 #elif defined(__APPLE__)
     cap->sandbox_exec = access("/usr/bin/sandbox-exec", X_OK) == 0;
 #endif
-    if (!lcsb__find_on_path("podman", cap->oci_engine, sizeof cap->oci_engine))
+    if ((want & LCSB__DETECT_OCI_ENGINE) &&
+        !lcsb__find_on_path("podman", cap->oci_engine, sizeof cap->oci_engine))
         lcsb__find_on_path("docker", cap->oci_engine, sizeof cap->oci_engine);
     return 0;
+}
+
+int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err) {
+    return lcsb__detect(cap, shim, LCSB__DETECT_ALL, err);
+}
+
+int lcsb_detect_for(lcsb_capability *cap, const char *shim, const lcsb_policy *policy,
+                    const char *backend, lcsb_error *err) {
+    unsigned want = LCSB__DETECT_SHIM;
+    if (policy->limits[LCSB_LIMIT_MEMORY]) want |= LCSB__DETECT_MEMORY_CGROUP;
+    if (backend && strcmp(backend, "oci") == 0) want |= LCSB__DETECT_OCI_ENGINE;
+    return lcsb__detect(cap, shim, want, err);
 }
 
 #define FIELD(key, kind, member)                                                                   \

@@ -91,6 +91,17 @@ static int l_blame_caller(lua_State *L) {
 
 /* ---- detect, wrap, attest ---- */
 
+/* lcsb.core.world_capable() -> can this host give a command a world of its
+ * own (Landlock and a user namespace)? The kernel's part of detect alone:
+ * exec_policy asks it while composing, on every run. */
+static int l_world_capable(lua_State *L) {
+    lcsb_capability cap;
+    lcsb_error err;
+    if (lcsb__detect(&cap, NULL, 0, &err)) return lcsb__lua_raise(L, &err);
+    lua_pushboolean(L, cap.landlock_abi > 0 && cap.user_namespaces);
+    return 1;
+}
+
 static int l_detect(lua_State *L) {
     lcsb_capability cap;
     lcsb_error err;
@@ -256,6 +267,7 @@ static int l_trusted(lua_State *L) {
 static const luaL_Reg functions[] = {
     {"policy", lcsb__lua_policy}, {"run_scope", l_run_scope}, {"run", l_run},
     {"detect", l_detect},         {"set_shim", l_set_shim},   {"wrap", l_wrap},
+    {"world_capable", l_world_capable},
     {"attest", l_attest},         {"execute", l_execute},     {"blame_caller", l_blame_caller},
     {"escape", l_escape},         {"trusted", l_trusted},     {NULL, NULL},
 };

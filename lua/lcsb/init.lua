@@ -274,10 +274,7 @@ function M.etc_hidden(etc)
 end
 
 -- Does the command get a world of its own here, in which hidden paths hold?
-local function own_world()
-  local host = M.detect()
-  return host.landlock_abi > 0 and host.user_namespaces
-end
+local function own_world() return core.world_capable() end
 
 -- ---- the phases of exec_policy, each returning what it makes ----
 

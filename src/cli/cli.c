@@ -801,7 +801,8 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         if (err.code == LCSB_EINTR && pending_signal) status = 128 + pending_signal;
         goto out;
     }
-    if (lcsb_detect(&cap, paths->shim, &err) || select_backend(args, script, &cap, &b, &err)) {
+    if (lcsb_detect_for(&cap, paths->shim, lcsb_script_policy(script), args->backend, &err) ||
+        select_backend(args, script, &cap, &b, &err)) {
         say("%s", err.message);
         goto out;
     }

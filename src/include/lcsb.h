@@ -306,6 +306,14 @@ typedef struct lcsb_capability {
  * found is no failure here; selecting Landlock then fails naming every
  * place looked at (shim_searched). */
 LCSB_API LCSB_NODISCARD int lcsb_detect(lcsb_capability *cap, const char *shim, lcsb_error *err);
+/* lcsb_detect, asking only what running POLICY under BACKEND (a name as
+ * lcsb_backend_select takes it; NULL: "auto") needs: the memory cgroup only
+ * when POLICY sets limits.memory, the container engine only for "oci".
+ * What is not asked is zero. For a host that detects before each run: the
+ * cgroup's answer alone reads /proc/self/mountinfo twice. */
+LCSB_API LCSB_NODISCARD int lcsb_detect_for(lcsb_capability *cap, const char *shim,
+                                            const lcsb_policy *policy, const char *backend,
+                                            lcsb_error *err);
 /* CAP as a JSON object of its fields, named as above; caller frees with
  * free(). NULL on ENOMEM. */
 LCSB_API char *lcsb_capability_json(const lcsb_capability *cap);
