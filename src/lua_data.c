@@ -111,7 +111,7 @@ static const char *encode_sorted(const encoder *e, lua_State *L, int idx, int de
         }
         lua_pop(L, 1);
     }
-    qsort(keys, count, sizeof *keys, key_order);
+    if (count) qsort(keys, count, sizeof *keys, key_order);
     lcsb__buf_add(e->out, "T", 1);
     add_count(e->out, count);
     const char *why = NULL;
