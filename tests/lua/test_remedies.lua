@@ -82,6 +82,12 @@ T.case("a hint quoting the stderr tail escapes its control bytes", function()
   T.hasnt(text, "\194\155", "no C1 control left")
   T.eq(remedies.explain(evidence { stderr = "cat: /srv/caf\195\169: Permission denied\n" })[1]
     :find("caf\195\169", 1, true) ~= nil, true, "printable UTF-8 stays as it is")
+  -- What a terminal shows as nothing: two paths that differ by a soft
+  -- hyphen or a tag character would show as one.
+  T.has(hints_for { stderr = "cat: /srv/z\194\173q: Permission denied\n" },
+    [[read = { "/srv/z\u{00ad}q" }]], "a soft hyphen, spelled out")
+  T.has(hints_for { stderr = "cat: /srv/y\243\160\128\129q: Permission denied\n" },
+    [[read = { "/srv/y\u{e0001}q" }]], "a tag character, spelled out")
 end)
 
 T.case("a refused write names the directory and the write key", function()
