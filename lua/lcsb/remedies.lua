@@ -1199,6 +1199,8 @@ end)
 -- A program refused execution under the allowlist, as the stderr names it
 -- (a shell, make, xargs, gcc, git, Node's spawn, Python's subprocess),
 -- resolved along PATH; else (make's Error 127, or 126) what to look for.
+-- Never "exec = \"any\"": turning the allowlist off is no remedy for one
+-- program, and a status is the command's to choose.
 M.add("refused_program", function(ev)
   local att = ev.attestation or {}
   if ev.status == 0 or att.exec ~= "allowlist" then return end
@@ -1217,9 +1219,9 @@ M.add("refused_program", function(ev)
       .. 'execution); if it was refused, name it in exec = { "PROGRAM" }'
   end
   if ev.status ~= EXIT.noexec then return end
-  return 'if a program was refused execution, name it in exec = { "PROGRAM" } (the command '
-    .. 'and its interpreters are allowed already), or set exec = "any" to turn the '
-    .. 'allowlist off'
+  return "status 126: a program could not be executed, and neither the recorder nor the "
+    .. "command's stderr says which (the command and its interpreters are allowed already); "
+    .. 'if a program was refused execution, name it in exec = { "PROGRAM" }'
 end)
 
 -- What lcsb's proxy refused (net.domains): evidence, not a guess, one hint

@@ -43,6 +43,10 @@ T.case("status 126 under an exec allowlist: the exec hint", function()
   local text = table.concat(hints, "\n")
   T.has(text, "exec = {", "names the exec key")
   T.has(text, "allowed already", "says the command itself is not the one refused")
+  -- A status is the command's to choose: it never earns the allowlist off.
+  T.hasnt(text, 'exec = "any"', "no allowlist off")
+  T.hasnt(text, "allowlist off", "no allowlist off")
+  T.has(text, "neither the recorder nor the command's stderr says which", "says it cannot tell")
   local open = evidence { status = 126 }
   open.attestation = { backend = "none", fs = "open", exec = "open", net = "open" }
   T.eq(#remedies.explain(open), 0, "no exec hint without an allowlist")
