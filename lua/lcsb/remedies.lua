@@ -406,6 +406,12 @@ local function is_private(host)
   return host:find("^f[cd]%x%x:") ~= nil or host:find("^fe[89ab]%x:") ~= nil
 end
 
+-- What a port in net.connect opens: the policy names ports, not hosts, so
+-- the loopback's port is every host's.
+local function every_host(port)
+  return ("which opens TCP %d to every host, not this host's loopback alone"):format(port)
+end
+
 -- Services that run programs, or use keys, as their owner: a socket that
 -- reaches one is a way out of the sandbox.
 local SERVICES = { "/bus$", "dbus", "/systemd/", "libvirt", "ssh", "gpg", "gnupg", "keyring", "agent" }
@@ -630,9 +636,11 @@ local function render(ev, group)
         .. "proxy; its name, where you know it, is better); net = { connect = { %d } } would "
         .. "open TCP %d to every host"):format(text, lua_list { plain .. ":" .. port }, lan, port,
           port) }
-    elseif port and port > 0 and (r.op == "bind" or is_loopback(address(host))) then
-      local key = r.op == "bind" and "bind" or "connect"
-      return { ("refused: %s: add net = { %s = { %d } }"):format(text, key, port) }
+    elseif port and port > 0 and r.op == "bind" then
+      return { ("refused: %s: add net = { bind = { %d } }"):format(text, port) }
+    elseif port and port > 0 and is_loopback(address(host)) then
+      return { ("refused: %s: add net = { connect = { %d } } (%s)"):format(text, port,
+        every_host(port)) }
     end
     return { ("refused: %s: the policy's net key governs it"):format(text) }
   elseif kind == "home" then
@@ -1277,12 +1285,23 @@ local NETWORK = { "[Tt]emporary failure in name resolution", "[Cc]ould not resol
   "[Cc]onnection refused", "[Ff]ailed to connect", "connect", "socket", "ENETUNREACH",
   "EAI_AGAIN", "ECONNREFUSED", "[Nn]ame resolution" }
 
--- The TCP port TEXT (the stderr tail, then the command line) points at.
-local function port_in(text)
-  local port = text:match("https?://[^/%s:]+:(%d+)") or text:match("[Pp]ort (%d+)")
-  if port then return tonumber(port) end
-  if text:find("https://", 1, true) then return 443 end
-  if text:find("http://", 1, true) then return 80 end
+-- The host and TCP port TEXT (the stderr tail, then the command line)
+-- points at, both from one match: curl's "Failed to connect to HOST port
+-- N", a URL's scheme://HOST:PORT, a URL's scheme://HOST (its scheme's
+-- port), else a bare "port N" (no host). A host of one line with the port
+-- of another would name a connection nobody tried: a remote port offered
+-- as the loopback's.
+local function target_in(text)
+  local host, port = text:match("[Ff]ailed to connect to ([%w%.%-:%[%]]+) port (%d+)")
+  if not host then host, port = text:match("https?://([%w%.%-]+):(%d+)") end
+  if not host then host, port = text:match("https?://(%[[%x:]+%]):(%d+)") end
+  if host then return host, tonumber(port) end
+  local scheme
+  scheme, host = text:match("(https?)://([%w%.%-]+)")
+  if not host then scheme, host = text:match("(https?)://(%[[%x:]+%])") end
+  if host then return host, scheme == "https" and 443 or 80 end
+  port = text:match("[Pp]ort (%d+)")
+  if port then return nil, tonumber(port) end
 end
 
 M.add("network", function(ev)
@@ -1327,17 +1346,15 @@ M.add("network", function(ev)
           or "the policy allows no network", listed)
   end
   local seen = stderr .. "\n" .. table.concat(list(ev.argv), " ")
-  local port = port_in(seen)
+  local host, port = target_in(seen)
   if port then
     for _, allowed in ipairs(list(type(net) == "table" and net.connect)) do
       if allowed == port then return end
     end
-    local host = seen:match("[Ff]ailed to connect to ([%w%.%-:%[%]]+) port")
-      or seen:match("https?://([%w%.%-]+)") or seen:match("https?://(%[[%x:]+%])")
     host = address(host) or host
     if is_loopback(host) then
       return ("a connection to this host's loopback was refused by the policy; to allow TCP to "
-        .. "port %d, set net = { connect = { %d } }"):format(port, port)
+        .. "port %d, set net = { connect = { %d } } (%s)"):format(port, port, every_host(port))
     end
     -- Another host, or one not named: a port alone opens it to every host.
     local lan = is_private(host) and (", lan = %s"):format(lua_list { unbracket(host) }) or ""

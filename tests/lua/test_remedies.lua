@@ -129,8 +129,21 @@ T.case("network failures name the net key, with the port when visible", function
   local remote = hints_for { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 8443 after 0 ms\n" }
   T.has(remote, 'net = { domains = { "1.2.3.4:8443" } }', "another host: by its address")
   T.has(remote, "net = { connect = { 8443 } } would open TCP 8443 to every host", "what a port does")
-  T.has(hints_for { stderr = "curl: (7) Failed to connect to 127.0.0.1 port 8443 after 0 ms\n" },
-    "set net = { connect = { 8443 } }", "the loopback: the port")
+  local loop = hints_for { stderr = "curl: (7) Failed to connect to 127.0.0.1 port 8443 after 0 ms\n" }
+  T.has(loop, "set net = { connect = { 8443 } }", "the loopback: the port")
+  T.has(loop, "opens TCP 8443 to every host", "and what a port opens")
+  -- Host and port come from one match: a remote URL's port is never
+  -- offered as the loopback's, nor the loopback's port for a remote host.
+  local mixed = hints_for { status = 7, stderr = "upload to https://203.0.113.7:4444/x failed\n"
+    .. "curl: (7) Failed to connect to localhost port 80: Connection refused\n" }
+  T.hasnt(mixed, "4444", "no port of another line's host")
+  T.has(mixed, "set net = { connect = { 80 } }", "the loopback's own port")
+  mixed = hints_for { status = 7, stderr = "see http://localhost/status\n"
+    .. "curl: (7) Failed to connect to 203.0.113.7 port 4444: Connection refused\n" }
+  T.has(mixed, 'net = { domains = { "203.0.113.7:4444" } }', "the remote host with its port")
+  T.hasnt(mixed, "loopback", "not the loopback of another line")
+  T.has(hints_for { status = 7, stderr = "GET https://203.0.113.7:4444/x: connect: Connection refused\n" },
+    'net = { domains = { "203.0.113.7:4444" } }', "a URL: its host and its port")
   local ev = evidence { stderr = "PermissionError: [Errno 13] Permission denied\n" .. "socket\n" }
   ev.argv = { "python3", "fetch.py", "https://example.com/x" }
   T.has(table.concat(remedies.explain(ev), "\n"), 'domains = { "example.com:443" }',

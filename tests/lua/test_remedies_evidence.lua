@@ -210,7 +210,8 @@ T.case("the network by host and port, in the policy's own net syntax", function(
   }), "refused: connect to 93.184.216.34:443 (curl): to reach that host, add net = { domains = "
     .. "{ \"93.184.216.34:443\" } } (through lcsb's proxy; its name, where you know it, is "
     .. "better); net = { connect = { 443 } } would open TCP 443 to every host\n"
-    .. "refused: connect to [::1]:80 (curl): add net = { connect = { 80 } }\n"
+    .. "refused: connect to [::1]:80 (curl): add net = { connect = { 80 } } (which opens TCP 80 "
+    .. "to every host, not this host's loopback alone)\n"
     .. "refused: bind to 0.0.0.0:8080 (node): add net = { bind = { 8080 } }\n"
     .. "refused: a socket of kind inet/dgram (dig): the policy allows no network; net = true "
     .. 'allows all of it, net = { domains = { "HOST" } } names hosts to reach through lcsb\'s proxy',
@@ -246,11 +247,17 @@ T.case("the network by host and port, in the policy's own net syntax", function(
   end
   T.has(lines(reported { refusal("connect", "net", "127.0.0.1:5432", "psql") }),
     "add net = { connect = { 5432 } }", "the loopback")
+  -- The loopback's port is every host's: the hint says so, as it does for
+  -- another host's.
+  T.eq(lines(reported { refusal("connect", "net", "127.0.0.1:4444", "python3") }),
+    "refused: connect to 127.0.0.1:4444 (python3): add net = { connect = { 4444 } } (which "
+    .. "opens TCP 4444 to every host, not this host's loopback alone)", "the loopback's warning")
   -- A name spelled as inet_aton reads an address is an address: no domain.
   for _, spelled in ipairs { "0x7f000001:443", "127.0.0.0x1:443", "0177.0.0.1:443",
     "2130706433:443", "127.1:443" } do
     T.eq(lines(reported { refusal("connect", "net", spelled, "curl") }),
-      ("refused: connect to %s (curl): add net = { connect = { 443 } }"):format(spelled), spelled)
+      ("refused: connect to %s (curl): add net = { connect = { 443 } } (which opens TCP 443 to "
+        .. "every host, not this host's loopback alone)"):format(spelled), spelled)
   end
   T.has(lines(reported { refusal("connect", "net", "0x8c527003:443", "curl") }),
     'domains = { "140.82.112.3:443" }', "a remote address, in its plain form")
