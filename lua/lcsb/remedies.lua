@@ -419,39 +419,95 @@ local SERVICES = { "/bus$", "dbus", "/systemd/", "libvirt", "ssh", "gpg", "gnupg
 -- A container engine's socket runs anything as its owner.
 local ENGINES = { "docker%.sock$", "podman%.sock$", "containerd%.sock$", "crio%.sock$" }
 
+-- Why no hint names the unix socket TARGET, met by OP. Never offered: a
+-- socket grants whatever its server does, and no list of the servers that
+-- run commands (tmux, screen, an editor's, kitty's, Jupyter's, an
+-- engine's) is ever complete; a recorder line or a line of stderr is also
+-- the command's own say. What is known of the server is said. Met by a
+-- read or a write, the socket is said to be one: read = { ... } would put
+-- it in the command's world as sockets does, and connect() on a path is
+-- not Landlock's to judge.
+local function socket_why(target, op)
+  local what = (op == "connect" or op == "bind") and ""
+    or "it is a unix socket, which a read or write entry would let the command connect to, as "
+      .. "sockets does: "
+  if matches_any(target, ENGINES) then
+    return what .. "it reaches a container engine, which runs anything as its owner: a "
+      .. "decision to make yourself"
+  end
+  if matches_any(target, SERVICES) then
+    return what .. "it reaches a service that runs programs or uses keys as its owner, "
+      .. "outside the sandbox: a decision to make yourself"
+  end
+  return what .. "a unix socket outside the sandbox grants the command whatever its "
+    .. "server does (a terminal multiplexer's or an editor's runs any command sent to it); "
+    .. "name it in sockets yourself only if you would let the command do all of that"
+end
+
+-- How much of a directory a hint looks at before it offers it: the names
+-- directly in it, this many at most. Its size is the command's to choose
+-- (it may have made it); past that, the hint is withheld.
+local PEEK_MAX = 4096
+
+-- What core.peek says of PATH (kind, names, kinds; false when nothing is
+-- there; nil and why when lcsb cannot tell), asked once per explain.
+local peeked = {}
+local function peek(path)
+  local memo = peeked[path]
+  if not memo then
+    memo = has_core and core.peek and table.pack(core.peek(path, PEEK_MAX))
+      or table.pack(nil, "lcsb's C half is not loaded")
+    peeked[path] = memo
+  end
+  return table.unpack(memo, 1, memo.n)
+end
+
+-- Why no hint may offer PATH for KEY ("read", "write" or "exec"; OP: the
+-- call that was refused), for what it is or holds at its top, or nil: a
+-- unix socket, or a directory that holds one (an entry for the directory
+-- puts the socket in the command's world). One level down, PEEK_MAX names
+-- at most; what lcsb cannot look at is withheld, as what it may hold.
+local function held_within(path, key, op)
+  local kind, names, kinds = peek(path)
+  if kind == false then return nil end
+  if kind == nil then
+    return ("lcsb cannot look into it (%s) to tell whether it reaches a unix socket: a decision "
+      .. "to make yourself"):format(names)
+  end
+  if kind == "socket" then return socket_why(path, op) end
+  if kind ~= "dir" then return nil end
+  for i, name in ipairs(names) do
+    if kinds[i] == "socket" then
+      return ("it holds a unix socket (%s), which an entry for the directory would let the "
+        .. "command connect to: a unix socket grants the command whatever its server does (a "
+        .. "terminal multiplexer's or an editor's runs any command sent to it), a decision to "
+        .. "make yourself"):format(name)
+    end
+  end
+  return nil
+end
+
 -- The group R falls in, and for a withheld one why.
 local function classify(ev, r)
   if r.home then return "home" end
   if r.key == "protect" or r.key == "hide" or r.key == "net" then return r.key end
   local policy = ev.policy or {}
-  if r.key == "sockets" then
-    -- Never offered: a socket grants whatever its server does, and no list
-    -- of the servers that run commands (tmux, screen, an editor's, kitty's,
-    -- Jupyter's, an engine's) is ever complete; a recorder line is also the
-    -- command's own say. What is known of the server is said.
-    if matches_any(r.target, ENGINES) then
-      return "withheld", "it reaches a container engine, which runs anything as its owner: a "
-        .. "decision to make yourself"
-    end
-    if matches_any(r.target, SERVICES) then
-      return "withheld", "it reaches a service that runs programs or uses keys as its owner, "
-        .. "outside the sandbox: a decision to make yourself"
-    end
-    return "withheld", "a unix socket outside the sandbox grants the command whatever its "
-      .. "server does (a terminal multiplexer's or an editor's runs any command sent to it); "
-      .. "name it in sockets yourself only if you would let the command do all of that"
-  end
+  if r.key == "sockets" then return "withheld", socket_why(r.target, r.op) end
   if r.key == "exec" then
     if r.target:sub(1, 1) ~= "/" then return "exec" end
     local why = withheld(r.target, true, covered(policy.write, r.target))
+      or held_within(r.target, "exec", r.op)
     if why then return "withheld", why end
     return "exec"
   end
   if r.key == "read" or r.key == "write" then
-    local why = withheld(r.target)
+    local why = withheld(r.target) or held_within(r.target, r.key, r.op)
+    if why then return "withheld", why end
+    -- What the hint offers for a file being made is its directory.
+    local entry = r.key == "write" and write_entry(r.target)
+    why = entry and entry ~= r.target and held_within(entry, "write", r.op)
     if why then return "withheld", why end
     -- Another repository's .git would be the command's to plant hooks in.
-    local entry = r.key == "write" and write_entry(r.target)
     if entry and exists(entry .. "/.git") then
       return "withheld", "it holds a git repository, whose hooks would be the command's to "
         .. "plant: a decision to make yourself (with protect for its .git)"
@@ -530,10 +586,11 @@ local function render(ev, group)
       -- A directory looked at is often one about to be written in (cp
       -- FILE DIR/ checks DIR first): read alone would fail next time.
       local into = kind == "read" and has_core and core.kind(r.target) == "dir"
+        and not held_within(r.target, "write")
         and (" (or write = %s, if the command writes in it)"):format(lua_list { entry }) or ""
       return { ("refused: %s: add %s = %s%s%s"):format(refusal_text(ev, r), kind,
         lua_list { entry }, into, notes(first and CREATE_FIRST, ro and RO_NOTE)) }
-    elseif not too_wide(dir) then
+    elseif not too_wide(dir) and not held_within(dir, kind) then
       return { ("refused: %s under %s (%d files): add %s = %s%s"):format(kind, shown(dir), #rs,
         kind, lua_list { dir }, notes(ro and RO_NOTE)) }
     end
@@ -1314,9 +1371,10 @@ M.add("network", function(ev)
   -- connecting to it fails with ENOENT, which no network setting changes.
   if att.world == "own" and matches_any(stderr, ABSENT) then
     return "a connection failed on a path that does not exist for the command: a unix "
-      .. "socket outside the policy is not in its world; sockets = { \"PATH\" } (or "
-      .. "\"$VARIABLE\" naming it, as \"$SSH_AUTH_SOCK\") lets one in, and with it whatever "
-      .. "its server does for whoever connects"
+      .. "socket outside the policy is not in its world, and no hint names one: a unix socket "
+      .. "grants the command whatever its server does (a terminal multiplexer's or an editor's "
+      .. "runs any command sent to it); name it in sockets yourself only if you would let the "
+      .. "command do all of that"
   end
   local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
@@ -1398,6 +1456,7 @@ function M.explain(evidence)
   caps = type(evidence.caps) == "table" and evidence.caps or shipped
   cap_sets = {}
   found_in = setmetatable({}, { __mode = "k" })
+  peeked = {}
   recorded_in = setmetatable({}, { __mode = "k" })
   worded = setmetatable({}, { __mode = "k" })
   local hints = {}

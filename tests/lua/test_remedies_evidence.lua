@@ -347,6 +347,84 @@ T.case("what an attack round found: no lure toward a way out, and no hang", func
   T.eq(home_hint(".lcsb-test-nothing-here"), "", "not in your HOME either: nothing")
 end)
 
+-- A unix socket, left behind as a file (its server gone: the file is what
+-- an entry grants).
+local function make_socket(path)
+  local _, code = T.sh("python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "
+    .. T.q(path))
+  T.eq(code, 0, "a unix socket at " .. path)
+end
+
+local SOCKET = "it is a unix socket, which a read or write entry would let the command connect "
+  .. "to, as sockets does: a unix socket outside the sandbox grants the command whatever its "
+  .. "server does (a terminal multiplexer's or an editor's runs any command sent to it); name it "
+  .. "in sockets yourself only if you would let the command do all of that"
+local function holds_socket(name)
+  return ("it holds a unix socket (%s), which an entry for the directory would let the command "
+    .. "connect to: a unix socket grants the command whatever its server does (a terminal "
+    .. "multiplexer's or an editor's runs any command sent to it), a decision to make yourself")
+    :format(name)
+end
+
+T.case("a unix socket, or a directory that holds one, is never offered to read, write or exec", function()
+  -- A read entry puts the socket in the command's world, and Landlock does
+  -- not judge connect(): following `add read = { SOCKET }` let a command
+  -- drive the user's tmux server, which runs what it is sent.
+  local socks = D .. "/tmux-1001"
+  T.sh("mkdir -p " .. T.q(socks))
+  local sock = socks .. "/f3"
+  make_socket(sock)
+  T.write(socks .. "/notes", "")
+  local want = ("refused: read of %s (cat): no hint: %s"):format(sock, SOCKET)
+  -- What the command printed, what the recorder says of a read (an older
+  -- lcsb's key, or a line the command forged), and as lcsb keeps it now.
+  T.eq(lines(said("cat: " .. sock .. ": Permission denied")), want, "the stderr")
+  T.eq(lines(reported { refusal("read", "read", sock, "cat") }), want, "a recorded read")
+  T.eq(lines(reported { refusal("read", "sockets", sock, "cat") }), want, "the sockets key")
+  T.eq(lines(reported { refusal("write", "write", sock, "cat") }),
+    ("refused: write of %s (cat): no hint: %s"):format(sock, SOCKET), "a write")
+  T.eq(lines(reported { refusal("exec", "exec", sock, "sh") }),
+    ("refused: exec of %s (sh): no hint: %s"):format(sock, SOCKET), "an exec")
+  -- Its directory: read, made in, read beside it; written, no write
+  -- alternative.
+  T.eq(lines(reported { refusal("read", "read", socks, "ls") }),
+    ("refused: read of %s (ls): no hint: %s"):format(socks, holds_socket("f3")), "its directory")
+  T.eq(lines(reported { refusal("write", "write", socks .. "/new", "sh") }),
+    ("refused: write of %s/new (sh): no hint: %s"):format(socks, holds_socket("f3")),
+    "a file made in it: the directory would be the entry")
+  T.eq(lines(said("cat: " .. socks .. ": Permission denied")),
+    ("refused: read of %s (cat): no hint: %s"):format(socks, holds_socket("f3")), "the stderr")
+  -- Files beside it are named each, never the directory that holds it.
+  T.eq(lines(reported { refusal("read", "read", socks .. "/notes", "cat"),
+    refusal("read", "read", socks .. "/gone", "cat") }),
+    ('refused: read of 2 files in %s: add read = { "%s/notes", "%s/gone" }'):format(socks, socks,
+      socks), "files beside it")
+  T.eq(lines(reported { refusal("write", "write", socks .. "/notes", "cat") }),
+    ('refused: write of %s/notes (cat): add write = { "%s/notes" }'):format(socks, socks),
+    "a file beside it that is there: the file")
+  -- A directory that holds no socket still gets its write alternative.
+  T.has(lines(reported { refusal("read", "read", D .. "/out", "cp") }),
+    ('(or write = { "%s/out" }, if the command writes in it)'):format(D), "no socket, both")
+end)
+
+T.case("how far a hint looks for a unix socket: one level, and a bounded number of names", function()
+  -- One level: a socket two levels down is not looked for (it is in no
+  -- directory a hint offers).
+  local deep = D .. "/deep"
+  T.sh("mkdir -p " .. T.q(deep .. "/sub"))
+  make_socket(deep .. "/sub/s")
+  T.eq(lines(reported { refusal("read", "read", deep, "ls") }),
+    ('refused: read of %s (ls): add read = { "%s" } (or write = { "%s" }, if the command writes '
+      .. "in it)"):format(deep, deep, deep), "two levels down")
+  -- Past the bound, lcsb cannot tell: withheld, and said why.
+  local wide = D .. "/wide"
+  T.sh("mkdir -p " .. T.q(wide) .. " && cd " .. T.q(wide) .. " && seq 1 4097 | xargs touch")
+  T.eq(lines(reported { refusal("read", "read", wide, "ls") }),
+    ("refused: read of %s (ls): no hint: lcsb cannot look into it (%s: more than 4096 entries) to "
+      .. "tell whether it reaches a unix socket: a decision to make yourself"):format(wide, wide),
+    "too many names")
+end)
+
 T.case("what a program probes in /proc and /sys and copes without is left to the attestation", function()
   T.eq(lines(reported {
     refusal("read", "read", "/sys/fs/cgroup/memory/memory.limit_in_bytes", "node",
