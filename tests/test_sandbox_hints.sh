@@ -208,6 +208,17 @@ withheld "a unix socket looked at is no read hint" 'exec = { "stat" }' "$outside
 withheld "a directory holding a unix socket is no read hint" 'exec = { "ls" }' "$outside/tmux-dir" \
   "it holds a unix socket (default)" ls "$outside/tmux-dir"
 
+# Another project's agent configuration, or its .env: a write entry for
+# the directory would let the command plant what an agent acts on, or
+# read and rewrite its secrets.
+mkdir -p "$outside/agentproj/.claude" "$outside/envproj"
+echo 'TOKEN=x' >"$outside/envproj/.env"
+withheld "a directory holding an agent's configuration is no write hint" 'exec = { "cp" }' \
+  "$outside/agentproj/copy.c" "it holds an agent's configuration (.claude)" \
+  cp hello.c "$outside/agentproj/copy.c"
+withheld "a directory holding a .env is no write hint" 'exec = { "cp" }' \
+  "$outside/envproj/copy.c" "it holds .env" cp hello.c "$outside/envproj/copy.c"
+
 # ---- several refusals in one run: all of them listed ----
 case_name="several refusals"
 policy 'exec = { "sh" }'

@@ -462,11 +462,78 @@ local function peek(path)
   return table.unpack(memo, 1, memo.n)
 end
 
+-- The coding agents' files (lua/lcsb/agents.lua): configuration, which an
+-- agent acts on outside any sandbox at its next start, and instructions,
+-- which it follows.
+local has_agents, agents = pcall(require, "lcsb.agents")
+if not has_agents or type(agents) ~= "table" then agents = {} end
+
+-- The agent's file of ENTRY (agents.lua's) that DIR holds at its top, by
+-- its name from DIR, or nil; HAS: the names directly in DIR.
+local function agent_file(dir, has, entry)
+  local name = type(entry) == "table" and (entry.path or entry.name)
+  if type(name) ~= "string" or not has[name:match("^[^/]+")] then return nil end
+  if not name:find("/", 1, true) then return name end
+  if has_core and core.lstat(dir .. "/" .. name) then return name end
+end
+
+-- What DIR holds at its top (HAS: its names) that a write entry for it
+-- would hand the command to plant, and why: another repository's .git, an
+-- agent's configuration or instructions.
+local function planted_in(dir, has)
+  if has[".git"] then
+    return "it holds a git repository, whose hooks would be the command's to plant: a "
+      .. "decision to make yourself (with protect for its .git)"
+  end
+  for _, entry in ipairs(type(agents.config) == "table" and agents.config or {}) do
+    local name = agent_file(dir, has, entry)
+    if name then
+      return ("it holds an agent's configuration (%s), which the agent acts on outside any "
+        .. "sandbox at its next start: a decision to make yourself (with protect for it)")
+        :format(name)
+    end
+  end
+  for _, entry in ipairs(type(agents.instructions) == "table" and agents.instructions or {}) do
+    local name = agent_file(dir, has, entry)
+    if name then
+      return ("it holds an agent's instructions (%s), which the agent follows at its next "
+        .. "start: a decision to make yourself (with protect for it)"):format(name)
+    end
+  end
+end
+
+-- The agent's file PATH is, by its name from its project, or nil: a write
+-- of another project's opencode.json or CLAUDE.md plants what its agent
+-- acts on. (Dot-files are withheld as such.)
+local function agent_named(path)
+  for _, list in ipairs { agents.config, agents.instructions } do
+    for _, entry in ipairs(type(list) == "table" and list or {}) do
+      local name = type(entry) == "table" and (entry.path or entry.name)
+      if type(name) == "string" and path:sub(-#name - 1) == "/" .. name then return name end
+    end
+  end
+end
+
+-- A .env file DIR holds at its top (NAMES: its names), by name, or nil:
+-- where a project keeps its secrets, and what tools load as their
+-- environment.
+local function env_file(names)
+  local found
+  for _, name in ipairs(names) do
+    if (name == ".env" or name:find("^%.env%.")) and (not found or name < found) then
+      found = name
+    end
+  end
+  return found
+end
+
 -- Why no hint may offer PATH for KEY ("read", "write" or "exec"; OP: the
 -- call that was refused), for what it is or holds at its top, or nil: a
 -- unix socket, or a directory that holds one (an entry for the directory
--- puts the socket in the command's world). One level down, PEEK_MAX names
--- at most; what lcsb cannot look at is withheld, as what it may hold.
+-- puts the socket in the command's world); to read or write, a directory
+-- holding a .env file; to write, one holding another repository's .git or
+-- an agent's files. One level down, PEEK_MAX names at most; what lcsb
+-- cannot look at is withheld, as what it may hold.
 local function held_within(path, key, op)
   local kind, names, kinds = peek(path)
   if kind == false then return nil end
@@ -483,6 +550,16 @@ local function held_within(path, key, op)
         .. "terminal multiplexer's or an editor's runs any command sent to it), a decision to "
         .. "make yourself"):format(name)
     end
+  end
+  local env = key ~= "exec" and env_file(names)
+  if env then
+    return ("it holds %s, where a project keeps its secrets and which tools load into their "
+      .. "environment: a decision to make yourself"):format(env)
+  end
+  if key == "write" then
+    local has = {}
+    for _, name in ipairs(names) do has[name] = true end
+    return planted_in(path, has)
   end
   return nil
 end
@@ -503,15 +580,16 @@ local function classify(ev, r)
   if r.key == "read" or r.key == "write" then
     local why = withheld(r.target) or held_within(r.target, r.key, r.op)
     if why then return "withheld", why end
+    local agent = r.key == "write" and agent_named(r.target)
+    if agent then
+      return "withheld", ("it is an agent's file (%s), which the agent acts on outside any "
+        .. "sandbox at its next start: a decision to make yourself (with protect for it)")
+        :format(agent)
+    end
     -- What the hint offers for a file being made is its directory.
     local entry = r.key == "write" and write_entry(r.target)
     why = entry and entry ~= r.target and held_within(entry, "write", r.op)
     if why then return "withheld", why end
-    -- Another repository's .git would be the command's to plant hooks in.
-    if entry and exists(entry .. "/.git") then
-      return "withheld", "it holds a git repository, whose hooks would be the command's to "
-        .. "plant: a decision to make yourself (with protect for its .git)"
-    end
     return r.key
   end
   return "other"

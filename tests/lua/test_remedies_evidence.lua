@@ -425,6 +425,68 @@ T.case("how far a hint looks for a unix socket: one level, and a bounded number 
     "too many names")
 end)
 
+T.case("a directory holding another project's agent files or a .env is never offered", function()
+  -- An agent acts on its configuration outside any sandbox: a write entry
+  -- for the directory that holds it hands the command the planting, as a
+  -- .git's hooks would.
+  local other = D .. "/other"
+  T.sh("mkdir -p " .. T.q(other .. "/.claude"))
+  T.write(other .. "/a", "")
+  T.write(other .. "/b", "")
+  T.write(other .. "/.mcp.json", "{}")
+  local CLAUDE = "it holds an agent's configuration (.claude), which the agent acts on outside "
+    .. "any sandbox at its next start: a decision to make yourself (with protect for it)"
+  -- Files there: named each, never the directory.
+  T.eq(lines(reported { refusal("write", "write", other .. "/a", "cp"),
+    refusal("write", "write", other .. "/b", "cp") }),
+    ('refused: write of 2 files in %s: add write = { "%s/a", "%s/b" }'):format(other, other, other),
+    "files that are there")
+  T.eq(lines(reported { refusal("write", "write", other .. "/new", "cp") }),
+    ("refused: write of %s/new (cp): no hint: %s"):format(other, CLAUDE), "a file made there")
+  T.eq(lines(said("touch: cannot touch '" .. other .. "/new': Permission denied")),
+    ("refused: write of %s/new (touch): no hint: %s"):format(other, CLAUDE), "from the stderr")
+  -- Read, it is offered, without the write beside it.
+  T.eq(lines(reported { refusal("read", "read", other, "ls") }),
+    ('refused: read of %s (ls): add read = { "%s" }'):format(other, other), "read, not write")
+  -- Each name of agents.lua, nested ones only where the file is there.
+  local function made_in(dir)
+    T.eq(lines(reported { refusal("write", "write", dir .. "/new", "cp") }):match("no hint: (.*)$"),
+      nil, dir)
+  end
+  local nested = D .. "/nested"
+  T.sh("mkdir -p " .. T.q(nested .. "/.vscode"))
+  made_in(nested) -- .vscode alone is no agent's
+  T.write(nested .. "/.vscode/settings.json", "{}")
+  T.has(lines(reported { refusal("write", "write", nested .. "/new", "cp") }),
+    "it holds an agent's configuration (.vscode/settings.json)", "a nested one")
+  local told = D .. "/told"
+  T.sh("mkdir -p " .. T.q(told))
+  T.write(told .. "/AGENTS.md", "")
+  T.has(lines(reported { refusal("write", "write", told .. "/new", "cp") }),
+    "no hint: it holds an agent's instructions (AGENTS.md), which the agent follows at its next "
+    .. "start", "instructions")
+  -- The file itself, where a dot does not withhold it already.
+  T.eq(lines(reported { refusal("write", "write", D .. "/out/opencode.json", "sh") }),
+    ("refused: write of %s/out/opencode.json (sh): no hint: it is an agent's file "
+      .. "(opencode.json), which the agent acts on outside any sandbox at its next start: a "
+      .. "decision to make yourself (with protect for it)"):format(D), "opencode.json")
+  -- A .env: where a project keeps its secrets; neither read nor written.
+  local env = D .. "/envproj"
+  T.sh("mkdir -p " .. T.q(env))
+  T.write(env .. "/.env.local", "TOKEN=x\n")
+  T.write(env .. "/data.csv", "")
+  local ENV = ("it holds .env.local, where a project keeps its secrets and which tools load into "
+    .. "their environment: a decision to make yourself")
+  T.eq(lines(reported { refusal("read", "read", env, "ls") }),
+    ("refused: read of %s (ls): no hint: %s"):format(env, ENV), "read")
+  T.eq(lines(reported { refusal("write", "write", env .. "/new", "cp") }),
+    ("refused: write of %s/new (cp): no hint: %s"):format(env, ENV), "write")
+  T.eq(lines(reported { refusal("read", "read", env .. "/data.csv", "cat"),
+    refusal("read", "read", env .. "/more.csv", "cat") }),
+    ('refused: read of 2 files in %s: add read = { "%s/data.csv", "%s/more.csv" }'):format(env,
+      env, env), "files beside it: each")
+end)
+
 T.case("what a program probes in /proc and /sys and copes without is left to the attestation", function()
   T.eq(lines(reported {
     refusal("read", "read", "/sys/fs/cgroup/memory/memory.limit_in_bytes", "node",
