@@ -250,6 +250,64 @@ T.case("the private HOME: the real file is one home entry away", function()
   T.hasnt(table.concat(remedies.explain(ev), "\n"), "home = {", "no hint for a cache")
 end)
 
+T.case("a settings file of your HOME that looks like it holds a credential is not offered", function()
+  local home = assert(os.getenv("HOME"))
+  local function offered(rel, content)
+    local path = home .. "/" .. rel:sub(3)
+    T.sh("mkdir -p " .. T.q(path:match("^(.*)/")))
+    local f = assert(io.open(path, "w"))
+    f:write(content)
+    f:close()
+    local ev = evidence { stderr = ("cat: /tmp/lcsb-home.x/%s: No such file or directory\n")
+      :format(rel:sub(3)) }
+    ev.attestation.world = "own"
+    local said = table.concat(remedies.explain(ev), "\n")
+    os.remove(path)
+    return said
+  end
+  -- What the red team found in the list of settings files, and the rest of
+  -- the ways these files carry a secret.
+  for _, c in ipairs {
+    { "~/.config/pip/pip.conf", "[global]\nindex-url = https://deploy:s3cr3t@pypi.corp.example/simple\n",
+      "a URL with a password or a token before its host" },
+    { "~/.cargo/config.toml", '[registry]\ntoken = "cio-SECRET"\n',
+      "a setting whose name says it holds a token, a password or a secret" },
+    { "~/.gitconfig", '[url "https://x-access-token:ghp_SECRET@github.com/"]\n\tinsteadOf = https://github.com/\n',
+      "a URL with a password or a token before its host" },
+    { "~/.gitconfig", "[remote]\n\turl = https://ghp_0123456789abcdef@github.com/x/y\n",
+      "a URL with a password or a token before its host" },
+    { "~/.gitconfig", "[credential]\n\thelper = store\n",
+      "a credential helper that stores or prints passwords" },
+    { "~/.gitconfig", "[credential]\n\thelper = \"!f() { echo password=hunter2; }; f\"\n",
+      "a credential helper that stores or prints passwords" },
+    { "~/.gitconfig", "[http]\n\textraHeader = AUTHORIZATION: basic eDp5\n", "an authorization header" },
+    { "~/.gitconfig", "[sendemail]\n\tsmtpPass = hunter2\n",
+      "a setting whose name says it holds a token, a password or a secret" },
+    { "~/.config/git/config", "[x]\n\ty = glpat-0123456789\n", "what looks like an access token" },
+  } do
+    local said = offered(c[1], c[2])
+    T.hasnt(said, "add home", c[1] .. ": " .. c[3])
+    T.has(said, ("no hint: your real one holds %s, and showing it (home) shows all of it: a "
+      .. "decision to make yourself"):format(c[3]), c[1] .. ": " .. c[3])
+    T.hasnt(said, "s3cr3t", "the secret is not quoted")
+    T.hasnt(said, "SECRET", "the secret is not quoted")
+  end
+  -- Plain settings are offered, saying the whole file becomes readable.
+  for _, c in ipairs {
+    { "~/.gitconfig", "[user]\n\tname = Ada\n\temail = ada@example.com\n[url \"git@github.com:\"]\n"
+      .. "\tinsteadOf = https://github.com/\n[core]\n\tsshCommand = ssh -i ~/.ssh/k\n" },
+    { "~/.config/pip/pip.conf", "[global]\nindex-url = https://pypi.corp.example/simple\n" },
+    { "~/.cargo/config.toml", "[net]\ngit-fetch-with-cli = true\n" },
+  } do
+    local said = offered(c[1], c[2])
+    T.has(said, ('add home = { "%s" } (the whole file becomes readable to the command: lcsb saw '
+      .. "no credential in it, but read it before you add it)"):format(c[1]), c[1])
+  end
+  -- One too large to look through is not offered either.
+  T.has(offered("~/.gitconfig", ("# x\n"):rep(70000)),
+    "no hint: lcsb cannot read your real one (", "too large")
+end)
+
 T.case("97 repeats what the shim could not do", function()
   T.has(hints_for { status = 97, setup_failed = true, stderr = "lcsb-exec: cannot set no_new_privs: EPERM\n" },
     "the shim could not set no_new_privs", "reason")
