@@ -219,6 +219,13 @@ withheld "a directory holding an agent's configuration is no write hint" 'exec =
 withheld "a directory holding a .env is no write hint" 'exec = { "cp" }' \
   "$outside/envproj/copy.c" "it holds .env" cp hello.c "$outside/envproj/copy.c"
 
+# lcsb's own files: the command it confines has no business with them.
+own_caps=$(dirname "$LCSB")/lua/lcsb/caps.lua
+if [[ -r $own_caps ]]; then
+  withheld "lcsb's own Lua files are no read hint" 'exec = { "cat" }' "$own_caps" \
+    "it is lcsb's own" cat "$own_caps"
+else case_name="lcsb's own files"; skip "no lua/lcsb/caps.lua beside $LCSB (an install?)"; fi
+
 # ---- several refusals in one run: all of them listed ----
 case_name="several refusals"
 policy 'exec = { "sh" }'

@@ -527,6 +527,62 @@ local function env_file(names)
   return found
 end
 
+-- lcsb's own files and directories (its program, shim, recorder, Lua
+-- files, caps files, trust store), worked out once per explain: those the
+-- caps the run was held to name (ev.caps.own), those lcsb's C half finds
+-- as lcsb finds them, and the Lua files a stock Lua loaded lcsb from.
+local own_of, own_set
+local function own()
+  if own_set then return own_set end
+  own_set = {}
+  local function add(path)
+    if type(path) ~= "string" or path:sub(1, 1) ~= "/" then return end
+    own_set[normal(path)] = true
+    local real = has_core and core.realpath(path)
+    if real then own_set[real] = true end
+  end
+  local ev = own_of or {}
+  for _, path in ipairs(list(type(ev.caps) == "table" and ev.caps.own)) do add(path) end
+  local ok, files = pcall(function() return has_core and core.own_files and core.own_files() end)
+  for _, path in ipairs(ok and list(files) or {}) do add(path) end
+  for _, name in ipairs { "lcsb.remedies", "lcsb.caps", "lcsb.init" } do
+    local file = package.searchpath(name, package.path)
+    if file then add(dirname(file)) end
+  end
+  local core_file = package.searchpath("lcsb.core", package.cpath)
+  if core_file then add(core_file) end
+  return own_set
+end
+
+local OWN = "lcsb's program, shim, recorder, Lua files, caps files or trust store"
+
+-- Why no hint may offer PATH, one of lcsb's own files or in one of its
+-- directories (or, HOLDS, a directory that holds one), or nil. The
+-- command lcsb confines has no business with them: one it may write runs
+-- the next command unsandboxed, or loosens what lcsb holds it to.
+local function own_why(path, holds)
+  local set = own()
+  local real = has_core and core.realpath(path)
+  for _, p in ipairs { normal(path), real or nil } do
+    if paths.covered(set, p) then
+      return ("it is lcsb's own (%s): no hint offers lcsb's own files to the command it "
+        .. "confines"):format(OWN)
+    end
+  end
+  if not holds then return nil end
+  local names = {}
+  for p in pairs(set) do
+    for _, at in ipairs { normal(path), real or nil } do
+      if p:sub(1, #at + 1) == at .. "/" or (at == "/" and p ~= "/") then names[#names + 1] = p end
+    end
+  end
+  table.sort(names)
+  if names[1] then
+    return ("it holds lcsb's own files (%s: %s): no hint offers lcsb's own files to the command "
+      .. "it confines"):format(names[1], OWN)
+  end
+end
+
 -- Why no hint may offer PATH for KEY ("read", "write" or "exec"; OP: the
 -- call that was refused), for what it is or holds at its top, or nil: a
 -- unix socket, or a directory that holds one (an entry for the directory
@@ -551,6 +607,8 @@ local function held_within(path, key, op)
         .. "make yourself"):format(name)
     end
   end
+  local mine = key ~= "read" and own_why(path, true)
+  if mine then return mine end
   local env = key ~= "exec" and env_file(names)
   if env then
     return ("it holds %s, where a project keeps its secrets and which tools load into their "
@@ -573,12 +631,12 @@ local function classify(ev, r)
   if r.key == "exec" then
     if r.target:sub(1, 1) ~= "/" then return "exec" end
     local why = withheld(r.target, true, covered(policy.write, r.target))
-      or held_within(r.target, "exec", r.op)
+      or own_why(r.target) or held_within(r.target, "exec", r.op)
     if why then return "withheld", why end
     return "exec"
   end
   if r.key == "read" or r.key == "write" then
-    local why = withheld(r.target) or held_within(r.target, r.key, r.op)
+    local why = withheld(r.target) or own_why(r.target) or held_within(r.target, r.key, r.op)
     if why then return "withheld", why end
     local agent = r.key == "write" and agent_named(r.target)
     if agent then
@@ -1619,6 +1677,7 @@ function M.explain(evidence)
   cap_sets = {}
   found_in = setmetatable({}, { __mode = "k" })
   peeked = {}
+  own_of, own_set = evidence, nil
   recorded_in = setmetatable({}, { __mode = "k" })
   worded = setmetatable({}, { __mode = "k" })
   local hints = {}

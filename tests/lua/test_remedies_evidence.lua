@@ -487,6 +487,44 @@ T.case("a directory holding another project's agent files or a .env is never off
       env, env), "files beside it: each")
 end)
 
+T.case("lcsb's own files are never offered: its program, shim, recorder, Lua files, caps", function()
+  local OWN = "it is lcsb's own (lcsb's program, shim, recorder, Lua files, caps files or trust "
+    .. "store): no hint offers lcsb's own files to the command it confines"
+  -- As a stock Lua host loaded them: lcsb's Lua files, and the C half.
+  local caps_lua = assert(package.searchpath("lcsb.caps", package.path), "lcsb.caps on the path")
+  T.eq(lines(reported { refusal("write", "write", caps_lua, "sh", { errno = 30, error = "EROFS" }) }),
+    ("refused: write of %s (sh): no hint: %s"):format(caps_lua, OWN), "lcsb's caps.lua")
+  T.eq(lines(reported { refusal("read", "read", caps_lua, "cat") }),
+    ("refused: read of %s (cat): no hint: %s"):format(caps_lua, OWN), "read too")
+  -- As a run's caps name them: the program, the shim and the recorder
+  -- beside it, the administrator's directory.
+  local install = D .. "/lcsb-install"
+  T.sh("mkdir -p " .. T.q(install .. "/bin") .. " " .. T.q(install .. "/etc"))
+  for _, name in ipairs { "lcsb", "lcsb-exec", "liblcsb-record.so" } do
+    T.write(install .. "/bin/" .. name, "")
+  end
+  local function with_caps(list)
+    local ev = evidence { status = 1, attestation = recorded(list) }
+    ev.caps = { deny = {}, deny_write = {}, own = { install .. "/bin/lcsb",
+      install .. "/bin/lcsb-exec", install .. "/bin/liblcsb-record.so", install .. "/etc" } }
+    return lines(remedies.explain(ev))
+  end
+  T.eq(with_caps { refusal("exec", "exec", install .. "/bin/lcsb-exec", "sh") },
+    ("refused: exec of %s/bin/lcsb-exec (sh): no hint: %s"):format(install, OWN), "the shim")
+  T.eq(with_caps { refusal("write", "write", install .. "/etc/caps.lua", "sh") },
+    ("refused: write of %s/etc/caps.lua (sh): no hint: %s"):format(install, OWN),
+    "in a directory of lcsb's")
+  -- A file made beside them: the directory would be the entry.
+  T.eq(with_caps { refusal("write", "write", install .. "/bin/new", "sh") },
+    ("refused: write of %s/bin/new (sh): no hint: it holds lcsb's own files (%s/bin/lcsb: "
+      .. "lcsb's program, shim, recorder, Lua files, caps files or trust store): no hint offers "
+      .. "lcsb's own files to the command it confines"):format(install, install), "beside them")
+  -- Without the run's caps, the same files are no one's.
+  T.eq(lines(reported { refusal("exec", "exec", install .. "/bin/lcsb-exec", "sh") }),
+    ('refused: exec of %s/bin/lcsb-exec (sh): add exec = { "%s/bin/lcsb-exec" }'):format(install,
+      install), "the twin")
+end)
+
 T.case("what a program probes in /proc and /sys and copes without is left to the attestation", function()
   T.eq(lines(reported {
     refusal("read", "read", "/sys/fs/cgroup/memory/memory.limit_in_bytes", "node",
