@@ -154,7 +154,7 @@ void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, cons
     /* lcsb's Lua files (exec_policy and the defaults), the administrator's
      * directory, the user's, the trust store: by the environment's names and
      * by the usual ones, which another run may use. */
-    add_own_dir_of(places, places->defaults);
+    if (lua_dir) add_own_dir_of(places, places->defaults); /* not a guess in the cwd */
     add_own(places, LCSB_SYSCONFDIR);
     if (places->system[0]) add_own_dir_of(places, places->system);
     join(dir, config, "lcsb");
@@ -1143,4 +1143,10 @@ void lcsb__caps_push(struct lua_State *L, const lcsb__caps *caps) {
     }
     lua_setfield(L, -3, "deny_write");
     lua_setfield(L, -2, "deny");
+    lua_createtable(L, caps ? (int)caps->own.n : 0, 0);
+    for (size_t i = 0; caps && i < caps->own.n; i++) {
+        lua_pushstring(L, caps->own.v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "own");
 }

@@ -58,7 +58,8 @@ char **lcsb__caps_lines(const lcsb__caps *caps);
 struct lua_State;
 /* The caps in force, merged (lcsb's defaults, the administrator's and the
  * user's, tightest first, allows applied), pushed as the hints read them:
- * { deny = { PATH as written... }, deny_write = { ... } }. */
+ * { deny = { PATH as written... }, deny_write = { ... }, own = { lcsb's own
+ * files and directories, as real paths } }. */
 void lcsb__caps_push(struct lua_State *L, const lcsb__caps *caps);
 
 #endif

@@ -288,6 +288,105 @@ static int l_listdir(lua_State *L) {
     return 2;
 }
 
+/* A file's kind by its mode, as peek names it. */
+static const char *mode_kind(mode_t mode) {
+    return S_ISDIR(mode) ? "dir" : S_ISREG(mode) ? "file" : S_ISSOCK(mode) ? "socket" : "other";
+}
+
+/* The directory peek reads, owned by a userdata: a push that runs out of
+ * memory leaves it to be closed by the collector. */
+typedef struct peeked {
+    DIR *dir;
+} peeked;
+
+static void peeked_close(peeked *p) {
+    if (p->dir) closedir(p->dir);
+    p->dir = NULL;
+}
+
+static int peeked_gc(lua_State *L) {
+    peeked_close(lua_touserdata(L, 1));
+    return 0;
+}
+
+/* lcsb.core.peek(path, max) -> kind [, names, kinds] | false | nil, message:
+ * what PATH is, links followed ("file", "dir", "socket" or "other"), and
+ * for a directory the names directly in it and their kinds, links followed
+ * too ("link" for one that leads nowhere), in the directory's order; false
+ * when nothing is there; nil and why when the directory cannot be read or
+ * holds more than MAX names. One level and at most MAX entries, each
+ * looked at once: the hints ask it of a directory they would offer, whose
+ * size is the command's to choose. */
+static int l_peek(lua_State *L) {
+    const char *path = check_path(L, 1);
+    lua_Integer max = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, max >= 0 && max <= 1 << 20, 2, "from 0 to 1048576");
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR) {
+            lua_pushboolean(L, 0);
+            return 1;
+        }
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        lua_pushstring(L, mode_kind(st.st_mode));
+        return 1;
+    }
+    peeked *p = lua_newuserdatauv(L, sizeof *p, 0);
+    p->dir = NULL;
+    lua_newtable(L);
+    lua_pushcfunction(L, peeked_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && !(p->dir = fdopendir(fd))) close(fd);
+    if (!p->dir) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    lua_pushliteral(L, "dir");
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_Integer n = 0;
+    struct dirent *d;
+    while ((errno = 0, d = readdir(p->dir)) != NULL) {
+        if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0) continue;
+        if (n == max) {
+            peeked_close(p);
+            luaL_pushfail(L);
+            lua_pushfstring(L, "%s: more than %I entries", path, max);
+            return 2;
+        }
+        const char *kind = d->d_type == DT_DIR    ? "dir"
+                           : d->d_type == DT_REG  ? "file"
+                           : d->d_type == DT_SOCK ? "socket"
+                                                  : "other";
+        if (d->d_type == DT_LNK || d->d_type == DT_UNKNOWN) {
+            struct stat at;
+            kind = fstatat(dirfd(p->dir), d->d_name, &at, 0) == 0 ? mode_kind(at.st_mode)
+                   : d->d_type == DT_LNK                          ? "link"
+                                                                  : "other";
+        }
+        n++;
+        lua_pushstring(L, d->d_name);
+        lua_rawseti(L, -3, n);
+        lua_pushstring(L, kind);
+        lua_rawseti(L, -2, n);
+    }
+    int failed = errno;
+    peeked_close(p);
+    if (failed) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(failed));
+        return 2;
+    }
+    return 3;
+}
+
 /* ---- lcsb.hold: the placeholder .git (hold.c) ---- */
 
 typedef struct hold_ud {
@@ -670,6 +769,7 @@ const luaL_Reg lcsb__lua_host_functions[] = {
     {"system_prefix", l_system_prefix},
     {"ttys", l_ttys},
     {"listdir", l_listdir},
+    {"peek", l_peek},
     {"mkdir", l_mkdir},
     {"rmdir", l_rmdir},
     {"symlink", l_symlink},

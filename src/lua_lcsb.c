@@ -8,16 +8,20 @@
 #include "lua_lcsb.h"
 
 #include "capability.h"
+#include "caps.h"
 #include "installed.h"
 #include "lua_host.h"
 #include "lua_plan.h"
 #include "lua_policy.h"
 #include "lua_util.h"
+#include "sys.h"
 #include "trust.h"
 
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *shim_path(lua_State *L) {
@@ -264,12 +268,64 @@ static int l_trusted(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.own_files() -> the paths of lcsb's own files and directories,
+ * for the hints never to offer: what the caps keep from every project
+ * (caps.c: the shim and the recorder, the directory of lcsb's Lua files,
+ * the caps files' directories, the trust store), the library's own file
+ * (the lcsb program, liblcsb.so or core.so), and the shim this state uses
+ * with the recorder beside it. The running program is lcsb's only when
+ * the library is linked into it: a host's (lua5.4, python3) is not. */
+static int l_own_files(lua_State *L) {
+    lcsb__caps_places *places = lua_newuserdatauv(L, sizeof *places, 0);
+    char dir[PATH_MAX], self[PATH_MAX], exe[PATH_MAX], recorder[PATH_MAX];
+    lcsb_error err;
+    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_LUA_DIR);
+    const char *lua_dir = lua_tostring(L, -1); /* kept alive by the registry */
+    lua_pop(L, 1);
+    if (!lua_dir && lcsb__installed_lua_dir(dir, &err) == 0) lua_dir = dir;
+    lcsb__caps_places_find(places, lua_dir, NULL, NULL);
+    bool have_self = lcsb__self_path(self);
+    bool host = realpath("/proc/self/exe", exe) && !(have_self && strcmp(exe, self) == 0);
+    lua_createtable(L, (int)places->own_n + 3, 0);
+    lua_Integer n = 0;
+    for (size_t i = 0; i < places->own_n; i++) {
+        if (host && strcmp(places->own[i], exe) == 0) continue;
+        lua_pushstring(L, places->own[i]);
+        lua_rawseti(L, -2, ++n);
+    }
+    if (have_self) {
+        lua_pushstring(L, self);
+        lua_rawseti(L, -2, ++n);
+    }
+    const char *shim = shim_path(L);
+    const char *slash = shim ? strrchr(shim, '/') : NULL;
+    if (slash) {
+        lua_pushstring(L, shim);
+        lua_rawseti(L, -2, ++n);
+        if (snprintf(recorder, sizeof recorder, "%.*s/liblcsb-record.so", (int)(slash - shim),
+                     shim) < (int)sizeof recorder) {
+            lua_pushstring(L, recorder);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+    return 1;
+}
+
 static const luaL_Reg functions[] = {
-    {"policy", lcsb__lua_policy}, {"run_scope", l_run_scope}, {"run", l_run},
-    {"detect", l_detect},         {"set_shim", l_set_shim},   {"wrap", l_wrap},
+    {"policy", lcsb__lua_policy},
+    {"run_scope", l_run_scope},
+    {"run", l_run},
+    {"detect", l_detect},
     {"world_capable", l_world_capable},
-    {"attest", l_attest},         {"execute", l_execute},     {"blame_caller", l_blame_caller},
-    {"escape", l_escape},         {"trusted", l_trusted},     {NULL, NULL},
+    {"set_shim", l_set_shim},
+    {"wrap", l_wrap},
+    {"attest", l_attest},
+    {"execute", l_execute},
+    {"blame_caller", l_blame_caller},
+    {"escape", l_escape},
+    {"trusted", l_trusted},
+    {"own_files", l_own_files},
+    {NULL, NULL},
 };
 
 LCSB_API int luaopen_lcsb(lua_State *L) {

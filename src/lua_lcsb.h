@@ -8,10 +8,12 @@
 #include <lua.h>
 
 /* Registry keys: the shim lcsb.detect() reports, the scope that owns the
- * run's private HOME, and the run's context (argv, cwd, env). */
+ * run's private HOME, the run's context (argv, cwd, env), and the
+ * directory of lcsb's Lua files in a state lcsb made. */
 #define LCSB__REG_SHIM "lcsb.shim"
 #define LCSB__REG_RUN_SCOPE "lcsb.run_scope"
 #define LCSB__REG_RUN "lcsb.run"
+#define LCSB__REG_LUA_DIR "lcsb.lua_dir"
 
 LCSB_API int luaopen_lcsb(lua_State *L);
 LCSB_API int luaopen_lcsb_core(lua_State *L);

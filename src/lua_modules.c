@@ -40,4 +40,7 @@ void lcsb__lua_open(lua_State *L, const char *lua_dir) {
     lua_pushliteral(L, LCSB_LUA_CPATH);
     lua_setfield(L, -2, "cpath");
     lua_pop(L, 1);
+    /* For lcsb.core.own_files: the hints never offer lcsb's own files. */
+    lua_pushstring(L, lua_dir);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_LUA_DIR);
 }

@@ -200,6 +200,13 @@ static bool host_regular(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A unix socket, links followed: what a read or write entry for it would
+ * let the command connect to. */
+static bool host_socket(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 static bool host_has(const char *path) {
     struct stat st;
     return lstat(path, &st) == 0;
@@ -245,15 +252,19 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
      * would tell what the command could not see. */
     if (lcsb__path_within(t, "/proc")) return NULL;
     bool missing = !host_has(t);
+    /* A socket is the sockets key's whatever the call: a read or write
+     * entry for it would put it in the command's world, where connect()
+     * reaches its server, which Landlock does not judge. */
+    bool socket = !missing && host_socket(real[0] ? real : t);
     if (strcmp(rec->op, "write") == 0) {
         if (missing && !host_has_dir_of(t)) return NULL;
         if (in_tier_either(&p->protect, t, real)) return "protect";
-        return in_tier_either(&p->write, t, real) ? NULL : "write";
+        return in_tier_either(&p->write, t, real) ? NULL : socket ? "sockets" : "write";
     }
     /* What is read, run or connected to must be there to be refused. */
     if (missing) return NULL;
     if (in_tier_either(&p->hide, t, real)) return "hide";
-    if (strcmp(rec->op, "connect") == 0 || strcmp(rec->op, "bind") == 0)
+    if (socket || strcmp(rec->op, "connect") == 0 || strcmp(rec->op, "bind") == 0)
         return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL
                                                                                        : "sockets";
     /* Only a file runs: a directory in exec would let all it holds run. */

@@ -73,8 +73,22 @@ static void test_escape(void **state) {
     /* The bidi controls and zero-width characters: a path that reads as
      * another (RLO reverses the rest of the line). */
     ESCAPED("/srv/\xe2\x80\xaegpj.exe", "/srv/\\u{202e}gpj.exe");
-    ESCAPED("a\xe2\x80\x8b" "b\xe2\x81\xa6" "c\xef\xbb\xbf\xd8\x9c",
+    ESCAPED("a\xe2\x80\x8b"
+            "b\xe2\x81\xa6"
+            "c\xef\xbb\xbf\xd8\x9c",
             "a\\u{200b}b\\u{2066}c\\u{feff}\\u{061c}");
+    /* And those a terminal draws as nothing or a blank: the soft hyphen,
+     * the Mongolian vowel separator, the Hangul fillers, the variation
+     * selectors and the tag characters, each range at both ends. */
+    ESCAPED("z\xc2\xadq\xe1\xa0\x8e", "z\\u{00ad}q\\u{180e}");
+    ESCAPED("\xe1\x85\x9f\xe1\x85\xa0\xe3\x85\xa4\xef\xbe\xa0",
+            "\\u{115f}\\u{1160}\\u{3164}\\u{ffa0}");
+    ESCAPED("\xef\xb8\x80\xef\xb8\x8f", "\\u{fe00}\\u{fe0f}");
+    ESCAPED("y\xf3\xa0\x80\x80\xf3\xa0\x80\x81\xf3\xa0\x81\xbfq",
+            "y\\u{e0000}\\u{e0001}\\u{e007f}q");
+    ESCAPED("\xf3\xa0\x84\x80\xf3\xa0\x87\xaf", "\\u{e0100}\\u{e01ef}");
+    /* Their neighbours are printable and stay. */
+    ESCAPED("\xc2\xac\xef\xb8\x90\xf3\xa0\x87\xb0", "\xc2\xac\xef\xb8\x90\xf3\xa0\x87\xb0");
     /* What is not UTF-8: a lone byte, a cut sequence, an overlong form, a
      * surrogate, past U+10FFFF. */
     ESCAPED("\x9b\xff", "\\x9b\\xff");

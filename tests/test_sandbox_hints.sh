@@ -166,6 +166,66 @@ if have git; then
   rm -f "$proj/.git/hooks/pre-commit" "$proj/hook"
 fi
 
+# ---- what no hint may offer: the refusal is named, the hint withheld ----
+# Is there a hint line naming every TARGET that offers KEY? (A withheld
+# hint names its target and says "no hint:".)
+offered() { # KEY TARGET...
+  local key=$1 line
+  shift
+  while IFS= read -r line; do
+    [[ $line == *"hint:"* && $line == *"$key"* && $line != *"no hint:"* ]] || continue
+    local all=1 target
+    for target in "$@"; do [[ $line == *"$target"* ]] || all=0; done
+    ((all)) && return 0
+  done <<<"$err"
+  return 1
+}
+# One case: the policy BODY; the hint must name TARGET with WHY and never
+# offer it under read, write or exec; ARGV must succeed unsandboxed.
+withheld() { # NAME BODY TARGET WHY ARGV...
+  case_name=$1
+  local body=$2 target=$3 why=$4 key
+  shift 4
+  policy "$body"
+  refused "$@"
+  if ((status == 0)); then fail "it was not refused"; show; return; fi
+  for key in 'read = {' 'write = {' 'exec = {' 'sockets = {'; do
+    if offered "$key" "$target"; then fail "offered as $key"; show; return; fi
+  done
+  if ! hinted "no hint:" "$target" "$why"; then fail "no withheld hint names $target ($why)"; show
+  elif allowed "$@"; then
+    passed=$((passed + 1))
+    [[ -n ${LCSB_HINTS_SHOW:-} ]] && { echo "== $case_name"; grep "hint:" <<<"$err"; } >&2
+  fi
+}
+
+# A unix socket: a read entry would put it in the command's world, where
+# connect() reaches its server (a tmux server runs what it is sent).
+mkdir -p "$outside/tmux-dir"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$outside/tmux-dir/default"
+withheld "a unix socket looked at is no read hint" 'exec = { "stat" }' "$outside/tmux-dir/default" \
+  "it is a unix socket" stat "$outside/tmux-dir/default"
+withheld "a directory holding a unix socket is no read hint" 'exec = { "ls" }' "$outside/tmux-dir" \
+  "it holds a unix socket (default)" ls "$outside/tmux-dir"
+
+# Another project's agent configuration, or its .env: a write entry for
+# the directory would let the command plant what an agent acts on, or
+# read and rewrite its secrets.
+mkdir -p "$outside/agentproj/.claude" "$outside/envproj"
+echo 'TOKEN=x' >"$outside/envproj/.env"
+withheld "a directory holding an agent's configuration is no write hint" 'exec = { "cp" }' \
+  "$outside/agentproj/copy.c" "it holds an agent's configuration (.claude)" \
+  cp hello.c "$outside/agentproj/copy.c"
+withheld "a directory holding a .env is no write hint" 'exec = { "cp" }' \
+  "$outside/envproj/copy.c" "it holds .env" cp hello.c "$outside/envproj/copy.c"
+
+# lcsb's own files: the command it confines has no business with them.
+own_caps=$(dirname "$LCSB")/lua/lcsb/caps.lua
+if [[ -r $own_caps ]]; then
+  withheld "lcsb's own Lua files are no read hint" 'exec = { "cat" }' "$own_caps" \
+    "it is lcsb's own" cat "$own_caps"
+else case_name="lcsb's own files"; skip "no lua/lcsb/caps.lua beside $LCSB (an install?)"; fi
+
 # ---- several refusals in one run: all of them listed ----
 case_name="several refusals"
 policy 'exec = { "sh" }'

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -48,6 +50,17 @@ static int setup(void **state) {
     make_file("hidden/key");
     make_file("tool");
     return 0;
+}
+
+/* A unix socket at REL, left behind as a file when its descriptor closes. */
+static void make_socket(const char *rel) {
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    int n = snprintf(addr.sun_path, sizeof addr.sun_path, "%s/%s", dir, rel);
+    assert_true(n > 0 && (size_t)n < sizeof addr.sun_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    close(fd);
 }
 
 static int teardown(void **state) {
@@ -138,12 +151,12 @@ static void test_kept_under_the_key_that_allows_it(void **state) {
 static void test_what_the_policy_grants_is_no_refusal(void **state) {
     (void)state;
     char text[PATH_MAX * 24] = "";
-    strcat(text, line("exec", EACCES, "sh", "/usr/bin/env"));        /* in exec */
-    strcat(text, line("read", EACCES, "cat", at("ro/data")));        /* a file's mode */
-    strcat(text, line("write", EACCES, "touch", at("rw/file")));     /* in write */
+    strcat(text, line("exec", EACCES, "sh", "/usr/bin/env"));            /* in exec */
+    strcat(text, line("read", EACCES, "cat", at("ro/data")));            /* a file's mode */
+    strcat(text, line("write", EACCES, "touch", at("rw/file")));         /* in write */
     strcat(text, line("read", ENOENT, "cc1", "/usr/include/nothere.h")); /* not on the host */
-    strcat(text, line("write", ENOENT, "sh", "/nonexistent-dir/x")); /* nor its directory */
-    strcat(text, line("connect", EACCES, "curl", "10.0.0.1:443"));  /* a port it allows */
+    strcat(text, line("write", ENOENT, "sh", "/nonexistent-dir/x"));     /* nor its directory */
+    strcat(text, line("connect", EACCES, "curl", "10.0.0.1:443"));       /* a port it allows */
     strcat(text, line("exec", ENOENT, "sh", "/usr/local/bin/nothere"));
     lcsb_attestation *a = read_records(text, 5);
     assert_int_equal(a->refused_count, 0);
@@ -184,13 +197,13 @@ static void test_not_records_are_ignored(void **state) {
     (void)state;
     char text[PATH_MAX * 24] = "";
     char escaped[PATH_MAX * 2];
-    strcat(text, "exec\t13\t42\tsh\n");                 /* too few fields */
+    strcat(text, "exec\t13\t42\tsh\n");                     /* too few fields */
     strcat(text, "exec\t13\t42\tsh\t/usr/bin/id\textra\n"); /* too many */
-    strcat(text, "open\t13\t42\tsh\t/usr/bin/id\n");    /* no such op */
-    strcat(text, "exec\tx13\t42\tsh\t/usr/bin/id\n");   /* no number */
-    strcat(text, "exec\t13\t42\tsh\t/usr/bin/i%0\n");   /* a cut escape */
-    strcat(text, "exec\t13\t42\tsh\t/usr/bin/i%00d\n"); /* a NUL */
-    strcat(text, "exec\t13\t42\t\t/usr/bin/id\n");      /* no program */
+    strcat(text, "open\t13\t42\tsh\t/usr/bin/id\n");        /* no such op */
+    strcat(text, "exec\tx13\t42\tsh\t/usr/bin/id\n");       /* no number */
+    strcat(text, "exec\t13\t42\tsh\t/usr/bin/i%0\n");       /* a cut escape */
+    strcat(text, "exec\t13\t42\tsh\t/usr/bin/i%00d\n");     /* a NUL */
+    strcat(text, "exec\t13\t42\t\t/usr/bin/id\n");          /* no program */
     /* Escaped: a newline in the path is part of it, not a new record. */
     snprintf(escaped, sizeof escaped, "write\t30\t1\tsh\t%s/ro/a%%0Aexec%%09b\n", dir);
     strcat(text, escaped);
@@ -199,6 +212,33 @@ static void test_not_records_are_ignored(void **state) {
     char want[PATH_MAX * 2];
     snprintf(want, sizeof want, "%s/ro/a\nexec\tb", dir);
     expect(&a->refused[0], "write", "write", want);
+}
+
+/* A unix socket is the sockets key's whatever the call that met it: a read
+ * or a write entry for it would put it in the command's world, where
+ * connect() reaches its server (Landlock does not judge connect on a
+ * path). The twin, a file beside it, is a read or a write. */
+static void test_a_socket_is_the_sockets_key(void **state) {
+    (void)state;
+    make_socket("out/server.sock");
+    make_socket("rw/granted.sock");
+    char text[PATH_MAX * 24] = "";
+    strcat(text, line("read", EACCES, "cat", at("out/server.sock")));
+    strcat(text, line("write", EACCES, "sh", at("out/server.sock")));
+    strcat(text, line("connect", ENOENT, "tmux", at("out/server.sock")));
+    strcat(text, line("read", EACCES, "cat", at("out/secret")));
+    strcat(text, line("write", EACCES, "sh", at("out/secret")));
+    /* Granted, it is no refusal of the sandbox's. */
+    strcat(text, line("read", EACCES, "cat", at("rw/granted.sock")));
+    lcsb_attestation *a = read_records(text, 11);
+    assert_int_equal(a->refused_count, 5);
+    expect(&a->refused[0], "read", "sockets", at("out/server.sock"));
+    expect(&a->refused[1], "write", "sockets", at("out/server.sock"));
+    expect(&a->refused[2], "connect", "sockets", at("out/server.sock"));
+    expect(&a->refused[3], "read", "read", at("out/secret"));
+    expect(&a->refused[4], "write", "write", at("out/secret"));
+    unlink(at("out/server.sock"));
+    unlink(at("rw/granted.sock"));
 }
 
 /* What a hint must never be drawn from: exec of a directory (a grant of
@@ -228,7 +268,8 @@ static void test_what_no_hint_may_come_from(void **state) {
 static void test_attestation_text_is_valid_json(void **state) {
     (void)state;
     lcsb__buf b = {0};
-    lcsb__buf_add_json_text(&b, "/a\"b\\c\x01\xc2\x9b" "2K\xff\xc3\xa9\xe2\x80\xae");
+    lcsb__buf_add_json_text(&b, "/a\"b\\c\x01\xc2\x9b"
+                                "2K\xff\xc3\xa9\xe2\x80\xae");
     lcsb__buf_add(&b, "", 1);
     assert_false(b.oom);
     assert_string_equal(b.p, "\"/a\\\"b\\\\c\\u0001\\u009b2K\\u00ff\xc3\xa9\xe2\x80\xae\"");
@@ -275,6 +316,7 @@ int main(void) {
         cmocka_unit_test(test_counted_once_and_normalized),
         cmocka_unit_test(test_private_home_marked),
         cmocka_unit_test(test_not_records_are_ignored),
+        cmocka_unit_test(test_a_socket_is_the_sockets_key),
         cmocka_unit_test(test_what_no_hint_may_come_from),
         cmocka_unit_test(test_attestation_text_is_valid_json),
         cmocka_unit_test(test_only_the_first_are_kept_all_counted),

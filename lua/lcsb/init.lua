@@ -1441,7 +1441,8 @@ M.run_later = run_later
 M.tools = tools
 
 -- The C core's public half; the rest of lcsb.core (run, run_scope, hold,
--- listdir, normalize, rmdir, blame_caller) is exec_policy's own.
+-- listdir, normalize, rmdir, blame_caller) is exec_policy's own, and peek
+-- and own_files are the hints' (remedies.lua).
 M.version = core.version
 M.exit = core.exit
 M.policy = core.policy

@@ -406,6 +406,12 @@ local function is_private(host)
   return host:find("^f[cd]%x%x:") ~= nil or host:find("^fe[89ab]%x:") ~= nil
 end
 
+-- What a port in net.connect opens: the policy names ports, not hosts, so
+-- the loopback's port is every host's.
+local function every_host(port)
+  return ("which opens TCP %d to every host, not this host's loopback alone"):format(port)
+end
+
 -- Services that run programs, or use keys, as their owner: a socket that
 -- reaches one is a way out of the sandbox.
 local SERVICES = { "/bus$", "dbus", "/systemd/", "libvirt", "ssh", "gpg", "gnupg", "keyring", "agent" }
@@ -413,50 +419,243 @@ local SERVICES = { "/bus$", "dbus", "/systemd/", "libvirt", "ssh", "gpg", "gnupg
 -- A container engine's socket runs anything as its owner.
 local ENGINES = { "docker%.sock$", "podman%.sock$", "containerd%.sock$", "crio%.sock$" }
 
+-- Why no hint names the unix socket TARGET, met by OP. Never offered: a
+-- socket grants whatever its server does, and no list of the servers that
+-- run commands (tmux, screen, an editor's, kitty's, Jupyter's, an
+-- engine's) is ever complete; a recorder line or a line of stderr is also
+-- the command's own say. What is known of the server is said. Met by a
+-- read or a write, the socket is said to be one: read = { ... } would put
+-- it in the command's world as sockets does, and connect() on a path is
+-- not Landlock's to judge.
+local function socket_why(target, op)
+  local what = (op == "connect" or op == "bind") and ""
+    or "it is a unix socket, which a read or write entry would let the command connect to, as "
+      .. "sockets does: "
+  if matches_any(target, ENGINES) then
+    return what .. "it reaches a container engine, which runs anything as its owner: a "
+      .. "decision to make yourself"
+  end
+  if matches_any(target, SERVICES) then
+    return what .. "it reaches a service that runs programs or uses keys as its owner, "
+      .. "outside the sandbox: a decision to make yourself"
+  end
+  return what .. "a unix socket outside the sandbox grants the command whatever its "
+    .. "server does (a terminal multiplexer's or an editor's runs any command sent to it); "
+    .. "name it in sockets yourself only if you would let the command do all of that"
+end
+
+-- How much of a directory a hint looks at before it offers it: the names
+-- directly in it, this many at most. Its size is the command's to choose
+-- (it may have made it); past that, the hint is withheld.
+local PEEK_MAX = 4096
+
+-- What core.peek says of PATH (kind, names, kinds; false when nothing is
+-- there; nil and why when lcsb cannot tell), asked once per explain.
+local peeked = {}
+local function peek(path)
+  local memo = peeked[path]
+  if not memo then
+    memo = has_core and core.peek and table.pack(core.peek(path, PEEK_MAX))
+      or table.pack(nil, "lcsb's C half is not loaded")
+    peeked[path] = memo
+  end
+  return table.unpack(memo, 1, memo.n)
+end
+
+-- The coding agents' files (lua/lcsb/agents.lua): configuration, which an
+-- agent acts on outside any sandbox at its next start, and instructions,
+-- which it follows.
+local has_agents, agents = pcall(require, "lcsb.agents")
+if not has_agents or type(agents) ~= "table" then agents = {} end
+
+-- The agent's file of ENTRY (agents.lua's) that DIR holds at its top, by
+-- its name from DIR, or nil; HAS: the names directly in DIR.
+local function agent_file(dir, has, entry)
+  local name = type(entry) == "table" and (entry.path or entry.name)
+  if type(name) ~= "string" or not has[name:match("^[^/]+")] then return nil end
+  if not name:find("/", 1, true) then return name end
+  if has_core and core.lstat(dir .. "/" .. name) then return name end
+end
+
+-- What DIR holds at its top (HAS: its names) that a write entry for it
+-- would hand the command to plant, and why: another repository's .git, an
+-- agent's configuration or instructions.
+local function planted_in(dir, has)
+  if has[".git"] then
+    return "it holds a git repository, whose hooks would be the command's to plant: a "
+      .. "decision to make yourself (with protect for its .git)"
+  end
+  for _, entry in ipairs(type(agents.config) == "table" and agents.config or {}) do
+    local name = agent_file(dir, has, entry)
+    if name then
+      return ("it holds an agent's configuration (%s), which the agent acts on outside any "
+        .. "sandbox at its next start: a decision to make yourself (with protect for it)")
+        :format(name)
+    end
+  end
+  for _, entry in ipairs(type(agents.instructions) == "table" and agents.instructions or {}) do
+    local name = agent_file(dir, has, entry)
+    if name then
+      return ("it holds an agent's instructions (%s), which the agent follows at its next "
+        .. "start: a decision to make yourself (with protect for it)"):format(name)
+    end
+  end
+end
+
+-- The agent's file PATH is, by its name from its project, or nil: a write
+-- of another project's opencode.json or CLAUDE.md plants what its agent
+-- acts on. (Dot-files are withheld as such.)
+local function agent_named(path)
+  for _, list in ipairs { agents.config, agents.instructions } do
+    for _, entry in ipairs(type(list) == "table" and list or {}) do
+      local name = type(entry) == "table" and (entry.path or entry.name)
+      if type(name) == "string" and path:sub(-#name - 1) == "/" .. name then return name end
+    end
+  end
+end
+
+-- A .env file DIR holds at its top (NAMES: its names), by name, or nil:
+-- where a project keeps its secrets, and what tools load as their
+-- environment.
+local function env_file(names)
+  local found
+  for _, name in ipairs(names) do
+    if (name == ".env" or name:find("^%.env%.")) and (not found or name < found) then
+      found = name
+    end
+  end
+  return found
+end
+
+-- lcsb's own files and directories (its program, shim, recorder, Lua
+-- files, caps files, trust store), worked out once per explain: those the
+-- caps the run was held to name (ev.caps.own), those lcsb's C half finds
+-- as lcsb finds them, and the Lua files a stock Lua loaded lcsb from.
+local own_of, own_set
+local function own()
+  if own_set then return own_set end
+  own_set = {}
+  local function add(path)
+    if type(path) ~= "string" or path:sub(1, 1) ~= "/" then return end
+    own_set[normal(path)] = true
+    local real = has_core and core.realpath(path)
+    if real then own_set[real] = true end
+  end
+  local ev = own_of or {}
+  for _, path in ipairs(list(type(ev.caps) == "table" and ev.caps.own)) do add(path) end
+  local ok, files = pcall(function() return has_core and core.own_files and core.own_files() end)
+  for _, path in ipairs(ok and list(files) or {}) do add(path) end
+  for _, name in ipairs { "lcsb.remedies", "lcsb.caps", "lcsb.init" } do
+    local file = package.searchpath(name, package.path)
+    if file then add(dirname(file)) end
+  end
+  local core_file = package.searchpath("lcsb.core", package.cpath)
+  if core_file then add(core_file) end
+  return own_set
+end
+
+local OWN = "lcsb's program, shim, recorder, Lua files, caps files or trust store"
+
+-- Why no hint may offer PATH, one of lcsb's own files or in one of its
+-- directories (or, HOLDS, a directory that holds one), or nil. The
+-- command lcsb confines has no business with them: one it may write runs
+-- the next command unsandboxed, or loosens what lcsb holds it to.
+local function own_why(path, holds)
+  local set = own()
+  local real = has_core and core.realpath(path)
+  for _, p in ipairs { normal(path), real or nil } do
+    if paths.covered(set, p) then
+      return ("it is lcsb's own (%s): no hint offers lcsb's own files to the command it "
+        .. "confines"):format(OWN)
+    end
+  end
+  if not holds then return nil end
+  local names = {}
+  for p in pairs(set) do
+    for _, at in ipairs { normal(path), real or nil } do
+      if p:sub(1, #at + 1) == at .. "/" or (at == "/" and p ~= "/") then names[#names + 1] = p end
+    end
+  end
+  table.sort(names)
+  if names[1] then
+    return ("it holds lcsb's own files (%s: %s): no hint offers lcsb's own files to the command "
+      .. "it confines"):format(names[1], OWN)
+  end
+end
+
+-- Why no hint may offer PATH for KEY ("read", "write" or "exec"; OP: the
+-- call that was refused), for what it is or holds at its top, or nil: a
+-- unix socket, or a directory that holds one (an entry for the directory
+-- puts the socket in the command's world); to read or write, a directory
+-- holding a .env file; to write, one holding another repository's .git or
+-- an agent's files. One level down, PEEK_MAX names at most; what lcsb
+-- cannot look at is withheld, as what it may hold.
+local function held_within(path, key, op)
+  local kind, names, kinds = peek(path)
+  if kind == false then return nil end
+  if kind == nil then
+    return ("lcsb cannot look into it (%s) to tell whether it reaches a unix socket: a decision "
+      .. "to make yourself"):format(names)
+  end
+  if kind == "socket" then return socket_why(path, op) end
+  if kind ~= "dir" then return nil end
+  for i, name in ipairs(names) do
+    if kinds[i] == "socket" then
+      return ("it holds a unix socket (%s), which an entry for the directory would let the "
+        .. "command connect to: a unix socket grants the command whatever its server does (a "
+        .. "terminal multiplexer's or an editor's runs any command sent to it), a decision to "
+        .. "make yourself"):format(name)
+    end
+  end
+  local mine = key ~= "read" and own_why(path, true)
+  if mine then return mine end
+  local env = key ~= "exec" and env_file(names)
+  if env then
+    return ("it holds %s, where a project keeps its secrets and which tools load into their "
+      .. "environment: a decision to make yourself"):format(env)
+  end
+  if key == "write" then
+    local has = {}
+    for _, name in ipairs(names) do has[name] = true end
+    return planted_in(path, has)
+  end
+  return nil
+end
+
 -- The group R falls in, and for a withheld one why.
 local function classify(ev, r)
   if r.home then return "home" end
   if r.key == "protect" or r.key == "hide" or r.key == "net" then return r.key end
   local policy = ev.policy or {}
-  if r.key == "sockets" then
-    -- Never offered: a socket grants whatever its server does, and no list
-    -- of the servers that run commands (tmux, screen, an editor's, kitty's,
-    -- Jupyter's, an engine's) is ever complete; a recorder line is also the
-    -- command's own say. What is known of the server is said.
-    if matches_any(r.target, ENGINES) then
-      return "withheld", "it reaches a container engine, which runs anything as its owner: a "
-        .. "decision to make yourself"
-    end
-    if matches_any(r.target, SERVICES) then
-      return "withheld", "it reaches a service that runs programs or uses keys as its owner, "
-        .. "outside the sandbox: a decision to make yourself"
-    end
-    return "withheld", "a unix socket outside the sandbox grants the command whatever its "
-      .. "server does (a terminal multiplexer's or an editor's runs any command sent to it); "
-      .. "name it in sockets yourself only if you would let the command do all of that"
-  end
+  if r.key == "sockets" then return "withheld", socket_why(r.target, r.op) end
   if r.key == "exec" then
     if r.target:sub(1, 1) ~= "/" then return "exec" end
     local why = withheld(r.target, true, covered(policy.write, r.target))
+      or own_why(r.target) or held_within(r.target, "exec", r.op)
     if why then return "withheld", why end
     return "exec"
   end
   if r.key == "read" or r.key == "write" then
-    local why = withheld(r.target)
+    local why = withheld(r.target) or own_why(r.target) or held_within(r.target, r.key, r.op)
     if why then return "withheld", why end
-    -- Another repository's .git would be the command's to plant hooks in.
-    local entry = r.key == "write" and write_entry(r.target)
-    if entry and exists(entry .. "/.git") then
-      return "withheld", "it holds a git repository, whose hooks would be the command's to "
-        .. "plant: a decision to make yourself (with protect for its .git)"
+    local agent = r.key == "write" and agent_named(r.target)
+    if agent then
+      return "withheld", ("it is an agent's file (%s), which the agent acts on outside any "
+        .. "sandbox at its next start: a decision to make yourself (with protect for it)")
+        :format(agent)
     end
+    -- What the hint offers for a file being made is its directory.
+    local entry = r.key == "write" and write_entry(r.target)
+    why = entry and entry ~= r.target and held_within(entry, "write", r.op)
+    if why then return "withheld", why end
     return r.key
   end
   return "other"
 end
 
--- Files of a HOME that hold settings and, as a rule, no secret: the only
--- ones a hint offers to show (home = {...}). Any other may hold a token.
+-- Files of a HOME that hold settings: the only ones a hint offers to show
+-- (home = {...}), and only when nothing in them looks like a credential
+-- (settings_why). Any other may hold a token.
 local SETTINGS = { "~/.gitconfig", "~/.config/git/config", "~/.config/git/ignore",
   "~/.gitignore_global", "~/.cargo/config.toml", "~/.config/pip/pip.conf", "~/.editorconfig",
   "~/.inputrc", "~/.vimrc", "~/.config/nvim/init.lua", "~/.config/nvim/init.vim" }
@@ -465,6 +664,83 @@ local function settings_file(rel)
     if rel == name then return true end
   end
   return false
+end
+
+-- How much of a settings file lcsb reads to look for a credential in it;
+-- a larger one is not offered.
+local SETTINGS_MAX = 256 * 1024
+
+-- Words in a setting's name that say it holds a secret: a registry's
+-- token (cargo, npm's _authToken), a password (sendemail's smtpPass), a
+-- client secret, an API key.
+local SECRET_NAMES = { "token", "pass", "secret", "_auth", "auth_", "authorization", "apikey",
+  "api_key", "api-key", "credential", "private" }
+-- Access tokens by their published prefixes (GitHub, GitLab, Slack, AWS,
+-- npm, PyPI), wherever they stand.
+local TOKENS = { "gh[pousr]_%w%w%w%w%w%w%w%w", "github_pat_", "glpat%-", "xox[abposr]%-",
+  "AKIA[%u%d][%u%d][%u%d][%u%d][%u%d][%u%d][%u%d][%u%d][%u%d][%u%d][%u%d][%u%d]",
+  "npm_%w%w%w%w%w%w%w%w", "pypi%-Ag" }
+
+-- What in TEXT (a settings file's) looks like a credential, said without
+-- quoting it; nil when nothing does. Settings files hold them as a rule
+-- more often than the name says: pip's index-url with user:password@,
+-- cargo's registry token, git's insteadOf URL with a token, a credential
+-- helper that stores passwords. Each look is bounded (the file is the
+-- user's, but a line may be long): "://" found plainly, its scheme and
+-- user part read from a few bytes around it.
+local function credential_in(text)
+  for line in text:gmatch("[^\n]+") do
+    local at = 1
+    while true do
+      local colon = line:find("://", at, true)
+      if not colon then break end
+      local scheme = line:sub(math.max(1, colon - 32), colon - 1):match("(%a[%w+%.%-]*)$") or ""
+      local user = line:sub(colon + 3, colon + 515):match("^([^%s/@\"'<>]*)@")
+      if user and (user:find(":", 1, true) or scheme:lower():find("^https?$")) then
+        return "a URL with a password or a token before its host"
+      end
+      at = colon + 3
+    end
+    local lower = line:lower()
+    local sign = lower:find("[=:]")
+    local name = sign and lower:sub(1, sign - 1)
+    local value = sign and lower:sub(sign + 1):match("^%s*(.*)")
+    if name and name:find("helper", 1, true)
+      and (value:find("store", 1, true) or value:find("^[\"']?!")) then
+      return "a credential helper that stores or prints passwords"
+    end
+    for _, word in ipairs(name and SECRET_NAMES or {}) do
+      if name:find(word, 1, true) then
+        return "a setting whose name says it holds a token, a password or a secret"
+      end
+    end
+    if lower:find("authorization:", 1, true) or lower:find("bearer ", 1, true) then
+      return "an authorization header"
+    end
+    if matches_any(line, TOKENS) then return "what looks like an access token" end
+  end
+end
+
+-- Why your real settings file REL ("~/x") may not be offered to home, or
+-- nil: what in it looks like a credential, or that lcsb could not read it
+-- to tell. Showing a file shows all of it.
+local function settings_why(rel)
+  local real = (os.getenv("HOME") or "") .. rel:sub(2)
+  local text, err
+  if has_core then
+    text, err = core.read_regular(core.realpath(real) or real, SETTINGS_MAX)
+  else
+    err = "lcsb's C half is not loaded"
+  end
+  if not text then
+    return ("lcsb cannot read your real one (%s) to tell whether it holds a credential, and "
+      .. "showing it (home) shows all of it: a decision to make yourself"):format(err)
+  end
+  local found = credential_in(text)
+  if found then
+    return ("your real one holds %s, and showing it (home) shows all of it: a decision to make "
+      .. "yourself"):format(found)
+  end
 end
 
 -- The lines for GROUP (refusals of one kind, in one place).
@@ -524,10 +800,11 @@ local function render(ev, group)
       -- A directory looked at is often one about to be written in (cp
       -- FILE DIR/ checks DIR first): read alone would fail next time.
       local into = kind == "read" and has_core and core.kind(r.target) == "dir"
+        and not held_within(r.target, "write")
         and (" (or write = %s, if the command writes in it)"):format(lua_list { entry }) or ""
       return { ("refused: %s: add %s = %s%s%s"):format(refusal_text(ev, r), kind,
         lua_list { entry }, into, notes(first and CREATE_FIRST, ro and RO_NOTE)) }
-    elseif not too_wide(dir) then
+    elseif not too_wide(dir) and not held_within(dir, kind) then
       return { ("refused: %s under %s (%d files): add %s = %s%s"):format(kind, shown(dir), #rs,
         kind, lua_list { dir }, notes(ro and RO_NOTE)) }
     end
@@ -630,9 +907,11 @@ local function render(ev, group)
         .. "proxy; its name, where you know it, is better); net = { connect = { %d } } would "
         .. "open TCP %d to every host"):format(text, lua_list { plain .. ":" .. port }, lan, port,
           port) }
-    elseif port and port > 0 and (r.op == "bind" or is_loopback(address(host))) then
-      local key = r.op == "bind" and "bind" or "connect"
-      return { ("refused: %s: add net = { %s = { %d } }"):format(text, key, port) }
+    elseif port and port > 0 and r.op == "bind" then
+      return { ("refused: %s: add net = { bind = { %d } }"):format(text, port) }
+    elseif port and port > 0 and is_loopback(address(host)) then
+      return { ("refused: %s: add net = { connect = { %d } } (%s)"):format(text, port,
+        every_host(port)) }
     end
     return { ("refused: %s: the policy's net key governs it"):format(text) }
   elseif kind == "home" then
@@ -663,9 +942,15 @@ local function render(ev, group)
           .. "there; no hint: your real one may hold keys or tokens, and showing it (home) is a "
           .. "decision to make yourself"):format(text) }
       end
+      local why = settings_why(rel)
+      if why then
+        return { ("refused: %s: the command's HOME is a fresh private directory, so it is not "
+          .. "there; no hint: %s"):format(text, why) }
+      end
       return { ("refused: %s: the command's HOME is a fresh private directory, so it is not "
-        .. "there; to show the command your real one, read-only, add home = %s"):format(text,
-          lua_list { rel }) }
+        .. "there; to show the command your real one, read-only, add home = %s (the whole file "
+        .. "becomes readable to the command: lcsb saw no credential in it, but read it before "
+        .. "you add it)"):format(text, lua_list { rel }) }
     end
     local top = rel:match("^(~/[^/]+)") or rel
     local keep = capped(top, { "deny", "deny_write" }) and ""
@@ -1199,6 +1484,8 @@ end)
 -- A program refused execution under the allowlist, as the stderr names it
 -- (a shell, make, xargs, gcc, git, Node's spawn, Python's subprocess),
 -- resolved along PATH; else (make's Error 127, or 126) what to look for.
+-- Never "exec = \"any\"": turning the allowlist off is no remedy for one
+-- program, and a status is the command's to choose.
 M.add("refused_program", function(ev)
   local att = ev.attestation or {}
   if ev.status == 0 or att.exec ~= "allowlist" then return end
@@ -1217,9 +1504,9 @@ M.add("refused_program", function(ev)
       .. 'execution); if it was refused, name it in exec = { "PROGRAM" }'
   end
   if ev.status ~= EXIT.noexec then return end
-  return 'if a program was refused execution, name it in exec = { "PROGRAM" } (the command '
-    .. 'and its interpreters are allowed already), or set exec = "any" to turn the '
-    .. 'allowlist off'
+  return "status 126: a program could not be executed, and neither the recorder nor the "
+    .. "command's stderr says which (the command and its interpreters are allowed already); "
+    .. 'if a program was refused execution, name it in exec = { "PROGRAM" }'
 end)
 
 -- What lcsb's proxy refused (net.domains): evidence, not a guess, one hint
@@ -1275,12 +1562,23 @@ local NETWORK = { "[Tt]emporary failure in name resolution", "[Cc]ould not resol
   "[Cc]onnection refused", "[Ff]ailed to connect", "connect", "socket", "ENETUNREACH",
   "EAI_AGAIN", "ECONNREFUSED", "[Nn]ame resolution" }
 
--- The TCP port TEXT (the stderr tail, then the command line) points at.
-local function port_in(text)
-  local port = text:match("https?://[^/%s:]+:(%d+)") or text:match("[Pp]ort (%d+)")
-  if port then return tonumber(port) end
-  if text:find("https://", 1, true) then return 443 end
-  if text:find("http://", 1, true) then return 80 end
+-- The host and TCP port TEXT (the stderr tail, then the command line)
+-- points at, both from one match: curl's "Failed to connect to HOST port
+-- N", a URL's scheme://HOST:PORT, a URL's scheme://HOST (its scheme's
+-- port), else a bare "port N" (no host). A host of one line with the port
+-- of another would name a connection nobody tried: a remote port offered
+-- as the loopback's.
+local function target_in(text)
+  local host, port = text:match("[Ff]ailed to connect to ([%w%.%-:%[%]]+) port (%d+)")
+  if not host then host, port = text:match("https?://([%w%.%-]+):(%d+)") end
+  if not host then host, port = text:match("https?://(%[[%x:]+%]):(%d+)") end
+  if host then return host, tonumber(port) end
+  local scheme
+  scheme, host = text:match("(https?)://([%w%.%-]+)")
+  if not host then scheme, host = text:match("(https?)://(%[[%x:]+%])") end
+  if host then return host, scheme == "https" and 443 or 80 end
+  port = text:match("[Pp]ort (%d+)")
+  if port then return nil, tonumber(port) end
 end
 
 M.add("network", function(ev)
@@ -1293,9 +1591,10 @@ M.add("network", function(ev)
   -- connecting to it fails with ENOENT, which no network setting changes.
   if att.world == "own" and matches_any(stderr, ABSENT) then
     return "a connection failed on a path that does not exist for the command: a unix "
-      .. "socket outside the policy is not in its world; sockets = { \"PATH\" } (or "
-      .. "\"$VARIABLE\" naming it, as \"$SSH_AUTH_SOCK\") lets one in, and with it whatever "
-      .. "its server does for whoever connects"
+      .. "socket outside the policy is not in its world, and no hint names one: a unix socket "
+      .. "grants the command whatever its server does (a terminal multiplexer's or an editor's "
+      .. "runs any command sent to it); name it in sockets yourself only if you would let the "
+      .. "command do all of that"
   end
   local resolving = stderr:find("resolv") or stderr:find("[Nn]ame or service")
     or stderr:find("getaddrinfo") or stderr:find("EAI_AGAIN")
@@ -1325,17 +1624,15 @@ M.add("network", function(ev)
           or "the policy allows no network", listed)
   end
   local seen = stderr .. "\n" .. table.concat(list(ev.argv), " ")
-  local port = port_in(seen)
+  local host, port = target_in(seen)
   if port then
     for _, allowed in ipairs(list(type(net) == "table" and net.connect)) do
       if allowed == port then return end
     end
-    local host = seen:match("[Ff]ailed to connect to ([%w%.%-:%[%]]+) port")
-      or seen:match("https?://([%w%.%-]+)") or seen:match("https?://(%[[%x:]+%])")
     host = address(host) or host
     if is_loopback(host) then
       return ("a connection to this host's loopback was refused by the policy; to allow TCP to "
-        .. "port %d, set net = { connect = { %d } }"):format(port, port)
+        .. "port %d, set net = { connect = { %d } } (%s)"):format(port, port, every_host(port))
     end
     -- Another host, or one not named: a port alone opens it to every host.
     local lan = is_private(host) and (", lan = %s"):format(lua_list { unbracket(host) }) or ""
@@ -1379,6 +1676,8 @@ function M.explain(evidence)
   caps = type(evidence.caps) == "table" and evidence.caps or shipped
   cap_sets = {}
   found_in = setmetatable({}, { __mode = "k" })
+  peeked = {}
+  own_of, own_set = evidence, nil
   recorded_in = setmetatable({}, { __mode = "k" })
   worded = setmetatable({}, { __mode = "k" })
   local hints = {}

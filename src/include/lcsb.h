@@ -79,8 +79,10 @@ LCSB_API const char *lcsb_error_name(int code);
 
 /* LEN bytes of TEXT as they may be shown on a terminal: each control
  * character (C0 but tab, DEL, the C1 controls) and each byte that is not
- * valid UTF-8 as \xHH, CR and LF as \r and \n, the rest as it is (a
- * backslash too: escaping twice changes nothing). Written to OUT (SIZE bytes,
+ * valid UTF-8 as \xHH, CR and LF as \r and \n, the characters that show
+ * as nothing (bidi controls, zero-width and format characters, fillers,
+ * variation selectors, tags) as \u{HHHH}, the rest as it is (a backslash
+ * too: escaping twice changes nothing). Written to OUT (SIZE bytes,
  * NUL-terminated when SIZE > 0, cut between whole characters only); returns
  * the length of the whole result, as snprintf does. Every line lcsb writes
  * goes through it; a host that prints text of lcsb's own (a hint, a

@@ -43,6 +43,10 @@ T.case("status 126 under an exec allowlist: the exec hint", function()
   local text = table.concat(hints, "\n")
   T.has(text, "exec = {", "names the exec key")
   T.has(text, "allowed already", "says the command itself is not the one refused")
+  -- A status is the command's to choose: it never earns the allowlist off.
+  T.hasnt(text, 'exec = "any"', "no allowlist off")
+  T.hasnt(text, "allowlist off", "no allowlist off")
+  T.has(text, "neither the recorder nor the command's stderr says which", "says it cannot tell")
   local open = evidence { status = 126 }
   open.attestation = { backend = "none", fs = "open", exec = "open", net = "open" }
   T.eq(#remedies.explain(open), 0, "no exec hint without an allowlist")
@@ -82,6 +86,12 @@ T.case("a hint quoting the stderr tail escapes its control bytes", function()
   T.hasnt(text, "\194\155", "no C1 control left")
   T.eq(remedies.explain(evidence { stderr = "cat: /srv/caf\195\169: Permission denied\n" })[1]
     :find("caf\195\169", 1, true) ~= nil, true, "printable UTF-8 stays as it is")
+  -- What a terminal shows as nothing: two paths that differ by a soft
+  -- hyphen or a tag character would show as one.
+  T.has(hints_for { stderr = "cat: /srv/z\194\173q: Permission denied\n" },
+    [[read = { "/srv/z\u{00ad}q" }]], "a soft hyphen, spelled out")
+  T.has(hints_for { stderr = "cat: /srv/y\243\160\128\129q: Permission denied\n" },
+    [[read = { "/srv/y\u{e0001}q" }]], "a tag character, spelled out")
 end)
 
 T.case("a refused write names the directory and the write key", function()
@@ -119,8 +129,21 @@ T.case("network failures name the net key, with the port when visible", function
   local remote = hints_for { stderr = "curl: (7) Failed to connect to 1.2.3.4 port 8443 after 0 ms\n" }
   T.has(remote, 'net = { domains = { "1.2.3.4:8443" } }', "another host: by its address")
   T.has(remote, "net = { connect = { 8443 } } would open TCP 8443 to every host", "what a port does")
-  T.has(hints_for { stderr = "curl: (7) Failed to connect to 127.0.0.1 port 8443 after 0 ms\n" },
-    "set net = { connect = { 8443 } }", "the loopback: the port")
+  local loop = hints_for { stderr = "curl: (7) Failed to connect to 127.0.0.1 port 8443 after 0 ms\n" }
+  T.has(loop, "set net = { connect = { 8443 } }", "the loopback: the port")
+  T.has(loop, "opens TCP 8443 to every host", "and what a port opens")
+  -- Host and port come from one match: a remote URL's port is never
+  -- offered as the loopback's, nor the loopback's port for a remote host.
+  local mixed = hints_for { status = 7, stderr = "upload to https://203.0.113.7:4444/x failed\n"
+    .. "curl: (7) Failed to connect to localhost port 80: Connection refused\n" }
+  T.hasnt(mixed, "4444", "no port of another line's host")
+  T.has(mixed, "set net = { connect = { 80 } }", "the loopback's own port")
+  mixed = hints_for { status = 7, stderr = "see http://localhost/status\n"
+    .. "curl: (7) Failed to connect to 203.0.113.7 port 4444: Connection refused\n" }
+  T.has(mixed, 'net = { domains = { "203.0.113.7:4444" } }', "the remote host with its port")
+  T.hasnt(mixed, "loopback", "not the loopback of another line")
+  T.has(hints_for { status = 7, stderr = "GET https://203.0.113.7:4444/x: connect: Connection refused\n" },
+    'net = { domains = { "203.0.113.7:4444" } }', "a URL: its host and its port")
   local ev = evidence { stderr = "PermissionError: [Errno 13] Permission denied\n" .. "socket\n" }
   ev.argv = { "python3", "fetch.py", "https://example.com/x" }
   T.has(table.concat(remedies.explain(ev), "\n"), 'domains = { "example.com:443" }',
@@ -225,6 +248,64 @@ T.case("the private HOME: the real file is one home entry away", function()
   ev.policy.cache = { { name = "~/.npm", path = "/home/u/.cache/lcsb/projects/p-0/.npm" } }
   ev.stderr = "npm ERR! enoent /tmp/lcsb-home.x/.npm/_cacache/x\n"
   T.hasnt(table.concat(remedies.explain(ev), "\n"), "home = {", "no hint for a cache")
+end)
+
+T.case("a settings file of your HOME that looks like it holds a credential is not offered", function()
+  local home = assert(os.getenv("HOME"))
+  local function offered(rel, content)
+    local path = home .. "/" .. rel:sub(3)
+    T.sh("mkdir -p " .. T.q(path:match("^(.*)/")))
+    local f = assert(io.open(path, "w"))
+    f:write(content)
+    f:close()
+    local ev = evidence { stderr = ("cat: /tmp/lcsb-home.x/%s: No such file or directory\n")
+      :format(rel:sub(3)) }
+    ev.attestation.world = "own"
+    local said = table.concat(remedies.explain(ev), "\n")
+    os.remove(path)
+    return said
+  end
+  -- What the red team found in the list of settings files, and the rest of
+  -- the ways these files carry a secret.
+  for _, c in ipairs {
+    { "~/.config/pip/pip.conf", "[global]\nindex-url = https://deploy:s3cr3t@pypi.corp.example/simple\n",
+      "a URL with a password or a token before its host" },
+    { "~/.cargo/config.toml", '[registry]\ntoken = "cio-SECRET"\n',
+      "a setting whose name says it holds a token, a password or a secret" },
+    { "~/.gitconfig", '[url "https://x-access-token:ghp_SECRET@github.com/"]\n\tinsteadOf = https://github.com/\n',
+      "a URL with a password or a token before its host" },
+    { "~/.gitconfig", "[remote]\n\turl = https://ghp_0123456789abcdef@github.com/x/y\n",
+      "a URL with a password or a token before its host" },
+    { "~/.gitconfig", "[credential]\n\thelper = store\n",
+      "a credential helper that stores or prints passwords" },
+    { "~/.gitconfig", "[credential]\n\thelper = \"!f() { echo password=hunter2; }; f\"\n",
+      "a credential helper that stores or prints passwords" },
+    { "~/.gitconfig", "[http]\n\textraHeader = AUTHORIZATION: basic eDp5\n", "an authorization header" },
+    { "~/.gitconfig", "[sendemail]\n\tsmtpPass = hunter2\n",
+      "a setting whose name says it holds a token, a password or a secret" },
+    { "~/.config/git/config", "[x]\n\ty = glpat-0123456789\n", "what looks like an access token" },
+  } do
+    local said = offered(c[1], c[2])
+    T.hasnt(said, "add home", c[1] .. ": " .. c[3])
+    T.has(said, ("no hint: your real one holds %s, and showing it (home) shows all of it: a "
+      .. "decision to make yourself"):format(c[3]), c[1] .. ": " .. c[3])
+    T.hasnt(said, "s3cr3t", "the secret is not quoted")
+    T.hasnt(said, "SECRET", "the secret is not quoted")
+  end
+  -- Plain settings are offered, saying the whole file becomes readable.
+  for _, c in ipairs {
+    { "~/.gitconfig", "[user]\n\tname = Ada\n\temail = ada@example.com\n[url \"git@github.com:\"]\n"
+      .. "\tinsteadOf = https://github.com/\n[core]\n\tsshCommand = ssh -i ~/.ssh/k\n" },
+    { "~/.config/pip/pip.conf", "[global]\nindex-url = https://pypi.corp.example/simple\n" },
+    { "~/.cargo/config.toml", "[net]\ngit-fetch-with-cli = true\n" },
+  } do
+    local said = offered(c[1], c[2])
+    T.has(said, ('add home = { "%s" } (the whole file becomes readable to the command: lcsb saw '
+      .. "no credential in it, but read it before you add it)"):format(c[1]), c[1])
+  end
+  -- One too large to look through is not offered either.
+  T.has(offered("~/.gitconfig", ("# x\n"):rep(70000)),
+    "no hint: lcsb cannot read your real one (", "too large")
 end)
 
 T.case("97 repeats what the shim could not do", function()
@@ -443,7 +524,8 @@ T.case("a world of its own: ENOENT named by what the host has", function()
     .. "(make what is missing first: a path that does not exist is left out of a policy)",
     "a file being made in a directory the host has")
   local sock = own("ConnectionRefusedError? no: connect: FileNotFoundError: [Errno 2] No such file or directory\n")
-  T.has(sock, "sockets = {", "a unix socket: the sockets key")
+  T.has(sock, "name it in sockets yourself only if", "a unix socket: the sockets key, not offered")
+  T.hasnt(sock, "sockets = {", "no socket offered, not even by a placeholder")
   T.has(sock, "whatever its server does", "and what a socket grants")
   T.ok(not sock:find("net = {", 1, true), "not the network's")
 end)
