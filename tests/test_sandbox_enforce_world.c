@@ -161,17 +161,25 @@ static void test_held_paths_stay_in_place(void **state) {
            "exec = { \"sh\", \"mv\", \"mkdir\", \"cat\" }, protect = { \"%s\" }, "
            "hide = { \"%s/c/d\" }",
            kept, f->project);
-    static const char *const moves[] = {
-        "mv a a2 && mkdir -p a/b && echo planted > a/b/kept",
-        "mv a/b a/b2 && mkdir a/b && echo planted > a/b/kept",
-        "mv c c2 && mkdir -p c/d && echo planted > c/d/secret",
-        "mv c/d c/d2",
+    /* Each move, and what its hint says: the directory holds what the
+     * policy keeps, or is the hidden path itself. */
+    static const struct {
+        const char *cmd, *hint;
+    } moves[] = {
+        {"mv a a2 && mkdir -p a/b && echo planted > a/b/kept", "stays where it is for the run"},
+        {"mv a/b a/b2 && mkdir a/b && echo planted > a/b/kept", "stays where it is for the run"},
+        {"mv c c2 && mkdir -p c/d && echo planted > c/d/secret", "stays where it is for the run"},
+        {"mv c/d c/d2", "it is hidden by the policy (hide)"},
     };
     for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
-        const char *const *cmd = CMD("sh", "-c", moves[i]);
+        const char *const *cmd = CMD("sh", "-c", moves[i].cmd);
         held_tree(f);
         expect_denied(f, cmd, -1, &P);
         assert_contains(P.err, "busy", "stderr");
+        /* The hint names what the directory holds, and offers no way to
+         * let protection go: a move is no reason to. */
+        assert_contains(P.err, moves[i].hint, "hint");
+        assert_lacks(P.err, "protect = false", "hint");
         assert_content(kept, "original\n");
         assert_content(secret, SECRET "\n");
         held_tree(f);

@@ -303,6 +303,21 @@ local function default_holding(ev, target)
   return best
 end
 
+-- The protected or hidden path of the policy lying below the directory
+-- TARGET, or the hidden path TARGET is, if any: { path, hidden, itself }.
+local function held_below(ev, target)
+  local policy = type(ev.policy) == "table" and ev.policy or {}
+  for _, tier in ipairs({ "protect", "hide" }) do
+    for _, path in ipairs(type(policy[tier]) == "table" and policy[tier] or {}) do
+      if type(path) == "string" and (path:sub(1, #target + 1) == target .. "/"
+        or (tier == "hide" and path == target)) then
+        return { path = path, hidden = tier == "hide", itself = path == target }
+      end
+    end
+  end
+  return nil
+end
+
 local RO_NOTE = '"Read-only file system" here means outside the policy\'s write tier, not a '
   .. "read-only disk"
 local CREATE_FIRST = "make what is missing first: a path that does not exist is left out of a "
@@ -843,6 +858,22 @@ local function render(ev, group)
         placeholder = path
       end
     end
+    -- A directory above a protected or hidden path: held in place (a
+    -- mount of its own), so that it cannot be moved away and made again
+    -- around a path nobody holds. Letting protection go is no remedy for
+    -- a move; moving what is in it is.
+    local pinned = r.busy and not placeholder and held_below(ev, r.target)
+    if pinned and pinned.itself then
+      return { ("refused: %s: it is hidden by the policy (hide): an empty read-only mount stands "
+        .. "in its place for the run (\"Device or resource busy\"), so that the command can "
+        .. "neither read it nor move it away"):format(refusal_text(ev, r)) }
+    elseif pinned then
+      return { ("refused: %s: it holds %s, which the policy %s, and a directory above a "
+        .. "protected or hidden path stays where it is for the run (\"Device or resource busy\": "
+        .. "it is a mount point), so that it cannot be moved away and made again around a path "
+        .. "nobody holds; move or remove what is in it instead"):format(refusal_text(ev, r),
+        shown(pinned.path), pinned.hidden and "hides" or "protects") }
+    end
     if placeholder then
       local what = placeholder:find("/%.git$") and "a repository with hooks of its own there"
         or "an agent's configuration there, which the agent would act on outside any sandbox"
@@ -1194,6 +1225,14 @@ local function read_line(lines, i)
       r.op, r.name = "exec", name
       return r
     end
+  end
+  -- mv's "cannot move 'A' to 'B': Device or resource busy": A is what is
+  -- held in place (a mount point), not where it was going.
+  local moved = r.busy and (line:match("cannot move '([^']+)' to")
+    or line:match('cannot move "([^"]+)" to') or line:match("cannot move \226\128\152(.-)\226\128\153 to"))
+  if moved then
+    r.op, r.name = "write", moved
+    return r
   end
   for _, phrase in ipairs(phrased and WRITE_PHRASES or {}) do
     local name = operand(line, phrase)
