@@ -93,18 +93,24 @@ static const char *home_dir(void) {
     return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 }
 
-/* $VAR/TAIL when VAR holds an absolute path, else ~/FALLBACK/TAIL. */
+/* $VAR/TAIL when VAR holds an absolute path, else ~/FALLBACK/TAIL, with
+ * ".." taken as text, as the caps read the same variables: the store is
+ * where the caps hold it. Read by the kernel, XDG_STATE_HOME=~/link/..
+ * would lead through link, wherever it points (into the project, say). */
 static bool xdg_dir(char *out, size_t size, const char *var, const char *fallback,
                     const char *tail) {
     const char *base = getenv(var);
+    char joined[PATH_MAX], normal[PATH_MAX];
     int n;
     if (base && base[0] == '/') {
-        n = snprintf(out, size, "%s/%s", base, tail);
+        n = snprintf(joined, sizeof joined, "%s/%s", base, tail);
     } else {
         const char *home = home_dir();
         if (!home) return false;
-        n = snprintf(out, size, "%s/%s/%s", home, fallback, tail);
+        n = snprintf(joined, sizeof joined, "%s/%s/%s", home, fallback, tail);
     }
+    if (n <= 0 || (size_t)n >= sizeof joined || !lcsb__trust_absolute(joined, normal)) return false;
+    n = snprintf(out, size, "%s", normal);
     return n > 0 && (size_t)n < size;
 }
 

@@ -277,6 +277,24 @@ echo mine >"$plans/notes.txt"
 [[ $("$LCSB" cache list --plans) == "plans kept in $plans: 0, "* ]] || fail "not emptied"
 end
 
+# ---- where the store is: XDG_STATE_HOME read as the caps read it ----
+begin "XDG_STATE_HOME with .. after a symlink: the store is where the caps hold it"
+fresh dotdot
+mkdir -p "$proj/sub" "$work/dotdot/home"
+ln -s "$proj/sub" "$work/dotdot/home/link"
+printf 'return require("lcsb").exec_policy { exec = { "cat" } }\n' >"$proj/policy.lua"
+settle
+# Read by the kernel, home/link/.. is the project: the command's to write.
+state_before=$XDG_STATE_HOME
+export XDG_STATE_HOME=$work/dotdot/home/link/..
+expect_plan "composed (no plan kept yet); kept for the runs after" cat
+listed=$("$LCSB" cache list --plans)
+[[ $listed == "plans kept in $work/dotdot/home/lcsb/plans: "* ]] || fail "the store: \"$listed\""
+[[ ! -e $proj/lcsb ]] || fail "a store in the project: $(ls -R "$proj/lcsb" | head -5)"
+[[ -d $work/dotdot/home/lcsb/plans ]] || fail "no store in home"
+export XDG_STATE_HOME=$state_before
+end
+
 # ---- the plan file tampered with, or another user's ----
 begin "a plan tampered with, or another user's"
 fresh tamper
