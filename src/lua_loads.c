@@ -123,12 +123,6 @@ static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, cons
     loads->lens[loads->read.n - 1] = len;
 }
 
-/* Is NAMED (absolute, lexical) a path the script named in the kernel's own
- * trees? */
-static bool named_in_kernel_tree(const char *named) {
-    return lcsb__path_within(named, "/proc") || lcsb__path_within(named, "/sys");
-}
-
 /* The bytes of PATH, read through the trust, pushed as a string (a pointer
  * to them returned, *LEN long); or, when it cannot be read, raised, or with
  * SOFT nil, message and errno pushed and NULL returned. CODE: the bytes are
@@ -141,6 +135,19 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     lcsb_error err;
     if (loads->refused) raise_refusal(L, loads, loads->refusal);
     if (!lcsb__trust_absolute(path, named)) luaL_error(L, "%s: the path is too long", path);
+    /* The kernel's own files (proc, sysfs) say what holds at the moment,
+     * and their real paths move (/proc/self): read, neither held to the
+     * trust nor noted, when the script named them there itself, plainly,
+     * and reads them as data. Judged by the descriptor the bytes came
+     * through, never by the path again (a command may swap it meanwhile),
+     * and never for a way through a magic link (/proc/self/cwd leads into
+     * the project, where a command points a symlink at a process of its
+     * own, whose command line it writes), nor for code. */
+    if (!code && lcsb__read_kernel_file(path, LCSB__TRUST_FILE_MAX, &bytes, len, NULL, NULL) == 0) {
+        const char *data = lua_pushlstring(L, bytes, *len);
+        free(bytes);
+        return data;
+    }
     if (lcsb__trust_read(path, &bytes, len, real, &seen, NULL, &err) != 0) {
         int code_errno = errno;
         if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
@@ -153,14 +160,6 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     /* Lua's from here: nothing leaks when what follows raises. */
     const char *data = lua_pushlstring(L, bytes, *len);
     free(bytes);
-    /* The kernel's own files (proc, sysfs) say what holds at the moment,
-     * and their real paths move (/proc/self): read, neither held to the
-     * trust nor noted, when the script named them there itself and reads
-     * them as data. Judged by the descriptor the bytes came through, never
-     * by the path again (a command may swap it meanwhile), and never for a
-     * path of the project that leads there, nor for code: a command can
-     * point a link at a process of its own, whose command line it writes. */
-    if (seen.kernel_made && !code && named_in_kernel_tree(named)) return data;
     /* lcsb's own modules are lcsb: no digest needed, unless protected. */
     bool own = !seen.kernel_made && loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
                strcmp(real, loads->script) != 0;

@@ -513,13 +513,56 @@ static void test_kernel_file_is_no_way_around(void **state) {
     assert_int_equal(refused, 25);
 }
 
+/* The kernel's own files are read freely only by a plain way into /proc
+ * or /sys. A path through a magic link (/proc/self/cwd, /proc/self/root,
+ * /proc/thread-self/cwd) leads into the project, where the command points
+ * a symlink at the kernel's file of a process of its own, whose command
+ * line it wrote: there the bytes are held to the trust as any file of the
+ * project (they are new), and the script gets none of them. The twin: the
+ * same script reads /proc/self/status freely, and runs once the link is
+ * gone. */
+static void test_kernel_file_only_by_a_plain_way(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char marker[PATH_MAX], settings[PATH_MAX], cmdline[64], root_way[PATH_MAX + 32];
+    char text[2 * PATH_MAX + 512];
+    path_in(marker, f->outside, "read-unchecked");
+    path_in(settings, f->project, "settings.txt");
+    FMT(root_way, "/proc/self/root%s", settings);
+    const char *const ways[] = {"/proc/self/cwd/settings.txt", "/proc/thread-self/cwd/settings.txt",
+                                root_way};
+    pid_t pid = process_saying("io.open attacker text");
+    FMT(cmdline, "/proc/%d/cmdline", (int)pid);
+    for (size_t i = 0; i < sizeof ways / sizeof *ways; i++) {
+        FMT(text,
+            "local f = io.open(\"%s\")\n"
+            "if f and f:read(\"a\"):find(\"attacker\") then io.open(\"%s\", \"w\"):close() end\n"
+            "assert(io.open(\"/proc/self/status\"):read(\"a\"):find(\"Pid:\"))\n"
+            "return require(\"lcsb\").exec_policy { exec = { \"sh\" } }\n",
+            ways[i], marker);
+        raw_policy(f, text);
+        trust(f, f->policy);
+        assert_int_equal(symlink(cmdline, settings), 0);
+        run_checked(f, "landlock", f->policy, CMD("true"), false);
+        if (P.status != LCSB_EXIT_USAGE) describe(ways[i], CMD("true"), &P);
+        assert_int_equal(P.status, LCSB_EXIT_USAGE);
+        assert_true(
+            has_line(P.err, "lcsb: ", CMD(ways[i], "which it did not read when you trusted")));
+        assert_exists(marker, false);
+        assert_int_equal(unlink(settings), 0);
+        run_checked(f, "landlock", f->policy, CMD("true"), false);
+        assert_int_equal(P.status, 0);
+    }
+    end_process(pid);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_kernel_file_is_no_way_around), T(test_untrusted_policy_runs_nothing),
         T(test_edited_policy_is_refused),     T(test_edited_module_is_refused),
         T(test_policy_cannot_rewrite_itself), T(test_config_policy_trusted_by_location),
         T(test_no_c_module_from_the_project), T(test_record_holds_against_detours),
-        T(test_script_symlink_swapped),
+        T(test_script_symlink_swapped),       T(test_kernel_file_only_by_a_plain_way),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_trust", tests, enforce_group_setup, NULL);
 }
