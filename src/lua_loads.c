@@ -341,14 +341,23 @@ static int push_copy(lua_State *L, const char *path) {
 static int l_io_open(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
-    if (mode[0] == 'r' && !strchr(mode, '+')) return push_copy(L, path);
-    if (mode[0] == 'r' || (mode[0] == 'a' && strchr(mode, '+'))) {
-        /* Read and written ("r+", "a+"): held to the trust, then Lua's own
-         * file; "w+" starts from nothing. */
-        size_t len;
-        if (!take(L, loads_of(L), path, &len, true, false)) return 3;
-        lua_settop(L, 2);
-    }
+    /* Read and written at once ("r+", "a+", "w+"): a handle on the file
+     * itself reads what is on disk when the script reads, not what lcsb
+     * checked. Opened again by name it may be another file (a command of a
+     * concurrent run renames one in between); opened once and checked
+     * through that descriptor, it is the same file, but one the command
+     * may write in place between the check and the read. Neither way are
+     * the bytes checked the bytes the script gets, so neither is offered. */
+    if (strchr(mode, '+'))
+        return luaL_argerror(
+            L, 2,
+            lua_pushfstring(L,
+                            "\"%s\" for %s: a policy script does not open a file to read and "
+                            "write at once, for what it read would not be what lcsb checked "
+                            "against your trust; read it with \"r\", write it with \"w\" or "
+                            "\"a\"",
+                            mode, path));
+    if (mode[0] == 'r') return push_copy(L, path);
     return call_original(L);
 }
 

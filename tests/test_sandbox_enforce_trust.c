@@ -302,8 +302,8 @@ static void test_no_c_module_from_the_project(void **state) {
 /* Ways around the record a reviewer found, each refused: a refusal caught
  * with pcall, a file that went with its directory, an optional module gone,
  * a symlink from the project into lcsb's config directory, the script a
- * symlink pointed elsewhere, a file read through io.open's "a+", and a
- * store others may write. Each run is 125 and the marker the wider way
+ * symlink pointed elsewhere, a changed state file, and a store others may
+ * write. Each run is 125 and the marker the wider way
  * would leave is absent; the kernel's own files (/proc) are read freely. */
 static void test_record_holds_against_detours(void **state) {
     fx *f = *state;
@@ -324,7 +324,7 @@ static void test_record_holds_against_detours(void **state) {
                   "package.path = \"./?.lua;\" .. package.path\n"
                   "local has_opt, more = pcall(require, \"opt\")\n"
                   "if not has_opt then exec = \"any\" end\n"
-                  "local f = io.open(\"state.txt\", \"a+\"); f:seek(\"set\")\n"
+                  "local f = io.open(\"state.txt\")\n"
                   "if type(exec) == \"table\" then exec[#exec + 1] = f:read(\"l\") end\n"
                   "f:close()\n"
                   "return lcsb.exec_policy { exec = exec }\n");
@@ -379,7 +379,7 @@ static void test_record_holds_against_detours(void **state) {
     assert_true(has_line(P.err, "lcsb: ", CMD("read ./opt.lua when you trusted it")));
     write_file(opt, "return { \"cat\" }\n");
 
-    /* Read through "a+": held to the record too. */
+    /* A state file read through io.open: held to the record too. */
     write_file(state_file, "python3\n");
     run_checked(f, "landlock", f->policy, CMD("true"), false);
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
@@ -556,6 +556,85 @@ static void test_kernel_file_only_by_a_plain_way(void **state) {
     end_process(pid);
 }
 
+/* A file opened to read and write at once ("r+", "a+", "w+") would hand
+ * the script what is on disk when it reads, not what lcsb checked: such an
+ * open is refused, naming the mode and the file, whatever the trust mode.
+ * First the race a red team won: a command of a concurrent run exchanging
+ * the state file with a planted one while the policy opened it "r+", which
+ * lcsb checked through one descriptor and Lua opened again by name. Over a
+ * bounded number of runs the planted code never runs. */
+static void test_read_write_open_is_refused(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char state_lua[PATH_MAX], planted[PATH_MAX], marker[PATH_MAX], code[PATH_MAX + 64];
+    char text[1024];
+    path_in(state_lua, f->project, "state.lua");
+    path_in(planted, f->project, "planted.lua");
+    path_in(marker, f->outside, "race-won");
+    FMT(code, "io.open(\"%s\", \"w\"):close() return 1\n", marker);
+    static const char *const modes[] = {"r+", "a+", "w+", "r+b"};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        write_file(state_lua, "return 1\n");
+        write_file(planted, code);
+        FMT(text,
+            "local lcsb = require \"lcsb\"\n"
+            "local f = io.open(\"state.lua\", \"%s\")\n"
+            "if f then\n"
+            "  f:seek(\"set\"); local code = f:read(\"a\"); f:close()\n"
+            "  if code ~= \"\" then load(code, \"state\", \"t\")() end\n"
+            "end\n"
+            "return lcsb.exec_policy { exec = { \"sh\" } }\n",
+            modes[i]);
+        raw_policy(f, text);
+        run_child(f->project, CMD(LCSB_CLI_PATH, "trust", f->policy), trust_env(f), &P);
+        if (i == 0) {
+            /* The race, against whatever lcsb trust left. */
+            pid_t swapper = fork();
+            if (swapper == 0) {
+                for (;;)
+                    syscall(SYS_renameat2, AT_FDCWD, state_lua, AT_FDCWD, planted,
+                            2 /* EXCHANGE */);
+            }
+            assert_true(swapper > 0);
+            int ran = 0;
+            for (int run = 0; run < 40 && access(marker, F_OK) != 0; run++) {
+                run_checked(f, "landlock", f->policy, CMD("true"), false);
+                ran += P.status == 0;
+            }
+            end_process(swapper);
+            assert_exists(marker, false);
+            assert_int_equal(ran, 0);
+            write_file(state_lua, "return 1\n");
+            write_file(planted, code);
+        }
+        /* Refused when trusted, and when not checked at all. */
+        char named[64];
+        FMT(named, "\"%s\" for state.lua", modes[i]);
+        run_child(f->project, CMD(LCSB_CLI_PATH, "trust", f->policy), trust_env(f), &P);
+        if (P.status != LCSB_EXIT_USAGE) describe(modes[i], CMD("trust"), &P);
+        assert_int_equal(P.status, LCSB_EXIT_USAGE);
+        assert_true(has_line(P.err, "lcsb: ",
+                             CMD("p.lua:2: ", named, "does not open a file to read and write",
+                                 "read it with \"r\", write it with \"w\" or \"a\"")));
+        run_child(f->project,
+                  CMD(LCSB_CLI_PATH, "--no-trust-check", "--backend", "landlock", f->policy, "--",
+                      "true"),
+                  trust_env(f), &P);
+        assert_int_equal(P.status, LCSB_EXIT_USAGE);
+        assert_true(has_line(P.err, "lcsb: ", CMD(named, "does not open a file to read")));
+        assert_exists(marker, false);
+    }
+    /* The twin: read with "r", the same state is read, checked, and runs. */
+    write_file(state_lua, "return 1\n");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "local f = io.open(\"state.lua\", \"r\")\n"
+                  "assert(load(f:read(\"a\"), \"state\", \"t\")() == 1)\n"
+                  "return lcsb.exec_policy { exec = { \"sh\" } }\n");
+    trust(f, f->policy);
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_kernel_file_is_no_way_around), T(test_untrusted_policy_runs_nothing),
@@ -563,6 +642,7 @@ int main(void) {
         T(test_policy_cannot_rewrite_itself), T(test_config_policy_trusted_by_location),
         T(test_no_c_module_from_the_project), T(test_record_holds_against_detours),
         T(test_script_symlink_swapped),       T(test_kernel_file_only_by_a_plain_way),
+        T(test_read_write_open_is_refused),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_trust", tests, enforce_group_setup, NULL);
 }

@@ -702,7 +702,9 @@ typedef struct lcsb_script lcsb_script;
  * refused before any of it runs (LCSB_EUNTRUSTED: the message names the
  * file, sums up the change and shows `lcsb trust`); a file it reads that is
  * not in the record as it is now is refused before the script gets a byte
- * of it. Files in lcsb's configuration directories ($XDG_CONFIG_HOME/lcsb,
+ * of it; io.open to read and write at once ("r+", "a+", "w+") raises, for
+ * the script would read what is on disk then, not what was checked. Files
+ * in lcsb's configuration directories ($XDG_CONFIG_HOME/lcsb,
  * else ~/.config/lcsb, and the system's, /etc/lcsb) are trusted by where
  * they are: no project policy may write there. Whatever the mode, every
  * file the script read that lies in the policy's write tier is protected
