@@ -36,15 +36,17 @@ int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
     loads->by_location = lcsb__trust_by_location(loads->script_path, loads->script);
     int rc = lcsb__trust_load(loads->script_path, &loads->trusted, err);
     if (rc) return rc;
-    return loads->trusted.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err) : 0;
+    return loads->trusted.files.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err)
+                                                              : 0;
 }
 
 void lcsb__loads_clear(lcsb__loads *loads) {
     for (size_t i = 0; loads->contents && i < loads->read.n; i++) free(loads->contents[i]);
     free(loads->contents);
     free(loads->lens);
-    lcsb__trust_files_clear(&loads->trusted);
+    lcsb__trust_record_clear(&loads->trusted);
     lcsb__trust_files_clear(&loads->read);
+    lcsb__trust_files_clear(&loads->absent);
     lcsb__trust_files_clear(&loads->own);
     loads->contents = NULL;
     loads->lens = NULL;
@@ -66,10 +68,11 @@ static int raise_refusal(lua_State *L, lcsb__loads *loads, const char *refusal) 
  * REAL, whose content is NOW. */
 static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char *named,
                   const char *real, const char *now, size_t now_len) {
-    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
+    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted.files, named);
     lcsb__buf b = {0};
     lcsb__trust_refusal(&b, loads->given, strcmp(named, loads->script_path) == 0 ? NULL : path, was,
                         real, now, now_len);
+    lcsb__trust_also(&b, &loads->trusted, named);
     if (b.oom) {
         lcsb__buf_free(&b);
         return raise_refusal(L, loads, "out of memory");
@@ -83,13 +86,28 @@ static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char
  * the user trusted it and it cannot be read now: without it, the script may
  * take another way than the one trusted. */
 static void refuse_gone(lua_State *L, lcsb__loads *loads, const char *path, const char *named) {
-    if (!lcsb__trust_files_find(&loads->trusted, named)) return;
-    lua_pushfstring(L,
-                    "%s read %s when you trusted it, and it cannot be read now: without it the "
-                    "script may take another way; lcsb stopped the script there. If that way is "
-                    "right, run: lcsb trust %s",
-                    loads->given, path, loads->given);
+    if (!lcsb__trust_files_find(&loads->trusted.files, named)) return;
+    lcsb__buf b = {0};
+    lcsb__buf_addf(&b,
+                   "%s read %s when you trusted it, and it cannot be read now: without it the "
+                   "script may take another way; lcsb stopped the script there. If that way is "
+                   "right, run: lcsb trust %s",
+                   loads->given, path, loads->given);
+    lcsb__trust_also(&b, &loads->trusted, named);
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        raise_refusal(L, loads, "out of memory");
+    }
+    lua_pushlstring(L, b.p, b.len); /* a Lua string before the buffer goes */
+    lcsb__buf_free(&b);
     raise_refusal(L, loads, lua_tostring(L, -1));
+}
+
+/* Note NAMED (absolute) as looked for and not found, once: the record
+ * keeps it, and a later refusal says when a file is there. */
+static void note_absent(lua_State *L, lcsb__loads *loads, const char *named) {
+    if (lcsb__trust_files_find(&loads->absent, named)) return;
+    if (lcsb__trust_files_add(&loads->absent, named, "", "")) luaL_error(L, "out of memory");
 }
 
 /* Note the file NAMED (absolute) that led to REAL (digest SHA256) as read,
@@ -151,6 +169,8 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     if (lcsb__trust_read(path, &bytes, len, real, &seen, NULL, &err) != 0) {
         int code_errno = errno;
         if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
+        if (loads->record && (code_errno == ENOENT || code_errno == ENOTDIR))
+            note_absent(L, loads, named);
         if (!soft) luaL_error(L, "%s", err.message);
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -166,7 +186,7 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     sha256[0] = '\0';
     if (!own) lcsb__sha256_of(data, *len, sha256);
     if (!own && loads->mode == LCSB_TRUST_CHECK && !lcsb__trust_by_location(named, real)) {
-        const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
+        const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted.files, named);
         if (!was || strcmp(was->sha256, sha256) != 0 || strcmp(was->real, real) != 0)
             refuse(L, loads, path, named, real, data, *len);
     }
@@ -258,14 +278,17 @@ static int l_dofile(lua_State *L) {
  * and is refused as such. */
 static void refuse_missing_module(lua_State *L, lcsb__loads *loads, const char *name,
                                   const char *path) {
-    if (loads->mode != LCSB_TRUST_CHECK) return;
+    if (loads->mode != LCSB_TRUST_CHECK && !loads->record) return;
     const char *file = luaL_gsub(L, name, ".", "/");
     for (const char *at = path; *at;) {
         size_t n = strcspn(at, ";");
         lua_pushlstring(L, at, n);
         const char *candidate = luaL_gsub(L, lua_tostring(L, -1), "?", file);
         char named[PATH_MAX];
-        if (lcsb__trust_absolute(candidate, named)) refuse_gone(L, loads, candidate, named);
+        if (lcsb__trust_absolute(candidate, named) && loads->record)
+            note_absent(L, loads, named);
+        else if (lcsb__trust_absolute(candidate, named))
+            refuse_gone(L, loads, candidate, named);
         lua_pop(L, 2);
         at += n + (at[n] == ';');
     }

@@ -11,16 +11,17 @@
 
 typedef struct lcsb__loads {
     lcsb_trust_mode mode;
-    bool record;               /* keep each file's content, for lcsb_trust to save */
-    const char *given;         /* the script's path as the caller named it */
-    char script[4096];         /* its real path */
-    char script_path[4096];    /* its path as named, absolute: the record's key */
-    char lua_dir[4096];        /* lcsb's own Lua files, real; "" when unknown */
-    bool by_location;          /* the script is in lcsb's config directory */
-    lcsb__trust_files trusted; /* the record of the script, under CHECK */
-    lcsb__trust_files read;    /* what the script read, in order: the script first */
-    lcsb__trust_files own;     /* lcsb's own modules it loaded */
-    char **contents;           /* under RECORD, read.v[i]'s bytes */
+    bool record;                /* keep each file's content, for lcsb_trust to save */
+    const char *given;          /* the script's path as the caller named it */
+    char script[4096];          /* its real path */
+    char script_path[4096];     /* its path as named, absolute: the record's key */
+    char lua_dir[4096];         /* lcsb's own Lua files, real; "" when unknown */
+    bool by_location;           /* the script is in lcsb's config directory */
+    lcsb__trust_record trusted; /* the record of the script, under CHECK */
+    lcsb__trust_files read;     /* what the script read, in order: the script first */
+    lcsb__trust_files absent;   /* under RECORD, what it looked for and did not find */
+    lcsb__trust_files own;      /* lcsb's own modules it loaded */
+    char **contents;            /* under RECORD, read.v[i]'s bytes */
     size_t *lens;
     bool refused;       /* a file was refused as untrusted: the run is */
     char refusal[1024]; /* the first refusal's message */

@@ -534,7 +534,8 @@ int lcsb_trust(const char *path, const char *const *argv, const lcsb_script_opti
     int rc = open_script(path, argv, opts, true, &s, err);
     if (rc) return rc;
     const lcsb__loads *loads = &s->loads;
-    rc = lcsb__trust_save(loads->script_path, &loads->read, loads->contents, loads->lens, err);
+    rc = lcsb__trust_save(loads->script_path, &loads->read, &loads->absent, loads->contents,
+                          loads->lens, err);
     lcsb__strv lines = {0};
     for (size_t i = 0; !rc && trusted && i < loads->read.n; i++) {
         lcsb__buf b = {0};
