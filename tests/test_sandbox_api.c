@@ -704,6 +704,12 @@ static void test_script_trust(void **state) {
     assert_int_equal(lcsb_script_close(s, &err), 0);
     opts.trust = (lcsb_trust_mode)7;
     assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EINVAL);
+    /* What lcsb_trust may run unrecorded is named with its digest. */
+    static const char *const accept[] = {"tools.txt", NULL};
+    opts.trust = LCSB_TRUST_CHECK;
+    opts.accept = accept;
+    assert_int_equal(lcsb_trust(path, cmd, &opts, NULL, &err), LCSB_EINVAL);
+    assert_contains(err.message, "accept 'tools.txt': expected FILE=SHA256");
     assert_int_equal(unsetenv("XDG_STATE_HOME"), 0);
     rm_rf(dir);
 }

@@ -736,6 +736,12 @@ typedef struct lcsb_script_options {
      * keeps ownership. */
     const char *caps_system;
     const char *caps_user;
+    /* For lcsb_trust over an earlier record of the script: the files, each
+     * "PATH=SHA256" as the refusal names them, it may run (dofile,
+     * loadfile, require, or load of a file's bytes) though that record does
+     * not cover them as they are. NULL-terminated; NULL: none. The caller
+     * keeps ownership. */
+    const char *const *accept;
 } lcsb_script_options;
 
 LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
@@ -769,7 +775,20 @@ LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const
  * are then refused until trusted for it too) with OPTS (NULL: defaults;
  * OPTS->trust is not looked at), and record it and what it read. *TRUSTED
  * (may be NULL): each file recorded, "SHA256  PATH", the script first, as
- * an lcsb argv. Nothing of the run is kept: its private directories go. */
+ * an lcsb argv; over an earlier record, one it did not cover as it is says
+ * so (" (new)", " (changed)"). Nothing of the run is kept: its private
+ * directories go.
+ *
+ * Over an earlier record, the script runs as before up to code that the
+ * record does not cover as it is now (a module, a dofile, a data file's
+ * bytes given to load) and that OPTS->accept does not name: it stops there
+ * with LCSB_EUNTRUSTED, before any of that code runs, naming the file, what
+ * changed or that it is new, when it last changed, where lcsb keeps a copy
+ * of the bytes it found, and the `lcsb trust --accept FILE=SHA256` that
+ * runs them; nothing is recorded. A command the policy confined may have
+ * written such a file, and it would run as the user, unsandboxed. The
+ * script itself is what the caller names, and the first record of a script
+ * is made as it runs. */
 LCSB_API LCSB_NODISCARD int lcsb_trust(const char *path, const char *const *argv,
                                        const lcsb_script_options *opts, char ***trusted,
                                        lcsb_error *err);
