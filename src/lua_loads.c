@@ -20,31 +20,67 @@
 #define LCSB_LUA_CPATH ""
 #endif
 
+/* ENTRY, "PATH=SHA256", as the absolute path it names (into NAMED) and the
+ * digest (into SHA256); false when it is not of that form. */
+static bool accept_entry(const char *entry, char named[PATH_MAX], char sha256[LCSB__SHA256_HEX]) {
+    const char *eq = strrchr(entry, '=');
+    if (!eq || eq == entry || strlen(eq + 1) != LCSB__SHA256_HEX - 1 ||
+        strspn(eq + 1, "0123456789abcdef") != LCSB__SHA256_HEX - 1 ||
+        (size_t)(eq - entry) >= PATH_MAX)
+        return false;
+    char path[PATH_MAX];
+    memcpy(path, entry, (size_t)(eq - entry));
+    path[eq - entry] = '\0';
+    memcpy(sha256, eq + 1, LCSB__SHA256_HEX);
+    return lcsb__trust_absolute(path, named);
+}
+
 int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
-                     lcsb_trust_mode mode, bool record, lcsb_error *err) {
+                     lcsb_trust_mode mode, bool record, const char *const *accept,
+                     lcsb_error *err) {
     memset(loads, 0, sizeof *loads);
     loads->mode = mode;
     loads->record = record;
     loads->given = path;
+    loads->accept = accept;
     if (!realpath(path, loads->script) || !lcsb__trust_absolute(path, loads->script_path))
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
+    for (size_t i = 0; accept && accept[i]; i++) {
+        char named[PATH_MAX], sha256[LCSB__SHA256_HEX];
+        if (!accept_entry(accept[i], named, sha256))
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "accept '%s': expected FILE=SHA256, the file and the digest lcsb "
+                              "trust named",
+                              accept[i]);
+    }
     if (lua_dir && !realpath(lua_dir, loads->lua_dir)) loads->lua_dir[0] = '\0';
-    if (mode != LCSB_TRUST_CHECK) return 0;
+    if (mode != LCSB_TRUST_CHECK && !record) return 0;
     /* A script trusted where it is may have a record too: of the files it
      * reads from elsewhere, held to it all the same. */
     loads->by_location = lcsb__trust_by_location(loads->script_path, loads->script);
     int rc = lcsb__trust_load(loads->script_path, &loads->trusted, err);
+    if (record) {
+        /* A record lcsb did not write is one the user is told to make
+         * again: as if there were none. A store not theirs alone stops
+         * lcsb trust too, before it records what no run would take. */
+        if (rc == LCSB_EINVAL) rc = 0;
+        loads->previous = !rc && loads->trusted.files.n > 0;
+        return rc;
+    }
     if (rc) return rc;
-    return loads->trusted.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err) : 0;
+    return loads->trusted.files.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err)
+                                                              : 0;
 }
 
 void lcsb__loads_clear(lcsb__loads *loads) {
     for (size_t i = 0; loads->contents && i < loads->read.n; i++) free(loads->contents[i]);
     free(loads->contents);
     free(loads->lens);
-    lcsb__trust_files_clear(&loads->trusted);
+    lcsb__trust_record_clear(&loads->trusted);
     lcsb__trust_files_clear(&loads->read);
+    lcsb__trust_files_clear(&loads->absent);
+    lcsb__trust_files_clear(&loads->fresh);
     lcsb__trust_files_clear(&loads->own);
     loads->contents = NULL;
     loads->lens = NULL;
@@ -66,10 +102,11 @@ static int raise_refusal(lua_State *L, lcsb__loads *loads, const char *refusal) 
  * REAL, whose content is NOW. */
 static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char *named,
                   const char *real, const char *now, size_t now_len) {
-    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
+    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted.files, named);
     lcsb__buf b = {0};
     lcsb__trust_refusal(&b, loads->given, strcmp(named, loads->script_path) == 0 ? NULL : path, was,
                         real, now, now_len);
+    lcsb__trust_also(&b, &loads->trusted, named);
     if (b.oom) {
         lcsb__buf_free(&b);
         return raise_refusal(L, loads, "out of memory");
@@ -83,12 +120,117 @@ static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char
  * the user trusted it and it cannot be read now: without it, the script may
  * take another way than the one trusted. */
 static void refuse_gone(lua_State *L, lcsb__loads *loads, const char *path, const char *named) {
-    if (!lcsb__trust_files_find(&loads->trusted, named)) return;
-    lua_pushfstring(L,
-                    "%s read %s when you trusted it, and it cannot be read now: without it the "
-                    "script may take another way; lcsb stopped the script there. If that way is "
-                    "right, run: lcsb trust %s",
-                    loads->given, path, loads->given);
+    if (!lcsb__trust_files_find(&loads->trusted.files, named)) return;
+    lcsb__buf b = {0};
+    lcsb__buf_addf(&b,
+                   "%s read %s when you trusted it, and it cannot be read now: without it the "
+                   "script may take another way; lcsb stopped the script there. If that way is "
+                   "right, run: lcsb trust %s",
+                   loads->given, path, loads->given);
+    lcsb__trust_also(&b, &loads->trusted, named);
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        raise_refusal(L, loads, "out of memory");
+    }
+    lua_pushlstring(L, b.p, b.len); /* a Lua string before the buffer goes */
+    lcsb__buf_free(&b);
+    raise_refusal(L, loads, lua_tostring(L, -1));
+}
+
+/* Note NAMED (absolute) as looked for and not found, once: the record
+ * keeps it, and a later refusal says when a file is there. */
+static void note_absent(lua_State *L, lcsb__loads *loads, const char *named) {
+    if (lcsb__trust_files_find(&loads->absent, named)) return;
+    if (lcsb__trust_files_add(&loads->absent, named, "", "")) luaL_error(L, "out of memory");
+}
+
+/* TEXT as one word of a shell's command line: as it is when nothing in it
+ * is special, else single-quoted. */
+static void add_shell_word(lcsb__buf *b, const char *text) {
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                "_-./+,:@%=";
+    if (text[0] && strspn(text, plain) == strlen(text)) {
+        lcsb__buf_adds(b, text);
+        return;
+    }
+    lcsb__buf_adds(b, "'");
+    for (const char *p = text; *p; p++)
+        if (*p == '\'')
+            lcsb__buf_adds(b, "'\\''");
+        else
+            lcsb__buf_add(b, p, 1);
+    lcsb__buf_adds(b, "'");
+}
+
+/* Is the file NAMED (absolute) with digest SHA256 one the user accepted?
+ * 1 yes; 0 not named; -1 named with another digest (into OTHER). */
+static int accepted(const lcsb__loads *loads, const char *named, const char *sha256,
+                    char other[LCSB__SHA256_HEX]) {
+    int found = 0;
+    for (size_t i = 0; loads->accept && loads->accept[i]; i++) {
+        char path[PATH_MAX], digest[LCSB__SHA256_HEX];
+        if (!accept_entry(loads->accept[i], path, digest) || strcmp(path, named) != 0) continue;
+        if (strcmp(digest, sha256) == 0) return 1;
+        memcpy(other, digest, LCSB__SHA256_HEX);
+        found = -1;
+    }
+    return found;
+}
+
+/* Under lcsb trust over a record: stop the script before it runs the bytes
+ * of the file NAMED (absolute; LOADED: the bytes of that data file, given to
+ * load), which led to REAL, DATA (LEN bytes, digest SHA256, status changed
+ * at CHANGED) -- bytes the record does not cover -- unless the user
+ * accepted them. lcsb trust runs code as the user, unsandboxed, and a
+ * command lcsb confined may have written them; the user sees them first,
+ * in a copy lcsb keeps, and accepts exactly those. */
+static void stop_unseen(lua_State *L, lcsb__loads *loads, const char *named, const char *real,
+                        const char *data, size_t len, const char *sha256, time_t changed,
+                        bool loaded) {
+    char other[LCSB__SHA256_HEX], kept[PATH_MAX], cwd[PATH_MAX];
+    int acc = accepted(loads, named, sha256, other);
+    if (acc > 0) return;
+    const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted.files, named);
+    lcsb_error ignored;
+    bool is_kept = lcsb__trust_keep(sha256, data, len, kept, &ignored) == 0;
+    const char *shown = lcsb__trust_shown(named, cwd);
+    lcsb__buf b = {0};
+    lcsb__buf_addf(&b, "lcsb trust stopped %s before it ran %s", loads->given,
+                   loaded ? "the content of " : "");
+    lcsb__buf_adds(&b, shown);
+    lcsb__buf_addf(&b, "%s, which %s since you trusted %s (", loaded ? " (load)" : "",
+                   was ? "changed" : "is new", loads->given);
+    lcsb__trust_add_time(&b, loads->trusted.at);
+    lcsb__buf_adds(&b, "): ");
+    if (!was) {
+        lcsb__trust_new_summary(data, len, changed, &b);
+    } else if (strcmp(was->real, real) != 0) {
+        lcsb__buf_addf(&b, "it was %s, and is %s now", was->real, real);
+    } else {
+        lcsb__trust_changes(was->sha256, data, len, &b);
+        lcsb__buf_adds(&b, "; last changed ");
+        lcsb__trust_add_time(&b, changed);
+    }
+    if (acc < 0) lcsb__buf_addf(&b, "; it is not the one you accepted (sha256 %.12s...)", other);
+    lcsb__buf_adds(&b, ". A command lcsb confined may have written it, and lcsb trust runs it as "
+                       "you, unsandboxed: lcsb ran none of it and recorded nothing. Read it");
+    if (is_kept) lcsb__buf_addf(&b, " as lcsb found it, in %s", kept);
+    lcsb__buf_addf(&b, "; if you trust it, run: lcsb trust --accept ");
+    lcsb__buf word = {0}; /* FILE=SHA256, one word, quoted when it must be */
+    lcsb__buf_addf(&word, "%s=%s", shown, sha256);
+    add_shell_word(&b, word.oom ? "?" : word.p);
+    b.oom |= word.oom;
+    lcsb__buf_free(&word);
+    lcsb__buf_adds(&b, " ");
+    add_shell_word(&b, loads->given);
+    lcsb__buf_adds(&b, " (if not, remove it, and run lcsb trust again).");
+    lcsb__trust_also(&b, &loads->trusted, named);
+    if (b.oom) {
+        lcsb__buf_free(&b);
+        raise_refusal(L, loads, "out of memory");
+    }
+    lua_pushlstring(L, b.p, b.len); /* a Lua string before the buffer goes */
+    lcsb__buf_free(&b);
     raise_refusal(L, loads, lua_tostring(L, -1));
 }
 
@@ -123,12 +265,6 @@ static void note(lua_State *L, lcsb__loads *loads, lcsb__trust_files *into, cons
     loads->lens[loads->read.n - 1] = len;
 }
 
-/* Is NAMED (absolute, lexical) a path the script named in the kernel's own
- * trees? */
-static bool named_in_kernel_tree(const char *named) {
-    return lcsb__path_within(named, "/proc") || lcsb__path_within(named, "/sys");
-}
-
 /* The bytes of PATH, read through the trust, pushed as a string (a pointer
  * to them returned, *LEN long); or, when it cannot be read, raised, or with
  * SOFT nil, message and errno pushed and NULL returned. CODE: the bytes are
@@ -141,9 +277,24 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     lcsb_error err;
     if (loads->refused) raise_refusal(L, loads, loads->refusal);
     if (!lcsb__trust_absolute(path, named)) luaL_error(L, "%s: the path is too long", path);
+    /* The kernel's own files (proc, sysfs) say what holds at the moment,
+     * and their real paths move (/proc/self): read, neither held to the
+     * trust nor noted, when the script named them there itself, plainly,
+     * and reads them as data. Judged by the descriptor the bytes came
+     * through, never by the path again (a command may swap it meanwhile),
+     * and never for a way through a magic link (/proc/self/cwd leads into
+     * the project, where a command points a symlink at a process of its
+     * own, whose command line it writes), nor for code. */
+    if (!code && lcsb__read_kernel_file(path, LCSB__TRUST_FILE_MAX, &bytes, len, NULL, NULL) == 0) {
+        const char *data = lua_pushlstring(L, bytes, *len);
+        free(bytes);
+        return data;
+    }
     if (lcsb__trust_read(path, &bytes, len, real, &seen, NULL, &err) != 0) {
         int code_errno = errno;
         if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
+        if (loads->record && (code_errno == ENOENT || code_errno == ENOTDIR))
+            note_absent(L, loads, named);
         if (!soft) luaL_error(L, "%s", err.message);
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -153,23 +304,29 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     /* Lua's from here: nothing leaks when what follows raises. */
     const char *data = lua_pushlstring(L, bytes, *len);
     free(bytes);
-    /* The kernel's own files (proc, sysfs) say what holds at the moment,
-     * and their real paths move (/proc/self): read, neither held to the
-     * trust nor noted, when the script named them there itself and reads
-     * them as data. Judged by the descriptor the bytes came through, never
-     * by the path again (a command may swap it meanwhile), and never for a
-     * path of the project that leads there, nor for code: a command can
-     * point a link at a process of its own, whose command line it writes. */
-    if (seen.kernel_made && !code && named_in_kernel_tree(named)) return data;
     /* lcsb's own modules are lcsb: no digest needed, unless protected. */
     bool own = !seen.kernel_made && loads->lua_dir[0] && lcsb__path_within(real, loads->lua_dir) &&
                strcmp(real, loads->script) != 0;
     sha256[0] = '\0';
     if (!own) lcsb__sha256_of(data, *len, sha256);
-    if (!own && loads->mode == LCSB_TRUST_CHECK && !lcsb__trust_by_location(named, real)) {
-        const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted, named);
-        if (!was || strcmp(was->sha256, sha256) != 0 || strcmp(was->real, real) != 0)
-            refuse(L, loads, path, named, real, data, *len);
+    bool held = !own && (loads->mode == LCSB_TRUST_CHECK || loads->previous) &&
+                !lcsb__trust_by_location(named, real);
+    const lcsb__trust_file *was =
+        held ? lcsb__trust_files_find(&loads->trusted.files, named) : NULL;
+    bool covered = was && strcmp(was->sha256, sha256) == 0 && strcmp(was->real, real) == 0;
+    if (held && !covered && loads->mode == LCSB_TRUST_CHECK)
+        refuse(L, loads, path, named, real, data, *len);
+    /* Under lcsb trust, the script itself is what the user named; any
+     * other code the record before does not cover runs only once seen, and
+     * such data is kept in mind, in case the script runs its bytes. */
+    if (held && !covered && loads->previous && strcmp(named, loads->script_path) != 0) {
+        if (code) {
+            stop_unseen(L, loads, named, real, data, *len, sha256, seen.st.st_ctime, false);
+        } else if (!lcsb__trust_files_find(&loads->fresh, named)) {
+            if (lcsb__trust_files_add(&loads->fresh, named, real, sha256))
+                luaL_error(L, "out of memory");
+            loads->fresh.v[loads->fresh.n - 1].changed = seen.st.st_ctime;
+        }
     }
     note(L, loads, own ? &loads->own : &loads->read, named, real, sha256, data, *len);
     /* A composition that read it rests on it: a plan is made again when
@@ -259,14 +416,17 @@ static int l_dofile(lua_State *L) {
  * and is refused as such. */
 static void refuse_missing_module(lua_State *L, lcsb__loads *loads, const char *name,
                                   const char *path) {
-    if (loads->mode != LCSB_TRUST_CHECK) return;
+    if (loads->mode != LCSB_TRUST_CHECK && !loads->record) return;
     const char *file = luaL_gsub(L, name, ".", "/");
     for (const char *at = path; *at;) {
         size_t n = strcspn(at, ";");
         lua_pushlstring(L, at, n);
         const char *candidate = luaL_gsub(L, lua_tostring(L, -1), "?", file);
         char named[PATH_MAX];
-        if (lcsb__trust_absolute(candidate, named)) refuse_gone(L, loads, candidate, named);
+        if (lcsb__trust_absolute(candidate, named) && loads->record)
+            note_absent(L, loads, named);
+        else if (lcsb__trust_absolute(candidate, named))
+            refuse_gone(L, loads, candidate, named);
         lua_pop(L, 2);
         at += n + (at[n] == ';');
     }
@@ -314,6 +474,27 @@ static int l_search_c(lua_State *L) {
     return 2;
 }
 
+/* load(chunk, ...): under lcsb trust over a record, a string that is the
+ * very bytes of a data file the record does not cover (a state file read,
+ * then run) is that file's code: stopped as dofile of it would be. What the
+ * script builds from such bytes before it loads them is code the user
+ * approved, and judged as such. */
+static int l_load(lua_State *L) {
+    lcsb__loads *loads = loads_of(L);
+    if (loads->previous && loads->fresh.n > 0 && lua_type(L, 1) == LUA_TSTRING) {
+        size_t len;
+        const char *chunk = lua_tolstring(L, 1, &len);
+        char sha256[LCSB__SHA256_HEX];
+        lcsb__sha256_of(chunk, len, sha256);
+        for (size_t i = 0; i < loads->fresh.n; i++) {
+            const lcsb__trust_file *f = &loads->fresh.v[i];
+            if (strcmp(f->sha256, sha256) == 0)
+                stop_unseen(L, loads, f->path, f->real, chunk, len, sha256, f->changed, true);
+        }
+    }
+    return call_original(L);
+}
+
 /* A copy of the file at PATH, read through the trust, as a Lua file
  * positioned at its start; or nil, message, errno. */
 static int push_copy(lua_State *L, const char *path) {
@@ -342,14 +523,23 @@ static int push_copy(lua_State *L, const char *path) {
 static int l_io_open(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
-    if (mode[0] == 'r' && !strchr(mode, '+')) return push_copy(L, path);
-    if (mode[0] == 'r' || (mode[0] == 'a' && strchr(mode, '+'))) {
-        /* Read and written ("r+", "a+"): held to the trust, then Lua's own
-         * file; "w+" starts from nothing. */
-        size_t len;
-        if (!take(L, loads_of(L), path, &len, true, false)) return 3;
-        lua_settop(L, 2);
-    }
+    /* Read and written at once ("r+", "a+", "w+"): a handle on the file
+     * itself reads what is on disk when the script reads, not what lcsb
+     * checked. Opened again by name it may be another file (a command of a
+     * concurrent run renames one in between); opened once and checked
+     * through that descriptor, it is the same file, but one the command
+     * may write in place between the check and the read. Neither way are
+     * the bytes checked the bytes the script gets, so neither is offered. */
+    if (strchr(mode, '+'))
+        return luaL_argerror(
+            L, 2,
+            lua_pushfstring(L,
+                            "\"%s\" for %s: a policy script does not open a file to read and "
+                            "write at once, for what it read would not be what lcsb checked "
+                            "against your trust; read it with \"r\", write it with \"w\" or "
+                            "\"a\"",
+                            mode, path));
+    if (mode[0] == 'r') return push_copy(L, path);
     return call_original(L);
 }
 
@@ -388,6 +578,7 @@ void lcsb__loads_install(lua_State *L, lcsb__loads *loads) {
     lua_pushglobaltable(L);
     replace(L, loads, "loadfile", l_loadfile);
     replace(L, loads, "dofile", l_dofile);
+    replace(L, loads, "load", l_load);
     lua_pop(L, 1);
     lua_getglobal(L, "io");
     replace(L, loads, "open", l_io_open);

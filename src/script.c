@@ -472,7 +472,7 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     s->memory.max = SCRIPT_MEMORY_MAX;
-    rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, err);
+    rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, given.accept, err);
     if (rc || !(s->facts = lcsb__facts_new()) ||
         !(s->L = lua_newstate(lcsb__lua_capped_alloc, &s->memory))) {
         lcsb__facts_free(s->facts);
@@ -530,13 +530,22 @@ int lcsb_trust(const char *path, const char *const *argv, const lcsb_script_opti
     int rc = open_script(path, argv, opts, true, &s, err);
     if (rc) return rc;
     const lcsb__loads *loads = &s->loads;
-    rc = lcsb__trust_save(loads->script_path, &loads->read, loads->contents, loads->lens, err);
+    rc = lcsb__trust_save(loads->script_path, &loads->read, &loads->absent, loads->contents,
+                          loads->lens, err);
     lcsb__strv lines = {0};
     for (size_t i = 0; !rc && trusted && i < loads->read.n; i++) {
         lcsb__buf b = {0};
         const lcsb__trust_file *f = &loads->read.v[i];
         lcsb__buf_addf(&b, "%s  %s", f->sha256, f->path);
         if (strcmp(f->path, f->real) != 0) lcsb__buf_addf(&b, " -> %s", f->real);
+        /* What the record before did not cover as it is: the data the
+         * script read without stopping, which the user may want to read. */
+        const lcsb__trust_file *was =
+            loads->previous ? lcsb__trust_files_find(&loads->trusted.files, f->path) : NULL;
+        if (loads->previous && !was)
+            lcsb__buf_adds(&b, " (new)");
+        else if (was && (strcmp(was->sha256, f->sha256) != 0 || strcmp(was->real, f->real) != 0))
+            lcsb__buf_adds(&b, " (changed)");
         if (b.oom || lcsb__strv_push(&lines, b.p))
             rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         lcsb__buf_free(&b);

@@ -108,13 +108,10 @@ int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data,
     return lcsb__read_regular_at(AT_FDCWD, path, max, nofollow, data, len, real, seen);
 }
 
-int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
-                          size_t *len, char *real, lcsb__file_seen *seen) {
-    *data = NULL;
-    *len = 0;
-    int fd = openat(dirfd, path,
-                    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0) return -1;
+/* The regular file open as FD (which this closes), read whole as
+ * lcsb__read_regular says; PATH is how it was named. */
+static int read_open(int fd, const char *path, size_t max, char **data, size_t *len, char *real,
+                     lcsb__file_seen *seen) {
     struct stat st;
     char *buf = NULL;
     size_t cap = 0, got = 0;
@@ -132,6 +129,7 @@ int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow
         seen->kernel_made = kernel_made(fd);
     }
 #ifdef __linux__
+    (void)path;
     if (!error && real) {
         char link[32];
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
@@ -170,6 +168,57 @@ int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow
     *data = buf;
     *len = got;
     return 0;
+}
+
+int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
+                          size_t *len, char *real, lcsb__file_seen *seen) {
+    *data = NULL;
+    *len = 0;
+    int fd = openat(dirfd, path,
+                    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) return -1;
+    return read_open(fd, path, max, data, len, real, seen);
+}
+
+int lcsb__read_kernel_file(const char *path, size_t max, char **data, size_t *len, char *real,
+                           lcsb__file_seen *seen) {
+    *data = NULL;
+    *len = 0;
+#ifdef __linux__
+    if (!lcsb__path_is_normal(path) || strlen(path) >= PATH_MAX ||
+        !(lcsb__path_within(path, "/proc") || lcsb__path_within(path, "/sys"))) {
+        errno = EXDEV;
+        return -1;
+    }
+    /* A magic link (/proc/PID/cwd, root, exe, fd/N) leads wherever a
+     * process points it, a project's directory or a symlink the command
+     * made there: the kernel refuses to follow one (ELOOP). The plain
+     * symlinks left on the way (/proc/self, /proc/mounts, sysfs's own) are
+     * the kernel's, and the path, having no "..", never leaves the tree
+     * but through them. */
+    struct open_how how = {.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                           .resolve = RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd < 0) return -1;
+    lcsb__file_seen own;
+    if (!seen) seen = &own;
+    char where[PATH_MAX];
+    if (!real) real = where;
+    if (read_open(fd, path, max, data, len, real, seen) != 0) return -1;
+    /* Where it ended, asked of the descriptor: on the kernel's file system,
+     * in its tree. */
+    if (seen->kernel_made && (lcsb__path_within(real, "/proc") || lcsb__path_within(real, "/sys")))
+        return 0;
+    free(*data);
+    *data = NULL;
+    *len = 0;
+    errno = EXDEV;
+    return -1;
+#else
+    (void)path, (void)max, (void)real, (void)seen;
+    errno = ENOSYS;
+    return -1;
+#endif
 }
 
 int lcsb__mount_of(int fd, uint64_t *out, dev_t *dev, ino_t *ino) {

@@ -42,6 +42,16 @@ int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data,
 int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
                           size_t *len, char *real, lcsb__file_seen *seen);
 
+/* The file the kernel makes up at PATH, a path in /proc or /sys as written
+ * (absolute, normal: no "." or ".."), read as lcsb__read_regular reads one,
+ * but only when the way there follows no magic link (/proc/PID/cwd, root,
+ * exe, fd/N: each leads wherever a process points it) and the descriptor is
+ * on proc or sysfs, in /proc or /sys: -1 with errno otherwise (ELOOP a magic
+ * link on the way, EXDEV not such a path or file, ENOSYS no such files
+ * here, else open's or read's own). */
+int lcsb__read_kernel_file(const char *path, size_t max, char **data, size_t *len, char *real,
+                           lcsb__file_seen *seen);
+
 /* The mount that the file open as FD lives on, as an identity to compare (a
  * platform's own notion: Linux's mount ID, else the device), and, when DEV
  * is not NULL, which file it is (DEV and INO), from the same call. 0 or -1. */

@@ -21,7 +21,11 @@
 #define LCSB_SYSCONFDIR "/etc/lcsb"
 #endif
 
+/* Version 3 adds the files the script looked for and did not find ("- PATH"
+ * lines); a record without any is written as version 2, which every lcsb
+ * that reads records reads. */
 #define RECORD_MAGIC "lcsb-trust 2\n"
+#define RECORD_MAGIC_ABSENT "lcsb-trust 3\n"
 
 int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *real,
                           const char *sha256) {
@@ -39,6 +43,7 @@ int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char
         return LCSB_ENOMEM;
     }
     snprintf(f->sha256, sizeof f->sha256, "%s", sha256);
+    f->changed = 0;
     files->n++;
     return 0;
 }
@@ -56,6 +61,12 @@ void lcsb__trust_files_clear(lcsb__trust_files *files) {
     }
     free(files->v);
     memset(files, 0, sizeof *files);
+}
+
+void lcsb__trust_record_clear(lcsb__trust_record *record) {
+    lcsb__trust_files_clear(&record->files);
+    lcsb__trust_files_clear(&record->absent);
+    record->at = 0;
 }
 
 bool lcsb__trust_absolute(const char *path, char out[PATH_MAX]) {
@@ -180,13 +191,22 @@ static bool take_path(const char **at, const char *end, char out[PATH_MAX]) {
     return ok;
 }
 
-bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out) {
+bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_record *out) {
     size_t magic = strlen(RECORD_MAGIC);
     memset(out, 0, sizeof *out);
-    bool ok = len >= magic && memcmp(data, RECORD_MAGIC, magic) == 0;
+    bool v3 = len >= magic && memcmp(data, RECORD_MAGIC_ABSENT, magic) == 0;
+    bool ok = v3 || (len >= magic && memcmp(data, RECORD_MAGIC, magic) == 0);
     for (const char *line = data + magic; ok && line < data + len;) {
         const char *end = memchr(line, '\n', (size_t)(data + len - line));
         char path[PATH_MAX], real[PATH_MAX], hex[LCSB__SHA256_HEX];
+        if (v3 && end && end - line > 2 && line[0] == '-' && line[1] == ' ') {
+            /* "- PATH": looked for, not found. */
+            const char *at = line + 2;
+            ok = take_path(&at, end, path) && at == end &&
+                 lcsb__trust_files_add(&out->absent, path, "", "") == 0;
+            line = end + 1;
+            continue;
+        }
         const char *at = line + 65;
         /* "SHA256 PATH REAL": the file as the script named it, and where it was. */
         ok = end && end - line > 65 && line[64] == ' ' && strspn(line, "0123456789abcdef") == 64 &&
@@ -195,12 +215,12 @@ bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out) {
         if (ok) {
             memcpy(hex, line, 64);
             hex[64] = '\0';
-            ok = lcsb__trust_files_add(out, path, real, hex) == 0;
+            ok = lcsb__trust_files_add(&out->files, path, real, hex) == 0;
             line = end + 1;
         }
     }
-    if (!ok || out->n == 0) lcsb__trust_files_clear(out);
-    return ok && out->n > 0;
+    if (!ok || out->files.n == 0) lcsb__trust_record_clear(out);
+    return ok && out->files.n > 0;
 }
 
 /* Is the trust store's PATH, whose descriptor showed ST, the user's own,
@@ -227,7 +247,7 @@ static int unopened(const char *path, int error, lcsb_error *err) {
     return lcsb__fail(err, LCSB_ESYS, "cannot read %s: %s", path, strerror(error));
 }
 
-int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err) {
+int lcsb__trust_load(const char *script, lcsb__trust_record *out, lcsb_error *err) {
     char path[PATH_MAX], store[PATH_MAX];
     char *data;
     size_t len;
@@ -256,8 +276,9 @@ int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err
     bool ok = !rc && lcsb__trust_parse(data, len, out);
     free(data);
     if (rc) return rc;
-    if (!ok || strcmp(out->v[0].path, script) != 0) {
-        lcsb__trust_files_clear(out);
+    out->at = seen.st.st_mtime;
+    if (!ok || strcmp(out->files.v[0].path, script) != 0) {
+        lcsb__trust_record_clear(out);
         return lcsb__fail(err, LCSB_EINVAL,
                           "the trust record %s is damaged; run lcsb trust again for %s", path,
                           script);
@@ -306,27 +327,51 @@ static int write_whole(const char *path, const char *data, size_t len, lcsb_erro
     return 0;
 }
 
-int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *const *contents,
-                     const size_t *lens, lcsb_error *err) {
-    char store[PATH_MAX], content_dir[PATH_MAX], record[PATH_MAX];
+/* The store's copies of content: DIR, made when it is not there yet. */
+static int content_dir(char dir[PATH_MAX], lcsb_error *err) {
+    char store[PATH_MAX];
     int rc = lcsb__trust_store(store, sizeof store, err);
-    if (!rc) rc = record_path(script, record, sizeof record, err);
-    if (!rc && snprintf(content_dir, sizeof content_dir, "%s/content", store) >= PATH_MAX)
+    if (!rc && snprintf(dir, PATH_MAX, "%s/content", store) >= PATH_MAX)
         rc = lcsb__fail(err, LCSB_EINVAL, "the trust store's path is too long: %s", store);
-    if (!rc) rc = make_dirs(content_dir, err);
-    for (size_t i = 0; !rc && i < files->n; i++) {
-        char kept[PATH_MAX + 96];
-        snprintf(kept, sizeof kept, "%s/%s", content_dir, files->v[i].sha256);
-        if (access(kept, F_OK) != 0) rc = write_whole(kept, contents[i], lens[i], err);
-    }
+    return rc ? rc : make_dirs(dir, err);
+}
+
+int lcsb__trust_keep(const char *sha256, const char *data, size_t len, char *where,
+                     lcsb_error *err) {
+    char dir[PATH_MAX];
+    int rc = content_dir(dir, err);
     if (rc) return rc;
+    if (snprintf(where, PATH_MAX, "%s/%s", dir, sha256) >= PATH_MAX)
+        return lcsb__fail(err, LCSB_EINVAL, "the trust store's path is too long: %s", dir);
+    return access(where, F_OK) == 0 ? 0 : write_whole(where, data, len, err);
+}
+
+int lcsb__trust_save(const char *script, const lcsb__trust_files *files,
+                     const lcsb__trust_files *absent, char *const *contents, const size_t *lens,
+                     lcsb_error *err) {
+    char record[PATH_MAX], kept[PATH_MAX];
+    int rc = record_path(script, record, sizeof record, err);
+    for (size_t i = 0; !rc && i < files->n; i++)
+        rc = lcsb__trust_keep(files->v[i].sha256, contents[i], lens[i], kept, err);
+    if (rc) return rc;
+    /* What the script found in the end is not absent, whatever it looked
+     * for before. */
+    size_t missing = 0;
+    for (size_t i = 0; absent && i < absent->n; i++)
+        missing += !lcsb__trust_files_find(files, absent->v[i].path);
     lcsb__buf b = {0};
-    lcsb__buf_adds(&b, RECORD_MAGIC);
+    lcsb__buf_adds(&b, missing ? RECORD_MAGIC_ABSENT : RECORD_MAGIC);
     for (size_t i = 0; i < files->n; i++) {
         lcsb__buf_addf(&b, "%s ", files->v[i].sha256);
         lcsb__buf_add_word(&b, files->v[i].path);
         lcsb__buf_adds(&b, " ");
         lcsb__buf_add_word(&b, files->v[i].real);
+        lcsb__buf_adds(&b, "\n");
+    }
+    for (size_t i = 0; absent && i < absent->n; i++) {
+        if (lcsb__trust_files_find(files, absent->v[i].path)) continue;
+        lcsb__buf_adds(&b, "- ");
+        lcsb__buf_add_word(&b, absent->v[i].path);
         lcsb__buf_adds(&b, "\n");
     }
     rc = b.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory")
@@ -434,6 +479,102 @@ void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len
     free(old);
 }
 
+void lcsb__trust_add_time(lcsb__buf *out, time_t t) {
+    struct tm tm;
+    char text[32];
+    if (localtime_r(&t, &tm) && strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm))
+        lcsb__buf_adds(out, text);
+    else
+        lcsb__buf_adds(out, "(an unknown time)");
+}
+
+void lcsb__trust_new_summary(const char *now, size_t now_len, time_t changed, lcsb__buf *out) {
+    size_t lines = 0;
+    for (size_t i = 0; i < now_len; i++) lines += now[i] == '\n';
+    if (now_len > 0 && now[now_len - 1] != '\n') lines++;
+    lcsb__buf_addf(out, "%zu line%s, last changed ", lines, lines == 1 ? "" : "s");
+    lcsb__trust_add_time(out, changed);
+}
+
+const char *lcsb__trust_shown(const char *path, char cwd[PATH_MAX]) {
+    if (!getcwd(cwd, PATH_MAX) || strcmp(cwd, "/") == 0 || !lcsb__path_within(path, cwd) ||
+        strcmp(path, cwd) == 0)
+        return path;
+    return path + strlen(cwd) + 1;
+}
+
+/* What one entry of the list says of the file F (ABSENT: looked for and
+ * not found then), into E; nothing when it is as recorded. */
+static void also_entry(lcsb__buf *e, const lcsb__trust_file *f, bool absent) {
+    char cwd[PATH_MAX], real[PATH_MAX], sha256[LCSB__SHA256_HEX];
+    char *data = NULL;
+    size_t len;
+    lcsb__file_seen seen;
+    lcsb_error why;
+    int rc = lcsb__trust_read(f->path, &data, &len, real, &seen, sha256, &why);
+    int error = errno;
+    const char *shown = lcsb__trust_shown(f->path, cwd);
+    if (absent) {
+        /* Still not there: nothing to say. */
+        if (rc != 0 && (error == ENOENT || error == ENOTDIR)) return;
+        lcsb__buf_adds(e, shown);
+        if (rc != 0) {
+            lcsb__buf_addf(e, " (new, and it cannot be read: %s)", strerror(error));
+        } else {
+            lcsb__buf_adds(e, " (new: ");
+            lcsb__trust_new_summary(data, len, seen.st.st_ctime, e);
+            lcsb__buf_adds(e, ")");
+        }
+    } else if (rc != 0) {
+        lcsb__buf_addf(e, "%s (it cannot be read now: %s)", shown, strerror(error));
+    } else if (lcsb__trust_by_location(f->path, real)) {
+        /* Trusted where it is. */
+    } else if (strcmp(real, f->real) != 0) {
+        lcsb__buf_addf(e, "%s (it was %s, and is %s now)", shown, f->real, real);
+    } else if (strcmp(sha256, f->sha256) != 0) {
+        lcsb__buf_addf(e, "%s (", shown);
+        lcsb__trust_changes(f->sha256, data, len, e);
+        lcsb__buf_adds(e, "; last changed ");
+        lcsb__trust_add_time(e, seen.st.st_ctime);
+        lcsb__buf_adds(e, ")");
+    }
+    free(data);
+}
+
+void lcsb__trust_also(lcsb__buf *b, const lcsb__trust_record *record, const char *skip) {
+    /* A refusal is one error message: what does not fit is counted, so the
+     * user knows there is more to read than it says. */
+    const size_t room = sizeof((lcsb_error *)0)->message - 32;
+    size_t n = 0, more = 0;
+    for (size_t i = 0; i < record->files.n + record->absent.n; i++) {
+        bool absent = i >= record->files.n;
+        const lcsb__trust_file *f =
+            absent ? &record->absent.v[i - record->files.n] : &record->files.v[i];
+        if (skip && strcmp(f->path, skip) == 0) continue;
+        lcsb__buf e = {0};
+        also_entry(&e, f, absent);
+        b->oom |= e.oom;
+        if (e.len > 0 && b->len + e.len + 48 > room) {
+            more++;
+        } else if (e.len > 0) {
+            /* A sentence of its own after what B said. */
+            bool ended = b->len > 0 && b->p[b->len - 1] == '.';
+            lcsb__buf_adds(b, n++     ? "; "
+                              : ended ? " Also new or changed since you trusted it: "
+                                      : ". Also new or changed since you trusted it: ");
+            lcsb__buf_add(b, e.p, e.len);
+        }
+        lcsb__buf_free(&e);
+    }
+    bool ended = b->len > 0 && b->p[b->len - 1] == '.';
+    if (more && n)
+        lcsb__buf_addf(b, "; and %zu more", more);
+    else if (more)
+        lcsb__buf_addf(b, "%sAlso %zu more file%s new or changed since you trusted it",
+                       ended ? " " : ". ", more, more == 1 ? " is" : "s are");
+    if (n || more) lcsb__buf_adds(b, ".");
+}
+
 int lcsb__trust_not_recorded(const char *path, lcsb_error *err) {
     return lcsb__fail(err, LCSB_EUNTRUSTED,
                       "%s is not trusted, so lcsb ran none of it: a policy in a project can be "
@@ -469,29 +610,32 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
                           strerror(errno));
     bool located = lcsb__trust_by_location(named, script);
-    lcsb__trust_files record;
+    lcsb__trust_record record;
     int rc = lcsb__trust_load(named, &record, err);
     if (rc) return rc;
-    if (record.n == 0 && !located) rc = lcsb__trust_not_recorded(path, err);
-    for (size_t i = 0; !rc && i < record.n; i++) {
-        const lcsb__trust_file *f = &record.v[i];
+    if (record.files.n == 0 && !located) rc = lcsb__trust_not_recorded(path, err);
+    for (size_t i = 0; !rc && i < record.files.n; i++) {
+        const lcsb__trust_file *f = &record.files.v[i];
         char *data;
         size_t len;
         lcsb_error why;
+        lcsb__buf b = {0};
         if (lcsb__trust_read(f->path, &data, &len, real, NULL, sha256, &why) != 0) {
-            rc = lcsb__fail(err, LCSB_EUNTRUSTED,
-                            "%s read %s when you trusted it, and it cannot be read now (%s); "
-                            "lcsb ran none of it. Then run: lcsb trust %s",
-                            path, f->path, why.message, path);
+            lcsb__buf_addf(&b,
+                           "%s read %s when you trusted it, and it cannot be read now (%s); "
+                           "lcsb ran none of it. Then run: lcsb trust %s",
+                           path, f->path, why.message, path);
         } else if (strcmp(sha256, f->sha256) != 0 || strcmp(real, f->real) != 0) {
-            lcsb__buf b = {0};
             lcsb__trust_refusal(&b, path, i == 0 ? NULL : f->path, f, real, data, len);
-            rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", b.oom ? "out of memory" : b.p);
-            lcsb__buf_free(&b);
         }
+        if (b.len) {
+            lcsb__trust_also(&b, &record, f->path);
+            rc = lcsb__fail(err, LCSB_EUNTRUSTED, "%s", b.oom ? "out of memory" : b.p);
+        }
+        lcsb__buf_free(&b);
         free(data);
     }
-    lcsb__trust_files_clear(&record);
+    lcsb__trust_record_clear(&record);
     if (!rc) *how = located ? "location" : "recorded";
     return rc;
 }

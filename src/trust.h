@@ -13,6 +13,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* The most of a file a policy script may read through lcsb: a policy, a
  * module or a data file, never an archive. */
@@ -22,6 +24,7 @@ typedef struct lcsb__trust_file {
     char *path; /* as the script named it, made absolute (lcsb__trust_absolute) */
     char *real; /* where that led */
     char sha256[LCSB__SHA256_HEX];
+    time_t changed; /* its status change time when read (0: not asked) */
 } lcsb__trust_file;
 
 /* What a script read, or what the record of a trusted one says it read. */
@@ -29,6 +32,17 @@ typedef struct lcsb__trust_files {
     lcsb__trust_file *v;
     size_t n, cap;
 } lcsb__trust_files;
+
+/* The record of a script: what it read when the user trusted it, and what
+ * it looked for then and did not find (a file that is there now is news
+ * the user hears of in a refusal). */
+typedef struct lcsb__trust_record {
+    lcsb__trust_files files;  /* the script first */
+    lcsb__trust_files absent; /* path only: real and sha256 empty */
+    time_t at;                /* when the record was written; 0 when there is none */
+} lcsb__trust_record;
+
+void lcsb__trust_record_clear(lcsb__trust_record *record);
 
 int lcsb__trust_files_add(lcsb__trust_files *files, const char *path, const char *real,
                           const char *sha256);
@@ -51,12 +65,19 @@ bool lcsb__trust_by_location(const char *path, const char *real);
 
 /* The record of the script named SCRIPT (absolute) into *OUT (empty, and 0,
  * when there is none). A store or record that is not the user's own, or
- * others may write, is refused. */
-int lcsb__trust_load(const char *script, lcsb__trust_files *out, lcsb_error *err);
+ * others may write, is refused; one lcsb did not write is LCSB_EINVAL. */
+int lcsb__trust_load(const char *script, lcsb__trust_record *out, lcsb_error *err);
 /* Record FILES (SCRIPT's first; SCRIPT as named, absolute) as what the user
- * trusts SCRIPT with, each file's content (CONTENTS[i], LENS[i]) kept beside it. */
-int lcsb__trust_save(const char *script, const lcsb__trust_files *files, char *const *contents,
-                     const size_t *lens, lcsb_error *err);
+ * trusts SCRIPT with, each file's content (CONTENTS[i], LENS[i]) kept beside
+ * it, and ABSENT (paths) as what it looked for and did not find. */
+int lcsb__trust_save(const char *script, const lcsb__trust_files *files,
+                     const lcsb__trust_files *absent, char *const *contents, const size_t *lens,
+                     lcsb_error *err);
+/* Keep LEN bytes of DATA, whose digest is SHA256, in the store's copies of
+ * content, where a summary of a change finds them; its path into WHERE
+ * (PATH_MAX bytes). */
+int lcsb__trust_keep(const char *sha256, const char *data, size_t len, char *where,
+                     lcsb_error *err);
 
 /* The file at PATH, a regular one of at most LCSB__TRUST_FILE_MAX bytes,
  * read whole through one descriptor: its bytes (*DATA, NUL-terminated,
@@ -68,7 +89,7 @@ int lcsb__trust_read(const char *path, char **data, size_t *len, char *real, lcs
 
 /* A record's text (LEN bytes of DATA) as the files it names into *OUT
  * (cleared, false, when it is not one lcsb wrote). */
-bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_files *out);
+bool lcsb__trust_parse(const char *data, size_t len, lcsb__trust_record *out);
 /* "3 lines added, 1 removed; first at line 12: ..." from OLD to NOW. */
 void lcsb__trust_diff(const char *old, size_t old_len, const char *now, size_t now_len,
                       lcsb__buf *out);
@@ -76,6 +97,23 @@ void lcsb__trust_diff(const char *old, size_t old_len, const char *now, size_t n
  * NOW: "3 lines added, 1 removed; first at line 12: exec = \"any\"", or
  * what is known when the old content was not kept. Into OUT. */
 void lcsb__trust_changes(const char *old_sha256, const char *now, size_t now_len, lcsb__buf *out);
+
+/* "1 line, last changed 2024-05-01 12:00:03": what is known of a file no
+ * record names, LEN bytes of NOW, whose status changed at CHANGED (the
+ * kernel's to set, where a command may set the modification time to
+ * anything). Into OUT. */
+void lcsb__trust_new_summary(const char *now, size_t now_len, time_t changed, lcsb__buf *out);
+/* T as the local time "2024-05-01 12:00:03", into OUT. */
+void lcsb__trust_add_time(lcsb__buf *out, time_t t);
+/* PATH (absolute) as a refusal names it: from the working directory when
+ * beneath it. */
+const char *lcsb__trust_shown(const char *path, char cwd[PATH_MAX]);
+/* Every file RECORD names but SKIP (absolute; NULL: none) that is not as
+ * recorded now (changed, moved, gone), and every file it looked for and did
+ * not find that is there now, each with what changed: " Also new or
+ * changed since you trusted it: A (...); B (...)." into B, or nothing. A
+ * refusal names the first such file it met; this, the rest. */
+void lcsb__trust_also(lcsb__buf *b, const lcsb__trust_record *record, const char *skip);
 
 /* LCSB_EUNTRUSTED: the script at PATH has no record. */
 int lcsb__trust_not_recorded(const char *path, lcsb_error *err);

@@ -112,7 +112,8 @@ static void test_help_version(void **state) {
     /* The usage text names every option the parser takes. */
     const char *options[] = {"--backend", "--attest", "--prefix", "--no-capture", "--json",
                              "--help", "--version", "detect", "check", "wrap",
-                             "LCSB_POLICY_TIMEOUT", "cache", "clear", "--project", "--all"};
+                             "LCSB_POLICY_TIMEOUT", "cache", "clear", "--project", "--all",
+                             "trust", "--accept"};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         assert_contains(cli_usage, options[i]);
 }
@@ -287,6 +288,36 @@ static void test_keep_fd(void **state) {
     refused(parse_v(many), "more than 64 --keep-fd options");
 }
 
+/* lcsb trust --accept FILE=SHA256: the file lcsb trust named and the
+ * digest it showed, repeatable, for trust alone; any other form is refused
+ * before anything runs. */
+static void test_accept(void **state) {
+    (void)state;
+#define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+    parsed *p = ok(PARSE("trust", "--accept", "local.lua=" SHA, "p.lua", "--accept",
+                         "a=b/c=" SHA, "--", "make"));
+    assert_int_equal(p->args.command, CLI_TRUST);
+    assert_int_equal(p->args.accept_count, 2);
+    assert_string_equal(p->args.accept[0], "local.lua=" SHA);
+    assert_string_equal(p->args.accept[1], "a=b/c=" SHA); /* the last '=' parts them */
+    assert_null(p->args.accept[2]);
+    done(p);
+    p = ok(PARSE("trust", "p.lua"));
+    assert_int_equal(p->args.accept_count, 0);
+    assert_null(p->args.accept[0]);
+    done(p);
+    static const char *const bad[] = {
+        "local.lua", "local.lua=", "=" SHA, "local.lua=" SHA "0", "local.lua=0123",
+        "local.lua=0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        refused(PARSE("trust", "--accept", bad[i], "p.lua"), "expected FILE=SHA256");
+    refused(PARSE("trust", "p.lua", "--accept"), "option --accept needs a value");
+    refused(PARSE("--accept", "local.lua=" SHA, "p.lua", "--", "true"),
+            "--accept is for lcsb trust");
+    refused(PARSE("check", "--accept", "local.lua=" SHA, "p.lua"), "--accept is for lcsb trust");
+#undef SHA
+}
+
 static void test_unknown_and_extra(void **state) {
     (void)state;
     refused(PARSE("--frob", "p.lua", "--", "true"), "unknown option --frob");
@@ -400,6 +431,7 @@ int main(void) {
         cmocka_unit_test(test_backends),
         cmocka_unit_test(test_missing_values),
         cmocka_unit_test(test_keep_fd),
+        cmocka_unit_test(test_accept),
         cmocka_unit_test(test_unknown_and_extra),
         cmocka_unit_test(test_missing_policy_or_command),
         cmocka_unit_test(test_prefix),

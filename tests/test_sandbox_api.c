@@ -718,8 +718,108 @@ static void test_script_trust(void **state) {
     assert_int_equal(lcsb_script_close(s, &err), 0);
     opts.trust = (lcsb_trust_mode)7;
     assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EINVAL);
+    /* What lcsb_trust may run unrecorded is named with its digest. */
+    static const char *const accept[] = {"tools.txt", NULL};
+    opts.trust = LCSB_TRUST_CHECK;
+    opts.accept = accept;
+    assert_int_equal(lcsb_trust(path, cmd, &opts, NULL, &err), LCSB_EINVAL);
+    assert_contains(err.message, "accept 'tools.txt': expected FILE=SHA256");
     assert_int_equal(unsetenv("XDG_STATE_HOME"), 0);
     rm_rf(dir);
+}
+
+/* A refusal names every file the record knows of that is not as trusted,
+ * not only the first it met: the rest after it, each with what changed (or
+ * that it is new where the script found nothing before), as many as one
+ * message holds, and how many more there are. */
+static void test_script_trust_names_every_change(void **state) {
+    (void)state;
+    char dir[] = "/tmp/lcsb-api.XXXXXX", store[PATH_MAX], path[PATH_MAX], data[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(setenv("XDG_STATE_HOME", path_in(store, dir, "state"), 1), 0);
+    char name[32];
+    for (int i = 0; i < 40; i++) {
+        FMT(name, "data%02d.txt", i);
+        write_file(path_in(data, dir, name), "sh\n");
+    }
+    char text[PATH_MAX + 256];
+    FMT(text,
+        "pcall(dofile, \"%s/local.lua\")\n"
+        "for i = 0, 39 do io.open(string.format(\"%s/data%%02d.txt\", i)):close() end\n"
+        "return require(\"lcsb\").policy { exec = { \"/bin/sh\" } }\n",
+        dir, dir);
+    write_file(path_in(path, dir, "p.lua"), text);
+    lcsb_script_options opts;
+    lcsb_script_options_init(&opts);
+    opts.lua_dir = LCSB_LUA_DIR;
+    static const char *const cmd[] = {"sh", NULL};
+    lcsb_error err;
+    if (lcsb_trust(path, cmd, &opts, NULL, &err)) fail_msg("lcsb_trust: %s", err.message);
+    /* A file it looked for and did not find is there now (a command may
+     * have planted it), and the script changed: the refusal of the script
+     * names that file too, though the script never got to read it. */
+    char local[PATH_MAX], edited[sizeof text + 32];
+    write_file(path_in(local, dir, "local.lua"), "return 1\n");
+    FMT(edited, "%s-- mine\n", text);
+    write_file(path, edited);
+    lcsb_script *s = NULL;
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EUNTRUSTED);
+    assert_contains(err.message, "p.lua changed since you trusted it");
+    assert_contains(err.message, "local.lua (new: 1 line, last changed ");
+    assert_int_equal(unlink(local), 0);
+    write_file(path, text);
+    /* Two changed: the first refused, the second named after it. */
+    write_file(path_in(data, dir, "data03.txt"), "rm\n");
+    write_file(path_in(data, dir, "data07.txt"), "sh\ncat\n");
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EUNTRUSTED);
+    assert_contains(err.message, "data03.txt, which changed since you trusted it");
+    assert_contains(err.message, ". Also new or changed since you trusted it: ");
+    assert_contains(err.message, "data07.txt (1 line added, 0 removed; first at line 2: cat; "
+                                 "last changed ");
+    /* Every one changed: as many as fit, and a count of the rest. */
+    for (int i = 0; i < 40; i++) {
+        FMT(name, "data%02d.txt", i);
+        write_file(path_in(data, dir, name), "rm\n");
+    }
+    assert_int_equal(lcsb_script_open(path, cmd, &opts, &s, &err), LCSB_EUNTRUSTED);
+    assert_contains(err.message, "data00.txt, which changed");
+    assert_contains(err.message, "data01.txt (1 line added, 1 removed");
+    assert_contains(err.message, " more.");
+    assert_true(strlen(err.message) < sizeof err.message - 1);
+    assert_int_equal(unsetenv("XDG_STATE_HOME"), 0);
+    rm_rf(dir);
+}
+
+/* A record reads back as lcsb writes it: version 2 names the files read,
+ * version 3 the files looked for and not found too ("- PATH"). Such a line
+ * in a version 2 record, or one naming no absolute path, is damage. */
+static void test_trust_record_parse(void **state) {
+    (void)state;
+#define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+    static const char v3[] = "lcsb-trust 3\n" SHA " /w/p.lua /w/p.lua\n- /w/p.local.lua\n";
+    lcsb__trust_record r;
+    assert_true(lcsb__trust_parse(v3, sizeof v3 - 1, &r));
+    assert_int_equal(r.files.n, 1);
+    assert_string_equal(r.files.v[0].path, "/w/p.lua");
+    assert_int_equal(r.absent.n, 1);
+    assert_string_equal(r.absent.v[0].path, "/w/p.local.lua");
+    assert_string_equal(r.absent.v[0].sha256, "");
+    lcsb__trust_record_clear(&r);
+    static const char v2[] = "lcsb-trust 2\n" SHA " /w/p.lua /w/p.lua\n";
+    assert_true(lcsb__trust_parse(v2, sizeof v2 - 1, &r));
+    assert_int_equal(r.absent.n, 0);
+    lcsb__trust_record_clear(&r);
+    static const char *const damaged[] = {
+        "lcsb-trust 2\n" SHA " /w/p.lua /w/p.lua\n- /w/p.local.lua\n",
+        "lcsb-trust 3\n" SHA " /w/p.lua /w/p.lua\n- p.local.lua\n",
+        "lcsb-trust 3\n" SHA " /w/p.lua /w/p.lua\n- \n",
+        "lcsb-trust 3\n- /w/p.local.lua\n",
+    };
+    for (size_t i = 0; i < sizeof damaged / sizeof *damaged; i++) {
+        assert_false(lcsb__trust_parse(damaged[i], strlen(damaged[i]), &r));
+        assert_int_equal(r.files.n + r.absent.n, 0);
+    }
+#undef SHA
 }
 
 /* A #! line names what runs a script; env's options that take a word
@@ -783,6 +883,8 @@ int main(void) {
         cmocka_unit_test(test_sha256),
         cmocka_unit_test(test_script_trust),
         cmocka_unit_test(test_trust_diff),
+        cmocka_unit_test(test_trust_record_parse),
+        cmocka_unit_test(test_script_trust_names_every_change),
         cmocka_unit_test(test_resolve_shebang_options),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_prepare_is_what_runs),

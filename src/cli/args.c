@@ -17,7 +17,8 @@ const char cli_usage[] =
     "       lcsb detect [--json]                            what this host can enforce\n"
     "       lcsb check [OPTIONS] POLICY.lua [-- COMMAND...] validate, show backend and rules\n"
     "       lcsb wrap [OPTIONS] POLICY.lua -- COMMAND...    print the final argv as JSON\n"
-    "       lcsb trust POLICY.lua [-- COMMAND...]           approve POLICY as it is now\n"
+    "       lcsb trust [--accept FILE=SHA256]... POLICY.lua [-- COMMAND...]\n"
+    "                                                       approve POLICY as it is now\n"
     "       lcsb cache [list|clear] [--project DIR | --all] a project's caches (cache = {...})\n"
     "       lcsb cache [list|clear] --plans                  the policies composed once, kept\n"
     "       lcsb explain ATTESTATION.json                   the hints for a run --attest saved\n"
@@ -39,6 +40,10 @@ const char cli_usage[] =
     "  --no-trust-check   run POLICY without checking that you trusted it as it is now\n"
     "                     (for a CI checkout, which is itself what you trust); it is\n"
     "                     still protected for the run\n"
+    "  --accept FILE=SHA256\n"
+    "                     lcsb trust only, repeatable: run FILE though the earlier record\n"
+    "                     does not cover it, if its content is still the one lcsb trust\n"
+    "                     showed you (SHA256, as its refusal names it)\n"
     "  --no-capture       leave the command's stderr alone: it sees your terminal there, and\n"
     "                     lcsb keeps no tail of it for hints (by default stderr goes\n"
     "                     through lcsb, relayed live, and the command sees a pipe)\n"
@@ -53,9 +58,16 @@ const char cli_usage[] =
     "lcsb runs only what you trusted. `lcsb trust POLICY` runs it and records it and\n"
     "each file it reads (require, dofile, io.open) by content, under\n"
     "$XDG_STATE_HOME/lcsb/trust (~/.local/state/lcsb/trust); a policy that is not\n"
-    "recorded, or changed since, is refused (125) and none of it runs. Policies in\n"
+    "recorded, or changed since, is refused (125) and none of it runs; the refusal\n"
+    "names every file the record knows of that is new or changed. Policies in\n"
     "~/.config/lcsb or /etc/lcsb are trusted where they are. What a policy read from\n"
     "the write tier is read-only during the run.\n"
+    "\n"
+    "lcsb trust over an earlier record runs the policy you name, but no other code\n"
+    "the record does not cover as it is (a module, a dofile, a file's bytes given to\n"
+    "load): a command may have written it, and lcsb trust runs as you. It stops\n"
+    "there (125), naming the file, what changed and when, and where it kept a copy\n"
+    "of what it found; read that, then run lcsb trust --accept FILE=SHA256 POLICY.\n"
     "\n"
     "the project's .git/hooks and .git/config, and the coding agents' configuration\n"
     "at its root (.claude/, .mcp.json, .cursor/, .codex/, .gemini/, ...), stay\n"
@@ -257,7 +269,8 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             break;
         }
         bool takes_value = strcmp(a, "--backend") == 0 || strcmp(a, "--attest") == 0 ||
-                           strcmp(a, "--prefix") == 0 || strcmp(a, "--keep-fd") == 0;
+                           strcmp(a, "--prefix") == 0 || strcmp(a, "--keep-fd") == 0 ||
+                           strcmp(a, "--accept") == 0;
         if (takes_value && i + 1 >= argc)
             return usage_error(err, err_size, "option %s needs a value", a);
         if (strcmp(a, "--backend") == 0)
@@ -281,6 +294,21 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
                 return usage_error(err, err_size, "more than %d --keep-fd options",
                                    CLI_KEEP_FDS_MAX);
             out->keep_fds[out->keep_fds_count++] = (int)fd;
+        } else if (strcmp(a, "--accept") == 0) {
+            const char *v = argv[++i];
+            const char *eq = strrchr(v, '=');
+            if (out->command != CLI_TRUST)
+                return usage_error(err, err_size, "%s",
+                                   "--accept is for lcsb trust (lcsb trust --accept FILE=SHA256 "
+                                   "POLICY.lua)");
+            if (!eq || eq == v || strlen(eq + 1) != 64 || strspn(eq + 1, "0123456789abcdef") != 64)
+                return usage_error(err, err_size,
+                                   "--accept '%s': expected FILE=SHA256, the file and the digest "
+                                   "lcsb trust named",
+                                   v);
+            if (out->accept_count == CLI_ACCEPT_MAX)
+                return usage_error(err, err_size, "more than %d --accept options", CLI_ACCEPT_MAX);
+            out->accept[out->accept_count++] = v;
         } else if (strcmp(a, "--no-capture") == 0)
             out->no_capture = true;
         else if (strcmp(a, "--no-record") == 0)

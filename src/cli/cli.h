@@ -18,6 +18,7 @@ typedef enum cli_command {
 } cli_command;
 
 #define CLI_KEEP_FDS_MAX 64
+#define CLI_ACCEPT_MAX 64
 
 typedef struct cli_args {
     cli_command command;
@@ -31,10 +32,13 @@ typedef struct cli_args {
     bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
     size_t keep_fds_count;
-    bool cache_clear;        /* cache clear (else cache list) */
-    const char *project;     /* cache --project DIR, or NULL: the current directory */
-    bool all_projects;       /* cache --all */
-    bool plans;              /* cache --plans: the plans kept, not a project's caches */
+    bool cache_clear;    /* cache clear (else cache list) */
+    const char *project; /* cache --project DIR, or NULL: the current directory */
+    bool all_projects;   /* cache --all */
+    bool plans;          /* cache --plans: the plans kept, not a project's caches */
+    /* trust --accept FILE=SHA256, in order given, NULL-terminated. */
+    const char *accept[CLI_ACCEPT_MAX + 1];
+    size_t accept_count;
     const char *policy;      /* POLICY.lua */
     const char *const *argv; /* the command after "--", NULL-terminated, or NULL */
 } cli_args;

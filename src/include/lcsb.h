@@ -712,7 +712,9 @@ typedef struct lcsb_script lcsb_script;
  * refused before any of it runs (LCSB_EUNTRUSTED: the message names the
  * file, sums up the change and shows `lcsb trust`); a file it reads that is
  * not in the record as it is now is refused before the script gets a byte
- * of it. Files in lcsb's configuration directories ($XDG_CONFIG_HOME/lcsb,
+ * of it; io.open to read and write at once ("r+", "a+", "w+") raises, for
+ * the script would read what is on disk then, not what was checked. Files
+ * in lcsb's configuration directories ($XDG_CONFIG_HOME/lcsb,
  * else ~/.config/lcsb, and the system's, /etc/lcsb) are trusted by where
  * they are: no project policy may write there. Whatever the mode, every
  * file the script read that lies in the policy's write tier is protected
@@ -744,6 +746,12 @@ typedef struct lcsb_script_options {
      * keeps ownership. */
     const char *caps_system;
     const char *caps_user;
+    /* For lcsb_trust over an earlier record of the script: the files, each
+     * "PATH=SHA256" as the refusal names them, it may run (dofile,
+     * loadfile, require, or load of a file's bytes) though that record does
+     * not cover them as they are. NULL-terminated; NULL: none. The caller
+     * keeps ownership. */
+    const char *const *accept;
 } lcsb_script_options;
 
 LCSB_API void lcsb_script_options_init(lcsb_script_options *opts);
@@ -777,7 +785,20 @@ LCSB_API LCSB_NODISCARD int lcsb_script_open(const char *path, const char *const
  * are then refused until trusted for it too) with OPTS (NULL: defaults;
  * OPTS->trust is not looked at), and record it and what it read. *TRUSTED
  * (may be NULL): each file recorded, "SHA256  PATH", the script first, as
- * an lcsb argv. Nothing of the run is kept: its private directories go. */
+ * an lcsb argv; over an earlier record, one it did not cover as it is says
+ * so (" (new)", " (changed)"). Nothing of the run is kept: its private
+ * directories go.
+ *
+ * Over an earlier record, the script runs as before up to code that the
+ * record does not cover as it is now (a module, a dofile, a data file's
+ * bytes given to load) and that OPTS->accept does not name: it stops there
+ * with LCSB_EUNTRUSTED, before any of that code runs, naming the file, what
+ * changed or that it is new, when it last changed, where lcsb keeps a copy
+ * of the bytes it found, and the `lcsb trust --accept FILE=SHA256` that
+ * runs them; nothing is recorded. A command the policy confined may have
+ * written such a file, and it would run as the user, unsandboxed. The
+ * script itself is what the caller names, and the first record of a script
+ * is made as it runs. */
 LCSB_API LCSB_NODISCARD int lcsb_trust(const char *path, const char *const *argv,
                                        const lcsb_script_options *opts, char ***trusted,
                                        lcsb_error *err);

@@ -14,11 +14,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
-    lcsb__trust_files files;
-    if (lcsb__trust_parse(text, size, &files)) {
-        for (size_t i = 0; i < files.n; i++)
-            if (files.v[i].path[0] != '/' || strlen(files.v[i].sha256) != 64) abort();
-        lcsb__trust_files_clear(&files);
+    lcsb__trust_record record;
+    if (lcsb__trust_parse(text, size, &record)) {
+        for (size_t i = 0; i < record.files.n; i++)
+            if (record.files.v[i].path[0] != '/' || strlen(record.files.v[i].sha256) != 64) abort();
+        for (size_t i = 0; i < record.absent.n; i++)
+            if (record.absent.v[i].path[0] != '/' || record.absent.v[i].sha256[0]) abort();
+        lcsb__trust_record_clear(&record);
     }
     const char *nul = memchr(text, '\0', size);
     size_t cut = nul ? (size_t)(nul - text) : size / 2;
