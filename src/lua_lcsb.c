@@ -11,6 +11,7 @@
 #include "caps.h"
 #include "installed.h"
 #include "lua_host.h"
+#include "lua_loads.h"
 #include "lua_plan.h"
 #include "lua_policy.h"
 #include "lua_util.h"
@@ -334,6 +335,7 @@ LCSB_API int luaopen_lcsb(lua_State *L) {
     luaL_newlib(L, functions);
     luaL_setfuncs(L, lcsb__lua_host_functions, 0);
     luaL_setfuncs(L, lcsb__lua_plan_functions, 0);
+    luaL_setfuncs(L, lcsb__lua_loads_functions, 0);
     lua_pushliteral(L, LCSB_VERSION);
     lua_setfield(L, -2, "version");
     /* The exit statuses (docs/policy.md), by name. */

@@ -574,7 +574,47 @@ static void replace(lua_State *L, lcsb__loads *loads, const char *name, lua_CFun
     lua_setfield(L, -2, name);
 }
 
+/* Where L's LOADS is kept, for the functions below. */
+#define LOADS_KEY "lcsb.loads"
+
+static lcsb__loads *installed(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, LOADS_KEY);
+    lcsb__loads *loads = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return loads;
+}
+
+/* lcsb.core.reads_mark() -> how many files the script has read so far (0
+ * where no script runs through lcsb: a plain Lua host). */
+static int l_reads_mark(lua_State *L) {
+    const lcsb__loads *loads = installed(L);
+    lua_pushinteger(L, loads ? (lua_Integer)loads->read.n : 0);
+    return 1;
+}
+
+/* lcsb.core.reads_since(mark) -> the files read since MARK, by the names
+ * they were read by: what a composition read, for a plan to read again
+ * (through the trust, and noted for protection) whenever it is used. */
+static int l_reads_since(lua_State *L) {
+    lua_Integer mark = luaL_checkinteger(L, 1);
+    const lcsb__loads *loads = installed(L);
+    lua_newtable(L);
+    for (size_t i = mark < 0 ? 0 : (size_t)mark, n = 0; loads && i < loads->read.n; i++) {
+        lua_pushstring(L, loads->read.v[i].path);
+        lua_rawseti(L, -2, (lua_Integer)++n);
+    }
+    return 1;
+}
+
+const luaL_Reg lcsb__lua_loads_functions[] = {
+    {"reads_mark", l_reads_mark},
+    {"reads_since", l_reads_since},
+    {NULL, NULL},
+};
+
 void lcsb__loads_install(lua_State *L, lcsb__loads *loads) {
+    lua_pushlightuserdata(L, loads);
+    lua_setfield(L, LUA_REGISTRYINDEX, LOADS_KEY);
     lua_pushglobaltable(L);
     replace(L, loads, "loadfile", l_loadfile);
     replace(L, loads, "dofile", l_dofile);

@@ -7,6 +7,7 @@
 
 #include "trust.h"
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <stdbool.h>
 
@@ -47,6 +48,11 @@ void lcsb__loads_clear(lcsb__loads *loads);
  * must outlive L's use of them; package.loadlib goes, C modules come from
  * the system's directories only. */
 void lcsb__loads_install(lua_State *L, lcsb__loads *loads);
+/* core.reads_mark and core.reads_since: the files the script read, for a
+ * plan (exec_policy's composition read them; a run on its plan reads them
+ * again). */
+extern const luaL_Reg lcsb__lua_loads_functions[];
+
 /* The chunk of the Lua file at PATH, pushed, read through LOADS; raises. */
 void lcsb__loads_chunk(lua_State *L, lcsb__loads *loads, const char *path);
 

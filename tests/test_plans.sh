@@ -241,6 +241,57 @@ LCSB=$saved
 rm -f "$copy"
 end
 
+# ---- what the composition read: read again whenever its plan is used ----
+begin "what the composition read: on a kept plan, protected and held to the trust"
+fresh reads
+# A pyenv of its own: the shim's closure reads the project's .python-version.
+R=$tools/pyenv
+mkdir -p "$R/shims" "$R/libexec" "$R/versions/3.11/bin" "$R/versions/3.8/bin"
+# 3.11's python3 rewrites the file when asked to: the same command, the same plan.
+printf '#!/bin/sh\n[ "$1" = rewrite ] && { echo 3.8 > .python-version || exit 3; }\necho python 3.11\n' \
+  >"$R/versions/3.11/bin/python3"
+chmod 755 "$R/versions/3.11/bin/python3"
+script "$R/versions/3.8/bin/python3" /bin/sh python 3.8
+printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
+printf '#!/bin/sh\nshift 2; v=$(cat .python-version); exec "%s/versions/$v/bin/python3" "$@"\n' \
+  "$R" >"$R/libexec/pyenv"
+chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+echo 3.11 >"$proj/.python-version"
+printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
+export PATH=$R/shims:/usr/bin:/bin
+(cd "$proj" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust"
+settle
+trusted() { # ARGV...: a run the trust holds
+  (cd "$proj" && "$LCSB" policy.lua -- "$@" >"$work/out" 2>"$work/err")
+  status=$?
+  out=$(cat "$work/out") err=$(cat "$work/err")
+}
+trusted python3
+[[ $status == 0 && $out == "python 3.11" ]] || fail "the first run: $status $out $err"
+settle
+[[ $(cd "$proj" && "$LCSB" check policy.lua -- python3 2>&1) == *"kept plan used"* ]] ||
+  fail "no plan used"
+# On the kept plan, as on a fresh composition, the command cannot change
+# what the next composition reads.
+trusted python3 rewrite
+[[ $status == 3 && $err == *"Read-only file system"* ]] || fail "rewritten on a plan: $status $err"
+[[ $(cat "$proj/.python-version") == 3.11 ]] || fail "the file changed"
+# Changed outside, a run that checks no trust composes from it and keeps
+# that plan; a trusted run on it is refused all the same, as a fresh
+# composition would be.
+echo 3.8 >"$proj/.python-version"
+settle
+run python3
+[[ $status == 0 && $out == "python 3.8" ]] || fail "--no-trust-check: $status $out $err"
+settle
+[[ $(cd "$proj" && "$LCSB" check --no-trust-check policy.lua -- python3 2>&1) == \
+  *"kept plan used"* ]] || fail "the unchecked run's plan was not kept"
+trusted python3
+[[ $status == 125 && $err == *"changed since you trusted it"* ]] ||
+  fail "a trusted run on the unchecked plan: $status $out $err"
+export PATH=/usr/bin:/bin
+end
+
 # ---- lcsb cache list|clear --plans, and the store's bound ----
 begin "lcsb cache --plans lists, clears and bounds the store"
 fresh store

@@ -1299,15 +1299,24 @@ local function compose_cached(opts, run)
     end
   end
   if plan then
+    -- What the composition read (a .python-version), read again: held to
+    -- the trust as a composition would hold it (a plan made under
+    -- --no-trust-check stands for no trusted run), and protected for the
+    -- run like any file the script read.
+    for _, path in ipairs(plan.reads or {}) do
+      local file = io.open(path)
+      if file then file:close() end
+    end
     plan.plan = { "kept plan used (composed by an earlier run; what it rests on holds)" }
     return plan
   end
   -- Each question asked once while composing; recorded for a plan, with
-  -- the variables it read.
+  -- the variables and the files it read.
   core.compose_begin(key ~= nil)
   env_read = {}
+  local reads_mark = core.reads_mark()
   local ok, composed = pcall(compose, opts, run, cache_root)
-  if ok then composed.env_read = env_read end
+  if ok then composed.env_read, composed.reads = env_read, core.reads_since(reads_mark) end
   env_read = nil
   local kept, not_kept = false, why
   if ok and key then kept, not_kept = core.plan_save(key, composed, write_areas(composed, cache_root)) end
