@@ -2,11 +2,16 @@
  * number of pairs then each key and value; 'S' a string, its length then
  * its bytes; 'I' an integer and 'F' a float, 8 bytes each, little-endian;
  * 'B' a boolean, one byte; 'P' before a table: it has the metatable the
- * caller marked (a key's only). Lengths and counts are LEB128. */
+ * caller marked (a key's only). In the state of lcsb's modules, also: 'M'
+ * and a table before a table: its metatable; 'N' a function by its name
+ * (its length, its bytes); 'R' a table met before (8 bytes: the count of
+ * tables met when it was first); 'U' a userdata. Lengths and counts are
+ * LEB128. */
 #include "lua_data.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,17 +34,24 @@ static void add_u64(lcsb__buf *out, char tag, uint64_t v) {
 
 /* How a table is written: its pairs as lua_next gives them (data read
  * back by decode), or sorted by key, so that equal data is equal bytes
- * (a key). */
+ * (a key). Sorted, it may also stand for the state of lcsb's own modules
+ * (NAMES): a function by the name it was given when the modules were
+ * loaded, a table met again by when it was first met, a metatable with its
+ * table; or walk them to give those names (NAMING). */
 typedef struct encoder {
     lcsb__buf *out;
     bool sorted;
-    int mark; /* sorted: the stack index of the one metatable allowed, or 0 */
+    int mark;        /* sorted: the stack index of the one metatable allowed, or 0 */
+    int names;       /* the stack index of a table function -> name, or 0 */
+    bool naming;     /* fill NAMES in: each function not named yet, by its path */
+    int seen;        /* with NAMES: the stack index of a table table -> when met */
+    lua_Integer met; /* tables met so far */
+    char path[512];  /* NAMING: where the walk is, "tools.closures_of" */
 } encoder;
 
-static const char *encode(const encoder *e, lua_State *L, int idx, int depth);
+static const char *encode(encoder *e, lua_State *L, int idx, int depth);
 
-static const char *encode_pairs(const encoder *e, lua_State *L, int idx, int depth,
-                                uint64_t n) {
+static const char *encode_pairs(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
     lcsb__buf_add(e->out, "T", 1);
     add_count(e->out, n);
     lua_pushnil(L);
@@ -76,20 +88,45 @@ static int key_order(const void *pa, const void *pb) {
         int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
         return c ? c : (a->len > b->len) - (a->len < b->len);
     }
-    if (a->is_integer && b->is_integer) return (a->integer > b->integer) - (a->integer < b->integer);
+    if (a->is_integer && b->is_integer)
+        return (a->integer > b->integer) - (a->integer < b->integer);
     lua_Number x = a->is_integer ? (lua_Number)a->integer : a->number;
     lua_Number y = b->is_integer ? (lua_Number)b->integer : b->number;
     return (x > y) - (x < y);
 }
 
-static const char *encode_sorted(const encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
+static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
     /* A metatable can answer for keys pairs never shows (__index): only
-     * the one the caller marks (a preset's) is plain data, written 'P'. */
+     * the one the caller marks (a preset's) is plain data, written 'P'; in
+     * lcsb's state, any is, written 'M' with its table. */
     if (lua_getmetatable(L, idx)) {
-        bool marked = e->mark && lua_rawequal(L, -1, e->mark);
-        lua_pop(L, 1);
-        if (!marked) return "a table with a metatable of its own";
-        lcsb__buf_add(e->out, "P", 1);
+        if (e->names || e->naming) {
+            lcsb__buf_add(e->out, "M", 1);
+            const char *why = encode(e, L, -1, depth + 1);
+            lua_pop(L, 1);
+            if (why) return why;
+        } else {
+            bool marked = e->mark && lua_rawequal(L, -1, e->mark);
+            lua_pop(L, 1);
+            if (!marked) return "a table with a metatable of its own";
+            lcsb__buf_add(e->out, "P", 1);
+        }
+    }
+    /* A list (keys 1..N): in order already, as sorting would put it. */
+    if (n && n == lua_rawlen(L, idx)) {
+        lcsb__buf_add(e->out, "T", 1);
+        add_count(e->out, n);
+        const char *why = NULL;
+        for (lua_Integer i = 1; i <= (lua_Integer)n && !why; i++) {
+            add_u64(e->out, 'I', (uint64_t)i);
+            size_t at = strlen(e->path);
+            if (e->naming) snprintf(e->path + at, sizeof e->path - at, ".%lld", (long long)i);
+            lua_rawgeti(L, idx, i);
+            why = encode(e, L, -1, depth + 1);
+            lua_pop(L, 1);
+            e->path[at] = '\0';
+        }
+        return why;
     }
     key_ref *keys = n ? calloc((size_t)n, sizeof *keys) : NULL;
     if (n && !keys) return "out of memory";
@@ -102,8 +139,10 @@ static const char *encode_sorted(const encoder *e, lua_State *L, int idx, int de
             k->s = lua_tolstring(L, -2, &k->len);
         } else if (lua_type(L, -2) == LUA_TNUMBER) {
             k->is_integer = lua_isinteger(L, -2);
-            if (k->is_integer) k->integer = lua_tointeger(L, -2);
-            else k->number = lua_tonumber(L, -2);
+            if (k->is_integer)
+                k->integer = lua_tointeger(L, -2);
+            else
+                k->number = lua_tonumber(L, -2);
         } else {
             lua_pop(L, 2);
             free(keys);
@@ -117,19 +156,56 @@ static const char *encode_sorted(const encoder *e, lua_State *L, int idx, int de
     const char *why = NULL;
     for (size_t i = 0; i < count && !why; i++) {
         const key_ref *k = &keys[i];
-        if (k->is_string) lua_pushlstring(L, k->s, k->len);
-        else if (k->is_integer) lua_pushinteger(L, k->integer);
-        else lua_pushnumber(L, k->number);
+        if (k->is_string)
+            lua_pushlstring(L, k->s, k->len);
+        else if (k->is_integer)
+            lua_pushinteger(L, k->integer);
+        else
+            lua_pushnumber(L, k->number);
         why = encode(e, L, -1, depth + 1);
         lua_rawget(L, idx);
+        size_t at = strlen(e->path);
+        if (e->naming && k->is_string)
+            snprintf(e->path + at, sizeof e->path - at, "%s%.*s", at ? "." : "",
+                     (int)(k->len < 128 ? k->len : 128), k->s);
+        else if (e->naming)
+            snprintf(e->path + at, sizeof e->path - at, ".%.17g",
+                     k->is_integer ? (double)k->integer : k->number);
         if (!why) why = encode(e, L, -1, depth + 1);
+        e->path[at] = '\0';
         lua_pop(L, 1);
     }
     free(keys);
     return why;
 }
 
-static const char *encode(const encoder *e, lua_State *L, int idx, int depth) {
+/* The function at IDX: named by where the walk is (NAMING, the first
+ * place it is met), or written by its name; one with none is the
+ * script's own, and no state stands for it. */
+static const char *function_name(encoder *e, lua_State *L, int idx) {
+    lua_pushvalue(L, idx);
+    int type = lua_rawget(L, e->names);
+    if (e->naming) {
+        lua_pop(L, 1);
+        if (type == LUA_TNIL) {
+            lua_pushvalue(L, idx);
+            lua_pushstring(L, e->path);
+            lua_rawset(L, e->names);
+        }
+        return NULL;
+    }
+    size_t len;
+    const char *name = type == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (name) {
+        lcsb__buf_add(e->out, "N", 1);
+        add_count(e->out, len);
+        lcsb__buf_add(e->out, name, len);
+    }
+    lua_pop(L, 1);
+    return name ? NULL : "a function of the script's own in lcsb's tables";
+}
+
+static const char *encode(encoder *e, lua_State *L, int idx, int depth) {
     lcsb__buf *out = e->out;
     switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN: {
@@ -156,11 +232,34 @@ static const char *encode(const encoder *e, lua_State *L, int idx, int depth) {
         return NULL;
     }
     case LUA_TTABLE: break;
+    case LUA_TFUNCTION:
+        if (e->naming || e->names) return function_name(e, L, idx);
+        return "a value that is no plain data (a function or a userdata)";
+    case LUA_TUSERDATA:
+    case LUA_TLIGHTUSERDATA:
+        /* lcsb's own (a scope): what it holds is no part of a state. */
+        if (e->naming || e->names) {
+            lcsb__buf_add(out, "U", 1);
+            return NULL;
+        }
+        return "a value that is no plain data (a function or a userdata)";
     default: return "a value that is no plain data (a function or a userdata)";
     }
     if (depth >= DEPTH_MAX) return "tables nested deeper than 64 (or in a circle)";
-    if (!lua_checkstack(L, 4)) return "tables nested too deep for the stack";
+    if (!lua_checkstack(L, 6)) return "tables nested too deep for the stack";
     idx = lua_absindex(L, idx);
+    if (e->seen) {
+        lua_pushvalue(L, idx);
+        if (lua_rawget(L, e->seen) == LUA_TNUMBER) {
+            add_u64(out, 'R', (uint64_t)lua_tointeger(L, -1));
+            lua_pop(L, 1);
+            return NULL;
+        }
+        lua_pop(L, 1);
+        lua_pushvalue(L, idx);
+        lua_pushinteger(L, ++e->met);
+        lua_rawset(L, e->seen);
+    }
     uint64_t n = 0;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
@@ -173,6 +272,29 @@ static const char *encode(const encoder *e, lua_State *L, int idx, int depth) {
 const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out) {
     encoder e = {.out = out};
     return encode(&e, L, idx, 0);
+}
+
+const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names) {
+    lcsb__buf scratch = {0};
+    idx = lua_absindex(L, idx);
+    names = lua_absindex(L, names);
+    lua_newtable(L);
+    encoder e = {
+        .out = &scratch, .sorted = true, .names = names, .naming = true, .seen = lua_gettop(L)};
+    const char *why = encode(&e, L, idx, 0);
+    lua_pop(L, 1);
+    lcsb__buf_free(&scratch);
+    return why;
+}
+
+const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, lcsb__buf *out) {
+    idx = lua_absindex(L, idx);
+    names = lua_absindex(L, names);
+    lua_newtable(L);
+    encoder e = {.out = out, .sorted = true, .names = names, .seen = lua_gettop(L)};
+    const char *why = encode(&e, L, idx, 0);
+    lua_pop(L, 1);
+    return why;
 }
 
 const char *lcsb__lua_data_encode_sorted(lua_State *L, int idx, int mark, lcsb__buf *out) {

@@ -119,7 +119,51 @@ static int l_plan_key(lua_State *L) {
     return 1;
 }
 
+/* Where the names of lcsb's functions are kept (function -> name). */
+#define STOCK_KEY "lcsb.plan_stock"
+
+/* lcsb.core.plan_stock(roots): names every function ROOTS (lcsb's modules,
+ * as they are loaded) holds by where it is, for plan_state. */
+static int l_plan_stock(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, STOCK_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, STOCK_KEY);
+    }
+    const char *why = lcsb__lua_data_name_functions(L, 1, -1);
+    if (why) return luaL_error(L, "plan_stock: %s", why);
+    return 0;
+}
+
+/* lcsb.core.plan_state(roots) -> bytes | nil, why: the state of ROOTS
+ * (lcsb's modules as a policy script left them), in the one form equal
+ * state has; nil when a function the script made is among them, or no
+ * names were given. */
+static int l_plan_state(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, STOCK_KEY) != LUA_TTABLE) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "lcsb's functions were never named");
+        return 2;
+    }
+    lcsb__buf state = {0};
+    const char *why = lcsb__lua_data_encode_state(L, 1, -1, &state);
+    if (!why && state.oom) why = "out of memory";
+    if (!why) lua_pushlstring(L, state.p, state.len);
+    lcsb__buf_free(&state);
+    if (why) {
+        luaL_pushfail(L);
+        lua_pushstring(L, why);
+        return 2;
+    }
+    return 1;
+}
+
 const luaL_Reg lcsb__lua_plan_functions[] = {
+    {"plan_stock", l_plan_stock},
+    {"plan_state", l_plan_state},
     {"build_id", l_build_id},
     {"plan_key", l_plan_key},
     {"plan_find", l_plan_find},

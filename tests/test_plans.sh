@@ -292,6 +292,29 @@ trusted python3
 export PATH=/usr/bin:/bin
 end
 
+# ---- lcsb's own tables, as the script left them ----
+begin "the script changes lcsb's own tables or functions"
+fresh state
+cat >"$proj/policy.lua" <<'EOF'
+local lcsb = require "lcsb"
+-- A function of lcsb's replaced, when asked: /etc's secrets shown.
+if os.getenv("SHOW") == "1" then lcsb.etc_hidden = function() return {} end end
+-- One of lcsb's own in another's place: no function of the script's.
+if os.getenv("SWAP") == "1" then lcsb.etc_hidden = lcsb.ttys end
+return lcsb.exec_policy { exec = { "cat" } }
+EOF
+kept_then_used cat
+SHOW=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" cat
+SWAP=1 expect_plan "composed (no plan kept yet)" cat
+expect_plan "kept plan used" cat
+if [[ $(id -u) == 0 ]]; then
+  SHOW=1 run cat /etc/shadow
+  [[ $status == 0 ]] || fail "SHOW=1: /etc/shadow not shown: $status $err"
+  run cat /etc/shadow
+  [[ $status != 0 ]] || fail "after a SHOW=1 run, /etc/shadow is still shown"
+fi
+end
+
 # ---- lcsb cache list|clear --plans, and the store's bound ----
 begin "lcsb cache --plans lists, clears and bounds the store"
 fresh store

@@ -1261,26 +1261,46 @@ local function write_areas(plan, cache_root)
   return areas
 end
 
+-- What composing reads besides its options: lcsb's own modules (a script
+-- may add to a preset, to lcsb.protect_default, to the closures, or
+-- replace a function of lcsb's), and the standard library's functions and
+-- the globals lcsb found when it was loaded, as they are now. Their state
+-- is part of a plan's key (core.plan_state): a script that changes them
+-- composes for that state; one that puts a function of its own among them,
+-- on every run.
+local STOCK_GLOBALS = {}
+for name, value in pairs(_G) do
+  if type(value) == "function" then STOCK_GLOBALS[#STOCK_GLOBALS + 1] = name end
+end
+local function state_roots()
+  local globals = {}
+  for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(_G, name) end
+  return { lcsb = M, core = core, tools = tools, paths = paths, run_later = run_later,
+    agents = agents, string = string, table = table, math = math, utf8 = utf8, os = os,
+    io = io, G = globals }
+end
+
 -- The bytes a plan is found by: what compose reads beyond the file system
 -- and the variables it asks for (which the plan records), in one canonical
--- form; nil when the options hold what no bytes can stand for (a function,
--- a userdata), or the presets' closures are not lcsb's own (a script that
--- changes lcsb.tools.closures composes on every run).
+-- form; nil when the options or lcsb's modules hold what no bytes can stand
+-- for (a function of the script's own, a userdata).
 local function plan_key(opts, run, cache_root)
-  if not tools.closures_are_stock() then return nil end
   local build = core.build_id()
-  if not build then return nil end
+  if not build then return nil, "lcsb cannot tell which build it is" end
+  local state, why = core.plan_state(state_roots())
+  if not state then return nil, why end
   local key = {
     lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
-    command = run.argv and run.argv[1],
-    baseline_read = M.baseline_read, baseline_write = M.baseline_write,
-    etc_secrets = M.etc_secrets, protect_default = M.protect_default,
+    command = run.argv and run.argv[1], state = state,
     own_world = own_world(), cache_root = cache_root or false,
     HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
   }
   -- nil for what is no plain data (a function, a table with a metatable of
   -- its own, nesting past 64): composing says what is wrong.
-  return (core.plan_key(key, tools.preset_mark))
+  local bytes
+  bytes, why = core.plan_key(key, tools.preset_mark)
+  if not bytes then return nil, "the options hold " .. why end
+  return bytes
 end
 
 -- compose, or the plan a run before made of the same options, while
@@ -1289,8 +1309,8 @@ end
 local function compose_cached(opts, run)
   -- Where caches live: asked once (it is asked of the disk).
   local cache_root = core.cache_root()
-  local key = core.plan_find and plan_key(opts, run, cache_root)
-  local plan, why = nil, "the options hold what no plan can stand for"
+  local key, why = plan_key(opts, run, cache_root)
+  local plan
   if key then plan, why = core.plan_find(key) end
   for name, value in pairs(plan and plan.env_read or {}) do
     if (os.getenv(name) or false) ~= value then
@@ -1484,5 +1504,9 @@ M.mkdir = core.mkdir
 M.ttys = core.ttys
 M.escape = core.escape
 M.trusted = core.trusted
+
+-- Every function of lcsb's, and of the standard library, named by where it
+-- is now, before any policy script can change them.
+core.plan_stock(state_roots())
 
 return M

@@ -365,18 +365,4 @@ M.rust = M.preset("rust", {
   cache = { ".cargo/registry", ".cargo/git" },
 })
 
--- Are the closures lcsb's own, as the module made them? A plan (a policy
--- composed once, kept for later runs) stands for lcsb's closures only: a
--- script that replaces the list or puts entries of its own in it (whose
--- resolve may ask anything) is composed on every run. An entry changed in
--- place is not seen here.
-local stock = table.move(M.closures, 1, #M.closures, 1, {})
-function M.closures_are_stock()
-  if M.closures == nil or #M.closures ~= #stock then return false end
-  for i, entry in ipairs(stock) do
-    if rawequal(M.closures[i], entry) == false then return false end
-  end
-  return true
-end
-
 return M
