@@ -287,6 +287,18 @@ static bool quiet_dir(const record *r, const char *dir, const struct stat *st) {
            !(st->st_mode & 022) && strcmp(dir, r->home) != 0 && !within_areas(r, dir);
 }
 
+/* May the entry (lstat ST, or ERROR) be written in place by someone but
+ * root and the user outside any sandbox: another user owns it, anyone may
+ * write it, or the user's own (not root's: the system's programs have
+ * names in each other's directories) has another name, perhaps where a
+ * command writes? A quiet directory's times do not tell that; its own do. */
+static bool rewritable_by_others(const struct stat *st, int error) {
+    if (error) return false;
+    if (st->st_mode & 022) return true;
+    if (st->st_uid == 0) return false;
+    return st->st_uid != geteuid() || (!S_ISDIR(st->st_mode) && st->st_nlink > 1);
+}
+
 /* The parent directory of PATH into OUT; false for "/". */
 static bool parent_of(const char *path, char out[PATH_MAX]) {
     const char *slash = strrchr(path, '/');
@@ -310,7 +322,8 @@ static int record_one(const lcsb__seen *s, void *ctx) {
         return s->error ? add_entry(r, s->path, s->error, &s->st) : add_dir(r, s->path, &s->st);
     /* What the script's Lua read (a version file a tool rewrites in place)
      * by its own identity and times, wherever it is. */
-    if (s->kind == LCSB__SEEN_READ || within_areas(r, s->path) || !parent)
+    if (s->kind == LCSB__SEEN_READ || within_areas(r, s->path) || !parent ||
+        rewritable_by_others(&s->st, s->error))
         return add_entry(r, s->path, s->error, &s->st);
     if (quiet_dir(r, dir, &dst)) return add_dir(r, dir, &dst);
     /* Not there, in HOME itself: its times tell a new entry (a ~/.aws
