@@ -253,8 +253,24 @@ static int create_ruleset(const struct header *h) {
     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
     LANDLOCK_ACCESS_FS_IOCTL_DEV | LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
 
-static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
+/* The rule on PATH, open as FD (O_PATH, reached without a symlink), of
+ * mode MODE. */
+static int add_fd_rule(int ruleset_fd, int fd, mode_t mode, const char *path, uint64_t access) {
     struct path_beneath_attr attr;
+
+    if (!S_ISDIR(mode))
+        access &= FS_FILE;
+    /* Only directory rights on a file: nothing the kernel could grant there. */
+    if (access == 0)
+        return 0;
+    attr.allowed_access = access;
+    attr.parent_fd = fd;
+    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0)
+        return fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
+    return 0;
+}
+
+static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
     struct stat st;
     int ret = -1;
     /* The library names real paths only; a symlink here was planted after it
@@ -271,20 +287,7 @@ static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
         fail("stat %s: %s", show(path), strerror(errno));
         goto close_fd;
     }
-    if (!S_ISDIR(st.st_mode))
-        access &= FS_FILE;
-    /* Only directory rights on a file: nothing the kernel could grant there. */
-    if (access == 0) {
-        ret = 0;
-        goto close_fd;
-    }
-    attr.allowed_access = access;
-    attr.parent_fd = fd;
-    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
-        fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
-        goto close_fd;
-    }
-    ret = 0;
+    ret = add_fd_rule(ruleset_fd, fd, st.st_mode, path, access);
 close_fd:
     close(fd);
 out:
@@ -308,6 +311,10 @@ static int grant_port(void *ctx, uint64_t port, uint64_t access) {
 
 static int grant_path(void *ctx, const char *path, uint64_t access) {
     return add_path_rule(*(const int *)ctx, path, access);
+}
+
+static int grant_fd(void *ctx, int fd, mode_t mode, const char *path, uint64_t access) {
+    return add_fd_rule(*(const int *)ctx, fd, mode, path, access);
 }
 
 /* Root keeps its capabilities under Landlock, and with them ways around it
@@ -822,7 +829,7 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
             return -1;
     }
     if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd) != 0 ||
-        build_world(argv, argc, dashdash, h, rules, library, read_file) != 0 ||
+        build_world(argv, argc, dashdash, h, rules, grant_fd, library, read_file) != 0 ||
         join_new_keyring() != 0)
         return -1;
     if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
