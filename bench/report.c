@@ -21,6 +21,12 @@
 static double ratio(double a, double b) { return a > 0 && b > 0 ? a / b : NAN; }
 
 /* (t(N) - t(first)) / (N - first) in µs, against the smallest policy. */
+/* The scaling layouts, as the JSON and the table name them. */
+static const char *const layout_name[LAYOUTS] = {"tools", "lone"};
+static const char *const layout_text[LAYOUTS] = {"in directories of " TOOL_DIR_TEXT
+                                                 " (an install's), all named",
+                                                 "each alone in a directory of its own"};
+
 static double per_rule_step_us(const struct row *rows, size_t i) {
     if (i == 0 || rows[0].state != ROW_OK || rows[i].state != ROW_OK) return NAN;
     return (rows[i].median - rows[0].median) * 1e3 / (double)(rows[i].rules - rows[0].rules);
@@ -81,7 +87,9 @@ static size_t targets(const struct results *r, struct target *out) {
     out[n++] = at_most("lcsb tmpfs / bwrap, world",
                        ratio(m[ROW_LCSB_TMPFS].median, m[ROW_BWRAP].median), 1.0);
     out[n++] = at_most("shim / bare, world", ratio(m[ROW_SHIM].median, m[ROW_BARE].median), 2.0);
-    out[n++] = at_most("us per path rule", r->fit_us, 6);
+    /* Issue 28's: a path outside every tree the policy reads, as an
+     * install's files lie. */
+    out[n++] = at_most("us per path rule", r->fit_us[LAYOUT_TOOLS], 6);
     out[n++] = at_most("wrap, 100 rules (us)", r->wrap.median_us, 20);
     out[n++] = at_most("lcsb peak RSS (MiB)",
                        m[ROW_LCSB].peak_rss_kib > 0 ? m[ROW_LCSB].peak_rss_kib / 1024.0 : NAN, 8);
@@ -158,7 +166,7 @@ static void print_throughput(const struct results *r) {
 
 static void print_table(const struct results *r, const char *kernel, const char *cpu) {
     const struct config *cfg = r->cfg;
-    const struct row *m = r->main, *s = r->scaling;
+    const struct row *m = r->main;
     printf("lcsb bench: %s, %ld CPUs (%s), Landlock ABI %d\n", kernel,
            sysconf(_SC_NPROCESSORS_ONLN), cpu, r->abi);
     printf("%s interleaved, %d rounds after %d warm-up%s; firejail and podman take their turns\n"
@@ -175,12 +183,16 @@ static void print_table(const struct results *r, const char *kernel, const char 
     printf("\n  domains - lcsb (ms)");
     print_value(domains_ms(m), 0);
 
-    printf("\n\nshim alone by policy size, %d rounds (us/rule against the smallest):\n",
-           cfg->scaling_iterations);
-    print_header("rules", "us/rule");
-    for (size_t i = 0; i < cfg->scaling_n; i++) print_row(&s[i], per_rule_step_us(s, i));
-    printf("  per rule, least-squares fit (us):");
-    print_value(r->fit_us, 0);
+    for (size_t l = 0; l < LAYOUTS; l++) {
+        const struct row *s = r->scaling[l];
+        printf("\n\nshim alone by policy size, %d rounds (us/rule against the smallest),\n"
+               "its files outside /usr and /etc, %s:\n",
+               cfg->scaling_iterations, layout_text[l]);
+        print_header("rules", "us/rule");
+        for (size_t i = 0; i < cfg->scaling_n; i++) print_row(&s[i], per_rule_step_us(s, i));
+        printf("  per rule, least-squares fit (us):");
+        print_value(r->fit_us[l], 0);
+    }
 
     printf("\n\nmicro-benchmarks, us per call (median of %d batches, %ld calls):\n", MICRO_BATCHES,
            cfg->micro_calls);
@@ -304,7 +316,7 @@ static bool write_json(const char *path, const struct results *r, const char *ke
     FILE *f = fopen(path, "w");
     if (!f) return false;
     const struct config *cfg = r->cfg;
-    const struct row *m = r->main, *s = r->scaling;
+    const struct row *m = r->main;
     fputs("{\"machine\":{\"kernel\":", f);
     json_str(f, kernel);
     fputs(",\"cpu\":", f);
@@ -332,14 +344,20 @@ static bool write_json(const char *path, const struct results *r, const char *ke
     json_num(f, domains_ms(m));
     fputs("},\n\"throughput\":", f);
     json_throughput(f, r);
-    fputs(",\n\"scaling\":{\"points\":[", f);
-    for (size_t i = 0; i < cfg->scaling_n; i++) {
-        fputs(i ? ",\n  " : "\n  ", f);
-        json_row(f, &s[i], "per_rule_us", per_rule_step_us(s, i));
+    /* "scaling" is the layout the target weighs; each other has a key of its own. */
+    for (size_t l = 0; l < LAYOUTS; l++) {
+        const struct row *s = r->scaling[l];
+        fprintf(f, ",\n\"scaling%s%s\":{\"layout\":\"%s\",\"points\":[", l ? "_" : "",
+                l ? layout_name[l] : "", layout_name[l]);
+        for (size_t i = 0; i < cfg->scaling_n; i++) {
+            fputs(i ? ",\n  " : "\n  ", f);
+            json_row(f, &s[i], "per_rule_us", per_rule_step_us(s, i));
+        }
+        fputs("],\n  \"per_rule_us_fit\":", f);
+        json_num(f, r->fit_us[l]);
+        fputs("}", f);
     }
-    fputs("],\n  \"per_rule_us_fit\":", f);
-    json_num(f, r->fit_us);
-    fputs("},\n\"micro\":{", f);
+    fputs(",\n\"micro\":{", f);
     json_micro(f, "wrap_100_rules", r->wrap);
     fputs(",", f);
     json_micro(f, "build_100_rule_policy", r->build);
