@@ -69,16 +69,18 @@ static int write_file(const char *file, const char *text) {
  * the new namespace no more may be written, and the command, which keeps no
  * capability (lcsb-exec.c), has no use for others' ids anyway. Files of other
  * owners show as nobody's. Root gets a user namespace too, so that the user
- * keyrings are the namespace's, and gone with it. */
+ * keyrings are the namespace's, and gone with it. The mount namespace is
+ * the init's alone (enter_scaffold): the shim outside stays out of it, so
+ * that it need not wait for it to be torn down (init.c). */
 int enter_namespaces(bool network) {
     uid_t uid = geteuid();
     gid_t gid = getegid();
     char map[64];
-    int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+    int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC;
 
     if (unshare(flags | (network ? CLONE_NEWNET : 0)) != 0) {
         int err = errno;
-        fail("enter namespaces of its own (user, mount, pid, IPC%s): %s",
+        fail("enter namespaces of its own (user, pid, IPC%s): %s",
              network ? ", network" : "", strerror(err));
         if (err == EPERM || err == EACCES || err == ENOSPC)
             hint("this host refuses user namespaces (an AppArmor or seccomp restriction, or "
@@ -632,11 +634,14 @@ static int make_proc_and_dev(void) {
     return 0;
 }
 
-/* The new root: a tmpfs on /tmp (any directory would do), made the root
- * with the host's below it at HOST, until the binds are done. */
+/* The new root: in a mount namespace of the init's own, a tmpfs on /tmp
+ * (any directory would do), made the root with the host's below it at
+ * HOST, until the binds are done. */
 static int enter_scaffold(dev_t *scaffold) {
     struct stat st;
 
+    if (unshare(CLONE_NEWNS) != 0)
+        return fail("enter a mount namespace of its own: %s", strerror(errno));
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return fail("make the mounts private: %s", strerror(errno));
     if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)

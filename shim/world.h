@@ -9,9 +9,10 @@
 
 #include "wire.h"
 
-/* Enters user, mount, pid and IPC namespaces, and with NETWORK a network
- * namespace too. The calling process stays in its pid namespace; its next
- * child is the new one's init (pid 1). */
+/* Enters user, pid and IPC namespaces, and with NETWORK a network namespace
+ * too. The calling process stays in its pid namespace; its next child is the
+ * new one's init (pid 1), which enters a mount namespace of its own
+ * (build_world). */
 int enter_namespaces(bool network);
 
 /* In a network of the command's own: loopback up, a socket listening on
@@ -22,7 +23,8 @@ int hand_over_listener(uint16_t port, int channel);
  * new root without a symlink), of mode MODE; CTX is the sink's. */
 typedef int (*rule_on_fd)(void *ctx, int fd, mode_t mode, const char *path, uint64_t access);
 
-/* In the new pid namespace's init: builds the root from the policy on argv
+/* In the new pid namespace's init: enters a mount namespace of its own,
+ * builds the root from the policy on argv
  * (read again here, sorted, so that a directory is mounted before what lies
  * in it), hands every path to RULES->on_path once it exists in the new root
  * (to ON_FD when it holds it open already) and every port to
