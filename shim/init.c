@@ -18,9 +18,14 @@
  *
  * When the command has exited and nothing else is left in the namespace,
  * the init says so with the status, and the outer shim exits at once: the
- * init's own exit tears the command's mount namespace down (an RCU grace
- * period, some 0.4 ms), and nothing waits on that. Where something is left,
- * the outer shim waits for the init, whose exit is the kernel killing it. */
+ * init's own exit tears the command's mount namespace down (its mounts put,
+ * an RCU grace period waited for: some 0.1 ms), and nothing waits on that.
+ * The init, still exiting, is then its caller's reaper's to reap (lcsb's CLI
+ * is a subreaper and does); when the outer shim's parent is its pid
+ * namespace's init, the reaper would be that parent itself, which may be a
+ * program that never reaps what it did not start (a container's only
+ * process), so there the outer shim waits, as it does where something is
+ * left: then the init's exit is the kernel killing what is left. */
 #define _GNU_SOURCE
 #include "init.h"
 
@@ -100,7 +105,7 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd)
     siginfo_t info;
     int ws = 0;
     struct ended ended;
-    bool told = false;
+    bool told = false, reaped_above = getppid() != 1;
 
     waited_signals(&set);
     /* FROM_INIT raises SIGIO when the init writes (start_init). */
@@ -127,7 +132,7 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd)
         }
         if ((sig == SIGIO || sig == SIGCHLD) && !told)
             told = read(from_init, &ended, sizeof ended) == (ssize_t)sizeof ended;
-        if (told && ended.alone)
+        if (told && ended.alone && reaped_above)
             exit_as(ended.ws);
         if (sig == SIGCHLD) {
             pid_t got = waitpid(init, &ws, WNOHANG);
