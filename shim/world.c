@@ -220,49 +220,6 @@ static int make_parents(const char *path) {
     return 0;
 }
 
-/* FROM, the host's PATH opened, mounted at the same path in the new root. */
-static int bind_opened(int from, const char *path, bool writable) {
-    struct stat st;
-
-    if (fstat(from, &st) != 0)
-        return fail("stat %s: %s", show(path), strerror(errno));
-    if (make_parents(path) != 0)
-        return -1;
-    /* A mount needs a point of its own kind: a directory, or a file for
-     * anything else (a socket or a device is bound onto a file). */
-    if ((S_ISDIR(st.st_mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0)) != 0 &&
-        errno != EEXIST)
-        return fail("make %s in the command's root: %s", show(path), strerror(errno));
-    return mount_copy(from, path, writable, path);
-}
-
-/* PATH from the host, mounted at the same path in the new root. */
-static int bind_from_host(const char *path, bool writable) {
-    char host[sizeof HOST + PATH_MAX];
-    int from, ret;
-
-    snprintf(host, sizeof host, "%s%s", HOST, path);
-    from = open_path(AT_FDCWD, host);
-    if (from < 0)
-        return fail("open %s: %s", show(path), open_error(errno));
-    ret = bind_opened(from, path, writable);
-    close(from);
-    return ret;
-}
-
-/* A private tmp of its own size, in place of TMPDIR's host directory. */
-static int mount_tmp(const char *path, uint64_t size) {
-    char options[64];
-
-    snprintf(options, sizeof options, "size=%llu,mode=0700", (unsigned long long)size);
-    if (make_parents(path) != 0 || (mkdir(path, 0700) != 0 && errno != EEXIST))
-        return -1;
-    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
-        return fail("mount a private tmp of %llu bytes on %s: %s", (unsigned long long)size,
-                    show(path), strerror(errno));
-    return 0;
-}
-
 struct entry {
     char *path;
     uint64_t access;
@@ -284,6 +241,55 @@ struct plan {
     const struct limits *limits;
     bool tmp_mounted;
 };
+
+/* FROM, the host's PATH opened (its mode MODE), mounted at the same path in
+ * the new root. */
+static int bind_opened(int from, mode_t mode, const char *path, bool writable) {
+    if (make_parents(path) != 0)
+        return -1;
+    /* A mount needs a point of its own kind: a directory, or a file for
+     * anything else (a socket or a device is bound onto a file). */
+    if ((S_ISDIR(mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0)) != 0 &&
+        errno != EEXIST)
+        return fail("make %s in the command's root: %s", show(path), strerror(errno));
+    return mount_copy(from, path, writable, path);
+}
+
+/* PATH from the host, mounted at the same path in the new root. With a
+ * plan and an entry, E's rule goes on what was bound (the very inode the
+ * new root now shows at PATH). */
+static int bind_from_host(const char *path, bool writable, const struct plan *plan,
+                          const struct entry *e) {
+    char host[sizeof HOST + PATH_MAX];
+    struct stat st;
+    int from, ret;
+
+    snprintf(host, sizeof host, "%s%s", HOST, path);
+    from = open_path(AT_FDCWD, host);
+    if (from < 0)
+        return fail("open %s: %s", show(path), open_error(errno));
+    if (fstat(from, &st) != 0)
+        ret = fail("stat %s: %s", show(path), strerror(errno));
+    else
+        ret = bind_opened(from, st.st_mode, path, writable);
+    if (ret == 0 && e != NULL)
+        ret = plan->on_fd(plan->rules->ctx, from, st.st_mode, e->path, e->access);
+    close(from);
+    return ret;
+}
+
+/* A private tmp of its own size, in place of TMPDIR's host directory. */
+static int mount_tmp(const char *path, uint64_t size) {
+    char options[64];
+
+    snprintf(options, sizeof options, "size=%llu,mode=0700", (unsigned long long)size);
+    if (make_parents(path) != 0 || (mkdir(path, 0700) != 0 && errno != EEXIST))
+        return -1;
+    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
+        return fail("mount a private tmp of %llu bytes on %s: %s", (unsigned long long)size,
+                    show(path), strerror(errno));
+    return 0;
+}
 
 static int gather(void *ctx, const char *path, uint64_t access) {
     struct plan *plan = ctx;
@@ -429,7 +435,7 @@ static int bind_whole(struct plan *plan, size_t first, const char *dir) {
         return 0;
     if (shows_only_siblings(plan, fd, dir, named)) {
         forget_dir(plan);
-        rc = bind_opened(fd, dir, false) == 0 ? 1 : -1;
+        rc = bind_opened(fd, S_IFDIR, dir, false) == 0 ? 1 : -1;
     }
     close(fd);
     return rc;
@@ -461,7 +467,7 @@ static int place_root(bool writable) {
             S_ISLNK(st.st_mode))
             continue;
         snprintf(path, sizeof path, "/%s", d->d_name);
-        rc = bind_from_host(path, writable);
+        rc = bind_from_host(path, writable, NULL, NULL);
     }
     closedir(dir);
     return rc;
@@ -528,18 +534,17 @@ static int place(struct plan *plan, const struct entry *e, const char *next) {
         }
         forget_dir(plan);
         /* Only a directory made for what lies inside it is on the scaffold;
-         * anything else is already a copy of the host's. */
+         * anything else is already a copy of the host's, and its copy the
+         * same inode. */
         if (rc == 0 && scaffold)
-            rc = bind_from_host(e->path, writable);
-        else if (rc == 0)
-            rc = mount_copy(at, e->path, true, e->path);
+            rc = bind_from_host(e->path, writable, plan, e);
+        else if (rc == 0 && (rc = mount_copy(at, e->path, true, e->path)) == 0)
+            rc = plan->on_fd(plan->rules->ctx, at, st.st_mode, e->path, e->access);
         close(at);
-        if (rc != 0)
-            return -1;
+        return rc;
     } else if (errno == ENOENT) {
         forget_dir(plan);
-        if (bind_from_host(e->path, writable) != 0)
-            return -1;
+        return bind_from_host(e->path, writable, plan, e);
     } else {
         return fail("open %s in the command's root: %s", show(e->path), open_error(errno));
     }
