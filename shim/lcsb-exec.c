@@ -951,14 +951,54 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
     return 0;
 }
 
+/* What the command's own process does before its exec. */
+struct launch {
+    char **argv;
+    int dashdash;
+    const struct header *h;
+    struct recorder *rec;
+    int report_fd;
+};
+
+/* In a world of its own the command first enters a Landlock domain of its
+ * own below the init's. The rlimits last: what runs under them is the exec
+ * alone (arming the recorder allocates, which a memory limit may not leave
+ * room for). Returns only when the command could not be executed: the exit
+ * status to end with. */
+static int exec_command(void *ctx) {
+    const struct launch *l = ctx;
+    char **argv = l->argv;
+    int command, err;
+
+    if (l->h->world == WORLD_POLICY && enter_child_domain(l->h) != 0)
+        goto out;
+    command = env_hop(argv, l->dashdash + 1);
+    if (command < 0)
+        goto out;
+    arm_recorder(l->rec, l->h->world != WORLD_OPEN);
+    if (set_rlimits(&l->h->limits) != 0)
+        goto out;
+    execvp(argv[command], &argv[command]);
+    err = errno;
+    record_exec(l->rec, argv[command], err);
+    /* 126 and 127 are the shim's own here, not a status of the command's. */
+    if (l->report_fd >= 0)
+        (void)!write(l->report_fd, "E", 1);
+    fail("execute %s: %s", show(argv[command]), strerror(err));
+    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+out:
+    if (l->report_fd >= 0)
+        (void)!write(l->report_fd, "F", 1);
+    return EXIT_SETUP;
+}
+
 int main(int argc, char **argv) {
     struct header h;
     int ruleset_fd;
     const struct policy_sink rules = {.ctx = &ruleset_fd, .on_port = grant_port,
                                       .on_path = grant_path};
     int dashdash = 2;
-    int command;
-    int err;
+    struct launch launch;
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
     struct recorder rec = take_recorder();
@@ -1009,28 +1049,14 @@ int main(int argc, char **argv) {
      * which they let through: the command starts with every rule in force. */
     if (install_filters(&h) != 0)
         goto out;
-    /* The init forks the command and stays to wait for it; the command then
-     * enters a Landlock domain of its own below the init's. */
-    if (h.world == WORLD_POLICY &&
-        (run_command(&old_mask, &h.limits, report_fd) != 0 || enter_child_domain(&h) != 0))
-        goto out;
-
-    /* The rlimits last: what runs under them is the exec alone (arming the
-     * recorder allocates, which a memory limit may not leave room for). */
-    command = env_hop(argv, dashdash + 1);
-    if (command < 0)
-        goto out;
-    arm_recorder(&rec, h.world != WORLD_OPEN);
-    if (set_rlimits(&h.limits) != 0)
-        goto out;
-    execvp(argv[command], &argv[command]);
-    err = errno;
-    record_exec(&rec, argv[command], err);
-    /* 126 and 127 are the shim's own here, not a status of the command's. */
-    if (report_fd >= 0)
-        (void)!write(report_fd, "E", 1);
-    fail("execute %s: %s", show(argv[command]), strerror(err));
-    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+    /* The init starts the command and stays to wait for it; in a world of
+     * the host's, this process is the command. */
+    launch = (struct launch){.argv = argv, .dashdash = dashdash, .h = &h, .rec = &rec,
+                             .report_fd = report_fd};
+    if (h.world == WORLD_OPEN)
+        return exec_command(&launch);
+    run_command(&old_mask, &h.limits, report_fd, exec_command, &launch);
+    goto out;
 
 close_ruleset:
     close(ruleset_fd);
