@@ -62,6 +62,10 @@ struct fixture {
      * Short names: 20,000 of them travel on the shim's argv. */
     char **filler[LAYOUTS];
     size_t files[LAYOUTS];
+    /* p.lua run once through the C API, as a host that prepares a policy
+     * once would: its private HOME and TMPDIR live until it is closed. */
+    lcsb_script *script;
+    char **prepared_env; /* lcsb_env_block's, for the prepared argv */
 };
 
 /* What every run shares: one environment and one /dev/null. tmpfs_env is
@@ -231,6 +235,8 @@ static void measure_rss(struct row *rows, size_t n, int tries, int scratch_fd) {
 
 
 static void fixture_free(struct fixture *fx) {
+    lcsb_argv_free(fx->prepared_env);
+    if (fx->script) (void)lcsb_script_close(fx->script, NULL);
     if (fx->dir[0]) remove_tree(fx->dir);
     lcsb_argv_free(fx->exec_files);
     for (size_t l = 0; l < LAYOUTS; l++) {
@@ -372,6 +378,39 @@ static void row_shim(struct row *row, const struct fixture *fx, const lcsb_backe
     }
 }
 
+/* The shim running the argv lcsb_prepare makes of exec_policy{} (p.lua)
+ * for COMMAND once, with lcsb_env_block's environment: what a host that
+ * prepares a policy once and runs many commands pays for each. */
+static void row_prepared(struct row *row, struct fixture *fx, const lcsb_backend *b) {
+    static const char *const cmd[] = {COMMAND, NULL};
+    char here[PATH_MAX], path[PATH_MAX];
+    lcsb_script_options opts;
+    lcsb_error err = {0};
+    char **final = NULL;
+    if (!b) {
+        row_skip(row, "no Landlock on this kernel");
+        return;
+    }
+    lcsb_script_options_init(&opts);
+    opts.lua_dir = LCSB_BENCH_LUA_DIR;
+    opts.shim = LCSB_BENCH_SHIM;
+    opts.trust = LCSB_TRUST_SKIP; /* the bench's own script */
+    snprintf(path, sizeof path, "%s/p.lua", fx->project);
+    /* The script takes the working directory for the project, as lcsb does. */
+    bool ok = getcwd(here, sizeof here) && chdir(fx->project) == 0 &&
+              !lcsb_script_open(path, cmd, &opts, &fx->script, &err) &&
+              !lcsb_prepare(b, lcsb_script_policy(fx->script), NULL, cmd, &final, NULL, &err) &&
+              !lcsb_env_block(b, lcsb_script_policy(fx->script), (const char *const *)run_env,
+                              &fx->prepared_env, &err);
+    if (chdir(here) != 0) ok = false;
+    if (ok && (row->argv = strv_copy((const char *const *) final))) row->env = fx->prepared_env;
+    lcsb_argv_free(final);
+    if (!ok) {
+        row->state = ROW_FAILED;
+        snprintf(row->note, sizeof row->note, "prepare p.lua: %.200s", err.message);
+    }
+}
+
 /* bwrap, firejail, podman: run when installed, never installed for this. */
 static void row_tool(struct row *row, const char *const *args) {
     char path[PATH_MAX];
@@ -387,7 +426,7 @@ static void row_tool(struct row *row, const char *const *args) {
     if (!row->argv || !row->argv[0]) row_skip(row, "out of memory");
 }
 
-static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_backend *b) {
+static void main_rows(struct row *rows, struct fixture *fx, const lcsb_backend *b) {
     static const char *const bare[] = {COMMAND, NULL};
     /* bubblewrap as agents' sandboxes configure it (issue 16's line): the
      * host read-only, its own /dev, /proc and /tmp, the project writable,
@@ -430,6 +469,9 @@ static void main_rows(struct row *rows, const struct fixture *fx, const lcsb_bac
     rows[ROW_SHIM] = (struct row){.name = "shim", .required = true};
     snprintf(rows[ROW_SHIM].label, sizeof rows[ROW_SHIM].label, "shim, %d rules", MAIN_RULES);
     row_shim(&rows[ROW_SHIM], fx, b, MAIN_RULES, LAYOUT_TOOLS);
+    rows[ROW_PREPARED] = (struct row){
+        .name = "shim_prepared", .label = "shim, p.lua", .required = true, .cwd = fx->project};
+    row_prepared(&rows[ROW_PREPARED], fx, b);
     rows[ROW_LCSB] =
         (struct row){.name = "lcsb", .label = "lcsb p.lua", .required = true, .cwd = fx->project};
     if (b)

@@ -67,6 +67,7 @@ struct row {
 enum {
     ROW_BARE,
     ROW_SHIM,
+    ROW_PREPARED,
     ROW_LCSB,
     ROW_LCSB_DOMAINS,
     ROW_LCSB_TMPFS,
