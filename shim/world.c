@@ -424,9 +424,11 @@ static int bind_whole(struct plan *plan, size_t first, const char *dir) {
     }
     if (named < 2)
         return 0;
-    /* In the new root already: inside a tree bound, or the world's own /dev. */
-    if ((fd = open_path(AT_FDCWD, dir)) >= 0) {
-        close(fd);
+    /* In the new root already (inside a tree bound, or the world's own
+     * /dev), or not to be reached there without a symlink. */
+    if ((fd = open_path(AT_FDCWD, dir)) >= 0 || errno != ENOENT) {
+        if (fd >= 0)
+            close(fd);
         return 0;
     }
     snprintf(host, sizeof host, "%s%s", HOST, dir);
