@@ -233,6 +233,40 @@ static void test_directory_bound_whole(void **state) {
     assert_content(other, "x\n");
 }
 
+/* A path of the write tier in a directory bound whole keeps a writable
+ * mount of its own (a mount point: it cannot be renamed away); the named
+ * read paths beside it read, and the rest of the directory is read-only. */
+static void test_directory_bound_whole_keeps_the_write_tier(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX], log[PATH_MAX], other[PATH_MAX],
+        append[2 * PATH_MAX], clobber[2 * PATH_MAX], moved[PATH_MAX];
+    assert_int_equal(mkdir(path_in(dir, f->outside, "tool"), 0755), 0);
+    write_file(path_in(a, dir, "a"), "a\n");
+    write_file(path_in(b, dir, "b"), "b\n");
+    write_file(path_in(log, dir, "log"), "");
+    write_file(path_in(other, dir, "other"), SECRET "\n");
+    path_in(moved, dir, "moved");
+    FMT(append, "echo written >> '%s'", log);
+    FMT(clobber, "echo x > '%s'", other);
+    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, write = { \"%s\" }", a, b,
+           log);
+
+    expect_allowed(f, CMD("sh", "-c", append), &P);
+    assert_content(log, "written\n");
+    expect_allowed(f, CMD("cat", a, b), &P);
+    assert_string_equal(P.out, "a\nb\n");
+    expect_denied(f, CMD("mv", log, moved), 1, &P);
+    assert_exists(log, true);
+    assert_exists(moved, false);
+    expect_denied(f, CMD("sh", "-c", clobber), -1, &P);
+    assert_content(other, SECRET "\n");
+    expect_unsandboxed_ok(f, CMD("sh", "-c", clobber), &P);
+    assert_content(other, "x\n");
+    expect_unsandboxed_ok(f, CMD("mv", log, moved), &P);
+    assert_exists(moved, true);
+}
+
 /* A directory stays apart, its named files each a mount of their own and
  * nothing else of it there, when it holds a directory the policy does not
  * name (its whole tree would come along), or when the policy names only
@@ -351,6 +385,7 @@ int main(void) {
         T(test_fake_setup_failure),
         /* files outside every tree the policy reads */
         T(test_directory_bound_whole),
+        T(test_directory_bound_whole_keeps_the_write_tier),
         T(test_directory_kept_apart),
     };
     /* The cases whose refusal a container gives too (the exec allowlist, the ABI and the shim's own
