@@ -65,11 +65,15 @@ struct fixture {
     char project[96];
     char rootfs[96];   /* the podman row's root: empty, the host's system bound in */
     char **exec_files; /* what running COMMAND executes, from lcsb_resolve_program */
-    /* Empty files for the policies' other rules, their paths made once so
-     * that building a policy times lcsb, not snprintf. Short names: 20,000
-     * of them travel on the shim's argv. */
-    char **filler;
-    size_t files;
+    /* Empty files for the policies' other rules, in each layout, their
+     * paths made once so that building a policy times lcsb, not snprintf.
+     * Short names: 20,000 of them travel on the shim's argv. */
+    char **filler[LAYOUTS];
+    size_t files[LAYOUTS];
+    /* p.lua run once through the C API, as a host that prepares a policy
+     * once would: its private HOME and TMPDIR live until it is closed. */
+    lcsb_script *script;
+    char **prepared_env; /* lcsb_env_block's, for the prepared argv */
 };
 
 /* What every run shares: one environment and one /dev/null. tmpfs_env is
@@ -524,10 +528,14 @@ static void count_syscalls(struct row *rows, size_t n, const struct fixture *fx,
 /* ---- The fixture and the policies. ---- */
 
 static void fixture_free(struct fixture *fx) {
+    lcsb_argv_free(fx->prepared_env);
+    if (fx->script) (void)lcsb_script_close(fx->script, NULL);
     if (fx->dir[0]) remove_tree(fx->dir);
     lcsb_argv_free(fx->exec_files);
-    for (size_t i = 0; i < fx->files; i++) free(fx->filler[i]);
-    free(fx->filler);
+    for (size_t l = 0; l < LAYOUTS; l++) {
+        for (size_t i = 0; i < fx->files[l]; i++) free(fx->filler[l][i]);
+        free(fx->filler[l]);
+    }
 }
 
 static bool write_file(const char *path, const char *text) {
@@ -537,13 +545,25 @@ static bool write_file(const char *path, const char *text) {
     return ok;
 }
 
-static bool make_filler(struct fixture *fx, size_t files) {
-    if (!(fx->filler = calloc(files, sizeof *fx->filler))) return false;
-    char path[PATH_MAX];
-    for (; fx->files < files; fx->files++) {
-        snprintf(path, sizeof path, "%s/%zu", fx->dir, fx->files);
+/* FILES empty files laid out as LAYOUT says, under DIR/t (in directories of
+ * TOOL_DIR) or DIR/l (one to a directory). */
+static bool make_filler(struct fixture *fx, enum layout layout, size_t files) {
+    char **v = calloc(files, sizeof *v);
+    /* fx->dir is short (mkdtemp's): these hold any path made of it. */
+    char path[PATH_MAX + 32], dir[PATH_MAX];
+    if (!(fx->filler[layout] = v)) return false;
+    snprintf(dir, sizeof dir, "%s/%s", fx->dir, layout == LAYOUT_TOOLS ? "t" : "l");
+    if (mkdir(dir, 0755) != 0) return false;
+    for (size_t i = 0; i < files; i++, fx->files[layout]++) {
+        size_t d = layout == LAYOUT_TOOLS ? i / TOOL_DIR : i;
+        snprintf(dir, sizeof dir, "%s/%s/%zu", fx->dir, layout == LAYOUT_TOOLS ? "t" : "l", d);
+        if ((layout == LAYOUT_LONE || i % TOOL_DIR == 0) && mkdir(dir, 0755) != 0) return false;
+        if (layout == LAYOUT_TOOLS)
+            snprintf(path, sizeof path, "%s/%zu", dir, i % TOOL_DIR);
+        else
+            snprintf(path, sizeof path, "%s/f", dir);
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0 || close(fd) != 0 || !(fx->filler[fx->files] = strdup(path))) return false;
+        if (fd < 0 || close(fd) != 0 || !(v[i] = strdup(path))) return false;
     }
     return true;
 }
@@ -590,7 +610,8 @@ static bool fixture_init(struct fixture *fx, size_t files) {
         fx->dir[0] = '\0';
         return false;
     }
-    if (!make_filler(fx, files)) return false;
+    for (size_t l = 0; l < LAYOUTS; l++)
+        if (!make_filler(fx, l, files)) return false;
     char path[PATH_MAX], domains[PATH_MAX];
     snprintf(fx->project, sizeof fx->project, "%s/project", fx->dir);
     snprintf(path, sizeof path, "%s/p.lua", fx->project);
@@ -624,8 +645,10 @@ static bool fixture_init(struct fixture *fx, size_t files) {
 }
 
 /* A policy of NRULES path rules: what COMMAND needs (read /usr and /etc,
- * execute its files), then read rules on filler files up to NRULES. */
-static lcsb_policy *rules_policy(const struct fixture *fx, long nrules, lcsb_error *err) {
+ * execute its files), then read rules on filler files of LAYOUT up to
+ * NRULES. */
+static lcsb_policy *rules_policy(const struct fixture *fx, long nrules, enum layout layout,
+                                 lcsb_error *err) {
     lcsb_policy *p = lcsb_policy_new();
     if (!p) return NULL;
     int rc = lcsb_policy_add_read(p, "/usr", err);
@@ -633,8 +656,8 @@ static lcsb_policy *rules_policy(const struct fixture *fx, long nrules, lcsb_err
     long have = 2;
     for (size_t i = 0; !rc && fx->exec_files[i]; i++, have++)
         rc = lcsb_policy_add_exec(p, fx->exec_files[i], err);
-    for (size_t i = 0; !rc && have < nrules && i < fx->files; i++, have++)
-        rc = lcsb_policy_add_read(p, fx->filler[i], err);
+    for (size_t i = 0; !rc && have < nrules && i < fx->files[layout]; i++, have++)
+        rc = lcsb_policy_add_read(p, fx->filler[layout][i], err);
     if (rc) {
         lcsb_policy_free(p);
         return NULL;
@@ -645,9 +668,9 @@ static lcsb_policy *rules_policy(const struct fixture *fx, long nrules, lcsb_err
 /* The shim's argv for COMMAND under a policy of NRULES rules, validated first
  * so that a policy the host refuses says so by name. */
 static char **shim_argv(const struct fixture *fx, const lcsb_backend *b, long nrules,
-                        lcsb_error *err) {
+                        enum layout layout, lcsb_error *err) {
     static const char *const cmd[] = {COMMAND, NULL};
-    lcsb_policy *p = rules_policy(fx, nrules, err);
+    lcsb_policy *p = rules_policy(fx, nrules, layout, err);
     char **wrapped = NULL, **copy = NULL;
     if (p && !lcsb_backend_validate(b, p, err) && !lcsb_backend_wrap(b, p, cmd, &wrapped, err))
         copy = strv_copy((const char *const *)wrapped);
@@ -663,17 +686,50 @@ static void row_skip(struct row *row, const char *note) {
     snprintf(row->note, sizeof row->note, "%s", note);
 }
 
-static void row_shim(struct row *row, const struct fixture *fx, const lcsb_backend *b,
-                     long nrules) {
+static void row_shim(struct row *row, const struct fixture *fx, const lcsb_backend *b, long nrules,
+                     enum layout layout) {
     row->rules = nrules;
     /* The command's world holds the policy's paths only: stand in one. */
     row->cwd = "/usr";
     lcsb_error err = {0};
     if (!b) {
         row_skip(row, "no Landlock on this kernel");
-    } else if (!(row->argv = shim_argv(fx, b, nrules, &err))) {
+    } else if (!(row->argv = shim_argv(fx, b, nrules, layout, &err))) {
         row->state = ROW_FAILED;
         snprintf(row->note, sizeof row->note, "policy: %.200s", err.message);
+    }
+}
+
+/* The shim running the argv lcsb_prepare makes of exec_policy{} (p.lua)
+ * for COMMAND once, with lcsb_env_block's environment: what a host that
+ * prepares a policy once and runs many commands pays for each. */
+static void row_prepared(struct row *row, struct fixture *fx, const lcsb_backend *b) {
+    static const char *const cmd[] = {COMMAND, NULL};
+    char here[PATH_MAX], path[PATH_MAX];
+    lcsb_script_options opts;
+    lcsb_error err = {0};
+    char **final = NULL;
+    if (!b) {
+        row_skip(row, "no Landlock on this kernel");
+        return;
+    }
+    lcsb_script_options_init(&opts);
+    opts.lua_dir = LCSB_BENCH_LUA_DIR;
+    opts.shim = LCSB_BENCH_SHIM;
+    opts.trust = LCSB_TRUST_SKIP; /* the bench's own script */
+    snprintf(path, sizeof path, "%s/p.lua", fx->project);
+    /* The script takes the working directory for the project, as lcsb does. */
+    bool ok = getcwd(here, sizeof here) && chdir(fx->project) == 0 &&
+              !lcsb_script_open(path, cmd, &opts, &fx->script, &err) &&
+              !lcsb_prepare(b, lcsb_script_policy(fx->script), NULL, cmd, &final, NULL, &err) &&
+              !lcsb_env_block(b, lcsb_script_policy(fx->script), (const char *const *)run_env,
+                              &fx->prepared_env, &err);
+    if (chdir(here) != 0) ok = false;
+    if (ok && (row->argv = strv_copy((const char *const *) final))) row->env = fx->prepared_env;
+    lcsb_argv_free(final);
+    if (!ok) {
+        row->state = ROW_FAILED;
+        snprintf(row->note, sizeof row->note, "prepare p.lua: %.200s", err.message);
     }
 }
 
@@ -751,7 +807,7 @@ static void row_embedded(struct row *row, const struct config *cfg, const struct
     if ((row->argv = strv_copy(argv))) own_state(row, fx, policies[0].file);
 }
 
-static void main_rows(struct row *rows, const struct config *cfg, const struct fixture *fx,
+static void main_rows(struct row *rows, const struct config *cfg, struct fixture *fx,
                       const lcsb_backend *b, struct served *host) {
     static const char *const bare[] = {COMMAND, NULL};
     /* bubblewrap as agents' sandboxes configure it (issue 16's line): the
@@ -801,7 +857,10 @@ static void main_rows(struct row *rows, const struct config *cfg, const struct f
     rows[ROW_BARE].argv = strv_copy(bare);
     rows[ROW_SHIM] = (struct row){.name = "shim", .required = true};
     snprintf(rows[ROW_SHIM].label, sizeof rows[ROW_SHIM].label, "shim, %d rules", MAIN_RULES);
-    row_shim(&rows[ROW_SHIM], fx, b, MAIN_RULES);
+    row_shim(&rows[ROW_SHIM], fx, b, MAIN_RULES, LAYOUT_TOOLS);
+    rows[ROW_PREPARED] = (struct row){
+        .name = "shim_prepared", .label = "shim, p.lua", .required = true, .cwd = fx->project};
+    row_prepared(&rows[ROW_PREPARED], fx, b);
     rows[ROW_LCSB] =
         (struct row){.name = "lcsb", .label = "lcsb p.lua", .required = true, .cwd = fx->project};
     if (b)
@@ -860,11 +919,11 @@ static void main_rows(struct row *rows, const struct config *cfg, const struct f
 }
 
 static void scaling_rows(struct row *rows, const struct config *cfg, const struct fixture *fx,
-                         const lcsb_backend *b) {
+                         const lcsb_backend *b, enum layout layout) {
     for (size_t i = 0; i < cfg->scaling_n; i++) {
         rows[i] = (struct row){.name = "shim"};
         snprintf(rows[i].label, sizeof rows[i].label, "%ld", cfg->scaling[i]);
-        row_shim(&rows[i], fx, b, cfg->scaling[i]);
+        row_shim(&rows[i], fx, b, cfg->scaling[i], layout);
     }
 }
 
@@ -1160,7 +1219,7 @@ static int wrap_once(const struct micro_ctx *ctx) {
 }
 
 static int build_once(const struct micro_ctx *ctx) {
-    lcsb_policy *p = rules_policy(ctx->fx, MICRO_RULES, NULL);
+    lcsb_policy *p = rules_policy(ctx->fx, MICRO_RULES, LAYOUT_TOOLS, NULL);
     lcsb_policy_free(p);
     return p ? 0 : -1;
 }
@@ -1248,7 +1307,7 @@ static lcsb_backend *host_backend(int *abi) {
 static void run_micro(struct results *r, const struct fixture *fx, const lcsb_backend *b) {
     struct micro_ctx ctx = {.fx = fx, .backend = b};
     r->build = time_calls(build_once, &ctx, r->cfg->micro_calls);
-    lcsb_policy *p = b ? rules_policy(fx, MICRO_RULES, NULL) : NULL;
+    lcsb_policy *p = b ? rules_policy(fx, MICRO_RULES, LAYOUT_TOOLS, NULL) : NULL;
     ctx.policy = p;
     r->wrap = p ? time_calls(wrap_once, &ctx, r->cfg->micro_calls) : (struct micro){NAN, NAN};
     lcsb_policy_free(p);
@@ -1269,7 +1328,8 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
                     int scratch_fd, int err_fd) {
     const struct config *cfg = r->cfg;
     for (size_t i = 0; i < MAIN_ROWS; i++) verify(&r->main[i], scratch_fd);
-    for (size_t i = 0; i < cfg->scaling_n; i++) verify(&r->scaling[i], scratch_fd);
+    for (size_t l = 0; l < LAYOUTS; l++)
+        for (size_t i = 0; i < cfg->scaling_n; i++) verify(&r->scaling[l][i], scratch_fd);
     /* podman (and firejail) leave work behind them, podman's clean-up and
      * storage, which slowed whatever ran next by up to a quarter here: they
      * take turns among themselves, after the rows they would otherwise tax. */
@@ -1279,13 +1339,16 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
     served_end(&r->main[ROW_EMBEDDED]);
     plans_look(r->main, MAIN_ROWS);
     measure(r->main + ROW_FIREJAIL, MAIN_ROWS - ROW_FIREJAIL, cfg->warmup, cfg->iterations);
-    measure(r->scaling, cfg->scaling_n, cfg->warmup, cfg->scaling_iterations);
+    for (size_t l = 0; l < LAYOUTS; l++)
+        measure(r->scaling[l], cfg->scaling_n, cfg->warmup, cfg->scaling_iterations);
     measure_transfers(r->net, cfg->transfer_runs, scratch_fd, err_fd);
     measure_rss(r->main, MAIN_ROWS, cfg->rss_runs, scratch_fd);
-    measure_rss(r->scaling, cfg->scaling_n, cfg->rss_runs, scratch_fd);
+    for (size_t l = 0; l < LAYOUTS; l++) {
+        measure_rss(r->scaling[l], cfg->scaling_n, cfg->rss_runs, scratch_fd);
+        r->fit_us[l] = per_rule_fit_us(r->scaling[l], cfg->scaling_n);
+    }
     count_syscalls(r->main, MAIN_ROWS, fx, cfg->syscall_runs, r->strace, sizeof r->strace,
                    scratch_fd);
-    r->fit_us = per_rule_fit_us(r->scaling, cfg->scaling_n);
     run_micro(r, fx, b);
 }
 
@@ -1297,12 +1360,16 @@ int main(int argc, char **argv) {
         return parsed > 0 ? 0 : 2;
     }
     struct fixture fx = {0};
-    struct row rows[MAIN_ROWS] = {0}, scaling[sizeof full_scaling / sizeof *full_scaling] = {0};
+    struct row rows[MAIN_ROWS] = {0},
+               scaling[LAYOUTS][sizeof full_scaling / sizeof *full_scaling] = {{{0}}};
     struct throughput net = {0};
     struct server srv = {.fd = -1};
     struct served host = {.fd = -1};
-    struct results r = {
-        .cfg = &cfg, .main = rows, .scaling = scaling, .net = &net, .embedded = &host};
+    struct results r = {.cfg = &cfg,
+                        .main = rows,
+                        .scaling = {scaling[0], scaling[1]},
+                        .net = &net,
+                        .embedded = &host};
     int status = 2, scratch = -1, scratch_err = -1;
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     lcsb_backend *b = host_backend(&r.abi);
@@ -1318,7 +1385,7 @@ int main(int argc, char **argv) {
         goto out;
     }
     main_rows(rows, &cfg, &fx, b, &host);
-    scaling_rows(scaling, &cfg, &fx, b);
+    for (size_t l = 0; l < LAYOUTS; l++) scaling_rows(scaling[l], &cfg, &fx, b, l);
     transfer_rows(&net, &srv, &fx, b);
     run_all(&r, &fx, b, scratch, scratch_err);
     report(&r);
@@ -1336,7 +1403,7 @@ out:
     if (scratch >= 0) close(scratch);
     if (scratch_err >= 0) close(scratch_err);
     rows_free(rows, MAIN_ROWS);
-    rows_free(scaling, cfg.scaling_n);
+    for (size_t l = 0; l < LAYOUTS; l++) rows_free(scaling[l], cfg.scaling_n);
     fixture_free(&fx);
     lcsb_backend_free(b);
     free(run_env);

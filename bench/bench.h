@@ -16,6 +16,20 @@
  * "100 MB", big enough that a connection's set-up is lost in it. */
 #define TRANSFER_BYTES (100LL << 20)
 
+/* How the scaling policies' files lie, outside every tree those policies
+ * read (/usr and /etc). */
+enum layout {
+    /* An install's: directories of TOOL_DIR files, every file named, as a
+     * closure names a toolchain's bin and lib directories under HOME. */
+    LAYOUT_TOOLS,
+    /* Each file alone in a directory of its own: the most a path can cost,
+     * a mount of its own. */
+    LAYOUT_LONE,
+    LAYOUTS
+};
+#define TOOL_DIR 50
+#define TOOL_DIR_TEXT "50"
+
 struct config {
     bool quick;
     int iterations;         /* timed rounds over the main rows */
@@ -102,6 +116,7 @@ struct row {
 enum {
     ROW_BARE,
     ROW_SHIM,
+    ROW_PREPARED,
     ROW_LCSB,
     ROW_LCSB_DOMAINS,
     ROW_LCSB_TMPFS,
@@ -159,10 +174,10 @@ struct micro {
  * prints it. */
 struct results {
     const struct config *cfg;
-    struct row *main, *scaling;
+    struct row *main, *scaling[LAYOUTS];
     struct throughput *net;
     struct micro wrap, build;
-    double fit_us;
+    double fit_us[LAYOUTS];
     int abi;
     const struct served *embedded; /* the ROW_EMBEDDED host's once-only costs */
     char strace[64];               /* what counted the system calls, or "" */

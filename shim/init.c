@@ -14,7 +14,19 @@
  *
  * The time limit and the grace period are the outer shim's: it is outside
  * the pid namespace, so the command cannot name it, slow it or stop it, and
- * killing the init ends every process in the namespace. */
+ * killing the init ends every process in the namespace.
+ *
+ * When the command has exited and nothing else is left in the namespace,
+ * the init says so with the status, and the outer shim exits at once: the
+ * init's own exit tears the command's mount namespace down (its mounts put,
+ * an RCU grace period waited for: some 0.1 ms), and nothing waits on that.
+ * The init, still exiting, is then its caller's reaper's to reap (lcsb's CLI
+ * is a subreaper and does); when the outer shim's parent is its pid
+ * namespace's init, the reaper would be that parent itself, which may be a
+ * program that never reaps what it did not start (a container's only
+ * process), so there the outer shim waits, as it does where something is
+ * left (then the init's exit is the kernel killing what is left) and where
+ * a memory cgroup holds the command (it goes once its last process has). */
 #define _GNU_SOURCE
 #include "init.h"
 
@@ -35,6 +47,12 @@
 static const int passed_on[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 /* The init writes the command's wait status here. */
 static int status_fd = -1;
+
+/* What the init writes, in one write. */
+struct ended {
+    int ws;    /* the command's wait status */
+    int alone; /* nothing is left in the namespace but the init */
+};
 
 static void waited_signals(sigset_t *set) {
     sigemptyset(set);
@@ -87,9 +105,15 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
     char said = 0;
     sigset_t set;
     siginfo_t info;
-    int ws = 0, command_ws;
+    int ws = 0;
+    struct ended ended;
+    /* A memory cgroup is removed, and what the kernel killed for it said,
+     * only once the init, the last of its processes, is gone. */
+    bool told = false, reaped_above = getppid() != 1 && cg->kind == CGROUP_NONE;
 
     waited_signals(&set);
+    /* FROM_INIT raises SIGIO when the init writes (start_init). */
+    sigaddset(&set, SIGIO);
     for (;;) {
         double next = deadline && (!grace || deadline < grace) ? deadline : grace;
         struct timespec wait, *timeout = NULL;
@@ -110,11 +134,15 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
             end_all(init, REPORT_GRACE_OVER, report_fd, &said);
             grace = 0;
         }
+        if ((sig == SIGIO || sig == SIGCHLD) && !told)
+            told = read(from_init, &ended, sizeof ended) == (ssize_t)sizeof ended;
+        if (told && ended.alone && reaped_above)
+            exit_as(ended.ws);
         if (sig == SIGCHLD) {
             pid_t got = waitpid(init, &ws, WNOHANG);
             if (got == init)
                 break;
-        } else if (sig > 0) {
+        } else if (sig > 0 && sig != SIGIO) {
             bool from_terminal = info.si_code == SI_KERNEL;
             if (!from_terminal)
                 kill(init, sig);
@@ -128,9 +156,9 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
         (void)!write(report_fd, (char[]){REPORT_OUT_OF_MEMORY}, 1);
     cgroup_remove(cg);
     /* No status: the init failed to set up (97, said already) or was killed. */
-    if (read(from_init, &command_ws, sizeof command_ws) == (ssize_t)sizeof command_ws)
-        exit_as(command_ws);
-    exit_as(ws);
+    if (!told)
+        told = read(from_init, &ended, sizeof ended) == (ssize_t)sizeof ended;
+    exit_as(told ? ended.ws : ws);
 }
 
 int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cgroup *cg) {
@@ -139,10 +167,16 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cg
     pid_t pid;
 
     waited_signals(&set);
+    sigaddset(&set, SIGIO);
     if (sigprocmask(SIG_BLOCK, &set, old_mask) != 0)
         return fail("block signals: %s", strerror(errno));
     if (pipe2(status, O_CLOEXEC) != 0 || pipe2(alive, O_CLOEXEC) != 0)
         return fail("make a pipe: %s", strerror(errno));
+    /* The status wakes the shim outside as it comes (SIGIO), and is read
+     * without waiting. Set before the init exists, so none comes unseen. */
+    if (fcntl(status[0], F_SETOWN, getpid()) != 0 ||
+        fcntl(status[0], F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
+        return fail("watch the init's pipe: %s", strerror(errno));
     pid = fork();
     if (pid < 0)
         return fail("start the init: %s", strerror(errno));
@@ -188,17 +222,34 @@ static void report_tmp(const struct limits *limits, int report_fd) {
         (void)!write(report_fd, &full, 1);
 }
 
-int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd) {
+/* Is the init the last process in its namespace? Every process the command
+ * left comes to it (a subreaper of the command's own is one too), so none
+ * is left when it has no child; reaping the zombies on the way. */
+static bool alone(void) {
+    pid_t got;
+
+    while ((got = waitpid(-1, NULL, WNOHANG)) > 0) {
+    }
+    return got < 0 && errno == ECHILD;
+}
+
+int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
+                int (*in_command)(void *ctx), void *ctx) {
     sigset_t set;
     siginfo_t info;
-    pid_t command = fork();
+    /* The command shares the init's memory until its exec, and the init
+     * waits meanwhile: no page table copied for a process that is about to
+     * exec, and none of the faults that copying on write costs both after.
+     * So the command runs IN_COMMAND below this frame and never comes back
+     * up through it: it execs, or exits with what IN_COMMAND returned. */
+    pid_t command = vfork();
 
     if (command < 0)
         return fail("start the command: %s", strerror(errno));
     if (command == 0) {
         close(status_fd);
         sigprocmask(SIG_SETMASK, old_mask, NULL);
-        return 0;
+        _exit(in_command(ctx));
     }
     waited_signals(&set);
     for (;;) {
@@ -208,8 +259,9 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
             pid_t got;
             while ((got = waitpid(-1, &ws, WNOHANG)) > 0) {
                 if (got == command) {
+                    struct ended ended = {.ws = ws, .alone = alone()};
                     report_tmp(limits, report_fd);
-                    (void)!write(status_fd, &ws, sizeof ws);
+                    (void)!write(status_fd, &ended, sizeof ended);
                     _exit(0);
                 }
             }

@@ -30,10 +30,13 @@
  * on. */
 int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cgroup *cg);
 
-/* In the init, with the command's setup done: forks the command, which
- * returns 0 with OLD_MASK restored, to exec; the init waits, passes signals
- * on, says when the command left its private tmp full (LIMITS), and exits
- * with it: it never returns. */
-int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd);
+/* In the init, with the command's setup done: starts the command, which
+ * calls IN_COMMAND(CTX) with OLD_MASK restored, to exec, and exits with what
+ * it returns when that fails (it shares the init's memory until then: a
+ * vfork); the init waits, passes signals on, says when the command left its
+ * private tmp full (LIMITS), and exits with it. It returns only when the
+ * command could not be started. */
+int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
+                int (*in_command)(void *ctx), void *ctx);
 
 #endif

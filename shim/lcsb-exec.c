@@ -255,8 +255,24 @@ static int create_ruleset(const struct header *h) {
     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
     LANDLOCK_ACCESS_FS_IOCTL_DEV | LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
 
-static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
+/* The rule on PATH, open as FD (O_PATH, reached without a symlink), of
+ * mode MODE. */
+static int add_fd_rule(int ruleset_fd, int fd, mode_t mode, const char *path, uint64_t access) {
     struct path_beneath_attr attr;
+
+    if (!S_ISDIR(mode))
+        access &= FS_FILE;
+    /* Only directory rights on a file: nothing the kernel could grant there. */
+    if (access == 0)
+        return 0;
+    attr.allowed_access = access;
+    attr.parent_fd = fd;
+    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0)
+        return fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
+    return 0;
+}
+
+static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
     struct stat st;
     int ret = -1;
     /* The library names real paths only; a symlink here was planted after it
@@ -273,20 +289,7 @@ static int add_path_rule(int ruleset_fd, const char *path, uint64_t access) {
         fail("stat %s: %s", show(path), strerror(errno));
         goto close_fd;
     }
-    if (!S_ISDIR(st.st_mode))
-        access &= FS_FILE;
-    /* Only directory rights on a file: nothing the kernel could grant there. */
-    if (access == 0) {
-        ret = 0;
-        goto close_fd;
-    }
-    attr.allowed_access = access;
-    attr.parent_fd = fd;
-    if (landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
-        fail("add a Landlock rule for %s: %s", show(path), strerror(errno));
-        goto close_fd;
-    }
-    ret = 0;
+    ret = add_fd_rule(ruleset_fd, fd, st.st_mode, path, access);
 close_fd:
     close(fd);
 out:
@@ -310,6 +313,10 @@ static int grant_port(void *ctx, uint64_t port, uint64_t access) {
 
 static int grant_path(void *ctx, const char *path, uint64_t access) {
     return add_path_rule(*(const int *)ctx, path, access);
+}
+
+static int grant_fd(void *ctx, int fd, mode_t mode, const char *path, uint64_t access) {
+    return add_fd_rule(*(const int *)ctx, fd, mode, path, access);
 }
 
 /* Root keeps its capabilities under Landlock, and with them ways around it
@@ -544,27 +551,51 @@ static void emit_call(struct program *p, uint32_t nr, unsigned args) {
     emit_key_checks(p, args);
 }
 
+/* keyctl: its operation loaded once and matched against the table, each
+ * match jumping to the checks of its key arguments; operations that check
+ * the same arguments share those checks (the program is compiled on every
+ * run, and a table of one check block per operation was most of it). */
 static int add_keyring_rules(struct program *out) {
     struct program p = {.n = 0};
-    unsigned keyctl_len = 1;
+    uint8_t masks[COUNT(keyctl_ops)];
+    unsigned at[COUNT(keyctl_ops)]; /* where each mask's checks start, after the table */
+    size_t n_masks = 0;
+    unsigned checks = 0, keyctl_len;
 
+    for (size_t i = 0; i < COUNT(keyctl_ops); i++) {
+        size_t m = 0;
+        while (m < n_masks && masks[m] != keyctl_ops[i].args)
+            m++;
+        if (m == n_masks) {
+            masks[n_masks++] = keyctl_ops[i].args;
+            at[m] = checks;
+            checks += key_checks_length(keyctl_ops[i].args);
+        }
+    }
+    /* The operation loaded, the table, an operation not in it, the checks. */
+    keyctl_len = 1 + (unsigned)COUNT(keyctl_ops) + 1 + checks;
+    /* A jump counts 255 instructions at most; the table is kept within. */
+    if (keyctl_len > 255)
+        return fail("build the seccomp filter: the keyctl table is too long");
     /* add_key(type, description, payload, plen, keyring) */
     emit_call(&p, __NR_add_key, 1 << 4);
     /* request_key may start the host's /sbin/request-key, as root, outside
      * any sandbox, to make the key: refused whole. */
     emit(&p, (struct sock_filter)JEQ(__NR_request_key, 0, 1));
     emit(&p, (struct sock_filter)ERRNO(EACCES));
-    for (size_t i = 0; i < COUNT(keyctl_ops); i++)
-        keyctl_len += 2 + key_checks_length(keyctl_ops[i].args);
-    /* A jump counts 255 instructions at most; the table is kept within. */
-    if (keyctl_len > 255)
-        return fail("build the seccomp filter: the keyctl table is too long");
     emit(&p, (struct sock_filter)JEQ(__NR_keyctl, 0, keyctl_len));
+    emit(&p, (struct sock_filter)LOAD(ARG_LO(0)));
     for (size_t i = 0; i < COUNT(keyctl_ops); i++) {
-        emit(&p, (struct sock_filter)LOAD(ARG_LO(0)));
-        emit_call(&p, keyctl_ops[i].op, keyctl_ops[i].args);
+        size_t m = 0;
+        while (masks[m] != keyctl_ops[i].args)
+            m++;
+        /* Past the rest of the table and the refusal, into the checks. */
+        emit(&p, (struct sock_filter)JEQ(keyctl_ops[i].op,
+                                         (unsigned)(COUNT(keyctl_ops) - i - 1) + 1 + at[m], 0));
     }
     emit(&p, (struct sock_filter)ERRNO(EACCES)); /* an operation not in the table */
+    for (size_t m = 0; m < n_masks; m++)
+        emit_key_checks(&p, masks[m]);
     emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
     add_segment(out, p.v, p.n);
     return 0;
@@ -646,13 +677,102 @@ static void add_socket_rules(struct program *p, enum sockets sockets) {
     add_segment(p, rules, COUNT(rules));
 }
 
+/* The syscall numbers the segments of P look at: those a call that none of
+ * them names is compared with on its way through, from FROM (where the
+ * number is loaded) to the allow it reaches. Any other step on that way (an
+ * argument loaded, a test but for equality, anything but an allow at its
+ * end) would make the way depend on more than the number: then 0, and the
+ * program stays as it is. */
+static size_t watched_calls(const struct program *p, unsigned from, uint32_t *nrs, size_t max) {
+    size_t n = 0;
+
+    for (unsigned pc = from; pc < p->n;) {
+        const struct sock_filter *ins = &p->v[pc];
+        if (ins->code == (BPF_LD | BPF_W | BPF_ABS) &&
+            ins->k == offsetof(struct seccomp_data, nr)) {
+            pc++;
+        } else if (ins->code == (BPF_JMP | BPF_JEQ | BPF_K)) {
+            /* The number is in the accumulator: every load above was of it. */
+            if (n == max)
+                return 0;
+            nrs[n++] = ins->k;
+            pc += 1u + ins->jf;
+        } else if (ins->code == (BPF_JMP | BPF_JA)) {
+            pc += 1u + ins->k;
+        } else {
+            return allows(ins) ? n : 0;
+        }
+    }
+    return 0;
+}
+
+static int by_number(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static unsigned search_length(size_t n) {
+    return n <= 3 ? (unsigned)n + 1 : 1 + search_length(n / 2) + search_length(n - n / 2);
+}
+
+/* A search for the number among NRS (N, sorted): on into the segments,
+ * which start at index END, for a number it holds; allowed at once for any
+ * other. */
+static void emit_search(struct program *p, const uint32_t *nrs, size_t n, unsigned end) {
+    if (n <= 3) {
+        for (size_t i = 0; i < n; i++)
+            emit(p, (struct sock_filter)JEQ(nrs[i], end - p->n - 1, 0));
+        emit(p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
+        return;
+    }
+    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, nrs[n / 2],
+                                         search_length(n / 2), 0));
+    emit_search(p, nrs, n / 2, end);
+    emit_search(p, nrs + n / 2, n - n / 2, end);
+}
+
+/* P with the calls its segments name sorted out first: OUT is P's start
+ * (FROM instructions, the number loaded at their end), a search for the
+ * number, then P's segments. When the filter is installed the kernel runs
+ * the program once for every syscall number, to learn which it may let
+ * through unfiltered later; a number none of the segments names went
+ * through every one of them, which made that most of the filter's cost.
+ * Left as P when its segments do not lend themselves to it. */
+static const struct program *sorted_out(const struct program *p, unsigned from,
+                                        struct program *out) {
+    uint32_t nrs[128];
+    size_t n = watched_calls(p, from, nrs, COUNT(nrs)), unique = 0;
+    unsigned end;
+
+    if (n == 0)
+        return p;
+    qsort(nrs, n, sizeof nrs[0], by_number);
+    for (size_t i = 0; i < n; i++)
+        if (unique == 0 || nrs[unique - 1] != nrs[i])
+            nrs[unique++] = nrs[i];
+    end = from + search_length(unique);
+    /* A jump counts 255 instructions at most. */
+    if (end - from > 255)
+        return p;
+    out->n = 0;
+    out->full = false;
+    for (unsigned i = 0; i < from; i++)
+        emit(out, p->v[i]);
+    emit_search(out, nrs, unique, end);
+    for (unsigned i = from; i < p->n; i++)
+        emit(out, p->v[i]);
+    return out->full ? p : out;
+}
+
 /* The program for H: the terminal and set-id rules (unless seccomp is
  * dropped), memfd when execute is handled, the keyrings and the init in a
  * world of its own, and sockets when the header restricts them; installed
  * last, right before exec (no_new_privs is already set, as an unprivileged
  * filter requires). */
 static int install_filters(const struct header *h) {
-    static struct program p;
+    static struct program p, sorted;
+    const struct program *final;
     const struct sock_filter start[] = {NATIVE_SYSCALL_NUMBER};
     bool guards = (h->dropped & DROPPED_TERMINAL) == 0;
 
@@ -680,7 +800,8 @@ static int install_filters(const struct header *h) {
     emit(&p, (struct sock_filter)RET(SECCOMP_RET_ALLOW));
     if (p.full)
         return fail("build the seccomp filter: it is longer than %zu instructions", COUNT(p.v));
-    struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.v};
+    final = sorted_out(&p, COUNT(start), &sorted);
+    struct sock_fprog prog = {.len = (unsigned short)final->n, .filter = (struct sock_filter *)final->v};
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
         return fail("install the seccomp filter: %s", strerror(errno));
     return 0;
@@ -827,12 +948,53 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
             return -1;
     }
     if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd, cg) != 0 ||
-        build_world(argv, argc, dashdash, h, rules, library, read_file) != 0 ||
+        build_world(argv, argc, dashdash, h, rules, grant_fd, library, read_file) != 0 ||
         join_new_keyring() != 0)
         return -1;
     if (h->limits.pids != 0 && limit_pids(h->limits.pids) != 0)
         return -1;
     return 0;
+}
+
+/* What the command's own process does before its exec. */
+struct launch {
+    char **argv;
+    int dashdash;
+    const struct header *h;
+    struct recorder *rec;
+    int report_fd;
+};
+
+/* In a world of its own the command first enters a Landlock domain of its
+ * own below the init's. The rlimits last: what runs under them is the exec
+ * alone (arming the recorder allocates, which a memory limit may not leave
+ * room for). Returns only when the command could not be executed: the exit
+ * status to end with. */
+static int exec_command(void *ctx) {
+    const struct launch *l = ctx;
+    char **argv = l->argv;
+    int command, err;
+
+    if (l->h->world == WORLD_POLICY && enter_child_domain(l->h) != 0)
+        goto out;
+    command = env_hop(argv, l->dashdash + 1);
+    if (command < 0)
+        goto out;
+    arm_recorder(l->rec, l->h->world != WORLD_OPEN);
+    if (set_rlimits(&l->h->limits) != 0)
+        goto out;
+    execvp(argv[command], &argv[command]);
+    err = errno;
+    record_exec(l->rec, argv[command], err);
+    /* 126 and 127 are the shim's own here, not a status of the command's. */
+    if (l->report_fd >= 0)
+        (void)!write(l->report_fd, "E", 1);
+    fail("execute %s: %s", show(argv[command]), strerror(err));
+    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+out:
+    if (l->report_fd >= 0)
+        (void)!write(l->report_fd, "F", 1);
+    return EXIT_SETUP;
 }
 
 int main(int argc, char **argv) {
@@ -841,8 +1003,7 @@ int main(int argc, char **argv) {
     const struct policy_sink rules = {.ctx = &ruleset_fd, .on_port = grant_port,
                                       .on_path = grant_path};
     int dashdash = 2;
-    int command;
-    int err;
+    struct launch launch;
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
     struct recorder rec = take_recorder();
@@ -895,28 +1056,14 @@ int main(int argc, char **argv) {
      * which they let through: the command starts with every rule in force. */
     if (install_filters(&h) != 0)
         goto out;
-    /* The init forks the command and stays to wait for it; the command then
-     * enters a Landlock domain of its own below the init's. */
-    if (h.world == WORLD_POLICY &&
-        (run_command(&old_mask, &h.limits, report_fd) != 0 || enter_child_domain(&h) != 0))
-        goto out;
-
-    /* The rlimits last: what runs under them is the exec alone (arming the
-     * recorder allocates, which a memory limit may not leave room for). */
-    command = env_hop(argv, dashdash + 1);
-    if (command < 0)
-        goto out;
-    arm_recorder(&rec, h.world != WORLD_OPEN);
-    if (set_rlimits(&h.limits) != 0)
-        goto out;
-    execvp(argv[command], &argv[command]);
-    err = errno;
-    record_exec(&rec, argv[command], err);
-    /* 126 and 127 are the shim's own here, not a status of the command's. */
-    if (report_fd >= 0)
-        (void)!write(report_fd, "E", 1);
-    fail("execute %s: %s", show(argv[command]), strerror(err));
-    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+    /* The init starts the command and stays to wait for it; in a world of
+     * the host's, this process is the command. */
+    launch = (struct launch){.argv = argv, .dashdash = dashdash, .h = &h, .rec = &rec,
+                             .report_fd = report_fd};
+    if (h.world == WORLD_OPEN)
+        return exec_command(&launch);
+    run_command(&old_mask, &h.limits, report_fd, exec_command, &launch);
+    goto out;
 
 close_ruleset:
     close(ruleset_fd);

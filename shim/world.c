@@ -8,7 +8,10 @@
  * the write tier writable again (that mount only), then what "hide" names is
  * covered with something empty and what "protect" names mounted read-only on
  * top. The tmpfs itself is read-only once built: nothing can be created
- * beside what the policy names.
+ * beside what the policy names. A directory holding several of the policy's
+ * files may be bound whole, one mount for all of them, when showing its
+ * other entries by name gives nothing away that Landlock does not hold
+ * (bind_whole).
  *
  * With "proxy", its network is its own too: loopback only, where the shim
  * listens for lcsb's proxy and hands lcsb the socket, so that the names
@@ -148,7 +151,9 @@ static int limit_ipc(uint64_t memory) {
  * the new namespace no more may be written, and the command, which keeps no
  * capability (lcsb-exec.c), has no use for others' ids anyway. Files of other
  * owners show as nobody's. Root gets a user namespace too, so that the user
- * keyrings are the namespace's, and gone with it.
+ * keyrings are the namespace's, and gone with it. The mount namespace is
+ * the init's alone (enter_scaffold): the shim outside stays out of it, so
+ * that it need not wait for it to be torn down (init.c).
  *
  * The kernel lets only the uid its owning user namespace maps to 0 write an
  * IPC namespace's limits, and the command's namespace maps the caller's uid
@@ -161,8 +166,8 @@ static int limit_ipc(uint64_t memory) {
 int enter_namespaces(bool network, uint64_t memory) {
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (network ? CLONE_NEWNET : 0);
-    const char *what = network ? "user, mount, pid, IPC, network" : "user, mount, pid, IPC";
+    int flags = CLONE_NEWUSER | CLONE_NEWPID | (network ? CLONE_NEWNET : 0);
+    const char *what = network ? "user, pid, IPC, network" : "user, pid, IPC";
 
     if (memory == 0)
         return enter(flags | CLONE_NEWIPC, what) != 0 || map_ids(uid, uid, gid, gid) != 0 ? -1 : 0;
@@ -297,28 +302,60 @@ static int make_parents(const char *path) {
     return 0;
 }
 
-/* PATH from the host, mounted at the same path in the new root. */
-static int bind_from_host(const char *path, bool writable) {
+struct entry {
+    char *path;
+    uint64_t access;
+};
+
+/* The policy's paths, gathered so they can be sorted: a directory must be
+ * mounted before anything inside it, or it would cover that. */
+struct plan {
+    struct entry *v;
+    size_t n, cap;
+    const struct policy_sink *rules;
+    rule_on_fd on_fd;
+    /* The directory of the last path placed without a mount, open while
+     * the paths that follow are in it too (dir_fd -1: none). */
+    int dir_fd;
+    size_t dir_len;
+    char dir[PATH_MAX];
+    dev_t scaffold; /* the new root's tmpfs */
+    const struct limits *limits;
+    bool tmp_mounted;
+};
+
+/* FROM, the host's PATH opened (its mode MODE), mounted at the same path in
+ * the new root. */
+static int bind_opened(int from, mode_t mode, const char *path, bool writable) {
+    if (make_parents(path) != 0)
+        return -1;
+    /* A mount needs a point of its own kind: a directory, or a file for
+     * anything else (a socket or a device is bound onto a file). */
+    if ((S_ISDIR(mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0)) != 0 &&
+        errno != EEXIST)
+        return fail("make %s in the command's root: %s", show(path), strerror(errno));
+    return mount_copy(from, path, writable, path);
+}
+
+/* PATH from the host, mounted at the same path in the new root. With a
+ * plan and an entry, E's rule goes on what was bound (the very inode the
+ * new root now shows at PATH). */
+static int bind_from_host(const char *path, bool writable, const struct plan *plan,
+                          const struct entry *e) {
     char host[sizeof HOST + PATH_MAX];
     struct stat st;
-    int from, ret = -1;
+    int from, ret;
 
     snprintf(host, sizeof host, "%s%s", HOST, path);
     from = open_path(AT_FDCWD, host);
     if (from < 0)
         return fail("open %s: %s", show(path), open_error(errno));
     if (fstat(from, &st) != 0)
-        fail("stat %s: %s", show(path), strerror(errno));
-    else if (make_parents(path) == 0) {
-        /* A mount needs a point of its own kind: a directory, or a file for
-         * anything else (a socket or a device is bound onto a file). */
-        int made = S_ISDIR(st.st_mode) ? mkdir(path, 0755)
-                                        : mknod(path, S_IFREG | 0600, 0);
-        if (made != 0 && errno != EEXIST)
-            fail("make %s in the command's root: %s", show(path), strerror(errno));
-        else
-            ret = mount_copy(from, path, writable, path);
-    }
+        ret = fail("stat %s: %s", show(path), strerror(errno));
+    else
+        ret = bind_opened(from, st.st_mode, path, writable);
+    if (ret == 0 && e != NULL)
+        ret = plan->on_fd(plan->rules->ctx, from, st.st_mode, e->path, e->access);
     close(from);
     return ret;
 }
@@ -335,22 +372,6 @@ static int mount_tmp(const char *path, uint64_t size) {
                     show(path), strerror(errno));
     return 0;
 }
-
-struct entry {
-    char *path;
-    uint64_t access;
-};
-
-/* The policy's paths, gathered so they can be sorted: a directory must be
- * mounted before anything inside it, or it would cover that. */
-struct plan {
-    struct entry *v;
-    size_t n, cap;
-    const struct policy_sink *rules;
-    dev_t scaffold; /* the new root's tmpfs */
-    const struct limits *limits;
-    bool tmp_mounted;
-};
 
 static int gather(void *ctx, const char *path, uint64_t access) {
     struct plan *plan = ctx;
@@ -379,6 +400,131 @@ static int by_path(const void *a, const void *b) {
     return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
 }
 
+/* A mount is about to change what lies under the directory kept open. */
+static void forget_dir(struct plan *plan) {
+    if (plan->dir_fd >= 0)
+        close(plan->dir_fd);
+    plan->dir_fd = -1;
+}
+
+/* The index of the first path at or after KEY: the plan is sorted. */
+static size_t lower_bound(const struct plan *plan, const char *key) {
+    size_t lo = 0, hi = plan->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(plan->v[mid].path, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool in_plan(const struct plan *plan, const char *path) {
+    size_t i = lower_bound(plan, path);
+
+    return i < plan->n && strcmp(plan->v[i].path, path) == 0;
+}
+
+/* How many entries a directory bound whole may hold for each one the
+ * policy names in it. */
+#define WHOLE_RATIO 8
+
+struct linux_dirent64_ {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* May DIR (FD, the host's, open for reading) be bound whole? Only when
+ * each of its entries is harmless to show: no unix socket (before Landlock
+ * ABI 9 nothing governs connecting to one), no directory the policy does
+ * not name (its whole tree would come along), and no more than WHOLE_RATIO
+ * entries for each of the NAMED the policy names in it. */
+static bool shows_only_siblings(const struct plan *plan, int fd, const char *dir, size_t named) {
+    char buf[16384], path[PATH_MAX];
+    size_t entries = 0;
+    long n;
+
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (long at = 0; at < n;) {
+            const struct linux_dirent64_ *d = (const void *)(buf + at);
+            unsigned char type = d->d_type;
+            struct stat st;
+            at += d->d_reclen;
+            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+                continue;
+            if (++entries > WHOLE_RATIO * named)
+                return false;
+            if (type == DT_UNKNOWN) {
+                if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                    return false;
+                type = S_ISSOCK(st.st_mode) ? DT_SOCK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+            }
+            if (type == DT_SOCK)
+                return false;
+            if (type == DT_DIR &&
+                ((size_t)snprintf(path, sizeof path, "%s/%s", dir, d->d_name) >= sizeof path ||
+                 !in_plan(plan, path)))
+                return false;
+        }
+    }
+    return n == 0;
+}
+
+/* A path outside every tree bound so far is a mount of its own, and a mount
+ * costs some 20 µs to make and more to tear down. Where the policy names
+ * two or more entries of one directory that each need a mount (not the write
+ * tier's, which get theirs anyway), the directory is bound whole instead,
+ * read-only, when shows_only_siblings says it may: its other entries then
+ * exist for the command, with no Landlock right on them (stat'ed by name,
+ * never read, listed, run or written). FIRST is the index of the first path
+ * inside DIR, so that nothing in it is placed before it. Returns 1 when
+ * DIR is bound, 0 when its paths are to be placed one by one, -1 when it
+ * could not be bound. */
+static int bind_whole(struct plan *plan, size_t first, const char *dir) {
+    char host[sizeof HOST + PATH_MAX];
+    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                           .resolve = RESOLVE_NO_SYMLINKS};
+    size_t len = strlen(dir), named = 0;
+    const char *last = NULL;
+    int fd, rc = 0;
+
+    for (size_t i = first; i < plan->n && strncmp(plan->v[i].path, dir, len) == 0 &&
+                           plan->v[i].path[len] == '/'; i++) {
+        const char *path = plan->v[i].path;
+        bool here = strchr(path + len + 1, '/') == NULL;
+        bool tmp = plan->limits->tmp != 0 && strcmp(path, plan->limits->tmpdir) == 0;
+        if (here && !tmp && (plan->v[i].access & WRITES) == 0 &&
+            (last == NULL || strcmp(last, path) != 0))
+            named++;
+        if (here)
+            last = path;
+    }
+    if (named < 2)
+        return 0;
+    /* In the new root already (inside a tree bound, or the world's own
+     * /dev), or not to be reached there without a symlink. */
+    if ((fd = open_path(AT_FDCWD, dir)) >= 0 || errno != ENOENT) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    snprintf(host, sizeof host, "%s%s", HOST, dir);
+    fd = (int)syscall(SYS_openat2, AT_FDCWD, host, &how, sizeof how);
+    if (fd < 0)
+        return 0;
+    if (shows_only_siblings(plan, fd, dir, named)) {
+        forget_dir(plan);
+        rc = bind_opened(fd, S_IFDIR, dir, false) == 0 ? 1 : -1;
+    }
+    close(fd);
+    return rc;
+}
+
 /* "/" in the policy: the host's top-level directories, each bound as it is
  * (the scaffold's root cannot be covered: the process's root stays the
  * tmpfs beneath any mount on it). The world's own /proc, /dev and /tmp
@@ -405,45 +551,84 @@ static int place_root(bool writable) {
             S_ISLNK(st.st_mode))
             continue;
         snprintf(path, sizeof path, "/%s", d->d_name);
-        rc = bind_from_host(path, writable);
+        rc = bind_from_host(path, writable, NULL, NULL);
     }
     closedir(dir);
     return rc;
 }
 
+/* PATH opened in the new root: by its name alone in the directory kept
+ * open when it is in it, which saves the walk down to it. */
+static int open_placed(const struct plan *plan, const char *path) {
+    size_t len = (size_t)(strrchr(path, '/') - path);
+
+    if (plan->dir_fd >= 0 && len == plan->dir_len && strncmp(path, plan->dir, len) == 0)
+        return open_path(plan->dir_fd, path + len + 1);
+    return open_path(AT_FDCWD, path);
+}
+
+/* PATH was placed without a mount: when NEXT is in the same directory, that
+ * directory is kept open for it. Sorted paths come in runs of siblings. */
+static void keep_dir(struct plan *plan, const char *path, const char *next) {
+    size_t len = (size_t)(strrchr(path, '/') - path);
+
+    if (len == 0 || next == NULL || strncmp(next, path, len + 1) != 0 ||
+        strchr(next + len + 1, '/') != NULL ||
+        (plan->dir_fd >= 0 && len == plan->dir_len && strncmp(path, plan->dir, len) == 0))
+        return;
+    forget_dir(plan);
+    memcpy(plan->dir, path, len);
+    plan->dir[len] = '\0';
+    plan->dir_len = len;
+    plan->dir_fd = open_path(AT_FDCWD, plan->dir);
+}
+
 /* One path of the policy: in the new root already (inside a tree bound
  * before it, or /proc), or bound now; then its rule. A write-tier path gets
  * a mount of its own, writable, even inside a writable tree: a mount point
- * cannot be renamed or removed, so .git stays where git looks for it. */
-static int place(struct plan *plan, const struct entry *e) {
+ * cannot be renamed or removed, so .git stays where git looks for it. NEXT
+ * is the path placed after it (NULL: none). */
+static int place(struct plan *plan, const struct entry *e, const char *next) {
     bool writable = (e->access & WRITES) != 0;
     const struct limits *l = plan->limits;
     struct stat st;
     int at;
 
     if (strcmp(e->path, "/") == 0) {
+        forget_dir(plan);
         if (place_root(writable) != 0)
             return -1;
     } else if (l->tmp != 0 && strcmp(e->path, l->tmpdir) == 0) {
+        forget_dir(plan);
         if (!plan->tmp_mounted && mount_tmp(e->path, l->tmp) != 0)
             return -1;
         plan->tmp_mounted = true;
-    } else if ((at = open_path(AT_FDCWD, e->path)) >= 0) {
+    } else if ((at = open_placed(plan, e->path)) >= 0) {
         int rc = fstat(at, &st) != 0 ? -1 : 0;
-        /* Only a directory made for what lies inside it is on the scaffold;
-         * anything else is already a copy of the host's. */
-        if (rc == 0 && st.st_dev == plan->scaffold)
-            rc = bind_from_host(e->path, writable);
-        else if (rc == 0 && writable)
-            rc = mount_copy(at, e->path, true, e->path);
-        else if (rc != 0)
-            fail("stat %s: %s", show(e->path), strerror(errno));
-        close(at);
+        bool scaffold = rc == 0 && st.st_dev == plan->scaffold;
         if (rc != 0)
-            return -1;
+            fail("stat %s: %s", show(e->path), strerror(errno));
+        else if (!scaffold && !writable) {
+            /* In place already, inside a tree bound: the rule goes on what
+             * was just opened. */
+            rc = plan->on_fd(plan->rules->ctx, at, st.st_mode, e->path, e->access);
+            close(at);
+            keep_dir(plan, e->path, next);
+            return rc;
+        }
+        forget_dir(plan);
+        /* Only a directory made for what lies inside it is on the scaffold;
+         * anything else is already a copy of the host's, and its copy the
+         * same inode. */
+        if (rc == 0 && scaffold)
+            rc = bind_from_host(e->path, writable, plan, e);
+        else if (rc == 0 && (rc = mount_copy(at, e->path, true, e->path)) == 0)
+            rc = plan->on_fd(plan->rules->ctx, at, st.st_mode, e->path, e->access);
+        close(at);
+        return rc;
     } else if (errno == ENOENT) {
-        if (bind_from_host(e->path, writable) != 0)
-            return -1;
+        forget_dir(plan);
+        return bind_from_host(e->path, writable, plan, e);
     } else {
         return fail("open %s in the command's root: %s", show(e->path), open_error(errno));
     }
@@ -538,11 +723,14 @@ static int make_proc_and_dev(void) {
     return 0;
 }
 
-/* The new root: a tmpfs on /tmp (any directory would do), made the root
- * with the host's below it at HOST, until the binds are done. */
+/* The new root: in a mount namespace of the init's own, a tmpfs on /tmp
+ * (any directory would do), made the root with the host's below it at
+ * HOST, until the binds are done. */
 static int enter_scaffold(dev_t *scaffold) {
     struct stat st;
 
+    if (unshare(CLONE_NEWNS) != 0)
+        return fail("enter a mount namespace of its own: %s", strerror(errno));
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return fail("make the mounts private: %s", strerror(errno));
     if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
@@ -568,8 +756,9 @@ static int leave_scaffold(void) {
 }
 
 int build_world(char **argv, int argc, int dashdash, const struct header *h,
-                const struct policy_sink *rules, const char *extra, uint64_t extra_access) {
-    struct plan plan = {.rules = rules, .limits = &h->limits};
+                const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
+                uint64_t extra_access) {
+    struct plan plan = {.rules = rules, .on_fd = on_fd, .dir_fd = -1, .limits = &h->limits};
     const struct policy_sink collect = {.ctx = &plan, .on_port = pass_port, .on_path = gather};
     const struct policy_sink after = {.on_hide = hide, .on_protect = protect};
     struct header again;
@@ -587,11 +776,21 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
      * every right it was given. */
     for (size_t i = 0; i < plan.n; i++) {
         struct entry merged = plan.v[i];
+        char dir[PATH_MAX];
+        size_t len = (size_t)(strrchr(merged.path, '/') - merged.path);
+        /* The first path in its directory: the directory may be bound whole. */
+        if (len > 0 && (i == 0 || strncmp(plan.v[i - 1].path, merged.path, len + 1) != 0)) {
+            memcpy(dir, merged.path, len);
+            dir[len] = '\0';
+            if (bind_whole(&plan, i, dir) < 0)
+                goto out;
+        }
         while (i + 1 < plan.n && strcmp(plan.v[i + 1].path, merged.path) == 0)
             merged.access |= plan.v[++i].access;
-        if (place(&plan, &merged) != 0)
+        if (place(&plan, &merged, i + 1 < plan.n ? plan.v[i + 1].path : NULL) != 0)
             goto out;
     }
+    forget_dir(&plan);
     /* On top of what is placed: a protected path inside a hidden directory
      * stays hidden, whichever comes first (hidden, it is gone; hidden after,
      * it is covered). */
@@ -608,6 +807,7 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
     }
     rc = 0;
 out:
+    forget_dir(&plan);
     for (size_t i = 0; i < plan.n; i++)
         free(plan.v[i].path);
     free(plan.v);

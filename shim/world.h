@@ -5,28 +5,36 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "wire.h"
 
-/* Enters user, mount, pid and IPC namespaces, and with NETWORK a network
- * namespace too. The calling process stays in its pid namespace; its next
- * child is the new one's init (pid 1). With MEMORY (0: none) the IPC
- * namespace holds SysV IPC to that many bytes, and no other may be made. */
+/* Enters user, pid and IPC namespaces, and with NETWORK a network namespace
+ * too. The calling process stays in its pid namespace; its next child is the
+ * new one's init (pid 1), which enters a mount namespace of its own
+ * (build_world). With MEMORY (0: none) the IPC namespace holds SysV IPC to
+ * that many bytes, and no other may be made. */
 int enter_namespaces(bool network, uint64_t memory);
 
 /* In a network of the command's own: loopback up, a socket listening on
  * 127.0.0.1:PORT handed to lcsb's proxy over CHANNEL, and not kept. */
 int hand_over_listener(uint16_t port, int channel);
 
-/* In the new pid namespace's init: builds the root from the policy on argv
+/* A rule on a path build_world has open already: FD (O_PATH, reached in the
+ * new root without a symlink), of mode MODE; CTX is the sink's. */
+typedef int (*rule_on_fd)(void *ctx, int fd, mode_t mode, const char *path, uint64_t access);
+
+/* In the new pid namespace's init: enters a mount namespace of its own,
+ * builds the root from the policy on argv
  * (read again here, sorted, so that a directory is mounted before what lies
  * in it), hands every path to RULES->on_path once it exists in the new root
- * and every port to RULES->on_port, hides and protects what the header says,
- * mounts a fresh /proc, and enters the working directory again. EXTRA
- * (NULL: none) is one more file placed so, with rights EXTRA_ACCESS: lcsb's
- * recorder. */
+ * (to ON_FD when it holds it open already) and every port to
+ * RULES->on_port, hides and protects what the header says, mounts a fresh
+ * /proc, and enters the working directory again. EXTRA (NULL: none) is one
+ * more file placed so, with rights EXTRA_ACCESS: lcsb's recorder. */
 int build_world(char **argv, int argc, int dashdash, const struct header *h,
-                const struct policy_sink *rules, const char *extra, uint64_t extra_access);
+                const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
+                uint64_t extra_access);
 
 /* Joins a new session keyring, so that the caller's keys are not possessed. */
 int join_new_keyring(void);

@@ -114,7 +114,9 @@ static const struct hostile_script {
 
 /* A 20,000-path policy, through the CLI: every listed file is readable (the
  * last one read), and the one file next to them that is not listed is not.
- * The twin: unsandboxed, that file reads. */
+ * The twin: unsandboxed, that file reads. The policy names nearly every
+ * entry of the directory, so the shim binds it whole (one mount, not
+ * 20,000): the unlisted file is there, and Landlock refuses it. */
 #define MANY_PATHS 20000
 
 static void test_many_paths_policy(void **state) {
@@ -139,8 +141,7 @@ static void test_many_paths_policy(void **state) {
     expect_allowed(f, CMD("cat", last), &P);
     assert_string_equal(P.out, "x\n");
     expect_denied(f, CMD("cat", unlisted), 1, &P);
-    /* Not named, so not in the command's world. */
-    assert_contains(P.err, "No such file or directory", "stderr");
+    assert_contains(P.err, "Permission denied", "stderr");
     expect_unsandboxed_ok(f, CMD("cat", unlisted), &P);
     assert_string_equal(P.out, "x\n");
 }

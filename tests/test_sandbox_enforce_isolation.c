@@ -747,6 +747,34 @@ static void test_unix_socket_opted_in(void **state) {
     }
 }
 
+/* A directory that holds a unix socket is never bound whole, however many
+ * of its files the policy names (two here, where a directory without one
+ * would be): before Landlock ABI 9 nothing would stop the command from
+ * connecting to the socket there. The named files read; the socket is not
+ * there. */
+static void test_socket_keeps_its_directory_apart(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char dir[PATH_MAX], sock[PATH_MAX], a[PATH_MAX], b[PATH_MAX], expect[PATH_MAX + 64];
+    assert_int_equal(mkdir(path_in(dir, f->outside, "tool"), 0755), 0);
+    write_file(path_in(a, dir, "a"), "a\n");
+    write_file(path_in(b, dir, "b"), "b\n");
+    serve(path_in(sock, dir, "sock"));
+    policy(f, "exec = { \"%s\", \"cat\" }, read = { \"%s\", \"%s\" }", PROBE, a, b);
+    const char *const *conn = CMD(PROBE, "connect", sock);
+    expect_unsandboxed_ok(f, conn, &P);
+    assert_contains(P.out, GREETING, "stdout");
+
+    expect_allowed(f, CMD("cat", a, b), &P);
+    assert_string_equal(P.out, "a\nb\n");
+    lcsb(f, mech, conn, &P);
+    if (strstr(P.out, GREETING))
+        FAIL_RUN(mech, conn, "the sandboxed command reached %s, beside the policy's files", sock);
+    FMT(expect, "connect %s: ENOENT", sock);
+    if (!strstr(P.out, expect))
+        FAIL_RUN(mech, conn, "%s exists in the sandbox (expected ENOENT)", sock);
+}
+
 /* ---- limits ---- */
 
 /* `limits = { pids = 300 }` (the fewest a pid namespace holds for root).
@@ -1039,6 +1067,7 @@ int main(void) {
         TI(test_setxattrat_refused),
         TI(test_unix_sockets_outside_absent),
         TI(test_unix_socket_opted_in),
+        TI(test_socket_keeps_its_directory_apart),
         /* limits */
         TI(test_limit_pids_bounds_a_fork_bomb),
         TI(test_limit_time),

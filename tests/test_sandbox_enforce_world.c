@@ -237,6 +237,126 @@ static void test_fake_setup_failure(void **state) {
     assert_lacks(P.err, "the shim could not", "hints");
 }
 
+/* ---- files outside every tree the policy reads ---- */
+
+/* Two or more files the policy names in one directory that no tree of the
+ * policy holds make that directory one mount, bound whole (each file would
+ * otherwise be a mount of its own). Its other entries are then there: stat
+ * finds them by name, and that is all. Landlock grants nothing on them, so
+ * they cannot be read, run, written or listed, and a hidden one stays
+ * covered; the named ones read. */
+static void test_directory_bound_whole(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX], other[PATH_MAX], hidden[PATH_MAX],
+        script[PATH_MAX], made[PATH_MAX], write[2 * PATH_MAX];
+    assert_int_equal(mkdir(path_in(dir, f->outside, "tool"), 0755), 0);
+    write_file(path_in(a, dir, "a"), "a\n");
+    write_file(path_in(b, dir, "b"), "b\n");
+    write_file(path_in(other, dir, "other"), SECRET "\n");
+    write_file(path_in(hidden, dir, "hidden"), SECRET "\n");
+    write_file(path_in(script, dir, "script"), "#!/bin/sh\necho ran\n");
+    assert_int_equal(chmod(script, 0755), 0);
+    path_in(made, dir, "made");
+    FMT(write, "echo x > '%s'", other);
+    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, hide = { \"%s\" }", a, b,
+           hidden);
+
+    expect_allowed(f, CMD("cat", a, b), &P);
+    assert_string_equal(P.out, "a\nb\n");
+    /* There, and nothing more. */
+    expect_allowed(f, CMD("stat", "-c", "%n", other), &P);
+    expect_denied(f, CMD("cat", other), 1, &P);
+    assert_contains(P.err, "Permission denied", "stderr");
+    assert_lacks(P.out, SECRET, "stdout");
+    expect_unsandboxed_ok(f, CMD("cat", other), &P);
+    assert_contains(P.out, SECRET, "stdout");
+    expect_denied(f, CMD("ls", dir), 2, &P);
+    assert_lacks(P.out, "other", "stdout");
+    expect_unsandboxed_ok(f, CMD("ls", dir), &P);
+    assert_contains(P.out, "other", "stdout");
+    expect_denied(f, CMD("sh", "-c", script), 126, &P);
+    assert_lacks(P.out, "ran", "stdout");
+    expect_unsandboxed_ok(f, CMD("sh", "-c", script), &P);
+    assert_contains(P.out, "ran", "stdout");
+    expect_denied(f, CMD("cat", hidden), 1, &P);
+    assert_lacks(P.out, SECRET, "stdout");
+    expect_unsandboxed_ok(f, CMD("cat", hidden), &P);
+    assert_contains(P.out, SECRET, "stdout");
+    expect_denied(f, CMD("sh", "-c", write), -1, &P);
+    assert_content(other, SECRET "\n");
+    expect_denied(f, CMD("touch", made), 1, &P);
+    assert_exists(made, false);
+    expect_unsandboxed_ok(f, CMD("touch", made), &P);
+    assert_exists(made, true);
+    expect_unsandboxed_ok(f, CMD("sh", "-c", write), &P);
+    assert_content(other, "x\n");
+}
+
+/* A path of the write tier in a directory bound whole keeps a writable
+ * mount of its own (a mount point: it cannot be renamed away); the named
+ * read paths beside it read, and the rest of the directory is read-only. */
+static void test_directory_bound_whole_keeps_the_write_tier(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX], log[PATH_MAX], other[PATH_MAX],
+        append[2 * PATH_MAX], clobber[2 * PATH_MAX], moved[PATH_MAX];
+    assert_int_equal(mkdir(path_in(dir, f->outside, "tool"), 0755), 0);
+    write_file(path_in(a, dir, "a"), "a\n");
+    write_file(path_in(b, dir, "b"), "b\n");
+    write_file(path_in(log, dir, "log"), "");
+    write_file(path_in(other, dir, "other"), SECRET "\n");
+    path_in(moved, dir, "moved");
+    FMT(append, "echo written >> '%s'", log);
+    FMT(clobber, "echo x > '%s'", other);
+    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, write = { \"%s\" }", a, b,
+           log);
+
+    expect_allowed(f, CMD("sh", "-c", append), &P);
+    assert_content(log, "written\n");
+    expect_allowed(f, CMD("cat", a, b), &P);
+    assert_string_equal(P.out, "a\nb\n");
+    expect_denied(f, CMD("mv", log, moved), 1, &P);
+    assert_exists(log, true);
+    assert_exists(moved, false);
+    expect_denied(f, CMD("sh", "-c", clobber), -1, &P);
+    assert_content(other, SECRET "\n");
+    expect_unsandboxed_ok(f, CMD("sh", "-c", clobber), &P);
+    assert_content(other, "x\n");
+    expect_unsandboxed_ok(f, CMD("mv", log, moved), &P);
+    assert_exists(moved, true);
+}
+
+/* A directory stays apart, its named files each a mount of their own and
+ * nothing else of it there, when it holds a directory the policy does not
+ * name (its whole tree would come along), or when the policy names only
+ * one of its entries. */
+static void test_directory_kept_apart(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char dir[PATH_MAX], sub[PATH_MAX], deep[PATH_MAX], a[PATH_MAX], b[PATH_MAX], other[PATH_MAX],
+        lone[PATH_MAX], alone[PATH_MAX], beside[PATH_MAX];
+    assert_int_equal(mkdir(path_in(dir, f->outside, "tool"), 0755), 0);
+    assert_int_equal(mkdir(path_in(sub, dir, "sub"), 0755), 0);
+    write_file(path_in(deep, sub, "deep"), SECRET "\n");
+    write_file(path_in(a, dir, "a"), "a\n");
+    write_file(path_in(b, dir, "b"), "b\n");
+    write_file(path_in(other, dir, "other"), SECRET "\n");
+    assert_int_equal(mkdir(path_in(lone, f->outside, "lone"), 0755), 0);
+    write_file(path_in(alone, lone, "alone"), "alone\n");
+    write_file(path_in(beside, lone, "beside"), SECRET "\n");
+    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\", \"%s\" }", a, b, alone);
+
+    expect_allowed(f, CMD("cat", a, b, alone), &P);
+    assert_string_equal(P.out, "a\nb\nalone\n");
+    const char *absent[] = {sub, deep, other, beside};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        expect_denied(f, CMD("stat", "-c", "%n", absent[i]), 1, &P);
+        assert_contains(P.err, "No such file or directory", "stderr");
+        expect_unsandboxed_ok(f, CMD("stat", "-c", "%n", absent[i]), &P);
+    }
+}
+
 /* Where there is nothing to hold yet: a repository without a hooks
  * directory gets an empty one, held like any other; in a project that is
  * not a repository, .git itself is held (an empty directory git passes
@@ -446,6 +566,10 @@ int main(void) {
         /* set-id bits, and a status that only looks like the shim's */
         T(test_setid_refused),
         T(test_fake_setup_failure),
+        /* files outside every tree the policy reads */
+        T(test_directory_bound_whole),
+        T(test_directory_bound_whole_keeps_the_write_tier),
+        T(test_directory_kept_apart),
     };
     /* The cases whose refusal a container gives too (the exec allowlist, the ABI and the shim's own
      * cases are Landlock's). */
