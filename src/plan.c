@@ -293,7 +293,9 @@ static bool quiet_dir(const record *r, const char *dir, const struct stat *st) {
  * names in each other's directories) has another name, perhaps where a
  * command writes? A quiet directory's times do not tell that; its own do. */
 static bool rewritable_by_others(const struct stat *st, int error) {
-    if (error) return false;
+    /* A symlink's own mode means nothing, and it is replaced, never
+     * rewritten: its directory's times tell. */
+    if (error || S_ISLNK(st->st_mode)) return false;
     if (st->st_mode & 022) return true;
     if (st->st_uid == 0) return false;
     return st->st_uid != geteuid() || (!S_ISDIR(st->st_mode) && st->st_nlink > 1);
