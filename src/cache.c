@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,45 +61,86 @@ static void xdg_dir(char *out, const char *var, const char *fallback, const char
     if (n < 0 || n >= PATH_MAX || lcsb__path_normalize("dir", joined, out, NULL)) out[0] = '\0';
 }
 
-/* Is DIR, or where it really is, in one of lcsb's own directories (its
- * configuration, its trust store, the system's)? That one into OWN. No
- * project may write there, so no cache may be there either. */
-static bool in_own_dir(const char *dir, char *own) {
-    char dirs[5][PATH_MAX], real[PATH_MAX], own_real[PATH_MAX];
-    xdg_dir(dirs[0], "XDG_CONFIG_HOME", ".config", "lcsb");
-    xdg_dir(dirs[1], NULL, ".config", "lcsb");
-    xdg_dir(dirs[2], "XDG_STATE_HOME", ".local/state", "lcsb");
-    xdg_dir(dirs[3], NULL, ".local/state", "lcsb");
-    snprintf(dirs[4], PATH_MAX, "%s", LCSB_SYSCONFDIR);
+/* lcsb's own directories (its configuration, its trust store, the
+ * system's), each as named and where it really is ("" when it resolves
+ * nowhere). No project may write there, so no cache may be there either. */
+typedef struct own_dirs {
+    char named[5][PATH_MAX], real[5][PATH_MAX];
+} own_dirs;
+
+static void find_own_dirs(own_dirs *o) {
+    xdg_dir(o->named[0], "XDG_CONFIG_HOME", ".config", "lcsb");
+    xdg_dir(o->named[1], NULL, ".config", "lcsb");
+    xdg_dir(o->named[2], "XDG_STATE_HOME", ".local/state", "lcsb");
+    xdg_dir(o->named[3], NULL, ".local/state", "lcsb");
+    snprintf(o->named[4], PATH_MAX, "%s", LCSB_SYSCONFDIR);
+    for (size_t i = 0; i < 5; i++)
+        if (!o->named[i][0] || !lcsb__realpath_where(o->named[i], o->real[i])) o->real[i][0] = '\0';
+}
+
+/* Is DIR, or where it really is, in one of O's directories? That one into OWN. */
+static bool in_own_dir(const own_dirs *o, const char *dir, char *own) {
+    char real[PATH_MAX];
     bool resolved = lcsb__realpath_where(dir, real) != NULL;
     for (size_t i = 0; i < 5; i++) {
-        if (!dirs[i][0]) continue;
-        bool within = lcsb__path_within(dir, dirs[i]) ||
-                      (resolved && lcsb__realpath_where(dirs[i], own_real) &&
-                       lcsb__path_within(real, own_real));
-        if (within) return strcpy(own, dirs[i]), true;
+        if (!o->named[i][0]) continue;
+        bool within = lcsb__path_within(dir, o->named[i]) ||
+                      (resolved && o->real[i][0] && lcsb__path_within(real, o->real[i]));
+        if (within) return strcpy(own, o->named[i]), true;
     }
     return false;
 }
 
 /* The user's cache directory: $XDG_CACHE_HOME, else ~/.cache; into OUT
- * (PATH_MAX bytes), normalized. */
+ * (PATH_MAX bytes), normalized. Asked of the file system once for the same
+ * variables: a run asks it for every cache a policy keeps. */
 static int cache_home(char *out, lcsb_error *err) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char asked[4 * PATH_MAX + 8], answer[PATH_MAX], refusal[sizeof err->message];
+    static bool known;
+    char inputs[sizeof asked];
+    const char *names[] = {"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME"};
+    size_t at = 0;
+    for (size_t i = 0; i < 4; i++) {
+        const char *v = getenv(names[i]);
+        int n = snprintf(inputs + at, sizeof inputs - at, "%s%c", v ? v : "\x01", '\0');
+        if (n < 0 || (size_t)n >= sizeof inputs - at) break;
+        at += (size_t)n;
+    }
+    pthread_mutex_lock(&lock);
+    if (known && memcmp(asked, inputs, at) == 0) {
+        snprintf(out, PATH_MAX, "%s", answer);
+        int rc = answer[0] ? 0 : lcsb__fail(err, LCSB_EINVAL, "%s", refusal);
+        pthread_mutex_unlock(&lock);
+        return rc;
+    }
+    pthread_mutex_unlock(&lock);
     xdg_dir(out, "XDG_CACHE_HOME", ".cache", "");
     char own[PATH_MAX], root[PATH_MAX];
-    if (!out[0])
-        return lcsb__fail(err, LCSB_EINVAL,
-                          "no place for caches: neither XDG_CACHE_HOME nor HOME names an absolute "
-                          "directory");
-    /* The caches go in OUT/lcsb: that is what must lie outside lcsb's own
-     * (XDG_CACHE_HOME=~/.config would put them in ~/.config/lcsb). */
-    xdg_dir(root, "XDG_CACHE_HOME", ".cache", "lcsb");
-    if (in_own_dir(out, own) || (root[0] && in_own_dir(root, own)))
-        return lcsb__fail(err, LCSB_EINVAL,
-                          "the cache directory %s lies in lcsb's own directory %s, which no "
-                          "project may write; set XDG_CACHE_HOME elsewhere",
-                          out, own);
-    return 0;
+    int rc = 0;
+    if (!out[0]) {
+        rc = lcsb__fail(err, LCSB_EINVAL,
+                        "no place for caches: neither XDG_CACHE_HOME nor HOME names an absolute "
+                        "directory");
+    } else {
+        /* The caches go in OUT/lcsb: that is what must lie outside lcsb's
+         * own (XDG_CACHE_HOME=~/.config would put them in ~/.config/lcsb). */
+        own_dirs o;
+        find_own_dirs(&o);
+        xdg_dir(root, "XDG_CACHE_HOME", ".cache", "lcsb");
+        if (in_own_dir(&o, out, own) || (root[0] && in_own_dir(&o, root, own)))
+            rc = lcsb__fail(err, LCSB_EINVAL,
+                            "the cache directory %s lies in lcsb's own directory %s, which no "
+                            "project may write; set XDG_CACHE_HOME elsewhere",
+                            out, own);
+    }
+    pthread_mutex_lock(&lock);
+    memcpy(asked, inputs, at);
+    snprintf(answer, sizeof answer, "%s", rc ? "" : out);
+    snprintf(refusal, sizeof refusal, "%s", rc ? err->message : "");
+    known = true;
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 /* PROJECT's directory name: a readable tail of its real path REAL, and the
