@@ -645,13 +645,15 @@ local function classify(ev, r)
   if r.key == "sockets" then return "withheld", socket_why(r.target, r.op) end
   if r.key == "exec" then
     if r.target:sub(1, 1) ~= "/" then return "exec" end
-    local why = withheld(r.target, true, covered(policy.write, r.target))
-      or own_why(r.target) or held_within(r.target, "exec", r.op)
+    -- lcsb's own first: wherever lcsb is installed (root's home, say),
+    -- that is what the hint says of them.
+    local why = own_why(r.target) or withheld(r.target, true, covered(policy.write, r.target))
+      or held_within(r.target, "exec", r.op)
     if why then return "withheld", why end
     return "exec"
   end
   if r.key == "read" or r.key == "write" then
-    local why = withheld(r.target) or own_why(r.target) or held_within(r.target, r.key, r.op)
+    local why = own_why(r.target) or withheld(r.target) or held_within(r.target, r.key, r.op)
     if why then return "withheld", why end
     local agent = r.key == "write" and agent_named(r.target)
     if agent then
