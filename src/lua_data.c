@@ -112,8 +112,15 @@ static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, u
             lcsb__buf_add(e->out, "P", 1);
         }
     }
-    /* A list (keys 1..N): in order already, as sorting would put it. */
-    if (n && n == lua_rawlen(L, idx)) {
+    /* A list (keys 1..N): in order already, as sorting would put it. Its
+     * length is a border only: N pairs with a border at N are a list when
+     * none of 1..N is missing (keys 0, 1, 2, 4, 5, 6 have a border at 6). */
+    bool list = n && n == lua_rawlen(L, idx);
+    for (lua_Integer i = 1; list && i <= (lua_Integer)n; i++) {
+        list = lua_rawgeti(L, idx, i) != LUA_TNIL;
+        lua_pop(L, 1);
+    }
+    if (list) {
         lcsb__buf_add(e->out, "T", 1);
         add_count(e->out, n);
         const char *why = NULL;

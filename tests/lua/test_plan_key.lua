@@ -17,6 +17,12 @@ T.case("equal data, built in any order, is the same key", function()
   for i = 50, 1, -1 do b["k" .. i] = i end
   a.list, b.list = { "x", "y", { z = true } }, { "x", "y", { z = true } }
   T.eq(key(a), key(b), "the same pairs")
+  -- A table whose length is a border but that is no list (key 3 missing,
+  -- key 0 there: as many pairs as its length says).
+  local holey = { [0] = 3, "/usr", "/etc", [4] = 2.5, [5] = true, [6] = false }
+  local same = { [6] = false, [5] = true, [4] = 2.5, [2] = "/etc", [1] = "/usr", [0] = 3 }
+  T.ok(key(holey), "a table with a hole has a key")
+  T.eq(key(holey), key(same), "whatever its length says")
   -- A table met twice is the same data twice, not a circle.
   local shared = { "/usr" }
   T.ok(key({ read = shared, exec = shared }), "a table met twice")
