@@ -5,6 +5,7 @@
  * are escaped as lcsb_escape does, never written as invalid JSON. */
 #include "script.h"
 
+#include "attest.h"
 #include "caps.h"
 #include "escape.h"
 #include "json.h"
@@ -150,12 +151,11 @@ static int pattest(lua_State *L) {
 }
 
 char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
-    char *json = lcsb_attestation_json(att);
-    if (!json || !s) return json;
-    /* The object's keys, then the script's, then the closing brace again. */
+    if (!s) return lcsb_attestation_json(att);
+    /* One object: the attestation's keys, then the script's. */
     lcsb__buf b = {0};
-    lcsb__buf_add(&b, json, strlen(json) - 1);
-    free(json);
+    lcsb__buf_adds(&b, "{");
+    lcsb__attestation_add_keys(&b, att);
     lcsb__buf_adds(&b, ",");
     add_policy_json(&b, s);
     if (s->home_known) add_home_json(&b, s);
