@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Every mechanism that can be read back from an argv. */
@@ -125,39 +124,41 @@ static void add_refused(lcsb__buf *b, const lcsb_attestation *att) {
 
 /* What the proxy held to and refused: lists, which the field table does not
  * describe, added after its fields. */
-char *lcsb_attestation_json(const lcsb_attestation *att) {
-    char *fields = lcsb__fields_json(lcsb__attestation_fields, att);
-    if (!fields || (!att->domains[0] && !att->net_refused_count && !att->recorded)) return fields;
-    lcsb__buf b = {0};
-    lcsb__buf_add(&b, fields, strlen(fields) - 1); /* without its '}' */
-    free(fields);
+void lcsb__attestation_add_keys(lcsb__buf *b, const lcsb_attestation *att) {
+    lcsb__fields_add_keys(b, lcsb__attestation_fields, att);
     if (att->domains[0]) {
-        lcsb__buf_adds(&b, ",\"domains\":[");
+        lcsb__buf_adds(b, ",\"domains\":[");
         for (const char *line = att->domains; *line;) {
             size_t len = strcspn(line, "\n");
             char entry[sizeof att->domains];
             snprintf(entry, sizeof entry, "%.*s", (int)len, line);
-            lcsb__buf_adds(&b, line == att->domains ? "" : ",");
-            lcsb__buf_add_json_string(&b, entry);
+            lcsb__buf_adds(b, line == att->domains ? "" : ",");
+            lcsb__buf_add_json_string(b, entry);
             line += len + (line[len] == '\n');
         }
-        lcsb__buf_adds(&b, "]");
+        lcsb__buf_adds(b, "]");
     }
     size_t kept = att->net_refused_count < LCSB_NET_REFUSALS_MAX ? att->net_refused_count
                                                                  : LCSB_NET_REFUSALS_MAX;
     if (att->net_refused_count) {
-        lcsb__buf_addf(&b, ",\"net_refused_count\":%zu,\"net_refused\":[", att->net_refused_count);
+        lcsb__buf_addf(b, ",\"net_refused_count\":%zu,\"net_refused\":[", att->net_refused_count);
         for (size_t i = 0; i < kept; i++) {
             const lcsb_net_refusal *r = &att->net_refused[i];
-            lcsb__buf_adds(&b, i ? ",{\"host\":" : "{\"host\":");
-            lcsb__buf_add_json_string(&b, r->host);
-            lcsb__buf_addf(&b, ",\"port\":%u,\"attempts\":%u,\"why\":", r->port, r->attempts);
-            lcsb__buf_add_json_string(&b, r->why);
-            lcsb__buf_adds(&b, "}");
+            lcsb__buf_adds(b, i ? ",{\"host\":" : "{\"host\":");
+            lcsb__buf_add_json_string(b, r->host);
+            lcsb__buf_addf(b, ",\"port\":%u,\"attempts\":%u,\"why\":", r->port, r->attempts);
+            lcsb__buf_add_json_string(b, r->why);
+            lcsb__buf_adds(b, "}");
         }
-        lcsb__buf_adds(&b, "]");
+        lcsb__buf_adds(b, "]");
     }
-    if (att->recorded) add_refused(&b, att);
+    if (att->recorded) add_refused(b, att);
+}
+
+char *lcsb_attestation_json(const lcsb_attestation *att) {
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, "{");
+    lcsb__attestation_add_keys(&b, att);
     lcsb__buf_adds(&b, "}");
     if (b.oom) {
         lcsb__buf_free(&b);

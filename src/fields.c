@@ -62,16 +62,20 @@ static void add_value(lcsb__buf *b, const lcsb__field *f, const void *object) {
     }
 }
 
-char *lcsb__fields_json(const lcsb__field *fields, const void *object) {
-    lcsb__buf b = {0};
-    lcsb__buf_adds(&b, "{");
+void lcsb__fields_add_keys(lcsb__buf *b, const lcsb__field *fields, const void *object) {
     bool first = true;
     for (const lcsb__field *f = fields; f->key; f++) {
         if (lcsb__field_omitted(f, object)) continue;
-        lcsb__buf_addf(&b, "%s\"%s\":", first ? "" : ",", f->key);
-        add_value(&b, f, object);
+        lcsb__buf_addf(b, "%s\"%s\":", first ? "" : ",", f->key);
+        add_value(b, f, object);
         first = false;
     }
+}
+
+char *lcsb__fields_json(const lcsb__field *fields, const void *object) {
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, "{");
+    lcsb__fields_add_keys(&b, fields, object);
     lcsb__buf_adds(&b, "}");
     if (b.oom) {
         lcsb__buf_free(&b);

@@ -32,7 +32,12 @@ const char *lcsb__field_text(const lcsb__field *f, const void *object);
 int lcsb__field_int(const lcsb__field *f, const void *object);
 bool lcsb__field_bool(const lcsb__field *f, const void *object);
 unsigned lcsb__field_bits(const lcsb__field *f, const void *object);
-/* OBJECT as a JSON object of its fields, in the table's order; NULL on ENOMEM. */
+/* OBJECT's fields as the keys of a JSON object, in the table's order, into
+ * B: "KEY":VALUE,... without braces, so that a writer can add keys of its
+ * own after them and close the object once. Nothing when every field is
+ * left out. */
+void lcsb__fields_add_keys(lcsb__buf *b, const lcsb__field *fields, const void *object);
+/* OBJECT as a JSON object of its fields alone; NULL on ENOMEM. */
 char *lcsb__fields_json(const lcsb__field *fields, const void *object);
 
 #endif

@@ -2,12 +2,14 @@
  * lcsb preloaded (the way lua.c embeds Lua: everything under lua_pcall), the
  * run's context and scope in the registry, and the result it returns, kept
  * by reference: the policy the C core enforces is the one the script built,
- * and explain reads the very tables exec_policy made. */
+ * and explain reads the very tables exec_policy made. What the script says
+ * back in lines is script_explain.c's; what it adds to the attestation,
+ * script_attest.c's. */
+#include "script.h"
+
 #include "caps.h"
-#include "escape.h"
 #include "facts.h"
 #include "installed.h"
-#include "json.h"
 #include "lua_host.h"
 #include "lua_lcsb.h"
 #include "lua_loads.h"
@@ -39,47 +41,6 @@ extern char **environ;
  * (a 20,000-path one takes a few MB), far less than would take the host down. */
 #define SCRIPT_MEMORY_MAX ((size_t)1 << 30)
 
-/* The container world exec_policy named (oci = {...}): copies. */
-typedef struct oci_world_copy {
-    bool named;
-    char *engine, *image, *rootfs;
-    lcsb__strv args;
-} oci_world_copy;
-
-struct lcsb_script {
-    lua_State *L;
-    lcsb__lua_memory memory; /* what the script's Lua state may allocate, and has */
-    /* exec_policy's result (or a bare policy's table), in the registry for
-     * explain and after_run, and a copy of the policy it held when the
-     * script returned: Lua code that runs later (a heuristic, a finalizer)
-     * can neither change nor free what is checked and enforced. */
-    int result;
-    lcsb_policy *policy;
-    oci_world_copy oci;
-    lcsb_left_out *left_out;
-    size_t left_out_n;
-    lcsb__strv left_out_text; /* owns the entries' paths and reasons */
-    /* What the private HOME shows of the real one (result.home, .cache),
-     * when the result says (exec_policy's does). */
-    bool home_known;
-    lcsb_home_entry *home;
-    size_t home_n;
-    lcsb__strv home_text; /* owns the entries' names and paths */
-    /* What the script read, checked against the user's trust; those in the
-     * write tier are protected (PROTECTED[i] for LOADS.read then .own). */
-    lcsb__loads loads;
-    bool *protected_reads;
-    lcsb__caps *caps; /* what the policy was checked against */
-    /* What the script's composition asked of the file system, asked once;
-     * Lua sees them only while the script runs (after the command ran, a
-     * hint asks the disk as it is). */
-    lcsb__facts *facts;
-    /* The policy's paths its composition verified (policy.h), and a sorted
-     * view of them, which the policy borrows. */
-    lcsb__strv verified;
-    const char **verified_sorted;
-};
-
 static int panic(lua_State *L) {
     (void)L; /* unreachable: everything runs under lua_pcall */
     return 0;
@@ -94,21 +55,21 @@ typedef struct pmain_args {
 } pmain_args;
 
 /* T[KEY] pushed, read raw: reading the result runs none of its code. */
-static int raw_field(lua_State *L, int t, const char *key) {
+int lcsb__raw_field(lua_State *L, int t, const char *key) {
     lua_pushstring(L, key);
     return lua_rawget(L, t < 0 ? t - 1 : t);
 }
 
 /* FIELD of the table on top as a copy in *OUT (NULL when absent). */
 static void copy_field(lua_State *L, const char *field, char **out) {
-    if (raw_field(L, -1, field) == LUA_TSTRING && !(*out = strdup(lua_tostring(L, -1))))
+    if (lcsb__raw_field(L, -1, field) == LUA_TSTRING && !(*out = strdup(lua_tostring(L, -1))))
         luaL_error(L, "out of memory");
     lua_pop(L, 1);
 }
 
 /* The result's container world (result.oci), for --backend oci. */
-static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
-    if (raw_field(L, result, "oci") != LUA_TTABLE) {
+static void copy_oci_world(lua_State *L, int result, lcsb__oci_world_copy *oci) {
+    if (lcsb__raw_field(L, result, "oci") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
@@ -116,7 +77,7 @@ static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
     copy_field(L, "engine", &oci->engine);
     copy_field(L, "image", &oci->image);
     copy_field(L, "rootfs", &oci->rootfs);
-    if (raw_field(L, -1, "args") == LUA_TTABLE) {
+    if (lcsb__raw_field(L, -1, "args") == LUA_TTABLE) {
         for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
             if (lcsb__strv_push(&oci->args, lua_tostring(L, -1))) luaL_error(L, "out of memory");
             lua_pop(L, 1);
@@ -129,7 +90,7 @@ static void copy_oci_world(lua_State *L, int result, oci_world_copy *oci) {
 /* What the composition verified of the policy's paths (result.verified,
  * strings), copied, sorted and lent to the policy (policy.h). */
 static void copy_verified(lua_State *L, int result, lcsb_script *s) {
-    raw_field(L, result, "verified");
+    lcsb__raw_field(L, result, "verified");
     if (lua_istable(L, -1)) {
         for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
             if (lcsb__strv_push(&s->verified, lua_tostring(L, -1))) luaL_error(L, "out of memory");
@@ -155,7 +116,7 @@ static bool tier_named(const char *name, lcsb_tier *out) {
 
 /* The result's left_out list as C entries: { tier, path, why } each. */
 static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
-    if (raw_field(L, result, "left_out") != LUA_TTABLE) {
+    if (lcsb__raw_field(L, result, "left_out") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
@@ -168,9 +129,9 @@ static void copy_left_out(lua_State *L, int result, lcsb_script *s) {
     for (lua_Integer i = 1; i <= n; i++) {
         lcsb_left_out *e = &s->left_out[s->left_out_n];
         lua_rawgeti(L, -1, i);
-        bool whole = lua_istable(L, -1) && raw_field(L, -1, "tier") == LUA_TSTRING &&
-                     raw_field(L, -2, "path") == LUA_TSTRING &&
-                     raw_field(L, -3, "why") == LUA_TSTRING;
+        bool whole = lua_istable(L, -1) && lcsb__raw_field(L, -1, "tier") == LUA_TSTRING &&
+                     lcsb__raw_field(L, -2, "path") == LUA_TSTRING &&
+                     lcsb__raw_field(L, -3, "why") == LUA_TSTRING;
         if (whole && tier_named(lua_tostring(L, -3), &e->tier)) {
             if (lcsb__strv_push(&s->left_out_text, lua_tostring(L, -2)) ||
                 lcsb__strv_push(&s->left_out_text, lua_tostring(L, -1)))
@@ -192,7 +153,7 @@ static void copy_home(lua_State *L, int result, lcsb_script *s) {
     static const char *const keys[] = {"home", "cache"};
     size_t n = 0;
     for (size_t k = 0; k < 2; k++) {
-        if (raw_field(L, result, keys[k]) == LUA_TTABLE) {
+        if (lcsb__raw_field(L, result, keys[k]) == LUA_TTABLE) {
             s->home_known = true;
             n += lua_rawlen(L, -1);
         }
@@ -201,14 +162,14 @@ static void copy_home(lua_State *L, int result, lcsb_script *s) {
     if (n == 0) return;
     if (!(s->home = calloc(n, sizeof *s->home))) luaL_error(L, "out of memory");
     for (size_t k = 0; k < 2; k++) {
-        if (raw_field(L, result, keys[k]) != LUA_TTABLE) {
+        if (lcsb__raw_field(L, result, keys[k]) != LUA_TTABLE) {
             lua_pop(L, 1);
             continue;
         }
         int list = lua_gettop(L);
         for (lua_Integer i = 1; s->home_n < n && lua_rawgeti(L, list, i) == LUA_TTABLE; i++) {
-            if (raw_field(L, -1, "name") == LUA_TSTRING &&
-                raw_field(L, -2, "path") == LUA_TSTRING) {
+            if (lcsb__raw_field(L, -1, "name") == LUA_TSTRING &&
+                lcsb__raw_field(L, -2, "path") == LUA_TSTRING) {
                 if (lcsb__strv_push(&s->home_text, lua_tostring(L, -2)) ||
                     lcsb__strv_push(&s->home_text, lua_tostring(L, -1)))
                     luaL_error(L, "out of memory");
@@ -242,7 +203,7 @@ static void make_result(lua_State *L, const char *path) {
     }
     bool holds_policy = false;
     if (lua_istable(L, v)) {
-        raw_field(L, v, "policy");
+        lcsb__raw_field(L, v, "policy");
         holds_policy = luaL_testudata(L, -1, LCSB__POLICY_MT) != NULL;
         lua_pop(L, 1);
     }
@@ -317,7 +278,7 @@ static int pmain(lua_State *L) {
     }
     make_result(L, args->path);
     int result = lua_gettop(L);
-    raw_field(L, result, "policy");
+    lcsb__raw_field(L, result, "policy");
     if (!(s->policy = lcsb_policy_copy(lcsb__lua_checkpolicy(L, -1))))
         return luaL_error(L, "out of memory");
     lua_pop(L, 1);
@@ -570,31 +531,6 @@ static const char *trusted_how(const lcsb__loads *loads) {
 
 const char *lcsb_script_trusted(const lcsb_script *s) { return trusted_how(&s->loads); }
 
-/* "policy": the script, how it was trusted, and each file it read: its
- * digest and whether the run protects it (lcsb's own modules only then). */
-static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
-    const lcsb__loads *loads = &s->loads;
-    lcsb__buf_adds(b, "\"policy\":{\"script\":");
-    lcsb__buf_add_json_string(b, loads->script_path);
-    lcsb__buf_addf(b, ",\"trust\":\"%s\",\"files\":[", trusted_how(loads));
-    size_t n = loads->read.n + loads->own.n, shown = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool own = i >= loads->read.n;
-        bool protected = s->protected_reads && s->protected_reads[i];
-        if (own && !protected) continue;
-        const lcsb__trust_file *f = own ? &loads->own.v[i - loads->read.n] : &loads->read.v[i];
-        lcsb__buf_addf(b, "%s{\"path\":", shown++ ? "," : "");
-        lcsb__buf_add_json_string(b, f->path);
-        if (strcmp(f->path, f->real) != 0) {
-            lcsb__buf_adds(b, ",\"real\":");
-            lcsb__buf_add_json_string(b, f->real);
-        }
-        lcsb__buf_addf(b, ",\"sha256\":\"%s\",\"protected\":%s}", f->sha256,
-                       protected ? "true" : "false");
-    }
-    lcsb__buf_adds(b, "]}");
-}
-
 bool lcsb_script_oci_world(const lcsb_script *s, lcsb_oci_world *out) {
     memset(out, 0, sizeof *out);
     if (!s || !s->oci.named) return false;
@@ -615,352 +551,6 @@ size_t lcsb_script_home(const lcsb_script *s, const lcsb_home_entry **out) {
     return s ? s->home_n : 0;
 }
 
-/* LEN bytes of TEXT, escaped for a terminal, pushed onto LINES. */
-static bool push_escaped(lcsb__strv *lines, const char *text, size_t len) {
-    lcsb__buf b = {0};
-    lcsb__buf_add_escaped(&b, text, len);
-    bool oom = b.oom || lcsb__strv_push_n(lines, b.p, b.len) != 0;
-    lcsb__buf_free(&b);
-    return !oom;
-}
-
-/* The list on top as an lcsb argv of lines, each of its strings (and
- * numbers) escaped for a terminal and, when SPLIT, cut at its newlines: a
- * hint may quote the command's stderr. A warning is one line whatever it
- * holds: a newline in a path the command named must not start a line of
- * its own words. What is neither is passed over. NULL when there is no
- * line, or on ENOMEM. */
-static char **take_lines(lua_State *L, bool split) {
-    lcsb__strv lines = {0};
-    bool oom = false;
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    for (lua_Integer i = 1; !oom && i <= n; i++) {
-        lua_rawgeti(L, -1, i);
-        size_t len;
-        const char *text = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER
-                               ? lua_tolstring(L, -1, &len)
-                               : NULL;
-        for (size_t at = 0; text && !oom && at < len;) {
-            size_t line = split ? strcspn(text + at, "\n") : len;
-            if (line > 0) oom = !push_escaped(&lines, text + at, line);
-            at += line + 1;
-        }
-        lua_pop(L, 1);
-    }
-    if (oom || lines.n == 0) {
-        lcsb__strv_clear(&lines);
-        return NULL;
-    }
-    return lcsb__strv_take(&lines);
-}
-
-/* An lcsb argv of one line: WHAT failed, and the error on top. */
-static char **failure_line(lua_State *L, const char *what) {
-    const char *msg = lua_tostring(L, -1);
-    lcsb__buf b = {0};
-    lcsb__strv line = {0};
-    lcsb__buf_addf(&b, "%s failed: %s", what, msg ? msg : "(no message)");
-    char **out = b.oom || !push_escaped(&line, b.p, b.len) ? NULL : lcsb__strv_take(&line);
-    lcsb__strv_clear(&line);
-    lcsb__buf_free(&b);
-    return out;
-}
-
-/* Call the function pushed above TOP with its NARGS arguments: the list of
- * lines it returns as an lcsb argv, or one line saying WHAT failed. */
-static char **call_for_lines(lua_State *L, int top, int nargs, const char *what, bool split) {
-    char **lines = NULL;
-    if (lua_pcall(L, nargs, 1, 0) != LUA_OK)
-        lines = failure_line(L, what);
-    else if (lua_istable(L, -1))
-        lines = take_lines(L, split);
-    lua_settop(L, top);
-    return lines;
-}
-
-static int pexplain(lua_State *L) {
-    const char *const *argv = lua_touserdata(L, 1);
-    const lcsb_run_result *result = lua_touserdata(L, 2);
-    int ref = (int)lua_tointeger(L, 3);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "lcsb.remedies");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "explain");
-    lua_newtable(L); /* the evidence */
-    lua_newtable(L);
-    for (size_t i = 0; argv && argv[i]; i++) {
-        lua_pushstring(L, argv[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "argv");
-    lcsb__lua_set_run_result(L, result);
-    /* The policy as the script's result holds it (the one enforced, its
-     * protected paths made), and the caps it was held to, merged: a hint
-     * never offers what a cap of the administrator's or the user's refuses. */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_setfield(L, -2, "policy");
-    const lcsb__caps *caps = lua_touserdata(L, 4);
-    if (caps) {
-        lcsb__caps_push(L, caps);
-        lua_setfield(L, -2, "caps");
-    }
-    lua_call(L, 1, 1);
-    return 1;
-}
-
-char **lcsb_script_explain(lcsb_script *s, const char *const *argv, const lcsb_run_result *result) {
-    if (!s || !s->L) return NULL;
-    lua_State *L = s->L;
-    int top = lua_gettop(L);
-    lua_pushcfunction(L, pexplain);
-    lua_pushlightuserdata(L, (void *)argv);
-    lua_pushlightuserdata(L, (void *)result);
-    lua_pushinteger(L, s->result);
-    lua_pushlightuserdata(L, s->caps);
-    return call_for_lines(L, top, 4, "explain", true);
-}
-
-/* The evidence a saved attestation holds, explained: JSON on top, decoded
- * with lua-cjson; the status is the run's when it was saved with it. */
-static const char explain_saved[] =
-    "local text = ...\n"
-    "local ok, cjson = pcall(require, 'cjson.safe')\n"
-    "if not ok then error('lua-cjson is not installed (Debian: lua-cjson)', 0) end\n"
-    "local att = cjson.decode(text)\n"
-    "if type(att) ~= 'table' or type(att.backend) ~= 'string' then\n"
-    "  error('not an attestation (lcsb --attest FILE writes one)', 0)\n"
-    "end\n"
-    "local status = math.type(att.status) == 'integer' and att.status or nil\n"
-    "return require('lcsb.remedies').explain { attestation = att, status = status,\n"
-    "  argv = {}, policy = {}, saved = true }\n";
-
-static int pexplain_saved(lua_State *L) {
-    lcsb__lua_open(L, lua_touserdata(L, 1));
-    if (luaL_loadbuffer(L, explain_saved, sizeof explain_saved - 1, "=explain") != LUA_OK)
-        return lua_error(L);
-    lua_pushvalue(L, 2);
-    lua_call(L, 1, 1);
-    return 1;
-}
-
-int lcsb_explain_attestation(const char *json, size_t len, const char *lua_dir, char ***hints,
-                             lcsb_error *err) {
-    *hints = NULL;
-    char installed[PATH_MAX];
-    if (!lua_dir) {
-        int found = lcsb__installed_lua_dir(installed, err);
-        if (found) return found;
-        lua_dir = installed;
-    }
-    lua_State *L = luaL_newstate();
-    if (!L) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    lua_pushcfunction(L, pexplain_saved);
-    lua_pushlightuserdata(L, (void *)lua_dir);
-    lua_pushlstring(L, json, len);
-    int rc = 0;
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        rc = lcsb__fail(err, LCSB_EINVAL, "explain: %s", msg ? msg : "(no message)");
-    } else if (lua_istable(L, -1)) {
-        *hints = take_lines(L, true);
-    }
-    lua_close(L);
-    return rc;
-}
-
-static int pafter(lua_State *L) {
-    int ref = (int)lua_tointeger(L, 1);
-    bool ran = lua_toboolean(L, 2);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "lcsb");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "after_run");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_pushboolean(L, ran);
-    lua_call(L, 2, 1);
-    return 1;
-}
-
-/* exec_policy's after_run; RAN says whether a command ran, for it to look
- * for what the command left. */
-static char **after_run(lcsb_script *s, bool ran) {
-    if (!s || !s->L || s->result == LUA_NOREF) return NULL;
-    lua_State *L = s->L;
-    int top = lua_gettop(L);
-    lua_pushcfunction(L, pafter);
-    lua_pushinteger(L, s->result);
-    lua_pushboolean(L, ran);
-    return call_for_lines(L, top, 2, "checking after the run", false);
-}
-
-char **lcsb_script_after_run(lcsb_script *s) { return after_run(s, true); }
-
-/* result[KEY], a list of lines exec_policy wrote, read raw and escaped. */
-static char **result_lines(const lcsb_script *s, const char *key) {
-    if (!s || !s->L || s->result == LUA_NOREF) return NULL;
-    lua_State *L = s->L;
-    int top = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->result);
-    char **lines = NULL;
-    if (lua_istable(L, -1) && raw_field(L, -1, key) == LUA_TTABLE) lines = take_lines(L, false);
-    lua_settop(L, top);
-    return lines;
-}
-
-char **lcsb_script_tools(const lcsb_script *s) { return result_lines(s, "tools"); }
-
-char **lcsb_script_warnings(const lcsb_script *s) { return result_lines(s, "warnings"); }
-
-char **lcsb_script_defaults(const lcsb_script *s) { return result_lines(s, "defaults"); }
-
-char **lcsb_script_plan(const lcsb_script *s) { return result_lines(s, "plan"); }
-
-/* ---- the attestation, with what the script's result adds ---- */
-
-/* The string at T[KEY] (raw), or NULL. */
-static const char *string_field(lua_State *L, int t, const char *key) {
-    const char *value = raw_field(L, t, key) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    lua_pop(L, 1); /* the string stays alive in T */
-    return value;
-}
-
-/* TEXT as a JSON string: as it is when it is UTF-8, else escaped as
- * lcsb_escape does (a path need not be text, and JSON is). */
-static void add_json_text(lcsb__buf *b, const char *text) {
-    size_t len = strlen(text);
-    if (lcsb__is_utf8(text, len)) {
-        lcsb__buf_add_json_string(b, text);
-        return;
-    }
-    lcsb__buf escaped = {0};
-    lcsb__buf_add_escaped(&escaped, text, len);
-    lcsb__buf_add_json_string(b, escaped.oom ? "" : escaped.p);
-    b->oom |= escaped.oom;
-    lcsb__buf_free(&escaped);
-}
-
-/* ,"run_later":[{"path":...,"why":...,"inside":[...]},...] from
- * result.run_later, which after_run sets when a command ran. */
-static void add_run_later(lua_State *L, int result, lcsb__buf *b) {
-    if (raw_field(L, result, "run_later") != LUA_TTABLE) return;
-    int list = lua_gettop(L);
-    lcsb__buf_adds(b, ",\"run_later\":[");
-    size_t n = 0;
-    for (lua_Integer i = 1; lua_rawgeti(L, list, i) == LUA_TTABLE; i++) {
-        int item = lua_gettop(L);
-        const char *path = string_field(L, item, "path"), *why = string_field(L, item, "why");
-        if (path && why) {
-            lcsb__buf_adds(b, n++ ? ",{\"path\":" : "{\"path\":");
-            add_json_text(b, path);
-            lcsb__buf_adds(b, ",\"why\":");
-            add_json_text(b, why);
-            if (raw_field(L, item, "inside") == LUA_TTABLE && lua_rawlen(L, -1) > 0) {
-                lcsb__buf_adds(b, ",\"inside\":[");
-                for (lua_Integer j = 1; lua_rawgeti(L, -1, j) == LUA_TSTRING; j++) {
-                    if (j > 1) lcsb__buf_adds(b, ",");
-                    add_json_text(b, lua_tostring(L, -1));
-                    lua_pop(L, 1);
-                }
-                lcsb__buf_adds(b, "]");
-            }
-            if (raw_field(L, item, "unseen") == LUA_TBOOLEAN && lua_toboolean(L, -1))
-                lcsb__buf_adds(b, ",\"unseen\":true");
-            lcsb__buf_adds(b, "}");
-        }
-        lua_settop(L, list);
-    }
-    lcsb__buf_adds(b, "]");
-}
-
-/* ,"KEY":[...] from the list of strings result[KEY], when it has any. */
-static void add_strings(lua_State *L, int result, lcsb__buf *b, const char *key) {
-    if (raw_field(L, result, key) != LUA_TTABLE || lua_rawlen(L, -1) == 0) return;
-    lcsb__buf_addf(b, ",\"%s\":[", key);
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-        if (i > 1) lcsb__buf_adds(b, ",");
-        add_json_text(b, lua_tostring(L, -1));
-        lua_pop(L, 1);
-    }
-    lcsb__buf_adds(b, "]");
-}
-
-/* ,"built":[DIR,...]: where what the command writes, it may run. */
-static void add_built(lua_State *L, int result, lcsb__buf *b) {
-    add_strings(L, result, b, "built");
-}
-
-/* ,"tools":[...]: the presets and closures the exec allowlist came from. */
-static void add_tools(lua_State *L, int result, lcsb__buf *b) {
-    add_strings(L, result, b, "tools");
-}
-
-/* ,"home":[{"name":...,"path":...}],"cache":[...]: what the private HOME
- * showed of the real one, from the copy taken when the script returned. */
-static void add_home_json(lcsb__buf *b, const lcsb_script *s) {
-    for (int cache = 0; cache < 2; cache++) {
-        lcsb__buf_adds(b, cache ? ",\"cache\":[" : ",\"home\":[");
-        size_t shown = 0;
-        for (size_t i = 0; i < s->home_n; i++) {
-            if (s->home[i].cache != (cache == 1)) continue;
-            lcsb__buf_adds(b, shown++ ? ",{\"name\":" : "{\"name\":");
-            add_json_text(b, s->home[i].name);
-            lcsb__buf_adds(b, ",\"path\":");
-            add_json_text(b, s->home[i].path);
-            lcsb__buf_adds(b, "}");
-        }
-        lcsb__buf_adds(b, "]");
-    }
-}
-
-/* What the script adds to the attestation, each a top-level key written
- * after the attestation's own: one function per key. */
-static void (*const script_keys[])(lua_State *L, int result, lcsb__buf *b) = {add_run_later,
-                                                                              add_built, add_tools};
-
-static int pattest(lua_State *L) {
-    lcsb__buf *b = lua_touserdata(L, 1);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, (int)lua_tointeger(L, 2));
-    int result = lua_gettop(L);
-    for (size_t i = 0; i < sizeof script_keys / sizeof script_keys[0]; i++) {
-        script_keys[i](L, result, b);
-        lua_settop(L, result);
-    }
-    return 0;
-}
-
-char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
-    char *json = lcsb_attestation_json(att);
-    if (!json || !s) return json;
-    /* The object's keys, then the script's, then the closing brace again. */
-    lcsb__buf b = {0};
-    lcsb__buf_add(&b, json, strlen(json) - 1);
-    free(json);
-    lcsb__buf_adds(&b, ",");
-    add_policy_json(&b, s);
-    if (s->home_known) add_home_json(&b, s);
-    /* The files the policy was checked against, with what they held. */
-    char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
-    if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
-    if (s->caps && !caps) b.oom = true;
-    free(caps);
-    int status = LUA_OK;
-    if (s->L && s->result != LUA_NOREF) {
-        lua_State *L = s->L;
-        int top = lua_gettop(L);
-        lua_pushcfunction(L, pattest);
-        lua_pushlightuserdata(L, &b);
-        lua_pushinteger(L, s->result);
-        status = lua_pcall(L, 2, 0, 0);
-        lua_settop(L, top);
-    }
-    lcsb__buf_adds(&b, "}");
-    if (status != LUA_OK || b.oom) {
-        lcsb__buf_free(&b);
-        return NULL;
-    }
-    return b.p;
-}
-
 int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
     if (!s) return 0;
     int rc = 0;
@@ -968,7 +558,7 @@ int lcsb_script_close(lcsb_script *s, lcsb_error *err) {
      * goes on every way out, check and wrap included; then the run's scope,
      * to hear whether its private directories went; closing the state then
      * collects whatever other scopes the script made. */
-    char **left = after_run(s, false);
+    char **left = lcsb__script_after_run(s, false);
     if (left) {
         lcsb__buf b = {0};
         for (size_t i = 0; left[i]; i++) lcsb__buf_addf(&b, "%s%s", i ? "; " : "", left[i]);
