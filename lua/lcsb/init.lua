@@ -1047,6 +1047,11 @@ local function hold_git(project, write, out, run, result, hooks)
       return "read-only"
     end
     return "outside"
+  elseif (empty or not kind) and run and core.system_prefix(project) then
+    -- A system directory (/, /usr) as the project: the policy is refused
+    -- before anything runs (no write tier may hold one), and nothing is
+    -- made in it meanwhile.
+    return "not held (a system directory)"
   elseif (empty or not kind) and run then
     -- Not a repository: the command must not make one, hooks of its own
     -- included, for the user to trust later; git passes over the empty one.
