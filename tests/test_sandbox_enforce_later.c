@@ -357,7 +357,11 @@ static void test_agent_files_reported(void **state) {
         assert_reported(f, json, "CLAUDE.md", "instructions", backend_at(i));
         free(json);
     }
-    /* Now that it exists, the next run holds it. */
+    /* Now that it exists, the next run holds it. Past the file system's
+     * clock tick first: a write in the same tick before a run is reported
+     * as the run's (docs/policy.md), and the warm plan starts runs that
+     * soon. */
+    usleep(30000);
     const char *const *rewrite = CMD("sh", "-c", "echo planted > .mcp.json");
     expect_denied(f, rewrite, -1, &P);
     assert_content(mcp, "{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}\n");
