@@ -6,11 +6,11 @@
  * `wrap` is pure and cannot hand over a ruleset descriptor. The shim reads it
  * with its own parser (wire.c), builds the ruleset, restricts itself and execs
  * COMMAND. This file is the enforcement, in the order the kernel sees it: the
- * ruleset, the world (world.c: namespaces of its own, with "proxy" a network
- * whose one way out is lcsb's proxy, a root built from the policy, under an
- * init, init.c, in a memory cgroup of its own, cgroup.c), the rules,
- * no_new_privs and restrict_self,
- * the capabilities and rlimits, the seccomp filters, the exec.
+ * ruleset, the world (namespaces.c: namespaces of its own, with "proxy" a
+ * network whose one way out is lcsb's proxy; world.c: a root built from the
+ * policy; under an init, init.c, in a memory cgroup of its own, cgroup.c),
+ * the rules, no_new_privs and restrict_self,
+ * the capabilities and rlimits, the seccomp filters (filters.c), the exec.
  *
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
  * for it, a seccomp filter (filters.c) closes every other socket family
@@ -33,8 +33,8 @@
  * pass runs the same parser, so what is checked and what is enforced cannot
  * drift apart.
  *
- * One program (this file, wire.c, filters.c, world.c, init.c, cgroup.c,
- * say.c and their headers, kernel_uapi.h), libc and kernel headers only;
+ * One program (this file, wire.c, filters.c, world.c, namespaces.c, init.c,
+ * cgroup.c, say.c and their headers, kernel_uapi.h), libc and kernel headers only;
  * nothing from the library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +62,7 @@
 #include "filters.h"
 #include "init.h"
 #include "kernel_uapi.h"
+#include "namespaces.h"
 #include "say.h"
 #include "wire.h"
 #include "world.h"
