@@ -9,8 +9,8 @@
  * ruleset, the world (namespaces.c: namespaces of its own, with "proxy" a
  * network whose one way out is lcsb's proxy; world.c: a root built from the
  * policy; under an init, init.c, in a memory cgroup of its own, cgroup.c),
- * the rules, no_new_privs and restrict_self,
- * the capabilities and rlimits, the seccomp filters (filters.c), the exec.
+ * the rules, no_new_privs and restrict_self, the capabilities and rlimits,
+ * the seccomp filters (filters.c), the exec.
  *
  * Landlock's network rules cover TCP only, so when the header's "sockets" asks
  * for it, a seccomp filter (filters.c) closes every other socket family
@@ -34,8 +34,8 @@
  * drift apart.
  *
  * One program (this file, wire.c, filters.c, world.c, namespaces.c, init.c,
- * cgroup.c, say.c and their headers, kernel_uapi.h), libc and kernel headers only;
- * nothing from the library (docs/architecture.md, rule 2). */
+ * cgroup.c, say.c and their headers, kernel_uapi.h), libc and kernel
+ * headers only; nothing from the library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
