@@ -557,23 +557,86 @@ static int check_header(unsigned seen, const struct header *h) {
     return 0;
 }
 
-static int parse_header(struct cursor *c, struct header *h, const struct policy_sink *sink) {
-    char key[32];
-    unsigned seen = 0;
+/* The version comes first so that a newer format is named as such rather
+ * than reported as an unknown key. */
+static int parse_version(struct cursor *c) {
     uint64_t v;
-    bool more;
 
-    memset(h, 0, sizeof *h);
-    /* The version comes first so that a newer format is named as such rather
-     * than reported as an unknown key. */
     if (fixed_key(c, true, "lcsb-exec") != 0 || parse_uint(c, "lcsb-exec", UINT32_MAX, &v) != 0)
         return -1;
     if (v != WIRE_VERSION)
         return bad(c, "wire format version %" PRIu64 " is not %d, the one this shim speaks", v,
                    WIRE_VERSION);
+    return 0;
+}
+
+/* The value of header key K (header_keys) into H; the ports and the
+ * protected and hidden paths go to SINK as they are read. */
+static int parse_header_value(struct cursor *c, unsigned k, struct header *h,
+                              const struct policy_sink *sink) {
+    uint64_t v = 0;
+    int rc = -1;
+
+    switch (k) {
+    case K_ABI:
+        rc = parse_uint(c, "abi", UINT32_MAX, &v);
+        if (rc == 0 && (v < 1 || v > ABI_NEWEST))
+            rc = bad(c, "abi %" PRIu64 " is not one this shim knows (1 to %d)", v,
+                     ABI_NEWEST);
+        h->abi = (unsigned)v;
+        break;
+    case K_PARTS:
+        rc = parse_uint(c, "parts", INT_MAX, &h->parts);
+        break;
+    case K_FS:
+        rc = parse_rights(c, fs_rights, COUNT(fs_rights), "fs right", &h->handled.fs);
+        break;
+    case K_NET:
+        rc = parse_rights(c, net_rights, COUNT(net_rights), "net right", &h->handled.net);
+        break;
+    case K_PORTS:
+        rc = parse_port_rules(c, h, sink);
+        break;
+    case K_SCOPE:
+        rc = parse_rights(c, scope_rights, COUNT(scope_rights), "scope", &h->handled.scope);
+        break;
+    case K_SOCKETS:
+        rc = parse_sockets(c, &h->sockets);
+        break;
+    case K_DROPPED:
+        rc = parse_rights(c, dropped_parts, COUNT(dropped_parts), "dropped part",
+                          &h->dropped);
+        break;
+    case K_WORLD:
+        rc = parse_world(c, &h->world);
+        break;
+    case K_PROTECT:
+        rc = parse_paths(c, "protected", sink, sink->on_protect, &h->protected_paths);
+        break;
+    case K_HIDE:
+        rc = parse_paths(c, "hidden", sink, sink->on_hide, &h->hidden_paths);
+        break;
+    case K_LIMITS:
+        rc = parse_limits(c, &h->limits);
+        break;
+    case K_PROXY:
+        rc = parse_uint(c, "proxy", UINT16_MAX, &v);
+        h->proxy = (uint16_t)v;
+        break;
+    }
+    return rc;
+}
+
+static int parse_header(struct cursor *c, struct header *h, const struct policy_sink *sink) {
+    char key[32];
+    unsigned seen = 0;
+    bool more;
+
+    memset(h, 0, sizeof *h);
+    if (parse_version(c) != 0)
+        return -1;
     for (;;) {
         unsigned k;
-        int rc = -1;
         if (list_next(c, '}', &more) != 0)
             return -1;
         if (!more)
@@ -589,54 +652,7 @@ static int parse_header(struct cursor *c, struct header *h, const struct policy_
         if ((seen & (1U << k)) != 0)
             return bad(c, "key \"%s\" given twice", key);
         seen |= 1U << k;
-        switch (k) {
-        case K_ABI:
-            rc = parse_uint(c, "abi", UINT32_MAX, &v);
-            if (rc == 0 && (v < 1 || v > ABI_NEWEST))
-                rc = bad(c, "abi %" PRIu64 " is not one this shim knows (1 to %d)", v,
-                         ABI_NEWEST);
-            h->abi = (unsigned)v;
-            break;
-        case K_PARTS:
-            rc = parse_uint(c, "parts", INT_MAX, &h->parts);
-            break;
-        case K_FS:
-            rc = parse_rights(c, fs_rights, COUNT(fs_rights), "fs right", &h->handled.fs);
-            break;
-        case K_NET:
-            rc = parse_rights(c, net_rights, COUNT(net_rights), "net right", &h->handled.net);
-            break;
-        case K_PORTS:
-            rc = parse_port_rules(c, h, sink);
-            break;
-        case K_SCOPE:
-            rc = parse_rights(c, scope_rights, COUNT(scope_rights), "scope", &h->handled.scope);
-            break;
-        case K_SOCKETS:
-            rc = parse_sockets(c, &h->sockets);
-            break;
-        case K_DROPPED:
-            rc = parse_rights(c, dropped_parts, COUNT(dropped_parts), "dropped part",
-                              &h->dropped);
-            break;
-        case K_WORLD:
-            rc = parse_world(c, &h->world);
-            break;
-        case K_PROTECT:
-            rc = parse_paths(c, "protected", sink, sink->on_protect, &h->protected_paths);
-            break;
-        case K_HIDE:
-            rc = parse_paths(c, "hidden", sink, sink->on_hide, &h->hidden_paths);
-            break;
-        case K_LIMITS:
-            rc = parse_limits(c, &h->limits);
-            break;
-        case K_PROXY:
-            rc = parse_uint(c, "proxy", UINT16_MAX, &v);
-            h->proxy = (uint16_t)v;
-            break;
-        }
-        if (rc != 0)
+        if (parse_header_value(c, k, h, sink) != 0)
             return -1;
     }
     if (expect_end(c) != 0)

@@ -1,5 +1,5 @@
-/* The command's world (wire format "world": "policy"): namespaces of its
- * own, and a root that holds only what the policy names. */
+/* The command's world (wire format "world": "policy"): a root that holds
+ * only what the policy names, built in the namespaces of namespaces.h. */
 #ifndef LCSB_SHIM_WORLD_H
 #define LCSB_SHIM_WORLD_H
 
@@ -8,17 +8,6 @@
 #include <sys/types.h>
 
 #include "wire.h"
-
-/* Enters user, pid and IPC namespaces, and with NETWORK a network namespace
- * too. The calling process stays in its pid namespace; its next child is the
- * new one's init (pid 1), which enters a mount namespace of its own
- * (build_world). With MEMORY (0: none) the IPC namespace holds SysV IPC to
- * that many bytes, and no other may be made. */
-int enter_namespaces(bool network, uint64_t memory);
-
-/* In a network of the command's own: loopback up, a socket listening on
- * 127.0.0.1:PORT handed to lcsb's proxy over CHANNEL, and not kept. */
-int hand_over_listener(uint16_t port, int channel);
 
 /* A rule on a path build_world has open already: FD (O_PATH, reached in the
  * new root without a symlink), of mode MODE; CTX is the sink's. */
@@ -35,12 +24,5 @@ typedef int (*rule_on_fd)(void *ctx, int fd, mode_t mode, const char *path, uint
 int build_world(char **argv, int argc, int dashdash, const struct header *h,
                 const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
                 uint64_t extra_access);
-
-/* Joins a new session keyring, so that the caller's keys are not possessed. */
-int join_new_keyring(void);
-
-/* pid_max of the new pid namespace: the command and its descendants may hold
- * PIDS pids at most (never fewer than the kernel's floor allows). */
-int limit_pids(uint64_t pids);
 
 #endif
