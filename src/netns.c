@@ -4,7 +4,7 @@
  * waits, holding the namespace, until lcsb closes the release pipe or dies.
  * Between fork and _exit the child makes system calls only: the host may
  * have threads. The shim does the same for the command's own network
- * (shim/world.c); it shares no code with the library (rule 2), so the few
+ * (shim/namespaces.c); it shares no code with the library (rule 2), so the few
  * lines that bring loopback up and send a descriptor stand in both. */
 #include "netns.h"
 #include "sys.h"
