@@ -20,6 +20,11 @@ LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils
 # comes with some builds of nodejs and is a package of its own in Debian's
 # (which would replace such a nodejs), and cargo may come from rustup: each
 # only where none is on PATH.
+# The go, java, ruby and autotools presets are each tested on Debian's
+# toolchain: go, the JDK with junit, ruby with rake and minitest, and
+# autoconf, automake and libtool.
+LCSB_TEST_PACKAGES+=(golang-go default-jdk-headless junit4 ruby rake ruby-minitest
+                     autoconf automake libtool)
 command -v npm >/dev/null 2>&1 || LCSB_TEST_PACKAGES+=(npm)
 command -v cargo >/dev/null 2>&1 || LCSB_TEST_PACKAGES+=(cargo)
 # bench/run.sh: the benchmark's peers (bwrap, firejail; podman comes with the

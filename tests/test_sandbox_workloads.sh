@@ -13,6 +13,11 @@
 #   python.lua   a venv made and its tests run with pytest
 #   node.lua     npm install from the registry, npm test
 #   rust.lua     cargo build && cargo run
+#   c.lua again  cmake, its build, and ctest
+#   go.lua       go build, go test (its test binary runs from TMPDIR), go run
+#   java.lua     javac, and junit's runner
+#   ruby.lua     rake running minitest
+#   autotools.lua  autoreconf -i, configure, make, make check (with libtool)
 #   agent.lua    edit, test with pytest, commit: shell + git + python
 # and one of a policy's own: a venv's pip installing from a local index
 # through net.domains.
@@ -278,6 +283,125 @@ else
   expect_refused "Permission denied" "$dir" bare.lua sh -c 'cargo run -q --offline'
   PATH=$saved_path
   unset RUSTUP_HOME
+fi
+
+# ---- c.lua with CMake: configure, build, and ctest ----
+case_name="c.lua, cmake and ctest"
+dir=$work/c-cmake
+mkdir -p "$dir" && cp "$EXAMPLES/c.lua" "$dir/policy.lua"
+(cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust c.lua"
+printf 'cmake_minimum_required(VERSION 3.13)\nproject(hello C)\nenable_testing()\nadd_executable(t t.c)\nadd_test(NAME t COMMAND t)\n' \
+  >"$dir/CMakeLists.txt"
+printf 'int main(void) { return 0; }\n' >"$dir/t.c"
+steps='cmake -S . -B b >/dev/null && cmake --build b >/dev/null && cd b && ctest'
+if run_in "$dir" policy.lua sh -c "$steps"; then
+  grep -q "100% tests passed" "$dir/run.out" || { fail "ctest did not pass"; show "$dir"; }
+else
+  fail "refused"; show "$dir"
+fi
+# The twin: cmake, make and the compiler without the preset: the build
+# runs, ctest is refused.
+rm -rf "$dir/b"
+printf 'local lcsb = require "lcsb"\nreturn function(run) return lcsb.exec_policy { exec = { lcsb.tools.shell, "cmake", "make", "cc", "gcc", built = true } } end\n' \
+  >"$dir/bare.lua"
+expect_refused "ctest: Permission denied" "$dir" bare.lua sh -c "$steps"
+
+# ---- go.lua: go build, go test (whose test binary runs from TMPDIR), go run ----
+case_name="go.lua"
+if ! command -v go >/dev/null; then
+  missing "go is not installed (golang-go)"
+else
+  dir=$(example go)
+  mkdir -p "$dir/cmd/hi"
+  printf 'module example.org/hello\n\ngo 1.19\n' >"$dir/go.mod"
+  printf 'package hello\n\nimport "strings"\n\nfunc Shout(s string) string { return strings.ToUpper(s) + "!" }\n' \
+    >"$dir/hello.go"
+  printf 'package hello\n\nimport "testing"\n\nfunc TestShout(t *testing.T) {\n\tif Shout("hi") != "HI!" {\n\t\tt.Fatal("wrong")\n\t}\n}\n' \
+    >"$dir/hello_test.go"
+  printf 'package main\n\nimport (\n\t"fmt"\n\n\t"example.org/hello"\n)\n\nfunc main() { fmt.Println(hello.Shout("hi")) }\n' \
+    >"$dir/cmd/hi/main.go"
+  if run_in "$dir" policy.lua sh -c 'go build ./... && go test ./... && go run ./cmd/hi'; then
+    grep -q "^ok.*example.org/hello" "$dir/run.out" || { fail "go test did not pass"; show "$dir"; }
+    grep -qx "HI!" "$dir/run.out" || { fail "go run printed nothing"; show "$dir"; }
+  else
+    fail "refused"; show "$dir"
+  fi
+  # The twin: without built, the test binary go test builds in the run's
+  # TMPDIR cannot run (go says so on stdout).
+  sed 's/, built = true//' "$dir/policy.lua" >"$dir/bare.lua"
+  if run_in "$dir" bare.lua sh -c 'go test -count=1 ./...'; then fail "the twin ran"
+  elif ! grep -q "hello.test: permission denied" "$dir/run.out"; then fail "the twin lacks the refused test binary"; show "$dir"
+  else passed=$((passed + 1)); fi
+fi
+
+# ---- java.lua: javac, and junit's runner ----
+case_name="java.lua"
+junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
+if ! command -v javac >/dev/null || [[ ! -f /usr/share/java/junit4.jar ]]; then
+  missing "javac or junit4 is not installed (default-jdk-headless, junit4)"
+else
+  dir=$(example java)
+  mkdir -p "$dir/src" "$dir/test"
+  printf 'public class Calc {\n  public static int add(int a, int b) { return a + b; }\n}\n' >"$dir/src/Calc.java"
+  printf 'import org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class CalcTest {\n  @Test public void adds() { assertEquals(5, Calc.add(2, 3)); }\n}\n' \
+    >"$dir/test/CalcTest.java"
+  steps="javac -d out -cp $junit src/*.java test/*.java && java -cp out:$junit org.junit.runner.JUnitCore CalcTest"
+  if run_in "$dir" policy.lua sh -c "$steps"; then
+    grep -q "^OK (1 test)" "$dir/run.out" || { fail "junit did not pass"; show "$dir"; }
+  else
+    fail "refused"; show "$dir"
+  fi
+  # The twin: the shell alone, without the preset, cannot run javac.
+  rm -rf "$dir/out"
+  bare "$dir" 'lcsb.tools.shell'
+  expect_refused "javac: Permission denied" "$dir" bare.lua sh -c "$steps"
+fi
+
+# ---- ruby.lua: rake running minitest ----
+case_name="ruby.lua"
+if ! command -v rake >/dev/null || ! ruby -e 'require "minitest"' 2>/dev/null; then
+  missing "rake or minitest is not installed (ruby, rake, ruby-minitest)"
+else
+  dir=$(example ruby)
+  mkdir -p "$dir/lib" "$dir/test"
+  printf 'module Calc\n  def self.add(a, b) = a + b\nend\n' >"$dir/lib/calc.rb"
+  printf 'require "minitest/autorun"\nrequire "calc"\n\nclass CalcTest < Minitest::Test\n  def test_add\n    assert_equal 5, Calc.add(2, 3)\n  end\nend\n' \
+    >"$dir/test/test_calc.rb"
+  printf 'require "rake/testtask"\nRake::TestTask.new(:test) { |t| t.libs << "lib"; t.test_files = FileList["test/test_*.rb"] }\ntask default: :test\n' \
+    >"$dir/Rakefile"
+  if run_in "$dir" policy.lua rake test; then
+    grep -q "1 runs, 1 assertions, 0 failures" "$dir/run.out" || { fail "minitest did not pass"; show "$dir"; }
+  else
+    fail "refused"; show "$dir"
+  fi
+  # The twin: ruby by name alone runs rake (its #! line's), but not the
+  # shell rake runs its test task with.
+  bare "$dir" '"ruby"'
+  expect_refused "refused: exec of /usr/bin/sh" "$dir" bare.lua rake test
+fi
+
+# ---- autotools.lua: autoreconf -i, configure, make, make check (libtool) ----
+case_name="autotools.lua"
+if ! command -v autoreconf >/dev/null || ! command -v libtoolize >/dev/null; then
+  missing "autoreconf or libtoolize is not installed (autoconf, automake, libtool)"
+else
+  dir=$(example autotools)
+  printf 'AC_INIT([hello], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\nLT_INIT\nAC_CONFIG_HEADERS([config.h])\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n' \
+    >"$dir/configure.ac"
+  printf 'lib_LTLIBRARIES = libhello.la\nlibhello_la_SOURCES = hello.c\ncheck_PROGRAMS = test_hello\ntest_hello_SOURCES = test_hello.c\ntest_hello_LDADD = libhello.la\nTESTS = test_hello\n' \
+    >"$dir/Makefile.am"
+  printf '#include "config.h"\nint hello(void) { return 42; }\n' >"$dir/hello.c"
+  printf 'int hello(void);\nint main(void) { return hello() == 42 ? 0 : 1; }\n' >"$dir/test_hello.c"
+  if run_in "$dir" policy.lua sh -c 'autoreconf -i && ./configure -q && make -s && make -s check'; then
+    grep -q "^PASS: test_hello" "$dir/run.out" || { fail "make check did not pass"; show "$dir"; }
+  else
+    fail "refused"; show "$dir"
+  fi
+  # The twin: autoreconf by name with the c preset, without the autotools
+  # preset or closures: it cannot run aclocal.
+  rm -rf "$dir/configure" "$dir/aclocal.m4" "$dir/autom4te.cache" "$dir/Makefile.in"
+  bare "$dir" 'lcsb.tools.c, "autoreconf"'
+  expect_refused 'exec "aclocal": Permission denied' "$dir" bare.lua autoreconf -i
 fi
 
 # ---- agent.lua: edit, test, commit ----

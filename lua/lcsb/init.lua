@@ -862,8 +862,8 @@ local function exec_tier(opts, run, acc)
   if given.built then
     add_unique(acc.exec, acc.project)
     add_unique(acc.built, acc.project)
-    acc.notes[#acc.notes + 1] = ("built = true: every file in %s may run (anything the command "
-      .. "writes there, it can run)"):format(acc.project)
+    acc.notes[#acc.notes + 1] = ("built = true: every file in %s and in the run's private TMPDIR "
+      .. "may run (anything the command writes there, it can run)"):format(acc.project)
   end
   -- The seam's env hop runs first.
   want_program("/usr/bin/env", acc, false)
@@ -1245,6 +1245,7 @@ local function compose(opts, run, cache_root)
   plan.homes, plan.cache_rels = homes, cache_rels(cache_asked, homes)
   plan.oci = oci_world(opts)
   plan.tools, plan.warnings, plan.built = acc.notes, acc.warnings, acc.built
+  plan.built_tmp = given_exec.built == true and exec ~= "any"
   plan.home_wanted, plan.cache_wanted = acc.home, acc.cache
   -- The paths found to be their own real paths (asked once already): the
   -- C core's checks take them as they are (policy.h's verified).
@@ -1375,8 +1376,18 @@ local function instantiate(plan, scope, run)
   place_in_home(home, caches)
   local env = { pass = plan.env.pass, set = {}, unset = plan.env.unset }
   for name, value in pairs(plan.env.set) do env.set[name] = PRIVATE[value] and made[PRIVATE[value]] or value end
+  -- built = true: what the run makes in its private TMPDIR runs too (the
+  -- test binaries go test builds there). It is as new as the run, so this
+  -- gives away nothing the project's files do not.
+  local exec, built = plan.exec, plan.built
+  if plan.built_tmp then
+    exec = table.move(plan.exec, 1, #plan.exec, 1, {})
+    built = table.move(plan.built, 1, #plan.built, 1, {})
+    add_unique(exec, tmp)
+    add_unique(built, tmp)
+  end
   local spec = {
-    read = plan.read, write = write, exec = plan.exec, env = env, net = plan.net,
+    read = plan.read, write = write, exec = exec, env = env, net = plan.net,
     cwd = plan.project, degrade = plan.degrade,
     protect = protected({ protect = plan.protect }, plan.project, write, run, result),
     hide = plan.hide, limits = plan.limits,
@@ -1386,7 +1397,7 @@ local function instantiate(plan, scope, run)
   for key, value in pairs(spec) do result[key] = value end
   result.policy = policy
   result.oci, result.tools, result.warnings, result.built = plan.oci, plan.tools, plan.warnings,
-    plan.built
+    built
   result.home_wanted, result.cache_wanted = plan.home_wanted, plan.cache_wanted
   result.verified, result.plan = plan.verified, plan.plan
   -- What the private HOME shows (the attestation and lcsb check list them).

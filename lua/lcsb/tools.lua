@@ -213,6 +213,59 @@ M.closures = {
       return need
     end,
   },
+  {
+    -- go runs its compiler, assembler, linker, vet and cgo from its tool
+    -- directory (GOROOT/pkg/tool/OS_ARCH), GOROOT being where the go that
+    -- runs is installed; cgo runs the C compiler, and stamping a build with
+    -- its version-control state runs git. GOROOT is taken from the
+    -- program's own place, not from the environment, which the command may
+    -- point at a directory it writes.
+    tool = "go", names = { "go" },
+    resolve = function(_, prog, ctx)
+      local real = core.realpath(prog.file) or prog.file
+      local root = real:match("^(.*)/bin/[^/]+$")
+      local need = { exec = { "gcc", "git" } }
+      if root then
+        need.read = { root }
+        for _, f in ipairs(glob(root .. "/pkg/tool/*/*")) do need.exec[#need.exec + 1] = f end
+      end
+      -- A project that is no git repository gets an empty .git for the run
+      -- (the placeholder lcsb holds), which go would take for a repository
+      -- and fail to stamp builds from.
+      local git = ctx.project .. "/.git"
+      local kind = core.kind(git)
+      if not kind or (kind == "dir" and not (core.listdir(git) or { "?" })[1]) then
+        need.env = { GOFLAGS = "-buildvcs=false" }
+      end
+      return need
+    end,
+  },
+  -- Maven's and Gradle's launchers are shell scripts that look for java.
+  -- (M.shell is made below: resolve runs when the policy is built.)
+  {
+    tool = "maven", names = { "mvn", "gradle" },
+    resolve = function() return { exec = { "java", M.shell } } end,
+  },
+  -- jshell runs a second JVM for the code it evaluates.
+  { tool = "jshell", names = { "jshell" }, exec = { "java" } },
+  -- autoreconf runs the rest of the autotools, and they run m4 and perl
+  -- (their own #! lines bring perl too); libtoolize copies, libtool links
+  -- with the C compiler.
+  {
+    tool = "autotools",
+    names = { "autoreconf", "autoconf", "autoheader", "autom4te", "automake", "aclocal", "autoscan",
+      "autoupdate", "ifnames", "libtoolize" },
+    resolve = function()
+      return { exec = { "autoconf", "autoheader", "autom4te", "automake", "aclocal", "libtoolize",
+        "m4", "perl", M.shell } }
+    end,
+  },
+  -- rake runs shell commands (sh) and ruby; bundle and gem run ruby; ruby
+  -- reads the gems installed for the whole system (gem install as root).
+  {
+    tool = "ruby", names = { "ruby", "rake", "bundle", "bundler", "gem", "irb" },
+    exec = { "ruby", "sh" }, read = { "/var/lib/gems" },
+  },
   -- npm and npx run package scripts with sh, and node for everything.
   { tool = "npm", names = { "npm", "npx", "pnpm", "yarn", "corepack" }, exec = { "sh", "node" } },
   {
@@ -342,7 +395,15 @@ M.shell = M.preset("shell", {
 -- run in.
 M.c = M.preset("c", {
   M.shell, "make", "cc", "gcc", "c++", "g++", "cpp", "clang", "ar", "ranlib", "as", "ld", "nm",
-  "strip", "objcopy", "objdump", "readelf", "size", "pkg-config", "cmake", "ninja",
+  "strip", "objcopy", "objdump", "readelf", "size", "pkg-config", "cmake", "ctest", "cpack",
+  "ninja",
+})
+
+-- GNU's configure-script toolchain: regenerating configure and Makefile.in
+-- (autoreconf -i). configure and make themselves need lcsb.tools.c.
+M.autotools = M.preset("autotools", {
+  M.shell, "autoconf", "autoreconf", "autoheader", "autom4te", "automake", "aclocal",
+  "libtoolize", "libtool", "m4", "perl", "autoscan", "autoupdate", "ifnames",
 })
 
 -- git, its helpers (by its closure) and the user's identity and settings.
@@ -358,6 +419,29 @@ M.python = M.preset("python", {
 })
 
 M.node = M.preset("node", { M.shell, "node", "npm", "npx", cache = { ".npm" } })
+
+-- go and gofmt, the tools go runs (by its closure: compile, link, vet,
+-- cgo's C compiler), its build cache and its module cache. The test
+-- binaries `go test` builds run from TMPDIR: built = true lets them.
+M.go = M.preset("go", {
+  "go", "gofmt",
+  home = { ".config/go/env" },
+  cache = { ".cache/go-build", "go/pkg/mod" },
+})
+
+-- The JDK's programs and the two build tools, with their download caches.
+-- Not ~/.m2 whole: settings.xml may hold a repository's password.
+M.java = M.preset("java", {
+  "java", "javac", "jar", "jshell", "javadoc", "javap", "jdeps", "mvn", "gradle",
+  cache = { ".m2/repository", ".gradle/caches", ".gradle/wrapper" },
+})
+
+-- ruby and its package tools, with the gems they install for the user. Not
+-- ~/.gem whole: ~/.gem/credentials holds the rubygems API key.
+M.ruby = M.preset("ruby", {
+  M.shell, "ruby", "gem", "bundle", "bundler", "rake", "irb", "erb", "rdoc", "ri",
+  cache = { ".local/share/gem", ".gem/specs", ".bundle/cache" },
+})
 
 M.rust = M.preset("rust", {
   "cargo", "rustc", "rustdoc", "rustup",

@@ -109,9 +109,16 @@ T.case("exec's entries: wrong types, unknown keys, built", function()
   local r = policy { scope = s, project = project, exec = { built = true } }
   T.contains(r.exec, project, "the project may run")
   T.contains(r.built, project, "and it says so")
-  T.ok(has_line(r.tools, "built = true: every file in " .. project .. " may run"), "check says so")
+  T.ok(has_line(r.tools, "built = true: every file in " .. project
+    .. " and in the run's private TMPDIR may run"), "check says so")
+  -- The run's private TMPDIR, where go test builds what it runs next.
+  local tmp = r.env.set.TMPDIR
+  T.ok(tmp and tmp ~= project, "a private TMPDIR")
+  T.contains(r.exec, tmp, "the private TMPDIR may run")
+  T.contains(r.built, tmp, "and it says so")
   local plain = policy { scope = s, project = project, exec = {} }
   T.lacks(plain.exec, project, "not without built")
+  T.lacks(plain.exec, plain.env.set.TMPDIR, "nor the TMPDIR")
   T.eq(#plain.built, 0, "nothing built")
 end)
 
