@@ -36,7 +36,8 @@ static void add_json_text(lcsb__buf *b, const char *text) {
     lcsb__buf_free(&escaped);
 }
 
-/* ,"run_later":[{"path":...,"why":...,"inside":[...]},...] from
+/* ,"run_later":[{"path":...,"why":...,"inside":[...]},...] (and "quiet": a
+ * file no warning named, "unseen": where lcsb could not look) from
  * result.run_later, which after_run sets when a command ran. */
 static void add_run_later(lua_State *L, int result, lcsb__buf *b) {
     if (lcsb__raw_field(L, result, "run_later") != LUA_TTABLE) return;
@@ -62,6 +63,8 @@ static void add_run_later(lua_State *L, int result, lcsb__buf *b) {
             }
             if (lcsb__raw_field(L, item, "unseen") == LUA_TBOOLEAN && lua_toboolean(L, -1))
                 lcsb__buf_adds(b, ",\"unseen\":true");
+            if (lcsb__raw_field(L, item, "quiet") == LUA_TBOOLEAN && lua_toboolean(L, -1))
+                lcsb__buf_adds(b, ",\"quiet\":true");
             lcsb__buf_adds(b, "}");
         }
         lua_settop(L, list);

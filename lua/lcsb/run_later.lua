@@ -24,7 +24,9 @@ local M = {}
 -- as itself (a symlink where a directory was is looked at as itself).
 -- `why` says what runs it, and when. `hint` replaces the protect hint
 -- (false: none). `keys` (for a JSON file) reports it only when one of
--- these top-level keys changed.
+-- these top-level keys changed. `quiet`: a file that runs only when you run
+-- its tool on it, which builds write too: listed in the attestation (and
+-- by --report's hints), never a warning of its own.
 M.list = {
   { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
   { name = ".vscode", inside = { ".", "*" },
@@ -34,9 +36,11 @@ M.list = {
       .. "without asking" },
   { name = ".idea", tree = true,
     why = "JetBrains IDEs run its run configurations, external tools and startup tasks" },
-  { name = "Makefile", why = "make runs it" },
-  { name = "makefile", why = "make runs it" },
-  { name = "GNUmakefile", why = "make runs it" },
+  -- make runs these only when you run make there, and builds write them
+  -- (configure, cmake): quiet, so that every configure is not a warning.
+  { name = "Makefile", why = "make runs it", quiet = true },
+  { name = "makefile", why = "make runs it", quiet = true },
+  { name = "GNUmakefile", why = "make runs it", quiet = true },
   { path = "package.json",
     keys = { "scripts", "packageManager", "husky", "simple-git-hooks", "gitHooks",
       "pre-commit", "lint-staged" },
@@ -385,7 +389,7 @@ local function changes(state, dir, walk, opts, items, unseen)
       end
       table.sort(inside)
       items[#items + 1] = { path = path, why = entry.why, inside = inside, inside_n = n,
-        hint = entry.hint }
+        hint = entry.hint, quiet = entry.quiet or nil }
     end
   end
   unseen_items(top, info, found, unseen)
@@ -440,17 +444,21 @@ function M.after(state, opts)
   end
   replaced(state, items)
   table.sort(items, function(a, b) return a.path < b.path end)
-  -- A line each, but for what QUIET names (said otherwise already), up to
-  -- M.lines_max, then one that counts the rest; then where lcsb could not
-  -- look. The attestation lists every item.
-  local lines, quiet = {}, state.quiet or {}
-  for i, item in ipairs(items) do
-    if #lines == M.lines_max and i < #items then
+  -- A line each, but for what STATE.quiet names (said otherwise already)
+  -- and the quiet entries', up to M.lines_max, then one that counts the
+  -- rest; then where lcsb could not look. The attestation lists every item.
+  local lines, said = {}, state.quiet or {}
+  local shown = {}
+  for _, item in ipairs(items) do
+    if not said[item.path] and not item.quiet then shown[#shown + 1] = item end
+  end
+  for i, item in ipairs(shown) do
+    if #lines == M.lines_max and i < #shown then
       lines[#lines + 1] = ("and %d more files that run later, created or changed during the run "
-        .. "(the attestation lists them)"):format(#items - i + 1)
+        .. "(the attestation lists them)"):format(#shown - i + 1)
       break
     end
-    if not quiet[item.path] then lines[#lines + 1] = line(state, item) end
+    lines[#lines + 1] = line(state, item)
   end
   for _, item in ipairs(unseen) do lines[#lines + 1] = line(state, item) end
   table.move(unseen, 1, #unseen, #items + 1, items)
