@@ -31,7 +31,10 @@ mv "$configured" "$prefix"
 
 for f in bin/lcsb libexec/lcsb/lcsb-exec libexec/lcsb/liblcsb-record.so include/lcsb.h lib/liblcsb.so lib/liblcsb.a \
   lib/pkgconfig/lcsb.pc lib/cmake/lcsb/lcsbConfig.cmake lib/lua/5.4/lcsb/core.so \
-  share/lua/5.4/lcsb/init.lua share/lua/5.4/lcsb/caps.lua share/man/man1/lcsb.1 share/man/man5/lcsb-policy.5; do
+  share/lua/5.4/lcsb/init.lua share/lua/5.4/lcsb/caps.lua share/man/man1/lcsb.1 share/man/man5/lcsb-policy.5 \
+  include/lcsb/errors.h include/lcsb/text.h include/lcsb/policy.h include/lcsb/capability.h \
+  include/lcsb/backend.h include/lcsb/compose.h include/lcsb/attestation.h include/lcsb/run.h \
+  include/lcsb/hold.h include/lcsb/cache.h include/lcsb/script.h; do
   [[ -e $prefix/$f ]] || fail "not installed: $f"
 done
 # What finds the prefix names no path of its own.

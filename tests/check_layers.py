@@ -19,11 +19,18 @@ for line in open(os.path.join(src, "layers.txt")):
             layers[name] = int(line[0])
 
 def concept(path):
-    """src/landlock.c and src/landlock.h are one concept; cli/ files are the CLI."""
+    """src/landlock.c and src/landlock.h are one concept; cli/ files are the CLI;
+    include/lcsb.h and the parts it reads from include/lcsb/ are the public header."""
     rel = os.path.relpath(path, src)
     if rel.startswith("cli" + os.sep):
         return "cli/*"
+    if rel.startswith("include" + os.sep):
+        return "lcsb"
     return os.path.splitext(os.path.basename(rel))[0]
+
+def included(inc):
+    """The concept an include names: "lcsb/policy.h" is a part of <lcsb.h>."""
+    return "lcsb" if inc.startswith("lcsb/") else os.path.splitext(inc)[0]
 
 def includes(path):
     return include.findall(open(path, encoding="utf-8").read())
@@ -47,7 +54,7 @@ for dirpath, _, files in os.walk(src):
                 if inc != "cli.h":
                     breaches.append(f"src/{rel} includes \"{inc}\": the CLI uses <lcsb.h> only")
                 continue
-            dep = os.path.splitext(inc)[0]
+            dep = included(inc)
             if dep == c:
                 continue
             if dep not in layers:

@@ -1,0 +1,99 @@
+/* Part of <lcsb.h>: preparing and running a command. lcsb_prepare is every
+ * step before the spawn (validate, compose, fit execve's limits, attest);
+ * lcsb_run is that, then spawn, signal relay, wait and the trailer. Apart
+ * because running is where lcsb acts on the process: it spawns, owns signals
+ * for a while, and serves a proxy.
+ *
+ * One run at a time per process: while lcsb_run lasts it owns SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGCHLD and SIGPIPE, which are process-wide. The
+ * options and the result are the caller's memory; lcsb_run keeps nothing of
+ * them, nor of the backend, policy or argv, once it returns. */
+#ifndef LCSB_PUBLIC_RUN_H
+#define LCSB_PUBLIC_RUN_H
+#ifndef LCSB_H
+#error "include <lcsb.h>: lcsb/run.h is one part of it"
+#endif
+
+/* Prepares a run without running it: returns in *FINAL a new lcsb argv,
+ * which the caller frees with lcsb_argv_free(), and fills the caller's *ATT;
+ * the rest is only read. Everything lcsb_run does before it spawns, in its
+ * order, and nothing after:
+ * validate POLICY against the backend and the host, compose the final argv
+ * for ARGV (NULL: a probe command) behind PREFIX (may be NULL), check that it
+ * fits execve's limits (with this process's environment), and attest it. On
+ * success *FINAL (when FINAL is non-NULL; an lcsb argv) and *ATT (when ATT is
+ * non-NULL) hold the results. Runs nothing. */
+LCSB_API LCSB_NODISCARD int lcsb_prepare(const lcsb_backend *backend, const lcsb_policy *policy,
+                                         const char *const *prefix, const char *const *argv,
+                                         char ***final, lcsb_attestation *att, lcsb_error *err);
+
+/* How lcsb_run runs: the caller's memory, initialised with
+ * lcsb_run_options_init; the arrays it points at are the caller's and need
+ * only last the call. */
+typedef struct lcsb_run_options {
+    size_t size;               /* sizeof(lcsb_run_options), so the struct can grow */
+    const char *const *prefix; /* launcher argv in front of the command, or NULL */
+    int trailer_fd;            /* where the trailer goes on a nonzero exit; -1: nowhere */
+    /* The command inherits stdin, stdout and stderr and nothing else, unless
+     * listed here: descriptors above 2 passed on as they are (close-on-exec
+     * cleared), each open in the caller and below LCSB_KEEP_FD_MAX. */
+    const int *keep_fds;
+    size_t keep_fds_count;
+    /* The command's stderr goes through lcsb: relayed live, in order and byte
+     * for byte to relay_fd (-1: nowhere), its tail kept in the result for
+     * explain. The command then sees a pipe, not a terminal, on stderr. Off:
+     * the command writes to the caller's stderr itself. */
+    bool capture_stderr;
+    int relay_fd; /* STDERR_FILENO unless set */
+    /* Record what the sandbox refuses (the attestation's refused): the
+     * command's dynamically linked programs get lcsb's recorder in
+     * LD_PRELOAD and a pipe's descriptor in LCSB_RECORD_FD, both visible
+     * to them. True unless set; under a mechanism without one, nothing. */
+    bool record_refusals;
+} lcsb_run_options;
+#define LCSB_KEEP_FD_MAX 65536
+#define LCSB_STDERR_TAIL_MAX 65536
+
+/* What became of a run: the caller's memory, filled by lcsb_run (large,
+ * over 100 KiB with its attestation: keep it off small stacks). */
+typedef struct lcsb_run_result {
+    int status; /* exit status as a shell reports it (128+N for signal N) */
+    lcsb_attestation attestation;
+    char note[512]; /* why lcsb itself ended the run (exec failure), or "" */
+    /* The sandbox could not be set up and nothing ran: said by the mechanism
+     * out of band (the shim's report pipe) or by lcsb failing to start it,
+     * never read from the exit status alone, which the command can fake. */
+    bool setup_failed;
+    /* The mechanism could not execute the command itself (its 126 or 127,
+     * said out of band as setup_failed is): a 126 without it is the
+     * command's own, one of its programs refused, say. */
+    bool not_executed;
+    /* The last bytes the command wrote to stderr, when captured (any bytes,
+     * NULs included: use the length). */
+    char stderr_tail[LCSB_STDERR_TAIL_MAX];
+    size_t stderr_tail_len;
+} lcsb_run_result;
+
+/* Fills the caller's OPTS with the defaults, its size included: the
+ * trailer and the relay to stderr, the recorder on, nothing else kept. */
+LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);
+/* Runs ARGV under BACKEND and POLICY, filling the caller's RESULT; OPTS (NULL:
+ * the defaults) and the rest are only read during the call. Compose,
+ * validate, spawn, relay SIGINT/SIGTERM/SIGHUP/SIGQUIT, wait; on a
+ * nonzero exit write the trailer to opts->trailer_fd. Returns 0 when the
+ * command was started (its status is in RESULT, whatever it is), a negative
+ * code when nothing ran. */
+LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_policy *policy,
+                                     const char *const *argv, const lcsb_run_options *opts,
+                                     lcsb_run_result *result, lcsb_error *err);
+/* Returns the signals lcsb_run relays to the command (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT), a static array, and in *COUNT how many: a host that must
+ * not die of one before the command starts holds these. */
+LCSB_API const int *lcsb_relayed_signals(size_t *count);
+/* Writes the trailer, "lcsb: CMD exited STATUS under BACKEND (summary)\n",
+ * into the caller's BUF (SIZE bytes, cut to fit), COMMAND escaped
+ * (lcsb_escape); COMMAND (NULL: "command") and ATT are only read. */
+LCSB_API void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, char *buf,
+                           size_t size);
+
+#endif
