@@ -7,7 +7,7 @@
  * userdata owns. */
 #include "lua_lcsb.h"
 
-#include "capability.h"
+#include "detect.h"
 #include "caps.h"
 #include "installed.h"
 #include "lua_host.h"
