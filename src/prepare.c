@@ -94,6 +94,8 @@ int lcsb_prepare(const lcsb_backend *b, const lcsb_policy *policy, const char *c
     return rc;
 }
 
+/* Validation is the pipeline run with a probe command: kept beside it, so
+ * what validate accepts is what prepare will. */
 int lcsb_backend_validate(const lcsb_backend *b, const lcsb_policy *policy, lcsb_error *err) {
     return lcsb_prepare(b, policy, NULL, NULL, NULL, NULL, err);
 }
