@@ -34,7 +34,7 @@ typedef struct lcsb__caps_layer {
     char path[PATH_MAX]; /* where it is, or would be; "" for none */
     char sha256[LCSB__SHA256_HEX];
     lcsb__caps_path_list deny, deny_write, allow;
-    int net;      /* a net_rank, or -1 when not said */
+    int net;      /* an lcsb__caps_net rank, or -1 when not said */
     int exec_any; /* 0, 1, or -1 when not said */
     bool degrade_said;
     unsigned degrade; /* the parts a policy may let degrade */
