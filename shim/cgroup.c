@@ -13,7 +13,7 @@
  * and a caller the host delegated a cgroup to can make it without
  * privilege. On cgroup v2 the kernel lets a cgroup hand memory to its
  * children only when it holds no process itself (but the root), so lcsb
- * (src/capability.c) names v2 only where the shim's cgroup already does
+ * (src/detect.c) names v2 only where the shim's cgroup already does
  * (cgroup.subtree_control holds "memory"); on v1 any cgroup may.
  *
  * Only the init and what it starts join: the shim outside stays where it

@@ -2,10 +2,12 @@
  * defaults (lua/lcsb/caps.lua), the administrator's file and the user's, each
  * in a fresh Lua state with no libraries (never the state a policy script
  * runs in, whose code could patch lcsb's modules), merged so that the
- * tightest wins, and checked against the C policy the script returned. */
+ * tightest wins (caps.c), and checked against the C policy the script
+ * returned (caps_check.h, which this includes for the callers of both). */
 #ifndef LCSB_CAPS_H
 #define LCSB_CAPS_H
 
+#include "caps_check.h"
 #include "util.h"
 
 #include <limits.h>
@@ -33,8 +35,6 @@ typedef struct lcsb__caps_places {
 void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, const char *system,
                             const char *user);
 
-typedef struct lcsb__caps lcsb__caps;
-
 /* Load and merge the caps files PLACES names. A file that is not there is
  * none (but lcsb's defaults); one that is broken (syntax, an unknown key, a
  * relative path, too large, too long to run) is LCSB_EINVAL naming it, and
@@ -43,12 +43,6 @@ int lcsb__caps_load(const lcsb__caps_places *places, lcsb__caps **out, lcsb_erro
     __attribute__((warn_unused_result));
 /* NULL-safe. */
 void lcsb__caps_free(lcsb__caps *caps);
-
-/* POLICY within CAPS: 0, or LCSB_EINVAL naming (after NAME, the policy's
- * file) the cap, what the policy asked for, the file that sets the cap and
- * what to change. Reads the file system (real paths). */
-int lcsb__caps_check(const lcsb__caps *caps, const lcsb_policy *policy, const char *name,
-                     lcsb_error *err) __attribute__((warn_unused_result));
 
 /* The files the caps came from as a JSON array of {"file", "sha256"}, lcsb's
  * defaults first; NULL on ENOMEM. Caller frees. */

@@ -7,8 +7,8 @@
  * userdata owns. */
 #include "lua_lcsb.h"
 
-#include "capability.h"
 #include "caps.h"
+#include "detect.h"
 #include "installed.h"
 #include "lua_host.h"
 #include "lua_loads.h"
@@ -331,9 +331,8 @@ static const luaL_Reg functions[] = {
 
 LCSB_API int luaopen_lcsb(lua_State *L) {
     lcsb__lua_policy_class(L);
-    lcsb__lua_host_classes(L);
     luaL_newlib(L, functions);
-    luaL_setfuncs(L, lcsb__lua_host_functions, 0);
+    lcsb__lua_host_register(L);
     luaL_setfuncs(L, lcsb__lua_plan_functions, 0);
     luaL_setfuncs(L, lcsb__lua_loads_functions, 0);
     lua_pushliteral(L, LCSB_VERSION);

@@ -5,7 +5,7 @@
  * code as a chunk loaded from them, data as an anonymous copy (io.tmpfile). */
 #include "lua_loads.h"
 
-#include "lua_host.h"
+#include "lua_facts.h"
 #include "path.h"
 #include "sys.h"
 

@@ -4,7 +4,7 @@
 #include "lua_plan.h"
 
 #include "lua_data.h"
-#include "lua_host.h"
+#include "lua_facts.h"
 #include "plan.h"
 #include "sys.h"
 

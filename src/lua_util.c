@@ -13,6 +13,13 @@ int lcsb__lua_raise(lua_State *L, const lcsb_error *err) {
     return luaL_error(L, "%s", err->message);
 }
 
+const char *lcsb__lua_check_path(lua_State *L, int idx) {
+    size_t len;
+    const char *path = luaL_checklstring(L, idx, &len);
+    if (strlen(path) != len) luaL_argerror(L, idx, "the path holds a NUL byte");
+    return path;
+}
+
 int lcsb__lua_fail(lua_State *L, const char *message) {
     luaL_pushfail(L);
     lua_pushstring(L, message);

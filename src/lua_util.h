@@ -8,6 +8,8 @@
 #include <lua.h>
 
 int lcsb__lua_raise(lua_State *L, const lcsb_error *err);
+/* The path at IDX, refused (raised) when it holds a NUL byte. */
+const char *lcsb__lua_check_path(lua_State *L, int idx);
 /* An expected operational failure: pushes nil, MESSAGE; returns 2. */
 int lcsb__lua_fail(lua_State *L, const char *message);
 /* true when RC is 0, else nil and ERR's message. */

@@ -1,6 +1,6 @@
 /* Layer 2, impure: the few questions the library asks the host's file
  * system (and where the library itself is), in the habit of minijail's
- * system.c. With capability.c, the only
+ * system.c. With detect.c, the only
  * place a platform branch may stand. */
 #ifndef LCSB_SYS_H
 #define LCSB_SYS_H

@@ -2,7 +2,9 @@
 """The structure, held: every file in src/ sits in the layer src/layers.txt
 gives it and includes nothing from a layer above; the include graph has no
 circle; the CLI uses the public header only; the shim includes nothing from
-src/. Prints the graph by layer; exits 1 naming every breach."""
+src/; docs/architecture.md's table of files lists exactly the files of
+src/layers.txt, each in its layer. Prints the graph by layer; exits 1 naming
+every breach."""
 import os
 import re
 import sys
@@ -84,6 +86,34 @@ for name in sorted(os.listdir(shim)):
     for inc in includes(os.path.join(shim, name)):
         if os.sep in inc or "/" in inc or not os.path.exists(os.path.join(shim, inc)):
             breaches.append(f"shim/{name} includes \"{inc}\": the shim stands alone")
+
+# The table of files in docs/architecture.md is the same table for a reader:
+# a file in one and not the other, or in another layer, is a breach, so the
+# two cannot drift apart. Its rows are "| LAYER | `FILE` | ...", under the
+# heading "## Files of the library, by layer" and before the next heading.
+doc = os.path.join(root, "docs", "architecture.md")
+documented = {}
+in_table = False
+row = re.compile(r"^\|\s*(\d+)\s*\|\s*`([^`]+)`")
+for line in open(doc, encoding="utf-8"):
+    if line.startswith("#"):
+        in_table = line.startswith("## Files of the library, by layer")
+        continue
+    m = row.match(line) if in_table else None
+    if m:
+        name = m.group(2)
+        name = "cli/*" if name.rstrip("/") == "cli" else os.path.splitext(os.path.basename(name))[0]
+        documented[name] = int(m.group(1))
+for name in sorted(set(layers) | set(documented)):
+    if name not in documented:
+        breaches.append(f"src/layers.txt has {name} (layer {layers[name]}), "
+                        "which docs/architecture.md's table of files leaves out")
+    elif name not in layers:
+        breaches.append(f"docs/architecture.md's table of files lists {name} "
+                        f"(layer {documented[name]}), which src/layers.txt does not")
+    elif documented[name] != layers[name]:
+        breaches.append(f"docs/architecture.md's table of files puts {name} in layer "
+                        f"{documented[name]}, src/layers.txt in layer {layers[name]}")
 
 for layer in sorted(set(layers.values())):
     names = sorted(n for n, l in layers.items() if l == layer)

@@ -46,7 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capability.h"
+#include "detect.h"
 #include "enforce_fixture.h"
 
 #ifndef LCSB_MEMORY_PROBE_PATH

@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "capability.h"
+#include "detect.h"
 #include "shim_fixture.h"
 
 #define H_NET                                                                                      \

@@ -1,6 +1,7 @@
-/* Capability: what this host can enforce. With sys.c, the only place a
- * platform branch stands; every other file is mechanism-neutral. */
-#include "capability.h"
+/* Detection: what this host can enforce, asked of the kernel and the file
+ * system, into a Capability. With sys.c, the only place a platform branch
+ * stands; every other file is mechanism-neutral. */
+#include "detect.h"
 #include "installed.h"
 #include "policy.h"
 #include "sys.h"

@@ -1,7 +1,8 @@
-/* Layer 3: the Capability's field table (capability.c), which the Lua
- * binding pushes as it is. */
-#ifndef LCSB_CAPABILITY_H
-#define LCSB_CAPABILITY_H
+/* Layer 3: detection (detect.c): the host asked what it can enforce, in
+ * parts, and the Capability's field table, which the Lua binding pushes as
+ * it is. */
+#ifndef LCSB_DETECT_H
+#define LCSB_DETECT_H
 
 #include "fields.h"
 #include "lcsb.h"
