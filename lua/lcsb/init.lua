@@ -4,15 +4,32 @@
 -- exec_policy, the one policy that probes and real runs share: the system read
 -- baseline, the project, a private HOME and TMPDIR, and an exec allowlist of
 -- resolved files. The module's API is the table M at the end, and
--- docs/policy.md ("The Lua module") documents each name in it.
+-- docs/policy.md ("The Lua module") documents each name in it. Here are the
+-- phases in their order (compose, then instantiate for a run, then
+-- after_run) and the tiers' own; the larger phases are modules of their own:
+-- lcsb.home (the private HOME and the caches), lcsb.protect (what is held
+-- read-only, the .git among it) and lcsb.plan (the plan cache).
 
 local agents = require "lcsb.agents"
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
+local plans = require "lcsb.plan"
+local private_home = require "lcsb.home"
+local protect = require "lcsb.protect"
 local run_later = require "lcsb.run_later"
+local tiers = require "lcsb.tiers"
 local tools = require "lcsb.tools"
 
 local covered = paths.covered
+local add_unique, absolute, leave_out = tiers.add_unique, tiers.absolute, tiers.leave_out
+local existing, resolved, own_world = tiers.existing, tiers.resolved, tiers.own_world
+local expand, passes_through = tiers.expand, tiers.passes_through
+local private_dirs, cache_entries = private_home.private_dirs, private_home.cache_entries
+local place_in_home, entries_shown = private_home.place_in_home, private_home.entries_shown
+local list_copy, home_entries = private_home.list_copy, private_home.home_entries
+local cache_rels = private_home.cache_rels
+local protected = protect.protected
+local getenv = plans.getenv
 
 local M = {}
 
@@ -78,112 +95,9 @@ local KEYS = {
   hide = "table", home = "table", cache = "table",
 }
 
--- The variables a composition asked for, while one runs: a plan is used
--- only while each still says the same (compose_cached).
-local env_read
-
--- os.getenv, noted for the plan while a composition runs.
-local function getenv(name)
-  local value = os.getenv(name)
-  if env_read then env_read[name] = value or false end
-  return value
-end
-
 -- Errors carry no position here: exec_policy re-raises them at the script's
 -- line that called it.
 local function fail(msg) error(msg, 0) end
-
--- ---- paths ----
-
--- A list that keeps its order and its entries unique: the list part holds
--- the paths (all core.policy reads), the hash part marks them, so the list
--- is its own set for `covered`.
-local function add_unique(into, path)
-  if into[path] then return end
-  into[path] = true
-  into[#into + 1] = path
-end
-
--- "~" and "~/x" are the caller's real HOME.
-local function expand(path, key)
-  if type(path) ~= "string" then
-    fail(("exec_policy: key '%s': entries must be strings, not %s"):format(key, type(path)))
-  end
-  if path == "~" or path:sub(1, 2) == "~/" then
-    local home = os.getenv("HOME")
-    if not home or home == "" then fail(("exec_policy: %s: HOME is not set"):format(path)) end
-    return home .. path:sub(2)
-  end
-  return path
-end
-
-local function absolute(path, key)
-  path = expand(path, key)
-  local norm, err = core.normalize(path)
-  if not norm then fail(("exec_policy: key '%s': %s"):format(key, err)) end
-  return norm
-end
-
--- Note in RESULT what the policy asked for and left out, for `lcsb check`.
-local function leave_out(result, tier, path, why)
-  table.insert(result.left_out, { tier = tier, path = path, why = why })
-end
-
--- Paths that do not exist grant nothing; leave them out rather than let the
--- shim refuse the whole run. A path reached through a symlink is kept as
--- written, for validation to refuse by name.
-local function existing(list, key, into, result)
-  for _, path in ipairs(list or {}) do
-    local abs = absolute(path, key)
-    if core.kind(abs) then
-      add_unique(into, abs)
-    else
-      leave_out(result, key, abs, "does not exist")
-    end
-  end
-end
-
--- The system baseline is trusted, so its symlinks (/bin -> usr/bin on a
--- merged-/usr system) are resolved rather than refused.
-local function resolved(list, into)
-  for _, path in ipairs(list) do
-    local real = core.realpath(path)
-    if real and not covered(into, real) then add_unique(into, real) end
-  end
-end
-
--- Whether resolving PATH passes through SET (paths as keys): a directory on
--- the way, or a symlink read on the way, lies in it. Where the command
--- writes, it may have swapped any of them for a link to elsewhere, so what
--- such a path leads to is the command's choice.
-local function passes_through(path, set)
-  local parts = {}
-  for part in path:gmatch("[^/]+") do parts[#parts + 1] = part end
-  local at, i, hops = "", 1, 0
-  while i <= #parts do
-    local part = parts[i]
-    i = i + 1
-    if part == ".." then
-      at = at:match("^(.*)/[^/]*$") or ""
-    elseif part ~= "." then
-      local here = at .. "/" .. part
-      if covered(set, here) then return true end
-      local target = core.lstat(here) == "link" and core.readlink(here)
-      if target then
-        hops = hops + 1
-        if hops > 40 then return true end -- a loop of links: nothing to trust
-        local rest = {}
-        for p in target:gmatch("[^/]+") do rest[#rest + 1] = p end
-        table.move(parts, i, #parts, #rest + 1, rest)
-        parts, i = rest, 1
-        if target:sub(1, 1) == "/" then at = "" end
-      else
-        at = here
-      end
-    end
-  end
-  return false
-end
 
 -- /etc's entries minus M.etc_secrets, each by its real path, read when the
 -- policy is built. A directory holding a secret is not granted but entered and
@@ -273,9 +187,6 @@ function M.etc_hidden(etc)
   return out
 end
 
--- Does the command get a world of its own here, in which hidden paths hold?
-local function own_world() return core.world_capable() end
-
 -- ---- the phases of exec_policy, each returning what it makes ----
 
 local function check_options(opts)
@@ -322,15 +233,6 @@ local function project_of(opts, run)
       .. "from every project"):format(project))
   end
   return project
-end
-
-local function private_dirs(scope)
-  local home, err = scope:mkdtemp("home")
-  if not home then fail("exec_policy: cannot create the private HOME: " .. err) end
-  local tmp
-  tmp, err = scope:mkdtemp("tmp")
-  if not tmp then fail("exec_policy: cannot create the private TMPDIR: " .. err) end
-  return home, tmp
 end
 
 -- The read tier, and what is hidden inside it.
@@ -397,200 +299,6 @@ local function write_tier(opts, project, result)
   existing(opts.write, "write", write, result)
   add_unique(write, project)
   return write
-end
-
--- ---- what the private HOME holds of the real one ----
-
--- The private HOME starts empty, which hides the user's tool configuration
--- (git's identity, cargo's registries). home = { ".gitconfig" } shows an
--- entry of the real HOME there read-only; cache = { ".npm" } puts a
--- directory of the project's own there, kept between its runs. Each is a
--- symlink in the private HOME to a path the policy grants, which every
--- backend honours as it is (a bind mount would need the shim, and a
--- container's mount table, to learn a new kind of rule), and the caps judge
--- that path by name like any other.
-
--- The caller's real HOME, normalized.
-local function real_home(key)
-  local home = os.getenv("HOME")
-  if not home or home == "" then fail(("exec_policy: key '%s': HOME is not set"):format(key)) end
-  local norm, err = core.normalize(home)
-  if not norm then fail(("exec_policy: key '%s': HOME: %s"):format(key, err)) end
-  return norm
-end
-
--- ENTRY of KEY as a path relative to the caller's real HOME (HOME, normal):
--- ".gitconfig", "~/.gitconfig" and "HOME/.gitconfig" are all ".gitconfig".
-local function home_relative(entry, key, home)
-  if type(entry) ~= "string" then
-    fail(("exec_policy: key '%s': entries must be strings, not %s"):format(key, type(entry)))
-  end
-  local function refuse(why)
-    fail(("exec_policy: key '%s': %q %s"):format(key, entry, why))
-  end
-  if entry:find("\0", 1, true) then refuse("holds a NUL byte") end
-  local rel = entry
-  if rel == "~" or rel:sub(1, 2) == "~/" then
-    rel = rel:sub(3)
-  elseif rel:sub(1, 1) == "/" then
-    local prefix = home == "/" and "/" or home .. "/"
-    if rel == home then
-      rel = ""
-    elseif rel:sub(1, #prefix) ~= prefix then
-      refuse(("is outside your HOME (%s): entries are paths in it, such as \".gitconfig\" "
-        .. "(read = { ... } takes other paths)"):format(home))
-    end
-    rel = rel:sub(#prefix + 1)
-  end
-  local parts = {}
-  for part in rel:gmatch("[^/]+") do
-    if part == ".." then refuse("holds \"..\": entries are paths in your HOME") end
-    if part ~= "." then parts[#parts + 1] = part end
-  end
-  if #parts == 0 then
-    refuse(entry == "" and "names nothing: entries are paths in your HOME, such as \".gitconfig\""
-      or "is your whole HOME: name what the command needs in it, such as \".gitconfig\"")
-  end
-  return table.concat(parts, "/")
-end
-
--- Does SET (relative paths as keys) hold a directory above REL?
-local function under(set, rel)
-  for at in rel:gmatch("()/") do
-    if set[rel:sub(1, at - 1)] then return true end
-  end
-  return false
-end
-
--- A copy of the policy's list under KEY (nil: an empty one), refused when
--- it is no list.
-local function list_copy(list, key)
-  list = list or {}
-  local n = #list
-  for k in pairs(list) do
-    if math.type(k) ~= "integer" or k < 1 or k > n then
-      fail(("exec_policy: key '%s' must be a list of paths in your HOME"):format(key))
-    end
-  end
-  return { table.unpack(list) }
-end
-
--- LIST's entries of KEY as relative paths, each once, without those within
--- another: it shows them already.
-local function home_list(list, key, home)
-  local rels, set = {}, {}
-  for _, entry in ipairs(list) do
-    local rel = home_relative(entry, key, home)
-    if not set[rel] then
-      set[rel] = true
-      rels[#rels + 1] = rel
-    end
-  end
-  local out = {}
-  for _, rel in ipairs(rels) do
-    if not under(set, rel) then out[#out + 1] = rel end
-  end
-  return out
-end
-
--- home = { ".gitconfig", ".config/git" }: each entry of the caller's real
--- HOME, by its real path, joins the read tier (where the caps refuse
--- ~/.ssh and the like by name), to be seen read-only at the same place in
--- the private HOME. LIST is the policy's own list (its first OWN entries;
--- all when OWN is nil) and what tool presets add (build's seam). One of the
--- policy's that does not exist is left out, for lcsb check to show; one a
--- preset named is passed over, as a preset's program is. The entries shown
--- come back as { rel, name, path }.
-local function home_entries(list, read, result, own, writes, warnings)
-  local home = real_home("home")
-  local asked = {}
-  for i = 1, math.min(own or #list, #list) do asked[home_relative(list[i], "home", home)] = true end
-  local out = {}
-  for _, rel in ipairs(home_list(list, "home", home)) do
-    local abs = (home == "/" and "" or home) .. "/" .. rel
-    local real = core.realpath(abs)
-    if real and passes_through(abs, writes) and not covered(writes, real) then
-      -- Your dotfile is a link through a project: the command chose where
-      -- it leads now.
-      leave_out(result, "read", abs, "home: leads through where the command writes")
-      warnings[#warnings + 1] = ("home: left out ~/%s: it leads through where the command "
-        .. "writes, to %s, which the policy does not let the command read"):format(rel, real)
-    elseif real then
-      add_unique(read, real)
-      out[#out + 1] = { rel = rel, name = "~/" .. rel, path = real }
-    elseif asked[rel] then
-      leave_out(result, "read", abs, "home: does not exist")
-    end
-  end
-  return out
-end
-
--- cache = { ".npm", ".cache/pip" }: each entry a directory the project keeps
--- between its runs (core.cache_dir: in the user's cache directory, never
--- the user's own cache nor another project's), made on demand, joining the
--- write tier, to be seen at that place in the private HOME. It cannot share
--- a place with a home entry: one inside the other would be a real file
--- written to, or a cache read-only. HOMES are the home entries shown; the
--- entries come back as paths relative to HOME.
-local function cache_rels(list, homes)
-  local home = real_home("cache")
-  local rels = home_list(list, "cache", home)
-  for _, rel in ipairs(rels) do
-    for _, h in ipairs(homes) do
-      if h.rel == rel then
-        fail(("exec_policy: ~/%s is both in home and in cache: home shows your own read-only, "
-          .. "cache keeps one per project; list it in one of them"):format(rel))
-      elseif under({ [h.rel] = true }, rel) then
-        fail(("exec_policy: key 'cache': ~/%s lies in ~/%s, which home shows read-only from your "
-          .. "HOME, so no cache can be made there; list in home the files of ~/%s the command "
-          .. "needs instead of all of it"):format(rel, h.rel, h.rel))
-      elseif under({ [rel] = true }, h.rel) then
-        fail(("exec_policy: key 'home': ~/%s lies in ~/%s, which cache keeps per project; "
-          .. "lcsb puts nothing of your HOME into a cache"):format(h.rel, rel))
-      end
-    end
-  end
-  return rels
-end
-
--- The caches of RELS, each made for PROJECT when it is not there yet
--- (core.cache_dir, by descriptor), joining the write tier.
-local function cache_entries(rels, project, write)
-  local out = {}
-  for _, rel in ipairs(rels) do
-    local dir, err = core.cache_dir(project, rel)
-    if not dir then fail("exec_policy: key 'cache': " .. err) end
-    add_unique(write, dir)
-    out[#out + 1] = { rel = rel, name = "~/" .. rel, path = dir }
-  end
-  return out
-end
-
-
--- ENTRIES as the result keeps them: { name = "~/rel", path = real }.
-local function entries_shown(entries)
-  local out = {}
-  for i, e in ipairs(entries) do out[i] = { name = e.name, path = e.path } end
-  return out
-end
-
--- Each entry at its place in the private HOME (HOME): the directories above
--- it made there, real ones of the private HOME, so that entries may share
--- one (.cargo holding home's config.toml and cache's registry), then a
--- symlink to the path the policy grants.
-local function place_in_home(home, entries)
-  for _, e in ipairs(entries) do
-    local at = home
-    for part in e.rel:gmatch("([^/]+)/") do
-      at = at .. "/" .. part
-      if not core.kind(at) then
-        local ok, err = core.mkdir(at, tonumber("700", 8))
-        if not ok then fail("exec_policy: cannot make the private HOME's " .. err) end
-      end
-    end
-    local ok, err = core.symlink(e.path, home .. "/" .. e.rel)
-    if not ok then fail("exec_policy: cannot show " .. e.name .. " in the private HOME: " .. err) end
-  end
 end
 
 -- ---- exec: programs, presets and what they need ----
@@ -981,208 +689,6 @@ local function oci_world(opts)
   return world
 end
 
--- An empty directory held read-only for the run at PATH, which is not there
--- or is empty (most likely the placeholder of a run killed before it could
--- remove it), so that the command cannot make it: an empty .git is no
--- repository, an agent's empty .claude no configuration. Runs in the same
--- project share it; the last to finish removes it, and only while it is
--- empty (rmdir says so, in one step): what another process put there meanwhile
--- makes it real, and it stays. WHAT names it for the error. True when held,
--- false where this user may not make it (neither may the command).
-local function hold_empty(path, what, out, result)
-  local hold, err, unwritable = core.hold(path)
-  if not hold and not unwritable then
-    fail(("exec_policy: cannot hold %s, the empty directory that keeps the command from "
-      .. "making %s there: %s"):format(path, what, err))
-  elseif hold then
-    table.insert(result.placeholders, { path = path, hold = hold, what = what })
-    -- Kept after the hold is let go of: the hints tell a refusal there
-    -- (git clean removing it: "Device or resource busy") by it.
-    result.held[path] = true
-    add_unique(out, path)
-  end
-  return hold ~= nil
-end
-
--- The project's .git, held as what it is: a repository's (its hooks and
--- config protected below, the hooks directory made when HOOKS is kept and
--- there is none), a worktree's .git file (held read-only), or, in a project
--- that is none, an empty placeholder that keeps the command from making one.
--- Paths to protect go to OUT; what is held for the run, and what to look for
--- afterwards, to RESULT. What became of it, for lcsb check.
-local function hold_git(project, write, out, run, result, hooks)
-  local git = project .. "/.git"
-  local kind = core.kind(git)
-  -- An empty .git is no repository (git passes over it): most likely the
-  -- placeholder of a run killed before it could remove it. Taken for a
-  -- repository, it would be left writable, and a `git init` there would
-  -- write a config no one holds.
-  local empty = kind == "dir" and not (core.listdir(git) or { "?" })[1]
-  if kind == "dir" and not empty then
-    -- A repository without a hooks directory (cloned with an empty
-    -- template) gets the empty one git init makes, so that it can be held;
-    -- not through a .git the command made a symlink to elsewhere (the
-    -- policy is refused then, as it names a path through a symlink).
-    if hooks and core.realpath(git) == git and not core.kind(git .. "/hooks") then
-      core.mkdir(git .. "/hooks")
-    end
-    -- .git itself, granted on its own, becomes a mount point of its own in
-    -- the shim: it cannot be renamed away and replaced by a copy whose
-    -- hooks are not held.
-    add_unique(write, git)
-    -- .git/commondir would send git to another directory's hooks and
-    -- config; it cannot be held before it exists (an empty one breaks
-    -- git), so lcsb looks for it afterwards.
-    if run and not core.kind(git .. "/commondir") then
-      table.insert(result.watch, git .. "/commondir")
-    end
-    return "pinned"
-  elseif kind == "file" then
-    -- A worktree's or a submodule's .git is a file naming the directory
-    -- git uses: rewritten, it would send the user's next git to hooks and
-    -- a config the command wrote. It is held read-only.
-    local real = core.realpath(git)
-    if real and covered(write, real) then
-      add_unique(out, real)
-      return "read-only"
-    end
-    return "outside"
-  elseif (empty or not kind) and run and core.system_prefix(project) then
-    -- A system directory (/, /usr) as the project: the policy is refused
-    -- before anything runs (no write tier may hold one), and nothing is
-    -- made in it meanwhile.
-    return "not held (a system directory)"
-  elseif (empty or not kind) and run then
-    -- Not a repository: the command must not make one, hooks of its own
-    -- included, for the user to trust later; git passes over the empty one.
-    return hold_empty(git, "a repository", out, result) and "held empty" or "unwritable"
-  end
-  return "not there"
-end
-
--- protect = { ..., "!NAME" }, the I-th entry: the default at NAME is let go,
--- with those below it ("!.git": all three of git's), each marked in GONE
--- with the entry. One that lets no default go, or is no name, is an error
--- naming it: a typo must not leave on a default its author believes off,
--- nor a path pass for a name (the shim never sees it either way).
-local function let_go(entry, i, gone)
-  local name = entry:sub(2)
-  local shown = ("exec_policy: key 'protect': entry %d (%q)"):format(i, entry)
-  local names = {}
-  for _, d in ipairs(M.protect_default) do names[#names + 1] = d.path end
-  table.sort(names)
-  if name == "" then
-    fail(("%s names no default; \"!NAME\" lets one go by its name in lcsb.protect_default: %s")
-      :format(shown, table.concat(names, ", ")))
-  end
-  if name:find("^[/~]") or ("/" .. name .. "/"):find("/%.?%.?/") then
-    fail(("%s is not a default's name: name it from the project's root, as "
-      .. "lcsb.protect_default does (\"!.claude\", \"!.git/hooks\")"):format(shown))
-  end
-  local any = false
-  for _, d in ipairs(M.protect_default) do
-    if d.path == name or d.path:sub(1, #name + 1) == name .. "/" then
-      gone[d.path] = entry
-      any = true
-    end
-  end
-  if not any then
-    fail(("%s lets no default go; the defaults are: %s"):format(shown, table.concat(names, ", ")))
-  end
-end
-
--- The protected paths: the defaults (the repository's, the agents'
--- configuration) unless protect = false or a "!" entry lets one go, then
--- the policy's own list. Everything the list says is checked before
--- anything is held. What became of each default goes to RESULT.defaults,
--- a line each, for lcsb check; the paths they keep read-only once they
--- exist, to RESULT.protect_later, for the report after the run.
-local function protected(opts, project, write, run, result)
-  local listed = opts.protect
-  if listed == true then
-    fail("exec_policy: key 'protect' must be a list of paths, or false")
-  end
-  -- A policy script may add to the defaults, as to lcsb.run_later.list.
-  for i, d in ipairs(M.protect_default) do
-    if type(d) ~= "table" or type(d.path) ~= "string" or type(d.why) ~= "string"
-      or d.path:find("^/") or ("/" .. d.path .. "/"):find("/%.?%.?/") then
-      fail(("exec_policy: lcsb.protect_default: entry %d: expected a table with a path from the "
-        .. "project's root (no .. nor trailing slash) and a why"):format(i))
-    end
-  end
-  local gone, own = {}, {}
-  for key in pairs(type(listed) == "table" and listed or {}) do
-    if math.type(key) ~= "integer" or key < 1 or key > #listed then
-      fail(("exec_policy: key 'protect' must be a list of paths, or false, not a table with "
-        .. "the key %s"):format(tostring(key)))
-    end
-  end
-  for i, entry in ipairs(listed or {}) do
-    if type(entry) == "string" and entry:sub(1, 1) == "!" then
-      let_go(entry, i, gone)
-    else
-      own[#own + 1] = absolute(entry, "protect")
-    end
-  end
-  local kept = {}
-  for _, d in ipairs(listed ~= false and M.protect_default or {}) do
-    if not gone[d.path] then kept[d.path] = true end
-  end
-  -- A mount needs something to sit on: what does not exist cannot be kept
-  -- from being created, so say so rather than protect nothing.
-  for _, path in ipairs(own) do
-    if not core.kind(path) then
-      fail(("exec_policy: key 'protect': %s does not exist, and lcsb can only keep an existing "
-        .. "path read-only; create it first"):format(path))
-    end
-  end
-  local out, lines, later = {}, {}, {}
-  local function note(state, d, extra)
-    lines[#lines + 1] = ("%-10s %s: %s%s"):format(state, d.path, d.why, extra or "")
-  end
-  -- Most defaults are not there: one listing of the project says which
-  -- might be, instead of a question each.
-  local at_root = {}
-  for _, name in ipairs(core.listdir(project) or {}) do at_root[name] = true end
-  for _, d in ipairs(listed ~= false and M.protect_default or {}) do
-    local path = project .. "/" .. d.path
-    local maybe = at_root[d.path:match("^[^/]+")]
-    if gone[d.path] then
-      note("let go", d, (" (protect = { %q })"):format(gone[d.path]))
-    elseif d.path == ".git" then
-      note(hold_git(project, write, out, run, result, kept[".git/hooks"]), d)
-    elseif maybe and core.kind(path) then
-      -- By where it leads: a symlink in the project is replaced as easily
-      -- as a file (the report after the run names that), and what it leads
-      -- to is kept only where the command could write it.
-      local real = core.realpath(path)
-      if real and covered(write, real) then
-        add_unique(out, real)
-        note("read-only", d)
-      else
-        note("outside", d, " (not writable anyway)")
-      end
-    else
-      -- Not there (or a symlink to nothing): named after the run if the
-      -- command makes it; kept read-only by the runs after. Held empty for
-      -- the run, a directory would cost every run a lock and would be a
-      -- broken configuration to an agent that starts meanwhile.
-      later[#later + 1] = path
-      note("not there", d)
-    end
-  end
-  if listed == false then lines[1] = "(none: protect = false turns every default off)" end
-  result.defaults, result.protect_later = lines, later
-  for _, path in ipairs(own) do
-    if core.kind(path) and covered(write, path) then
-      add_unique(out, core.realpath(path) or path)
-    elseif core.kind(path) then
-      leave_out(result, "protect", path, "not writable anyway")
-    end
-  end
-  return out
-end
-
 -- ---- composing, then instantiating for a run ----
 
 -- What the private HOME and TMPDIR will be, in a composed env before the
@@ -1258,101 +764,6 @@ local function compose(opts, run, cache_root)
   return plan
 end
 
--- Where the command of a run under PLAN may write, whatever the run adds:
--- what the plan's record of the file system holds there is asked again on
--- every run, as the command may have changed it.
-local function write_areas(plan, cache_root)
-  local areas = table.move(plan.write, 1, #plan.write, 1, {})
-  if cache_root then areas[#areas + 1] = cache_root end
-  return areas
-end
-
--- What composing reads besides its options: lcsb's own modules (a script
--- may add to a preset, to lcsb.protect_default, to the closures, or
--- replace a function of lcsb's), and the standard library's functions and
--- the globals lcsb found when it was loaded, as they are now. Their state
--- is part of a plan's key (core.plan_state): a script that changes them
--- composes for that state; one that puts a function of its own among them,
--- on every run.
-local STOCK_GLOBALS = {}
-for name, value in pairs(_G) do
-  if type(value) == "function" then STOCK_GLOBALS[#STOCK_GLOBALS + 1] = name end
-end
-local function state_roots()
-  local globals = {}
-  for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(_G, name) end
-  return { lcsb = M, core = core, tools = tools, paths = paths, run_later = run_later,
-    agents = agents, string = string, table = table, math = math, utf8 = utf8, os = os,
-    io = io, G = globals }
-end
-
--- The bytes a plan is found by: what compose reads beyond the file system
--- and the variables it asks for (which the plan records), in one canonical
--- form; nil when the options or lcsb's modules hold what no bytes can stand
--- for (a function of the script's own, a userdata).
-local function plan_key(opts, run, cache_root)
-  local build = core.build_id()
-  if not build then return nil, "lcsb cannot tell which build it is" end
-  local state, why = core.plan_state(state_roots())
-  if not state then return nil, why end
-  local key = {
-    lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
-    command = run.argv and run.argv[1], state = state,
-    own_world = own_world(), cache_root = cache_root or false,
-    HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
-  }
-  -- nil for what is no plain data (a function, a table with a metatable of
-  -- its own, nesting past 64): composing says what is wrong.
-  local bytes
-  bytes, why = core.plan_key(key, tools.preset_mark)
-  if not bytes then return nil, "the options hold " .. why end
-  return bytes
-end
-
--- compose, or the plan a run before made of the same options, while
--- nothing it was made from changed (core.plan_find checks); a new one is
--- kept for the runs after.
-local function compose_cached(opts, run)
-  -- Where caches live: asked once (it is asked of the disk).
-  local cache_root = core.cache_root()
-  local key, why = plan_key(opts, run, cache_root)
-  local plan
-  if key then plan, why = core.plan_find(key) end
-  for name, value in pairs(plan and plan.env_read or {}) do
-    if (os.getenv(name) or false) ~= value then
-      plan, why = nil, ("%s is not what it was"):format(name)
-      break
-    end
-  end
-  if plan then
-    -- What the composition read (a .python-version), read again: held to
-    -- the trust as a composition would hold it (a plan made under
-    -- --no-trust-check stands for no trusted run), and protected for the
-    -- run like any file the script read.
-    for _, path in ipairs(plan.reads or {}) do
-      local file = io.open(path)
-      if file then file:close() end
-    end
-    plan.plan = { "kept plan used (composed by an earlier run; what it rests on holds)" }
-    return plan
-  end
-  -- Each question asked once while composing; recorded for a plan, with
-  -- the variables and the files it read.
-  core.compose_begin(key ~= nil)
-  env_read = {}
-  local reads_mark = core.reads_mark()
-  local ok, composed = pcall(compose, opts, run, cache_root)
-  if ok then composed.env_read, composed.reads = env_read, core.reads_since(reads_mark) end
-  env_read = nil
-  local kept, not_kept = false, why
-  if ok and key then kept, not_kept = core.plan_save(key, composed, write_areas(composed, cache_root)) end
-  core.compose_end()
-  if not ok then error(composed, 0) end
-  composed.plan = { ("composed (%s); %s"):format(why, kept and "kept for the runs after"
-    or "not kept: " .. tostring(not_kept)) }
-  return composed
-end
-
 -- PLAN made for a run: the private HOME and TMPDIR in SCOPE, the caller's
 -- terminal, the caches, what the private HOME shows, the project's .git
 -- held, the protected paths, and what to look for after it. The result:
@@ -1389,7 +800,8 @@ local function instantiate(plan, scope, run)
   local spec = {
     read = plan.read, write = write, exec = exec, env = env, net = plan.net,
     cwd = plan.project, degrade = plan.degrade,
-    protect = protected({ protect = plan.protect }, plan.project, write, run, result),
+    protect = protected({ protect = plan.protect }, plan.project, write, run, result,
+      M.protect_default),
     hide = plan.hide, limits = plan.limits,
   }
   local ok, policy = pcall(core.policy, spec)
@@ -1417,7 +829,7 @@ local function build(opts)
   -- plain Lua program, where nothing is held for the run).
   local run = core.run()
   local scope = scope_of(opts)
-  return instantiate(compose_cached(opts, run or {}), scope, run)
+  return instantiate(plans.compose_cached(opts, run or {}, compose, M), scope, run)
 end
 
 -- After the run: the placeholders RESULT holds are let go of (the last run
@@ -1523,6 +935,6 @@ M.trusted = core.trusted
 
 -- Every function of lcsb's, and of the standard library, named by where it
 -- is now, before any policy script can change them.
-core.plan_stock(state_roots())
+core.plan_stock(plans.state_roots(M))
 
 return M
