@@ -48,14 +48,36 @@ for name, value in pairs(_G) do
   if type(value) == "function" then STOCK_GLOBALS[#STOCK_GLOBALS + 1] = name end
 end
 
+-- The modules only composing loads (compose in lcsb/init.lua requires
+-- them), each stocked as it loads (P.stock_on_demand), with its state then.
+-- A run on a kept plan loads none of them, so their state is part of the
+-- key only where a script changed one: unchanged, it reads as not loaded.
+local ON_DEMAND = { "lcsb.exec_tier", "lcsb.env", "lcsb.oci" }
+local on_demand_stock = {}
+
+-- MODULE, loaded as NAME (one of ON_DEMAND): its functions named and its
+-- state kept, once, before a policy script can change them.
+function P.stock_on_demand(name, module)
+  if on_demand_stock[name] ~= nil then return end
+  core.plan_stock({ [name] = module })
+  on_demand_stock[name] = core.plan_state({ [name] = module }) or false
+end
+
 -- LCSB (lcsb/init.lua's module) and the rest of lcsb's modules, the
 -- standard library and the stock globals, as the key holds them.
 function P.state_roots(lcsb)
   local globals = {}
   for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(_G, name) end
-  return { lcsb = lcsb, core = core, tools = tools, paths = paths, run_later = run_later,
+  local roots = { lcsb = lcsb, core = core, tools = tools, paths = paths, run_later = run_later,
     agents = agents, tiers = tiers, home = home, protect = protect, plan = P, string = string,
     table = table, math = math, utf8 = utf8, os = os, io = io, G = globals }
+  for _, name in ipairs(ON_DEMAND) do
+    local module, stock = package.loaded[name], on_demand_stock[name]
+    if module ~= nil and not (stock and core.plan_state({ [name] = module }) == stock) then
+      roots[name] = module
+    end
+  end
+  return roots
 end
 
 -- The bytes a plan is found by: what compose reads beyond the file system
