@@ -301,11 +301,19 @@ local lcsb = require "lcsb"
 if os.getenv("SHOW") == "1" then lcsb.etc_hidden = function() return {} end end
 -- One of lcsb's own in another's place: no function of the script's.
 if os.getenv("SWAP") == "1" then lcsb.etc_hidden = lcsb.ttys end
+-- A module only composing loads (lcsb.env), loaded by the script as it is,
+-- or changed.
+if os.getenv("LOAD") == "1" then require "lcsb.env" end
+if os.getenv("MARK") == "1" then require("lcsb.env").marked = true end
 return lcsb.exec_policy { exec = { "cat" } }
 EOF
 kept_then_used cat
 SHOW=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" cat
 SWAP=1 expect_plan "composed (no plan kept yet)" cat
+expect_plan "kept plan used" cat
+LOAD=1 expect_plan "kept plan used" cat
+MARK=1 expect_plan "composed (no plan kept yet)" cat
+MARK=1 expect_plan "kept plan used" cat
 expect_plan "kept plan used" cat
 if [[ $(id -u) == 0 ]]; then
   SHOW=1 run cat /etc/shadow

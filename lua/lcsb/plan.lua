@@ -1,0 +1,150 @@
+-- lcsb.plan: the plan cache as exec_policy uses it. A composition is plain
+-- data kept as a plan (core.plan_save) and found again by a key of all it
+-- read besides the disk (plan_key): the options, the run, the variables it
+-- asked for, and the state of lcsb's own modules, which a policy script may
+-- change. Apart from lcsb/init.lua because it is the one part of a run that
+-- decides whether composing happens at all.
+
+local core = require "lcsb.core"
+local agents = require "lcsb.agents"
+local home = require "lcsb.home"
+local paths = require "lcsb.paths"
+local protect = require "lcsb.protect"
+local run_later = require "lcsb.run_later"
+local tiers = require "lcsb.tiers"
+local tools = require "lcsb.tools"
+
+local P = {}
+
+-- The variables a composition asked for, while one runs: a plan is used
+-- only while each still says the same (compose_cached).
+local env_read
+
+-- os.getenv, noted for the plan while a composition runs.
+function P.getenv(name)
+  local value = os.getenv(name)
+  if env_read then env_read[name] = value or false end
+  return value
+end
+
+-- Where the command of a run under PLAN may write, whatever the run adds:
+-- what the plan's record of the file system holds there is asked again on
+-- every run, as the command may have changed it.
+local function write_areas(plan, cache_root)
+  local areas = table.move(plan.write, 1, #plan.write, 1, {})
+  if cache_root then areas[#areas + 1] = cache_root end
+  return areas
+end
+
+-- What composing reads besides its options: lcsb's own modules (a script
+-- may add to a preset, to lcsb.protect_default, to the closures, or
+-- replace a function of lcsb's), and the standard library's functions and
+-- the globals lcsb found when it was loaded, as they are now. Their state
+-- is part of a plan's key (core.plan_state): a script that changes them
+-- composes for that state; one that puts a function of its own among them,
+-- on every run.
+local STOCK_GLOBALS = {}
+for name, value in pairs(_G) do
+  if type(value) == "function" then STOCK_GLOBALS[#STOCK_GLOBALS + 1] = name end
+end
+
+-- The modules only composing loads (compose in lcsb/init.lua requires
+-- them), each stocked as it loads (P.stock_on_demand), with its state then.
+-- A run on a kept plan loads none of them, so their state is part of the
+-- key only where a script changed one: unchanged, it reads as not loaded.
+local ON_DEMAND = { "lcsb.exec_tier", "lcsb.env", "lcsb.oci" }
+local on_demand_stock = {}
+
+-- MODULE, loaded as NAME (one of ON_DEMAND): its functions named and its
+-- state kept, once, before a policy script can change them.
+function P.stock_on_demand(name, module)
+  if on_demand_stock[name] ~= nil then return end
+  core.plan_stock({ [name] = module })
+  on_demand_stock[name] = core.plan_state({ [name] = module }) or false
+end
+
+-- LCSB (lcsb/init.lua's module) and the rest of lcsb's modules, the
+-- standard library and the stock globals, as the key holds them.
+function P.state_roots(lcsb)
+  local globals = {}
+  for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(_G, name) end
+  local roots = { lcsb = lcsb, core = core, tools = tools, paths = paths, run_later = run_later,
+    agents = agents, tiers = tiers, home = home, protect = protect, plan = P, string = string,
+    table = table, math = math, utf8 = utf8, os = os, io = io, G = globals }
+  for _, name in ipairs(ON_DEMAND) do
+    local module, stock = package.loaded[name], on_demand_stock[name]
+    if module ~= nil and not (stock and core.plan_state({ [name] = module }) == stock) then
+      roots[name] = module
+    end
+  end
+  return roots
+end
+
+-- The bytes a plan is found by: what compose reads beyond the file system
+-- and the variables it asks for (which the plan records), in one canonical
+-- form; nil when the options or lcsb's modules hold what no bytes can stand
+-- for (a function of the script's own, a userdata).
+local function plan_key(opts, run, cache_root, lcsb)
+  local build = core.build_id()
+  if not build then return nil, "lcsb cannot tell which build it is" end
+  local state, why = core.plan_state(P.state_roots(lcsb))
+  if not state then return nil, why end
+  local key = {
+    lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
+    command = run.argv and run.argv[1], state = state,
+    own_world = tiers.own_world(), cache_root = cache_root or false,
+    HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
+  }
+  -- nil for what is no plain data (a function, a table with a metatable of
+  -- its own, nesting past 64): composing says what is wrong.
+  local bytes
+  bytes, why = core.plan_key(key, tools.preset_mark)
+  if not bytes then return nil, "the options hold " .. why end
+  return bytes
+end
+
+-- compose, or the plan a run before made of the same options, while
+-- nothing it was made from changed (core.plan_find checks); a new one is
+-- kept for the runs after. COMPOSE is exec_policy's, LCSB its module.
+function P.compose_cached(opts, run, compose, lcsb)
+  -- Where caches live: asked once (it is asked of the disk).
+  local cache_root = core.cache_root()
+  local key, why = plan_key(opts, run, cache_root, lcsb)
+  local plan
+  if key then plan, why = core.plan_find(key) end
+  for name, value in pairs(plan and plan.env_read or {}) do
+    if (os.getenv(name) or false) ~= value then
+      plan, why = nil, ("%s is not what it was"):format(name)
+      break
+    end
+  end
+  if plan then
+    -- What the composition read (a .python-version), read again: held to
+    -- the trust as a composition would hold it (a plan made under
+    -- --no-trust-check stands for no trusted run), and protected for the
+    -- run like any file the script read.
+    for _, path in ipairs(plan.reads or {}) do
+      local file = io.open(path)
+      if file then file:close() end
+    end
+    plan.plan = { "kept plan used (composed by an earlier run; what it rests on holds)" }
+    return plan
+  end
+  -- Each question asked once while composing; recorded for a plan, with
+  -- the variables and the files it read.
+  core.compose_begin(key ~= nil)
+  env_read = {}
+  local reads_mark = core.reads_mark()
+  local ok, composed = pcall(compose, opts, run, cache_root)
+  if ok then composed.env_read, composed.reads = env_read, core.reads_since(reads_mark) end
+  env_read = nil
+  local kept, not_kept = false, why
+  if ok and key then kept, not_kept = core.plan_save(key, composed, write_areas(composed, cache_root)) end
+  core.compose_end()
+  if not ok then error(composed, 0) end
+  composed.plan = { ("composed (%s); %s"):format(why, kept and "kept for the runs after"
+    or "not kept: " .. tostring(not_kept)) }
+  return composed
+end
+
+return P

@@ -1,0 +1,115 @@
+-- lcsb.tiers: the paths of a policy's tiers (read, write, exec, hide,
+-- protect) as exec_policy gathers them: each entry as written made absolute
+-- ("~" the caller's HOME), a tier's list kept unique and in order, what is
+-- left out and why, and whether resolving a path passes through where the
+-- command writes. Apart from lcsb/init.lua because every phase, the home,
+-- exec and protect ones in their own files too, asks these questions; they
+-- would sit as well beside lcsb.paths (covered, set), which is another's.
+
+local core = require "lcsb.core"
+local paths = require "lcsb.paths"
+
+local covered = paths.covered
+
+-- Errors carry no position here: exec_policy re-raises them at the script's
+-- line that called it.
+local function fail(msg) error(msg, 0) end
+
+-- A list that keeps its order and its entries unique: the list part holds
+-- the paths (all core.policy reads), the hash part marks them, so the list
+-- is its own set for `covered`.
+local function add_unique(into, path)
+  if into[path] then return end
+  into[path] = true
+  into[#into + 1] = path
+end
+
+-- "~" and "~/x" are the caller's real HOME.
+local function expand(path, key)
+  if type(path) ~= "string" then
+    fail(("exec_policy: key '%s': entries must be strings, not %s"):format(key, type(path)))
+  end
+  if path == "~" or path:sub(1, 2) == "~/" then
+    local home = os.getenv("HOME")
+    if not home or home == "" then fail(("exec_policy: %s: HOME is not set"):format(path)) end
+    return home .. path:sub(2)
+  end
+  return path
+end
+
+local function absolute(path, key)
+  path = expand(path, key)
+  local norm, err = core.normalize(path)
+  if not norm then fail(("exec_policy: key '%s': %s"):format(key, err)) end
+  return norm
+end
+
+-- Note in RESULT what the policy asked for and left out, for `lcsb check`.
+local function leave_out(result, tier, path, why)
+  table.insert(result.left_out, { tier = tier, path = path, why = why })
+end
+
+-- Paths that do not exist grant nothing; leave them out rather than let the
+-- shim refuse the whole run. A path reached through a symlink is kept as
+-- written, for validation to refuse by name.
+local function existing(list, key, into, result)
+  for _, path in ipairs(list or {}) do
+    local abs = absolute(path, key)
+    if core.kind(abs) then
+      add_unique(into, abs)
+    else
+      leave_out(result, key, abs, "does not exist")
+    end
+  end
+end
+
+-- The system baseline is trusted, so its symlinks (/bin -> usr/bin on a
+-- merged-/usr system) are resolved rather than refused.
+local function resolved(list, into)
+  for _, path in ipairs(list) do
+    local real = core.realpath(path)
+    if real and not covered(into, real) then add_unique(into, real) end
+  end
+end
+
+-- Whether resolving PATH passes through SET (paths as keys): a directory on
+-- the way, or a symlink read on the way, lies in it. Where the command
+-- writes, it may have swapped any of them for a link to elsewhere, so what
+-- such a path leads to is the command's choice.
+local function passes_through(path, set)
+  local parts = {}
+  for part in path:gmatch("[^/]+") do parts[#parts + 1] = part end
+  local at, i, hops = "", 1, 0
+  while i <= #parts do
+    local part = parts[i]
+    i = i + 1
+    if part == ".." then
+      at = at:match("^(.*)/[^/]*$") or ""
+    elseif part ~= "." then
+      local here = at .. "/" .. part
+      if covered(set, here) then return true end
+      local target = core.lstat(here) == "link" and core.readlink(here)
+      if target then
+        hops = hops + 1
+        if hops > 40 then return true end -- a loop of links: nothing to trust
+        local rest = {}
+        for p in target:gmatch("[^/]+") do rest[#rest + 1] = p end
+        table.move(parts, i, #parts, #rest + 1, rest)
+        parts, i = rest, 1
+        if target:sub(1, 1) == "/" then at = "" end
+      else
+        at = here
+      end
+    end
+  end
+  return false
+end
+
+-- Does the command get a world of its own here, in which hidden paths hold?
+local function own_world() return core.world_capable() end
+
+return {
+  add_unique = add_unique, expand = expand, absolute = absolute, leave_out = leave_out,
+  existing = existing, resolved = resolved, passes_through = passes_through,
+  own_world = own_world,
+}
