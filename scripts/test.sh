@@ -39,7 +39,7 @@ CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/containers.conf} "$root/build/b
 
 if [[ $(id -u) -eq 0 ]]; then
   section "enforcement and shim suites as an unprivileged user"
-  "$root/tests/test_user.sh" >/dev/null
+  "$root/tests/support/test_user.sh" >/dev/null
   # A copy the user can read, away from root's home.
   unpriv=$(mktemp -d /tmp/lcsb-unpriv.XXXXXX)
   build "$unpriv"
