@@ -83,6 +83,8 @@ vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_property" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_netname" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_proxy_request" >/dev/null
 # The proxy's threads, one per connection: its 512-connection case passes
 # valgrind's default of 500 threads.
 vg_quiet --max-threads=1500 "$root/build/tests/test_sandbox_proxy" >/dev/null
