@@ -48,7 +48,8 @@ if [[ $(id -u) -eq 0 ]]; then
   # The test_sandbox_policy parts too: removing a mode-000 directory needs the
   # chmod that root never does.
   for t in test_sandbox_enforce_{fs,net,domains,cli,scope,faults,world,oci,isolation,limits,memory,stop,trust,caps,later,home} test_sandbox_caps \
-           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate}; do
+           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate} \
+           test_sandbox_detect; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
@@ -79,6 +80,7 @@ vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 vg_quiet() { "${vg[@]}" "$@" 2> >(grep -v '^--[0-9]*-- ' >&2); }
 vg_quiet "$root/build/tests/test_sandbox_policy_data" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_policy_validate" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_detect" >/dev/null
 vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
