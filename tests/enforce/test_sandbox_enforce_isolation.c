@@ -443,8 +443,7 @@ static void test_init_not_starved(void **state) {
     for (size_t i = 0; i < 4; i++) {
         char refused[64];
         FMT(refused, "%s: EPERM", calls[i]);
-        if (!strstr(P.out, refused))
-            FAIL_RUN(mech, cmd, "the command reached its init: %s", calls[i]);
+        if (!strstr(P.out, refused)) FAIL_RUN(mech, cmd, "the command reached its init: %s", calls[i]);
     }
 }
 
