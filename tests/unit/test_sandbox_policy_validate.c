@@ -256,7 +256,7 @@ static void test_validate_memory_limit(void **state) {
             assert_contains(final[1], want);
         else
             assert_lacks(final[1], "\"cgroup\"");
-        assert_int_equal(lcsb_attest((const char *const *)final, NULL, &a, &err), 0);
+        assert_int_equal(lcsb_attest((const char *const *) final, NULL, &a, &err), 0);
         assert_int_equal(a.memory_by, version == 0   ? LCSB_MEMORY_BY_RLIMIT
                                       : version == 1 ? LCSB_MEMORY_BY_CGROUP1
                                                      : LCSB_MEMORY_BY_CGROUP2);
@@ -282,7 +282,7 @@ static void test_validate_memory_limit(void **state) {
     assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
     assert_lacks(final[1], "\"cgroup\"");
     assert_contains(final[1], "\"tmp\":1073741824,");
-    assert_int_equal(lcsb_attest((const char *const *)final, NULL, &a, &err), 0);
+    assert_int_equal(lcsb_attest((const char *const *) final, NULL, &a, &err), 0);
     assert_int_equal(a.memory_by, LCSB_MEMORY_BY_NOTHING);
     char *json = lcsb_attestation_json(&a);
     assert_lacks(json, "memory_by");
@@ -541,7 +541,7 @@ static unsigned attested_drops(const lcsb_backend *b, const lcsb_policy *policy)
     lcsb_attestation att;
     lcsb_error err = {0};
     if (lcsb_backend_wrap(b, policy, cmd, &final, &err) ||
-        lcsb_attest((const char *const *)final, NULL, &att, &err))
+        lcsb_attest((const char *const *) final, NULL, &att, &err))
         fail_msg("wrap/attest: %s", err.message);
     lcsb_argv_free(final);
     return att.dropped;
