@@ -29,33 +29,23 @@
  * its proxy) fails to run, whatever the timings: the benchmark asserts
  * nothing about time.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <lcsb.h>
 #include <limits.h>
 #include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "fixture.h"
 #include "plans.h"
+#include "process.h"
 #include "served.h"
-#include "spawn.h"
 #include "syscalls.h"
 #include "throughput.h"
 #include "util.h"

@@ -1,31 +1,19 @@
 /* The temporary directory the policies point into, lcsb's project in it,
  * and the policies built over them. Apart from bench.c: what the rows run
  * against, made once before any is timed. */
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <lcsb.h>
 #include <limits.h>
-#include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "fixture.h"
-#include "spawn.h"
+#include "process.h"
 #include "util.h"
 
 /* ---- The fixture and the policies. ---- */

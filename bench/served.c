@@ -1,31 +1,19 @@
 /* The host program bench drives, bench-embedded --serve: started, asked to
  * run a command over its socket, and ended with its last words. Apart from
  * bench.c: one protocol in one place. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <lcsb.h>
-#include <limits.h>
-#include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "process.h"
 #include "served.h"
-#include "spawn.h"
 #include "util.h"
 
 /* ---- A host program bench drives: bench-embedded --serve. ---- */

@@ -1,32 +1,16 @@
 /* The system calls of lcsb's own process in a run of each policy row:
  * strace -c, without -f, its summary read back. Apart from bench.c, which
  * times. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <lcsb.h>
 #include <limits.h>
-#include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bench.h"
 #include "fixture.h"
 #include "plans.h"
-#include "spawn.h"
+#include "process.h"
 #include "syscalls.h"
 #include "util.h"
 

@@ -1,31 +1,23 @@
 /* The proxy's throughput: curl downloading from an HTTP server in a thread
  * of the harness, directly and under lcsb through the proxy, in turns.
  * Apart from bench.c, whose rows run /bin/true. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <lcsb.h>
 #include <limits.h>
-#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "fixture.h"
-#include "spawn.h"
+#include "process.h"
 #include "throughput.h"
 #include "util.h"
 

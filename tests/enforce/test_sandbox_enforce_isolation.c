@@ -23,13 +23,10 @@
 #include <limits.h>
 #include <linux/keyctl.h>
 #include <mqueue.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>

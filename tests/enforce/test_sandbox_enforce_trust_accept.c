@@ -10,16 +10,11 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "trust_fixture.h"

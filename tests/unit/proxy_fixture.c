@@ -11,7 +11,6 @@
 #include "helpers.h"
 #include "proxy_fixture.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>

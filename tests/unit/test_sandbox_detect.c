@@ -9,7 +9,6 @@
 #include <cmocka.h> /* after the four above, which it needs */
 
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* A #! line names what runs a script; env's options that take a word
  * (-u NAME) are no program, and an interpreter that is not executable is

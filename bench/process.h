@@ -1,7 +1,7 @@
-/* Running a program as every row does (spawn.c): the run's environment and
+/* Running a program as every row does (process.c): the run's environment and
  * /dev/null, spawned and reaped, and what a run that failed said. */
-#ifndef LCSB_BENCH_SPAWN_H
-#define LCSB_BENCH_SPAWN_H
+#ifndef LCSB_BENCH_PROCESS_H
+#define LCSB_BENCH_PROCESS_H
 
 #include <stddef.h>
 

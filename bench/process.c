@@ -2,30 +2,16 @@
  * spawned and reaped, and what a run that failed said. Apart from bench.c so
  * that the parts that run things (the rows, the system calls, the downloads)
  * share one way to run them. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <lcsb.h>
-#include <limits.h>
-#include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <signal.h>
 #include <spawn.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
-#include "spawn.h"
+#include "process.h"
 #include "util.h"
 
 extern char **environ;
