@@ -11,12 +11,12 @@ LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjs
 # the static payload of the isolation cases; curl, openssl and pip are clients
 # (and the certificate) of the net.domains cases, with nodejs's npm where it
 # has one (Debian's npm package would replace a newer nodejs); venv and pytest
-# are the Python workload's (tests/test_sandbox_workloads.sh); strace counts
+# are the Python workload's (tests/cli/test_sandbox_workloads.sh); strace counts
 # the system calls of lcsb's own process in bench's quick run (issue 28).
 LCSB_TEST_PACKAGES=(valgrind bubblewrap clang libclang-rt-14-dev man-db binutils git nodejs
                     podman runc uidmap slirp4netns iptables busybox-static libc6-dev
                     curl openssl python3-pip python3-venv python3-pytest ca-certificates strace)
-# The examples' toolchains (tests/test_sandbox_workloads.sh runs each): npm
+# The examples' toolchains (tests/cli/test_sandbox_workloads.sh runs each): npm
 # comes with some builds of nodejs and is a package of its own in Debian's
 # (which would replace such a nodejs), and cargo may come from rustup: each
 # only where none is on PATH.

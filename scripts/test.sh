@@ -39,7 +39,7 @@ CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/containers.conf} "$root/build/b
 
 if [[ $(id -u) -eq 0 ]]; then
   section "enforcement and shim suites as an unprivileged user"
-  "$root/tests/test_user.sh" >/dev/null
+  "$root/tests/support/test_user.sh" >/dev/null
   # A copy the user can read, away from root's home.
   unpriv=$(mktemp -d /tmp/lcsb-unpriv.XXXXXX)
   build "$unpriv"
@@ -47,8 +47,9 @@ if [[ $(id -u) -eq 0 ]]; then
   chmod -R go+rX "$unpriv"
   # The test_sandbox_policy parts too: removing a mode-000 directory needs the
   # chmod that root never does.
-  for t in test_sandbox_enforce_{fs,net,domains,cli,scope,faults,world,oci,isolation,memory,stop,trust,caps,later,home} test_sandbox_caps \
-           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate}; do
+  for t in test_sandbox_enforce_{fs,net,domains,cli,scope,faults,world,oci,isolation,limits,memory,stop,trust,trust_accept,caps,later,home} test_sandbox_caps \
+           test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate} \
+           test_sandbox_detect; do
     [[ -x "$unpriv/tests/$t" ]] || continue
     (cd /tmp && setpriv --reuid lcsbtest --regid lcsbtest --clear-groups --reset-env \
       env PATH=/usr/local/bin:/usr/bin:/bin \
@@ -79,10 +80,13 @@ vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 vg_quiet() { "${vg[@]}" "$@" 2> >(grep -v '^--[0-9]*-- ' >&2); }
 vg_quiet "$root/build/tests/test_sandbox_policy_data" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_policy_validate" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_detect" >/dev/null
 vg_quiet "$root/build/tests/test_cli_args" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_oci" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_golden" >/dev/null
 vg_quiet "$root/build/tests/test_sandbox_seatbelt_property" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_netname" >/dev/null
+vg_quiet "$root/build/tests/test_sandbox_proxy_request" >/dev/null
 # The proxy's threads, one per connection: its 512-connection case passes
 # valgrind's default of 500 threads.
 vg_quiet --max-threads=1500 "$root/build/tests/test_sandbox_proxy" >/dev/null

@@ -379,6 +379,101 @@ static void test_command_dies_with_lcsb(void **state) {
     }
 }
 
+/* lcsb --backend BACKEND running `sh -c 'echo $HOME; echo $$; exec sleep
+ * 30'` from the project, in a process group of its own, its stdout and
+ * stderr on the pipes OUT and ERR (their write ends closed here). */
+static pid_t start_sleeping(fx *f, const char *backend, int out[2], int err[2]) {
+    const char *argv[] = {LCSB_CLI_PATH,
+                          "--no-trust-check",
+                          "--backend",
+                          backend,
+                          f->policy,
+                          "--",
+                          "sh",
+                          "-c",
+                          "echo \"$HOME\"; echo $$; exec sleep 30",
+                          NULL};
+    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
+            dup2(err[1], STDERR_FILENO) < 0 || chdir(f->project) != 0)
+            _exit(120);
+        setenv("PATH", "/usr/bin:/bin", 1);
+        execv(argv[0], (char *const *)argv);
+        _exit(122);
+    }
+    setpgid(pid, pid);
+    close(out[1]);
+    close(err[1]);
+    return pid;
+}
+
+/* SIG (NAME) sent to lcsb under BACKEND alone, and what must follow. */
+static void signal_one_run(fx *f, const char *backend, int sig, const char *name) {
+    int out[2], err[2];
+    pid_t pid = start_sleeping(f, backend, out, err);
+    char home[PATH_MAX], cmd_pid[32];
+    bool started =
+        read_line(out[0], home, sizeof home) && read_line(out[0], cmd_pid, sizeof cmd_pid);
+    if (!started) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(out[0]);
+        close(err[0]);
+        fail_msg("%s: the command did not start", backend);
+    }
+    assert_true(home[0] == '/');
+    assert_exists(home, true);
+    pid_t command = descendant_named(pid, "sleep");
+    assert_true(command > 0 && command != pid);
+    assert_int_equal(kill(command, 0), 0); /* sleeping, under lcsb */
+
+    double sent = now_seconds();
+    assert_int_equal(kill(pid, sig), 0);
+    int wstatus = 0;
+    pid_t waited;
+    while ((waited = waitpid(pid, &wstatus, WNOHANG)) == 0 && now_seconds() - sent < 10)
+        usleep(10000);
+    double took = now_seconds() - sent;
+    if (waited != pid) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(out[0]);
+        close(err[0]);
+        fail_msg("%s: lcsb still running %.1f s after %s", backend, took, name);
+    }
+    char errbuf[8192];
+    ssize_t n = read(err[0], errbuf, sizeof errbuf - 1);
+    errbuf[n > 0 ? n : 0] = '\0';
+    close(out[0]);
+    close(err[0]);
+    int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    /* Anything left in the group goes, but only after what we check. */
+    bool command_gone = false;
+    for (int k = 0; k < 100 && !command_gone; k++) {
+        command_gone = kill(command, 0) != 0 && errno == ESRCH;
+        if (!command_gone) usleep(10000);
+    }
+    kill(-pid, SIGKILL);
+    if (status != 128 + sig || !WIFEXITED(wstatus))
+        fail_msg("%s: lcsb ended with %d (%s) after %s, expected exit %d; stderr:\n%s", backend,
+                 status, WIFEXITED(wstatus) ? "exited" : "killed", name, 128 + sig, errbuf);
+    if (took > 5) fail_msg("%s: lcsb took %.1f s to exit after %s", backend, took, name);
+    if (!command_gone) fail_msg("%s: the command (pid %d) outlived lcsb", backend, command);
+    assert_exists(home, false);
+    char under[64];
+    FMT(under, "under %s", backend);
+    char exited[32];
+    FMT(exited, "sh exited %d", 128 + sig);
+    if (!has_line(errbuf, "lcsb: ", CMD(exited, name, under)))
+        fail_msg("%s: no trailer for the %s:\n%s", backend, name, errbuf);
+}
+
 /* SIGTERM, SIGINT, SIGHUP or SIGQUIT sent to lcsb alone (not its process
  * group) while the command runs: lcsb relays it, the command dies of it,
  * lcsb removes the private HOME and exits 128+N, all at once, not after the
@@ -392,95 +487,8 @@ static void test_signals_while_running(void **state) {
         int sig;
         const char *name;
     } sigs[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGHUP, "SIGHUP"}, {SIGQUIT, "SIGQUIT"}};
-    for (size_t run = 0; run < 2 * 4; run++) {
-        size_t i = run % 2;
-        int sig = sigs[run / 2].sig;
-        const char *name = sigs[run / 2].name;
-        const char *argv[] = {LCSB_CLI_PATH,
-                              "--no-trust-check",
-                              "--backend",
-                              backends[i],
-                              f->policy,
-                              "--",
-                              "sh",
-                              "-c",
-                              "echo \"$HOME\"; echo $$; exec sleep 30",
-                              NULL};
-        int out[2], err[2];
-        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            setpgid(0, 0);
-            int devnull = open("/dev/null", O_RDONLY);
-            if (devnull < 0 || dup2(devnull, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
-                dup2(err[1], STDERR_FILENO) < 0 || chdir(f->project) != 0)
-                _exit(120);
-            setenv("PATH", "/usr/bin:/bin", 1);
-            execv(argv[0], (char *const *)argv);
-            _exit(122);
-        }
-        setpgid(pid, pid);
-        close(out[1]);
-        close(err[1]);
-        char home[PATH_MAX], cmd_pid[32];
-        bool started =
-            read_line(out[0], home, sizeof home) && read_line(out[0], cmd_pid, sizeof cmd_pid);
-        if (!started) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            close(out[0]);
-            close(err[0]);
-            fail_msg("%s: the command did not start", backends[i]);
-        }
-        assert_true(home[0] == '/');
-        assert_exists(home, true);
-        pid_t command = descendant_named(pid, "sleep");
-        assert_true(command > 0 && command != pid);
-        assert_int_equal(kill(command, 0), 0); /* sleeping, under lcsb */
-
-        double sent = now_seconds();
-        assert_int_equal(kill(pid, sig), 0);
-        int wstatus = 0;
-        pid_t waited;
-        while ((waited = waitpid(pid, &wstatus, WNOHANG)) == 0 && now_seconds() - sent < 10)
-            usleep(10000);
-        double took = now_seconds() - sent;
-        if (waited != pid) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            close(out[0]);
-            close(err[0]);
-            fail_msg("%s: lcsb still running %.1f s after %s", backends[i], took, name);
-        }
-        char errbuf[8192];
-        ssize_t n = read(err[0], errbuf, sizeof errbuf - 1);
-        errbuf[n > 0 ? n : 0] = '\0';
-        close(out[0]);
-        close(err[0]);
-        int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-        /* Anything left in the group goes, but only after what we check. */
-        bool command_gone = false;
-        for (int k = 0; k < 100 && !command_gone; k++) {
-            command_gone = kill(command, 0) != 0 && errno == ESRCH;
-            if (!command_gone) usleep(10000);
-        }
-        kill(-pid, SIGKILL);
-        if (status != 128 + sig || !WIFEXITED(wstatus))
-            fail_msg("%s: lcsb ended with %d (%s) after %s, expected exit %d; stderr:\n%s",
-                     backends[i], status, WIFEXITED(wstatus) ? "exited" : "killed", name, 128 + sig,
-                     errbuf);
-        if (took > 5) fail_msg("%s: lcsb took %.1f s to exit after %s", backends[i], took, name);
-        if (!command_gone) fail_msg("%s: the command (pid %d) outlived lcsb", backends[i], command);
-        assert_exists(home, false);
-        char under[64];
-        FMT(under, "under %s", backends[i]);
-        char exited[32];
-        FMT(exited, "sh exited %d", 128 + sig);
-        if (!has_line(errbuf, "lcsb: ", CMD(exited, name, under)))
-            fail_msg("%s: no trailer for the %s:\n%s", backends[i], name, errbuf);
-    }
+    for (size_t run = 0; run < 2 * 4; run++)
+        signal_one_run(f, backends[run % 2], sigs[run / 2].sig, sigs[run / 2].name);
 }
 
 /* ---- where lcsb runs from ---- */

@@ -12,7 +12,7 @@
  *
  * The filter survives exec and binds every descendant, so the tests use it to
  * show what lcsb and its shim do when the kernel says no for real, instead of
- * a flag inside the code under test (tests/test_sandbox_enforce_faults.c).
+ * a flag inside the code under test (tests/enforce/test_sandbox_enforce_faults.c).
  *
  * Installing a filter unprivileged needs no_new_privs, set here with prctl
  * before the filter exists, so refusing prctl does not stop the launcher; the

@@ -152,6 +152,6 @@ int main(int argc, char **argv) {
         printf("refused %d\n", refused);
         return 0;
     }
-    fprintf(stderr, "record_probe: usage: see the comment at the top of tests/record_probe.c\n");
+    fprintf(stderr, "record_probe: usage: see the comment at the top of tests/cli/record_probe.c\n");
     return 2;
 }

@@ -308,18 +308,10 @@ static int compare_strings(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Two hundred runs started at the same instant, all with one TMPDIR and one
- * project that is no repository: each gets its own HOME and TMPDIR, all
- * succeed, and nothing is left afterwards, the .git they all held included. */
-static void test_concurrent_runs(void **state) {
-    NEED_LANDLOCK();
-    fx *f = *state;
-    run_tmp t;
-    make_run_tmp(f, &t);
-    char real_tmp[PATH_MAX], runs[PATH_MAX];
-    assert_non_null(realpath(t.dir, real_tmp));
-    assert_int_equal(mkdir(path_in(runs, f->outside, "runs"), 0700), 0);
-    fs_policy(f);
+/* CONCURRENT_RUNS runs of lcsb from the project with TMPDIR, forked into
+ * PIDS and let go at once, each one's stdout and stderr in RUNS/N.out and
+ * RUNS/N.err. */
+static void start_at_once(fx *f, const char *tmpdir, const char *runs, pid_t pids[]) {
     const char *argv[] = {
         LCSB_CLI_PATH, "--no-trust-check", "--backend",
         "landlock",    f->policy,
@@ -329,7 +321,6 @@ static void test_concurrent_runs(void **state) {
     /* Every child waits at the gate until the last one is forked. */
     int gate[2];
     assert_int_equal(pipe2(gate, O_CLOEXEC), 0);
-    pid_t pids[CONCURRENT_RUNS];
     for (int i = 0; i < CONCURRENT_RUNS; i++) {
         char out[PATH_MAX + 16], err[PATH_MAX + 16];
         FMT(out, "%s/%d.out", runs, i);
@@ -351,7 +342,7 @@ static void test_concurrent_runs(void **state) {
                 chdir(f->project) != 0)
                 _exit(120);
             setenv("PATH", "/usr/bin:/bin", 1);
-            setenv("TMPDIR", t.dir, 1);
+            setenv("TMPDIR", tmpdir, 1);
             execv(argv[0], (char *const *)argv);
             _exit(122);
         }
@@ -359,8 +350,10 @@ static void test_concurrent_runs(void **state) {
     }
     close(gate[0]);
     close(gate[1]);
+}
 
-    int status[CONCURRENT_RUNS];
+/* Each of PIDS reaped, its exit in STATUS, within 3 * TIMEOUT_SECONDS. */
+static void wait_all(const pid_t pids[], int status[]) {
     bool done[CONCURRENT_RUNS] = {false};
     int left = CONCURRENT_RUNS;
     double deadline = now_seconds() + 3 * TIMEOUT_SECONDS;
@@ -384,7 +377,11 @@ static void test_concurrent_runs(void **state) {
         fail_msg("%d of %d runs still running after %d s", left, CONCURRENT_RUNS,
                  3 * TIMEOUT_SECONDS);
     }
+}
 
+/* Every run succeeded, with a HOME and a TMPDIR in REAL_TMP that no other run
+ * was given. */
+static void assert_dirs_their_own(const char *runs, const char *real_tmp, const int status[]) {
     char *dirs[2 * CONCURRENT_RUNS];
     char home_prefix[PATH_MAX + 16], tmp_prefix[PATH_MAX + 16];
     FMT(home_prefix, "%s/lcsb-home.", real_tmp);
@@ -418,6 +415,25 @@ static void test_concurrent_runs(void **state) {
     for (int i = 1; i < 2 * CONCURRENT_RUNS; i++)
         if (strcmp(dirs[i - 1], dirs[i]) == 0) fail_msg("two runs were both given %s", dirs[i]);
     for (int i = 0; i < 2 * CONCURRENT_RUNS; i++) free(dirs[i]);
+}
+
+/* Two hundred runs started at the same instant, all with one TMPDIR and one
+ * project that is no repository: each gets its own HOME and TMPDIR, all
+ * succeed, and nothing is left afterwards, the .git they all held included. */
+static void test_concurrent_runs(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    run_tmp t;
+    make_run_tmp(f, &t);
+    char real_tmp[PATH_MAX], runs[PATH_MAX];
+    assert_non_null(realpath(t.dir, real_tmp));
+    assert_int_equal(mkdir(path_in(runs, f->outside, "runs"), 0700), 0);
+    fs_policy(f);
+    pid_t pids[CONCURRENT_RUNS];
+    start_at_once(f, t.dir, runs, pids);
+    int status[CONCURRENT_RUNS];
+    wait_all(pids, status);
+    assert_dirs_their_own(runs, real_tmp, status);
     assert_left_nothing(t.dir, "after the concurrent runs");
     /* They shared the project's placeholder .git; the last one removed it. */
     char git[PATH_MAX];

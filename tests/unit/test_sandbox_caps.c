@@ -443,7 +443,12 @@ static void test_broken_files(void **state) {
         assert_contains(err.message, cases[i].says, "the message");
     }
     assert_false(exists("/tmp/lcsb-caps-pwned"));
+}
 
+/* Files that are too large, not regular, unreadable or writable by others;
+ * lcsb's own defaults missing. */
+static void test_huge_or_hostile_files(void **state) {
+    tree *t = *state;
     /* Larger than a caps file may be: refused unread. */
     size_t big = (1u << 20) + 2;
     char *text = malloc(big + 1);
@@ -508,35 +513,9 @@ static void test_broken_files(void **state) {
 
 /* ---- where the files are ---- */
 
-static void test_places(void **state) {
-    tree *t = *state;
-    char *saved[3];
-    static const char *const names[] = {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"};
-    for (size_t i = 0; i < 3; i++) saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
-
-    setenv("HOME", t->home, 1);
-    unsetenv("XDG_CONFIG_HOME");
-    unsetenv("XDG_STATE_HOME");
-    lcsb__caps_places *pl = calloc(1, sizeof *pl);
-    assert_non_null(pl);
-    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
-    char want[PATH_MAX];
-    assert_string_equal(pl->home, t->home);
-    /* ".." in HOME is text, as the trust store and the policy take it. */
-    char dotted[PATH_MAX];
-    FMT(dotted, "%s/../home", t->home);
-    setenv("HOME", dotted, 1);
-    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
-    assert_string_equal(pl->home, t->home);
-    setenv("HOME", t->home, 1);
-    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
-    assert_string_equal(pl->defaults, "/lua/lcsb/caps.lua");
-    assert_string_equal(pl->system, LCSB_SYSCONFDIR_FOR_TESTS "/caps.lua");
-    FMT(want, "%s/.config/lcsb/user.lua", t->home);
-    assert_string_equal(pl->user, want);
-    assert_string_equal(pl->own[0], "/lua/lcsb");
-
-    /* What runs the next command: this program, the shim, the recorder. */
+/* What runs the next command is among lcsb's own paths: this program, the
+ * shim, the recorder. */
+static void places_own_programs(tree *t, lcsb__caps_places *pl) {
     char exe[PATH_MAX], shim[PATH_MAX], recorder[PATH_MAX];
     assert_non_null(realpath("/proc/self/exe", exe));
     FMT(shim, "%s/lcsb-exec", t->root);
@@ -563,7 +542,11 @@ static void test_places(void **state) {
     free(saved_shim);
     unlink(shim);
     unlink(recorder);
+}
 
+/* The XDG names, and the usual ones beside them; HOME "/" (a service's). */
+static void places_xdg(tree *t, lcsb__caps_places *pl) {
+    char want[PATH_MAX];
     /* The XDG names, and the usual ones beside them. */
     char config[PATH_MAX], state_dir[PATH_MAX];
     FMT(config, "%s/cfg", t->root);
@@ -602,6 +585,38 @@ static void test_places(void **state) {
     bool normal = false;
     for (size_t k = 0; k < pl->own_n; k++) normal |= strcmp(pl->own[k], "/.config/lcsb") == 0;
     assert_true(normal);
+}
+
+static void test_places(void **state) {
+    tree *t = *state;
+    char *saved[3];
+    static const char *const names[] = {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"};
+    for (size_t i = 0; i < 3; i++) saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+
+    setenv("HOME", t->home, 1);
+    unsetenv("XDG_CONFIG_HOME");
+    unsetenv("XDG_STATE_HOME");
+    lcsb__caps_places *pl = calloc(1, sizeof *pl);
+    assert_non_null(pl);
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
+    char want[PATH_MAX];
+    assert_string_equal(pl->home, t->home);
+    /* ".." in HOME is text, as the trust store and the policy take it. */
+    char dotted[PATH_MAX];
+    FMT(dotted, "%s/../home", t->home);
+    setenv("HOME", dotted, 1);
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
+    assert_string_equal(pl->home, t->home);
+    setenv("HOME", t->home, 1);
+    lcsb__caps_places_find(pl, "/lua", NULL, NULL);
+    assert_string_equal(pl->defaults, "/lua/lcsb/caps.lua");
+    assert_string_equal(pl->system, LCSB_SYSCONFDIR_FOR_TESTS "/caps.lua");
+    FMT(want, "%s/.config/lcsb/user.lua", t->home);
+    assert_string_equal(pl->user, want);
+    assert_string_equal(pl->own[0], "/lua/lcsb");
+
+    places_own_programs(t, pl);
+    places_xdg(t, pl);
     free(pl);
 
     for (size_t i = 0; i < 3; i++) {
@@ -686,6 +701,7 @@ int main(void) {
         TT(test_merge_tightest),
         TT(test_allow_and_deny),
         TT(test_broken_files),
+        TT(test_huge_or_hostile_files),
         TT(test_places),
         TT(test_script_open),
     };

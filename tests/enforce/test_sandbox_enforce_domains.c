@@ -1,7 +1,7 @@
 /* The network by name (net.domains): the command in a network of its own,
  * loopback only, and lcsb's proxy the one way out, to the names listed.
  * Real clients (curl, python, pip, node, git, npm) against HTTP and HTTPS
- * servers on the host's loopback (tests/net_server.py, a self-signed
+ * servers on the host's loopback (tests/enforce/net_server.py, a self-signed
  * certificate), named by the name this host resolves for itself. Every
  * refusal has its twin under none; the rules of the enforcement suites are
  * in enforce_fixture.h. */

@@ -1,9 +1,9 @@
 /* A world of its own: nothing the command starts outlives lcsb, SysV IPC,
  * POSIX message queues, the keyrings and /proc are the sandbox's own, unix
- * sockets outside the policy do not exist, the policy's limits hold, a
- * command that ignores SIGTERM is killed after a grace period; and the
- * everyday work that must still run, runs. The rules of the enforcement
- * suites are in enforce_fixture.h.
+ * sockets outside the policy do not exist; and the everyday work that must
+ * still run, runs. The policy's limits and the SIGTERM grace period are
+ * test_sandbox_enforce_limits.c. The rules of the enforcement suites are in
+ * enforce_fixture.h; what these two share, in isolation_fixture.h.
  *
  * The attacks are isolation_probe's verbs (LCSB_PROBE_PATH), which the
  * policies name in their exec list. Each case runs its unsandboxed twin
@@ -23,13 +23,10 @@
 #include <limits.h>
 #include <linux/keyctl.h>
 #include <mqueue.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
@@ -41,192 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "enforce_fixture.h"
+#include "isolation_fixture.h"
 
-#if !defined(LCSB_PROBE_PATH) || !defined(LCSB_PAYLOAD_PATH)
-#error "build with -DLCSB_PROBE_PATH and -DLCSB_PAYLOAD_PATH (tests/CMakeLists.txt)"
-#endif
-#define PROBE LCSB_PROBE_PATH
 #define GREETING "hello-from-outside"
-/* What the grace period promises: killed 10 s after SIGTERM, give or take 2. */
-#define GRACE_SECONDS 10
-
-/* ---- what a case leaves running or created, ended by the teardown ---- */
-
-/* cmocka's failures long-jump out of a case: whatever it started outside the
- * fixture's three directories is written down here as it is made, and the
- * teardown ends it, whichever way the case ended. */
-static struct {
-    pid_t groups[8]; /* process groups (and their leaders) to SIGKILL */
-    size_t n_groups;
-    int shm, msg;
-    char mq[64];
-    long keys[8];
-    size_t n_keys;
-    char dirs[2][PATH_MAX];
-    size_t n_dirs;
-    bool background; /* probes that stop when PROJECT/stop appears */
-} left;
-
-static void leave_group(pid_t pid) {
-    assert_true(left.n_groups < sizeof left.groups / sizeof left.groups[0]);
-    left.groups[left.n_groups++] = pid;
-}
-
-static void leave_key(long serial) {
-    if (left.n_keys < sizeof left.keys / sizeof left.keys[0]) left.keys[left.n_keys++] = serial;
-}
-
-/* Out of both keyrings a case uses. A key in @u is not this test's to
- * invalidate (it is not possessed: @u hangs from no keyring of the test's
- * session), but @u's owner may unlink it, and a key no keyring holds goes. */
-static void drop_key(long serial) {
-    syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_USER_KEYRING);
-    syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_SESSION_KEYRING);
-    syscall(SYS_keyctl, KEYCTL_INVALIDATE, serial);
-}
-
-static int iso_setup(void **state) {
-    memset(&left, 0, sizeof left);
-    left.shm = left.msg = -1;
-    return fx_setup(state);
-}
-
-static int iso_teardown(void **state) {
-    fx *f = *state;
-    if (f && left.background) {
-        char stop[PATH_MAX];
-        FMT(stop, "%s/stop", f->project);
-        FILE *s = fopen(stop, "we");
-        if (s) fclose(s);
-        usleep(300 * 1000); /* they look every 50 ms (the shell loops every second) */
-    }
-    for (size_t i = 0; i < left.n_groups; i++) {
-        kill(-left.groups[i], SIGKILL);
-        kill(left.groups[i], SIGKILL);
-        waitpid(left.groups[i], NULL, 0);
-    }
-    if (left.shm >= 0) shmctl(left.shm, IPC_RMID, NULL);
-    if (left.msg >= 0) msgctl(left.msg, IPC_RMID, NULL);
-    if (left.mq[0]) mq_unlink(left.mq);
-    for (size_t i = 0; i < left.n_keys; i++) drop_key(left.keys[i]);
-    for (size_t i = 0; i < left.n_dirs; i++) rm_rf(left.dirs[i]);
-    return fx_teardown(state);
-}
-
-#define TI(name) cmocka_unit_test_setup_teardown(name, iso_setup, iso_teardown)
-
-/* ---- small things the cases share ---- */
-
-static void sleep_ms(long ms) { usleep((useconds_t)ms * 1000); }
-
-static void probe_policy(fx *f) { policy(f, "exec = { \"%s\" }", PROBE); }
-
-/* The run P holds, shown, then the failure. */
-#define FAIL_RUN(what, cmd, ...)                                                                   \
-    do {                                                                                           \
-        describe(what, cmd, &P);                                                                   \
-        fail_msg(__VA_ARGS__);                                                                     \
-    } while (0)
-
-/* The probe did run under the sandbox (so that what it did not see counts). */
-#define ASSERT_PROBE_RAN(what, cmd)                                                                \
-    do {                                                                                           \
-        char ran_[64];                                                                             \
-        FMT(ran_, "probe: %s\n", (cmd)[1]);                                                        \
-        if (!strstr(P.out, ran_)) FAIL_RUN(what, cmd, "the probe did not run");                    \
-    } while (0)
-
-static off_t size_of(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 ? st.st_size : 0;
-}
-
-/* Does PATH still grow? Looked at over 300 ms, after 100 ms for a write in
- * flight to land. */
-static bool growing(const char *path) {
-    sleep_ms(100);
-    off_t before = size_of(path);
-    sleep_ms(300);
-    return size_of(path) > before;
-}
-
-/* Is the lock on PATH free: does no process hold it? */
-static bool lock_free(const char *path) {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return true;
-    bool free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
-    close(fd);
-    return free_;
-}
-
-/* The start time of /proc/PID (its stat's field 22, in clock ticks since
- * boot), or 0. */
-static unsigned long long start_time(const char *pid) {
-    char path[64], stat[4096];
-    FMT(path, "/proc/%s/stat", pid);
-    read_file(path, stat, sizeof stat);
-    const char *p = strrchr(stat, ')');
-    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-/* The number after "KEY" in TEXT, or -1. */
-static long long number_after(const char *text, const char *key) {
-    const char *at = strstr(text, key);
-    return at ? strtoll(at + strlen(key), NULL, 10) : -1;
-}
-
-
-/* Start `lcsb --backend BACKEND p.lua -- CMD` in the background, in a process
- * group of its own (which the teardown kills), stdout on a pipe whose read end
- * is *OUT, stderr into OUTSIDE/lcsb.err (this run's alone), and its own TMPDIR in OUTSIDE (lcsb
- * killed by SIGKILL cannot remove what it made there). */
-static pid_t start_lcsb(fx *f, const char *backend, const char *const *cmd, int *out) {
-    const char *argv[MAX_ARGV];
-    size_t n = 0;
-    argv[n++] = LCSB_CLI_PATH;
-    argv[n++] = "--no-trust-check"; /* the suite's policies are its own */
-    argv[n++] = "--backend";
-    argv[n++] = backend;
-    argv[n++] = f->policy;
-    argv[n++] = "--";
-    for (size_t i = 0; cmd[i] && n < MAX_ARGV - 1; i++) argv[n++] = cmd[i];
-    argv[n] = NULL;
-    char tmp[PATH_MAX], err[PATH_MAX];
-    path_in(tmp, f->outside, "tmp");
-    if (mkdir(tmp, 0700) != 0) assert_int_equal(errno, EEXIST);
-    path_in(err, f->outside, "lcsb.err");
-    int pipe_fds[2];
-    assert_int_equal(pipe2(pipe_fds, O_CLOEXEC), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setpgid(0, 0);
-        int null = open("/dev/null", O_RDONLY);
-        int errfd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (null < 0 || errfd < 0 || dup2(null, STDIN_FILENO) < 0 ||
-            dup2(pipe_fds[1], STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0 ||
-            chdir(f->project) != 0)
-            _exit(120);
-        setenv("PATH", "/usr/bin:/bin", 1);
-        setenv("TMPDIR", tmp, 1);
-        execv(argv[0], (char *const *)argv);
-        _exit(122);
-    }
-    setpgid(pid, pid);
-    leave_group(pid);
-    close(pipe_fds[1]);
-    *out = pipe_fds[0];
-    return pid;
-}
-
-/* What lcsb started by start_lcsb wrote on stderr. Caller frees. */
-static char *lcsb_err(fx *f) {
-    char err[PATH_MAX];
-    char *text = slurp(path_in(err, f->outside, "lcsb.err"));
-    return text ? text : strdup("");
-}
 
 /* ---- nothing outlives lcsb ---- */
 
@@ -775,192 +589,6 @@ static void test_socket_keeps_its_directory_apart(void **state) {
         FAIL_RUN(mech, conn, "%s exists in the sandbox (expected ENOENT)", sock);
 }
 
-/* ---- limits ---- */
-
-/* `limits = { pids = 300 }` (the fewest a pid namespace holds for root).
- * Unsandboxed, the probe starts 400 processes at once; sandboxed it cannot,
- * and a fork bomb (which stops itself at 600, for a host without the limit)
- * is refused forks, fails, and leaves nothing running: no process holds the
- * lock every one of them took. The bomb itself never runs unsandboxed. */
-static void test_limit_pids_bounds_a_fork_bomb(void **state) {
-    NEED_MECHANISM();
-    fx *f = *state;
-    char lock[PATH_MAX];
-    path_in(lock, f->project, "bomb.lock");
-    left.background = true;
-    const char *const *spawn = CMD(PROBE, "spawn", "400");
-    const char *const *bomb = CMD(PROBE, "bomb", lock, "1500", "600");
-    probe_policy(f);
-    expect_unsandboxed_ok(f, spawn, &P);
-    assert_contains(P.out, "spawned 400", "stdout");
-
-    policy(f, "exec = { \"%s\" }, limits = { pids = 300 }", PROBE);
-    expect_denied(f, spawn, -1, &P);
-    assert_contains(P.out, "EAGAIN", "stdout");
-    double t0 = now_seconds();
-    lcsb(f, mech, bomb, &P);
-    double took = now_seconds() - t0;
-    long long forks = number_after(P.out, "forks="), refused = number_after(P.out, "refused=");
-    if (P.status == 0 || P.status == 97 || P.status == 125)
-        FAIL_RUN(mech, bomb, "the fork bomb under limits.pids = 300 did not fail (%d)", P.status);
-    ASSERT_PROBE_RAN(mech, bomb);
-    if (forks < 0 || refused <= 0)
-        FAIL_RUN(mech, bomb, "the fork bomb was not refused a fork under limits.pids = 300");
-    if (forks >= 400)
-        FAIL_RUN(mech, bomb, "the fork bomb made %lld processes under limits.pids = 300", forks);
-    if (took > 10) FAIL_RUN(mech, bomb, "the fork bomb took %.1f s to end", took);
-    if (!lock_free(lock)) FAIL_RUN(mech, bomb, "processes of the fork bomb outlived lcsb");
-}
-
-/* `limits = { time = 2 }` on `sleep 30`: lcsb returns within about 3 s, the
- * command failed, and lcsb's trailer names the time limit. Unsandboxed,
- * `sleep 3` sleeps its 3 s and exits 0. */
-static void test_limit_time(void **state) {
-    NEED_MECHANISM();
-    fx *f = *state;
-    policy(f, "exec = { \"sleep\" }");
-    double t0 = now_seconds();
-    expect_unsandboxed_ok(f, CMD("sleep", "3"), &P);
-    if (now_seconds() - t0 < 2.9) fail_msg("none: sleep 3 ended early: the case proves nothing");
-
-    policy(f, "exec = { \"sleep\" }, limits = { time = 2 }");
-    const char *const *cmd = CMD("sleep", "30");
-    t0 = now_seconds();
-    lcsb(f, mech, cmd, &P);
-    double took = now_seconds() - t0;
-    if (P.status == 0 || P.status == 97 || P.status == 125)
-        FAIL_RUN(mech, cmd, "expected sleep 30 ended by limits.time = 2, got status %d", P.status);
-    if (took > 4) FAIL_RUN(mech, cmd, "lcsb took %.1f s under limits.time = 2", took);
-    if (!has_line(P.err, "lcsb: ", CMD("time", "limit")))
-        FAIL_RUN(mech, cmd, "no lcsb: line names the time limit");
-}
-
-/* `limits = { tmp = 1048576 }`: 4 MiB written into $TMPDIR fails with
- * ENOSPC; unsandboxed it is written. */
-static void test_limit_tmp(void **state) {
-    NEED_MECHANISM();
-    fx *f = *state;
-    const char *const *cmd =
-        CMD("sh", "-c", "head -c 4194304 /dev/zero > \"$TMPDIR/big\" && ls -l \"$TMPDIR/big\"");
-    policy(f, "exec = { \"sh\", \"head\", \"ls\" }");
-    expect_unsandboxed_ok(f, cmd, &P);
-    assert_contains(P.out, "4194304", "stdout");
-    policy(f, "exec = { \"sh\", \"head\", \"ls\" }, limits = { tmp = 1048576 }");
-    expect_denied(f, cmd, -1, &P);
-    assert_contains(P.err, "No space left on device", "stderr");
-    /* The trailer names the limit the run hit. */
-    if (!has_line(P.err, "lcsb: ", CMD("TMPDIR was full", "limits.tmp")))
-        FAIL_RUN(mech, cmd, "no lcsb: line names the tmp limit");
-}
-
-/* `limits = { files = 16 }`: 64 files open at once fail with EMFILE;
- * unsandboxed they open. */
-static void test_limit_files(void **state) {
-    NEED_MECHANISM();
-    fx *f = *state;
-    const char *const *cmd = CMD(PROBE, "open", "64");
-    probe_policy(f);
-    expect_unsandboxed_ok(f, cmd, &P);
-    assert_contains(P.out, "opened 64", "stdout");
-    policy(f, "exec = { \"%s\" }, limits = { files = 16 }", PROBE);
-    expect_denied(f, cmd, -1, &P);
-    assert_contains(P.out, "EMFILE", "stdout");
-}
-
-/* `limits = { memory = 64 MiB }`: 256 MiB cannot be allocated and touched
- * by one process (malloc fails under RLIMIT_AS, or the kernel kills the
- * command); unsandboxed it can. A host without a memory cgroup lets the
- * memory part go, RLIMIT_AS still holding: what the cgroup holds besides
- * is test_sandbox_enforce_memory's. */
-static void test_limit_memory(void **state) {
-    NEED_MECHANISM();
-    fx *f = *state;
-    const char *const *cmd = CMD(PROBE, "alloc", "268435456");
-    probe_policy(f);
-    expect_unsandboxed_ok(f, cmd, &P);
-    assert_contains(P.out, "touched 268435456", "stdout");
-    policy(f, "exec = { \"%s\" }, degrade = { \"memory\" }, limits = { memory = 67108864 }", PROBE);
-    expect_denied(f, cmd, -1, &P);
-    ASSERT_PROBE_RAN(mech, cmd);
-    assert_lacks(P.out, "touched", "stdout");
-}
-
-/* ---- a command that ignores SIGTERM ---- */
-
-/* The command ignores TERM, INT, HUP and QUIT, and so does a child it leaves
- * looping. SIGTERM to lcsb: lcsb and every process of the command are gone
- * within the grace period and 2 s (no process holds lcsb's stdout any more).
- * The twin: under none, the command does ignore SIGTERM (alive 1 s after
- * one sent to it). */
-static void test_term_ignored_killed_after_grace(void **state) {
-    NEED_MECHANISM();
-    fx *f = *state;
-    char script[4 * PATH_MAX], stop[PATH_MAX];
-    path_in(stop, f->project, "stop");
-    FMT(script,
-        "trap '' TERM INT HUP QUIT; "
-        "sh -c 'trap \"\" TERM INT HUP QUIT; "
-        "while [ -d \"$0\" ] && [ ! -e \"$0/stop\" ]; do sleep 1; done' '%s' & "
-        "echo $$; while [ -d '%s' ] && [ ! -e '%s' ]; do sleep 1; done",
-        f->project, f->project, stop);
-    const char *const *cmd = CMD("sh", "-c", script);
-    policy(f, "exec = { \"sh\", \"sleep\" }");
-    left.background = true;
-
-    int out;
-    pid_t pid = start_lcsb(f, "none", cmd, &out);
-    char line[64];
-    if (!read_line(out, line, sizeof line)) fail_msg("none: the command did not start");
-    pid_t command = (pid_t)atol(line);
-    assert_true(command > 0);
-    assert_int_equal(kill(command, SIGTERM), 0);
-    sleep_ms(1000);
-    if (kill(command, 0) != 0)
-        fail_msg("none: the command died of SIGTERM: it does not ignore it; the case proves "
-                 "nothing");
-    write_file(stop, "");
-    kill(command, SIGKILL);
-    int wstatus;
-    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
-    close(out);
-    sleep_ms(1200); /* the child's loop sees the stop file */
-    unlink(stop);
-
-    pid = start_lcsb(f, mech, cmd, &out);
-    if (!read_line(out, line, sizeof line)) {
-        char *err = lcsb_err(f);
-        fail_msg("%s: the command did not start; lcsb said:\n%s", mech, err);
-    }
-    sleep_ms(200); /* the child is running too */
-    double sent = now_seconds();
-    assert_int_equal(kill(pid, SIGTERM), 0);
-    bool exited = false, closed = false;
-    while (!(exited && closed) && now_seconds() - sent < GRACE_SECONDS + 2) {
-        if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) exited = true;
-        struct pollfd p = {.fd = out, .events = POLLIN};
-        if (!closed && poll(&p, 1, 50) == 1) {
-            char buf[256];
-            closed = read(out, buf, sizeof buf) == 0;
-        } else if (closed) {
-            sleep_ms(50);
-        }
-    }
-    double took = now_seconds() - sent;
-    close(out);
-    char *err = lcsb_err(f);
-    if (!exited)
-        fail_msg("%s: lcsb still running %.1f s after SIGTERM, its command ignoring it (the grace "
-                 "is %d s); stderr:\n%s",
-                 mech, took, GRACE_SECONDS, err);
-    if (!closed)
-        fail_msg("%s: lcsb exited, but processes of the command still run %.1f s after SIGTERM; "
-                 "stderr:\n%s",
-                 mech, took, err);
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
-        fail_msg("%s: lcsb exited 0 after SIGTERM; stderr:\n%s", mech, err);
-    free(err);
-}
-
 /* ---- what must keep working ---- */
 
 /* git init and commit, in a repository inside the project. */
@@ -1068,14 +696,6 @@ int main(void) {
         TI(test_unix_sockets_outside_absent),
         TI(test_unix_socket_opted_in),
         TI(test_socket_keeps_its_directory_apart),
-        /* limits */
-        TI(test_limit_pids_bounds_a_fork_bomb),
-        TI(test_limit_time),
-        TI(test_limit_tmp),
-        TI(test_limit_files),
-        TI(test_limit_memory),
-        /* a command that ignores SIGTERM */
-        TI(test_term_ignored_killed_after_grace),
         /* what must keep working */
         TI(test_still_git),
         TI(test_still_make),

@@ -99,13 +99,10 @@ static bool env_named(const char *entry, const char *const *names) {
     return false;
 }
 
-void run_child(const char *cwd, const char *const *argv, const char *const *env, proc *p) {
+/* The child's environment: ours, with PATH=/usr/bin:/bin, each variable ENV
+ * names replaced by ENV's. Caller frees the array (not its strings). */
+static const char **child_env(const char *const *env) {
     extern char **environ;
-    int out[2], err[2];
-    memset(p, 0, sizeof *p);
-    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-    assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-
     size_t n = 0;
     while (environ[n]) n++;
     const char **envp = calloc(n + 32, sizeof *envp);
@@ -117,29 +114,32 @@ void run_child(const char *cwd, const char *const *argv, const char *const *env,
     if (!env_named(path[0], env)) envp[k++] = path[0];
     for (size_t i = 0; env && env[i] && k < n + 31; i++) envp[k++] = env[i];
     envp[k] = NULL;
+    return envp;
+}
 
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setpgid(0, 0);
-        if (dup2(out[1], STDOUT_FILENO) < 0 || dup2(err[1], STDERR_FILENO) < 0) _exit(120);
-        int in = open(child_stdin ? child_stdin : "/dev/null", O_RDWR | O_NOCTTY);
-        if (in < 0 || dup2(in, STDIN_FILENO) < 0) _exit(123);
-        if (child_fd7) {
-            /* Open as fds 7 and 8, without O_CLOEXEC: they are meant to leak. */
-            int fd = open(child_fd7, O_RDONLY);
-            if (fd < 0 || (fd != 7 && dup2(fd, 7) != 7) || dup2(7, 8) != 8) _exit(124);
-        }
-        if (cwd && chdir(cwd) != 0) _exit(121);
-        execve(argv[0], (char *const *)argv, (char *const *)envp);
-        dprintf(STDERR_FILENO, "test: cannot execute %s: %s\n", argv[0], strerror(errno));
-        _exit(122);
+/* In the child: its stdout and stderr to the pipes OUT_W and ERR_W, its
+ * stdin (and fds 7 and 8) as the suite set them, then ARGV executed. */
+__attribute__((noreturn)) static void child_exec(const char *cwd, const char *const *argv,
+                                                 const char **envp, int out_w, int err_w) {
+    setpgid(0, 0);
+    if (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0) _exit(120);
+    int in = open(child_stdin ? child_stdin : "/dev/null", O_RDWR | O_NOCTTY);
+    if (in < 0 || dup2(in, STDIN_FILENO) < 0) _exit(123);
+    if (child_fd7) {
+        /* Open as fds 7 and 8, without O_CLOEXEC: they are meant to leak. */
+        int fd = open(child_fd7, O_RDONLY);
+        if (fd < 0 || (fd != 7 && dup2(fd, 7) != 7) || dup2(7, 8) != 8) _exit(124);
     }
-    free(envp);
-    close(out[1]);
-    close(err[1]);
+    if (cwd && chdir(cwd) != 0) _exit(121);
+    execve(argv[0], (char *const *)argv, (char *const *)envp);
+    dprintf(STDERR_FILENO, "test: cannot execute %s: %s\n", argv[0], strerror(errno));
+    _exit(122);
+}
 
-    struct pollfd fds[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+/* The child's stdout and stderr read from OUT and ERR into P until both end
+ * or TIMEOUT_SECONDS pass; true when they passed (its group then killed). */
+static bool collect_output(int out, int err, pid_t pid, proc *p) {
+    struct pollfd fds[2] = {{.fd = out, .events = POLLIN}, {.fd = err, .events = POLLIN}};
     char *bufs[2] = {p->out, p->err};
     size_t *lens[2] = {&p->out_n, &p->err_n};
     time_t deadline = time(NULL) + TIMEOUT_SECONDS;
@@ -175,6 +175,24 @@ void run_child(const char *cwd, const char *const *argv, const char *const *env,
     }
     for (int i = 0; i < 2; i++)
         if (fds[i].fd >= 0) close(fds[i].fd);
+    return timed_out;
+}
+
+void run_child(const char *cwd, const char *const *argv, const char *const *env, proc *p) {
+    int out[2], err[2];
+    memset(p, 0, sizeof *p);
+    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+    const char **envp = child_env(env);
+
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) child_exec(cwd, argv, envp, out[1], err[1]);
+    free(envp);
+    close(out[1]);
+    close(err[1]);
+
+    bool timed_out = collect_output(out[0], err[0], pid, p);
     p->out[p->out_n] = '\0';
     p->err[p->err_n] = '\0';
     int wstatus;

@@ -38,27 +38,12 @@ static void expect_attestation(char **argv, const char *backend, const char *fs,
     assert_int_equal(a.scoped, scoped);
 }
 
-static void test_attest_from_argv(void **state) {
-    (void)state;
-    lcsb_backend *b = landlock(7);
-    lcsb_policy *p = small_policy(LCSB_NET_DENY);
-    static const char *const cmd[] = {"true", NULL};
-    char **out = wrap(b, p, cmd);
-    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "all", 7, true);
-    lcsb_attestation a = attest(out);
-    char *json = lcsb_attestation_json(&a);
-    assert_string_equal(json, "{\"backend\":\"landlock\",\"fs\":\"enforced\",\"exec\":"
-                              "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
-                              "\"net_by\":\"landlock+seccomp\",\"metadata\":\"readonly\","
-                              "\"protected\":\"none\",\"abi\":7,\"scoped\":true,"
-                              "\"dropped\":[],\"world\":\"own\"}");
-    free(json);
+/* One flag flipped in OUT's header, one answer changed: the attestation
+ * reads the argv, not the policy. What was dropped, and only names lcsb knows. */
+static void attest_follows_the_header(char **out) {
+    lcsb_attestation d;
+    char *json;
     char summary[256];
-    lcsb_attestation_summary(&a, summary, sizeof summary);
-    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: denied, abi 7");
-
-    /* One flag flipped in the argv, one answer changed: the attestation reads
-     * the argv, not the policy. */
     replace(&out[1], "\"execute\",", "");
     expect_attestation(out, "landlock", "enforced", "open", "denied", "all", 7, true);
     /* Without TCP rules, the "unix" socket filter still refuses TCP sockets. */
@@ -73,7 +58,7 @@ static void test_attest_from_argv(void **state) {
     expect_attestation(out, "landlock", "enforced", "open", "open", "", 5, false);
     /* What the header says was dropped, and only names lcsb knows. */
     replace(&out[1], "\"dropped\":[]", "\"dropped\":[\"terminal\",\"scope\"]");
-    lcsb_attestation d = attest(out);
+    d = attest(out);
     assert_int_equal(d.dropped, LCSB_PART_TERMINAL | LCSB_PART_SCOPE);
     json = lcsb_attestation_json(&d);
     assert_contains(json, "\"dropped\":[\"scope\",\"terminal\"],\"world\":\"own\"}");
@@ -92,9 +77,12 @@ static void test_attest_from_argv(void **state) {
         if (lcsb_attest(argv, NULL, &d, &e) != LCSB_EINVAL) fail_msg("attested %s", copy);
         free(copy);
     }
-    lcsb_argv_free(out);
+}
 
-    out = wrap(b, p, cmd);
+/* Headers with one network rule, a port rule, or no fs rules. */
+static void attest_partial_headers(const lcsb_backend *b, const lcsb_policy *p,
+                                   const char *const *cmd) {
+    char **out = wrap(b, p, cmd);
     replace(&out[1], "\"net\":[\"bind_tcp\",\"connect_tcp\"]", "\"net\":[\"connect_tcp\"]");
     expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "all", 7, true);
     replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"any\"");
@@ -110,9 +98,15 @@ static void test_attest_from_argv(void **state) {
     memmove(fs + 6, fs_end, strlen(fs_end) + 1);
     expect_attestation(out, "landlock", "open", "open", "denied", "all", 7, true);
     lcsb_argv_free(out);
+}
 
-    /* The socket filter: without it Landlock holds TCP only, and UDP gets out: "open". */
-    out = wrap(b, p, cmd);
+/* The socket filter: without it Landlock holds TCP only, and UDP gets out: "open". */
+static void attest_socket_filter(const lcsb_backend *b, const lcsb_policy *p,
+                                 const char *const *cmd) {
+    lcsb_attestation a;
+    char *json;
+    char summary[256];
+    char **out = wrap(b, p, cmd);
     replace(&out[1], "\"sockets\":\"unix\"", "\"sockets\":\"any\"");
     expect_attestation(out, "landlock", "enforced", "allowlist", "open", "tcp", 7, true);
     a = attest(out);
@@ -133,9 +127,13 @@ static void test_attest_from_argv(void **state) {
     lcsb_attestation_summary(&a, summary, sizeof summary);
     assert_string_equal(summary, "fs: enforced, exec: allowlist, net: open, abi 7");
     lcsb_argv_free(out);
+}
 
-    /* The whole header malformed: an error, not a guess. */
-    out = wrap(b, p, cmd);
+/* The whole header malformed: an error, not a guess. */
+static void attest_refuses_malformed(const lcsb_backend *b, const lcsb_policy *p,
+                                     const char *const *cmd) {
+    lcsb_attestation a;
+    char **out = wrap(b, p, cmd);
     replace(&out[1], "\"fs\":[", "\"fs\":");
     lcsb_error err = {0};
     assert_int_equal(lcsb_attest((const char *const *)out, NULL, &a, &err), LCSB_EINVAL);
@@ -168,6 +166,32 @@ static void test_attest_from_argv(void **state) {
         assert_contains(err.message, "malformed");
         lcsb_argv_free(out);
     }
+}
+
+static void test_attest_from_argv(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    lcsb_policy *p = small_policy(LCSB_NET_DENY);
+    static const char *const cmd[] = {"true", NULL};
+    char **out = wrap(b, p, cmd);
+    expect_attestation(out, "landlock", "enforced", "allowlist", "denied", "all", 7, true);
+    lcsb_attestation a = attest(out);
+    char *json = lcsb_attestation_json(&a);
+    assert_string_equal(json, "{\"backend\":\"landlock\",\"fs\":\"enforced\",\"exec\":"
+                              "\"allowlist\",\"net\":\"denied\",\"net_covers\":\"all\","
+                              "\"net_by\":\"landlock+seccomp\",\"metadata\":\"readonly\","
+                              "\"protected\":\"none\",\"abi\":7,\"scoped\":true,"
+                              "\"dropped\":[],\"world\":\"own\"}");
+    free(json);
+    char summary[256];
+    lcsb_attestation_summary(&a, summary, sizeof summary);
+    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: denied, abi 7");
+
+    attest_follows_the_header(out);
+    lcsb_argv_free(out);
+    attest_partial_headers(b, p, cmd);
+    attest_socket_filter(b, p, cmd);
+    attest_refuses_malformed(b, p, cmd);
     lcsb_policy_free(p);
     lcsb_backend_free(b);
 }

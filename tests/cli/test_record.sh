@@ -9,7 +9,7 @@
 # its shim, records a refusal into the attestation.
 #
 # Usage: test_record.sh BUILD_DIR RECORD_PROBE. Run as root, the programs
-# run as the user lcsbtest (made by tests/test_user.sh when missing), since
+# run as the user lcsbtest (made by tests/support/test_user.sh when missing), since
 # root passes over a file's mode; the cases that need root or a mount
 # namespace say they are skipped without them.
 set -uo pipefail
@@ -28,7 +28,7 @@ end() {
 
 # The user the programs run as, who must not pass over a file's mode.
 if [[ $(id -u) == 0 ]]; then
-  user=$(bash "$(dirname "$0")/test_user.sh") || { echo "FAIL: no unprivileged user to run as" >&2; exit 1; }
+  user=$(bash "$(dirname "$0")/../support/test_user.sh") || { echo "FAIL: no unprivileged user to run as" >&2; exit 1; }
   as_user() { setpriv --reuid "$user" --regid "$user" --clear-groups -- "$@"; }
   root=1
 else

@@ -350,55 +350,12 @@ static void test_refusals(void **state) {
 
 /* ---- attestation ---- */
 
-static void test_attest(void **state) {
-    (void)state;
-    lcsb_policy *p = golden_policy();
-    static const char *const prefix[] = {"uv", "run", "--", NULL};
-    char **argv = NULL;
-    lcsb_backend *b = seatbelt();
-    lcsb_error err = {0};
-    assert_int_equal(lcsb_compose(b, p, prefix, (const char *const[]){"pytest", NULL}, &argv, &err),
-                     0);
+/* Malformed: neither passes for enforcement, nor does a profile lcsb did
+ * not write from Q, nor the same words inside the command. */
+static void attest_refuses_what_lcsb_did_not_write(const lcsb_policy *q) {
     lcsb_attestation a;
-    assert_int_equal(lcsb_attest((const char *const *)argv, prefix, &a, &err), 0);
-    assert_string_equal(lcsb_attestation_value(&a, "backend"), "seatbelt");
-    assert_string_equal(lcsb_attestation_value(&a, "fs"), "enforced");
-    assert_string_equal(lcsb_attestation_value(&a, "exec"), "allowlist");
-    assert_string_equal(lcsb_attestation_value(&a, "net"), "ports");
-    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "all");
-    assert_string_equal(lcsb_attestation_value(&a, "net_by"), "seatbelt");
-    assert_string_equal(lcsb_attestation_value(&a, "metadata"), "readonly");
-    assert_string_equal(lcsb_attestation_value(&a, "protected"), "readonly");
-    assert_true(a.scoped);
-    char *json = lcsb_attestation_json(&a);
-    assert_string_equal(json, "{\"backend\":\"seatbelt\",\"fs\":\"enforced\",\"exec\":"
-                              "\"allowlist\",\"net\":\"ports\",\"net_covers\":\"all\","
-                              "\"net_by\":\"seatbelt\",\"metadata\":\"readonly\","
-                              "\"protected\":\"readonly\",\"scoped\":true,\"dropped\":[],\"world\":\"open\"}");
-    free(json);
-    char summary[256];
-    lcsb_attestation_summary(&a, summary, sizeof summary);
-    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: ports");
-    lcsb_argv_free(argv);
-
-    /* Open network and exec, no protected path. */
-    lcsb_policy_set_net(p, LCSB_NET_OPEN);
-    lcsb_policy_set_exec_open(p, true);
-    lcsb_policy *q = lcsb_policy_new();
-    add(q, LCSB_TIER_WRITE, "/Users/u/proj");
-    argv = wrap(q, (const char *const[]){"x", NULL});
-    assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
-    assert_string_equal(lcsb_attestation_value(&a, "net"), "denied");
-    assert_string_equal(lcsb_attestation_value(&a, "protected"), "none");
-    lcsb_argv_free(argv);
-    argv = wrap(p, (const char *const[]){"x", NULL});
-    assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
-    assert_string_equal(lcsb_attestation_value(&a, "net"), "open");
-    assert_string_equal(lcsb_attestation_value(&a, "exec"), "open");
-    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "");
-
-    lcsb_argv_free(argv);
-
+    lcsb_error err = {0};
+    char **argv;
     /* Malformed: no "--" before the command, or a profile that allows
      * everything; neither passes for enforcement. */
     static const char *const no_dashes[] = {
@@ -463,6 +420,58 @@ static void test_attest(void **state) {
     assert_int_equal(lcsb_attest(inside, NULL, &a, &err), 0);
     assert_string_equal(lcsb_attestation_value(&a, "backend"), "none");
     assert_string_equal(lcsb_attestation_value(&a, "fs"), "open");
+}
+
+static void test_attest(void **state) {
+    (void)state;
+    lcsb_policy *p = golden_policy();
+    static const char *const prefix[] = {"uv", "run", "--", NULL};
+    char **argv = NULL;
+    lcsb_backend *b = seatbelt();
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_compose(b, p, prefix, (const char *const[]){"pytest", NULL}, &argv, &err),
+                     0);
+    lcsb_attestation a;
+    assert_int_equal(lcsb_attest((const char *const *)argv, prefix, &a, &err), 0);
+    assert_string_equal(lcsb_attestation_value(&a, "backend"), "seatbelt");
+    assert_string_equal(lcsb_attestation_value(&a, "fs"), "enforced");
+    assert_string_equal(lcsb_attestation_value(&a, "exec"), "allowlist");
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "ports");
+    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "all");
+    assert_string_equal(lcsb_attestation_value(&a, "net_by"), "seatbelt");
+    assert_string_equal(lcsb_attestation_value(&a, "metadata"), "readonly");
+    assert_string_equal(lcsb_attestation_value(&a, "protected"), "readonly");
+    assert_true(a.scoped);
+    char *json = lcsb_attestation_json(&a);
+    assert_string_equal(json, "{\"backend\":\"seatbelt\",\"fs\":\"enforced\",\"exec\":"
+                              "\"allowlist\",\"net\":\"ports\",\"net_covers\":\"all\","
+                              "\"net_by\":\"seatbelt\",\"metadata\":\"readonly\","
+                              "\"protected\":\"readonly\",\"scoped\":true,\"dropped\":[],\"world\":\"open\"}");
+    free(json);
+    char summary[256];
+    lcsb_attestation_summary(&a, summary, sizeof summary);
+    assert_string_equal(summary, "fs: enforced, exec: allowlist, net: ports");
+    lcsb_argv_free(argv);
+
+    /* Open network and exec, no protected path. */
+    lcsb_policy_set_net(p, LCSB_NET_OPEN);
+    lcsb_policy_set_exec_open(p, true);
+    lcsb_policy *q = lcsb_policy_new();
+    add(q, LCSB_TIER_WRITE, "/Users/u/proj");
+    argv = wrap(q, (const char *const[]){"x", NULL});
+    assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "denied");
+    assert_string_equal(lcsb_attestation_value(&a, "protected"), "none");
+    lcsb_argv_free(argv);
+    argv = wrap(p, (const char *const[]){"x", NULL});
+    assert_int_equal(lcsb_attest((const char *const *)argv, NULL, &a, &err), 0);
+    assert_string_equal(lcsb_attestation_value(&a, "net"), "open");
+    assert_string_equal(lcsb_attestation_value(&a, "exec"), "open");
+    assert_string_equal(lcsb_attestation_value(&a, "net_covers"), "");
+
+    lcsb_argv_free(argv);
+
+    attest_refuses_what_lcsb_did_not_write(q);
     lcsb_policy_free(q);
     lcsb_policy_free(p);
     lcsb_backend_free(b);

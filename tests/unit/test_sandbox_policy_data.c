@@ -419,10 +419,13 @@ static void test_system_prefix(void **state) {
                         "/usr/lib/x86_64-linux-gnu");
     assert_non_null(lcsb__system_prefix_within("/run"));     /* holds /run/current-system */
     assert_non_null(lcsb__system_prefix_within("/var/lib")); /* holds /var/lib/snapd */
+}
 
-    /* Beneath a prefix without containing one: a project's build tree, a
-     * compiler's private libexec, a tool's own bin. Allowed lexically; the
-     * symlink half of rule 3 is validation's job. */
+/* Beneath a prefix without containing one: a project's build tree, a
+ * compiler's private libexec, a tool's own bin. Allowed lexically; the
+ * symlink half of rule 3 is validation's job. */
+static void test_system_prefix_allows_beneath(void **state) {
+    (void)state;
     static const char *const allowed_dirs[] = {
         "/home/u/proj/build",
         "/usr/lib/gcc/x86_64-linux-gnu/12",
@@ -533,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_policy_copy_is_deep),
         cmocka_unit_test(test_policy_free_null),
         cmocka_unit_test(test_system_prefix),
+        cmocka_unit_test(test_system_prefix_allows_beneath),
         cmocka_unit_test(test_wrap_refuses_system_prefix),
         cmocka_unit_test(test_part_names),
         cmocka_unit_test(test_policy_bytes_ceiling),

@@ -1,0 +1,115 @@
+/* What lcsb_detect sees (capability.c): a Landlock ABI lowered by
+ * LCSB_LANDLOCK_ABI_MAX, and the places it looks for the shim. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "internal.h"
+
+#ifndef LCSB_SHIM_PATH
+#error "build with -DLCSB_SHIM_PATH='\"/path/to/lcsb-exec\"'"
+#endif
+
+/* LCSB_LANDLOCK_ABI_MAX lowers what detect reports, never raises it, and a
+ * value that is not a number is an error rather than ignored. */
+static void test_detect_abi_cap(void **state) {
+    (void)state;
+    lcsb_capability cap;
+    lcsb_error err = {0};
+    unsetenv("LCSB_LANDLOCK_ABI_MAX");
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    int kernel = cap.landlock_abi;
+    char text[16];
+    for (int want = 0; want <= kernel + 2; want++) {
+        snprintf(text, sizeof text, "%d", want);
+        setenv("LCSB_LANDLOCK_ABI_MAX", text, 1);
+        assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+        assert_int_equal(cap.landlock_abi, want < kernel ? want : kernel);
+        assert_int_equal(cap.landlock_abi_kernel, kernel);
+    }
+    static const char *const bad[] = {"",   "x",  "-1", "+3",
+                                      " 3", "3 ", "3x", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("LCSB_LANDLOCK_ABI_MAX", bad[i], 1);
+        assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), LCSB_EINVAL);
+        assert_contains(err.message, "LCSB_LANDLOCK_ABI_MAX");
+    }
+    unsetenv("LCSB_LANDLOCK_ABI_MAX");
+}
+
+/* With no shim given, LCSB_SHIM when set is the only place looked at (a
+ * mistake in it is never covered by another file); unset, the places the
+ * install would put it, which this suite's build tree is none of. A shim
+ * not found fails the selection of Landlock, naming every place. */
+static void test_detect_finds_shim(void **state) {
+    (void)state;
+    lcsb_capability cap;
+    lcsb_backend *b = NULL;
+    lcsb_error err = {0};
+    setenv("LCSB_SHIM", LCSB_SHIM_PATH, 1);
+    assert_int_equal(lcsb_detect(&cap, NULL, &err), 0);
+    assert_true(cap.shim_found);
+    assert_string_equal(cap.shim, LCSB_SHIM_PATH);
+    assert_string_equal(cap.shim_searched, LCSB_SHIM_PATH " (LCSB_SHIM)");
+    /* Given, the shim is what the caller named, whatever the variable says. */
+    setenv("LCSB_SHIM", "/nonexistent/lcsb-exec", 1);
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    assert_true(cap.shim_found);
+    assert_string_equal(cap.shim, LCSB_SHIM_PATH);
+    assert_string_equal(cap.shim_searched, LCSB_SHIM_PATH " (given)");
+
+    char dir[] = "/tmp/lcsb-shim.XXXXXX", relative[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    FMT(relative, "%s", LCSB_SHIM_PATH + 1);
+    const char *const wrong[] = {"/nonexistent/lcsb-exec", dir, relative};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        char want[PATH_MAX + 32];
+        setenv("LCSB_SHIM", wrong[i], 1);
+        assert_int_equal(lcsb_detect(&cap, NULL, &err), 0);
+        assert_false(cap.shim_found);
+        assert_string_equal(cap.shim, "");
+        FMT(want, "%s (LCSB_SHIM)", wrong[i]);
+        assert_string_equal(cap.shim_searched, want);
+        if (cap.landlock_abi > 0) {
+            assert_int_equal(lcsb_backend_select(&cap, "landlock", &b, &err), LCSB_EUNAVAIL);
+            assert_contains(err.message, want);
+        }
+    }
+    rmdir(dir);
+
+    /* Unset (or empty): the install path built in, the last resort. */
+    for (int empty = 0; empty < 2; empty++) {
+        if (empty)
+            setenv("LCSB_SHIM", "", 1);
+        else
+            unsetenv("LCSB_SHIM");
+        assert_int_equal(lcsb_detect(&cap, NULL, &err), 0);
+        assert_contains(cap.shim_searched, "lcsb-exec (the install path built in)");
+        assert_lacks(cap.shim_searched, "LCSB_SHIM");
+        assert_lacks(cap.shim_searched, "(the install of");
+        if (!cap.shim_found && cap.landlock_abi > 0) {
+            assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), LCSB_EUNAVAIL);
+            assert_contains(err.message, cap.shim_searched);
+        }
+    }
+    unsetenv("LCSB_SHIM");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect_abi_cap),
+        cmocka_unit_test(test_detect_finds_shim),
+    };
+    return cmocka_run_group_tests_name("sandbox_detect", tests, NULL, NULL);
+}
