@@ -345,6 +345,76 @@ static int check_world_paths(const lcsb_policy *policy, unsigned dropped, lcsb_e
     return 0;
 }
 
+/* The filesystem tiers as parts into W: read, exec, and write, which in a
+ * world of its own also holds what pins a protected or hidden path. */
+static int write_fs_parts(parts_writer *w, const lcsb_policy *policy, int abi, bool own_world) {
+    bool exec_open = policy->exec_open;
+    /* In a world of its own, what holds a protected or hidden path in
+     * place is a write path too: the shim mounts each write path. */
+    lcsb__strv write = {0};
+    int rc = lcsb__strv_push_all(&write, (const char *const *)policy->write.v);
+    if (!rc && own_world) rc = lcsb__policy_pins(policy, &write);
+    if (!rc) rc = add_rule(w, &policy->read, TIER_READ, abi, exec_open);
+    if (!rc) rc = add_rule(w, &policy->exec, TIER_EXEC, abi, exec_open);
+    if (!rc) rc = add_rule(w, &write, TIER_WRITE, abi, exec_open);
+    if (!rc) rc = flush_part(w);
+    lcsb__strv_clear(&write);
+    return rc;
+}
+
+/* The wire header (docs/wire-format.md) into HEADER, for PARTS parts: the
+ * rights handled, the network and its ports, the scope and sockets, what
+ * was dropped, the world, protect, hide, limits and the proxy's port. */
+static int write_header(lcsb__buf *header, const landlock_backend *b, const lcsb_policy *policy,
+                        int abi, unsigned dropped, size_t parts) {
+    bool exec_open = policy->exec_open;
+    bool own_world = world_held(dropped);
+    bool tcp_rules = policy->net != LCSB_NET_OPEN && abi >= 4;
+    /* Under domains the command reaches lcsb's proxy on a loopback port, its
+     * own network's (the shim listens there), or the host's when the net
+     * part is dropped; the policy's ports are then for its own loopback. */
+    bool domains = policy->net == LCSB_NET_DOMAINS;
+    bool own_network = domains && own_world && !(dropped & LCSB_PART_NET);
+    uint16_t proxy = lcsb__proxy_port(policy);
+    lcsb__ports connect = policy->connect;
+    uint16_t *with_proxy = NULL;
+    if (domains && tcp_rules) {
+        if (!(with_proxy = malloc((connect.n + 1) * sizeof *with_proxy))) return LCSB_ENOMEM;
+        if (connect.n) memcpy(with_proxy, connect.v, connect.n * sizeof *with_proxy);
+        with_proxy[connect.n] = proxy;
+        connect = (lcsb__ports){with_proxy, connect.n + 1};
+    }
+    lcsb__buf_addf(header, "%s%d,\"abi\":%d,\"parts\":%zu,\"fs\":", LCSB__WIRE_KEY,
+                   LCSB__WIRE_VERSION, abi, parts);
+    add_rights(header, abi, exec_open, -1);
+    lcsb__buf_addf(header, ",\"net\":%s,\"ports\":[",
+                   tcp_rules ? "[\"bind_tcp\",\"connect_tcp\"]" : "[]");
+    bool first = true;
+    if (tcp_rules && policy->net != LCSB_NET_DENY) {
+        add_ports(header, "bind_tcp", &policy->bind, &first);
+        add_ports(header, "connect_tcp", &connect, &first);
+    }
+    free(with_proxy);
+    /* Landlock's rules cover TCP only; the shim's socket filter closes the
+     * rest: only unix sockets when the network is denied (TCP included, so a
+     * denied network needs no TCP rules), unix and TCP (held to the ports by
+     * Landlock) when ports or domains are allowed. */
+    const char *sockets = !b->seccomp || policy->net == LCSB_NET_OPEN ? "any"
+                          : policy->net == LCSB_NET_DENY              ? "unix"
+                                                                      : "unix+tcp";
+    lcsb__buf_addf(header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
+                   abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
+    lcsb__add_part_names(header, dropped, "\"", ",");
+    lcsb__buf_addf(header, "],\"world\":\"%s\",\"protect\":", own_world ? "policy" : "open");
+    int rc = add_paths(header, &policy->protect, own_world);
+    lcsb__buf_adds(header, ",\"hide\":");
+    if (!rc) rc = add_paths(header, &policy->hide, own_world);
+    lcsb__buf_adds(header, ",\"limits\":");
+    add_limits(b, header, policy, dropped);
+    lcsb__buf_addf(header, ",\"proxy\":%u}", own_network ? (unsigned)proxy : 0u);
+    return rc;
+}
+
 static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
                          const char *const *argv, const char *const *env, lcsb__strv *out,
                          lcsb_error *err) {
@@ -359,68 +429,10 @@ static int landlock_wrap(const lcsb_backend *backend, const lcsb_policy *policy,
     if (!rc) rc = check_world_paths(policy, dropped, err);
     if (!rc) rc = lcsb__check_exec_dirs(policy, "EXECUTE", err);
     if (rc) return rc;
-    bool exec_open = policy->exec_open;
     parts_writer w = {0};
     lcsb__buf header = {0};
-    bool own_world = world_held(dropped);
-    /* In a world of its own, what holds a protected or hidden path in
-     * place is a write path too: the shim mounts each write path. */
-    lcsb__strv write = {0};
-    rc = lcsb__strv_push_all(&write, (const char *const *)policy->write.v);
-    if (!rc && own_world) rc = lcsb__policy_pins(policy, &write);
-    if (!rc) rc = add_rule(&w, &policy->read, TIER_READ, abi, exec_open);
-    if (!rc) rc = add_rule(&w, &policy->exec, TIER_EXEC, abi, exec_open);
-    if (!rc) rc = add_rule(&w, &write, TIER_WRITE, abi, exec_open);
-    if (!rc) rc = flush_part(&w);
-    lcsb__strv_clear(&write);
-    if (rc) goto out;
-
-    bool tcp_rules = policy->net != LCSB_NET_OPEN && abi >= 4;
-    /* Under domains the command reaches lcsb's proxy on a loopback port, its
-     * own network's (the shim listens there), or the host's when the net
-     * part is dropped; the policy's ports are then for its own loopback. */
-    bool domains = policy->net == LCSB_NET_DOMAINS;
-    bool own_network = domains && own_world && !(dropped & LCSB_PART_NET);
-    uint16_t proxy = lcsb__proxy_port(policy);
-    lcsb__ports connect = policy->connect;
-    uint16_t *with_proxy = NULL;
-    if (domains && tcp_rules) {
-        if (!(with_proxy = malloc((connect.n + 1) * sizeof *with_proxy))) {
-            rc = LCSB_ENOMEM;
-            goto out;
-        }
-        if (connect.n) memcpy(with_proxy, connect.v, connect.n * sizeof *with_proxy);
-        with_proxy[connect.n] = proxy;
-        connect = (lcsb__ports){with_proxy, connect.n + 1};
-    }
-    lcsb__buf_addf(&header, "%s%d,\"abi\":%d,\"parts\":%zu,\"fs\":", LCSB__WIRE_KEY,
-                   LCSB__WIRE_VERSION, abi, w.parts.n);
-    add_rights(&header, abi, exec_open, -1);
-    lcsb__buf_addf(&header, ",\"net\":%s,\"ports\":[",
-                   tcp_rules ? "[\"bind_tcp\",\"connect_tcp\"]" : "[]");
-    bool first = true;
-    if (tcp_rules && policy->net != LCSB_NET_DENY) {
-        add_ports(&header, "bind_tcp", &policy->bind, &first);
-        add_ports(&header, "connect_tcp", &connect, &first);
-    }
-    free(with_proxy);
-    /* Landlock's rules cover TCP only; the shim's socket filter closes the
-     * rest: only unix sockets when the network is denied (TCP included, so a
-     * denied network needs no TCP rules), unix and TCP (held to the ports by
-     * Landlock) when ports or domains are allowed. */
-    const char *sockets = !b->seccomp || policy->net == LCSB_NET_OPEN ? "any"
-                          : policy->net == LCSB_NET_DENY              ? "unix"
-                                                                      : "unix+tcp";
-    lcsb__buf_addf(&header, "],\"scope\":%s,\"sockets\":\"%s\",\"dropped\":[",
-                   abi >= 6 ? "[\"abstract_unix_socket\",\"signal\"]" : "[]", sockets);
-    lcsb__add_part_names(&header, dropped, "\"", ",");
-    lcsb__buf_addf(&header, "],\"world\":\"%s\",\"protect\":", own_world ? "policy" : "open");
-    rc = add_paths(&header, &policy->protect, own_world);
-    lcsb__buf_adds(&header, ",\"hide\":");
-    if (!rc) rc = add_paths(&header, &policy->hide, own_world);
-    lcsb__buf_adds(&header, ",\"limits\":");
-    add_limits(b, &header, policy, dropped);
-    lcsb__buf_addf(&header, ",\"proxy\":%u}", own_network ? (unsigned)proxy : 0u);
+    rc = write_fs_parts(&w, policy, abi, world_held(dropped));
+    if (!rc) rc = write_header(&header, b, policy, abi, dropped, w.parts.n);
     if (rc) goto out;
     if (header.oom) {
         rc = LCSB_ENOMEM;

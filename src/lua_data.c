@@ -95,7 +95,9 @@ static int key_order(const void *pa, const void *pb) {
     return (x > y) - (x < y);
 }
 
-static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
+/* The table at IDX's metatable, if it has one, written before it: NULL, or
+ * why it cannot be. */
+static const char *encode_metatable(encoder *e, lua_State *L, int idx, int depth) {
     /* A metatable can answer for keys pairs never shows (__index): only
      * the one the caller marks (a preset's) is plain data, written 'P'; in
      * lcsb's state, any is, written 'M' with its table. */
@@ -112,29 +114,43 @@ static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, u
             lcsb__buf_add(e->out, "P", 1);
         }
     }
-    /* A list (keys 1..N): in order already, as sorting would put it. Its
-     * length is a border only: N pairs with a border at N are a list when
-     * none of 1..N is missing (keys 0, 1, 2, 4, 5, 6 have a border at 6). */
+    return NULL;
+}
+
+/* The table at IDX, of N pairs, as a list (keys 1..N) when it is one: in
+ * order already, as sorting would put it. Its length is a border only: N
+ * pairs with a border at N are a list when none of 1..N is missing (keys 0,
+ * 1, 2, 4, 5, 6 have a border at 6). */
+static bool is_list(lua_State *L, int idx, uint64_t n) {
     bool list = n && n == lua_rawlen(L, idx);
     for (lua_Integer i = 1; list && i <= (lua_Integer)n; i++) {
         list = lua_rawgeti(L, idx, i) != LUA_TNIL;
         lua_pop(L, 1);
     }
-    if (list) {
-        lcsb__buf_add(e->out, "T", 1);
-        add_count(e->out, n);
-        const char *why = NULL;
-        for (lua_Integer i = 1; i <= (lua_Integer)n && !why; i++) {
-            add_u64(e->out, 'I', (uint64_t)i);
-            size_t at = strlen(e->path);
-            if (e->naming) snprintf(e->path + at, sizeof e->path - at, ".%lld", (long long)i);
-            lua_rawgeti(L, idx, i);
-            why = encode(e, L, -1, depth + 1);
-            lua_pop(L, 1);
-            e->path[at] = '\0';
-        }
-        return why;
+    return list;
+}
+
+/* The list at IDX, N items, written in order: NULL, or why it cannot be. */
+static const char *encode_list(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
+    lcsb__buf_add(e->out, "T", 1);
+    add_count(e->out, n);
+    const char *why = NULL;
+    for (lua_Integer i = 1; i <= (lua_Integer)n && !why; i++) {
+        add_u64(e->out, 'I', (uint64_t)i);
+        size_t at = strlen(e->path);
+        if (e->naming) snprintf(e->path + at, sizeof e->path - at, ".%lld", (long long)i);
+        lua_rawgeti(L, idx, i);
+        why = encode(e, L, -1, depth + 1);
+        lua_pop(L, 1);
+        e->path[at] = '\0';
     }
+    return why;
+}
+
+static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
+    const char *wrong = encode_metatable(e, L, idx, depth);
+    if (wrong) return wrong;
+    if (is_list(L, idx, n)) return encode_list(e, L, idx, depth, n);
     key_ref *keys = n ? calloc((size_t)n, sizeof *keys) : NULL;
     if (n && !keys) return "out of memory";
     size_t count = 0;

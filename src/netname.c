@@ -115,6 +115,61 @@ int lcsb__host_normal(const char *in, size_t len, char out[LCSB__HOST_MAX + 1]) 
     return 0;
 }
 
+/* What makes an entry (S, past its '!'; ENTRY whole) no entry whatever its
+ * host names: NULL when nothing does. */
+static const char *entry_misshapen(const char *entry, const char *s) {
+    if (!*s) return "an empty entry names nothing";
+    for (const char *p = entry; *p; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return "no spaces or control characters in a host name";
+    }
+    if (strstr(s, "://")) return "give a host name, not a URL";
+    if (strchr(s, '/')) return "give a host name, not a path (for a range, use net.lan)";
+    if (strcmp(s, "*") == 0 || strcmp(s, "*.") == 0)
+        return "\"*\" alone would allow every name: list the names, or give net = true";
+    return NULL;
+}
+
+/* The host and the port: an IPv6 literal keeps its colons in brackets.
+ * S's first *HOST_LEN bytes are the host, *PORT what follows its colon (or
+ * NULL): NULL, or what is wrong with them. */
+static const char *split_host_port(const char *s, size_t *host_len, const char **port) {
+    *port = NULL;
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        if (!close) return "a \"[\" without its \"]\"";
+        *host_len = (size_t)(close - s) + 1;
+        if (close[1] == ':')
+            *port = close + 2;
+        else if (close[1])
+            return "after \"]\" only \":PORT\"";
+    } else {
+        const char *colon = strchr(s, ':');
+        if (colon && strchr(colon + 1, ':'))
+            return "an IPv6 address goes in brackets, its port after them: \"[2001:db8::1]:443\"";
+        *host_len = colon ? (size_t)(colon - s) : strlen(s);
+        if (colon) *port = colon + 1;
+    }
+    return NULL;
+}
+
+/* S's host (HOST_LEN bytes) and PORT (or NULL) into OUT, checked: NULL, or
+ * what is wrong with them. */
+static const char *read_host_port(lcsb__domain *out, const char *s, size_t host_len,
+                                  const char *port) {
+    if (port && !port_parse(port, strlen(port), &out->port))
+        return "the port must be a number from 1 to 65535";
+    if (host_len == 0) return "a port alone names no host";
+    if (lcsb__host_normal(s, host_len, out->host) < 0)
+        return s[0] == '[' ? "not an IPv6 address in brackets"
+                           : "not a host name (letters, digits, '-', '_' and '.', labels of 1 "
+                             "to 63 and at most 253 in all, not ending in a number) nor an IP "
+                             "address";
+    if (out->wildcard && lcsb__host_is_literal(out->host))
+        return "\"*.\" goes before a name, not an address";
+    return NULL;
+}
+
 int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size) {
     static const char what[] = "net.domains";
     memset(out, 0, sizeof *out);
@@ -123,85 +178,19 @@ int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t s
         out->deny = true;
         s++;
     }
-    if (!*s) {
-        reason(why, size, what, entry, "an empty entry names nothing");
-        return -1;
-    }
-    for (const char *p = entry; *p; p++) {
-        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
-            reason(why, size, what, entry, "no spaces or control characters in a host name");
-            return -1;
-        }
-    }
-    if (strstr(s, "://")) {
-        reason(why, size, what, entry, "give a host name, not a URL");
-        return -1;
-    }
-    if (strchr(s, '/')) {
-        reason(why, size, what, entry, "give a host name, not a path (for a range, use net.lan)");
-        return -1;
-    }
-    if (strcmp(s, "*") == 0 || strcmp(s, "*.") == 0) {
-        reason(why, size, what, entry,
-               "\"*\" alone would allow every name: list the names, or give net = true");
-        return -1;
-    }
-    if (strncmp(s, "*.", 2) == 0) {
+    const char *wrong = entry_misshapen(entry, s);
+    if (!wrong && strncmp(s, "*.", 2) == 0) {
         out->wildcard = true;
         s += 2;
     }
-    if (strchr(s, '*')) {
-        reason(why, size, what, entry, "\"*\" only as a leading \"*.\" (\"*.example.com\")");
-        return -1;
-    }
-
-    /* The host and the port: an IPv6 literal keeps its colons in brackets. */
-    size_t host_len;
+    if (!wrong && strchr(s, '*')) wrong = "\"*\" only as a leading \"*.\" (\"*.example.com\")";
+    size_t host_len = 0;
     const char *port = NULL;
-    if (*s == '[') {
-        const char *close = strchr(s, ']');
-        if (!close) {
-            reason(why, size, what, entry, "a \"[\" without its \"]\"");
-            return -1;
-        }
-        host_len = (size_t)(close - s) + 1;
-        if (close[1] == ':')
-            port = close + 2;
-        else if (close[1]) {
-            reason(why, size, what, entry, "after \"]\" only \":PORT\"");
-            return -1;
-        }
-    } else {
-        const char *colon = strchr(s, ':');
-        if (colon && strchr(colon + 1, ':')) {
-            reason(why, size, what, entry,
-                   "an IPv6 address goes in brackets, its port after them: \"[2001:db8::1]:443\"");
-            return -1;
-        }
-        host_len = colon ? (size_t)(colon - s) : strlen(s);
-        if (colon) port = colon + 1;
-    }
-    if (port && !port_parse(port, strlen(port), &out->port)) {
-        reason(why, size, what, entry, "the port must be a number from 1 to 65535");
-        return -1;
-    }
-    if (host_len == 0) {
-        reason(why, size, what, entry, "a port alone names no host");
-        return -1;
-    }
-    if (lcsb__host_normal(s, host_len, out->host) < 0) {
-        reason(why, size, what, entry,
-               s[0] == '[' ? "not an IPv6 address in brackets"
-                           : "not a host name (letters, digits, '-', '_' and '.', labels of 1 "
-                             "to 63 and at most 253 in all, not ending in a number) nor an IP "
-                             "address");
-        return -1;
-    }
-    if (out->wildcard && lcsb__host_is_literal(out->host)) {
-        reason(why, size, what, entry, "\"*.\" goes before a name, not an address");
-        return -1;
-    }
-    return 0;
+    if (!wrong) wrong = split_host_port(s, &host_len, &port);
+    if (!wrong) wrong = read_host_port(out, s, host_len, port);
+    if (!wrong) return 0;
+    reason(why, size, what, entry, wrong);
+    return -1;
 }
 
 void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {

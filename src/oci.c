@@ -256,22 +256,26 @@ static bool own_env(const char *arg) {
     return strncmp(arg, ENV_OPTION, strlen(ENV_OPTION)) == 0 && *name && !name[strcspn(name, "=*")];
 }
 
-static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, const char *const *argv,
-                    const char *const *env, lcsb__strv *out, lcsb_error *err) {
-    const lcsb__oci_backend *b = oci_of(backend);
-    bool net_dropped;
+/* What a container cannot hold before any mount is looked at: a rootfs
+ * without podman, the network, no working directory, one the engine's mount
+ * syntax cannot carry. */
+static int check_policy(const lcsb__oci_backend *b, const lcsb_policy *policy, bool *net_dropped,
+                        lcsb_error *err) {
     int rc = check_world(b, err);
-    if (!rc) rc = check_net(b, policy, &net_dropped, err);
+    if (!rc) rc = check_net(b, policy, net_dropped, err);
     if (rc) return rc;
     if (!policy->cwd)
         return lcsb__fail(err, LCSB_EINVAL,
                           "oci: the policy names no working directory, and a container has "
                           "none of the caller's");
-    if ((rc = check_mount_path(b, policy->cwd, err)) != 0) return rc;
-    lcsb__oci_mount *mounts = NULL;
-    size_t n = 0;
-    if (lcsb__oci_mounts(policy, b->image != NULL, &mounts, &n))
-        return lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
+    return check_mount_path(b, policy->cwd, err);
+}
+
+/* The N MOUNTS' paths, each one the engine's syntax can carry, and no
+ * limit: the engine has its own. */
+static int check_mounts(const lcsb__oci_backend *b, const lcsb_policy *policy,
+                        const lcsb__oci_mount *mounts, size_t n, lcsb_error *err) {
+    int rc = 0;
     for (size_t i = 0; !rc && i < n; i++) rc = check_mount_path(b, mounts[i].path, err);
     const char *limit = lcsb__policy_first_limit(policy);
     if (!rc && limit)
@@ -279,10 +283,15 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
                         "oci: limits.%s is the Landlock backend's; give the engine its own "
                         "(oci = { args = { \"--pids-limit=N\", \"--memory=B\" } })",
                         limit);
-    /* A hidden path inside a tree mounted from the host is masked (podman's
-     * mask: an empty read-only file or directory on top); an image's own
-     * trees hold none of the host's. */
-    lcsb__buf mask = {0};
+    return rc;
+}
+
+/* A hidden path inside a tree mounted from the host is masked (podman's
+ * mask: an empty read-only file or directory on top); an image's own
+ * trees hold none of the host's. The option into MASK. */
+static int mask_hidden(const lcsb__oci_backend *b, const lcsb_policy *policy,
+                       const lcsb__oci_mount *mounts, size_t n, lcsb__buf *mask, lcsb_error *err) {
+    int rc = 0;
     for (size_t h = 0; !rc && h < policy->hide.n; h++) {
         const char *path = policy->hide.v[h];
         bool mounted = false;
@@ -297,8 +306,45 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
             rc = lcsb__fail(err, LCSB_EINVAL, "oci: cannot hide %s: podman's mask splits at ':'",
                             path);
         else
-            lcsb__buf_addf(&mask, "%s%s", mask.len ? ":" : "--security-opt=mask=", path);
+            lcsb__buf_addf(mask, "%s%s", mask->len ? ":" : "--security-opt=mask=", path);
     }
+    return rc;
+}
+
+/* The host's top-level symlinks into its system (/lib64 -> /usr/lib64),
+ * each a mount of its target at the link: a root of bare mounts has none. */
+static int add_link_mounts(lcsb__strv *out, lcsb__buf *word, const lcsb__oci_backend *b,
+                           const lcsb__oci_mount *mounts, size_t n) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < b->link_paths.n; i++) {
+        const char *link = b->link_paths.v[i], *target = b->link_targets.v[i];
+        /* The link's target as a mount at the link: only what the table
+         * already shows, and only where the table puts nothing itself. */
+        bool shown = false, taken = false;
+        for (size_t m = 0; m < n; m++) {
+            shown |= !mounts[m].rw && lcsb__path_within(target, mounts[m].path);
+            taken |=
+                lcsb__path_within(mounts[m].path, link) || lcsb__path_within(link, mounts[m].path);
+        }
+        if (!shown || taken) continue;
+        rc = add_mount(out, word, b, target, link, false);
+    }
+    return rc;
+}
+
+static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, const char *const *argv,
+                    const char *const *env, lcsb__strv *out, lcsb_error *err) {
+    const lcsb__oci_backend *b = oci_of(backend);
+    bool net_dropped;
+    int rc = check_policy(b, policy, &net_dropped, err);
+    if (rc) return rc;
+    lcsb__oci_mount *mounts = NULL;
+    size_t n = 0;
+    if (lcsb__oci_mounts(policy, b->image != NULL, &mounts, &n))
+        return lcsb__fail(err, LCSB_ENOMEM, "oci: out of memory");
+    rc = check_mounts(b, policy, mounts, n, err);
+    lcsb__buf mask = {0};
+    if (!rc) rc = mask_hidden(b, policy, mounts, n, &mask, err);
     lcsb__buf word = {0};
     /* Stdin stays open (--interactive) but no terminal is allocated: the
      * engine relays the streams, so the command never holds the caller's
@@ -333,19 +379,7 @@ static int oci_wrap(const lcsb_backend *backend, const lcsb_policy *policy, cons
     if (!rc && mask.len) rc = mask.oom ? LCSB_ENOMEM : lcsb__strv_push(out, mask.p);
     for (size_t i = 0; !rc && i < n; i++)
         rc = add_mount(out, &word, b, mounts[i].path, mounts[i].path, mounts[i].rw);
-    for (size_t i = 0; !rc && i < b->link_paths.n; i++) {
-        const char *link = b->link_paths.v[i], *target = b->link_targets.v[i];
-        /* The link's target as a mount at the link: only what the table
-         * already shows, and only where the table puts nothing itself. */
-        bool shown = false, taken = false;
-        for (size_t m = 0; m < n; m++) {
-            shown |= !mounts[m].rw && lcsb__path_within(target, mounts[m].path);
-            taken |=
-                lcsb__path_within(mounts[m].path, link) || lcsb__path_within(link, mounts[m].path);
-        }
-        if (!shown || taken) continue;
-        rc = add_mount(out, &word, b, target, link, false);
-    }
+    if (!rc) rc = add_link_mounts(out, &word, b, mounts, n);
     if (!rc) rc = lcsb__strv_push_all(out, (const char *const *)b->engine_args.v);
     if (!rc && b->rootfs)
         rc = lcsb__strv_push_all(out, (const char *const[]){"--rootfs", b->rootfs, NULL});
@@ -586,29 +620,36 @@ static size_t skip_env_overlay(const char *const *argv, size_t i) {
 
 /* ARGV is an engine's `run` (podman or docker), with PREFIX (may be NULL)
  * expected right after the world. */
-static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
-                      lcsb_error *err) {
-    if (!argv || !argv[0] || !argv[1] || !is_engine_name(base_name(argv[0])) ||
-        strcmp(argv[1], "run") != 0)
-        return LCSB__NOT_MINE;
-    bool podman = strcmp(base_name(argv[0]), "podman") == 0;
-    bool net_none = false, net_proxied = false, holds_protect = false, user = false;
-    bool required[sizeof own_flags / sizeof own_flags[0]] = {false};
-    unsigned dropped = 0;
+/* What the engine's options say, as oci_attest reads them back. */
+typedef struct engine_options {
+    bool net_none, net_proxied, holds_protect, user;
+    bool required[sizeof own_flags / sizeof own_flags[0]];
+    unsigned dropped;
+    /* LCSB_ENOMEM when a mount could not be kept: told only when nothing
+     * else is wrong with the argv. */
+    int rc;
+} engine_options;
+
+/* ARGV's options from *AT on, up to the world (or --rootfs), read into O,
+ * *AT moved past them: 0, or -1 at the first one lcsb does not write (*AT
+ * on it). */
+static int read_options(const char *const *argv, bool podman, size_t *at, engine_options *o) {
     lcsb__strv writable = {0};
-    const char *lacks = NULL;
-    size_t i = 2;
-    int rc = 0;
+    size_t i = *at;
+    int bad = 0;
     for (; argv[i] && strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i], "--rootfs") != 0; i++) {
         const char *arg = argv[i];
-        for (size_t f = 0; own_flags[f]; f++) required[f] |= strcmp(arg, own_flags[f]) == 0;
-        net_none |= strcmp(arg, "--network=none") == 0;
-        net_proxied |= strncmp(arg, NETNS_OPTION, strlen(NETNS_OPTION)) == 0;
-        user |= strncmp(arg, "--user=", 7) == 0;
+        for (size_t f = 0; own_flags[f]; f++) o->required[f] |= strcmp(arg, own_flags[f]) == 0;
+        o->net_none |= strcmp(arg, "--network=none") == 0;
+        o->net_proxied |= strncmp(arg, NETNS_OPTION, strlen(NETNS_OPTION)) == 0;
+        o->user |= strncmp(arg, "--user=", 7) == 0;
         if (strncmp(arg, DROPPED_LABEL, strlen(DROPPED_LABEL)) == 0) {
             unsigned part = lcsb_part_from_name(arg + strlen(DROPPED_LABEL));
-            if (!part) goto malformed;
-            dropped |= part;
+            if (!part) {
+                bad = -1;
+                break;
+            }
+            o->dropped |= part;
             continue;
         }
         char dst[4096];
@@ -617,22 +658,37 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
             /* lcsb writes parents first: a read-only mount under a writable
              * one is a protected path. */
             for (size_t w = 0; !rw && w < writable.n; w++)
-                holds_protect |= lcsb__path_within(dst, writable.v[w]);
-            if (rw && lcsb__strv_push(&writable, dst)) rc = LCSB_ENOMEM;
+                o->holds_protect |= lcsb__path_within(dst, writable.v[w]);
+            if (rw && lcsb__strv_push(&writable, dst)) o->rc = LCSB_ENOMEM;
             continue;
         }
         if (!one_of(arg, own_flags, false) && !one_of(arg, own_optional, false) &&
-            !one_of(arg, own_valued, true) && !own_env(arg) && !vouched(arg))
-            goto malformed;
+            !one_of(arg, own_valued, true) && !own_env(arg) && !vouched(arg)) {
+            bad = -1;
+            break;
+        }
     }
+    lcsb__strv_clear(&writable);
+    *at = i;
+    return bad;
+}
+
+static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
+                      lcsb_error *err) {
+    if (!argv || !argv[0] || !argv[1] || !is_engine_name(base_name(argv[0])) ||
+        strcmp(argv[1], "run") != 0)
+        return LCSB__NOT_MINE;
+    bool podman = strcmp(base_name(argv[0]), "podman") == 0;
+    engine_options o = {.rc = 0};
+    const char *lacks = NULL;
+    size_t i = 2;
+    if (read_options(argv, podman, &i, &o)) goto malformed;
     for (size_t f = OWN_REQUIRED_FROM; own_flags[f] && !lacks; f++)
-        if (!required[f]) lacks = own_flags[f];
-    if (!lacks && !user) lacks = "--user=";
-    if (lacks) {
-        lcsb__strv_clear(&writable);
+        if (!o.required[f]) lacks = own_flags[f];
+    if (!lacks && !o.user) lacks = "--user=";
+    if (lacks)
         return lcsb__fail(err, LCSB_EINVAL,
                           "attest: the engine's argv lacks %s, which lcsb always writes", lacks);
-    }
     if (argv[i] && strcmp(argv[i], "--rootfs") == 0) {
         /* Only podman has a rootfs mode; lcsb never makes the host's root,
          * or a tree holding a system directory, the container's. */
@@ -643,13 +699,11 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
     if (!argv[i] || argv[i][0] == '-') goto malformed;
     i = skip_env_overlay(argv, i + 1); /* past the world */
     for (size_t p = 0; prefix && prefix[p]; p++, i++)
-        if (!argv[i] || strcmp(argv[i], prefix[p]) != 0) {
-            lcsb__strv_clear(&writable);
+        if (!argv[i] || strcmp(argv[i], prefix[p]) != 0)
             return lcsb__fail(err, LCSB_EINVAL,
                               "attest: the container's command does not start with the prefix");
-        }
-    lcsb__strv_clear(&writable);
-    if (rc) return lcsb__fail(err, rc, "attest: out of memory");
+    if (o.rc) return lcsb__fail(err, o.rc, "attest: out of memory");
+    bool net_none = o.net_none, net_proxied = o.net_proxied;
     *out = (lcsb_attestation){
         .backend = LCSB_MECHANISM_OCI,
         .fs = LCSB_FS_ENFORCED,
@@ -663,14 +717,13 @@ static int oci_attest(const char *const *argv, const char *const *prefix, lcsb_a
         /* Its own PID and network namespaces: signals and abstract unix
          * sockets reach nothing outside. */
         .scoped = true,
-        .dropped = dropped,
+        .dropped = o.dropped,
         .metadata = LCSB_HELD_READONLY, /* --read-only, required */
-        .protected_paths = holds_protect ? LCSB_HELD_READONLY : LCSB_HELD_NONE,
+        .protected_paths = o.holds_protect ? LCSB_HELD_READONLY : LCSB_HELD_NONE,
         .world = LCSB_HELD_OWN, /* the engine's namespaces; docs/threat-model.md */
     };
     return 0;
 malformed:
-    lcsb__strv_clear(&writable);
     return lcsb__fail(err, LCSB_EINVAL,
                       "attest: the engine's argv holds \"%s\", which lcsb does not write",
                       argv[i] ? argv[i] : "(nothing where the world should be)");

@@ -263,81 +263,67 @@ static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err)
     return lcsb__proxy_start(policy, fd, &net->proxy, err);
 }
 
-/* REPORT is the shim's report pipe (-1s when the child is no mechanism),
- * ENV the environment that names its write end, NET the proxy to serve
- * while the command runs (NULL: none), CAPTURE the stderr relay (NULL: the
- * command writes to the caller's stderr itself). */
-static int spawn_and_wait_with(const char *const *final, const lcsb_policy *policy,
-                               bool is_mechanism, const lcsb_run_options *opts, plumbing *pl,
-                               net_serve *net, char **env, lcsb__capture *capture,
-                               lcsb_run_result *result, lcsb_error *err) {
-    const char *cwd = policy->cwd;
-    int extra[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_t actions;
-    sigset_t relayed, old_mask, none;
-    struct sigaction old[RELAYED];
-    int rc = 0;
-
-    sigemptyset(&relayed);
+/* The child's start: the relayed signals (RELAYED) and SIGPIPE at their
+ * defaults and nothing blocked; stderr onto CAPTURE's pipe, CWD, and the
+ * descriptors it keeps (EXTRA, the shim's). Both destroyed on failure. */
+static int spawn_prepare(posix_spawnattr_t *attr, posix_spawn_file_actions_t *actions,
+                         const sigset_t *relayed, const char *cwd, const lcsb_run_options *opts,
+                         const int *extra, const lcsb__capture *capture, lcsb_error *err) {
+    sigset_t none;
     sigemptyset(&none);
-    for (size_t i = 0; i < RELAYED; i++) sigaddset(&relayed, relayed_signals[i]);
     /* The command starts with these at their defaults, SIGPIPE included,
      * which lcsb may be ignoring while it relays stderr. */
-    sigset_t defaults = relayed;
+    sigset_t defaults = *relayed;
     sigaddset(&defaults, SIGPIPE);
-    if (posix_spawnattr_init(&attr)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (posix_spawn_file_actions_init(&actions)) {
-        posix_spawnattr_destroy(&attr);
+    if (posix_spawnattr_init(attr)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (posix_spawn_file_actions_init(actions)) {
+        posix_spawnattr_destroy(attr);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigdefault(attr, &defaults);
+    posix_spawnattr_setsigmask(attr, &none);
+    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     /* stderr onto the pipe before everything else above 2 is closed. */
     if ((capture && capture->out[1] >= 0 &&
-         posix_spawn_file_actions_adddup2(&actions, capture->out[1], STDERR_FILENO)) ||
-        (cwd && posix_spawn_file_actions_addchdir_np(&actions, cwd)) ||
-        add_fd_actions(&actions, opts, extra)) {
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attr);
+         posix_spawn_file_actions_adddup2(actions, capture->out[1], STDERR_FILENO)) ||
+        (cwd && posix_spawn_file_actions_addchdir_np(actions, cwd)) ||
+        add_fd_actions(actions, opts, extra)) {
+        posix_spawn_file_actions_destroy(actions);
+        posix_spawnattr_destroy(attr);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    return 0;
+}
 
-    /* Hold the relayed signals until the child's pid is known, so none is lost. */
-    sigprocmask(SIG_BLOCK, &relayed, &old_mask);
-    for (size_t i = 0; i < RELAYED; i++) {
-        struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
-        sigemptyset(&sa.sa_mask);
-        sigaction(relayed_signals[i], &sa, &old[i]);
-    }
-    pid_t pid;
-    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, env);
-    /* Only the child writes into these now. */
+/* Only the child writes into these now: the write ends of the report and
+ * record pipes and of NET's channel, closed in lcsb. */
+static void close_child_ends(plumbing *pl, net_serve *net) {
     for (int *end = pl->report + 1; end; end = end == pl->report + 1 ? pl->record + 1 : NULL) {
         if (*end >= 0) close(*end);
         *end = -1;
     }
     if (net && net->channel[1] >= 0) close(net->channel[1]);
     if (net) net->channel[1] = -1;
-    if (spawn_errno == 0) running_child = pid;
-    /* Unblock the relayed signals even if the caller held them: one that
-     * arrived before the spawn is delivered now, and relayed. */
-    sigset_t unblocked = old_mask;
-    for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+}
 
-    if (spawn_errno != 0) {
-        /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
-        result->status = is_mechanism                                        ? LCSB_EXIT_SETUP
-                         : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
-                                                                             : LCSB_EXIT_NOEXEC;
-        result->setup_failed = is_mechanism;
-        result->not_executed = !is_mechanism;
-        snprintf(result->note, sizeof result->note, "cannot execute %s: %s", final[0],
-                 strerror(spawn_errno));
-        goto restore;
-    }
+/* PROGRAM could not be spawned (SPAWN_ERRNO): RESULT says so. */
+static void spawn_failed(lcsb_run_result *result, const char *program, int spawn_errno,
+                         bool is_mechanism) {
+    /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
+    result->status = is_mechanism                                        ? LCSB_EXIT_SETUP
+                     : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
+                                                                         : LCSB_EXIT_NOEXEC;
+    result->setup_failed = is_mechanism;
+    result->not_executed = !is_mechanism;
+    snprintf(result->note, sizeof result->note, "cannot execute %s: %s", program,
+             strerror(spawn_errno));
+}
+
+/* The command spawned as PID (PROGRAM), its proxy served while it runs,
+ * waited for: RESULT's status and what the shim reported. */
+static int wait_command(pid_t pid, const char *program, const lcsb_policy *policy,
+                        const lcsb_run_options *opts, plumbing *pl, net_serve *net,
+                        lcsb__capture *capture, lcsb_run_result *result, lcsb_error *err) {
     int wstatus;
     pid_t waited = pid;
     /* A command that would run without its proxy is stopped: nothing of it
@@ -356,10 +342,8 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
         while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {
         }
     }
-    if (waited < 0) {
-        rc = lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", final[0], strerror(errno));
-        goto restore;
-    }
+    if (waited < 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", program, strerror(errno));
     result->status = result->setup_failed ? LCSB_EXIT_SETUP
                      : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
                                           : 128 + WTERMSIG(wstatus);
@@ -368,7 +352,49 @@ static int spawn_and_wait_with(const char *const *final, const lcsb_policy *poli
     char said[8];
     ssize_t n = pl->report[0] >= 0 ? read(pl->report[0], said, sizeof said) : -1;
     if (n > 0) reported(said, (size_t)n, result);
-restore:
+    return 0;
+}
+
+/* REPORT is the shim's report pipe (-1s when the child is no mechanism),
+ * ENV the environment that names its write end, NET the proxy to serve
+ * while the command runs (NULL: none), CAPTURE the stderr relay (NULL: the
+ * command writes to the caller's stderr itself). */
+static int spawn_and_wait_with(const char *const *final, const lcsb_policy *policy,
+                               bool is_mechanism, const lcsb_run_options *opts, plumbing *pl,
+                               net_serve *net, char **env, lcsb__capture *capture,
+                               lcsb_run_result *result, lcsb_error *err) {
+    int extra[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t actions;
+    sigset_t relayed, old_mask;
+    struct sigaction old[RELAYED];
+
+    sigemptyset(&relayed);
+    for (size_t i = 0; i < RELAYED; i++) sigaddset(&relayed, relayed_signals[i]);
+    int rc = spawn_prepare(&attr, &actions, &relayed, policy->cwd, opts, extra, capture, err);
+    if (rc) return rc;
+
+    /* Hold the relayed signals until the child's pid is known, so none is lost. */
+    sigprocmask(SIG_BLOCK, &relayed, &old_mask);
+    for (size_t i = 0; i < RELAYED; i++) {
+        struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(relayed_signals[i], &sa, &old[i]);
+    }
+    pid_t pid;
+    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, env);
+    close_child_ends(pl, net);
+    if (spawn_errno == 0) running_child = pid;
+    /* Unblock the relayed signals even if the caller held them: one that
+     * arrived before the spawn is delivered now, and relayed. */
+    sigset_t unblocked = old_mask;
+    for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+
+    if (spawn_errno != 0)
+        spawn_failed(result, final[0], spawn_errno, is_mechanism);
+    else
+        rc = wait_command(pid, final[0], policy, opts, pl, net, capture, result, err);
     sigprocmask(SIG_BLOCK, &relayed, NULL);
     running_child = 0;
     sigprocmask(SIG_SETMASK, &old_mask, NULL);

@@ -394,23 +394,32 @@ static int check_rootfs_caps(const lcsb_script *s, const char *path, lcsb_error 
     return rc;
 }
 
+/* The caller's OPTS (NULL: the defaults) into GIVEN, checked; RECORD, for
+ * lcsb_trust's run, checks no trust. */
+static int take_options(const lcsb_script_options *opts, bool record, lcsb_script_options *given,
+                        lcsb_error *err) {
+    /* A caller built against an older, shorter struct gets defaults for the rest. */
+    lcsb_script_options_init(given);
+    if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof *given))
+        return lcsb__fail(err, LCSB_EINVAL, "script: options of unknown size %zu", opts->size);
+    if (opts) memcpy(given, opts, opts->size);
+    if (record) given->trust = LCSB_TRUST_SKIP;
+    if (given->trust != LCSB_TRUST_CHECK && given->trust != LCSB_TRUST_SKIP)
+        return lcsb__fail(err, LCSB_EINVAL, "script: unknown trust mode %d", (int)given->trust);
+    if (!(given->time_budget >= 0 && given->time_budget <= LCSB_SCRIPT_BUDGET_MAX))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "time budget %g s: not from 0 (no budget) to %g seconds",
+                          given->time_budget, LCSB_SCRIPT_BUDGET_MAX);
+    return 0;
+}
+
 /* lcsb_script_open, and lcsb_trust's run: RECORD keeps each file's bytes. */
 static int open_script(const char *path, const char *const *argv, const lcsb_script_options *opts,
                        bool record, lcsb_script **out, lcsb_error *err) {
-    /* A caller built against an older, shorter struct gets defaults for the rest. */
     lcsb_script_options given;
-    lcsb_script_options_init(&given);
     *out = NULL;
-    if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof given))
-        return lcsb__fail(err, LCSB_EINVAL, "script: options of unknown size %zu", opts->size);
-    if (opts) memcpy(&given, opts, opts->size);
-    if (record) given.trust = LCSB_TRUST_SKIP;
-    if (given.trust != LCSB_TRUST_CHECK && given.trust != LCSB_TRUST_SKIP)
-        return lcsb__fail(err, LCSB_EINVAL, "script: unknown trust mode %d", (int)given.trust);
-    if (!(given.time_budget >= 0 && given.time_budget <= LCSB_SCRIPT_BUDGET_MAX))
-        return lcsb__fail(err, LCSB_EINVAL,
-                          "time budget %g s: not from 0 (no budget) to %g seconds",
-                          given.time_budget, LCSB_SCRIPT_BUDGET_MAX);
+    int rc = take_options(opts, record, &given, err);
+    if (rc) return rc;
     if (!path) return lcsb__fail(err, LCSB_EINVAL, "no policy script given");
     if (access(path, R_OK) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
@@ -425,7 +434,7 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     /* The caps come first, from files the script cannot reach: a broken
      * one stops lcsb before the project's script runs. */
     lcsb__caps *caps;
-    int rc = load_caps(lua_dir, &given, &caps, err);
+    rc = load_caps(lua_dir, &given, &caps, err);
     if (rc) return rc;
     lcsb_script *s = calloc(1, sizeof *s);
     if (!s) {

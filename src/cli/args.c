@@ -227,6 +227,106 @@ static int parse_cache(int argc, char **argv, int i, cli_args *out, char *err, s
     return 0;
 }
 
+/* --keep-fd V: one more descriptor the command keeps. */
+static int parse_keep_fd(const char *v, cli_args *out, char *err, size_t err_size) {
+    char *end;
+    long fd = strtol(v, &end, 10);
+    if (!*v || *end || v[0] == '+' || v[0] == '-' || fd < 3 || fd >= LCSB_KEEP_FD_MAX)
+        return usage_error(err, err_size,
+                           "--keep-fd '%s': expected a descriptor number from 3 to %d", v,
+                           LCSB_KEEP_FD_MAX - 1);
+    if (out->keep_fds_count == CLI_KEEP_FDS_MAX)
+        return usage_error(err, err_size, "more than %d --keep-fd options", CLI_KEEP_FDS_MAX);
+    out->keep_fds[out->keep_fds_count++] = (int)fd;
+    return 0;
+}
+
+/* --accept V, lcsb trust's FILE=SHA256: one more file the user accepts. */
+static int parse_accept(const char *v, cli_args *out, char *err, size_t err_size) {
+    const char *eq = strrchr(v, '=');
+    if (out->command != CLI_TRUST)
+        return usage_error(err, err_size, "%s",
+                           "--accept is for lcsb trust (lcsb trust --accept FILE=SHA256 "
+                           "POLICY.lua)");
+    if (!eq || eq == v || strlen(eq + 1) != 64 || strspn(eq + 1, "0123456789abcdef") != 64)
+        return usage_error(err, err_size,
+                           "--accept '%s': expected FILE=SHA256, the file and the digest "
+                           "lcsb trust named",
+                           v);
+    if (out->accept_count == CLI_ACCEPT_MAX)
+        return usage_error(err, err_size, "more than %d --accept options", CLI_ACCEPT_MAX);
+    out->accept[out->accept_count++] = v;
+    return 0;
+}
+
+/* What the options leave to check once all are read: a backend lcsb
+ * knows, and the policy script and command the subcommand needs. */
+static int check_parsed(const cli_args *out, char *err, size_t err_size) {
+    static const char *const backends[] = {"auto", "landlock", "seatbelt", "oci", "none", NULL};
+    bool known = false;
+    for (size_t b = 0; backends[b]; b++) known |= strcmp(out->backend, backends[b]) == 0;
+    if (!known)
+        return usage_error(err, err_size,
+                           "unknown backend '%s' (expected auto, landlock, seatbelt, oci or none)",
+                           out->backend);
+    if (out->command == CLI_DETECT) return 0;
+    if (!out->policy) return usage_error(err, err_size, "%s", "no policy script given");
+    bool needs_command = out->command == CLI_RUN || out->command == CLI_WRAP;
+    if (needs_command && (!out->argv || !out->argv[0]))
+        return usage_error(err, err_size, "%s", "no command given (lcsb POLICY.lua -- COMMAND)");
+    return 0;
+}
+
+/* The options, POLICY.lua and the command after "--", from argv[I]: a run,
+ * or lcsb check, wrap, trust or detect. */
+static int parse_options(int argc, char **argv, int i, cli_args *out, char *err, size_t err_size) {
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            out->argv = (const char *const *)&argv[i + 1];
+            break;
+        }
+        bool takes_value = strcmp(a, "--backend") == 0 || strcmp(a, "--attest") == 0 ||
+                           strcmp(a, "--prefix") == 0 || strcmp(a, "--keep-fd") == 0 ||
+                           strcmp(a, "--accept") == 0;
+        if (takes_value && i + 1 >= argc)
+            return usage_error(err, err_size, "option %s needs a value", a);
+        if (strcmp(a, "--backend") == 0)
+            out->backend = argv[++i];
+        else if (strcmp(a, "--attest") == 0)
+            out->attest = argv[++i];
+        else if (strcmp(a, "--prefix") == 0) {
+            cli_args_free(out);
+            if (!(out->prefix = cli_split_words(argv[++i])))
+                return usage_error(err, err_size, "--prefix '%s': no words, or an unclosed quote",
+                                   argv[i]);
+        } else if (strcmp(a, "--keep-fd") == 0) {
+            if (parse_keep_fd(argv[++i], out, err, err_size) != 0) return -1;
+        } else if (strcmp(a, "--accept") == 0) {
+            if (parse_accept(argv[++i], out, err, err_size) != 0) return -1;
+        } else if (strcmp(a, "--no-capture") == 0)
+            out->no_capture = true;
+        else if (strcmp(a, "--no-record") == 0)
+            out->no_record = true;
+        else if (strcmp(a, "--report") == 0)
+            out->report = true;
+        else if (strcmp(a, "--no-trust-check") == 0)
+            out->no_trust_check = true;
+        else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT)
+            out->json = true;
+        else if (a[0] == '-' && a[1] != '\0')
+            return usage_error(err, err_size, "unknown option %s", a);
+        else if (out->command == CLI_DETECT)
+            return usage_error(err, err_size, "detect takes no argument (got %s)", a);
+        else if (out->policy)
+            return usage_error(err, err_size, "unexpected argument %s (put the command after --)",
+                               a);
+        else
+            out->policy = a;
+    }
+    return check_parsed(out, err, err_size);
+}
+
 int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) {
     memset(out, 0, sizeof *out);
     out->command = CLI_RUN;
@@ -262,84 +362,5 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             return parse_cache(argc, argv, i + 1, out, err, err_size);
         }
     }
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            out->argv = (const char *const *)&argv[i + 1];
-            break;
-        }
-        bool takes_value = strcmp(a, "--backend") == 0 || strcmp(a, "--attest") == 0 ||
-                           strcmp(a, "--prefix") == 0 || strcmp(a, "--keep-fd") == 0 ||
-                           strcmp(a, "--accept") == 0;
-        if (takes_value && i + 1 >= argc)
-            return usage_error(err, err_size, "option %s needs a value", a);
-        if (strcmp(a, "--backend") == 0)
-            out->backend = argv[++i];
-        else if (strcmp(a, "--attest") == 0)
-            out->attest = argv[++i];
-        else if (strcmp(a, "--prefix") == 0) {
-            cli_args_free(out);
-            if (!(out->prefix = cli_split_words(argv[++i])))
-                return usage_error(err, err_size, "--prefix '%s': no words, or an unclosed quote",
-                                   argv[i]);
-        } else if (strcmp(a, "--keep-fd") == 0) {
-            const char *v = argv[++i];
-            char *end;
-            long fd = strtol(v, &end, 10);
-            if (!*v || *end || v[0] == '+' || v[0] == '-' || fd < 3 || fd >= LCSB_KEEP_FD_MAX)
-                return usage_error(err, err_size,
-                                   "--keep-fd '%s': expected a descriptor number from 3 to %d", v,
-                                   LCSB_KEEP_FD_MAX - 1);
-            if (out->keep_fds_count == CLI_KEEP_FDS_MAX)
-                return usage_error(err, err_size, "more than %d --keep-fd options",
-                                   CLI_KEEP_FDS_MAX);
-            out->keep_fds[out->keep_fds_count++] = (int)fd;
-        } else if (strcmp(a, "--accept") == 0) {
-            const char *v = argv[++i];
-            const char *eq = strrchr(v, '=');
-            if (out->command != CLI_TRUST)
-                return usage_error(err, err_size, "%s",
-                                   "--accept is for lcsb trust (lcsb trust --accept FILE=SHA256 "
-                                   "POLICY.lua)");
-            if (!eq || eq == v || strlen(eq + 1) != 64 || strspn(eq + 1, "0123456789abcdef") != 64)
-                return usage_error(err, err_size,
-                                   "--accept '%s': expected FILE=SHA256, the file and the digest "
-                                   "lcsb trust named",
-                                   v);
-            if (out->accept_count == CLI_ACCEPT_MAX)
-                return usage_error(err, err_size, "more than %d --accept options", CLI_ACCEPT_MAX);
-            out->accept[out->accept_count++] = v;
-        } else if (strcmp(a, "--no-capture") == 0)
-            out->no_capture = true;
-        else if (strcmp(a, "--no-record") == 0)
-            out->no_record = true;
-        else if (strcmp(a, "--report") == 0)
-            out->report = true;
-        else if (strcmp(a, "--no-trust-check") == 0)
-            out->no_trust_check = true;
-        else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT)
-            out->json = true;
-        else if (a[0] == '-' && a[1] != '\0')
-            return usage_error(err, err_size, "unknown option %s", a);
-        else if (out->command == CLI_DETECT)
-            return usage_error(err, err_size, "detect takes no argument (got %s)", a);
-        else if (out->policy)
-            return usage_error(err, err_size, "unexpected argument %s (put the command after --)",
-                               a);
-        else
-            out->policy = a;
-    }
-    static const char *const backends[] = {"auto", "landlock", "seatbelt", "oci", "none", NULL};
-    bool known = false;
-    for (size_t b = 0; backends[b]; b++) known |= strcmp(out->backend, backends[b]) == 0;
-    if (!known)
-        return usage_error(err, err_size,
-                           "unknown backend '%s' (expected auto, landlock, seatbelt, oci or none)",
-                           out->backend);
-    if (out->command == CLI_DETECT) return 0;
-    if (!out->policy) return usage_error(err, err_size, "%s", "no policy script given");
-    bool needs_command = out->command == CLI_RUN || out->command == CLI_WRAP;
-    if (needs_command && (!out->argv || !out->argv[0]))
-        return usage_error(err, err_size, "%s", "no command given (lcsb POLICY.lua -- COMMAND)");
-    return 0;
+    return parse_options(argc, argv, i, out, err, err_size);
 }

@@ -1,9 +1,9 @@
-/* The lcsb subcommands, on top of the public API only. */
+/* The lcsb subcommands, on top of the public API only; what lcsb check
+ * prints is check.c. */
 #include "cli.h"
 
 #include <lcsb.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,8 +27,7 @@ static void say_text(const char *text) {
     fprintf(stderr, "lcsb: %s\n", line);
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
+void cli_say(const char *fmt, ...) {
     char text[4096];
     va_list ap;
     va_start(ap, fmt);
@@ -80,7 +79,7 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
     lcsb_capability cap;
     lcsb_error err;
     if (lcsb_detect(&cap, paths->shim, &err)) {
-        say("%s", err.message);
+        cli_say("%s", err.message);
         return LCSB_EXIT_USAGE;
     }
     lcsb_backend *b = NULL;
@@ -90,7 +89,7 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
         /* The capability's own JSON, and what auto picks from it. */
         char *json = lcsb_capability_json(&cap);
         if (!json) {
-            say("out of memory");
+            cli_say("out of memory");
             lcsb_backend_free(b);
             return LCSB_EXIT_USAGE;
         }
@@ -121,7 +120,7 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
 static FILE *open_attestation(const char *where) {
     if (strcmp(where, "-") == 0) return stderr;
     FILE *f = fopen(where, "we");
-    if (!f) say("cannot write the attestation to %s: %s", where, strerror(errno));
+    if (!f) cli_say("cannot write the attestation to %s: %s", where, strerror(errno));
     return f;
 }
 
@@ -138,501 +137,25 @@ static int write_attestation(FILE *f, const char *where, lcsb_script *script,
                       ? fprintf(f, "%.*s,\"status\":%d}\n", (int)strlen(json) - 1, json, *status)
                       : fprintf(f, "%s\n", json);
     if (printed < 0 || (f != stderr && fclose(f) != 0)) {
-        say("cannot write the attestation to %s: %s", where,
-            json ? strerror(errno) : "out of memory");
+        cli_say("cannot write the attestation to %s: %s", where,
+                json ? strerror(errno) : "out of memory");
         rc = -1;
     }
     free(json);
     return rc;
 }
 
-/* TEXT (LEN bytes) escaped for the terminal, in a buffer the caller frees;
- * NULL on ENOMEM. */
-static char *escaped(const char *text, size_t len) {
-    size_t need = lcsb_escape(NULL, 0, text, len);
-    char *out = malloc(need + 1);
-    if (out) lcsb_escape(out, need + 1, text, len);
-    return out;
-}
-
-/* One line of a section, "  MARK      TEXT NOTE", TEXT (LEN bytes) escaped:
- * a path, a name or a value is the policy's or the caller's to choose,
- * control bytes and all. */
-static void print_item(const char *mark, const char *text, size_t len, const char *note) {
-    char *shown = escaped(text, len);
-    printf("  %-9s %s%s\n", mark, shown ? shown : "(out of memory)", note);
-    free(shown);
-}
-
-/* The length of PATH's directory part, its last slash included. */
-static size_t dir_len(const char *path) {
-    const char *slash = strrchr(path, '/');
-    return slash ? (size_t)(slash - path) + 1 : 0;
-}
-
-/* Exec entry I, when its directory holds many of the allowlist's files
- * (a preset's /usr/bin): one group for all of them, printed where the first
- * comes, names wrapped, instead of a line each. True when I belongs to a
- * group, printed here or before. */
-static bool print_exec_group(const lcsb_policy *p, size_t i, const char *mark) {
-    enum { GROUP_MIN = 4, WIDTH = 100 };
-    size_t n = lcsb_policy_count(p, LCSB_TIER_EXEC), members = 0;
-    const char *path = lcsb_policy_path(p, LCSB_TIER_EXEC, i);
-    size_t len = dir_len(path);
-    bool first = true;
-    for (size_t k = 0; k < n; k++) {
-        const char *other = lcsb_policy_path(p, LCSB_TIER_EXEC, k);
-        if (dir_len(other) == len && strncmp(other, path, len) == 0) {
-            members++;
-            first &= k >= i;
-        }
-    }
-    if (members < GROUP_MIN) return false;
-    if (!first) return true;
-    char *dir = escaped(path, len);
-    printf("  %-9s %s (%zu files):\n   ", mark, dir ? dir : "(out of memory)", members);
-    free(dir);
-    size_t column = 3;
-    for (size_t k = i; k < n; k++) {
-        const char *other = lcsb_policy_path(p, LCSB_TIER_EXEC, k);
-        if (dir_len(other) != len || strncmp(other, path, len) != 0) continue;
-        char *name = escaped(other + len, strlen(other + len));
-        size_t width = name ? strlen(name) + 1 : 0;
-        if (column + width > WIDTH) {
-            printf("\n   ");
-            column = 3;
-        }
-        printf(" %s", name ? name : "?");
-        column += width;
-        free(name);
-    }
-    printf("\n");
-    return true;
-}
-
-/* PATH is DIR or lies inside it. */
-static bool within(const char *path, const char *dir) {
-    size_t len = strlen(dir);
-    return strncmp(path, dir, len) == 0 &&
-           (path[len] == '\0' || path[len] == '/' || strcmp(dir, "/") == 0);
-}
-
-/* The read tier grants PATH (ANY: or something inside it). */
-static bool read_grants(const lcsb_policy *p, const char *path, bool any) {
-    for (size_t i = 0; i < lcsb_policy_count(p, LCSB_TIER_READ); i++) {
-        const char *granted = lcsb_policy_path(p, LCSB_TIER_READ, i);
-        if (within(path, granted) || (any && within(granted, path))) return true;
-    }
-    return false;
-}
-
-typedef struct name_list {
-    char **v;
-    size_t n;
-    bool lost; /* to ENOMEM: the count would lie, so it says so */
-} name_list;
-
-static void names_add(name_list *list, const char *name) {
-    char **v = realloc(list->v, (list->n + 1) * sizeof *v);
-    if (v) list->v = v;
-    if (v && (v[list->n] = strdup(name)))
-        list->n++;
-    else
-        list->lost = true;
-}
-
-static int by_name(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* What of DIR, inside ETC, the read tier leaves out, relative to ETC: each
- * entry that leads somewhere (a dangling symlink has nothing to read) and is
- * granted neither where it is nor where it leads. exec_policy grants a
- * directory that holds a secret entry by entry, so such a directory is gone
- * into rather than named; only a real one, so no symlink loops. */
-static void etc_left_out(const lcsb_policy *p, const char *etc, const char *dir, name_list *out) {
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char path[PATH_MAX], real[PATH_MAX];
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            !realpath(path, real) || read_grants(p, path, false) || read_grants(p, real, false))
-            continue;
-        if (strcmp(real, path) == 0 && read_grants(p, path, true))
-            etc_left_out(p, etc, path, out);
-        else
-            names_add(out, path + strlen(etc) + 1);
-    }
-    if (d) closedir(d);
-}
-
-/* The read tier's hold on /etc. With a world of its own the command reads
- * /etc whole and the secrets in it are hidden; elsewhere Landlock cannot take
- * a path back, so exec_policy grants /etc's entries one by one and leaves the
- * secrets out: a hundred lines that buried the rest of the tier. */
-typedef struct etc_hold {
-    char dir[PATH_MAX]; /* /etc as exec_policy names it: by its real path */
-    bool whole;
-    size_t entries;
-    name_list out; /* hidden in it (whole), or left out (entries), sorted */
-} etc_hold;
-
-/* Whether the read tier is better told as /etc and what it lacks: when it
- * holds /etc whole, or more of its entries than it leaves out (a policy that
- * reads /etc/hosts alone keeps its one line). */
-static bool etc_collapses(const lcsb_policy *p, etc_hold *etc) {
-    memset(etc, 0, sizeof *etc);
-    if (!realpath("/etc", etc->dir)) snprintf(etc->dir, sizeof etc->dir, "/etc");
-    for (size_t i = 0; i < lcsb_policy_count(p, LCSB_TIER_READ); i++) {
-        const char *path = lcsb_policy_path(p, LCSB_TIER_READ, i);
-        etc->whole |= strcmp(path, etc->dir) == 0;
-        etc->entries += strcmp(path, etc->dir) != 0 && within(path, etc->dir);
-    }
-    if (etc->whole) {
-        for (size_t i = 0; i < lcsb_policy_count(p, LCSB_TIER_HIDE); i++) {
-            const char *path = lcsb_policy_path(p, LCSB_TIER_HIDE, i);
-            if (strcmp(path, etc->dir) != 0 && within(path, etc->dir))
-                names_add(&etc->out, path + strlen(etc->dir) + 1);
-        }
-    } else if (etc->entries) {
-        etc_left_out(p, etc->dir, etc->dir, &etc->out);
-    }
-    if (etc->out.n) qsort(etc->out.v, etc->out.n, sizeof *etc->out.v, by_name);
-    return etc->whole || (etc->entries && etc->out.n < etc->entries);
-}
-
-static void print_etc(const char *mark, const etc_hold *etc) {
-    printf("  %-9s %s (", mark, etc->dir);
-    if (etc->whole)
-        printf("whole");
-    else
-        printf("%zu entries, one by one", etc->entries);
-    if (etc->out.n || etc->out.lost)
-        printf("; %zu%s %s: ", etc->out.n, etc->out.lost ? " or more" : "",
-               etc->whole ? "hidden in it" : "left out");
-    for (size_t i = 0; i < etc->out.n; i++) {
-        char *shown = escaped(etc->out.v[i], strlen(etc->out.v[i]));
-        printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
-        free(shown);
-    }
-    printf(")\n");
-}
-
-static void names_free(name_list *list) {
-    for (size_t i = 0; i < list->n; i++) free(list->v[i]);
-    free(list->v);
-}
-
-/* TIER's rules, each marked enforced (or only requested, under none), then
- * what the script asked for in TIER and was left out, with why. */
-static void print_tier(const lcsb_policy *p, lcsb_tier tier, bool enforced,
-                       const lcsb_script *script) {
-    const lcsb_left_out *left_out;
-    size_t n = lcsb_policy_count(p, tier), left_n = lcsb_script_left_out(script, &left_out);
-    const char *mark = enforced ? "enforced" : "requested";
-    etc_hold etc;
-    bool collapse = tier == LCSB_TIER_READ && etc_collapses(p, &etc), etc_shown = false;
-    size_t shown = 0;
-    printf("%s:\n", lcsb_tier_name(tier));
-    for (size_t i = 0; i < n; i++, shown++) {
-        const char *path = lcsb_policy_path(p, tier, i);
-        if (tier == LCSB_TIER_EXEC && print_exec_group(p, i, mark)) continue;
-        if (!collapse || !within(path, etc.dir))
-            print_item(mark, path, strlen(path), "");
-        else if (!etc_shown) {
-            print_etc(mark, &etc);
-            etc_shown = true;
-        }
-    }
-    for (size_t i = 0; i < left_n; i++) {
-        if (left_out[i].tier != tier) continue;
-        char why[512];
-        snprintf(why, sizeof why, " (%s)", left_out[i].why);
-        print_item("dropped", left_out[i].path, strlen(left_out[i].path), why);
-        shown++;
-    }
-    if (shown == 0) printf("  (none)\n");
-    if (tier == LCSB_TIER_READ) names_free(&etc.out);
-}
-
-/* A section of LINES under TITLE, when there are any; frees LINES. */
-static void print_lines(const char *title, char **lines) {
-    if (lines && lines[0]) printf("%s\n", title);
-    for (size_t i = 0; lines && lines[i]; i++) printf("  %s\n", lines[i]);
-    lcsb_argv_free(lines);
-}
-
-/* Whether the script left out anything of TIER: its section shows why. */
-static bool left_out_any(const lcsb_script *script, lcsb_tier tier) {
-    const lcsb_left_out *left_out;
-    size_t left_n = lcsb_script_left_out(script, &left_out);
-    for (size_t i = 0; i < left_n; i++)
-        if (left_out[i].tier == tier) return true;
-    return false;
-}
-
-/* The network's lists, each under the policy's own key, and only those it
- * has. Under an open network the ports mean nothing, so they are not shown. */
-static void print_net(const lcsb_policy *p, const lcsb_attestation *att) {
-    size_t n = lcsb_policy_domain_count(p);
-    if (n) printf("domains:\n");
-    for (size_t i = 0; i < n; i++) {
-        const char *entry = lcsb_policy_domain(p, i);
-        bool deny = entry[0] == '!';
-        print_item(deny ? "denied" : "allowed", entry + deny, strlen(entry + deny), "");
-    }
-    n = lcsb_policy_lan_count(p);
-    if (n) printf("lan:\n");
-    for (size_t i = 0; i < n; i++) {
-        const char *range = lcsb_policy_lan(p, i);
-        print_item("allowed", range, strlen(range), " (a listed name may lead there)");
-    }
-    lcsb_net net = lcsb_policy_net(p);
-    if (net != LCSB_NET_PORTS && net != LCSB_NET_DOMAINS) return;
-    /* In a network of its own the ports are its own loopback's. */
-    const char *note = att->net == LCSB_NET_DOMAINS ? " (its own loopback)" : "";
-    static const struct {
-        lcsb_port_kind kind;
-        const char *key;
-    } lists[] = {{LCSB_PORT_CONNECT, "connect"}, {LCSB_PORT_BIND, "bind"}};
-    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
-        n = lcsb_policy_port_count(p, lists[k].kind);
-        if (n) printf("%s:\n", lists[k].key);
-        for (size_t i = 0; i < n; i++) {
-            char port[8];
-            snprintf(port, sizeof port, "%u", lcsb_policy_port(p, lists[k].kind, i));
-            print_item("allowed", port, strlen(port), note);
-        }
-    }
-}
-
-typedef struct overlay_entry {
-    const char *name;
-    const char *value; /* NULL: unset */
-} overlay_entry;
-
-static int by_entry_name(const void *a, const void *b) {
-    return strcmp(((const overlay_entry *)a)->name, ((const overlay_entry *)b)->name);
-}
-
-/* "NAME=VALUE" of ENTRY sets NAME. */
-static bool sets(const char *entry, const char *name) {
-    size_t len = strlen(name);
-    return strncmp(entry, name, len) == 0 && entry[len] == '=';
-}
-
-/* The proxy's variables, as lcsb_env_argv puts them on the command's argv
- * after the policy's own SET_N (/usr/bin/env -u K -- K=V ... COMMAND):
- * "NAME=VALUE" each, in ARGV (an lcsb argv, freed by the caller) from *FIRST
- * on, up to the last, the command. */
-static char **proxy_env(const lcsb_policy *p, size_t set_n, size_t *first) {
-    static const char *const probe[] = {"true", NULL};
-    char **argv = NULL;
-    if (lcsb_env_argv(p, probe, &argv, NULL)) return NULL;
-    size_t at = 0;
-    while (argv[at] && strcmp(argv[at], "--") != 0) at++;
-    for (size_t k = 0; argv[at] && k <= set_n; k++) at++;
-    *first = at;
-    return argv;
-}
-
-/* The policy's overlay, by name (the order it is applied in changes
- * nothing: each name is set or unset once), then what lcsb's proxy adds
- * under net.domains, which comes after and wins. Without a network of its
- * own the proxy listens on a port of the host's loopback picked when the
- * command starts: not shown as a number it will not be. */
-static void print_overlay(const lcsb_policy *p, bool proxied, bool port_known) {
-    size_t n = lcsb_policy_env_count(p), set_n = 0;
-    overlay_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
-    if (n && !entries) {
-        printf("  (the overlay: out of memory)\n");
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        entries[i].name = lcsb_policy_env(p, i, &entries[i].value);
-        set_n += entries[i].value != NULL;
-    }
-    if (n) qsort(entries, n, sizeof *entries, by_entry_name);
-    size_t first = 0;
-    char **argv = proxied ? proxy_env(p, set_n, &first) : NULL,
-         **proxy = argv ? argv + first : NULL;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = entries[i].name, *value = entries[i].value;
-        bool overridden = false;
-        for (size_t k = 0; proxy && proxy[k] && proxy[k + 1] && !overridden; k++)
-            overridden = sets(proxy[k], name);
-        const char *note = overridden ? " (lcsb's proxy sets it after this, and wins)" : "";
-        if (!value) {
-            print_item("unset", name, strlen(name), note);
-            continue;
-        }
-        size_t len = strlen(name) + 1 + strlen(value);
-        char *kv = malloc(len + 1);
-        if (kv) snprintf(kv, len + 1, "%s=%s", name, value);
-        print_item("set", kv ? kv : "(out of memory)", kv ? len : 15, note);
-        free(kv);
-    }
-    static const char loopback[] = "127.0.0.1:";
-    bool picked = false;
-    for (size_t k = 0; proxy && proxy[k] && proxy[k + 1]; k++) {
-        const char *at = strstr(proxy[k], loopback);
-        const char *port = at ? at + strlen(loopback) : NULL;
-        size_t digits = port ? strspn(port, "0123456789") : 0;
-        if (port_known || !digits) {
-            print_item("set", proxy[k], strlen(proxy[k]), " (lcsb's proxy)");
-            continue;
-        }
-        char shown[256];
-        snprintf(shown, sizeof shown, "%.*sPORT%s", (int)(port - proxy[k]), proxy[k],
-                 port + digits);
-        print_item("set", shown, strlen(shown), " (lcsb's proxy)");
-        picked = true;
-    }
-    if (picked)
-        printf("  (PORT: the proxy's, on the host's loopback, picked when the command starts)\n");
-    lcsb_argv_free(argv);
-    free(entries);
-}
-
-/* Which of the caller's variables the command gets: names only, never a
- * value. The sensitive ones it does not get are named too, so that a
- * missing token is no mystery. Then the policy's own values, which are
- * policy content, not the caller's. */
-static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_attestation *att) {
-    extern char **environ;
-    char **names = NULL;
-    lcsb_error err;
-    if (lcsb_env_passed(b, p, NULL, &names, &err)) {
-        say("%s", err.message);
-        return -1;
-    }
-    printf("env: %s\n", lcsb_policy_env_inherit(p)
-                            ? "the caller's whole environment (inherit), then the policy's overlay"
-                            : "allow-listed: the base set and env.pass, then the policy's overlay "
-                              "(set, unset)");
-    for (size_t i = 0; names[i]; i++) print_item("passed", names[i], strlen(names[i]), "");
-    for (size_t i = 0; environ[i]; i++) {
-        const char *eq = strchr(environ[i], '=');
-        if (!eq || eq == environ[i]) continue;
-        char name[256];
-        size_t len = (size_t)(eq - environ[i]);
-        snprintf(name, sizeof name, "%.*s", (int)len, environ[i]);
-        bool passed = false;
-        for (size_t k = 0; names[k] && !passed; k++) passed = strcmp(names[k], name) == 0;
-        if (!passed && len < sizeof name && lcsb_env_sensitive(name))
-            print_item("held back", name, len,
-                       " (looks sensitive: env = { pass = { NAME } } passes it, a pattern never)");
-    }
-    /* Under none nothing serves net.domains, and no proxy is named. */
-    bool proxied =
-        strcmp(lcsb_backend_name(b), "none") != 0 && lcsb_policy_net(p) == LCSB_NET_DOMAINS;
-    print_overlay(p, proxied, att->net_by == LCSB_NET_BY_NAMESPACE);
-    if (!names[0] && !lcsb_policy_env_count(p) && !proxied) printf("  (none)\n");
-    lcsb_argv_free(names);
-    return 0;
-}
-
-/* What the private HOME shows of the caller's real one (home, cache): the
- * paths are in the read and write tiers above; this says where the command
- * sees them. */
-static void print_home(const lcsb_script *script) {
-    const lcsb_home_entry *home;
-    size_t n = lcsb_script_home(script, &home);
-    if (n == 0) return;
-    printf("home: the private HOME holds, at the same place as in yours\n");
-    for (size_t i = 0; i < n; i++)
-        printf("  %-9s %s -> %s%s\n", home[i].cache ? "cache" : "read-only", home[i].name,
-               home[i].path, home[i].cache ? " (this project's, kept between its runs)" : "");
-}
-
-static int cmd_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                     const lcsb_attestation *att, const lcsb_script *script) {
-    char summary[256];
-    bool enforced = strcmp(lcsb_backend_name(b), "none") != 0;
-    lcsb_attestation_summary(att, summary, sizeof summary);
-    printf("policy:  %s\nbackend: %s\nenforced: %s\n", args->policy, lcsb_backend_name(b), summary);
-    static const char *const trust[] = {
-        [LCSB_TRUST_CHECK] = "as you trusted it (lcsb trust), with every file it read",
-        [LCSB_TRUST_SKIP] = "not checked (--no-trust-check)"};
-    bool located = strcmp(lcsb_script_trusted(script), "location") == 0;
-    printf("trusted: %s\n",
-           located ? "where it is (lcsb's config directory)" : trust[args->no_trust_check]);
-    if (!enforced)
-        printf(
-            "(the rules below are what the policy asks; under none, none of them is enforced)\n");
-    print_tier(p, LCSB_TIER_READ, enforced, script);
-    print_tier(p, LCSB_TIER_WRITE, enforced, script);
-    if (lcsb_policy_exec_open(p))
-        printf("exec: any (no allowlist)\n");
-    else
-        print_tier(p, LCSB_TIER_EXEC, enforced && att->exec == LCSB_EXEC_ALLOWLIST, script);
-    print_lines("tools:", lcsb_script_tools(script));
-    print_lines("plan:", lcsb_script_plan(script));
-    print_lines("warnings:", lcsb_script_warnings(script));
-    if (enforced && !lcsb_policy_exec_open(p) && att->exec != LCSB_EXEC_ALLOWLIST)
-        printf("(%s holds no exec allowlist: anything the command can read, it can run)\n",
-               lcsb_backend_name(b));
-    if (lcsb_policy_count(p, LCSB_TIER_PROTECT) || left_out_any(script, LCSB_TIER_PROTECT))
-        print_tier(p, LCSB_TIER_PROTECT, enforced && att->protected_paths == LCSB_HELD_READONLY,
-                   script);
-    /* Which of them are the defaults, and what became of each: a default
-     * that is not there is not in the tier, and the user must see that too. */
-    print_lines("protected by default (protect = { \"!NAME\" } lets one go):",
-                lcsb_script_defaults(script));
-    if (lcsb_policy_count(p, LCSB_TIER_HIDE) || left_out_any(script, LCSB_TIER_HIDE))
-        print_tier(p, LCSB_TIER_HIDE, enforced && att->world == LCSB_HELD_OWN, script);
-    print_home(script);
-    printf("world: %s\n",
-           !enforced                     ? "the host's (nothing is enforced)"
-           : att->world == LCSB_HELD_OWN ? "its own (namespaces; only the policy's paths exist)"
-           : att->backend == LCSB_MECHANISM_SEATBELT ? "the host's, held by the profile"
-                                                     : "the host's processes, IPC and sockets");
-    static const char *const net[] = {"denied", "ports", "open", "domains"};
-    printf("net: %s%s\n", net[lcsb_policy_net(p)],
-           enforced && att->net == LCSB_NET_OPEN && lcsb_policy_net(p) != LCSB_NET_OPEN
-               ? " (requested; dropped here: see degrade)"
-           : enforced && lcsb_policy_net(p) == LCSB_NET_DOMAINS && att->net != LCSB_NET_DOMAINS
-               ? " (through lcsb's proxy on the host's loopback: no network of its own here)"
-           : att->net == LCSB_NET_DOMAINS
-               ? " (a network of its own, loopback only; lcsb's proxy the way out)"
-               : "");
-    print_net(p, att);
-    static const char *const memory_by[] = {
-        [LCSB_MEMORY_BY_RLIMIT] = "held per process (RLIMIT_AS), and SysV IPC by the IPC "
-                                  "namespace's limits; no memory cgroup here, so not the "
-                                  "processes together, nor memfds and tmpfs files",
-        [LCSB_MEMORY_BY_CGROUP1] = "held for all the command's processes together and what "
-                                   "they share (a cgroup v1 memory cgroup), and per process "
-                                   "(RLIMIT_AS)",
-        [LCSB_MEMORY_BY_CGROUP2] = "held for all the command's processes together and what "
-                                   "they share (a cgroup v2 memory cgroup), and per process "
-                                   "(RLIMIT_AS)"};
-    if (enforced && att->memory_by != LCSB_MEMORY_BY_NOTHING)
-        printf("memory: %llu bytes, %s\n", lcsb_policy_limit(p, LCSB_LIMIT_MEMORY),
-               memory_by[att->memory_by]);
-    for (unsigned part = 1; part <= LCSB_PARTS_ALL; part <<= 1)
-        if (att->dropped & part)
-            printf("dropped: %s (this host cannot enforce it, and the policy's degrade allows "
-                   "that)\n",
-                   lcsb_part_name(part));
-    /* What the policy was held to, and by which files. */
-    char **caps = lcsb_script_caps(script);
-    for (size_t i = 0; caps && caps[i]; i++) printf("%s\n", caps[i]);
-    lcsb_argv_free(caps);
-    return print_env(b, p, att) ? LCSB_EXIT_USAGE : 0;
-}
-
 static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args *args) {
     char **final = NULL;
     lcsb_error err;
     if (lcsb_compose(b, p, (const char *const *)args->prefix, args->argv, &final, &err)) {
-        say("%s", err.message);
+        cli_say("%s", err.message);
         return LCSB_EXIT_USAGE;
     }
     char *json = lcsb_argv_json((const char *const *) final);
     lcsb_argv_free(final);
     if (!json) {
-        say("out of memory");
+        cli_say("out of memory");
         return LCSB_EXIT_USAGE;
     }
     puts(json);
@@ -642,7 +165,7 @@ static int cmd_wrap(const lcsb_backend *b, const lcsb_policy *p, const cli_args 
 
 /* Each of LINES (which it frees) on stderr as "lcsb: LEAD LINE". */
 static void say_lines(const char *lead, char **lines) {
-    for (size_t i = 0; lines && lines[i]; i++) say("%s%s", lead, lines[i]);
+    for (size_t i = 0; lines && lines[i]; i++) cli_say("%s%s", lead, lines[i]);
     lcsb_argv_free(lines);
 }
 
@@ -660,15 +183,16 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
-        say("warning: --backend none: running %s unsandboxed; nothing is enforced", args->argv[0]);
+        cli_say("warning: --backend none: running %s unsandboxed; nothing is enforced",
+                args->argv[0]);
     say_lines("warning: ", lcsb_script_warnings(script));
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
     int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
     if (cli_end_leftovers() < 0)
-        say("warning: could not end what the command left running: %s", strerror(errno));
+        cli_say("warning: could not end what the command left running: %s", strerror(errno));
     if (ran) {
-        say("%s: %s", args->policy, err.message);
+        cli_say("%s: %s", args->policy, err.message);
         if (attest && attest != stderr) fclose(attest);
         return LCSB_EXIT_USAGE;
     }
@@ -691,7 +215,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
 static int cmd_explain(const cli_args *args, const cli_paths *paths) {
     FILE *f = strcmp(args->policy, "-") == 0 ? stdin : fopen(args->policy, "r");
     if (!f) {
-        say("cannot read %s: %s", args->policy, strerror(errno));
+        cli_say("cannot read %s: %s", args->policy, strerror(errno));
         return LCSB_EXIT_USAGE;
     }
     char *text = malloc(ATTESTATION_MAX + 1);
@@ -701,13 +225,13 @@ static int cmd_explain(const cli_args *args, const cli_paths *paths) {
     char **hints = NULL;
     lcsb_error err;
     if (failed) {
-        say("cannot read %s: %s", args->policy,
-            !text                   ? "out of memory"
-            : len > ATTESTATION_MAX ? "larger than 16 MiB"
-                                    : strerror(errno));
+        cli_say("cannot read %s: %s", args->policy,
+                !text                   ? "out of memory"
+                : len > ATTESTATION_MAX ? "larger than 16 MiB"
+                                        : strerror(errno));
     } else if (lcsb_explain_attestation(text, len, paths->lua_dir[0] ? paths->lua_dir : NULL,
                                         &hints, &err)) {
-        say("%s: %s", args->policy, err.message);
+        cli_say("%s: %s", args->policy, err.message);
         failed = true;
     }
     free(text);
@@ -746,12 +270,12 @@ static int cmd_trust(const cli_args *args, const lcsb_script_options *opts) {
     char **trusted;
     lcsb_error err;
     if (lcsb_trust(args->policy, args->argv ? args->argv : no_command, opts, &trusted, &err)) {
-        say("%s", err.message);
+        cli_say("%s", err.message);
         return err.code == LCSB_EINTR && pending_signal ? 128 + pending_signal : LCSB_EXIT_USAGE;
     }
-    say("trusted %s as it is now; lcsb runs it until it, or a file it reads, changes:",
-        args->policy);
-    for (size_t i = 0; trusted[i]; i++) say("  %s", trusted[i]);
+    cli_say("trusted %s as it is now; lcsb runs it until it, or a file it reads, changes:",
+            args->policy);
+    for (size_t i = 0; trusted[i]; i++) cli_say("  %s", trusted[i]);
     lcsb_argv_free(trusted);
     return 0;
 }
@@ -764,6 +288,27 @@ static int select_backend(const cli_args *args, const lcsb_script *script,
         !lcsb_script_oci_world(script, &world))
         return lcsb_backend_select(cap, args->backend, b, err);
     return lcsb_backend_oci(cap, &world, b, err);
+}
+
+/* lcsb check for ARGV, the command after "--" (empty: none), then its
+ * attestation under --attest FILE: the exit status. */
+static int run_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
+                     const char *const *argv, lcsb_script *script) {
+    lcsb_attestation att;
+    lcsb_error err;
+    /* What lcsb_run would do before it spawns, for this very command. */
+    if (lcsb_prepare(b, p, (const char *const *)args->prefix, argv[0] ? argv : NULL, NULL, &att,
+                     &err)) {
+        /* The policy script built this policy: name it. */
+        cli_say("%s: %s", args->policy, err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    int status = cli_check(args, b, p, &att, script);
+    FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
+    if (args->attest &&
+        (!attest || write_attestation(attest, args->attest, script, &att, NULL) != 0))
+        status = LCSB_EXIT_USAGE;
+    return status;
 }
 
 static int with_policy(const cli_args *args, const cli_paths *paths) {
@@ -783,28 +328,28 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     opts.accept = args->accept_count ? args->accept : NULL;
     char msg[256];
     if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts.time_budget, msg, sizeof msg)) {
-        say("%s", msg);
+        cli_say("%s", msg);
         return LCSB_EXIT_USAGE;
     }
     if (args->command == CLI_TRUST) return cmd_trust(args, &opts);
     /* From before the policy script, whose commands may leave something
      * running too. */
     if (cli_adopt_leftovers() != 0) {
-        say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
+        cli_say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
         return LCSB_EXIT_USAGE;
     }
     if (lcsb_script_open(args->policy, argv, &opts, &script, &err)) {
         if (err.code == LCSB_ETIMEDOUT)
-            say("%s; LCSB_POLICY_TIMEOUT=SECONDS sets the budget (0: none)", err.message);
+            cli_say("%s; LCSB_POLICY_TIMEOUT=SECONDS sets the budget (0: none)", err.message);
         else
-            say("%s", err.message);
+            cli_say("%s", err.message);
         /* The signal, raised again once the script's directories were gone. */
         if (err.code == LCSB_EINTR && pending_signal) status = 128 + pending_signal;
         goto out;
     }
     if (lcsb_detect_for(&cap, paths->shim, lcsb_script_policy(script), args->backend, &err) ||
         select_backend(args, script, &cap, &b, &err)) {
-        say("%s", err.message);
+        cli_say("%s", err.message);
         goto out;
     }
     const lcsb_policy *p = lcsb_script_policy(script);
@@ -813,19 +358,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         goto out;
     }
     if (args->command == CLI_CHECK) {
-        lcsb_attestation att;
-        /* What lcsb_run would do before it spawns, for this very command. */
-        if (lcsb_prepare(b, p, (const char *const *)args->prefix, argv[0] ? argv : NULL, NULL, &att,
-                         &err)) {
-            /* The policy script built this policy: name it. */
-            say("%s: %s", args->policy, err.message);
-            goto out;
-        }
-        status = cmd_check(args, b, p, &att, script);
-        FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
-        if (args->attest &&
-            (!attest || write_attestation(attest, args->attest, script, &att, NULL) != 0))
-            status = LCSB_EXIT_USAGE;
+        status = run_check(args, b, p, argv, script);
         goto out;
     }
     /* Held from here until lcsb_run has the command's pid and relays them. */
@@ -837,7 +370,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     sigprocmask(SIG_BLOCK, &held, NULL);
     if (pending_signal) {
         status = 128 + pending_signal;
-        say("interrupted by signal %d before the command started", (int)pending_signal);
+        cli_say("interrupted by signal %d before the command started", (int)pending_signal);
         goto out;
     }
     status = cmd_run(args, b, p, script);
@@ -845,8 +378,8 @@ out:
     lcsb_backend_free(b);
     /* What the script's commands left running goes before its directories. */
     if (cli_end_leftovers() < 0)
-        say("warning: could not end what the policy script left running: %s", strerror(errno));
-    if (lcsb_script_close(script, &err)) say("warning: %s", err.message);
+        cli_say("warning: could not end what the policy script left running: %s", strerror(errno));
+    if (lcsb_script_close(script, &err)) cli_say("warning: %s", err.message);
     return status;
 }
 
@@ -855,7 +388,7 @@ int cli_main(int argc, char **argv) {
     char msg[512];
     int status;
     if (cli_parse(argc, argv, &args, msg, sizeof msg) != 0) {
-        say("%s", msg);
+        cli_say("%s", msg);
         fprintf(stderr, "%s", cli_usage);
         cli_args_free(&args);
         return LCSB_EXIT_USAGE;
@@ -864,7 +397,7 @@ int cli_main(int argc, char **argv) {
      * open in the caller could otherwise turn out to be one of lcsb's own. */
     for (size_t i = 0; i < args.keep_fds_count; i++) {
         if (fcntl(args.keep_fds[i], F_GETFD) < 0) {
-            say("--keep-fd %d: that descriptor is not open", args.keep_fds[i]);
+            cli_say("--keep-fd %d: that descriptor is not open", args.keep_fds[i]);
             cli_args_free(&args);
             return LCSB_EXIT_USAGE;
         }

@@ -2,6 +2,8 @@
 #ifndef LCSB_CLI_H
 #define LCSB_CLI_H
 
+#include <lcsb.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -71,6 +73,15 @@ int cli_end_leftovers(void);
 /* lcsb cache [list|clear]: the caches exec_policy's cache = { ... } keeps
  * per project (cache.c beside this). The exit status. */
 int cli_cache(const cli_args *args);
+
+/* lcsb check: the policy P as B holds it for this very command (ATT, from
+ * lcsb_prepare), section by section on stdout (check.c beside this). The
+ * exit status. */
+int cli_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
+              const lcsb_attestation *att, const lcsb_script *script);
+
+/* FMT as one line "lcsb: TEXT" on stderr, escaped for the terminal. */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cli_main(int argc, char **argv);
 
