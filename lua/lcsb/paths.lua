@@ -1,5 +1,6 @@
 -- Paths as text, for lcsb's Lua files: the one test of whether a path lies
--- beneath a set of others (the C core has its own, lcsb__path_within).
+-- beneath a set of others (the C core has its own, lcsb__path_within), and a
+-- path's directory, last component and lexical normal form.
 
 local M = {}
 
@@ -23,6 +24,32 @@ end
 -- matches within one component, everything else is itself.
 function M.glob_pattern(name)
   return "^" .. name:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", "[^/]*") .. "$"
+end
+
+-- The directory PATH lies in ("/" for one at the top), as text.
+function M.dirname(path)
+  return path:match("^(.+)/[^/]*$") or "/"
+end
+
+-- PATH's last component, trailing slashes aside. Patterns here are
+-- anchored or start at a rare byte: the hints read the command's stderr,
+-- and an unanchored "([^/]*)$" over a long line is quadratic.
+function M.basename(path)
+  path = path:gsub("/+$", "")
+  return path:match("^.*/(.*)$") or path
+end
+
+-- PATH with "//", "." and ".." taken out, as text (links aside).
+function M.normal(path)
+  local parts = {}
+  for part in path:gmatch("[^/]+") do
+    if part == ".." then
+      parts[#parts] = nil
+    elseif part ~= "." then
+      parts[#parts + 1] = part
+    end
+  end
+  return "/" .. table.concat(parts, "/")
 end
 
 return M
