@@ -68,18 +68,57 @@ for dirpath, _, files in os.walk(src):
                 graph.setdefault(c, set()).add(dep)
 
 # No circle: a depth-first walk that meets a concept still on its path.
-state = {}
-def visit(c, path):
-    state[c] = "open"
-    for dep in sorted(graph.get(c, ())):
-        if state.get(dep) == "open":
-            breaches.append("a circle: " + " -> ".join(path[path.index(dep):] + [dep]))
-        elif dep not in state:
-            visit(dep, path + [dep])
-    state[c] = "done"
-for c in sorted(graph):
-    if c not in state:
-        visit(c, [c])
+def circles(graph):
+    state = {}
+    def visit(c, path):
+        state[c] = "open"
+        for dep in sorted(graph.get(c, ())):
+            if state.get(dep) == "open":
+                breaches.append("a circle: " + " -> ".join(path[path.index(dep):] + [dep]))
+            elif dep not in state:
+                visit(dep, path + [dep])
+        state[c] = "done"
+    for c in sorted(graph):
+        if c not in state:
+            visit(c, [c])
+circles(graph)
+
+# The Lua modules, by lua/layers.txt: each require (plain or through pcall)
+# of an lcsb module runs down or across a layer, never up nor round a
+# circle; every module is in the table, and the table names no module that
+# is not there (but the C side's and the caps' data).
+lua_layers = {}
+for line in open(os.path.join(root, "lua", "layers.txt"), encoding="utf-8"):
+    line = line.split("#", 1)[0].split()
+    for name in line[1:]:
+        lua_layers[name] = int(line[0])
+lua_dir = os.path.join(root, "lua", "lcsb")
+lua_require = re.compile(r"""require\s*(?:\(\s*|,\s*|)["']([\w.]+)["']""")
+lua_graph = {}
+found = set()
+for name in sorted(os.listdir(lua_dir)):
+    if not name.endswith(".lua") or name == "caps.lua":
+        continue
+    module = "lcsb" if name == "init.lua" else "lcsb." + name[:-4]
+    found.add(module)
+    if module not in lua_layers:
+        breaches.append(f"lua/lcsb/{name} is in no layer of lua/layers.txt")
+        continue
+    for line in open(os.path.join(lua_dir, name), encoding="utf-8"):
+        code = line.split("--", 1)[0]
+        for dep in lua_require.findall(code):
+            if dep != "lcsb" and not dep.startswith("lcsb."):
+                continue
+            if dep not in lua_layers:
+                breaches.append(f"lua/lcsb/{name} requires {dep}, which is in no layer")
+            elif lua_layers[dep] > lua_layers[module]:
+                breaches.append(f"lua/lcsb/{name} (layer {lua_layers[module]}) requires {dep} "
+                                f"(layer {lua_layers[dep]}): a require running up")
+            elif dep != module:
+                lua_graph.setdefault(module, set()).add(dep)
+for module in sorted(set(lua_layers) - found - {"lcsb.core", "lcsb.caps"}):
+    breaches.append(f"lua/layers.txt names {module}, which lua/lcsb/ does not hold")
+circles(lua_graph)
 
 shim = os.path.join(root, "shim")
 for name in sorted(os.listdir(shim)):
@@ -119,6 +158,10 @@ for layer in sorted(set(layers.values())):
     names = sorted(n for n, l in layers.items() if l == layer)
     print(f"layer {layer}: " + "; ".join(
         f"{n} -> {', '.join(sorted(graph.get(n, ()))) or '(nothing)'}" for n in names))
+for layer in sorted(set(lua_layers.values())):
+    names = sorted(n for n, l in lua_layers.items() if l == layer)
+    print(f"lua layer {layer}: " + "; ".join(
+        f"{n} -> {', '.join(sorted(lua_graph.get(n, ()))) or '(nothing)'}" for n in names))
 for b in breaches:
     print("BREACH: " + b, file=sys.stderr)
 sys.exit(1 if breaches else 0)

@@ -11,7 +11,6 @@
 -- read-only, the .git among it), lcsb.plan (the plan cache), and, loaded
 -- only when composing, lcsb.exec_tier, lcsb.env and lcsb.oci.
 
-local agents = require "lcsb.agents"
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
 local plans = require "lcsb.plan"
@@ -76,17 +75,8 @@ M.baseline_write = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" }
 -- report after the run names it if the command made it, and the runs after
 -- keep it); what is not writable anyway needs no protection (noted for
 -- check). `dir`: a directory, which the report looks into as a whole.
-M.protect_default = {
-  { path = ".git",
-    why = "git takes it for the project's repository: pinned where it is for the run, read-only "
-      .. "where it is a worktree's or a submodule's .git file, and in a project that is no "
-      .. "repository held empty, so that the command cannot make one" },
-  { path = ".git/hooks", why = "git runs the hooks in it at your next commit, checkout or push" },
-  { path = ".git/config",
-    why = "git runs the programs it names (core.fsmonitor at every git status, core.hooksPath, "
-      .. "aliases)" },
-}
-for _, entry in ipairs(agents.config) do M.protect_default[#M.protect_default + 1] = entry end
+-- (The list is lcsb.protect's, where the hints read it too: one table.)
+M.protect_default = protect.defaults
 
 local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",

@@ -5,6 +5,7 @@
 -- lcsb/init.lua as the one phase that holds things for the run (the
 -- placeholders after_run lets go of), and runs on every run, plan or not.
 
+local agents = require "lcsb.agents"
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
 local tiers = require "lcsb.tiers"
@@ -15,6 +16,20 @@ local add_unique, absolute, leave_out = tiers.add_unique, tiers.absolute, tiers.
 -- Errors carry no position here: exec_policy re-raises them at the script's
 -- line that called it.
 local function fail(msg) error(msg, 0) end
+
+-- protect's defaults, which lcsb.protect_default is (init.lua says what each
+-- is for): the repository's, then the coding agents' configuration.
+local defaults = {
+  { path = ".git",
+    why = "git takes it for the project's repository: pinned where it is for the run, read-only "
+      .. "where it is a worktree's or a submodule's .git file, and in a project that is no "
+      .. "repository held empty, so that the command cannot make one" },
+  { path = ".git/hooks", why = "git runs the hooks in it at your next commit, checkout or push" },
+  { path = ".git/config",
+    why = "git runs the programs it names (core.fsmonitor at every git status, core.hooksPath, "
+      .. "aliases)" },
+}
+for _, entry in ipairs(agents.config) do defaults[#defaults + 1] = entry end
 
 -- An empty directory held read-only for the run at PATH, which is not there
 -- or is empty (most likely the placeholder of a run killed before it could
@@ -220,7 +235,9 @@ end
 -- a line each, for lcsb check; the paths they keep read-only once they
 -- exist, to RESULT.protect_later, for the report after the run. DEFAULTS
 -- is lcsb.protect_default.
+local in_force
 local function protected(opts, project, write, run, result, defaults)
+  in_force = defaults
   local listed = opts.protect
   if listed == true then
     fail("exec_policy: key 'protect' must be a list of paths, or false")
@@ -242,4 +259,8 @@ local function protected(opts, project, write, run, result, defaults)
   return out
 end
 
-return { protected = protected }
+-- The defaults the last run held by (a policy script may have replaced
+-- lcsb.protect_default), else lcsb's: what a hint names to let one go.
+local function defaults_in_force() return in_force or defaults end
+
+return { protected = protected, defaults = defaults, defaults_in_force = defaults_in_force }

@@ -42,16 +42,15 @@ end
 -- read-only, by its name from the project's root (the deepest: .git/hooks
 -- rather than .git), for the hint that lets that one go; nil when TARGET
 -- lies in none, or the evidence names no project (a saved attestation).
--- The defaults are lcsb's (init.lua's lcsb.protect_default), as the policy
--- script left them (it may add to them): asked of the module as it is
--- loaded, the one thing the hints ask of it.
+-- The defaults are those the run held by (lcsb.protect_default as the
+-- policy script left it: it may add to them), kept by lcsb.protect.
 local function default_holding(ev, target)
   local project = type(ev.policy) == "table" and ev.policy.cwd
   if type(project) ~= "string" or target:sub(1, #project + 1) ~= project .. "/" then return nil end
   local rel = target:sub(#project + 2)
-  local ok, lcsb = pcall(require, "lcsb")
+  local ok, protect = pcall(require, "lcsb.protect")
   local best
-  for _, d in ipairs(ok and type(lcsb) == "table" and lcsb.protect_default or {}) do
+  for _, d in ipairs(ok and protect.defaults_in_force() or {}) do
     local name = type(d) == "table" and d.path
     if type(name) == "string" and (rel == name or rel:sub(1, #name + 1) == name .. "/")
       and (not best or #name > #best) then
