@@ -93,7 +93,8 @@ end
 -- The smallest of lcsb's presets (lcsb.tools) that holds every program of
 -- TARGETS by name, when there are two or more of them: a script refused
 -- sort, then uniq, then wc, takes one run with the preset, not three.
-local PRESETS = { "shell", "git", "c", "python", "node", "rust" }
+local PRESETS = { "shell", "git", "c", "python", "node", "rust", "go", "java", "ruby",
+  "autotools" }
 local function preset_for(targets)
   local ok, tools = pcall(require, "lcsb.tools")
   if not ok or #targets < 2 then return end
@@ -113,6 +114,27 @@ local function preset_for(targets)
     end
     if all then return name end
   end
+end
+
+-- Do TARGETS all lie where built = true would let them run (the project,
+-- the run's private TMPDIR), under a policy without it? Then one grant
+-- covers every program the build makes, not one hint per run.
+local function built_would_cover(ev, targets)
+  local policy = type(ev.policy) == "table" and ev.policy or {}
+  local project = policy.cwd
+  if type(project) ~= "string" or #targets == 0 then return false end
+  for _, path in ipairs(type(policy.exec) == "table" and policy.exec or {}) do
+    if path == project then return false end -- built = true already
+  end
+  local env = type(policy.env) == "table" and policy.env or {}
+  local tmp = type(env.set) == "table" and env.set.TMPDIR or env.TMPDIR
+  for _, target in ipairs(targets) do
+    local inside = target:sub(1, #project + 1) == project .. "/"
+      or (type(tmp) == "string" and target:sub(1, #tmp + 1) == tmp .. "/")
+    -- A hook git runs is no program the build made.
+    if not inside or target:find("/.git/", 1, true) then return false end
+  end
+  return true
 end
 
 -- ---- one function for each kind of refusal: GROUP's lines ----
@@ -153,6 +175,9 @@ local function exec_lines(ev, group)
   if preset then
     out[#out] = out[#out] .. (", or exec = { lcsb.tools.%s } for them and the rest of that "
       .. "preset at once"):format(preset)
+  elseif built_would_cover(ev, targets) then
+    out[#out] = out[#out] .. ", or exec = { built = true } for everything the project builds "
+      .. "(anything the command writes there, it can run)"
   end
   for _, x in ipairs(bare) do
     if x.target:find("/") then -- relative: exec takes it as the project's

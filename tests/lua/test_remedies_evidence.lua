@@ -15,6 +15,9 @@ local attestation, evidence = F.attestation, F.evidence
 local refusal, recorded = F.refusal, F.recorded
 local reported, said, lines = F.reported, F.said, F.lines
 
+local BUILT = ", or exec = { built = true } for everything the project builds (anything the "
+  .. "command writes there, it can run)"
+
 T.case("exec refusals: one line, full paths to add, program names in the parenthesis", function()
   local hints = reported {
     refusal("exec", "exec", "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "gcc"),
@@ -26,11 +29,29 @@ T.case("exec refusals: one line, full paths to add, program names in the parenth
     .. '"/usr/lib/gcc/x86_64-linux-gnu/12/collect2" }', "three programs")
   T.eq(lines(reported { refusal("exec", "exec", "/usr/bin/id", "make") }),
     'refused: exec of /usr/bin/id (make): add exec = { "/usr/bin/id" }', "one program")
-  -- A program the project built may be named; one in a dot-directory of
-  -- yours is not suggested.
+  -- A program the project built may be named, or built = true let every
+  -- one of them run; one in a dot-directory of yours is not suggested.
   T.eq(lines(reported { refusal("exec", "exec", D .. "/proj/.venv/bin/pytest", "python3") }),
     ('refused: exec of %s/proj/.venv/bin/pytest (python3): add exec = { "%s/proj/.venv/bin/pytest" }')
-      :format(D, D), "the project's own")
+      :format(D, D) .. BUILT, "the project's own")
+  -- What a toolchain builds in the run's TMPDIR (go test's binary) too;
+  -- not where built = true is there already, nor for a hook git runs.
+  local policy = evidence().policy
+  policy.env.set.TMPDIR = "/tmp/lcsb-tmp.x"
+  T.eq(lines(reported({ refusal("exec", "exec", "/tmp/lcsb-tmp.x/go-build1/b001/p.test", "go") },
+    policy)), 'refused: exec of /tmp/lcsb-tmp.x/go-build1/b001/p.test (go): add exec = '
+      .. '{ "/tmp/lcsb-tmp.x/go-build1/b001/p.test" }' .. BUILT, "the TMPDIR's")
+  policy.exec = { D .. "/proj", "/tmp/lcsb-tmp.x" }
+  local already = lines(reported({ refusal("exec", "exec", D .. "/proj/app", "sh") }, policy))
+  T.has(already, "add exec = ", "built already: the program")
+  T.hasnt(already, "built = true", "built already: no built")
+  local hook = lines(reported { refusal("exec", "exec", D .. "/proj/.git/hooks/pre-push", "git") })
+  T.has(hook, "add exec = ", "a hook: the program")
+  T.hasnt(hook, "built = true", "a hook: no built")
+  -- A family of a new preset is named by it.
+  T.has(lines(reported { refusal("exec", "exec", "/usr/bin/autoconf", "autoreconf"),
+    refusal("exec", "exec", "/usr/bin/aclocal", "autoreconf") }),
+    "exec = { lcsb.tools.autotools }", "autotools")
   T.eq(lines(reported { refusal("exec", "exec", "/home/u/.local/bin/tool", "sh") }),
     "refused: exec of /home/u/.local/bin/tool (sh): no hint: granting a dot-file or "
       .. "dot-directory (where keys, credentials and start-up files live) is a decision to make "

@@ -10,6 +10,9 @@ local F = loadfile(here .. "/remedies_fixtures.lua")(T)
 local D, which, RO, PROTECTED, lift = F.D, F.which, F.RO, F.PROTECTED, F.lift
 local evidence, said, lines = F.evidence, F.said, F.lines
 
+local BUILT = ", or exec = { built = true } for everything the project builds (anything the "
+  .. "command writes there, it can run)"
+
 T.case("writes: the path the tool names, not the shell's own; never a read-only disk", function()
   local out = D .. "/out"
   local cases = {
@@ -49,7 +52,8 @@ T.case("relative paths are the run's working directory's, never cut to a tail", 
     ("refused: write of %s/proj/.git/hooks/pre-commit (sh): %s%s"):format(D, PROTECTED,
       lift(".git/hooks")), "a hook: protected")
   T.eq(lines(said("sh: 1: ./app: Permission denied")),
-    ('refused: exec of %s/proj/app (sh): add exec = { "%s/proj/app" }'):format(D, D), "./app")
+    ('refused: exec of %s/proj/app (sh): add exec = { "%s/proj/app" }'):format(D, D) .. BUILT,
+    "./app")
   T.eq(lines(said("error: could not lock config file .git/config: Device or resource busy")),
     ('refused: write of %s/proj/.git/config: %s ("Device or resource busy": a read-only mount '
       .. "holds it); give git its settings with git -c, or with GIT_AUTHOR_NAME and the like in "
