@@ -51,6 +51,21 @@ local function located_on_path(name, real, acc)
   return nil
 end
 
+-- NAME on PATH, passing over the directories where the command writes: a
+-- preset's or a closure's program is the one installed, never one the
+-- command put on PATH ahead of it (a symlink in an activated .venv/bin
+-- named git, leading to ssh). Its path, or nil when there is none.
+local function installed_on_path(name, acc)
+  -- No PATH: the lookup's own default, which names no place of the command's.
+  if #acc.path_dirs == 0 then return name end
+  for _, dir in ipairs(acc.path_dirs) do
+    if not passes_through(dir, acc.policy_write) and core.which(dir .. "/" .. name) then
+      return dir .. "/" .. name
+    end
+  end
+  return nil
+end
+
 -- PATH's entries where the command writes, by the real file each leads to:
 -- a `#!/usr/bin/env NAME` is looked up there too, and what it finds is
 -- the command's choice.
@@ -201,6 +216,10 @@ function want_program(entry, acc, optional, closure)
     end
   else
     path = expand(entry, "exec")
+    if optional and not path:find("/", 1, true) then
+      path = installed_on_path(path, acc)
+      if not path then return false end
+    end
   end
   if acc.seen[path] then return acc.seen[path] == true end
   local files, err = core.which(path)

@@ -147,6 +147,14 @@ local function spawn_refused(line, r)
     r.op, r.name = "exec", spawned
     return r
   end
+  -- Go's os/exec, where no recorder sees a static program's exec:
+  -- "fork/exec /usr/lib/go/pkg/tool/linux_amd64/compile: permission denied".
+  local forked = line:match("fork/exec ([^:]+): permission denied")
+    or line:match("fork/exec ([^:]+): operation not permitted")
+  if forked then
+    r.op, r.name = "exec", forked
+    return r
+  end
   local linker = line:match("^collect2: fatal error: cannot find '([^']+)'")
   if linker then
     r.op, r.name = "exec", linker

@@ -332,6 +332,11 @@ else
   if run_in "$dir" bare.lua sh -c 'go test -count=1 ./...'; then fail "the twin ran"
   elif ! grep -q "hello.test: permission denied" "$dir/run.out"; then fail "the twin lacks the refused test binary"; show "$dir"
   else passed=$((passed + 1)); fi
+  # go by name alone: its compiler is refused, and though go is static (no
+  # recorder in it), the hint names the program from go's own words.
+  bare "$dir" '"go", lcsb.tools.shell'
+  expect_refused "hint: refused: exec of /.*/pkg/tool/.*/compile" "$dir" bare.lua \
+    go build -a -buildvcs=false ./...
 fi
 
 # ---- java.lua: javac, and junit's runner ----

@@ -95,6 +95,11 @@ T.case("exec refusals below the top: make, xargs, env, node, python, gcc, collec
     ld:find("/") and exec(ld, "collect2")
       or "refused: exec of ld (collect2): it is not on PATH here; name it in exec = { ... } by its path",
     "collect2")
+  -- Go's toolchain is static: no recorder sees its execs, its own words do.
+  T.eq(lines(said("fork/exec /usr/lib/go-1.19/pkg/tool/linux_amd64/compile: permission denied",
+    { argv = { "go" } })),
+    'refused: exec of /usr/lib/go-1.19/pkg/tool/linux_amd64/compile: add exec = '
+      .. '{ "/usr/lib/go-1.19/pkg/tool/linux_amd64/compile" }', "go's fork/exec")
   T.eq(lines(said("fatal: cannot exec 'git-lcsb-none': Permission denied")),
     "refused: exec of git-lcsb-none: it is not on PATH here; name it in exec = { ... } by its path",
     "git, a helper that is nowhere")

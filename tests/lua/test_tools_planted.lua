@@ -62,9 +62,11 @@ T.case("a name found on a PATH directory the command writes is left out, with wh
   local r = policy { scope = s, project = project, exec = { "python3" } }
   T.lacks(r.exec, project .. "/.venv/bin/python3", "not the planted file")
   T.ok(warned(r, project .. "/.venv/bin/python3 lies where the command writes"), "warned")
+  -- A preset's program is the one installed: the lookup passes over a PATH
+  -- directory the command writes, without a word.
   local p = policy { scope = s, project = project, exec = { lcsb.tools.shell } }
   T.lacks(p.exec, project .. "/.venv/bin/cat", "nor through a preset")
-  T.ok(warned(p, ".venv/bin/cat lies where the command writes"), "warned")
+  T.contains(p.exec, realpath("/usr/bin/cat"), "the installed cat")
   local b = policy { scope = s, project = project, exec = { "python3", built = true } }
   T.contains(b.exec, project .. "/.venv/bin/python3", "built = true runs it")
 end)
@@ -79,6 +81,26 @@ T.case("a symlink the command writes may lead only to what the policy reads", fu
   local v = policy { scope = s, project = project, exec = { "envlink" } }
   T.contains(v.exec, realpath("/usr/bin/env"), "a venv's python: a system program, readable")
   T.eq(#v.warnings, 0, "and no warning")
+end)
+
+T.case("a preset's or a closure's name is never one the command put on PATH", function()
+  local s <close> = lcsb.scope()
+  -- A readable system program no preset here holds, planted under names
+  -- presets and closures look up (git is the go closure's too; m4
+  -- autoreconf's).
+  local other = realpath("/usr/bin/python3")
+  link(other, project .. "/.venv/bin/git")
+  link(other, project .. "/.venv/bin/m4")
+  local r = policy { scope = s, project = project,
+    exec = { lcsb.tools.git, lcsb.tools.autotools } }
+  T.contains(r.exec, realpath("/usr/bin/git"), "the installed git")
+  T.lacks(r.exec, other, "not what the planted links lead to")
+  -- Named by the policy itself, a name is looked up as before (a venv's
+  -- python is the legitimate case): what it leads to is readable, so runs.
+  local named = policy { scope = s, project = project, exec = { "git" } }
+  T.contains(named.exec, other, "a name the policy gives: PATH's first")
+  os.remove(project .. "/.venv/bin/git")
+  os.remove(project .. "/.venv/bin/m4")
 end)
 
 T.case("a path named in exec: the file itself runs; a symlink out of reach does not", function()
