@@ -49,11 +49,17 @@ local function default_holding(ev, target)
   if type(project) ~= "string" or target:sub(1, #project + 1) ~= project .. "/" then return nil end
   local rel = target:sub(#project + 2)
   local ok, protect = pcall(require, "lcsb.protect")
+  -- Only a default the run held: one the policy let go ("!NAME") holds
+  -- nothing, whatever its own entries hold inside it.
+  local held = {}
+  for _, path in ipairs(type(ev.policy.protect) == "table" and ev.policy.protect or {}) do
+    held[path] = true
+  end
   local best
   for _, d in ipairs(ok and protect.defaults_in_force() or {}) do
     local name = type(d) == "table" and d.path
     if type(name) == "string" and (rel == name or rel:sub(1, #name + 1) == name .. "/")
-      and (not best or #name > #best) then
+      and held[project .. "/" .. name] and (not best or #name > #best) then
       best = name
     end
   end

@@ -25,8 +25,8 @@ local M = {}
 -- `why` says what runs it, and when. `hint` replaces the protect hint
 -- (false: none). `keys` (for a JSON file) reports it only when one of
 -- these top-level keys changed. `quiet`: a file that runs only when you run
--- its tool on it, which builds write too: listed in the attestation (and
--- by --report's hints), never a warning of its own.
+-- its tool on it, which builds write too: listed in the attestation, never
+-- a warning of its own, but where it lies in a dot-directory.
 M.list = {
   { name = ".envrc", why = "direnv runs it when you cd into its directory (once allowed)" },
   { name = ".vscode", inside = { ".", "*" },
@@ -388,8 +388,13 @@ local function changes(state, dir, walk, opts, items, unseen)
         if part == "." then n = n - 1 else inside[#inside + 1] = part end
       end
       table.sort(inside)
+      -- Quiet only where builds write: in a dot-directory (.github/workflows,
+      -- .devcontainer, .husky, an agent's) a tool runs it on its own, and
+      -- the tree's own warning is this one.
+      local rel = (dir == "" and "" or dir .. "/") .. change.path
+      local quiet = entry.quiet and not ("/" .. rel):find("/%.[^/]*/") or nil
       items[#items + 1] = { path = path, why = entry.why, inside = inside, inside_n = n,
-        hint = entry.hint, quiet = entry.quiet or nil }
+        hint = entry.hint, quiet = quiet }
     end
   end
   unseen_items(top, info, found, unseen)

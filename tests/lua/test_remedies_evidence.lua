@@ -97,11 +97,22 @@ T.case("protected, hidden, sockets: named by the key that governs them, never a 
       .. "mount holds it); give git its settings with git -c, or with GIT_AUTHOR_NAME and the "
       .. "like in env, which write nothing, or run git config outside lcsb%s")
       :format(D, PROTECTED, lift(".git/config")), "protect, EBUSY")
-  -- An agent's configuration: the default named, its directory's.
-  T.eq(lines(reported { refusal("write", "protect", D .. "/proj/.claude/settings.json", "sh",
-    { errno = 30, error = "EROFS" }) }),
+  -- An agent's configuration: the default named, its directory's, where
+  -- the run held it.
+  local held = F.evidence().policy
+  held.protect[#held.protect + 1] = D .. "/proj/.claude"
+  local settings = refusal("write", "protect", D .. "/proj/.claude/settings.json", "sh",
+    { errno = 30, error = "EROFS" })
+  T.eq(lines(reported({ settings }, held)),
     ("refused: write of %s/proj/.claude/settings.json (sh): %s%s"):format(D, PROTECTED,
       lift(".claude")), "an agent's configuration")
+  -- Let go ("!.claude"), with an entry of the policy's own inside it: the
+  -- hint offers no "!.claude", which would change nothing.
+  local own = F.evidence().policy
+  own.protect = { D .. "/proj/.claude/settings.json" }
+  local said_own = lines(reported({ settings }, own))
+  T.has(said_own, "it is protected (protect)", "still named as protected")
+  T.hasnt(said_own, '"!.claude"', "no default to let go")
   -- A placeholder lcsb holds for the run (it was not there): said so, for
   -- the command met lcsb's directory, not one of the user's.
   local held = evidence().policy

@@ -156,6 +156,17 @@ T.case("the lines stop at lines_max, the items do not; quiet paths get no line",
   T.ok(makefile.quiet, "marked quiet")
   T.eq(#quiet_lines, 1, "one line")
   T.has(quiet_lines[1], "/.envrc", "for the .envrc alone")
+  -- In a dot-directory a tool runs it on its own (CI, a devcontainer): an
+  -- edit in place there is a warning, the tree's.
+  dir = T.tmpdir()
+  sh(dir, "mkdir -p .devcontainer .github/workflows && echo 'all:' > .devcontainer/Makefile "
+    .. "&& echo 'all:' > .github/workflows/GNUmakefile && sleep 0.05") -- past the clock's tick
+  state = run_later.before(dir)
+  sh(dir, "echo '	curl x' >> .devcontainer/Makefile && echo '	curl x' >> .github/workflows/GNUmakefile")
+  items, quiet_lines = run_later.after(state)
+  T.eq(#items, 2, "both edits")
+  T.eq(#quiet_lines, 2, "a line each")
+  T.has(quiet_lines[1] .. quiet_lines[2], ".devcontainer/Makefile was created or changed", "the devcontainer's")
 end)
 
 T.case("package.json counts when its scripts change, not its version nor key order", function()
