@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Files and functions a reviewer can hold (issue 33): no C, Lua or test
-file over MAX_FILE lines, no C or Lua function over MAX_FUNCTION lines.
+"""Files and functions a reviewer can hold (issue 33): no C, Lua, shell or
+Python file over MAX_FILE lines, no C or Lua function over MAX_FUNCTION lines.
 
 C functions are found as the house style writes them: a definition starts at
 column 0 and its body's closing brace is the next "}" at column 0. Lua
@@ -17,8 +17,8 @@ import sys
 
 MAX_FILE = 800
 MAX_FUNCTION = 80
-TREES = ("src", "shim", "lua", "tests", "bench", "examples", "include")
-SUFFIXES = (".c", ".h", ".lua")
+TREES = ("src", "shim", "lua", "tests", "bench", "examples", "include", "scripts")
+SUFFIXES = (".c", ".h", ".lua", ".sh", ".py")  # functions: C and Lua only
 
 C_HEAD = re.compile(r"^[A-Za-z_][^;=]*\(")
 C_NOT_FUNCTIONS = ("typedef",)
@@ -73,7 +73,12 @@ def main(root):
         rel = os.path.relpath(path, root)
         if len(lines) > MAX_FILE:
             over.append(f"{rel}: {len(lines)} lines (at most {MAX_FILE})")
-        found = lua_functions(lines) if path.endswith(".lua") else c_functions(lines)
+        if path.endswith(".lua"):
+            found = lua_functions(lines)
+        elif path.endswith((".c", ".h")):
+            found = c_functions(lines)
+        else:
+            found = ()
         for start, length, head in found:
             if length > MAX_FUNCTION:
                 over.append(f"{rel}:{start + 1}: a function of {length} lines (at most {MAX_FUNCTION}): {head[:70]}")
