@@ -3,13 +3,14 @@
  * many commands under it (issue 28), through the public <lcsb.h> only (it
  * links the shared liblcsb, which exports nothing else).
  *
- *     bench-embedded [--runs N] [--prepare-calls K] [--after-each] POLICY.lua
- *     bench-embedded --serve [--prepare-calls K] [--after-each] POLICY.lua
+ *     bench-embedded [--runs N] [--prepare-calls K] [--after-each] [--plain] POLICY.lua
+ *     bench-embedded --serve [--prepare-calls K] [--after-each] [--plain] POLICY.lua
  *
  * Once: the policy script run (lcsb_script_open, trust checked as the CLI
  * checks it), the host detected and a backend selected, the policy validated.
  * Then per command: lcsb_run of /bin/true with the options the CLI uses
- * (stderr captured, refusals recorded), timed from the call to its return;
+ * (stderr captured, refusals recorded; --plain: neither, as a host that
+ * wants no hints runs it), timed from the call to its return;
  * a command that does not exit 0 is an error, not a time. At the end, timed
  * apart: lcsb_prepare, which lcsb_run calls again for every command
  * (validate, compose, attest), in µs per call; lcsb_script_after_run once,
@@ -48,6 +49,7 @@ struct host {
     lcsb_backend *backend;
     const lcsb_policy *policy;
     bool after_each;
+    bool plain; /* no stderr capture, no refusal records: a host that wants no hints */
     double open_ms, select_ms, validate_ms;
 };
 
@@ -80,7 +82,8 @@ static int run_one(struct host *h, double *ms, char *why, size_t size) {
     lcsb_run_result result;
     lcsb_error err = {0};
     lcsb_run_options_init(&opts);
-    opts.capture_stderr = true;
+    opts.capture_stderr = !h->plain;
+    opts.record_refusals = !h->plain;
     double start = now_ms();
     int rc = lcsb_run(h->backend, h->policy, command, &opts, &result, &err);
     *ms = now_ms() - start;
@@ -203,6 +206,8 @@ int main(int argc, char **argv) {
             served = true;
         else if (strcmp(argv[i], "--after-each") == 0)
             h.after_each = true;
+        else if (strcmp(argv[i], "--plain") == 0)
+            h.plain = true;
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = number(argv[++i]);
         else if (strcmp(argv[i], "--prepare-calls") == 0 && i + 1 < argc)
@@ -214,7 +219,7 @@ int main(int argc, char **argv) {
     }
     if (!policy || runs < 0 || prepare_calls < 0) {
         fputs("usage: bench-embedded [--serve] [--runs N] [--prepare-calls K] [--after-each] "
-              "POLICY.lua\n",
+              "[--plain] POLICY.lua\n",
               stderr);
         return 2;
     }
