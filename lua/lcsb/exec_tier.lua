@@ -56,12 +56,29 @@ end
 -- command put on PATH ahead of it (a symlink in an activated .venv/bin
 -- named git, leading to ssh). Its path, or nil when there is none.
 local function installed_on_path(name, acc)
-  -- No PATH: the lookup's own default, which names no place of the command's.
-  if #acc.path_dirs == 0 then return name end
-  for _, dir in ipairs(acc.path_dirs) do
-    if not passes_through(dir, acc.policy_write) and core.which(dir .. "/" .. name) then
-      return dir .. "/" .. name
+  -- Asked once a composition: which PATH directories the command does not
+  -- write, and what each holds (a set of names). With none it writes, the
+  -- plain lookup is the one installed, at no cost.
+  if not acc.path_clean then
+    acc.path_clean, acc.path_planted = {}, false
+    for _, dir in ipairs(acc.path_dirs) do
+      if passes_through(dir, acc.policy_write) then
+        acc.path_planted = true
+      else
+        acc.path_clean[#acc.path_clean + 1] = { dir = dir }
+      end
     end
+  end
+  if not acc.path_planted then return name end
+  for _, clean in ipairs(acc.path_clean) do
+    if not clean.names then
+      clean.names = {}
+      for _, entry in ipairs(core.listdir(clean.dir) or {}) do clean.names[entry] = true end
+    end
+  end
+  for _, clean in ipairs(acc.path_clean) do
+    local path = clean.dir .. "/" .. name
+    if clean.names[name] and core.which(path) then return path end
   end
   return nil
 end
