@@ -98,25 +98,31 @@ end
 
 -- The smallest of lcsb's presets (lcsb.tools) that holds every program of
 -- TARGETS by name, when there are two or more of them: a script refused
--- sort, then uniq, then wc, takes one run with the preset, not three.
+-- sort, then uniq, then wc, takes one run with the preset, not three. One
+-- program alone names the preset that lists it itself (autoreconf's
+-- aclocal, then autoconf, then m4: one run with the autotools preset, not
+-- eight), not the shell's, whose one tool needs no hundred others.
 local PRESETS = { "shell", "git", "c", "python", "node", "rust", "go", "java", "ruby",
   "autotools" }
 local function preset_for(targets)
   local ok, tools = pcall(require, "lcsb.tools")
-  if not ok or #targets < 2 then return end
-  local function holds(preset, name, seen)
+  if not ok or #targets == 0 then return end
+  local function holds(preset, name, nested, seen)
     seen = seen or {}
     if seen[preset] then return false end
     seen[preset] = true
     for _, entry in ipairs(preset) do
-      if entry == name or (type(entry) == "table" and holds(entry, name, seen)) then return true end
+      if entry == name or (nested and type(entry) == "table" and holds(entry, name, nested, seen)) then
+        return true
+      end
     end
     return false
   end
+  local alone = #targets == 1
   for _, name in ipairs(PRESETS) do
-    local preset, all = tools[name], true
+    local preset, all = tools[name], not (alone and name == "shell")
     for _, target in ipairs(targets) do
-      all = all and type(preset) == "table" and holds(preset, basename(target))
+      all = all and type(preset) == "table" and holds(preset, basename(target), not alone)
     end
     if all then return name end
   end
@@ -179,8 +185,8 @@ local function exec_lines(ev, group)
   end
   local preset = preset_for(targets)
   if preset then
-    out[#out] = out[#out] .. (", or exec = { lcsb.tools.%s } for them and the rest of that "
-      .. "preset at once"):format(preset)
+    out[#out] = out[#out] .. (", or exec = { lcsb.tools.%s } for %s and the rest of that "
+      .. "preset at once"):format(preset, #targets == 1 and "it" or "them")
   elseif built_would_cover(ev, targets) then
     out[#out] = out[#out] .. ", or exec = { built = true } for everything the project builds "
       .. "(anything the command writes there, it can run)"

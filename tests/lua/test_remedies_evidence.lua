@@ -48,6 +48,12 @@ T.case("exec refusals: one line, full paths to add, program names in the parenth
   local hook = lines(reported { refusal("exec", "exec", D .. "/proj/.git/hooks/pre-push", "git") })
   T.has(hook, "add exec = ", "a hook: the program")
   T.hasnt(hook, "built = true", "a hook: no built")
+  -- One program of a family is enough to name the family (autoreconf's
+  -- aclocal: the autotools, not eight runs), but not the shell's.
+  T.has(lines(reported { refusal("exec", "exec", "/usr/bin/aclocal", "autoreconf") }),
+    "or exec = { lcsb.tools.autotools } for it and the rest of that preset at once", "one")
+  T.hasnt(lines(reported { refusal("exec", "exec", "/usr/bin/id", "make") }), "lcsb.tools",
+    "a shell tool alone")
   -- A family of a new preset is named by it.
   T.has(lines(reported { refusal("exec", "exec", "/usr/bin/autoconf", "autoreconf"),
     refusal("exec", "exec", "/usr/bin/aclocal", "autoreconf") }),

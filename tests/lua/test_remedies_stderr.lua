@@ -91,8 +91,10 @@ T.case("exec refusals below the top: make, xargs, env, node, python, gcc, collec
       or "refused: exec of cc1 (gcc): it is not on PATH here; name it in exec = { ... } by its path",
     "gcc's own")
   local ld = which("ld")
+  -- One program a preset lists itself: the preset is named for it too.
   T.eq(lines(said("collect2: fatal error: cannot find 'ld'")),
-    ld:find("/") and exec(ld, "collect2")
+    ld:find("/") and exec(ld, "collect2") .. ", or exec = { lcsb.tools.c } for it and the rest "
+      .. "of that preset at once"
       or "refused: exec of ld (collect2): it is not on PATH here; name it in exec = { ... } by its path",
     "collect2")
   -- Go's toolchain is static: no recorder sees its execs, its own words do.
