@@ -437,8 +437,22 @@ static void test_out_of_memory_said(void **state) {
 
 /* ---- nothing left behind ---- */
 
-/* lcsb killed by SIGKILL: the shim dies with it before it can remove the
- * cgroup, and the next run removes it. */
+/* Any cgroup of lcsb's where it makes them, its shim gone or not. */
+static bool any_lcsb_cgroup(void) {
+    DIR *d = opendir(cgroup_home);
+    assert_non_null(d);
+    struct dirent *e;
+    bool any = false;
+    while ((e = readdir(d))) any = any || strncmp(e->d_name, "lcsb-", 5) == 0;
+    closedir(d);
+    return any;
+}
+
+/* lcsb killed by SIGKILL: the shim mostly dies with it before it can
+ * remove the cgroup, and the next run removes it; at times (one run in
+ * two under ASan) the shim outlives it long enough to remove the cgroup
+ * itself. Either way nothing of the run stays in use, and nothing is left
+ * after the next run. */
 static void test_cgroup_of_a_killed_run_removed(void **state) {
     NEED_MEMORY_CGROUP();
     fx *f = *state;
@@ -472,16 +486,19 @@ static void test_cgroup_of_a_killed_run_removed(void **state) {
     /* The shim and the command die of lcsb's death (the parent-death
      * signal), and leave their cgroup, empty. */
     char left[256], procs[PATH_MAX + 300], text[64] = "x";
-    for (int i = 0; i < 100 && text[0]; i++) {
+    bool removed = false;
+    for (int i = 0; i < 100 && text[0] && !removed; i++) {
         usleep(20 * 1000);
         text[0] = '\0';
-        if (lcsb_cgroups(left, sizeof left) != 1) continue;
+        removed = !any_lcsb_cgroup();
+        if (removed || lcsb_cgroups(left, sizeof left) != 1) continue;
         FMT(procs, "%s/%s/cgroup.procs", cgroup_home, left + 1);
         read_file(procs, text, sizeof text);
     }
-    if (lcsb_cgroups(left, sizeof left) != 1 || text[0])
-        fail_msg("%s: lcsb killed by SIGKILL: expected its cgroup left empty, found%s%s", mech,
-                 left[0] ? left : " none", text[0] ? " (still in use)" : "");
+    if (!removed && (lcsb_cgroups(left, sizeof left) != 1 || text[0]))
+        fail_msg("%s: lcsb killed by SIGKILL: expected its cgroup left empty or removed, found%s%s",
+                 mech, left[0] ? left : " one whose shim is still running",
+                 text[0] ? " (still in use)" : "");
     const char *const *cmd = CMD(PROBE, "ipc-limits");
     expect_allowed(f, cmd, &P);
     assert_no_cgroup_left("the run after one killed with SIGKILL");
