@@ -62,13 +62,11 @@ end
 -- afterwards, to RESULT. What became of it, for lcsb check.
 local function hold_git(project, write, out, run, result, hooks)
   local git = project .. "/.git"
-  local kind = core.kind(git)
-  -- An empty .git is no repository (git passes over it): most likely the
-  -- placeholder of a run killed before it could remove it. Taken for a
-  -- repository, it would be left writable, and a `git init` there would
-  -- write a config no one holds.
-  local empty = kind == "dir" and not (core.listdir(git) or { "?" })[1]
-  if kind == "dir" and not empty then
+  -- An empty .git is none (tiers.git_at): taken for a repository, it would
+  -- be left writable, and a `git init` there would write a config no one
+  -- holds.
+  local what = tiers.git_at(project)
+  if what == "repository" then
     -- A repository without a hooks directory (cloned with an empty
     -- template) gets the empty one git init makes, so that it can be held;
     -- not through a .git the command made a symlink to elsewhere (the
@@ -87,7 +85,7 @@ local function hold_git(project, write, out, run, result, hooks)
       table.insert(result.watch, git .. "/commondir")
     end
     return "pinned"
-  elseif kind == "file" then
+  elseif what == "file" then
     -- A worktree's or a submodule's .git is a file naming the directory
     -- git uses: rewritten, it would send the user's next git to hooks and
     -- a config the command wrote. It is held read-only.
@@ -97,12 +95,12 @@ local function hold_git(project, write, out, run, result, hooks)
       return "read-only"
     end
     return "outside"
-  elseif (empty or not kind) and run and core.system_prefix(project) then
+  elseif what == "none" and run and core.system_prefix(project) then
     -- A system directory (/, /usr) as the project: the policy is refused
     -- before anything runs (no write tier may hold one), and nothing is
     -- made in it meanwhile.
     return "not held (a system directory)"
-  elseif (empty or not kind) and run then
+  elseif what == "none" and run then
     -- Not a repository: the command must not make one, hooks of its own
     -- included, for the user to trust later; git passes over the empty one.
     return hold_empty(git, "a repository", out, result) and "held empty" or "unwritable"

@@ -108,8 +108,20 @@ end
 -- Does the command get a world of its own here, in which hidden paths hold?
 local function own_world() return core.world_capable() end
 
+-- What DIR/.git is to git: "repository" (a directory holding something),
+-- "file" (a worktree's or a submodule's, naming its directory), "none"
+-- (nothing, or an empty directory, which git passes over: most likely the
+-- placeholder of a run killed before it could remove it), or another kind
+-- (a symlink). Where it is "none", lcsb holds an empty one for the run.
+local function git_at(dir)
+  local git = dir .. "/.git"
+  local kind = core.kind(git)
+  if kind == "dir" then return (core.listdir(git) or { "?" })[1] and "repository" or "none" end
+  return kind or "none"
+end
+
 return {
   add_unique = add_unique, expand = expand, absolute = absolute, leave_out = leave_out,
   existing = existing, resolved = resolved, passes_through = passes_through,
-  own_world = own_world,
+  own_world = own_world, git_at = git_at,
 }

@@ -15,6 +15,7 @@
 
 local core = require "lcsb.core"
 local paths = require "lcsb.paths"
+local tiers = require "lcsb.tiers"
 
 local M = {}
 
@@ -232,11 +233,7 @@ M.closures = {
       -- A project that is no git repository gets an empty .git for the run
       -- (the placeholder lcsb holds), which go would take for a repository
       -- and fail to stamp builds from.
-      local git = ctx.project .. "/.git"
-      local kind = core.kind(git)
-      if not kind or (kind == "dir" and not (core.listdir(git) or { "?" })[1]) then
-        need.env = { GOFLAGS = "-buildvcs=false" }
-      end
+      if tiers.git_at(ctx.project) == "none" then need.env = { GOFLAGS = "-buildvcs=false" } end
       return need
     end,
   },
