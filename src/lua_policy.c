@@ -59,10 +59,12 @@ static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
 
 /* The string at the top, checked for a NUL byte; left on the stack. */
 static const char *check_text(lua_State *L, const char *key, int i) {
-    size_t len;
+    size_t len = 0;
     const char *text = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-    if (!text) luaL_error(L, "policy key '%s': entry %d: expected a string", key, i);
-    if (strlen(text) != len) luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, i);
+    if (!text)
+        luaL_error(L, "policy key '%s': entry %d: expected a string", key, i);
+    else if (strlen(text) != len)
+        luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, i);
     return text;
 }
 
@@ -475,6 +477,20 @@ int lcsb__lua_policy(lua_State *L) {
     return 1;
 }
 
+/* private, as add_private takes it, into the table at the top. */
+static void push_private(lua_State *L, const lcsb_policy *p) {
+    lua_createtable(L, (int)p->priv_n, 0);
+    for (size_t i = 0; i < p->priv_n; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, p->priv[i].path);
+        lua_setfield(L, -2, "path");
+        lcsb__lua_push_argv(L, p->priv[i].links.v);
+        lua_setfield(L, -2, "links");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "private");
+}
+
 static void push_paths(lua_State *L, const lcsb_policy *p, lcsb_tier tier) {
     size_t n = lcsb_policy_count(p, tier);
     lua_createtable(L, (int)n, 0);
@@ -561,6 +577,7 @@ int lcsb__lua_policy_table(lua_State *L) {
         lua_setfield(L, -2, lcsb_limit_name(k));
     }
     lua_setfield(L, -2, "limits");
+    if (p->priv_n) push_private(L, p);
     return 1;
 }
 

@@ -238,7 +238,7 @@ local function private_spec(home, tmp, ...)
 end
 
 return {
-  private_dirs = private_dirs, private_spec = private_spec, list_copy = list_copy, home_entries = home_entries,
-  cache_rels = cache_rels, cache_entries = cache_entries, entries_shown = entries_shown,
-  place_in_home = place_in_home,
+  private_dirs = private_dirs, private_spec = private_spec, list_copy = list_copy,
+  home_entries = home_entries, cache_rels = cache_rels, cache_entries = cache_entries,
+  entries_shown = entries_shown, place_in_home = place_in_home,
 }

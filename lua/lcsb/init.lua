@@ -368,8 +368,9 @@ local function compose(opts, run, cache_root)
   return plan
 end
 
--- PLAN made for a run: the private HOME and TMPDIR in SCOPE, the caller's
--- terminal, the caches, what the private HOME shows, the project's .git
+-- PLAN made for a run: the private HOME and TMPDIR in SCOPE (FRESH: named
+-- only, with what the private HOME shows, for the run to make: the policy's
+-- private), the caller's terminal, the caches, what the private HOME shows, the project's .git
 -- held, the protected paths, and what to look for after it. The result:
 -- the policy the C core enforces (result.policy), the same policy as the
 -- plain tables lcsb.policy took (read, write, exec, env, net, cwd, degrade,
