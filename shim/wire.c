@@ -105,8 +105,9 @@ static struct rights rights_of_abi(unsigned abi) {
     return r;
 }
 
-/* "sockets" values, by enum sockets (wire.h). */
+/* "sockets" values, by enum sockets, and "world" values, by enum world (wire.h). */
 static const char *const sockets_names[] = {"any", "unix", "unix+tcp"};
+static const char *const world_names[] = {"open", "policy"};
 
 /* One JSON argument being read. WHAT names it in messages ("header",
  * "part 3"); argv strings end in NUL, which is also the parser's end of input,
@@ -375,37 +376,18 @@ static int parse_port_rules(struct cursor *c, struct header *h, const struct pol
     return 0;
 }
 
-/* "sockets": one of sockets_names, as a string. */
-static int parse_sockets(struct cursor *c, enum sockets *out) {
+/* A string among NAMES (N of them: "sockets" by enum sockets, "world" by
+ * enum world) into *OUT as its index; EXPECTED lists them for a refusal. */
+static int parse_choice(struct cursor *c, const char *what, const char *const *names, size_t n,
+                        const char *expected, unsigned *out) {
     char name[16];
 
-    if (parse_string(c, name, sizeof name, "sockets") != 0)
+    if (parse_string(c, name, sizeof name, what) != 0)
         return -1;
-    for (size_t i = 0; i < COUNT(sockets_names); i++) {
-        if (strcmp(sockets_names[i], name) == 0) {
-            *out = (enum sockets)i;
+    for (*out = 0; *out < n; ++*out)
+        if (strcmp(names[*out], name) == 0)
             return 0;
-        }
-    }
-    return bad(c, "unknown sockets value \"%s\" (expected \"any\", \"unix\" or \"unix+tcp\")",
-               show(name));
-}
-
-/* "world": "policy" (a root built from the policy, in namespaces of its
- * own) or "open". */
-static int parse_world(struct cursor *c, enum world *world) {
-    char name[16];
-
-    if (parse_string(c, name, sizeof name, "world") != 0)
-        return -1;
-    if (strcmp(name, "policy") == 0)
-        *world = WORLD_POLICY;
-    else if (strcmp(name, "open") == 0)
-        *world = WORLD_OPEN;
-    else
-        return bad(c, "unknown world value \"%s\" (expected \"policy\" or \"open\")",
-                   show(name));
-    return 0;
+    return bad(c, "unknown %s value \"%s\" (expected %s)", what, show(name), expected);
 }
 
 /* "limits": {"time": S, "memory": B, "pids": N, "files": N, "tmp": B,
@@ -500,11 +482,61 @@ static int parse_paths(struct cursor *c, const char *what, const struct policy_s
     return 0;
 }
 
+/* S, relative, names something below where it starts: no empty, "." or
+ * ".." component, no trailing "/". */
+static bool stays_below(const char *s) {
+    for (const char *p = s, *end;; p = end + 1) {
+        size_t n = (size_t)((end = strchrnul(p, '/')) - p);
+        if (n == 0 || (n <= 2 && strncmp(p, "..", n) == 0))
+            return false;
+        if (*end == '\0')
+            return true;
+    }
+}
+
+/* "private": [{"path": PATH, "links": [[REL, TARGET], ...]}, ...]: each
+ * directory goes to on_private, then each of its links to on_link. */
+static int parse_private(struct cursor *c, const struct policy_sink *sink, unsigned *count) {
+    char path[PATH_MAX], rel[PATH_MAX], target[PATH_MAX];
+    bool more, more_links;
+
+    if (list_open(c, '[', ']', &more) != 0)
+        return -1;
+    for (*count = 0; more; ++*count) {
+        if (fixed_key(c, true, "path") != 0 || parse_string(c, path, sizeof path, "a path") != 0)
+            return -1;
+        if (path[0] != '/' || !stays_below(path + 1))
+            return bad(c, "private path \"%s\" is not absolute and normal", show(path));
+        if (sink->on_private != NULL && sink->on_private(sink->ctx, path) != 0)
+            return -1;
+        if (fixed_key(c, false, "links") != 0 || list_open(c, '[', ']', &more_links) != 0)
+            return -1;
+        while (more_links) {
+            if (expect(c, '[') != 0 || parse_string(c, rel, sizeof rel, "a link") != 0 ||
+                expect(c, ',') != 0 || parse_string(c, target, sizeof target, "a path") != 0 ||
+                expect(c, ']') != 0)
+                return -1;
+            if (!stays_below(rel))
+                return bad(c, "link \"%s\" does not stay inside %s", show(rel), show(path));
+            if (target[0] != '/')
+                return bad(c, "link target \"%s\" is not absolute", show(target));
+            if (sink->on_link != NULL && sink->on_link(sink->ctx, path, rel, target) != 0)
+                return -1;
+            if (list_next(c, ']', &more_links) != 0)
+                return -1;
+        }
+        if (fixed_end(c, "links") != 0 || list_next(c, ']', &more) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every key is required but "private", which a world may have. */
 enum { K_ABI, K_PARTS, K_FS, K_NET, K_PORTS, K_SCOPE, K_SOCKETS, K_DROPPED, K_WORLD, K_PROTECT,
-       K_HIDE, K_LIMITS, K_PROXY, K_COUNT };
+       K_HIDE, K_LIMITS, K_PROXY, K_PRIVATE, K_COUNT };
 static const char *const header_keys[K_COUNT] = {
     "abi",     "parts", "fs",      "net",  "ports",  "scope", "sockets",
-    "dropped", "world", "protect", "hide", "limits", "proxy"};
+    "dropped", "world", "protect", "hide", "limits", "proxy", "private"};
 
 /* What cannot be checked until the whole header is read: its keys may come in
  * any order after "lcsb-exec", and a right's age depends on "abi". */
@@ -512,7 +544,7 @@ static int check_header(unsigned seen, const struct header *h) {
     struct rights known = rights_of_abi(h->abi);
     uint64_t extra;
 
-    for (unsigned k = 0; k < K_COUNT; k++)
+    for (unsigned k = 0; k < K_PRIVATE; k++)
         if ((seen & (1U << k)) == 0)
             return fail("parse header: missing key \"%s\"", header_keys[k]);
     if ((extra = h->handled.fs & ~known.fs) != 0)
@@ -528,9 +560,10 @@ static int check_header(unsigned seen, const struct header *h) {
         return fail("parse header: a port rule grants \"%s\", which \"net\" does not handle",
                     name_of(net_rights, COUNT(net_rights), extra));
     if (h->world != WORLD_POLICY &&
-        (h->protected_paths > 0 || h->hidden_paths > 0 || limits_set(&h->limits)))
-        return fail("parse header: \"protect\", \"hide\" and \"limits\" need \"world\": "
-                    "\"policy\"");
+        (h->protected_paths > 0 || h->hidden_paths > 0 || h->private_dirs > 0 ||
+         limits_set(&h->limits)))
+        return fail("parse header: \"protect\", \"hide\", \"private\" and \"limits\" need "
+                    "\"world\": \"policy\"");
     if (h->proxy != 0 && h->world != WORLD_POLICY)
         return fail("parse header: \"proxy\" needs \"world\": \"policy\" (a network of "
                     "its own)");
@@ -575,6 +608,7 @@ static int parse_version(struct cursor *c) {
 static int parse_header_value(struct cursor *c, unsigned k, struct header *h,
                               const struct policy_sink *sink) {
     uint64_t v = 0;
+    unsigned choice = 0;
     int rc = -1;
 
     switch (k) {
@@ -601,14 +635,18 @@ static int parse_header_value(struct cursor *c, unsigned k, struct header *h,
         rc = parse_rights(c, scope_rights, COUNT(scope_rights), "scope", &h->handled.scope);
         break;
     case K_SOCKETS:
-        rc = parse_sockets(c, &h->sockets);
+        rc = parse_choice(c, "sockets", sockets_names, COUNT(sockets_names),
+                          "\"any\", \"unix\" or \"unix+tcp\"", &choice);
+        h->sockets = (enum sockets)choice;
         break;
     case K_DROPPED:
         rc = parse_rights(c, dropped_parts, COUNT(dropped_parts), "dropped part",
                           &h->dropped);
         break;
     case K_WORLD:
-        rc = parse_world(c, &h->world);
+        rc = parse_choice(c, "world", world_names, COUNT(world_names),
+                          "\"policy\" or \"open\"", &choice);
+        h->world = (enum world)choice;
         break;
     case K_PROTECT:
         rc = parse_paths(c, "protected", sink, sink->on_protect, &h->protected_paths);
@@ -622,6 +660,9 @@ static int parse_header_value(struct cursor *c, unsigned k, struct header *h,
     case K_PROXY:
         rc = parse_uint(c, "proxy", UINT16_MAX, &v);
         h->proxy = (uint16_t)v;
+        break;
+    case K_PRIVATE:
+        rc = parse_private(c, sink, &h->private_dirs);
         break;
     }
     return rc;

@@ -70,6 +70,8 @@ struct header {
     enum world world;
     unsigned protected_paths;
     unsigned hidden_paths;
+    /* "private": directories made fresh in the world, a tmpfs each. */
+    unsigned private_dirs;
     struct limits limits;
     /* "proxy": the loopback port on which lcsb's proxy is reached, in a
      * network of the command's own; 0: the host's network. */
@@ -90,6 +92,10 @@ struct policy_sink {
     int (*on_protect)(void *ctx, const char *path);
     /* An absolute path of the header's "hide". */
     int (*on_hide)(void *ctx, const char *path);
+    /* A private directory of the header's "private" (absolute, normal). */
+    int (*on_private)(void *ctx, const char *path);
+    /* One of its links: REL (below DIR, no "." or ".." in it) to TARGET. */
+    int (*on_link)(void *ctx, const char *dir, const char *rel, const char *target);
 };
 
 /* Reads the header, ARG, into H. */

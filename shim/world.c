@@ -133,6 +133,9 @@ struct plan {
     dev_t scaffold; /* the new root's tmpfs */
     const struct limits *limits;
     bool tmp_mounted;
+    /* The header's private directories, and whether each is mounted yet. */
+    struct entry *priv;
+    size_t priv_n;
 };
 
 /* FROM, the host's PATH opened (its mode MODE), mounted at the same path in
@@ -171,11 +174,14 @@ static int bind_from_host(const char *path, bool writable, const struct plan *pl
     return ret;
 }
 
-/* A private tmp of its own size, in place of TMPDIR's host directory. */
+/* A private tmp of its own size (0: the kernel's default, half the memory,
+ * charged to the command's memory cgroup like any page it uses), in place
+ * of TMPDIR's host directory, or a private directory the host never has. */
 static int mount_tmp(const char *path, uint64_t size) {
-    char options[64];
+    char options[64] = "mode=0700";
 
-    snprintf(options, sizeof options, "size=%llu,mode=0700", (unsigned long long)size);
+    if (size != 0)
+        snprintf(options, sizeof options, "size=%llu,mode=0700", (unsigned long long)size);
     if (make_parents(path) != 0 || (mkdir(path, 0700) != 0 && errno != EEXIST))
         return -1;
     if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
@@ -199,6 +205,60 @@ static int gather(void *ctx, const char *path, uint64_t access) {
         return fail("hold the policy's paths: out of memory");
     plan->v[plan->n++].access = access;
     return 0;
+}
+
+static int note_private(void *ctx, const char *path) {
+    struct plan *plan = ctx;
+    struct entry *v = realloc(plan->priv, (plan->priv_n + 1) * sizeof *v);
+
+    if (v == NULL || (v[plan->priv_n].path = strdup(path)) == NULL) {
+        if (v != NULL)
+            plan->priv = v;
+        return fail("hold the policy's paths: out of memory");
+    }
+    plan->priv = v;
+    plan->priv[plan->priv_n++].access = 0; /* not mounted yet */
+    return 0;
+}
+
+/* PATH's entry among the private directories, or NULL. */
+static struct entry *private_at(const struct plan *plan, const char *path) {
+    for (size_t i = 0; i < plan->priv_n; i++)
+        if (strcmp(plan->priv[i].path, path) == 0)
+            return &plan->priv[i];
+    return NULL;
+}
+
+/* A link in a private directory: REL made below DIR, a tmpfs of the
+ * command's own mounted already, by descriptor (RESOLVE_BENEATH: nothing of
+ * REL leaves it), the directories on the way 0700. */
+static int make_link(void *ctx, const char *dir, const char *rel, const char *target) {
+    struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+    const struct entry *e = private_at(ctx, dir);
+    char part[PATH_MAX];
+    const char *at = rel, *slash;
+    int fd, rc = 0;
+
+    if (e == NULL || e->access == 0)
+        return fail("show %s in %s: the policy grants no access to it", show(target), show(dir));
+    if ((fd = open_path(AT_FDCWD, dir)) < 0)
+        return fail("open %s: %s", show(dir), open_error(errno));
+    for (; rc == 0 && (slash = strchr(at, '/')) != NULL; at = slash + 1) {
+        int next;
+        snprintf(part, sizeof part, "%.*s", (int)(slash - at), at);
+        if ((mkdirat(fd, part, 0700) != 0 && errno != EEXIST) ||
+            (next = (int)syscall(SYS_openat2, fd, part, &how, sizeof how)) < 0)
+            rc = fail("make %s in %s: %s", show(rel), show(dir), open_error(errno));
+        else {
+            close(fd);
+            fd = next;
+        }
+    }
+    if (rc == 0 && symlinkat(target, fd, at) != 0)
+        rc = fail("show %s in %s: %s", show(target), show(dir), strerror(errno));
+    close(fd);
+    return rc;
 }
 
 static int pass_port(void *ctx, uint64_t port, uint64_t access) {
@@ -402,6 +462,7 @@ static void keep_dir(struct plan *plan, const char *path, const char *next) {
 static int place(struct plan *plan, const struct entry *e, const char *next) {
     bool writable = (e->access & WRITES) != 0;
     const struct limits *l = plan->limits;
+    struct entry *fresh = private_at(plan, e->path);
     struct stat st;
     int at;
 
@@ -409,6 +470,12 @@ static int place(struct plan *plan, const struct entry *e, const char *next) {
         forget_dir(plan);
         if (place_root(writable) != 0)
             return -1;
+    } else if (fresh != NULL) {
+        /* Made here, never on the host: it goes with the world. */
+        forget_dir(plan);
+        if (mount_tmp(e->path, l->tmp != 0 && strcmp(e->path, l->tmpdir) == 0 ? l->tmp : 0) != 0)
+            return -1;
+        fresh->access = e->access;
     } else if (l->tmp != 0 && strcmp(e->path, l->tmpdir) == 0) {
         forget_dir(plan);
         if (!plan->tmp_mounted && mount_tmp(e->path, l->tmp) != 0)
@@ -570,8 +637,10 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
                 const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
                 uint64_t extra_access) {
     struct plan plan = {.rules = rules, .on_fd = on_fd, .dir_fd = -1, .limits = &h->limits};
-    const struct policy_sink collect = {.ctx = &plan, .on_port = pass_port, .on_path = gather};
-    const struct policy_sink after = {.on_hide = hide, .on_protect = protect};
+    const struct policy_sink collect = {
+        .ctx = &plan, .on_port = pass_port, .on_path = gather, .on_private = note_private};
+    const struct policy_sink after = {
+        .ctx = &plan, .on_hide = hide, .on_protect = protect, .on_link = make_link};
     struct header again;
     char cwd[PATH_MAX];
     int rc = -1;
@@ -604,8 +673,9 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
     forget_dir(&plan);
     /* On top of what is placed: a protected path inside a hidden directory
      * stays hidden, whichever comes first (hidden, it is gone; hidden after,
-     * it is covered). */
-    if ((h->hidden_paths > 0 || h->protected_paths > 0) && read_header(argv[1], &again, &after) != 0)
+     * it is covered); the private directories' links in them. */
+    if ((h->hidden_paths > 0 || h->protected_paths > 0 || h->private_dirs > 0) &&
+        read_header(argv[1], &again, &after) != 0)
         goto out;
     if (leave_scaffold() != 0)
         goto out;
@@ -622,5 +692,8 @@ out:
     for (size_t i = 0; i < plan.n; i++)
         free(plan.v[i].path);
     free(plan.v);
+    for (size_t i = 0; i < plan.priv_n; i++)
+        free(plan.priv[i].path);
+    free(plan.priv);
     return rc;
 }

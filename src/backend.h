@@ -33,6 +33,10 @@ typedef struct lcsb__backend_ops {
      * to read (none). */
     int (*attest)(const char *const *argv, const char *const *prefix, lcsb_attestation *out,
                   lcsb_error *err);
+    /* Does the mechanism make POLICY's private directories itself (in a
+     * world of the command's own, where nothing of them touches the host)?
+     * When not (NULL: never), the run makes them on the host (private.h). */
+    bool (*makes_private)(const lcsb_backend *b, const lcsb_policy *policy);
     /* Release what the backend's state holds (NULL: nothing); the backend
      * itself is freed after. */
     void (*release)(lcsb_backend *b);

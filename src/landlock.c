@@ -291,6 +291,29 @@ static int add_paths(lcsb__buf *b, const lcsb__strv *paths, bool own_world) {
     return 0;
 }
 
+/* ,"private":[{"path":P,"links":[[REL,TARGET],...]},...]: the private
+ * directories the shim makes in the world, a tmpfs each, in the policy's
+ * order; nothing when there are none. */
+static void add_private(lcsb__buf *b, const lcsb_policy *policy) {
+    if (!policy->priv_n) return;
+    lcsb__buf_adds(b, ",\"private\":[");
+    for (size_t i = 0; i < policy->priv_n; i++) {
+        const lcsb__private *d = &policy->priv[i];
+        lcsb__buf_adds(b, i ? ",{\"path\":" : "{\"path\":");
+        lcsb__buf_add_json_string(b, d->path);
+        lcsb__buf_adds(b, ",\"links\":[");
+        for (size_t j = 0; j + 1 < d->links.n; j += 2) {
+            lcsb__buf_adds(b, j ? ",[" : "[");
+            lcsb__buf_add_json_string(b, d->links.v[j]);
+            lcsb__buf_adds(b, ",");
+            lcsb__buf_add_json_string(b, d->links.v[j + 1]);
+            lcsb__buf_adds(b, "]");
+        }
+        lcsb__buf_adds(b, "]}");
+    }
+    lcsb__buf_adds(b, "]");
+}
+
 /* The env overlay's TMPDIR, which a tmp limit makes a tmpfs of its size. */
 static const char *tmpdir_of(const lcsb_policy *policy) {
     for (size_t i = policy->env_n; i > 0; i--)
@@ -411,7 +434,9 @@ static int write_header(lcsb__buf *header, const landlock_backend *b, const lcsb
     if (!rc) rc = add_paths(header, &policy->hide, own_world);
     lcsb__buf_adds(header, ",\"limits\":");
     add_limits(b, header, policy, dropped);
-    lcsb__buf_addf(header, ",\"proxy\":%u}", own_network ? (unsigned)proxy : 0u);
+    lcsb__buf_addf(header, ",\"proxy\":%u", own_network ? (unsigned)proxy : 0u);
+    if (own_world) add_private(header, policy);
+    lcsb__buf_adds(header, "}");
     return rc;
 }
 
@@ -576,6 +601,12 @@ static int landlock_attest(const char *const *argv, const char *const *prefix,
     return 0;
 }
 
+/* In a world of its own the shim makes them: the run makes nothing on the host. */
+static bool landlock_makes_private(const lcsb_backend *backend, const lcsb_policy *policy) {
+    unsigned dropped = 0;
+    return check_parts(landlock_of(backend), policy, &dropped, NULL) == 0 && world_held(dropped);
+}
+
 static void landlock_release(lcsb_backend *backend) { free(((landlock_backend *)backend)->shim); }
 
 const lcsb__backend_ops lcsb__landlock_ops = {
@@ -584,6 +615,7 @@ const lcsb__backend_ops lcsb__landlock_ops = {
     .is_mechanism = true,
     .validate = landlock_validate,
     .wrap = landlock_wrap,
+    .makes_private = landlock_makes_private,
     .attest = landlock_attest,
     .release = landlock_release,
 };

@@ -57,6 +57,48 @@ static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
     }
 }
 
+/* The string at the top, checked for a NUL byte; left on the stack. */
+static const char *check_text(lua_State *L, const char *key, int i) {
+    size_t len = 0;
+    const char *text = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (!text)
+        luaL_error(L, "policy key '%s': entry %d: expected a string", key, i);
+    else if (strlen(text) != len)
+        luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, i);
+    return text;
+}
+
+/* private = { { path = P, links = { REL, TARGET, REL, TARGET, ... } }, ... }:
+ * the run's fresh directories (policy.h). The links' strings stay alive in
+ * the table; the array of pointers is a userdata, so an error owes no free. */
+static void add_private(lua_State *L, lcsb_policy *p) {
+    lcsb_error err;
+    int t = lua_gettop(L);
+    luaL_checktype(L, t, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, t);
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_geti(L, t, i) != LUA_TTABLE)
+            luaL_error(L, "policy key 'private': entry %d: expected { path = ..., links = ... }",
+                       (int)i);
+        int e = lua_gettop(L);
+        lua_getfield(L, e, "path");
+        const char *path = check_text(L, "private", (int)i);
+        if (lua_getfield(L, e, "links") != LUA_TTABLE && !lua_isnil(L, -1))
+            luaL_error(L, "policy key 'private': entry %d: links must be a list", (int)i);
+        lua_Integer m = lua_isnil(L, -1) ? 0 : luaL_len(L, -1);
+        if (m < 0 || m > 100000) luaL_error(L, "policy key 'private': too many links");
+        const char **links = lua_newuserdatauv(L, ((size_t)m + 1) * sizeof *links, 0);
+        for (lua_Integer j = 1; j <= m; j++) {
+            lua_geti(L, e + 2, j);
+            links[j - 1] = check_text(L, "private", (int)i);
+            lua_pop(L, 1); /* the links table keeps it alive */
+        }
+        links[m] = NULL;
+        if (lcsb__policy_add_private(p, path, links, &err)) lcsb__lua_raise(L, &err);
+        lua_settop(L, t);
+    }
+}
+
 static void add_ports(lua_State *L, lcsb_policy *p, int net_idx, const char *field,
                       lcsb_port_kind kind) {
     lcsb_error err;
@@ -415,6 +457,8 @@ int lcsb__lua_policy(lua_State *L) {
             add_paths(L, p, key, lcsb_policy_add_hide);
         else if (strcmp(key, "limits") == 0)
             set_limits(L, p);
+        else if (strcmp(key, "private") == 0)
+            add_private(L, p);
         else if (strcmp(key, "cwd") == 0) {
             size_t len;
             const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
@@ -426,11 +470,25 @@ int lcsb__lua_policy(lua_State *L) {
             return luaL_error(
                 L,
                 "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
-                "protect, hide, limits)",
+                "protect, hide, limits, private)",
                 key);
         lua_settop(L, 3); /* drop the value, keep the key for lua_next */
     }
     return 1;
+}
+
+/* private, as add_private takes it, into the table at the top. */
+static void push_private(lua_State *L, const lcsb_policy *p) {
+    lua_createtable(L, (int)p->priv_n, 0);
+    for (size_t i = 0; i < p->priv_n; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, p->priv[i].path);
+        lua_setfield(L, -2, "path");
+        lcsb__lua_push_argv(L, p->priv[i].links.v);
+        lua_setfield(L, -2, "links");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "private");
 }
 
 static void push_paths(lua_State *L, const lcsb_policy *p, lcsb_tier tier) {
@@ -519,6 +577,7 @@ int lcsb__lua_policy_table(lua_State *L) {
         lua_setfield(L, -2, lcsb_limit_name(k));
     }
     lua_setfield(L, -2, "limits");
+    if (p->priv_n) push_private(L, p);
     return 1;
 }
 

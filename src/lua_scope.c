@@ -42,6 +42,21 @@ static int l_scope_mkdtemp(lua_State *L) {
     return 1;
 }
 
+/* scope:reserve(label) -> a path the scope owns, not made yet: the run's
+ * private HOME or TMPDIR, which the shim makes in the command's world, or
+ * the run on the host (lcsb__scope_reserve). */
+static int l_scope_reserve(lua_State *L) {
+    lcsb__scope *s = check_scope(L, 1);
+    const char *label = luaL_optstring(L, 2, "run");
+    for (const char *c = label; *c; c++)
+        if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
+    char path[PATH_MAX];
+    lcsb_error err;
+    if (lcsb__scope_reserve(s, label, path, &err)) return lcsb__lua_fail(L, err.message);
+    lua_pushstring(L, path);
+    return 1;
+}
+
 /* __close, __gc and :close() share this; closing twice is harmless. */
 int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err) {
     scope_ud *ud = luaL_testudata(L, idx, SCOPE_MT);
@@ -60,6 +75,7 @@ static int l_scope_close(lua_State *L) {
 
 static const luaL_Reg scope_methods[] = {
     {"mkdtemp", l_scope_mkdtemp},
+    {"reserve", l_scope_reserve},
     {"close", l_scope_close},
     {NULL, NULL},
 };

@@ -21,6 +21,11 @@ void lcsb_policy_free(lcsb_policy *policy) {
     lcsb__strv_clear(&policy->exec);
     lcsb__strv_clear(&policy->protect);
     lcsb__strv_clear(&policy->hide);
+    for (size_t i = 0; i < policy->priv_n; i++) {
+        free(policy->priv[i].path);
+        lcsb__strv_clear(&policy->priv[i].links);
+    }
+    free(policy->priv);
     for (size_t i = 0; i < policy->env_n; i++) {
         free(policy->env[i].name);
         free(policy->env[i].value);
@@ -74,6 +79,67 @@ int lcsb_policy_add_protect(lcsb_policy *policy, const char *path, lcsb_error *e
 
 int lcsb_policy_add_hide(lcsb_policy *policy, const char *path, lcsb_error *err) {
     return add_path(policy, &policy->hide, "hide", path, err);
+}
+
+/* A link's place in its private directory: relative, in normal form, and
+ * staying inside it (no "." or ".." component), since the shim and the run
+ * make it below the directory by descriptor. */
+static bool link_rel_ok(const char *rel) {
+    size_t len = strlen(rel);
+    if (len == 0 || len >= PATH_MAX || rel[0] == '/' || rel[len - 1] == '/') return false;
+    for (const char *p = rel; *p;) {
+        const char *end = strchrnul(p, '/');
+        size_t n = (size_t)(end - p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return false;
+        p = *end ? end + 1 : end;
+    }
+    return true;
+}
+
+int lcsb__policy_add_private(lcsb_policy *policy, const char *path, const char *const *links,
+                             lcsb_error *err) {
+    char norm[PATH_MAX], target[PATH_MAX];
+    int rc = lcsb__path_normalize("private", path, norm, err);
+    if (!rc && strcmp(norm, "/") == 0)
+        rc = lcsb__fail(err, LCSB_EINVAL, "private: / cannot be a private directory");
+    size_t n = 0, bytes = rc ? 0 : strlen(norm) + 1;
+    for (; !rc && links && links[n]; n += 2) {
+        if (!links[n + 1])
+            return lcsb__fail(err, LCSB_EINVAL, "private: %s: a link without its target", norm);
+        if (!link_rel_ok(links[n]))
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "private: %s: link \"%s\" is no relative path inside it", norm,
+                              links[n]);
+        /* Targets come normal already: the setter keeps them as given. */
+        rc = lcsb__path_normalize("private link", links[n + 1], target, err);
+        if (!rc && strcmp(target, links[n + 1]) != 0)
+            rc = lcsb__fail(err, LCSB_EINVAL, "private link: %s is not in normal form (%s)",
+                            links[n + 1], target);
+        bytes += strlen(links[n]) + strlen(links[n + 1]) + 2;
+    }
+    if (!rc) rc = hold(policy, "private", bytes, err);
+    if (rc) return rc;
+    lcsb__private *v = realloc(policy->priv, (policy->priv_n + 1) * sizeof *v);
+    if (!v) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    policy->priv = v;
+    lcsb__private *d = &v[policy->priv_n];
+    *d = (lcsb__private){strdup(norm), {0}};
+    bool ok = d->path && (n == 0 || !lcsb__strv_push_all(&d->links, links));
+    if (!ok) {
+        free(d->path);
+        lcsb__strv_clear(&d->links);
+        policy->bytes -= bytes;
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    policy->priv_n++;
+    return 0;
+}
+
+bool lcsb__policy_private_at(const lcsb_policy *policy, const char *path) {
+    for (size_t i = 0; i < policy->priv_n; i++)
+        if (lcsb__path_within(path, policy->priv[i].path)) return true;
+    return false;
 }
 
 void lcsb_policy_set_exec_open(lcsb_policy *policy, bool open) { policy->exec_open = open; }
@@ -343,6 +409,9 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
               !lcsb__strv_push_all(&p->env_pass, (const char *const *)src->env_pass.v) &&
               !lcsb__strv_push_all(&p->domains, (const char *const *)src->domains.v) &&
               !lcsb__strv_push_all(&p->lan, (const char *const *)src->lan.v);
+    for (size_t i = 0; ok && i < src->priv_n; i++)
+        ok = !lcsb__policy_add_private(p, src->priv[i].path,
+                                       (const char *const *)src->priv[i].links.v, NULL);
     for (size_t i = 0; ok && i < src->env_n; i++)
         ok = !lcsb_policy_set_env(p, src->env[i].name, src->env[i].value, NULL);
     for (size_t i = 0; ok && i < src->connect.n; i++)

@@ -13,6 +13,16 @@ typedef struct lcsb__env {
     char *value; /* NULL: unset NAME */
 } lcsb__env;
 
+/* A private directory (the run's HOME, its TMPDIR): made fresh for the run
+ * and empty but for LINKS, symlinks at paths relative to it (rel, target,
+ * rel, target, ...). Where the command gets a world of its own the shim
+ * makes it there, a tmpfs that never touches the host; elsewhere the run
+ * makes it on the host (private.h) just before the command starts. */
+typedef struct lcsb__private {
+    char *path;
+    lcsb__strv links;
+} lcsb__private;
+
 typedef struct lcsb__ports {
     uint16_t *v;
     size_t n;
@@ -24,6 +34,8 @@ struct lcsb_policy {
     lcsb__strv exec;
     lcsb__strv protect;
     lcsb__strv hide;
+    lcsb__private *priv; /* in the order added */
+    size_t priv_n;
     unsigned long long limits[LCSB_LIMITS];
     lcsb__env *env; /* in order of first setting; a later setting replaces the value */
     size_t env_n;
@@ -62,6 +74,16 @@ struct lcsb_policy {
  * trust store under a writable ~/.local, .vscode around its settings). A
  * mount point cannot be renamed or removed (EBUSY). */
 int lcsb__policy_pins(const lcsb_policy *policy, lcsb__strv *out);
+
+/* Adds a private directory at PATH (absolute) holding LINKS (rel, target
+ * pairs, NULL-terminated: REL relative and without "..", TARGET absolute),
+ * all copied. */
+int lcsb__policy_add_private(lcsb_policy *policy, const char *path, const char *const *links,
+                             lcsb_error *err);
+
+/* Is PATH one of POLICY's private directories, or inside one? Nothing of
+ * it is on the disk before the run makes it. */
+bool lcsb__policy_private_at(const lcsb_policy *policy, const char *path);
 
 /* Is PATH among POLICY's verified paths? */
 bool lcsb__policy_verified(const lcsb_policy *policy, const char *path);

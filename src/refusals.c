@@ -251,7 +251,10 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
     /* /proc names other processes' files by their links: resolving them
      * would tell what the command could not see. */
     if (lcsb__path_within(t, "/proc")) return NULL;
-    bool missing = !host_has(t);
+    /* In a private directory the command's world made (a tmpfs of its own)
+     * is what the host never has: there for the command, unseen here. */
+    bool unseen = !host_has(t) && lcsb__policy_private_at(p, t);
+    bool missing = !unseen && !host_has(t);
     /* A socket is the sockets key's whatever the call: a read or write
      * entry for it would put it in the command's world, where connect()
      * reaches its server, which Landlock does not judge. */
@@ -269,7 +272,7 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
                                                                                        : "sockets";
     /* Only a file runs: a directory in exec would let all it holds run. */
     if (strcmp(rec->op, "exec") == 0)
-        return p->exec_open || !host_regular(real[0] ? real : t) ||
+        return p->exec_open || (!unseen && !host_regular(real[0] ? real : t)) ||
                        in_tier_either(&p->exec, t, real)
                    ? NULL
                    : "exec";

@@ -4,6 +4,7 @@
 #include "capture.h"
 #include "escape.h"
 #include "netns.h"
+#include "private.h"
 #include "proxy.h"
 #include "refusals.h"
 #include "sys.h"
@@ -605,6 +606,11 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL};
     lcsb_policy *told = NULL;
     bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
+    /* Where the mechanism gives the command no world of its own to make
+     * them in, the private HOME and TMPDIR are the host's, made now. */
+    if (policy->priv_n && !(b->ops->makes_private && b->ops->makes_private(b, policy)) &&
+        (rc = lcsb__private_make(policy, err)) != 0)
+        return rc;
     rc = prepare_run(b, policy, opts, argv, &final, &net, &told, result, err);
     if (!rc)
         rc = spawn_and_wait(b, told ? told : policy, (const char *const *) final,

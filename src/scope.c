@@ -24,18 +24,68 @@ struct lcsb__scope {
 
 lcsb__scope *lcsb__scope_new(void) { return calloc(1, sizeof(lcsb__scope)); }
 
-int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err) {
+/* OUT := BASE/lcsb-LABEL.XXXXXX, BASE the caller's TMPDIR (else /tmp) by
+ * its real path: the grant must name the directory itself, not a symlink. */
+static int template_of(const char *label, char *out, lcsb_error *err) {
     const char *base = getenv("TMPDIR");
     char real_base[PATH_MAX];
     if (!base || base[0] != '/') base = "/tmp";
-    /* The grant must name the directory itself, not a symlink to it. */
     if (!lcsb__realpath(base, real_base))
         return lcsb__fail(err, LCSB_ESYS, "cannot resolve %s: %s", base, strerror(errno));
     if (snprintf(out, PATH_MAX, "%s/lcsb-%s.XXXXXX", real_base, label) >= PATH_MAX)
         return lcsb__fail(err, LCSB_ESYS, "temporary directory path too long");
+    return 0;
+}
+
+/* Keep PATH, on MOUNT, for removal at close. */
+static int own(lcsb__scope *scope, const char *path, uint64_t mount, lcsb_error *err) {
+    uint64_t *mounts = realloc(scope->mounts, (scope->dirs.n + 1) * sizeof *mounts);
+    if (mounts) scope->mounts = mounts;
+    if (!mounts || lcsb__strv_push(&scope->dirs, path))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    scope->mounts[scope->dirs.n - 1] = mount;
+    return 0;
+}
+
+int lcsb__scope_reserve(lcsb__scope *scope, const char *label, char *out, lcsb_error *err) {
+    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    int rc = template_of(label, out, err);
+    if (rc) return rc;
+    /* Twelve characters (71 bits): a name nobody can guess before the
+     * command's environment shows it, by which time it is made. */
+    size_t at = strlen(out) - 6;
+    if (at + 12 >= PATH_MAX) return lcsb__fail(err, LCSB_ESYS, "temporary directory path too long");
+    for (int tries = 0; tries < 8; tries++) {
+        unsigned char rnd[12];
+        arc4random_buf(rnd, sizeof rnd);
+        for (size_t i = 0; i < sizeof rnd; i++) out[at + i] = chars[rnd[i] % (sizeof chars - 1)];
+        out[at + sizeof rnd] = '\0';
+        struct stat st;
+        if (lstat(out, &st) == 0) continue;
+        /* Made later on the mount of the directory it is made in, where
+         * removal stays (a directory's mount is its parent's). */
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(out, '/') - out), out);
+        uint64_t mount;
+        int fd = open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int known = fd >= 0 ? lcsb__mount_of(fd, &mount, NULL, NULL) : -1;
+        int saved = errno;
+        if (fd >= 0) close(fd);
+        if (known != 0)
+            return lcsb__fail(err, LCSB_ESYS, "cannot tell which mount %s is on: %s", parent,
+                              strerror(saved));
+        return own(scope, out, mount, err);
+    }
+    return lcsb__fail(err, LCSB_ESYS, "cannot find an unused name in %.*s",
+                      (int)(strrchr(out, '/') - out), out);
+}
+
+int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err) {
+    int rc = template_of(label, out, err);
+    if (rc) return rc;
     if (!mkdtemp(out))
-        return lcsb__fail(err, LCSB_ESYS, "cannot create a directory in %s: %s", real_base,
-                          strerror(errno));
+        return lcsb__fail(err, LCSB_ESYS, "cannot create a directory in %.*s: %s",
+                          (int)(strrchr(out, '/') - out), out, strerror(errno));
     /* Removal stays on the mount the directory was made on: a mount the
      * command (or anyone) puts on it later is never emptied. */
     uint64_t mount;
@@ -48,13 +98,10 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
         return lcsb__fail(err, LCSB_ESYS, "cannot tell which mount %s is on: %s", out,
                           strerror(saved));
     }
-    uint64_t *mounts = realloc(scope->mounts, (scope->dirs.n + 1) * sizeof *mounts);
-    if (mounts) scope->mounts = mounts;
-    if (!mounts || lcsb__strv_push(&scope->dirs, out)) {
+    if (own(scope, out, mount, err)) {
         rmdir(out);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        return LCSB_ENOMEM;
     }
-    scope->mounts[scope->dirs.n - 1] = mount;
     return 0;
 }
 

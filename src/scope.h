@@ -10,6 +10,12 @@ typedef struct lcsb__scope lcsb__scope;
 lcsb__scope *lcsb__scope_new(void);
 /* Create a fresh directory (mode 0700) owned by the scope; its path into OUT (PATH_MAX). */
 int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
+/* A fresh name for a directory the scope will own, made by nobody yet:
+ * the run makes it on the host (private.h), or the shim in the command's
+ * world, where the host never sees it. Its path into OUT (PATH_MAX): beside
+ * where mkdtemp would make it, its name unguessable and unused now. The
+ * scope removes it at close when it is there, as one it made. */
+int lcsb__scope_reserve(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
 /* Remove everything the scope owns, never following a symlink or crossing a
  * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
 int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);

@@ -87,20 +87,24 @@ int lcsb__check_env_listed(const lcsb_policy *policy, lcsb_error *err) {
                       policy->env_n ? "" : " (net.domains' proxy variables)", LCSB__ENV_PROGRAM);
 }
 
+static bool known(const lcsb_policy *policy, const char *path) {
+    return lcsb__policy_verified(policy, path) || lcsb__policy_private_at(policy, path);
+}
+
 int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb__path_alias alias,
                          lcsb_error *err) {
     int rc = 0;
     /* A path the composition verified (policy.h) is real and there: what
-     * is asked of it here is only what needs no disk. */
+     * is asked of it here is only what needs no disk. So is a private
+     * directory's, which lcsb itself makes fresh when the run starts (in
+     * the command's world, never on the host). */
     for (size_t i = 0; !rc && i < policy->read.n; i++)
-        if (!lcsb__policy_verified(policy, policy->read.v[i]))
+        if (!known(policy, policy->read.v[i]))
             rc = check_real("read", policy->read.v[i], alias, err);
     for (size_t i = 0; !rc && i < policy->write.n; i++)
-        rc = check_write(policy->write.v[i], lcsb__policy_verified(policy, policy->write.v[i]),
-                         alias, err);
+        rc = check_write(policy->write.v[i], known(policy, policy->write.v[i]), alias, err);
     for (size_t i = 0; !rc && check_exec_rules && i < policy->exec.n; i++)
-        rc = check_exec(policy->exec.v[i], lcsb__policy_verified(policy, policy->exec.v[i]), alias,
-                        err);
+        rc = check_exec(policy->exec.v[i], known(policy, policy->exec.v[i]), alias, err);
     for (size_t i = 0; !rc && i < policy->protect.n; i++)
         rc = check_real("protect", policy->protect.v[i], alias, err);
     /* A hidden path that does not exist is hidden already; one that does

@@ -18,13 +18,17 @@ local add_unique, leave_out, passes_through = tiers.add_unique, tiers.leave_out,
 -- line that called it.
 local function fail(msg) error(msg, 0) end
 
--- The run's own HOME and TMPDIR, made in SCOPE, which removes them when it
--- closes.
-local function private_dirs(scope)
-  local home, err = scope:mkdtemp("home")
+-- The run's own HOME and TMPDIR, owned by SCOPE, which removes them when it
+-- closes. FRESH (the run's own scope): only named here, made when the run
+-- starts, by the shim in the command's world (a tmpfs each, nothing on the
+-- host) or by the run on the host (policy key private); else made now, as
+-- a caller's scope keeps them for what it runs later.
+local function private_dirs(scope, fresh)
+  local make = fresh and scope.reserve or scope.mkdtemp
+  local home, err = make(scope, "home")
   if not home then fail("exec_policy: cannot create the private HOME: " .. err) end
   local tmp
-  tmp, err = scope:mkdtemp("tmp")
+  tmp, err = make(scope, "tmp")
   if not tmp then fail("exec_policy: cannot create the private TMPDIR: " .. err) end
   return home, tmp
 end
@@ -220,8 +224,21 @@ local function place_in_home(home, entries)
   end
 end
 
+-- The policy's private = { ... } for HOME and TMPDIR: HOME shows each of
+-- the lists' entries as place_in_home would, a symlink at its place.
+local function private_spec(home, tmp, ...)
+  local links = {}
+  for _, entries in ipairs { ... } do
+    for _, e in ipairs(entries) do
+      links[#links + 1] = e.rel
+      links[#links + 1] = e.path
+    end
+  end
+  return { { path = home, links = links }, { path = tmp } }
+end
+
 return {
-  private_dirs = private_dirs, list_copy = list_copy, home_entries = home_entries,
-  cache_rels = cache_rels, cache_entries = cache_entries, entries_shown = entries_shown,
-  place_in_home = place_in_home,
+  private_dirs = private_dirs, private_spec = private_spec, list_copy = list_copy,
+  home_entries = home_entries, cache_rels = cache_rels, cache_entries = cache_entries,
+  entries_shown = entries_shown, place_in_home = place_in_home,
 }

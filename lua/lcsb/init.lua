@@ -26,7 +26,7 @@ local existing, resolved, own_world = tiers.existing, tiers.resolved, tiers.own_
 local private_dirs, cache_entries = private_home.private_dirs, private_home.cache_entries
 local place_in_home, entries_shown = private_home.place_in_home, private_home.entries_shown
 local list_copy, home_entries = private_home.list_copy, private_home.home_entries
-local cache_rels = private_home.cache_rels
+local cache_rels, private_spec = private_home.cache_rels, private_home.private_spec
 local protected = protect.protected
 local getenv = plans.getenv
 
@@ -368,8 +368,9 @@ local function compose(opts, run, cache_root)
   return plan
 end
 
--- PLAN made for a run: the private HOME and TMPDIR in SCOPE, the caller's
--- terminal, the caches, what the private HOME shows, the project's .git
+-- PLAN made for a run: the private HOME and TMPDIR in SCOPE (FRESH: named
+-- only, with what the private HOME shows, for the run to make: the policy's
+-- private), the caller's terminal, the caches, what the private HOME shows, the project's .git
 -- held, the protected paths, and what to look for after it. The result:
 -- the policy the C core enforces (result.policy), the same policy as the
 -- plain tables lcsb.policy took (read, write, exec, env, net, cwd, degrade,
@@ -377,9 +378,9 @@ end
 -- private HOME shows of the real one (home, cache: { name, path } each),
 -- what was left out, and what the run holds (placeholders, watch) and
 -- looks for afterwards (watch_later), which M.after_run sees to.
-local function instantiate(plan, scope, run)
+local function instantiate(plan, scope, run, fresh)
   local result = { left_out = plan.left_out, placeholders = {}, watch = {}, held = {} }
-  local home, tmp = private_dirs(scope)
+  local home, tmp = private_dirs(scope, fresh)
   local made = { home = home, tmp = tmp }
   local write = {}
   for _, path in ipairs(plan.write) do add_unique(write, path) end
@@ -387,8 +388,10 @@ local function instantiate(plan, scope, run)
   add_unique(write, home)
   add_unique(write, tmp)
   local caches = cache_entries(plan.cache_rels, plan.project, write)
-  place_in_home(home, plan.homes)
-  place_in_home(home, caches)
+  if not fresh then
+    place_in_home(home, plan.homes)
+    place_in_home(home, caches)
+  end
   local env = { pass = plan.env.pass, set = {}, unset = plan.env.unset }
   for name, value in pairs(plan.env.set) do env.set[name] = PRIVATE[value] and made[PRIVATE[value]] or value end
   -- built = true: what the run makes in its private TMPDIR runs too (the
@@ -407,6 +410,7 @@ local function instantiate(plan, scope, run)
     protect = protected({ protect = plan.protect }, plan.project, write, run, result,
       M.protect_default),
     hide = plan.hide, limits = plan.limits,
+    private = fresh and private_spec(home, tmp, plan.homes, caches) or nil,
   }
   local ok, policy = pcall(core.policy, spec)
   if not ok then fail("exec_policy: " .. tostring(policy)) end
@@ -433,7 +437,10 @@ local function build(opts)
   -- plain Lua program, where nothing is held for the run).
   local run = core.run()
   local scope = scope_of(opts)
-  return instantiate(plans.compose_cached(opts, run or {}, compose, M), scope, run)
+  -- The run's own scope names the private HOME and TMPDIR for the run to
+  -- make; a caller's makes them now.
+  return instantiate(plans.compose_cached(opts, run or {}, compose, M), scope, run,
+    opts.scope == nil)
 end
 
 -- After the run: the placeholders RESULT holds are let go of (the last run

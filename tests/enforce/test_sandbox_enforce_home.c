@@ -14,6 +14,7 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -234,6 +235,68 @@ static void test_cache_clear(void **state) {
     assert_content(kept, "other\n");
 }
 
+/* The private HOME and TMPDIR of a run in a world of its own are made in
+ * that world, a tmpfs each, and never on the host: lcsb's TMPDIR, where
+ * they would be, is not touched at all (its mtime, set back to 2001, stays;
+ * any entry made and removed there would move it). They start empty but
+ * for the home entries, are writable, and are not the next run's. The
+ * twin: under none they are directories of the host, in that TMPDIR (its
+ * mtime moves), and the same commands succeed. */
+static void test_private_dirs_in_world(void **state) {
+    NEED_LANDLOCK();
+    if (oci_group()) skip();
+    fx *f = *state;
+    home h;
+    run_tmp t;
+    make_home(f, &h);
+    make_run_tmp(f, &t);
+    write_file(h.gitconfig, GITCONFIG);
+    policy(f, "exec = { \"sh\", \"ls\", \"readlink\", \"stat\", \"cat\" }, "
+              "home = { \".gitconfig\" }");
+    const char *const *cmd =
+        CMD("sh", "-c",
+            "echo \"$HOME\"; ls -A \"$HOME\" \"$TMPDIR\"; readlink \"$HOME/.gitconfig\"; "
+            "stat -f -c %T \"$HOME\" \"$TMPDIR\"; cat \"$HOME/mark\" 2>/dev/null; "
+            "echo run > \"$HOME/mark\" && echo x > \"$TMPDIR/x\" && echo wrote");
+    const struct timespec old[2] = {{981158400, 0}, {981158400, 0}};
+    const char *const backends[] = {mech, "none"};
+    char first[PATH_MAX] = "", listing[2 * PATH_MAX];
+    for (size_t i = 0; i < 2; i++) {
+        for (int round = 0; round < 2; round++) {
+            assert_int_equal(utimensat(AT_FDCWD, t.dir, old, 0), 0);
+            lcsb_env(f, backends[i], cmd, ENV(h.env[0], t.env), &P);
+            if (P.status != 0) {
+                describe(backends[i], cmd, &P);
+                fail_msg("the private directories' run failed under %s", backends[i]);
+            }
+            char home_dir[PATH_MAX];
+            first_line(P.out, home_dir, sizeof home_dir);
+            /* Fresh each run: no mark of the run before. */
+            FMT(listing, "%s\n%s:\n.gitconfig\n\n", home_dir, home_dir);
+            assert_true(strncmp(P.out, listing, strlen(listing)) == 0);
+            assert_contains(P.out,
+                            "\n"
+                            "wrote\n",
+                            "stdout");
+            assert_lacks(P.out, "run\n", "stdout (the run before's mark)");
+            assert_contains(P.out, h.gitconfig, "stdout (the home entry's link)");
+            assert_true(strcmp(first, home_dir) != 0);
+            snprintf(first, sizeof first, "%s", home_dir);
+            struct stat st;
+            assert_int_equal(stat(t.dir, &st), 0);
+            bool in_world = i == 0;
+            if (in_world) {
+                assert_contains(P.out, "\ntmpfs\ntmpfs\n", "stdout (their file systems)");
+                assert_int_equal(st.st_mtime, 981158400);
+            } else {
+                assert_true(st.st_mtime != 981158400);
+            }
+            assert_exists(home_dir, false);
+            assert_left_nothing(t.dir, backends[i]);
+        }
+    }
+}
+
 /* The attestation lists what the private HOME showed. */
 static void test_attestation(void **state) {
     NEED_LANDLOCK();
@@ -259,7 +322,7 @@ static void test_attestation(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_git_identity), T(test_home_read_only), T(test_cache_per_project),
-        T(test_cache_clear),  T(test_attestation),
+        T(test_cache_clear),  T(test_attestation),    T(test_private_dirs_in_world),
     };
     /* A container gets the same symlinks, and mounts what they lead to. */
     const struct CMUnitTest oci_tests[] = {

@@ -111,6 +111,8 @@ static const lstr KEYS[] = {
     S("PATH\0X"),
     /* env's structured form. */
     S("pass"), S("set"), S("unset"),
+    /* private's entries (last, so the corpus's earlier picks stay what they were). */
+    S("private"), S("path"), S("links"),
 };
 
 static const lstr STRINGS[] = {

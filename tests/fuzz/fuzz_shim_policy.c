@@ -29,14 +29,39 @@ static int check_protect(void *ctx, const char *path) {
     return 0;
 }
 
+/* A relative path below where it starts: no "", "." or ".." component. */
+static int stays_below(const char *s) {
+    for (const char *p = s;;) {
+        size_t n = strcspn(p, "/");
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) return 0;
+        if (p[n] == '\0') return 1;
+        p += n + 1;
+    }
+}
+
+static int check_private(void *ctx, const char *path) {
+    if (path[0] != '/' || strlen(path) >= PATH_MAX || !stays_below(path + 1)) abort();
+    return 0;
+}
+
+static int check_link(void *ctx, const char *dir, const char *rel, const char *target) {
+    check_private(ctx, dir);
+    if (!stays_below(rel) || strlen(rel) >= PATH_MAX || target[0] != '/') abort();
+    return 0;
+}
+
 /* Refusals print a line each: run with -close_fd_mask=2 to keep them out of
  * the fuzzer's own output. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     enum { MAX_ARGS = 64 };
-    static const struct policy_sink enforce = {
-        .on_port = check_port, .on_path = check_path, .on_protect = check_protect};
+    static const struct policy_sink enforce = {.on_port = check_port,
+                                               .on_path = check_path,
+                                               .on_protect = check_protect,
+                                               .on_hide = check_protect,
+                                               .on_private = check_private,
+                                               .on_link = check_link};
     char *copy = malloc(size + 1);
     char *argv[MAX_ARGS + 3];
     int argc = 0;

@@ -324,4 +324,30 @@ T.case("/usr/bin/env is always in the allowlist", function()
   end
 end)
 
+T.case("private: directories the run makes, their links checked and given back", function()
+  local spec = { { path = "/tmp/lcsb-home.x", links = { ".gitconfig", "/home/u/.gitconfig",
+    ".cache/pip", "/c/pip" } }, { path = "/tmp/lcsb-tmp.x" } }
+  local t = lcsb.policy { write = { "/tmp/lcsb-home.x", "/tmp/lcsb-tmp.x" }, private = spec }:table()
+  T.eq(#t.private, 2, "both")
+  T.eq(t.private[1].path, "/tmp/lcsb-home.x", "HOME's path")
+  T.eq(table.concat(t.private[1].links, " "), ".gitconfig /home/u/.gitconfig .cache/pip /c/pip",
+    "HOME's links, in order")
+  T.eq(#t.private[2].links, 0, "TMPDIR holds nothing")
+  -- The table is one lcsb.policy takes again, and gives back the same.
+  local again = lcsb.policy(t):table()
+  T.eq(table.concat(again.private[1].links, " "), table.concat(t.private[1].links, " "), "again")
+  local function refused(entry)
+    return T.raises(function() return lcsb.policy { private = { entry } } end)
+  end
+  T.has(refused { path = "tmp/x" }, "private")
+  T.has(refused { path = "/" }, "private")
+  for _, rel in ipairs { "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/", "" } do
+    T.has(refused { path = "/tmp/x", links = { rel, "/t" } }, "no relative path inside it")
+  end
+  T.has(refused { path = "/tmp/x", links = { "a", "t" } }, "private link")
+  T.has(refused { path = "/tmp/x", links = { "a", "/t/../u" } }, "private link")
+  T.has(refused { path = "/tmp/x", links = { "a" } }, "without its target")
+  T.has(refused { path = "/tmp/x", links = { "a", "/t\0/u" } }, "NUL")
+end)
+
 T.run()

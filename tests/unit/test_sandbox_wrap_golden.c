@@ -253,6 +253,46 @@ static void test_world_and_protect(void **state) {
     lcsb_policy_free(p);
 }
 
+/* Private directories ride at the header's end, in the policy's order, with
+ * their links, where the shim makes them (a world of its own): the backend
+ * says it makes them, so the run makes nothing on the host. In an open
+ * world the key is left out and the run makes them; none never does. */
+static void test_private_in_world(void **state) {
+    (void)state;
+    static const char *const cmd[] = {"true", NULL};
+    static const char *const links[] = {".gitconfig", "/h/.gitconfig", ".cache/pip", "/c/p", NULL};
+    lcsb_policy *p = small_policy(LCSB_NET_DENY);
+    lcsb_error err = {0};
+    assert_int_equal(lcsb__policy_add_private(p, "/tmp/lcsb-home.a", links, &err), 0);
+    assert_int_equal(lcsb__policy_add_private(p, "/tmp/lcsb-tmp.b", NULL, &err), 0);
+    lcsb_backend *b = landlock(7);
+    char **out = wrap(b, p, cmd);
+    assert_contains(out[1], "\"proxy\":0,\"private\":[{\"path\":\"/tmp/lcsb-home.a\",\"links\":"
+                            "[[\".gitconfig\",\"/h/.gitconfig\"],[\".cache/pip\",\"/c/p\"]]},"
+                            "{\"path\":\"/tmp/lcsb-tmp.b\",\"links\":[]}]}");
+    assert_true(b->ops->makes_private(b, p));
+    lcsb_argv_free(out);
+    lcsb_backend_free(b);
+
+    lcsb_capability cap;
+    memset(&cap, 0, sizeof cap);
+    cap.landlock_abi = 7;
+    cap.seccomp = true;
+    cap.shim_found = true;
+    snprintf(cap.shim, sizeof cap.shim, "%s", SHIM);
+    assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), 0);
+    lcsb_policy_set_degradable(p, LCSB_PARTS_ALL);
+    out = wrap(b, p, cmd);
+    assert_lacks(out[1], "private");
+    assert_false(b->ops->makes_private(b, p));
+    lcsb_argv_free(out);
+    lcsb_backend_free(b);
+    assert_int_equal(lcsb_backend_select(&cap, "none", &b, &err), 0);
+    assert_null(b->ops->makes_private);
+    lcsb_backend_free(b);
+    lcsb_policy_free(p);
+}
+
 /* Path bytes the JSON needs escaped are escaped; the rest pass as they are. */
 static void test_wrap_escapes_paths(void **state) {
     (void)state;
@@ -516,6 +556,7 @@ int main(void) {
         cmocka_unit_test(test_header_per_abi),
         cmocka_unit_test(test_wrap_refusals),
         cmocka_unit_test(test_world_and_protect),
+        cmocka_unit_test(test_private_in_world),
         cmocka_unit_test(test_wrap_escapes_paths),
         cmocka_unit_test(test_exec_any_drops_execute),
         cmocka_unit_test(test_ports_sorted_unique),
