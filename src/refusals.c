@@ -7,7 +7,14 @@
  * kept only when the policy explains it: a path outside the tier the
  * operation needs, that exists on the host. The command writes to the same
  * pipe and can say anything: what is kept here words hints, and nothing
- * else. */
+ * else.
+ *
+ * The shim's init writes "exec_seen" records on the same pipe: every path a
+ * process of the command asked to execute, static programs' too, seen
+ * before the kernel decided (shim/execseen.c). One the exec tier does not
+ * hold is what Landlock refuses, so it is kept as a refused exec; but it
+ * was only asked for, so it counts only when the run failed, or when the
+ * recorder reports the same refusal. */
 #include "refusals.h"
 
 #include "path.h"
@@ -41,7 +48,8 @@ struct lcsb__refusals {
     size_t lookups;
     int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];
-    size_t kept_n, total;
+    bool seen_only[LCSB_REFUSALS_MAX]; /* kept from an exec_seen record alone */
+    size_t kept_n, total, total_seen_only;
 };
 
 lcsb__refusals *lcsb__refusals_new(const lcsb_policy *policy) {
@@ -101,6 +109,7 @@ static const char *const ops[] = {"exec", "read", "write", "connect", "bind", "s
 
 typedef struct record {
     const char *op;
+    bool seen; /* an exec_seen record: asked for, not known refused */
     int error;
     char program[64];
     char target[PATH_MAX];
@@ -122,10 +131,15 @@ static bool parse(const char *line, size_t len, record *rec) {
     rec->op = NULL;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strlen(ops[i]) == flen[0] && memcmp(ops[i], field[0], flen[0]) == 0) rec->op = ops[i];
+    rec->seen = flen[0] == strlen("exec_seen") && memcmp(field[0], "exec_seen", flen[0]) == 0;
+    if (rec->seen) rec->op = "exec";
     long error, pid;
     if (!rec->op || !digits(field[1], flen[1], 4, &error) || !digits(field[2], flen[2], 10, &pid))
         return false;
-    rec->error = (int)error;
+    /* Seen before the kernel answered: no errno yet, and what Landlock
+     * answers an exec outside the tier is EACCES. A path, always. */
+    if (rec->seen && (error != 0 || flen[4] == 0 || field[4][0] != '/')) return false;
+    rec->error = rec->seen ? EACCES : (int)error;
     return unescape(field[3], flen[3], rec->program, sizeof rec->program) &&
            unescape(field[4], flen[4], rec->target, sizeof rec->target);
 }
@@ -304,6 +318,20 @@ static lcsb_refusal *kept_as(lcsb__refusals *r, const record *rec) {
     return NULL;
 }
 
+/* REC names a refusal kept as KNOWN: the init and the recorder both see a
+ * dynamically linked program's exec, and that is one refusal, not two. */
+static void count_again(lcsb__refusals *r, lcsb_refusal *known, const record *rec) {
+    bool *seen_only = &r->seen_only[known - r->kept];
+    if (rec->seen) return;
+    if (*seen_only) {
+        *seen_only = false;
+        r->total_seen_only--;
+        known->error = rec->error;
+        return;
+    }
+    known->count++;
+}
+
 /* REC against the host and the policy, kept when the policy accounts for it. */
 static void take_looked_up(lcsb__refusals *r, record *rec) {
     lcsb_refusal *known;
@@ -317,14 +345,16 @@ static void take_looked_up(lcsb__refusals *r, record *rec) {
         strcmp(named, rec->target) != 0) {
         copy_text(rec->target, sizeof rec->target, named, strlen(named));
         if ((known = kept_as(r, rec)) != NULL) {
-            known->count++;
+            count_again(r, known, rec);
             return;
         }
     }
     const char *key = key_of(r, rec, real);
     if (!key) return;
     r->total++;
+    if (rec->seen) r->total_seen_only++;
     if (r->kept_n == LCSB_REFUSALS_MAX) return;
+    r->seen_only[r->kept_n] = rec->seen;
     lcsb_refusal *k = &r->kept[r->kept_n++];
     memset(k, 0, sizeof *k);
     copy_text(k->op, sizeof k->op, rec->op, strlen(rec->op));
@@ -343,7 +373,7 @@ static void take(lcsb__refusals *r, record *rec) {
     /* A refusal seen before counts again; only a new one is looked up. */
     lcsb_refusal *known = kept_as(r, rec);
     if (known) {
-        known->count++;
+        count_again(r, known, rec);
         return;
     }
     if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX ||
@@ -371,7 +401,9 @@ void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {
     }
 }
 
-void lcsb__refusals_finish(const lcsb__refusals *r, lcsb_attestation *att) {
-    memcpy(att->refused, r->kept, r->kept_n * sizeof *r->kept);
-    att->refused_count = r->total;
+void lcsb__refusals_finish(const lcsb__refusals *r, bool failed, lcsb_attestation *att) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->kept_n; i++)
+        if (failed || !r->seen_only[i]) att->refused[n++] = r->kept[i];
+    att->refused_count = failed ? r->total : r->total - r->total_seen_only;
 }

@@ -206,12 +206,14 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
 }
 
 /* What the shim said on its report pipe (docs/wire-format.md): a failed
- * setup, or why its init ended every process of the command. */
+ * setup, why its init ended every process of the command, or that it saw
+ * every exec. */
 static void reported(const char *said, size_t n, lcsb_run_result *result) {
     for (size_t i = 0; i < n; i++) {
         const char *why = NULL;
         char grace[128];
         if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
+        if (said[i] == 'X') result->attestation.execs_seen = true;
         if (said[i] == 'E' &&
             (result->status == LCSB_EXIT_NOEXEC || result->status == LCSB_EXIT_NOTFOUND))
             result->not_executed = true;
@@ -458,7 +460,7 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
     if (captured) lcsb__capture_close(&capture);
     if (refusals) {
         result->attestation.recorded = true;
-        lcsb__refusals_finish(refusals, &result->attestation);
+        lcsb__refusals_finish(refusals, rc == 0 && result->status != 0, &result->attestation);
         lcsb__refusals_free(refusals);
     }
     for (int i = 0; i < 2; i++) {

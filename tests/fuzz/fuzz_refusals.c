@@ -36,10 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static lcsb_attestation att;
     memset(&att, 0, sizeof att);
     att.recorded = true;
-    lcsb__refusals_finish(r, &att);
+    lcsb__refusals_finish(r, true, &att);
     lcsb__refusals_free(r);
     for (size_t i = 0; i < att.refused_count && i < LCSB_REFUSALS_MAX; i++)
-        if (!memchr(att.refused[i].target, 0, sizeof att.refused[i].target) || !att.refused[i].count)
+        if (!memchr(att.refused[i].target, 0, sizeof att.refused[i].target) ||
+            !att.refused[i].count)
             abort();
     free(lcsb_attestation_json(&att));
     return 0;

@@ -104,7 +104,7 @@ static lcsb_attestation *read_records(const char *text, size_t cut) {
     lcsb__refusals_feed(r, text, cut);
     lcsb__refusals_feed(r, text + cut, len - cut);
     memset(&att, 0, sizeof att);
-    lcsb__refusals_finish(r, &att);
+    lcsb__refusals_finish(r, true, &att);
     lcsb__refusals_free(r);
     lcsb_policy_free(p);
     return &att;
@@ -297,7 +297,7 @@ static void test_only_the_first_are_kept_all_counted(void **state) {
     lcsb__refusals_feed(r, "\n", 1);
     lcsb__refusals_feed(r, text, strlen(text));
     lcsb_attestation *a = calloc(1, sizeof *a);
-    lcsb__refusals_finish(r, a);
+    lcsb__refusals_finish(r, true, a);
     assert_int_equal(a->refused_count, n);
     char first[PATH_MAX * 2];
     snprintf(first, sizeof first, "%s/ro/new0", dir);
