@@ -104,6 +104,7 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
                    cap.landlock_abi_kernel);
         printf("\n");
         printf("seccomp:         %s\n", cap.seccomp ? "yes" : "no");
+        printf("seccomp notify:  %s\n", cap.seccomp_notify ? "yes" : "no");
         printf("user namespaces: %s\n", cap.user_namespaces ? "yes" : "no");
         printf("mount namespace: %s\n", cap.mount_namespaces ? "yes" : "no");
         printf("sandbox-exec:    %s\n", cap.sandbox_exec ? "yes" : "no");
@@ -292,8 +293,8 @@ static int select_backend(const cli_args *args, const lcsb_script *script,
 
 /* lcsb check for ARGV, the command after "--" (empty: none), then its
  * attestation under --attest FILE: the exit status. */
-static int run_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                     const char *const *argv, lcsb_script *script) {
+static int run_check(const cli_args *args, const lcsb_capability *cap, const lcsb_backend *b,
+                     const lcsb_policy *p, const char *const *argv, lcsb_script *script) {
     lcsb_attestation att;
     lcsb_error err;
     /* What lcsb_run would do before it spawns, for this very command. */
@@ -303,7 +304,7 @@ static int run_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
         cli_say("%s: %s", args->policy, err.message);
         return LCSB_EXIT_USAGE;
     }
-    int status = cli_check(args, b, p, &att, script);
+    int status = cli_check(args, cap, b, p, &att, script);
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest &&
         (!attest || write_attestation(attest, args->attest, script, &att, NULL) != 0))
@@ -358,7 +359,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         goto out;
     }
     if (args->command == CLI_CHECK) {
-        status = run_check(args, b, p, argv, script);
+        status = run_check(args, &cap, b, p, argv, script);
         goto out;
     }
     /* Held from here until lcsb_run has the command's pid and relays them. */

@@ -75,10 +75,10 @@ int cli_end_leftovers(void);
 int cli_cache(const cli_args *args);
 
 /* lcsb check: the policy P as B holds it for this very command (ATT, from
- * lcsb_prepare), section by section on stdout (check.c beside this). The
- * exit status. */
-int cli_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-              const lcsb_attestation *att, const lcsb_script *script);
+ * lcsb_prepare) on this host (CAP), section by section on stdout (check.c
+ * beside this). The exit status. */
+int cli_check(const cli_args *args, const lcsb_capability *cap, const lcsb_backend *b,
+              const lcsb_policy *p, const lcsb_attestation *att, const lcsb_script *script);
 
 /* FMT as one line "lcsb: TEXT" on stderr, escaped for the terminal. */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
