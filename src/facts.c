@@ -424,6 +424,33 @@ int lcsb__facts_listdir(lcsb__facts *f, const char *path, lcsb__strv *names, cha
     return 0;
 }
 
+/* The largest directory listed to answer whether it holds a name: a
+ * small one (~/.cargo/bin, a pyenv's shims, /usr/local/bin: the PATH
+ * entries a program is looked for in before the system's) is listed once
+ * instead of asked for each of a preset's hundred names; /usr/bin, where
+ * most of them are found, is asked name by name, as a hit needs its own
+ * lstat anyway. */
+#define LISTED_DIR_MAX (16 * 1024)
+
+static int by_string(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int lcsb__facts_dir_has(lcsb__facts *f, const char *dir, const char *name) {
+    char real[PATH_MAX];
+    if (!f || !keyable(f, dir) || !lcsb__facts_realpath(f, dir, real)) return -1;
+    entry *e = looked_up(f, real);
+    if (!e || e->lerr || !S_ISDIR(e->st.st_mode) || e->st.st_size > LISTED_DIR_MAX) return -1;
+    if (!e->listed) {
+        e->list_err = list_host(real, &e->names, &e->kinds) == 0 ? 0 : errno;
+        e->listed = true;
+    }
+    if (e->list_err) return -1;
+    mark_as(f, e, LCSB__SEEN_LISTING);
+    /* Sorted bytewise (list_host), as strcmp orders. */
+    return bsearch(&name, e->names.v, e->names.n, sizeof *e->names.v, by_string) != NULL;
+}
+
 /* PATH's first SIZE bytes from the host: open, check, read; its mode too. */
 static int head_host(const char *path, char *buf, size_t size, size_t *got, mode_t *mode) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

@@ -56,6 +56,11 @@ bool lcsb__facts_executable(lcsb__facts *facts, const char *path);
  * directory, 'l' symlink, 'o' other, '?' unknown) into *KINDS (caller
  * frees, NUL-terminated). 0, or -1 and errno. */
 int lcsb__facts_listdir(lcsb__facts *facts, const char *path, lcsb__strv *names, char **kinds);
+/* Does the directory DIR hold an entry NAME, by DIR's listing (made once,
+ * and what a plan then rests on, as lcsb__facts_listdir's)? 1 it does, 0 it
+ * does not, -1 cannot tell (no facts, DIR not there, not listable, or a
+ * directory too large to list for one name): ask the entry itself. */
+int lcsb__facts_dir_has(lcsb__facts *facts, const char *dir, const char *name);
 /* Up to SIZE leading bytes of the regular file PATH (a program's head: ELF
  * headers or a #! line) into BUF, *GOT of them, and its mode in *MODE. 0,
  * or -1 and errno (EINVAL: not a regular file). */

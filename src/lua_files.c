@@ -292,17 +292,23 @@ static int l_read_regular(lua_State *L) {
     return 1;
 }
 
+/* lcsb.dir_has(dir, name) -> true | false, by DIR's listing, made once a
+ * run | nil where that cannot tell (DIR too large to list for a name, not
+ * there, not a directory): ask for the entry itself */
+static int l_dir_has(lua_State *L) {
+    const char *dir = lcsb__lua_check_path(L, 1), *name = luaL_checkstring(L, 2);
+    int has = lcsb__facts_dir_has(lcsb__lua_facts(L), dir, name);
+    if (has < 0)
+        lua_pushnil(L);
+    else
+        lua_pushboolean(L, has);
+    return 1;
+}
+
 const luaL_Reg lcsb__lua_files_functions[] = {
-    {"which", l_which},
-    {"kind", l_kind},
-    {"lstat", l_lstat},
-    {"readlink", l_readlink},
-    {"realpath", l_realpath},
-    {"listdir", l_listdir},
-    {"peek", l_peek},
-    {"mkdir", l_mkdir},
-    {"rmdir", l_rmdir},
-    {"symlink", l_symlink},
-    {"read_regular", l_read_regular},
+    {"dir_has", l_dir_has}, {"which", l_which},       {"kind", l_kind},
+    {"lstat", l_lstat},     {"readlink", l_readlink}, {"realpath", l_realpath},
+    {"listdir", l_listdir}, {"peek", l_peek},         {"mkdir", l_mkdir},
+    {"rmdir", l_rmdir},     {"symlink", l_symlink},   {"read_regular", l_read_regular},
     {NULL, NULL},
 };

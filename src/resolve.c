@@ -24,6 +24,17 @@
 /* The most of a program read to find its interpreter. */
 #define HEAD_MAX (1 << 20)
 
+/* Does the PATH entry DIR (LEN bytes) surely hold no NAME? A small
+ * directory's listing says so at once, where asking for the name would be an
+ * lstat for each of a preset's programs. */
+static bool surely_absent(lcsb__facts *f, const char *dir, size_t len, const char *name) {
+    char at[PATH_MAX];
+    if (len >= sizeof at) return false;
+    memcpy(at, dir, len);
+    at[len] = '\0';
+    return lcsb__facts_dir_has(f, at, name) == 0;
+}
+
 /* Find NAME the way execvp does (absolute PATH entries only); a name with a
  * slash is taken as a path. */
 static int locate(lcsb__facts *f, const char *name, char *out, lcsb_error *err) {
@@ -37,7 +48,7 @@ static int locate(lcsb__facts *f, const char *name, char *out, lcsb_error *err) 
     for (const char *dir = path ? path : ""; *dir;) {
         size_t len = strcspn(dir, ":");
         struct stat st;
-        if (dir[0] == '/' &&
+        if (dir[0] == '/' && !surely_absent(f, dir, len, name) &&
             (size_t)snprintf(out, PATH_MAX, "%.*s/%s", (int)len, dir, name) < PATH_MAX &&
             lcsb__facts_stat(f, out, &st) == 0 && S_ISREG(st.st_mode) &&
             lcsb__facts_executable(f, out))

@@ -453,6 +453,7 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     }
     s->caps = caps;
     s->result = LUA_NOREF;
+    s->list_quiet = given.list_quiet;
     lua_atpanic(s->L, panic);
     pmain_args args = {
         .path = path, .argv = argv, .shim = given.shim, .script = s, .lua_dir = lua_dir};

@@ -39,6 +39,8 @@ struct lcsb_script {
     /* What the private HOME shows of the real one (result.home, .cache),
      * when the result says (exec_policy's does). */
     bool home_known;
+    /* lcsb_script_options.list_quiet, for after_run. */
+    bool list_quiet;
     lcsb_home_entry *home;
     size_t home_n;
     lcsb__strv home_text; /* owns the entries' names and paths */

@@ -173,13 +173,15 @@ int lcsb_explain_attestation(const char *json, size_t len, const char *lua_dir, 
 static int pafter(lua_State *L) {
     int ref = (int)lua_tointeger(L, 1);
     bool ran = lua_toboolean(L, 2);
+    bool list_quiet = lua_toboolean(L, 3);
     lua_getglobal(L, "require");
     lua_pushliteral(L, "lcsb");
     lua_call(L, 1, 1);
     lua_getfield(L, -1, "after_run");
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_pushboolean(L, ran);
-    lua_call(L, 2, 1);
+    lua_pushboolean(L, list_quiet);
+    lua_call(L, 3, 1);
     return 1;
 }
 
@@ -190,7 +192,8 @@ char **lcsb__script_after_run(lcsb_script *s, bool ran) {
     lua_pushcfunction(L, pafter);
     lua_pushinteger(L, s->result);
     lua_pushboolean(L, ran);
-    return call_for_lines(L, top, 2, "checking after the run", false);
+    lua_pushboolean(L, s->list_quiet);
+    return call_for_lines(L, top, 3, "checking after the run", false);
 }
 
 char **lcsb_script_after_run(lcsb_script *s) { return lcsb__script_after_run(s, true); }

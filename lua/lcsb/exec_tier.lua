@@ -46,7 +46,10 @@ end
 -- entry that leads there, its directory resolved and its last part not.
 local function located_on_path(name, real, acc)
   for _, dir in ipairs(acc.path_dirs) do
-    if core.realpath(dir .. "/" .. name) == real then return dir .. "/" .. name end
+    -- A small directory's listing rules it out without asking for NAME.
+    if core.dir_has(dir, name) ~= false and core.realpath(dir .. "/" .. name) == real then
+      return dir .. "/" .. name
+    end
   end
   return nil
 end
@@ -157,7 +160,8 @@ local function apply_closures(prog, located, acc)
     or (located and passes_through(located, acc.policy_write)) then
     return
   end
-  for _, c in ipairs(tools.closures_of(prog)) do
+  acc.closures_index = acc.closures_index or tools.closures_index()
+  for _, c in ipairs(tools.closures_of(prog, acc.closures_index)) do
     local key = c.entry.tool .. "\0" .. tostring(c.matched)
     if not acc.closures[key] then
       acc.closures[key] = true

@@ -440,8 +440,9 @@ end
 -- to let go removes each); what went wrong, and what the command made that
 -- the user must hear of, are warning lines. Files that run later are looked
 -- for only when the command ran (RAN is not false: lcsb check and wrap run
--- nothing), and kept as result.run_later for the attestation.
-local function after_run(result, ran)
+-- nothing), and kept as result.run_later for the attestation; LIST_QUIET
+-- (--report) gives the quiet ones a line too.
+local function after_run(result, ran, list_quiet)
   local warnings, became = {}, {}
   for _, placeholder in ipairs(result.placeholders or {}) do
     local path = placeholder.path
@@ -475,7 +476,7 @@ local function after_run(result, ran)
   result.watch_later = nil
   if later and ran ~= false then
     -- A repository made where lcsb held none was named above already.
-    later.quiet = became
+    later.quiet, later.list_quiet = became, list_quiet
     local ok, items, lines = pcall(run_later.after, later)
     if not ok or not items then
       warnings[#warnings + 1] = ("cannot look for files that run later in %s: %s"):format(

@@ -328,7 +328,11 @@ local function line(state, item)
       item.why)
   end
   local hint = item.hint
-  if hint == nil and paths.covered(state.protected, item.path) then
+  if item.quiet then
+    -- protect would break the next configure, which writes it again.
+    hint = "Quiet otherwise: builds write it at every configure, so only --report and the "
+      .. "attestation list it"
+  elseif hint == nil and paths.covered(state.protected, item.path) then
     hint = "The policy protects it, which holds only where lcsb enforces protected paths (not "
       .. "under --backend none)"
   elseif hint == nil and state.defaults and paths.covered(state.defaults, item.path) then
@@ -432,8 +436,9 @@ end
 -- After the command ran: what of M.list changed since STATE was taken, as
 -- items ({ path, why, inside } each, and unseen = true for where lcsb could
 -- not look), and as warning lines (none for the paths in STATE.quiet, a
--- set); nil and a message when the project could not be walked. OPTS
--- (tests): entries, depth, the walk's bounds.
+-- set, nor for the quiet entries' unless STATE.list_quiet: --report); nil
+-- and a message when the project could not be walked. OPTS (tests):
+-- entries, depth, the walk's bounds.
 function M.after(state, opts)
   opts = opts or {}
   local items, unseen = {}, {}
@@ -455,7 +460,9 @@ function M.after(state, opts)
   local lines, said = {}, state.quiet or {}
   local shown = {}
   for _, item in ipairs(items) do
-    if not said[item.path] and not item.quiet then shown[#shown + 1] = item end
+    if not said[item.path] and (state.list_quiet or not item.quiet) then
+      shown[#shown + 1] = item
+    end
   end
   for i, item in ipairs(shown) do
     if #lines == M.lines_max and i < #shown then

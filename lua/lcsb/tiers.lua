@@ -87,7 +87,10 @@ local function passes_through(path, set)
       at = at:match("^(.*)/[^/]*$") or ""
     elseif part ~= "." then
       local here = at .. "/" .. part
-      if covered(set, here) then return true end
+      -- Each directory above HERE was HERE at an earlier step (or is "/"),
+      -- so HERE itself is all there is to ask of SET: covered() would ask
+      -- every one again, for each part of a long path.
+      if set["/"] or set[here] then return true end
       local target = core.lstat(here) == "link" and core.readlink(here)
       if target then
         hops = hops + 1

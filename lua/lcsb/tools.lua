@@ -326,21 +326,44 @@ M.closures = {
   },
 }
 
--- The closures that apply to PROG ({ name = as listed, file = the file it
--- resolves to }), each with what matched.
-function M.closures_of(prog)
-  local out = {}
-  local families = { [M.family(prog.name)] = true, [M.family(prog.file)] = true }
-  for _, entry in ipairs(M.closures) do
-    local matched
+-- M.closures as they are now, indexed: the positions of the entries that
+-- match by a function, and of those that list each name. A composition
+-- takes it once, as it asks closures_of of hundreds of programs (git's
+-- every git-core command among them).
+function M.closures_index()
+  local index = { matchers = {}, by_name = {} }
+  for i, entry in ipairs(M.closures) do
     if entry.match then
-      matched = entry.match(prog)
+      index.matchers[#index.matchers + 1] = i
     elseif entry.names then
       for _, name in ipairs(entry.names) do
-        if families[name] then matched = true break end
+        local at = index.by_name[name] or {}
+        index.by_name[name] = at
+        if at[#at] ~= i then at[#at + 1] = i end
       end
     end
-    if matched then out[#out + 1] = { entry = entry, matched = matched } end
+  end
+  return index
+end
+
+-- The closures that apply to PROG ({ name = as listed, file = the file it
+-- resolves to }), each with what matched, in M.closures' order. INDEX:
+-- closures_index's, taken of M.closures as they are (made here when nil).
+function M.closures_of(prog, index)
+  index = index or M.closures_index()
+  local at = table.move(index.matchers, 1, #index.matchers, 1, {})
+  for family in pairs({ [M.family(prog.name)] = true, [M.family(prog.file)] = true }) do
+    table.move(index.by_name[family] or {}, 1, #(index.by_name[family] or {}), #at + 1, at)
+  end
+  table.sort(at)
+  local out = {}
+  for k, i in ipairs(at) do
+    if i ~= at[k - 1] then
+      local entry = M.closures[i]
+      local matched = true
+      if entry.match then matched = entry.match(prog) end
+      if matched then out[#out + 1] = { entry = entry, matched = matched } end
+    end
   end
   return out
 end

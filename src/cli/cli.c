@@ -327,6 +327,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     opts.shim = paths->shim;
     opts.trust = args->no_trust_check ? LCSB_TRUST_SKIP : LCSB_TRUST_CHECK;
     opts.accept = args->accept_count ? args->accept : NULL;
+    opts.list_quiet = args->report;
     char msg[256];
     if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts.time_budget, msg, sizeof msg)) {
         cli_say("%s", msg);

@@ -305,6 +305,40 @@ static void test_nothing_reported(void **state) {
     }
 }
 
+/* A Makefile the build wrote (configure, cmake) is quiet: in the attestation
+ * as "quiet": true, with no warning line; --report gives it its line, which
+ * says why it is quiet and offers no protect (the next configure writes it). */
+static void test_quiet_makefile_under_report(void **state) {
+    NEED_MECHANISM();
+    fx *f = *state;
+    char attest[PATH_MAX], makefile[PATH_MAX];
+    path_in(attest, f->outside, "a.json");
+    path_in(makefile, f->project, "Makefile");
+    policy(f, "exec = { \"sh\" }");
+    const char *const *write = CMD("sh", "-c", "echo 'all:' > Makefile");
+    for (int i = 0; i < 2; i++) {
+        for (int report = 0; report < 2; report++) {
+            unlink(makefile);
+            usleep(30000); /* past the clock's tick: the removal is not the run's */
+            unlink(attest);
+            lcsb_opts(f, backend_at(i),
+                      report ? CMD("--report", "--attest", attest) : CMD("--attest", attest), write,
+                      NULL, &P);
+            assert_int_equal(P.status, 0);
+            char *json = slurp(attest);
+            if (!json) fail_msg("no attestation in %s", attest);
+            assert_contains(json, "\"quiet\":true", "the attestation");
+            free(json);
+            if (!report && strstr(P.err, CHANGED))
+                fail_msg("under %s, a quiet Makefile warned without --report:\n%s", backend_at(i),
+                         P.err);
+            if (report && !has_line(P.err, WARNING, CMD(makefile, CHANGED, "Quiet otherwise")))
+                fail_msg("under %s, --report did not list the Makefile:\n%s", backend_at(i), P.err);
+            if (report) assert_lacks(P.err, "protect = { \"", "--report's line");
+        }
+    }
+}
+
 /* protect = { ".envrc" } holds it read-only up front: under the mechanism
  * the write fails and nothing is reported; under none it succeeds, and is
  * reported, saying the policy protects it. */
@@ -378,6 +412,7 @@ int main(void) {
         T(test_package_json_scripts),
         T(test_nothing_reported),
         T(test_protected_envrc),
+        T(test_quiet_makefile_under_report),
         T(test_submodule_swapped_reported),
         T(test_bare_repository_reported),
         T(test_pth_reported),

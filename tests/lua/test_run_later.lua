@@ -156,6 +156,17 @@ T.case("the lines stop at lines_max, the items do not; quiet paths get no line",
   T.ok(makefile.quiet, "marked quiet")
   T.eq(#quiet_lines, 1, "one line")
   T.has(quiet_lines[1], "/.envrc", "for the .envrc alone")
+  -- --report (list_quiet): the quiet one gets a line too, saying why it is
+  -- quiet, never protect's advice, which would break the next configure.
+  dir = T.tmpdir()
+  state = run_later.before(dir)
+  state.list_quiet = true
+  sh(dir, "echo 'all:' > Makefile")
+  items, quiet_lines = run_later.after(state)
+  T.eq(#quiet_lines, 1, "listed under --report")
+  T.has(quiet_lines[1], dir .. "/Makefile was created or changed during the run", "named")
+  T.has(quiet_lines[1], "Quiet otherwise", "why it is quiet")
+  T.hasnt(quiet_lines[1], "protect =", "no advice to protect it")
   -- In a dot-directory a tool runs it on its own (CI, a devcontainer): an
   -- edit in place there is a warning, the tree's.
   dir = T.tmpdir()

@@ -76,6 +76,10 @@ typedef struct lcsb_script_options {
      * not cover them as they are. NULL-terminated; NULL: none. The caller
      * keeps ownership. */
     const char *const *accept;
+    /* lcsb_script_after_run names the quiet files that run later too (a
+     * Makefile a build wrote), as lcsb --report does; false (the default):
+     * only the attestation lists them. */
+    bool list_quiet;
 } lcsb_script_options;
 
 /* Fills the caller's OPTS with the defaults, its size included: the
