@@ -170,12 +170,39 @@ static void say_lines(const char *lead, char **lines) {
     lcsb_argv_free(lines);
 }
 
+/* lcsb learn's end of a run: what it says to add to the script, the report
+ * on stderr and the diff on stdout; the script rewritten under --write. */
+static int learn_after(const cli_args *args, lcsb_script *script, const lcsb_run_result *result) {
+    char **report, *diff;
+    lcsb_error err;
+    if (lcsb_script_learn(script, args->argv, result, args->write, &report, &diff, &err)) {
+        cli_say("%s", err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    say_lines("learn: ", report);
+    if (diff) {
+        fputs(diff, stdout);
+        fflush(stdout);
+        if (args->write)
+            cli_say("learn: wrote %s; read it, then run: lcsb trust %s", args->policy,
+                    args->policy);
+        else
+            cli_say("learn: lcsb learn --write writes it to %s; then run: lcsb trust %s",
+                    args->policy, args->policy);
+    }
+    free(diff);
+    return result->status;
+}
+
+/* A run of the command under P; lcsb learn's (LEARNING, the wider policy)
+ * under that one, its refusals judged against P. */
 static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                   lcsb_script *script) {
+                   const lcsb_policy *learning, lcsb_script *script) {
     lcsb_run_options opts;
     lcsb_run_result result;
     lcsb_error err;
     lcsb_run_options_init(&opts);
+    if (learning) opts.judge = p;
     opts.prefix = (const char *const *)args->prefix;
     opts.keep_fds = args->keep_fds;
     opts.keep_fds_count = args->keep_fds_count;
@@ -188,7 +215,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
                 args->argv[0]);
     say_lines("warning: ", lcsb_script_warnings(script));
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
-    int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
+    int ran = lcsb_run(b, learning ? learning : p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
     if (cli_end_leftovers() < 0)
         cli_say("warning: could not end what the command left running: %s", strerror(errno));
@@ -202,6 +229,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     /* The command ran: its status stands even if the attestation is lost. */
     if (attest)
         write_attestation(attest, args->attest, script, &result.attestation, &result.status);
+    if (learning) return learn_after(args, script, &result);
     /* A run that succeeds keeps stderr the command's: tools parse it. */
     if (result.status != 0 || args->report)
         say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
@@ -375,7 +403,13 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         cli_say("interrupted by signal %d before the command started", (int)pending_signal);
         goto out;
     }
-    status = cmd_run(args, b, p, script);
+    lcsb_policy *learning = NULL;
+    if (args->command == CLI_LEARN && lcsb_script_learning_policy(script, &learning, &err)) {
+        cli_say("learn: every program may run while lcsb learns, which %s", err.message);
+        goto out;
+    }
+    status = cmd_run(args, b, p, learning, script);
+    lcsb_policy_free(learning);
 out:
     lcsb_backend_free(b);
     /* What the script's commands left running goes before its directories. */

@@ -13,6 +13,7 @@ typedef enum cli_command {
     CLI_CHECK,
     CLI_WRAP,
     CLI_TRUST,
+    CLI_LEARN,
     CLI_CACHE,
     CLI_EXPLAIN,
     CLI_HELP,
@@ -30,6 +31,7 @@ typedef struct cli_args {
     bool no_capture;
     bool no_record;                 /* --no-record */
     bool report;                    /* --report: the hints whatever the exit */
+    bool write;                     /* learn --write: the script rewritten */
     bool no_trust_check;            /* --no-trust-check */
     bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
