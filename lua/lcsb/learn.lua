@@ -170,8 +170,8 @@ local function edited(source, add)
   local brace = once("%f[%w_]exec%s*=%s*{")
   if brace then
     local rest = source:sub(brace + 1)
-    local sep = rest:match("^%s*}") and " " or ", "
-    return source:sub(1, brace) .. " " .. text .. sep .. rest
+    if rest:match("^%s*}") then return source:sub(1, brace) .. " " .. text .. " " .. rest:gsub("^%s*", "", 1) end
+    return source:sub(1, brace) .. " " .. text .. ", " .. rest:gsub("^[ \t]*", "", 1)
   end
   if source:find("%f[%w_]exec%s*=") then return nil, "its exec key is not a table lcsb can add to" end
   brace = once("exec_policy%s*%(?%s*{")
@@ -213,12 +213,10 @@ local function names_of(targets)
 end
 
 local function report_change(change, add, lines)
+  local n = #change.built + #change.programs
+  for _, name in ipairs(change.preset_order) do n = n + #(change.presets[name] or {}) end
   lines[#lines + 1] = ("the run used %d program(s) the policy does not let run; exec gets: %s")
-    :format(#change.built + #change.programs + (function()
-      local n = 0
-      for _, name in ipairs(change.preset_order) do n = n + #(change.presets[name] or {}) end
-      return n
-    end)(), #add > 0 and table.concat(add, ", ") or "nothing new (the script names them already)")
+    :format(n, #add > 0 and table.concat(add, ", ") or "nothing new (the script names them already)")
   for _, name in ipairs(change.preset_order) do
     local targets = change.presets[name]
     if targets then lines[#lines + 1] = ("  lcsb.tools.%s for %s"):format(name, names_of(targets)) end
