@@ -81,7 +81,7 @@ local function gather(ev)
   local change = { presets = {}, preset_order = {}, built = {}, programs = {}, left_out = {},
     other = {} }
   local memo, seen = {}, {}
-  local exec_now = set(list(ev.policy.exec))
+  local exec_now, writes = set(list(ev.policy.exec)), set(list(ev.policy.write))
   local function program(target)
     if seen[target] or covered(exec_now, target) then return end
     seen[target] = true
@@ -90,6 +90,14 @@ local function gather(ev)
       -- What the kernel runs it with (a configure's #!/bin/sh) must run too.
       local files = core.which(target) or {}
       for i = 2, #files do program(files[i]) end
+      return
+    end
+    -- Elsewhere where the command writes (a write path, a cache), a
+    -- program may be one the command made: never proposed, only named.
+    if covered(writes, target) then
+      change.left_out[#change.left_out + 1] = { r = { op = "exec", target = target },
+        why = "it lies where the command writes, so it may be one the command made; name it "
+          .. "yourself if it should run" }
       return
     end
     local preset = smallest_preset(ev, memo, target)
