@@ -47,6 +47,15 @@
 
 #include "kernel_uapi.h"
 
+/* Linux 6.6: the caller and the init hand the CPU to each other rather than
+ * wake one another on another CPU (docs/performance.md, issue 31). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
+#endif
+
 /* The kernel's structures, with room for fields a newer kernel adds:
  * watch_execs checks that they fit. */
 union notif {
@@ -73,6 +82,7 @@ int watch_execs(void) {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
     };
     struct sock_fprog prog = {.len = sizeof v / sizeof v[0], .filter = v};
+    int listener;
 
     if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0 ||
         sizes.seccomp_notif > sizeof(union notif) ||
@@ -80,8 +90,14 @@ int watch_execs(void) {
         return -1;
     /* The listener comes close-on-exec; the command's process closes it
      * before its exec all the same (init.c). */
-    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                        &prog);
+    listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                            SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    /* Each exec waits for the init; handing it the CPU rather than waking
+     * it on the other makes the wait some 10 times shorter. A kernel before
+     * 6.6 refuses the flag, and only waits longer. */
+    if (listener >= 0)
+        (void)!ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+    return listener;
 #else
     return -1;
 #endif

@@ -48,8 +48,12 @@ struct lcsb__refusals {
     size_t lookups;
     int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];
-    bool seen_only[LCSB_REFUSALS_MAX]; /* kept from an exec_seen record alone */
-    size_t kept_n, total, total_seen_only;
+    size_t kept_n, total;
+    /* Execs only seen asked for (exec_seen), apart: they count only in a
+     * run that failed, and the attestation's list must stay whole without
+     * them. */
+    lcsb_refusal asked[LCSB_REFUSALS_MAX];
+    size_t asked_n, asked_total;
 };
 
 lcsb__refusals *lcsb__refusals_new(const lcsb_policy *policy) {
@@ -311,30 +315,34 @@ static bool first_seen(lcsb__refusals *r, uint64_t h) {
     return false;
 }
 
-static lcsb_refusal *kept_as(lcsb__refusals *r, const record *rec) {
-    for (size_t i = 0; i < r->kept_n; i++)
-        if (strcmp(r->kept[i].op, rec->op) == 0 && strcmp(r->kept[i].target, rec->target) == 0)
-            return &r->kept[i];
+static lcsb_refusal *find(lcsb_refusal *list, size_t n, const record *rec) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i].op, rec->op) == 0 && strcmp(list[i].target, rec->target) == 0)
+            return &list[i];
     return NULL;
 }
 
-/* REC names a refusal kept as KNOWN: the init and the recorder both see a
- * dynamically linked program's exec, and that is one refusal, not two. */
-static void count_again(lcsb__refusals *r, lcsb_refusal *known, const record *rec) {
-    bool *seen_only = &r->seen_only[known - r->kept];
-    if (rec->seen) return;
-    if (*seen_only) {
-        *seen_only = false;
-        r->total_seen_only--;
-        known->error = rec->error;
-        return;
-    }
-    known->count++;
+/* Is REC a refusal known already? Counted again when it is. The init and
+ * the recorder both see a dynamically linked program's refused exec: that
+ * is one refusal, and the recorder's word that the kernel refused it makes
+ * one only seen asked for a refusal whatever the run's status. */
+static bool known(lcsb__refusals *r, const record *rec) {
+    lcsb_refusal *k = find(r->kept, r->kept_n, rec),
+                 *s = k ? NULL : find(r->asked, r->asked_n, rec);
+    if (k && !rec->seen) k->count++;
+    if (!s || rec->seen) return k || s;
+    s->error = rec->error;
+    r->asked_total--;
+    r->total++;
+    if (r->kept_n < LCSB_REFUSALS_MAX) r->kept[r->kept_n++] = *s;
+    size_t at = (size_t)(s - r->asked);
+    memmove(s, s + 1, (r->asked_n - at - 1) * sizeof *s);
+    r->asked_n--;
+    return true;
 }
 
 /* REC against the host and the policy, kept when the policy accounts for it. */
 static void take_looked_up(lcsb__refusals *r, record *rec) {
-    lcsb_refusal *known;
     char real[PATH_MAX] = "";
     if (rec->target[0] == '/') host_path(rec->target, real);
     /* /bin/id and /usr/bin/id, tried in turn along PATH, are one program:
@@ -344,18 +352,14 @@ static void take_looked_up(lcsb__refusals *r, record *rec) {
     if (strcmp(rec->op, "exec") == 0 && real_dir(rec->target, named) &&
         strcmp(named, rec->target) != 0) {
         copy_text(rec->target, sizeof rec->target, named, strlen(named));
-        if ((known = kept_as(r, rec)) != NULL) {
-            count_again(r, known, rec);
-            return;
-        }
+        if (known(r, rec)) return;
     }
     const char *key = key_of(r, rec, real);
     if (!key) return;
-    r->total++;
-    if (rec->seen) r->total_seen_only++;
-    if (r->kept_n == LCSB_REFUSALS_MAX) return;
-    r->seen_only[r->kept_n] = rec->seen;
-    lcsb_refusal *k = &r->kept[r->kept_n++];
+    size_t *n = rec->seen ? &r->asked_n : &r->kept_n;
+    ++*(rec->seen ? &r->asked_total : &r->total);
+    if (*n == LCSB_REFUSALS_MAX) return;
+    lcsb_refusal *k = rec->seen ? &r->asked[(*n)++] : &r->kept[(*n)++];
     memset(k, 0, sizeof *k);
     copy_text(k->op, sizeof k->op, rec->op, strlen(rec->op));
     copy_text(k->key, sizeof k->key, key, strlen(key));
@@ -371,11 +375,7 @@ static void take(lcsb__refusals *r, record *rec) {
     if (strlen(rec->target) >= sizeof r->kept[0].target) return;
     if (rec->target[0] == '/') normalize(rec->target);
     /* A refusal seen before counts again; only a new one is looked up. */
-    lcsb_refusal *known = kept_as(r, rec);
-    if (known) {
-        count_again(r, known, rec);
-        return;
-    }
+    if (known(r, rec)) return;
     if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX ||
         r->lookup_ms >= LOOKUPS_MS_MAX)
         return;
@@ -402,8 +402,9 @@ void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {
 }
 
 void lcsb__refusals_finish(const lcsb__refusals *r, bool failed, lcsb_attestation *att) {
-    size_t n = 0;
-    for (size_t i = 0; i < r->kept_n; i++)
-        if (failed || !r->seen_only[i]) att->refused[n++] = r->kept[i];
-    att->refused_count = failed ? r->total : r->total - r->total_seen_only;
+    size_t n = r->kept_n;
+    memcpy(att->refused, r->kept, n * sizeof *r->kept);
+    for (size_t i = 0; failed && i < r->asked_n && n < LCSB_REFUSALS_MAX; i++)
+        att->refused[n++] = r->asked[i];
+    att->refused_count = r->total + (failed ? r->asked_total : 0);
 }

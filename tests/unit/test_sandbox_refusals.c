@@ -351,6 +351,30 @@ static void test_seen_and_recorded_are_one_refusal(void **state) {
     assert_int_equal(a->refused[0].count, 1);
 }
 
+/* Execs only asked for take no room from the refusals the kernel made:
+ * after a run that exited 0, the list holds the first 32 of those, whole. */
+static void test_execs_asked_for_leave_the_list_whole(void **state) {
+    (void)state;
+    size_t n = LCSB_REFUSALS_MAX + 2;
+    char *text = calloc(n + 3, PATH_MAX);
+    assert_non_null(text);
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/id"));
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/env")); /* in the tier: no refusal */
+    strcat(text, line("exec_seen", 0, "go", at("tool")));
+    for (size_t i = 0; i < n; i++) {
+        char target[PATH_MAX * 2];
+        snprintf(target, sizeof target, "%s/ro/new%zu", dir, i);
+        strcat(text, line("write", EROFS, "sh", target));
+    }
+    const lcsb_attestation *a = read_run(text, 0, false);
+    assert_int_equal(a->refused_count, n);
+    for (size_t i = 0; i < LCSB_REFUSALS_MAX; i++) assert_string_equal(a->refused[i].op, "write");
+    a = read_run(text, 0, true);
+    assert_int_equal(a->refused_count, n + 2);
+    for (size_t i = 0; i < LCSB_REFUSALS_MAX; i++) assert_string_equal(a->refused[i].op, "write");
+    free(text);
+}
+
 /* Strictly its shape: no errno yet, and an absolute path. */
 static void test_a_bad_exec_seen_is_no_record(void **state) {
     (void)state;
@@ -375,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_only_the_first_are_kept_all_counted),
         cmocka_unit_test(test_an_exec_seen_is_refused_when_the_run_failed),
         cmocka_unit_test(test_seen_and_recorded_are_one_refusal),
+        cmocka_unit_test(test_execs_asked_for_leave_the_list_whole),
         cmocka_unit_test(test_a_bad_exec_seen_is_no_record),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
