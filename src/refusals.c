@@ -401,6 +401,13 @@ void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {
     }
 }
 
+void lcsb__refusals_finish_learning(const lcsb__refusals *r, lcsb_attestation *att) {
+    size_t n = r->asked_n;
+    memcpy(att->refused, r->asked, n * sizeof *r->asked);
+    for (size_t i = 0; i < r->kept_n && n < LCSB_REFUSALS_MAX; i++) att->refused[n++] = r->kept[i];
+    att->refused_count = r->total + r->asked_total;
+}
+
 void lcsb__refusals_finish(const lcsb__refusals *r, bool failed, lcsb_attestation *att) {
     size_t n = r->kept_n;
     memcpy(att->refused, r->kept, n * sizeof *r->kept);

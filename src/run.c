@@ -443,8 +443,7 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
     if (is_mechanism && pipe2(pl.report, O_CLOEXEC) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
                           strerror(errno));
-    lcsb__refusals *refusals =
-        shim ? lcsb__refusals_new(opts->judge ? opts->judge : policy) : NULL;
+    lcsb__refusals *refusals = shim ? lcsb__refusals_new(opts->judge ? opts->judge : policy) : NULL;
     if (refusals) open_record(shim, &pl);
     if (refusals && pl.record[0] < 0) {
         lcsb__refusals_free(refusals);
@@ -463,8 +462,10 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
         result->attestation.recorded = true;
         /* Learning, an exec only seen is one the judged policy refuses,
          * whatever became of the run under the wider one. */
-        lcsb__refusals_finish(refusals, rc == 0 && (result->status != 0 || opts->judge),
-                              &result->attestation);
+        if (opts->judge)
+            lcsb__refusals_finish_learning(refusals, &result->attestation);
+        else
+            lcsb__refusals_finish(refusals, rc == 0 && result->status != 0, &result->attestation);
         lcsb__refusals_free(refusals);
     }
     for (int i = 0; i < 2; i++) {

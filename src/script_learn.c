@@ -211,7 +211,8 @@ int lcsb_script_learn(lcsb_script *s, const char *const *argv, const lcsb_run_re
         rc = take_report(L, report, err);
     }
     lua_settop(L, top);
-    if (!rc && write && changed) rc = replace_file(s->loads.read.v[0].real, changed, changed_len, err);
+    if (!rc && write && changed)
+        rc = replace_file(s->loads.read.v[0].real, changed, changed_len, err);
     free(changed);
     free(source);
     if (rc) {

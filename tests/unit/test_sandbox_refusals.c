@@ -314,6 +314,37 @@ static void test_only_the_first_are_kept_all_counted(void **state) {
     free(text);
 }
 
+/* A learning run: the execs only seen asked for come first, and count
+ * whatever the status, however many the kernel's refusals before them. */
+static void test_learning_keeps_the_execs_first(void **state) {
+    (void)state;
+    size_t n = LCSB_REFUSALS_MAX + 4;
+    char *text = calloc(n + 2, PATH_MAX * 2);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++) {
+        char target[PATH_MAX * 2];
+        snprintf(target, sizeof target, "%s/ro/new%zu", dir, i);
+        strcat(text, line("write", EROFS, "sh", target));
+    }
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/id"));
+    lcsb_policy *p = policy();
+    lcsb__refusals *r = lcsb__refusals_new(p);
+    assert_non_null(r);
+    lcsb__refusals_feed(r, text, strlen(text));
+    lcsb_attestation *a = calloc(1, sizeof *a);
+    lcsb__refusals_finish_learning(r, a);
+    assert_int_equal(a->refused_count, n + 1);
+    expect(&a->refused[0], "exec", "exec", "/usr/bin/id");
+    /* Its twin: finished as a run, the writes fill the list first. */
+    memset(a, 0, sizeof *a);
+    lcsb__refusals_finish(r, true, a);
+    assert_string_equal(a->refused[0].op, "write");
+    lcsb__refusals_free(r);
+    lcsb_policy_free(p);
+    free(a);
+    free(text);
+}
+
 /* The init's exec_seen: an exec asked for, before the kernel answered. One
  * outside the exec tier is what Landlock refuses (EACCES), kept when the
  * run failed; a run that succeeded had it fail harmlessly, or not at all. */
@@ -401,6 +432,7 @@ int main(void) {
         cmocka_unit_test(test_seen_and_recorded_are_one_refusal),
         cmocka_unit_test(test_execs_asked_for_leave_the_list_whole),
         cmocka_unit_test(test_a_bad_exec_seen_is_no_record),
+        cmocka_unit_test(test_learning_keeps_the_execs_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
