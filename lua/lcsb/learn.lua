@@ -115,6 +115,11 @@ local function gather(ev)
     local kind, why = refusal_groups.classify(ev, r)
     if kind == "exec" and r.target:sub(1, 1) == "/" then
       program(r.target)
+    elseif kind == "withheld" and r.op == "read"
+      and (r.target:find("^/proc/") or r.target:find("^/sys/")) then
+      -- The world shows a little of /proc and /sys on purpose; programs
+      -- probe the rest (node, a cgroup's memory limit) and cope.
+      change.probes = (change.probes or 0) + 1
     elseif kind == "withheld" then
       change.left_out[#change.left_out + 1] = { r = r, why = why }
     else
@@ -223,6 +228,10 @@ end
 local function report_change(change, add, lines)
   local n = #change.built + #change.programs
   for _, name in ipairs(change.preset_order) do n = n + #(change.presets[name] or {}) end
+  if n == 0 then
+    lines[#lines + 1] = "every program the run used, the policy lets run already"
+    return
+  end
   lines[#lines + 1] = ("the run used %d program(s) the policy does not let run; exec gets: %s")
     :format(n, #add > 0 and table.concat(add, ", ") or "nothing new (the script names them already)")
   for _, name in ipairs(change.preset_order) do
@@ -239,6 +248,10 @@ local function report_change(change, add, lines)
 end
 
 local function report_rest(ev, change, lines)
+  if change.probes then
+    lines[#lines + 1] = ("%d read(s) of /proc or /sys the world does not show, left as they are "
+      .. "(programs probe them and cope)"):format(change.probes)
+  end
   for _, item in ipairs(change.left_out) do
     lines[#lines + 1] = ("left out: %s of %s: %s"):format(item.r.op or item.r.key or "use",
       item.r.target, item.why)
