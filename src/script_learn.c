@@ -112,7 +112,12 @@ static int replace_file(const char *path, const char *text, size_t len, lcsb_err
         done += (size_t)n;
     }
     int saved = errno;
-    bool ok = done == len && fchmod(fd, st.st_mode & 07777) == 0 && fsync(fd) == 0;
+    /* The file keeps its owner (root learning in a user's project) and
+     * its mode; where it cannot keep them, it is not replaced. */
+    bool ok = done == len &&
+              ((st.st_uid == geteuid() && st.st_gid == getegid()) ||
+               fchown(fd, st.st_uid, st.st_gid) == 0) &&
+              fchmod(fd, st.st_mode & 07777) == 0 && fsync(fd) == 0;
     if (!ok && done == len) saved = errno;
     close(fd);
     if (!ok || rename(tmp, path) != 0) {

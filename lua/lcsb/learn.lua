@@ -73,6 +73,32 @@ local function built_here(ev, path)
   return false
 end
 
+-- Why TARGET, a program the run used outside the project, may not be
+-- proposed at all, or nil. Every one is asked, an interpreter a #! line
+-- named as much as a program the init saw: the command chose both.
+local function not_proposed(ev, target, writes)
+  local kind, why = refusal_groups.classify(ev, { op = "exec", key = "exec", target = target })
+  if kind == "withheld" then return why end
+  -- Where the command writes (a write path, a cache, the private HOME) it
+  -- may have made the program to be proposed.
+  if covered(writes, target) then
+    return "it lies where the command writes, so it may be one the command made; name it "
+      .. "yourself if it should run"
+  end
+end
+
+-- Why TARGET, which no preset holds, may not be proposed by its path, or
+-- nil: only what PATH finds by that name is; a path the command reached
+-- through a symlink of its own, or a file no one runs, is its choice.
+local function not_by_path(target)
+  local found = core.which(paths.basename(target))
+  local real = core.realpath(target) or target
+  if not found or found[1] ~= real then
+    return "PATH does not find it by its name, so it is a path the command chose; name it "
+      .. "yourself if it should run"
+  end
+end
+
 -- The change: presets (name -> the programs it was chosen for), built (the
 -- project's programs), programs (paths no preset holds), in the order
 -- first met; and left_out ({ target, why }) and other (refusals the hints
@@ -92,21 +118,17 @@ local function gather(ev)
       for i = 2, #files do program(files[i]) end
       return
     end
-    -- Elsewhere where the command writes (a write path, a cache), a
-    -- program may be one the command made: never proposed, only named.
-    if covered(writes, target) then
-      change.left_out[#change.left_out + 1] = { r = { op = "exec", target = target },
-        why = "it lies where the command writes, so it may be one the command made; name it "
-          .. "yourself if it should run" }
-      return
-    end
-    local preset = smallest_preset(ev, memo, target)
+    local why = not_proposed(ev, target, writes)
+    local preset = not why and smallest_preset(ev, memo, target)
+    why = why or (not preset and not_by_path(target))
     if preset then
       if not change.presets[preset] then
         change.presets[preset] = {}
         change.preset_order[#change.preset_order + 1] = preset
       end
       table.insert(change.presets[preset], target)
+    elseif why then
+      change.left_out[#change.left_out + 1] = { r = { op = "exec", target = target }, why = why }
     else
       change.programs[#change.programs + 1] = target
     end
@@ -148,6 +170,53 @@ end
 
 -- ---- the script's text ----
 
+-- The end of the long bracket of level EQ ("==") opened before AT in
+-- SOURCE, or the end of SOURCE.
+local function long_end(source, eq, at)
+  local _, stop = source:find("]" .. eq .. "]", at, true)
+  return stop or #source
+end
+
+-- SOURCE with its comments and strings blanked (newlines kept, every
+-- offset the same), as Lua's lexer reads them: where a pattern matches
+-- this, it matches code, never a comment or a string that looks like it.
+local function code_only(source)
+  local out, i = {}, 1
+  while i <= #source do
+    local at = source:find("[%-%[\"']", i) or #source + 1
+    out[#out + 1] = source:sub(i, at - 1)
+    if at > #source then break end
+    local c, stop = source:sub(at, at), nil
+    if source:sub(at, at + 1) == "--" then
+      local eq = source:match("^%[(=*)%[", at + 2)
+      stop = eq and long_end(source, eq, at + 4 + #eq) or (source:find("\n", at, true) or #source + 1) - 1
+    elseif c == "[" and source:match("^%[=*%[", at) then
+      local eq = source:match("^%[(=*)%[", at)
+      stop = long_end(source, eq, at + 2 + #eq)
+    elseif c == '"' or c == "'" then
+      stop = at + 1
+      while stop <= #source and source:sub(stop, stop) ~= c and source:sub(stop, stop) ~= "\n" do
+        stop = stop + (source:sub(stop, stop) == "\\" and 2 or 1)
+      end
+    end
+    if stop then
+      out[#out + 1] = source:sub(at, stop):gsub("[^\n]", " ")
+      i = stop + 1
+    else
+      out[#out + 1] = c
+      i = at + 1
+    end
+  end
+  return table.concat(out)
+end
+
+-- PATH as a Lua string of printable ASCII: a byte outside it (a control,
+-- a bidi override, any non-ASCII) as \ddd, so that the diff and the file
+-- show it as it is.
+local function quoted(path)
+  return '"' .. path:gsub('[%c"\\\128-\255]', function(b) return ("\\%03d"):format(b:byte()) end) .. '"'
+end
+
 -- How SOURCE names lcsb's module (`local lcsb = require "lcsb"`): that
 -- name, or an expression that needs none.
 local function module_name(source)
@@ -163,35 +232,47 @@ local function entries(change, source)
       out[#out + 1] = ("%s.tools.%s"):format(lcsb, name)
     end
   end
-  for _, path in ipairs(change.programs) do out[#out + 1] = ("%q"):format(path) end
+  for _, path in ipairs(change.programs) do out[#out + 1] = quoted(path) end
   if #change.built > 0 and not source:find("built%s*=%s*true") then out[#out + 1] = "built = true" end
   return out
 end
 
--- SOURCE with ADD (entries of exec) put in its one exec = { ... }, or in
--- its one exec_policy { ... } as a new exec key; nil and why when the
--- script has no single place lcsb can be sure of.
-local function edited(source, add)
-  local text = table.concat(add, ", ")
+-- The text edited() checks: ADD placed in SOURCE's code, or nil and why.
+local function placed(source, add)
+  local code, text = code_only(source), table.concat(add, ", ")
   local function once(pattern)
-    local at, stop = source:find(pattern)
-    if at and not source:find(pattern, stop + 1) then return stop end
+    local at, stop = code:find(pattern)
+    if at and not code:find(pattern, stop + 1) then return stop end
   end
-  if source:find("exec%s*=%s*[\"']any[\"']") then
-    return nil, 'exec = "any" lets every program run already'
+  for at in source:gmatch("()%f[%w_]exec%s*=%s*[\"']any[\"']") do
+    if code:sub(at, at + 3) == "exec" then return nil, 'exec = "any" lets every program run already' end
   end
   local brace = once("%f[%w_]exec%s*=%s*{")
   if brace then
     local rest = source:sub(brace + 1)
-    if rest:match("^%s*}") then return source:sub(1, brace) .. " " .. text .. " " .. rest:gsub("^%s*", "", 1) end
+    if rest:match("^%s*}") then
+      return source:sub(1, brace) .. " " .. text .. " " .. rest:gsub("^%s*", "", 1)
+    end
     return source:sub(1, brace) .. " " .. text .. ", " .. rest:gsub("^[ \t]*", "", 1)
   end
-  if source:find("%f[%w_]exec%s*=") then return nil, "its exec key is not a table lcsb can add to" end
+  if code:find("%f[%w_]exec%s*=") then return nil, "its exec key is not a table lcsb can add to" end
   brace = once("exec_policy%s*%(?%s*{")
   if brace then
     return source:sub(1, brace) .. " exec = { " .. text .. " }," .. source:sub(brace + 1)
   end
   return nil, "it has no single exec_policy { ... } call lcsb can add to"
+end
+
+-- SOURCE with ADD (entries of exec) put in its one exec = { ... }, or in
+-- its one exec_policy { ... } as a new exec key, in code (never a comment
+-- or a string), and still a chunk Lua compiles (compiled, never run); nil
+-- and why when the script has no single place lcsb can be sure of.
+local function edited(source, add)
+  local text, why = placed(source, add)
+  if not text then return nil, why end
+  local ok, err = load(text, "=policy", "t")
+  if not ok then return nil, "the change would not compile there (" .. tostring(err) .. ")" end
+  return text
 end
 
 -- A unified diff of OLD and NEW (one change, as edited makes), labelled PATH.
@@ -225,6 +306,21 @@ local function names_of(targets)
   return table.concat(out, ", ")
 end
 
+-- What PRESET brings besides its programs, in words: the files of your
+-- HOME it shows, the caches it keeps, and that its closures may read more.
+local function preset_extras(preset)
+  local out = {}
+  local home, cache = list(preset and preset.home), list(preset and preset.cache)
+  if #home > 0 then
+    out[#out + 1] = "shows ~/" .. table.concat(home, ", ~/") .. " of your HOME read-only"
+  end
+  if #cache > 0 then
+    out[#out + 1] = "keeps ~/" .. table.concat(cache, ", ~/") .. " as this project's caches"
+  end
+  out[#out + 1] = "reads what its programs need (lcsb check lists it)"
+  return "; it also " .. table.concat(out, "; ")
+end
+
 local function report_change(change, add, lines)
   local n = #change.built + #change.programs
   for _, name in ipairs(change.preset_order) do n = n + #(change.presets[name] or {}) end
@@ -236,7 +332,10 @@ local function report_change(change, add, lines)
     :format(n, #add > 0 and table.concat(add, ", ") or "nothing new (the script names them already)")
   for _, name in ipairs(change.preset_order) do
     local targets = change.presets[name]
-    if targets then lines[#lines + 1] = ("  lcsb.tools.%s for %s"):format(name, names_of(targets)) end
+    if targets then
+      lines[#lines + 1] = ("  lcsb.tools.%s for %s%s"):format(name, names_of(targets),
+        preset_extras(tools[name]))
+    end
   end
   if #change.built > 0 then
     lines[#lines + 1] = ("  built = true for %s (the project's own, or made in the run's TMPDIR: "
@@ -315,6 +414,6 @@ function M.world_env(result)
   return {}
 end
 
-M.edited, M.diff = edited, diff
+M.edited, M.diff, M.quoted = edited, diff, quoted
 
 return M

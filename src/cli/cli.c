@@ -405,7 +405,9 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     }
     lcsb_policy *learning = NULL;
     if (args->command == CLI_LEARN && lcsb_script_learning_policy(script, &learning, &err)) {
-        cli_say("learn: every program may run while lcsb learns, which %s", err.message);
+        cli_say("learn: lcsb learn lets every program run while it learns, and the caps refuse "
+                "that: %s",
+                err.message);
         goto out;
     }
     status = cmd_run(args, b, p, learning, script);

@@ -206,6 +206,46 @@ else
   fail "the unsandboxed learning run failed"; show "$dir"
 fi
 
+# What the command chose is not proposed: a file outside its world reached
+# through a symlink it made in the project (a data file, and a program no
+# PATH finds), and an interpreter a #! line of its own names in a
+# dot-directory of HOME or among lcsb's own files.
+case_name="the command's choices"
+dir=$(project choices)
+outside=$work/outside
+mkdir -p "$outside" "$HOME/.config"
+echo "TOPSECRET" >"$outside/data"
+printf '#!/bin/sh\necho tool\n' >"$outside/tool"
+printf '#!/bin/sh\necho token\n' >"$HOME/.config/deploy-token"
+chmod +x "$outside/tool" "$HOME/.config/deploy-token"
+printf '#!%s\n' "$HOME/.config/deploy-token" >"$dir/a"
+printf '#!%s\n' "$LCSB" >"$dir/b"
+chmod +x "$dir/a" "$dir/b"
+choose="ln -sfn $outside d; ./d/data; ./d/tool; ./a; ./b; true"
+if run_in "$dir" learn --write policy.lua -- sh -c "$choose"; then
+  for path in "$outside/data" "$outside/tool" "$HOME/.config/deploy-token" "$LCSB"; do
+    grep -qF -- "$path" "$dir/policy.lua" && { fail "proposed: $path"; show "$dir"; }
+    grep -qF -- "left out: exec of $path" "$dir/run.err" || { fail "not named: $path"; show "$dir"; }
+  done
+  passed=$((passed + 1))
+else
+  fail "the learning run failed"; show "$dir"
+fi
+
+# --write keeps the file's owner: root learning in another user's project.
+case_name="the owner kept"
+if [[ $(id -u) == 0 ]] && id nobody >/dev/null 2>&1; then
+  dir=$(project owner)
+  chown nobody: "$dir/policy.lua"
+  if run_in "$dir" learn --write policy.lua -- sh -c 'sed -n 1p policy.lua'; then
+    [[ $(stat -c %U "$dir/policy.lua") == nobody ]] || fail "now owned by $(stat -c %U "$dir/policy.lua")"
+    grep -q "lcsb.tools.shell" "$dir/policy.lua" || { fail "not written"; show "$dir"; }
+    passed=$((passed + 1))
+  else
+    fail "the learning run failed"; show "$dir"
+  fi
+fi
+
 case_name="no exec_policy call"
 dir=$work/bare
 mkdir -p "$dir"

@@ -29,6 +29,29 @@ T.case("the change goes in the one exec = { } or exec_policy { }", function()
   text, why = learn.edited("return lcsb.exec_policy { exec = programs }", add)
   T.eq(text, nil, "an exec that is no table literal")
   T.has(why, "exec key", "says why")
+  -- Comments and strings that look like code are not code: the change goes
+  -- where Lua reads it, or nowhere.
+  T.eq(learn.edited('-- lcsb learn adds exec = { ... }\nreturn lcsb.exec_policy { }', add),
+    '-- lcsb learn adds exec = { ... }\nreturn lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, }',
+    "a comment's exec = {")
+  T.eq(learn.edited('--[==[ exec = { ]] ]==] return lcsb.exec_policy { note = "exec = {" }', add),
+    '--[==[ exec = { ]] ]==] return lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, note = "exec = {" }',
+    "a long comment's and a string's")
+  T.eq(learn.edited('-- exec = "any"\nreturn lcsb.exec_policy { }', add) ~= nil, true,
+    "a comment's exec any is no exec any")
+  -- What would not compile there is not written.
+  text, why = learn.edited("return lcsb.exec_policy { exec = {", add)
+  T.eq(text, nil, "an unfinished script")
+  T.has(why, "would not compile", "says why")
+end)
+
+T.case("a path is printable ASCII in the change", function()
+  local dir = T.tmpdir()
+  local out = learn.propose({ status = 0, policy = { cwd = dir, exec = {}, write = { dir } },
+    attestation = { refused = {}, refused_count = 0, execs_seen = true } }, "p.lua", "return 1\n")
+  T.eq(out.text, nil, "nothing to add")
+  T.eq(learn.quoted('/a"b\\c\n\226\128\174'), '"/a\\034b\\092c\\010\\226\\128\\174"', "escaped")
+  T.eq(load("return " .. learn.quoted('/a"b\\c\n\226\128\174'))(), '/a"b\\c\n\226\128\174', "the same path")
 end)
 
 T.case("the diff names the changed line, with its context", function()
