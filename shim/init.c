@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -233,27 +234,68 @@ static bool alone(void) {
     return got < 0 && errno == ECHILD;
 }
 
-int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
-                int (*in_command)(void *ctx), void *ctx) {
-    sigset_t set;
+/* The next signal the init waits for, its si_code into *CODE; meanwhile,
+ * every exec W (NULL: none) is told of is seen and let go on. Under
+ * watch, signals are read from SIGNALS (a signalfd), beside the listener. */
+static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, int *code) {
     siginfo_t info;
-    /* The command shares the init's memory until its exec, and the init
-     * waits meanwhile: no page table copied for a process that is about to
-     * exec, and none of the faults that copying on write costs both after.
-     * So the command runs IN_COMMAND below this frame and never comes back
-     * up through it: it execs, or exits with what IN_COMMAND returned. */
-    pid_t command = vfork();
+    struct signalfd_siginfo si;
 
-    if (command < 0)
-        return fail("start the command: %s", strerror(errno));
+    if (w == NULL) {
+        int sig = sigwaitinfo(set, &info);
+        *code = info.si_code;
+        return sig;
+    }
+    for (;;) {
+        struct pollfd p[2] = {{.fd = signals, .events = POLLIN},
+                              {.fd = w->listener, .events = POLLIN}};
+        if (poll(p, 2, -1) < 0)
+            continue;
+        if (p[1].revents & POLLIN)
+            see_exec(w);
+        if ((p[0].revents & POLLIN) && read(signals, &si, sizeof si) == (ssize_t)sizeof si) {
+            *code = si.ssi_code;
+            return (int)si.ssi_signo;
+        }
+    }
+}
+
+/* The command's process, running IN_COMMAND(CTX) with OLD_MASK restored;
+ * in it, this never returns. It shares the init's memory until its exec,
+ * and the init waits meanwhile: no page table copied for a process that is
+ * about to exec, and none of the faults that copying on write costs both
+ * after. But an init that watches execs (W) must answer the command's own
+ * first: it cannot wait for it, and forks. */
+static pid_t start_command(const sigset_t *old_mask, const struct exec_watch *w, int signals,
+                           int (*in_command)(void *ctx), void *ctx) {
+    pid_t command = w != NULL ? fork() : vfork();
+
     if (command == 0) {
         close(status_fd);
+        if (w != NULL) {
+            close(w->listener);
+            close(signals);
+        }
         sigprocmask(SIG_SETMASK, old_mask, NULL);
         _exit(in_command(ctx));
     }
+    return command;
+}
+
+int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
+                struct exec_watch *watch, int (*in_command)(void *ctx), void *ctx) {
+    sigset_t set;
+    int signals = -1, code;
+    pid_t command;
+
     waited_signals(&set);
+    if (watch != NULL && (signals = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
+        return fail("watch for signals: %s", strerror(errno));
+    command = start_command(old_mask, watch, signals, in_command, ctx);
+    if (command < 0)
+        return fail("start the command: %s", strerror(errno));
     for (;;) {
-        int sig = sigwaitinfo(&set, &info);
+        int sig = next_signal(&set, watch, signals, &code);
         if (sig == SIGCHLD) {
             int ws;
             pid_t got;
@@ -265,7 +307,7 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
                     _exit(0);
                 }
             }
-        } else if (sig > 0 && info.si_code != SI_KERNEL) {
+        } else if (sig > 0 && code != SI_KERNEL) {
             kill(command, sig);
         }
     }

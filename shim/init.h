@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "execseen.h"
 #include "wire.h"
 
 /* After TERM, INT, HUP or QUIT sent to lcsb, how long the command has to
@@ -19,6 +20,8 @@
 #define REPORT_GRACE_OVER 'G'
 #define REPORT_TMP_FULL 'S'
 #define REPORT_OUT_OF_MEMORY 'M'
+/* And that it sees every exec of the command's (execseen.h). */
+#define REPORT_EXECS_SEEN 'X'
 
 /* Forks the new pid namespace's init. Returns 0 in the init, which has
  * joined CG first; in the shim outside (which must already die with lcsb),
@@ -33,10 +36,11 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cg
 /* In the init, with the command's setup done: starts the command, which
  * calls IN_COMMAND(CTX) with OLD_MASK restored, to exec, and exits with what
  * it returns when that fails (it shares the init's memory until then: a
- * vfork); the init waits, passes signals on, says when the command left its
- * private tmp full (LIMITS), and exits with it. It returns only when the
- * command could not be started. */
+ * vfork, unless WATCH); the init waits, passes signals on, sees every exec
+ * WATCH (NULL: none) is told of, says when the command left its private tmp
+ * full (LIMITS), and exits with it. It returns only when the command could
+ * not be started. */
 int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
-                int (*in_command)(void *ctx), void *ctx);
+                struct exec_watch *watch, int (*in_command)(void *ctx), void *ctx);
 
 #endif

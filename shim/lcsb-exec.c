@@ -34,7 +34,7 @@
  * drift apart.
  *
  * One program (this file, wire.c, filters.c, world.c, namespaces.c, init.c,
- * cgroup.c, say.c and their headers, kernel_uapi.h), libc and kernel
+ * execseen.c, cgroup.c, say.c and their headers, kernel_uapi.h), libc and kernel
  * headers only; nothing from the library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "execseen.h"
 #include "filters.h"
 #include "init.h"
 #include "kernel_uapi.h"
@@ -534,6 +535,21 @@ out:
     return EXIT_SETUP;
 }
 
+/* In a world of its own, with the recorder's pipe to write to, the init
+ * sees every exec of the command's (execseen.c) and says so on the report
+ * pipe. NULL when it does not: a kernel without user notification loses
+ * evidence for the hints, not enforcement. */
+static struct exec_watch *watch_for(const struct recorder *rec, int report_fd) {
+    static struct exec_watch w;
+
+    if (rec->fd < 0 || (w.listener = watch_execs()) < 0)
+        return NULL;
+    w.record_fd = rec->fd;
+    if (report_fd >= 0)
+        (void)!write(report_fd, (char[]){REPORT_EXECS_SEEN}, 1);
+    return &w;
+}
+
 int main(int argc, char **argv) {
     struct header h;
     int ruleset_fd;
@@ -599,7 +615,8 @@ int main(int argc, char **argv) {
                              .report_fd = report_fd};
     if (h.world == WORLD_OPEN)
         return exec_command(&launch);
-    run_command(&old_mask, &h.limits, report_fd, exec_command, &launch);
+    run_command(&old_mask, &h.limits, report_fd, watch_for(&rec, report_fd), exec_command,
+                &launch);
     goto out;
 
 close_ruleset:

@@ -107,7 +107,8 @@ const lcsb__field lcsb__attestation_fields[] = {
  * ran, so that an empty list means nothing was refused. */
 static void add_refused(lcsb__buf *b, const lcsb_attestation *att) {
     size_t kept = att->refused_count < LCSB_REFUSALS_MAX ? att->refused_count : LCSB_REFUSALS_MAX;
-    lcsb__buf_addf(b, ",\"recorded\":true,\"refused_count\":%zu,\"refused\":[", att->refused_count);
+    lcsb__buf_addf(b, ",\"recorded\":true,\"execs_seen\":%s,\"refused_count\":%zu,\"refused\":[",
+                   att->execs_seen ? "true" : "false", att->refused_count);
     for (size_t i = 0; i < kept; i++) {
         const lcsb_refusal *r = &att->refused[i];
         lcsb__buf_addf(b, "%s{\"op\":\"%s\",\"key\":\"%s\",\"target\":", i ? "," : "", r->op,

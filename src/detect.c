@@ -16,6 +16,7 @@
 
 #ifdef __linux__
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -234,6 +235,10 @@ int lcsb__detect(lcsb_capability *cap, const char *shim, unsigned want, lcsb_err
     if (rc) return rc;
     if (cap_abi < cap->landlock_abi) cap->landlock_abi = cap_abi;
     cap->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+    /* Asks only: nothing is installed. */
+    uint32_t notify = SECCOMP_RET_USER_NOTIF;
+    cap->seccomp_notify =
+        cap->seccomp && syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &notify) == 0;
     cap->user_namespaces = can_make_user_namespaces();
     cap->mount_namespaces = cap->user_namespaces || (geteuid() == 0 && can_admin());
     if (want & LCSB__DETECT_MEMORY_CGROUP) cap->memory_cgroup = memory_cgroup();
@@ -272,6 +277,7 @@ const lcsb__field lcsb__capability_fields[] = {
     FIELD("shim_searched", TEXT, shim_searched),
     FIELD("oci_engine", TEXT, oci_engine),
     FIELD("memory_cgroup", INT, memory_cgroup),
+    FIELD("seccomp_notify", BOOL, seccomp_notify),
     {0},
 };
 #undef FIELD

@@ -70,6 +70,8 @@ static void push_refused(lua_State *L, const lcsb_attestation *a) {
     if (!a->recorded) return;
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "recorded");
+    lua_pushboolean(L, a->execs_seen);
+    lua_setfield(L, -2, "execs_seen");
     lua_createtable(L, LCSB_REFUSALS_MAX, 0);
     for (size_t i = 0; i < a->refused_count && i < LCSB_REFUSALS_MAX; i++) {
         const lcsb_refusal *r = &a->refused[i];

@@ -7,7 +7,14 @@
  * kept only when the policy explains it: a path outside the tier the
  * operation needs, that exists on the host. The command writes to the same
  * pipe and can say anything: what is kept here words hints, and nothing
- * else. */
+ * else.
+ *
+ * The shim's init writes "exec_seen" records on the same pipe: every path a
+ * process of the command asked to execute, static programs' too, seen
+ * before the kernel decided (shim/execseen.c). One the exec tier does not
+ * hold is what Landlock refuses, so it is kept as a refused exec; but it
+ * was only asked for, so it counts only when the run failed, or when the
+ * recorder reports the same refusal. */
 #include "refusals.h"
 
 #include "path.h"
@@ -42,6 +49,11 @@ struct lcsb__refusals {
     int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];
     size_t kept_n, total;
+    /* Execs only seen asked for (exec_seen), apart: they count only in a
+     * run that failed, and the attestation's list must stay whole without
+     * them. */
+    lcsb_refusal asked[LCSB_REFUSALS_MAX];
+    size_t asked_n, asked_total;
 };
 
 lcsb__refusals *lcsb__refusals_new(const lcsb_policy *policy) {
@@ -101,6 +113,7 @@ static const char *const ops[] = {"exec", "read", "write", "connect", "bind", "s
 
 typedef struct record {
     const char *op;
+    bool seen; /* an exec_seen record: asked for, not known refused */
     int error;
     char program[64];
     char target[PATH_MAX];
@@ -122,10 +135,15 @@ static bool parse(const char *line, size_t len, record *rec) {
     rec->op = NULL;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strlen(ops[i]) == flen[0] && memcmp(ops[i], field[0], flen[0]) == 0) rec->op = ops[i];
+    rec->seen = flen[0] == strlen("exec_seen") && memcmp(field[0], "exec_seen", flen[0]) == 0;
+    if (rec->seen) rec->op = "exec";
     long error, pid;
     if (!rec->op || !digits(field[1], flen[1], 4, &error) || !digits(field[2], flen[2], 10, &pid))
         return false;
-    rec->error = (int)error;
+    /* Seen before the kernel answered: no errno yet, and what Landlock
+     * answers an exec outside the tier is EACCES. A path, always. */
+    if (rec->seen && (error != 0 || flen[4] == 0 || field[4][0] != '/')) return false;
+    rec->error = rec->seen ? EACCES : (int)error;
     return unescape(field[3], flen[3], rec->program, sizeof rec->program) &&
            unescape(field[4], flen[4], rec->target, sizeof rec->target);
 }
@@ -300,16 +318,34 @@ static bool first_seen(lcsb__refusals *r, uint64_t h) {
     return false;
 }
 
-static lcsb_refusal *kept_as(lcsb__refusals *r, const record *rec) {
-    for (size_t i = 0; i < r->kept_n; i++)
-        if (strcmp(r->kept[i].op, rec->op) == 0 && strcmp(r->kept[i].target, rec->target) == 0)
-            return &r->kept[i];
+static lcsb_refusal *find(lcsb_refusal *list, size_t n, const record *rec) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i].op, rec->op) == 0 && strcmp(list[i].target, rec->target) == 0)
+            return &list[i];
     return NULL;
+}
+
+/* Is REC a refusal known already? Counted again when it is. The init and
+ * the recorder both see a dynamically linked program's refused exec: that
+ * is one refusal, and the recorder's word that the kernel refused it makes
+ * one only seen asked for a refusal whatever the run's status. */
+static bool known(lcsb__refusals *r, const record *rec) {
+    lcsb_refusal *k = find(r->kept, r->kept_n, rec),
+                 *s = k ? NULL : find(r->asked, r->asked_n, rec);
+    if (k && !rec->seen) k->count++;
+    if (!s || rec->seen) return k || s;
+    s->error = rec->error;
+    r->asked_total--;
+    r->total++;
+    if (r->kept_n < LCSB_REFUSALS_MAX) r->kept[r->kept_n++] = *s;
+    size_t at = (size_t)(s - r->asked);
+    memmove(s, s + 1, (r->asked_n - at - 1) * sizeof *s);
+    r->asked_n--;
+    return true;
 }
 
 /* REC against the host and the policy, kept when the policy accounts for it. */
 static void take_looked_up(lcsb__refusals *r, record *rec) {
-    lcsb_refusal *known;
     char real[PATH_MAX] = "";
     if (rec->target[0] == '/') host_path(rec->target, real);
     /* /bin/id and /usr/bin/id, tried in turn along PATH, are one program:
@@ -319,16 +355,14 @@ static void take_looked_up(lcsb__refusals *r, record *rec) {
     if (strcmp(rec->op, "exec") == 0 && real_dir(rec->target, named) &&
         strcmp(named, rec->target) != 0) {
         copy_text(rec->target, sizeof rec->target, named, strlen(named));
-        if ((known = kept_as(r, rec)) != NULL) {
-            known->count++;
-            return;
-        }
+        if (known(r, rec)) return;
     }
     const char *key = key_of(r, rec, real);
     if (!key) return;
-    r->total++;
-    if (r->kept_n == LCSB_REFUSALS_MAX) return;
-    lcsb_refusal *k = &r->kept[r->kept_n++];
+    size_t *n = rec->seen ? &r->asked_n : &r->kept_n;
+    ++*(rec->seen ? &r->asked_total : &r->total);
+    if (*n == LCSB_REFUSALS_MAX) return;
+    lcsb_refusal *k = rec->seen ? &r->asked[(*n)++] : &r->kept[(*n)++];
     memset(k, 0, sizeof *k);
     copy_text(k->op, sizeof k->op, rec->op, strlen(rec->op));
     copy_text(k->key, sizeof k->key, key, strlen(key));
@@ -344,11 +378,7 @@ static void take(lcsb__refusals *r, record *rec) {
     if (strlen(rec->target) >= sizeof r->kept[0].target) return;
     if (rec->target[0] == '/') normalize(rec->target);
     /* A refusal seen before counts again; only a new one is looked up. */
-    lcsb_refusal *known = kept_as(r, rec);
-    if (known) {
-        known->count++;
-        return;
-    }
+    if (known(r, rec)) return;
     if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX ||
         r->lookup_ms >= LOOKUPS_MS_MAX)
         return;
@@ -374,7 +404,17 @@ void lcsb__refusals_feed(lcsb__refusals *r, const char *bytes, size_t n) {
     }
 }
 
-void lcsb__refusals_finish(const lcsb__refusals *r, lcsb_attestation *att) {
-    memcpy(att->refused, r->kept, r->kept_n * sizeof *r->kept);
-    att->refused_count = r->total;
+void lcsb__refusals_finish_learning(const lcsb__refusals *r, lcsb_attestation *att) {
+    size_t n = r->asked_n;
+    memcpy(att->refused, r->asked, n * sizeof *r->asked);
+    for (size_t i = 0; i < r->kept_n && n < LCSB_REFUSALS_MAX; i++) att->refused[n++] = r->kept[i];
+    att->refused_count = r->total + r->asked_total;
+}
+
+void lcsb__refusals_finish(const lcsb__refusals *r, bool failed, lcsb_attestation *att) {
+    size_t n = r->kept_n;
+    memcpy(att->refused, r->kept, n * sizeof *r->kept);
+    for (size_t i = 0; failed && i < r->asked_n && n < LCSB_REFUSALS_MAX; i++)
+        att->refused[n++] = r->asked[i];
+    att->refused_count = r->total + (failed ? r->asked_total : 0);
 }

@@ -207,12 +207,14 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
 }
 
 /* What the shim said on its report pipe (docs/wire-format.md): a failed
- * setup, or why its init ended every process of the command. */
+ * setup, why its init ended every process of the command, or that it saw
+ * every exec. */
 static void reported(const char *said, size_t n, lcsb_run_result *result) {
     for (size_t i = 0; i < n; i++) {
         const char *why = NULL;
         char grace[128];
         if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
+        if (said[i] == 'X') result->attestation.execs_seen = true;
         if (said[i] == 'E' &&
             (result->status == LCSB_EXIT_NOEXEC || result->status == LCSB_EXIT_NOTFOUND))
             result->not_executed = true;
@@ -442,7 +444,7 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
     if (is_mechanism && pipe2(pl.report, O_CLOEXEC) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
                           strerror(errno));
-    lcsb__refusals *refusals = shim ? lcsb__refusals_new(policy) : NULL;
+    lcsb__refusals *refusals = shim ? lcsb__refusals_new(opts->judge ? opts->judge : policy) : NULL;
     if (refusals) open_record(shim, &pl);
     if (refusals && pl.record[0] < 0) {
         lcsb__refusals_free(refusals);
@@ -459,7 +461,12 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
     if (captured) lcsb__capture_close(&capture);
     if (refusals) {
         result->attestation.recorded = true;
-        lcsb__refusals_finish(refusals, &result->attestation);
+        /* Learning, an exec only seen is one the judged policy refuses,
+         * whatever became of the run under the wider one. */
+        if (opts->judge)
+            lcsb__refusals_finish_learning(refusals, &result->attestation);
+        else
+            lcsb__refusals_finish(refusals, rc == 0 && result->status != 0, &result->attestation);
         lcsb__refusals_free(refusals);
     }
     for (int i = 0; i < 2; i++) {

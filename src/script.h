@@ -1,8 +1,9 @@
 /* Layer 7: a policy script, run (script.c), what it says back in lines
- * (script_explain.c) and what it adds to the attestation (script_attest.c).
- * Three files, one handle: this header is what they share and nothing else,
+ * (script_explain.c), what it adds to the attestation (script_attest.c) and
+ * what a learning run says to add to it (script_learn.c). Four files, one
+ * handle: this header is what they share and nothing else,
  * the handle's insides and the two functions more than one of them calls.
- * No file outside the three includes it; the rest of lcsb sees lcsb_script
+ * No file outside the four includes it; the rest of lcsb sees lcsb_script
  * through <lcsb.h> only. */
 #ifndef LCSB_SCRIPT_H
 #define LCSB_SCRIPT_H
@@ -67,5 +68,10 @@ int lcsb__raw_field(lua_State *L, int t, const char *key);
  * gives them (script_explain.c). lcsb_script_close calls it too, RAN false,
  * so that what the script put in the project goes on every way out. */
 char **lcsb__script_after_run(lcsb_script *s, bool ran);
+/* The evidence explain and learn read, pushed as a new table: ARGV, what
+ * RESULT says of the run, the script's result (registry REF) as "policy",
+ * and CAPS (may be NULL) merged (script_explain.c). */
+void lcsb__push_evidence(lua_State *L, const char *const *argv, const lcsb_run_result *result,
+                         int ref, const lcsb__caps *caps);
 
 #endif

@@ -80,15 +80,9 @@ static char **call_for_lines(lua_State *L, int top, int nargs, const char *what,
     return lines;
 }
 
-static int pexplain(lua_State *L) {
-    const char *const *argv = lua_touserdata(L, 1);
-    const lcsb_run_result *result = lua_touserdata(L, 2);
-    int ref = (int)lua_tointeger(L, 3);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "lcsb.remedies");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "explain");
-    lua_newtable(L); /* the evidence */
+void lcsb__push_evidence(lua_State *L, const char *const *argv, const lcsb_run_result *result,
+                         int ref, const lcsb__caps *caps) {
+    lua_newtable(L);
     lua_newtable(L);
     for (size_t i = 0; argv && argv[i]; i++) {
         lua_pushstring(L, argv[i]);
@@ -101,11 +95,22 @@ static int pexplain(lua_State *L) {
      * never offers what a cap of the administrator's or the user's refuses. */
     lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
     lua_setfield(L, -2, "policy");
-    const lcsb__caps *caps = lua_touserdata(L, 4);
     if (caps) {
         lcsb__caps_push(L, caps);
         lua_setfield(L, -2, "caps");
     }
+}
+
+static int pexplain(lua_State *L) {
+    const char *const *argv = lua_touserdata(L, 1);
+    const lcsb_run_result *result = lua_touserdata(L, 2);
+    int ref = (int)lua_tointeger(L, 3);
+    const lcsb__caps *caps = lua_touserdata(L, 4);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lcsb.remedies");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "explain");
+    lcsb__push_evidence(L, argv, result, ref, caps);
     lua_call(L, 1, 1);
     return 1;
 }

@@ -109,5 +109,7 @@ local function describe(ev, refusals)
 end
 
 M.describe = describe
+-- Which kind R is, and for a withheld one why: what lcsb learn may add.
+M.classify = classify
 
 return M

@@ -22,6 +22,9 @@ const char cli_usage[] =
     "       lcsb cache [list|clear] [--project DIR | --all] a project's caches (cache = {...})\n"
     "       lcsb cache [list|clear] --plans                  the policies composed once, kept\n"
     "       lcsb explain ATTESTATION.json                   the hints for a run --attest saved\n"
+    "       lcsb learn [--write] [OPTIONS] POLICY.lua -- COMMAND...\n"
+    "                                                       run COMMAND with every program\n"
+    "                                                       allowed; print what to add to POLICY\n"
     "       lcsb --help | --version\n"
     "\n"
     "options:\n"
@@ -107,6 +110,14 @@ const char cli_usage[] =
     "/caps.lua and $XDG_CONFIG_HOME/lcsb/user.lua\n"
     "(~/.config/lcsb/user.lua); the tightest wins, and a policy beyond them is\n"
     "refused (125). lcsb check shows them (lcsb-policy(5)).\n"
+    "\n"
+    "lcsb learn POLICY -- COMMAND runs COMMAND once under POLICY with every program\n"
+    "allowed (reads, writes and the network as POLICY says; the caps still hold) and\n"
+    "prints what to add to POLICY's exec for the programs it ran that POLICY does not\n"
+    "let run (the shim sees every exec, static programs' too): presets where one holds\n"
+    "them, built = true for the project's own, else their paths, as a diff of the file\n"
+    "on stdout; what it leaves out (a secret, a cap) and what else was refused, it\n"
+    "names. --write applies the change; lcsb runs the file only once you trust it again.\n"
     "\n"
     "lcsb cache lists the caches a policy's cache = { \"~/.npm\" } keeps for the\n"
     "project in the current directory (--project DIR: that one; --all: every\n"
@@ -272,9 +283,14 @@ static int check_parsed(const cli_args *out, char *err, size_t err_size) {
                            out->backend);
     if (out->command == CLI_DETECT) return 0;
     if (!out->policy) return usage_error(err, err_size, "%s", "no policy script given");
-    bool needs_command = out->command == CLI_RUN || out->command == CLI_WRAP;
+    bool needs_command =
+        out->command == CLI_RUN || out->command == CLI_WRAP || out->command == CLI_LEARN;
     if (needs_command && (!out->argv || !out->argv[0]))
         return usage_error(err, err_size, "%s", "no command given (lcsb POLICY.lua -- COMMAND)");
+    if (out->command == CLI_LEARN && out->no_record)
+        return usage_error(err, err_size, "%s",
+                           "learn: --no-record leaves out what lcsb learns from (the programs "
+                           "the command runs)");
     return 0;
 }
 
@@ -315,6 +331,8 @@ static int parse_options(int argc, char **argv, int i, cli_args *out, char *err,
             out->no_trust_check = true;
         else if (strcmp(a, "--json") == 0 && out->command == CLI_DETECT)
             out->json = true;
+        else if (strcmp(a, "--write") == 0 && out->command == CLI_LEARN)
+            out->write = true;
         else if (a[0] == '-' && a[1] != '\0')
             return usage_error(err, err_size, "unknown option %s", a);
         else if (out->command == CLI_DETECT)
@@ -351,6 +369,8 @@ int cli_parse(int argc, char **argv, cli_args *out, char *err, size_t err_size) 
             out->command = CLI_WRAP, i++;
         else if (strcmp(first, "trust") == 0)
             out->command = CLI_TRUST, i++;
+        else if (strcmp(first, "learn") == 0)
+            out->command = CLI_LEARN, i++;
         else if (strcmp(first, "explain") == 0) {
             out->command = CLI_EXPLAIN;
             if (argc != 3 || argv[2][0] == '-')

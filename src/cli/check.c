@@ -413,8 +413,26 @@ static void print_home(const lcsb_script *script) {
                home[i].path, home[i].cache ? " (this project's, kept between its runs)" : "");
 }
 
-int cli_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-              const lcsb_attestation *att, const lcsb_script *script) {
+/* What a refused run's hints can draw on: the recorder, preloaded into
+ * dynamically linked programs, and in a world of its own the init, which
+ * sees every exec when the kernel can tell it (CAP). */
+static void print_evidence(const cli_args *args, const lcsb_capability *cap,
+                           const lcsb_attestation *att) {
+    if (args->no_record)
+        printf("evidence: none recorded (--no-record): hints come from the command's stderr\n");
+    else if (att->world != LCSB_HELD_OWN)
+        printf("evidence: the recorder, in dynamically linked programs only (a static "
+               "program's refusals are not seen in the host's world)\n");
+    else if (cap->seccomp_notify)
+        printf("evidence: the recorder, in dynamically linked programs; and every exec, "
+               "static programs' too, seen by the init (seccomp user notification)\n");
+    else
+        printf("evidence: the recorder, in dynamically linked programs only (no seccomp user "
+               "notification here: a static program's refused exec is not seen)\n");
+}
+
+int cli_check(const cli_args *args, const lcsb_capability *cap, const lcsb_backend *b,
+              const lcsb_policy *p, const lcsb_attestation *att, const lcsb_script *script) {
     char summary[256];
     bool enforced = strcmp(lcsb_backend_name(b), "none") != 0;
     lcsb_attestation_summary(att, summary, sizeof summary);
@@ -455,6 +473,7 @@ int cli_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
            : att->world == LCSB_HELD_OWN ? "its own (namespaces; only the policy's paths exist)"
            : att->backend == LCSB_MECHANISM_SEATBELT ? "the host's, held by the profile"
                                                      : "the host's processes, IPC and sockets");
+    if (enforced && att->backend == LCSB_MECHANISM_LANDLOCK) print_evidence(args, cap, att);
     static const char *const net[] = {"denied", "ports", "open", "domains"};
     printf("net: %s%s\n", net[lcsb_policy_net(p)],
            enforced && att->net == LCSB_NET_OPEN && lcsb_policy_net(p) != LCSB_NET_OPEN

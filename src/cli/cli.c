@@ -104,6 +104,7 @@ static int cmd_detect(const cli_args *args, const cli_paths *paths) {
                    cap.landlock_abi_kernel);
         printf("\n");
         printf("seccomp:         %s\n", cap.seccomp ? "yes" : "no");
+        printf("seccomp notify:  %s\n", cap.seccomp_notify ? "yes" : "no");
         printf("user namespaces: %s\n", cap.user_namespaces ? "yes" : "no");
         printf("mount namespace: %s\n", cap.mount_namespaces ? "yes" : "no");
         printf("sandbox-exec:    %s\n", cap.sandbox_exec ? "yes" : "no");
@@ -169,12 +170,39 @@ static void say_lines(const char *lead, char **lines) {
     lcsb_argv_free(lines);
 }
 
+/* lcsb learn's end of a run: what it says to add to the script, the report
+ * on stderr and the diff on stdout; the script rewritten under --write. */
+static int learn_after(const cli_args *args, lcsb_script *script, const lcsb_run_result *result) {
+    char **report, *diff;
+    lcsb_error err;
+    if (lcsb_script_learn(script, args->argv, result, args->write, &report, &diff, &err)) {
+        cli_say("%s", err.message);
+        return LCSB_EXIT_USAGE;
+    }
+    say_lines("learn: ", report);
+    if (diff) {
+        fputs(diff, stdout);
+        fflush(stdout);
+        if (args->write)
+            cli_say("learn: wrote %s; read it, then run: lcsb trust %s", args->policy,
+                    args->policy);
+        else
+            cli_say("learn: lcsb learn --write writes it to %s; then run: lcsb trust %s",
+                    args->policy, args->policy);
+    }
+    free(diff);
+    return result->status;
+}
+
+/* A run of the command under P; lcsb learn's (LEARNING, the wider policy)
+ * under that one, its refusals judged against P. */
 static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                   lcsb_script *script) {
+                   const lcsb_policy *learning, lcsb_script *script) {
     lcsb_run_options opts;
     lcsb_run_result result;
     lcsb_error err;
     lcsb_run_options_init(&opts);
+    if (learning) opts.judge = p;
     opts.prefix = (const char *const *)args->prefix;
     opts.keep_fds = args->keep_fds;
     opts.keep_fds_count = args->keep_fds_count;
@@ -187,7 +215,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
                 args->argv[0]);
     say_lines("warning: ", lcsb_script_warnings(script));
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
-    int ran = lcsb_run(b, p, args->argv, &opts, &result, &err);
+    int ran = lcsb_run(b, learning ? learning : p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
     if (cli_end_leftovers() < 0)
         cli_say("warning: could not end what the command left running: %s", strerror(errno));
@@ -201,6 +229,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     /* The command ran: its status stands even if the attestation is lost. */
     if (attest)
         write_attestation(attest, args->attest, script, &result.attestation, &result.status);
+    if (learning) return learn_after(args, script, &result);
     /* A run that succeeds keeps stderr the command's: tools parse it. */
     if (result.status != 0 || args->report)
         say_lines("hint: ", lcsb_script_explain(script, args->argv, &result));
@@ -292,8 +321,8 @@ static int select_backend(const cli_args *args, const lcsb_script *script,
 
 /* lcsb check for ARGV, the command after "--" (empty: none), then its
  * attestation under --attest FILE: the exit status. */
-static int run_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                     const char *const *argv, lcsb_script *script) {
+static int run_check(const cli_args *args, const lcsb_capability *cap, const lcsb_backend *b,
+                     const lcsb_policy *p, const char *const *argv, lcsb_script *script) {
     lcsb_attestation att;
     lcsb_error err;
     /* What lcsb_run would do before it spawns, for this very command. */
@@ -303,7 +332,7 @@ static int run_check(const cli_args *args, const lcsb_backend *b, const lcsb_pol
         cli_say("%s: %s", args->policy, err.message);
         return LCSB_EXIT_USAGE;
     }
-    int status = cli_check(args, b, p, &att, script);
+    int status = cli_check(args, cap, b, p, &att, script);
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest &&
         (!attest || write_attestation(attest, args->attest, script, &att, NULL) != 0))
@@ -359,7 +388,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         goto out;
     }
     if (args->command == CLI_CHECK) {
-        status = run_check(args, b, p, argv, script);
+        status = run_check(args, &cap, b, p, argv, script);
         goto out;
     }
     /* Held from here until lcsb_run has the command's pid and relays them. */
@@ -374,7 +403,15 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         cli_say("interrupted by signal %d before the command started", (int)pending_signal);
         goto out;
     }
-    status = cmd_run(args, b, p, script);
+    lcsb_policy *learning = NULL;
+    if (args->command == CLI_LEARN && lcsb_script_learning_policy(script, &learning, &err)) {
+        cli_say("learn: lcsb learn lets every program run while it learns, and the caps refuse "
+                "that: %s",
+                err.message);
+        goto out;
+    }
+    status = cmd_run(args, b, p, learning, script);
+    lcsb_policy_free(learning);
 out:
     lcsb_backend_free(b);
     /* What the script's commands left running goes before its directories. */

@@ -13,6 +13,7 @@ typedef enum cli_command {
     CLI_CHECK,
     CLI_WRAP,
     CLI_TRUST,
+    CLI_LEARN,
     CLI_CACHE,
     CLI_EXPLAIN,
     CLI_HELP,
@@ -30,6 +31,7 @@ typedef struct cli_args {
     bool no_capture;
     bool no_record;                 /* --no-record */
     bool report;                    /* --report: the hints whatever the exit */
+    bool write;                     /* learn --write: the script rewritten */
     bool no_trust_check;            /* --no-trust-check */
     bool json;                      /* detect --json */
     int keep_fds[CLI_KEEP_FDS_MAX]; /* --keep-fd N, in order given */
@@ -75,10 +77,10 @@ int cli_end_leftovers(void);
 int cli_cache(const cli_args *args);
 
 /* lcsb check: the policy P as B holds it for this very command (ATT, from
- * lcsb_prepare), section by section on stdout (check.c beside this). The
- * exit status. */
-int cli_check(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-              const lcsb_attestation *att, const lcsb_script *script);
+ * lcsb_prepare) on this host (CAP), section by section on stdout (check.c
+ * beside this). The exit status. */
+int cli_check(const cli_args *args, const lcsb_capability *cap, const lcsb_backend *b,
+              const lcsb_policy *p, const lcsb_attestation *att, const lcsb_script *script);
 
 /* FMT as one line "lcsb: TEXT" on stderr, escaped for the terminal. */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

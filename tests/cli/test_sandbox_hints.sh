@@ -263,6 +263,73 @@ if [[ -x /bin/busybox ]] && ! ldd /bin/busybox >/dev/null 2>&1; then
     /bin/busybox cat "$outside/data.txt"
 fi
 
+# ---- a static program's exec: the recorder cannot see it, the init does ----
+# spawns runs ARGV with posix_spawn (a vfork: the process that waits is the
+# command's, never the init that answers) and exits with its status, or
+# with the errno the exec got (13: EACCES, what Landlock answers; a watch
+# that broke exec would give ENOSYS, 38). It says nothing on stderr: the
+# hint must come from what the init saw.
+case_name="a static program's refused exec"
+if ! have gcc; then skip "gcc is not installed"; else
+cat >"$proj/spawns.c" <<'EOF'
+#include <spawn.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(int argc, char **argv) {
+    pid_t pid;
+    int ws, err = argc < 2 ? 2 : posix_spawn(&pid, argv[1], NULL, NULL, argv + 1, environ);
+    if (err) return err;
+    if (waitpid(pid, &ws, 0) != pid) return 125;
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 126;
+}
+EOF
+if ! gcc -static -O2 -o "$proj/spawns" "$proj/spawns.c" 2>"$work/gcc.err"; then
+  skip "gcc -static cannot link here: $(tail -1 "$work/gcc.err")"
+elif ldd "$proj/spawns" >/dev/null 2>&1; then skip "gcc -static made a dynamic program"
+elif [[ $detected != *'"seccomp_notify":true'* ]]; then
+  skip "no seccomp user notification here: the init sees no exec"
+else
+  policy 'exec = { "./spawns" }'
+  LCSB_FLAGS="--attest $work/s.json" refused ./spawns /usr/bin/id -u
+  if ((status != 13)); then fail "exited $status, not 13 (EACCES from the kernel)"; show
+  elif ! hinted 'exec = {' /usr/bin/id; then fail "no hint names /usr/bin/id"; show
+  elif ! grep -q '"execs_seen":true' "$work/s.json"; then fail "the attestation says no exec was seen"
+  elif ! grep -q '"op":"exec","key":"exec","target":"/usr/bin/id"' "$work/s.json"; then
+    fail "the attestation's refused does not list /usr/bin/id"
+  elif allowed ./spawns /usr/bin/id -u; then
+    # Its twin: with the program allowed, the same exec runs.
+    policy 'exec = { "./spawns", "/usr/bin/id" }'
+    refused ./spawns /usr/bin/id -u
+    if ((status != 0)); then fail "allowed, it exited $status"; show
+    else passed=$((passed + 1)); fi
+  fi
+
+  # Seen but not refused: a run that exits 0 lists no exec the init saw.
+  case_name="an exec seen in a run that exits 0"
+  policy 'exec = { "./spawns", "sh" }'
+  LCSB_FLAGS="--attest $work/s0.json" refused sh -c './spawns /usr/bin/id -u; true'
+  if ((status != 0)); then fail "exited $status"; show
+  elif ! grep -q '"execs_seen":true' "$work/s0.json"; then fail "the attestation says no exec was seen"
+  elif grep -q '"target":"/usr/bin/id"' "$work/s0.json"; then fail "an exec only seen is listed as refused"
+  else passed=$((passed + 1)); fi
+
+  # Go's toolchain and everything it builds are static: os/exec of a
+  # program the policy does not list, found along PATH.
+  case_name="go: os/exec"
+  if ! have go; then skip "go is not installed"; else
+    mkdir -p "$work/gorun"
+    printf '%s\n' 'package main' 'import ("os"; "os/exec")' \
+      'func main() { if exec.Command(os.Args[1], os.Args[2:]...).Run() != nil { os.Exit(3) } }' \
+      >"$work/gorun/main.go"
+    if ! (cd "$work/gorun" && GO111MODULE=off go build -o "$proj/gorun" . 2>"$work/go.err"); then
+      skip "go build failed: $(tail -1 "$work/go.err")"
+    else
+      check "go: os/exec" 'exec = { "./gorun" }' 'exec = {' /usr/bin/id ./gorun id -u
+    fi
+  fi
+fi
+fi
+
 # ---- 126 from the shell, about its child: not "sh could not be executed" ----
 case_name="a shell's 126 is its child's"
 policy 'exec = { "sh" }'

@@ -2,9 +2,11 @@
  * command can write to it, so its bytes may be anything: lcsb reads them
  * in the pieces the pipe hands over, keeps what the policy accounts for,
  * and writes the attestation's JSON from it. The input's first byte picks
- * where the bytes are cut in two, as a read might. */
+ * where the bytes are cut in two, as a read might, and its top bit whether
+ * the run failed (execs only seen asked for count then). */
 #include "refusals.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ static lcsb_policy *policy(void) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     size_t cut = data[0] % size;
+    bool failed = data[0] & 0x80;
     data++, size--;
     lcsb__refusals *r = lcsb__refusals_new(policy());
     if (!r) return 0;
@@ -36,10 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static lcsb_attestation att;
     memset(&att, 0, sizeof att);
     att.recorded = true;
-    lcsb__refusals_finish(r, &att);
+    lcsb__refusals_finish(r, failed, &att);
     lcsb__refusals_free(r);
     for (size_t i = 0; i < att.refused_count && i < LCSB_REFUSALS_MAX; i++)
-        if (!memchr(att.refused[i].target, 0, sizeof att.refused[i].target) || !att.refused[i].count)
+        if (!memchr(att.refused[i].target, 0, sizeof att.refused[i].target) ||
+            !att.refused[i].count)
             abort();
     free(lcsb_attestation_json(&att));
     return 0;

@@ -93,8 +93,9 @@ static lcsb_policy *policy(void) {
     return p;
 }
 
-/* TEXT fed to a reader for a fresh policy, in two pieces cut at CUT. */
-static lcsb_attestation *read_records(const char *text, size_t cut) {
+/* TEXT fed to a reader for a fresh policy, in two pieces cut at CUT, for
+ * a run that FAILED or not. */
+static lcsb_attestation *read_run(const char *text, size_t cut, bool failed) {
     static lcsb_attestation att;
     lcsb_policy *p = policy();
     lcsb__refusals *r = lcsb__refusals_new(p);
@@ -104,10 +105,14 @@ static lcsb_attestation *read_records(const char *text, size_t cut) {
     lcsb__refusals_feed(r, text, cut);
     lcsb__refusals_feed(r, text + cut, len - cut);
     memset(&att, 0, sizeof att);
-    lcsb__refusals_finish(r, &att);
+    lcsb__refusals_finish(r, failed, &att);
     lcsb__refusals_free(r);
     lcsb_policy_free(p);
     return &att;
+}
+
+static lcsb_attestation *read_records(const char *text, size_t cut) {
+    return read_run(text, cut, true);
 }
 
 static char *line(const char *op, int error, const char *program, const char *target) {
@@ -297,7 +302,7 @@ static void test_only_the_first_are_kept_all_counted(void **state) {
     lcsb__refusals_feed(r, "\n", 1);
     lcsb__refusals_feed(r, text, strlen(text));
     lcsb_attestation *a = calloc(1, sizeof *a);
-    lcsb__refusals_finish(r, a);
+    lcsb__refusals_finish(r, true, a);
     assert_int_equal(a->refused_count, n);
     char first[PATH_MAX * 2];
     snprintf(first, sizeof first, "%s/ro/new0", dir);
@@ -307,6 +312,109 @@ static void test_only_the_first_are_kept_all_counted(void **state) {
     free(a);
     free(long_line);
     free(text);
+}
+
+/* A learning run: the execs only seen asked for come first, and count
+ * whatever the status, however many the kernel's refusals before them. */
+static void test_learning_keeps_the_execs_first(void **state) {
+    (void)state;
+    size_t n = LCSB_REFUSALS_MAX + 4;
+    char *text = calloc(n + 2, PATH_MAX * 2);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++) {
+        char target[PATH_MAX * 2];
+        snprintf(target, sizeof target, "%s/ro/new%zu", dir, i);
+        strcat(text, line("write", EROFS, "sh", target));
+    }
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/id"));
+    lcsb_policy *p = policy();
+    lcsb__refusals *r = lcsb__refusals_new(p);
+    assert_non_null(r);
+    lcsb__refusals_feed(r, text, strlen(text));
+    lcsb_attestation *a = calloc(1, sizeof *a);
+    lcsb__refusals_finish_learning(r, a);
+    assert_int_equal(a->refused_count, n + 1);
+    expect(&a->refused[0], "exec", "exec", "/usr/bin/id");
+    /* Its twin: finished as a run, the writes fill the list first. */
+    memset(a, 0, sizeof *a);
+    lcsb__refusals_finish(r, true, a);
+    assert_string_equal(a->refused[0].op, "write");
+    lcsb__refusals_free(r);
+    lcsb_policy_free(p);
+    free(a);
+    free(text);
+}
+
+/* The init's exec_seen: an exec asked for, before the kernel answered. One
+ * outside the exec tier is what Landlock refuses (EACCES), kept when the
+ * run failed; a run that succeeded had it fail harmlessly, or not at all. */
+static void test_an_exec_seen_is_refused_when_the_run_failed(void **state) {
+    (void)state;
+    char text[PATH_MAX * 4] = "";
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/id"));
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/env")); /* in the tier */
+    const lcsb_attestation *a = read_run(text, 7, true);
+    assert_int_equal(a->refused_count, 1);
+    expect(&a->refused[0], "exec", "exec", "/usr/bin/id");
+    assert_string_equal(a->refused[0].program, "go");
+    assert_int_equal(a->refused[0].error, EACCES);
+    assert_int_equal(a->refused[0].count, 1);
+    a = read_run(text, 7, false);
+    assert_int_equal(a->refused_count, 0);
+}
+
+/* A dynamically linked program's refused exec is seen by the init and
+ * reported by the recorder: one refusal, in either order, kept whatever
+ * the status (the recorder saw the kernel refuse it). */
+static void test_seen_and_recorded_are_one_refusal(void **state) {
+    (void)state;
+    char text[PATH_MAX * 4] = "";
+    strcat(text, line("exec_seen", 0, "sh", "/usr/bin/id"));
+    strcat(text, line("exec", EACCES, "sh", "/usr/bin/id"));
+    const lcsb_attestation *a = read_run(text, 0, false);
+    assert_int_equal(a->refused_count, 1);
+    assert_int_equal(a->refused[0].count, 1);
+    text[0] = '\0';
+    strcat(text, line("exec", EACCES, "sh", "/usr/bin/id"));
+    strcat(text, line("exec_seen", 0, "sh", "/usr/bin/id"));
+    a = read_run(text, 0, false);
+    assert_int_equal(a->refused_count, 1);
+    assert_int_equal(a->refused[0].count, 1);
+}
+
+/* Execs only asked for take no room from the refusals the kernel made:
+ * after a run that exited 0, the list holds the first 32 of those, whole. */
+static void test_execs_asked_for_leave_the_list_whole(void **state) {
+    (void)state;
+    size_t n = LCSB_REFUSALS_MAX + 2;
+    char *text = calloc(n + 3, PATH_MAX);
+    assert_non_null(text);
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/id"));
+    strcat(text, line("exec_seen", 0, "go", "/usr/bin/env")); /* in the tier: no refusal */
+    strcat(text, line("exec_seen", 0, "go", at("tool")));
+    for (size_t i = 0; i < n; i++) {
+        char target[PATH_MAX * 2];
+        snprintf(target, sizeof target, "%s/ro/new%zu", dir, i);
+        strcat(text, line("write", EROFS, "sh", target));
+    }
+    const lcsb_attestation *a = read_run(text, 0, false);
+    assert_int_equal(a->refused_count, n);
+    for (size_t i = 0; i < LCSB_REFUSALS_MAX; i++) assert_string_equal(a->refused[i].op, "write");
+    a = read_run(text, 0, true);
+    assert_int_equal(a->refused_count, n + 2);
+    for (size_t i = 0; i < LCSB_REFUSALS_MAX; i++) assert_string_equal(a->refused[i].op, "write");
+    free(text);
+}
+
+/* Strictly its shape: no errno yet, and an absolute path. */
+static void test_a_bad_exec_seen_is_no_record(void **state) {
+    (void)state;
+    char text[PATH_MAX * 4] = "";
+    strcat(text, line("exec_seen", EACCES, "go", "/usr/bin/id"));
+    strcat(text, line("exec_seen", 0, "go", "usr/bin/id"));
+    strcat(text, "exec_seen\t0\t42\tgo\t\n");
+    strcat(text, "exec_seen\t\t42\tgo\t/usr/bin/id\n");
+    assert_int_equal(read_records(text, 3)->refused_count, 0);
 }
 
 int main(void) {
@@ -320,6 +428,11 @@ int main(void) {
         cmocka_unit_test(test_what_no_hint_may_come_from),
         cmocka_unit_test(test_attestation_text_is_valid_json),
         cmocka_unit_test(test_only_the_first_are_kept_all_counted),
+        cmocka_unit_test(test_an_exec_seen_is_refused_when_the_run_failed),
+        cmocka_unit_test(test_seen_and_recorded_are_one_refusal),
+        cmocka_unit_test(test_execs_asked_for_leave_the_list_whole),
+        cmocka_unit_test(test_a_bad_exec_seen_is_no_record),
+        cmocka_unit_test(test_learning_keeps_the_execs_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -130,10 +130,14 @@ typedef struct lcsb_attestation {
      * whether it ran, and what the sandbox refused, the first
      * LCSB_REFUSALS_MAX distinct refusals in the order they came and how
      * many there were in all. A static program, or one that drops
-     * LD_PRELOAD, reports nothing. */
+     * LD_PRELOAD, reports nothing itself; in a world of its own, where
+     * execs_seen says the shim's init saw every exec (seccomp user
+     * notification), an exec outside the exec tier in a run that failed is
+     * one of the refusals whatever the program. */
     bool recorded;
     lcsb_refusal refused[LCSB_REFUSALS_MAX];
     size_t refused_count;
+    bool execs_seen;
 } lcsb_attestation;
 
 /* Reads what FINAL_ARGV enforces into the caller's OUT (every field set);

@@ -24,6 +24,10 @@ typedef struct lcsb_capability {
      * limits.memory: 2 (cgroup v2, memory delegated to its children), 1
      * (cgroup v1's memory hierarchy, writable), 0: none. */
     int memory_cgroup;
+    /* seccomp user notification: in a world of its own, the shim's init
+     * sees every exec the command asks for, a static program's too, as
+     * evidence for the hints (never enforcement). */
+    bool seccomp_notify;
 } lcsb_capability;
 
 /* Asks the host what it can enforce and fills the caller's CAP with it

@@ -50,6 +50,12 @@ typedef struct lcsb_run_options {
      * LD_PRELOAD and a pipe's descriptor in LCSB_RECORD_FD, both visible
      * to them. True unless set; under a mechanism without one, nothing. */
     bool record_refusals;
+    /* What the refusals are judged against, when not the policy the command
+     * runs under (NULL): lcsb learn runs it under a wider one (every program
+     * may run) and records what this one would refuse, every exec the
+     * shim's init saw outside its exec tier among them, whatever the
+     * command's status. The caller keeps ownership; read during the call. */
+    const lcsb_policy *judge;
 } lcsb_run_options;
 #define LCSB_KEEP_FD_MAX 65536
 #define LCSB_STDERR_TAIL_MAX 65536

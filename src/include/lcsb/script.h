@@ -154,6 +154,28 @@ LCSB_API const lcsb_policy *lcsb_script_policy(const lcsb_script *script);
  * are none (or on ENOMEM). NULL-safe. */
 LCSB_API char **lcsb_script_explain(lcsb_script *script, const char *const *argv,
                                     const lcsb_run_result *result);
+/* Returns in *OUT a new policy, which the caller frees with
+ * lcsb_policy_free(): the script's, with every program allowed (exec open),
+ * held to the caps the script was (LCSB_EINVAL, naming the cap, when they
+ * refuse exec "any"). What lcsb learn runs the command under, with
+ * lcsb_run_options.judge the script's own policy. */
+LCSB_API LCSB_NODISCARD int lcsb_script_learning_policy(const lcsb_script *script,
+                                                        lcsb_policy **out, lcsb_error *err);
+/* Returns what a learning run (lcsb_run under lcsb_script_learning_policy,
+ * judged against the script's policy) says to add to the script: in
+ * *REPORT the report's lines (an lcsb argv, escaped; the caller frees it
+ * with lcsb_argv_free()), in *DIFF the script as it would be, as a unified
+ * diff (the caller frees it with free(); NULL when there is nothing to add
+ * or lcsb cannot place it in the script, which the report then says how
+ * to). The programs the run used that the policy does not let run become
+ * presets, built = true, or their paths; what it leaves out (a secret, a
+ * cap) and what else was refused, the report names. WRITE: the script is
+ * rewritten with the change, whole or not at all (the user still trusts it
+ * with lcsb_trust). LCSB_EUNTRUSTED when the script's file is no longer the
+ * one that ran. ARGV and RESULT are only read. */
+LCSB_API LCSB_NODISCARD int lcsb_script_learn(lcsb_script *script, const char *const *argv,
+                                              const lcsb_run_result *result, bool write,
+                                              char ***report, char **diff, lcsb_error *err);
 /* Returns in *HINTS the hints for a run from its attestation, as a new lcsb
  * argv the caller frees with lcsb_argv_free(); JSON and LUA_DIR are only read
  * during the call, in a Lua state of its own. The attestation as

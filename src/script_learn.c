@@ -1,0 +1,230 @@
+/* lcsb learn's two steps on a script: the policy the learning run runs
+ * under (the script's, with every program allowed, held to the same caps),
+ * and what that run says to add to the script (lua/lcsb/learn.lua), as a
+ * report, a diff of the script, and the script rewritten when asked. Apart
+ * from script_explain.c: explain words a run; learn changes a file, the one
+ * the user trusted, and only while it is still the one lcsb ran. */
+#include "script.h"
+
+#include "caps_check.h"
+#include "escape.h"
+#include "sha256.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The most of a policy script learn reads to change. */
+#define SCRIPT_TEXT_MAX (1 << 20)
+
+static int pworld_env(lua_State *L) {
+    int ref = (int)lua_tointeger(L, 1);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lcsb.learn");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "world_env");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* What the learning world's environment adds (learn.world_env), into WIDE. */
+static int learning_env(const lcsb_script *s, lcsb_policy *wide, lcsb_error *err) {
+    lua_State *L = s->L;
+    int top = lua_gettop(L), rc = 0;
+    lua_pushcfunction(L, pworld_env);
+    lua_pushinteger(L, s->result);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+        const char *msg = lua_tostring(L, -1);
+        rc = lcsb__fail(err, LCSB_EINVAL, "learn: %s", msg ? msg : "(no environment)");
+    }
+    for (lua_pushnil(L); !rc && lua_next(L, -2) != 0; lua_pop(L, 1))
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING)
+            rc = lcsb_policy_set_env(wide, lua_tostring(L, -2), lua_tostring(L, -1), err);
+    lua_settop(L, top);
+    return rc;
+}
+
+int lcsb_script_learning_policy(const lcsb_script *s, lcsb_policy **out, lcsb_error *err) {
+    *out = NULL;
+    if (!s || !s->policy || !s->L || s->result == LUA_NOREF)
+        return lcsb__fail(err, LCSB_EINVAL, "learn: no policy script");
+    lcsb_policy *wide = lcsb_policy_copy(s->policy);
+    if (!wide) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    lcsb_policy_set_exec_open(wide, true);
+    int rc = learning_env(s, wide, err);
+    /* Widened as far as the caps allow, and no further: a cap on running
+     * any program refuses learning as it would refuse exec = "any". */
+    if (!rc) rc = lcsb__caps_check(s->caps, wide, s->loads.script_path, err);
+    if (rc) {
+        lcsb_policy_free(wide);
+        return rc;
+    }
+    *out = wide;
+    return 0;
+}
+
+/* The script's text as lcsb ran it: read again, and held to the digest the
+ * run recorded, as the command may have changed the file since (a policy
+ * is read-only only while a run lasts). */
+static int script_text(const lcsb_script *s, char **text, size_t *len, lcsb_error *err) {
+    const lcsb__trust_file *ran = s->loads.read.n ? &s->loads.read.v[0] : NULL;
+    if (!ran) return lcsb__fail(err, LCSB_EINVAL, "learn: lcsb does not know what the script was");
+    if (lcsb__read_regular(ran->real, SCRIPT_TEXT_MAX, true, text, len, NULL, NULL) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "learn: cannot read %s again: %s", ran->real,
+                          strerror(errno));
+    char digest[LCSB__SHA256_HEX];
+    lcsb__sha256_of(*text, *len, digest);
+    if (strcmp(digest, ran->sha256) != 0) {
+        free(*text);
+        *text = NULL;
+        return lcsb__fail(err, LCSB_EUNTRUSTED,
+                          "learn: %s changed since lcsb ran it; nothing is proposed for a script "
+                          "lcsb did not run",
+                          ran->real);
+    }
+    return 0;
+}
+
+/* NEW (LEN bytes) over the file at PATH, whole or not at all: written
+ * beside it with PATH's mode, then renamed over it. */
+static int replace_file(const char *path, const char *text, size_t len, lcsb_error *err) {
+    char tmp[PATH_MAX];
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "learn: %s: %s", path, strerror(errno));
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.lcsb-learn.XXXXXX", path) >= sizeof tmp)
+        return lcsb__fail(err, LCSB_EINVAL, "learn: %s: path too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "learn: %s: %s", tmp, strerror(errno));
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    int saved = errno;
+    /* The file keeps its owner (root learning in a user's project) and
+     * its mode; where it cannot keep them, it is not replaced. */
+    bool ok = done == len &&
+              ((st.st_uid == geteuid() && st.st_gid == getegid()) ||
+               fchown(fd, st.st_uid, st.st_gid) == 0) &&
+              fchmod(fd, st.st_mode & 07777) == 0 && fsync(fd) == 0;
+    if (!ok && done == len) saved = errno;
+    close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok) saved = errno;
+        unlink(tmp);
+        return lcsb__fail(err, LCSB_ESYS, "learn: cannot write %s: %s", path, strerror(saved));
+    }
+    return 0;
+}
+
+typedef struct learn_args {
+    const lcsb_script *s;
+    const char *const *argv;
+    const lcsb_run_result *result;
+    const char *text;
+    size_t len;
+} learn_args;
+
+static int plearn(lua_State *L) {
+    const learn_args *a = lua_touserdata(L, 1);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lcsb.learn");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "propose");
+    lcsb__push_evidence(L, a->argv, a->result, a->s->result, a->s->caps);
+    lua_pushstring(L, a->s->loads.given ? a->s->loads.given : a->s->loads.script_path);
+    lua_pushlstring(L, a->text, a->len);
+    lua_call(L, 3, 1);
+    return 1;
+}
+
+/* The report's lines on top (the proposal's "lines"), escaped, as an lcsb
+ * argv into *REPORT. */
+static int take_report(lua_State *L, char ***report, lcsb_error *err) {
+    lcsb__strv lines = {0};
+    bool oom = false;
+    if (lcsb__raw_field(L, -1, "lines") == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; !oom && i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            size_t len;
+            const char *line = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+            if (line) {
+                lcsb__buf b = {0};
+                lcsb__buf_add_escaped(&b, line, len);
+                oom = b.oom || lcsb__strv_push_n(&lines, b.p, b.len) != 0;
+                lcsb__buf_free(&b);
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    if (!oom) *report = lcsb__strv_take(&lines);
+    lcsb__strv_clear(&lines);
+    return oom || !*report ? lcsb__fail(err, LCSB_ENOMEM, "out of memory") : 0;
+}
+
+/* The string field KEY of the table on top, copied into *OUT (NULL when
+ * there is none). */
+static int take_string(lua_State *L, const char *key, char **out, size_t *len, lcsb_error *err) {
+    *out = NULL;
+    if (lcsb__raw_field(L, -1, key) == LUA_TSTRING) {
+        const char *s = lua_tolstring(L, -1, len);
+        if (!(*out = malloc(*len + 1))) {
+            lua_pop(L, 1);
+            return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        }
+        memcpy(*out, s, *len + 1);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+int lcsb_script_learn(lcsb_script *s, const char *const *argv, const lcsb_run_result *result,
+                      bool write, char ***report, char **diff, lcsb_error *err) {
+    *report = NULL;
+    *diff = NULL;
+    if (!s || !s->L || s->result == LUA_NOREF)
+        return lcsb__fail(err, LCSB_EINVAL, "learn: no policy script");
+    learn_args a = {.s = s, .argv = argv, .result = result};
+    char *source;
+    int rc = script_text(s, &source, &a.len, err);
+    if (rc) return rc;
+    a.text = source;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, plearn);
+    lua_pushlightuserdata(L, &a);
+    char *changed = NULL;
+    size_t changed_len = 0, diff_len = 0;
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+        const char *msg = lua_tostring(L, -1);
+        rc = lcsb__fail(err, LCSB_EINVAL, "learn: %s", msg ? msg : "(no proposal)");
+    } else if (!(rc = take_string(L, "text", &changed, &changed_len, err)) &&
+               !(rc = take_string(L, "diff", diff, &diff_len, err))) {
+        rc = take_report(L, report, err);
+    }
+    lua_settop(L, top);
+    if (!rc && write && changed)
+        rc = replace_file(s->loads.read.v[0].real, changed, changed_len, err);
+    free(changed);
+    free(source);
+    if (rc) {
+        lcsb_argv_free(*report);
+        free(*diff);
+        *report = NULL;
+        *diff = NULL;
+    }
+    return rc;
+}

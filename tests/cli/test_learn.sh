@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# lcsb learn on real toolchains, as a new user starts: a small project of
+# each kind with exec_policy { project = run.cwd } alone, trusted. Its twin
+# first: the work under that policy is refused. Then lcsb learn --write,
+# lcsb trust, and one run: the work must pass.
+#
+#   go         go build ./..., go test ./... (static toolchain, test binary in TMPDIR)
+#   autotools  autoreconf -i, configure, make, make check (with libtool)
+#   cmake      cmake, its build, and ctest
+#   java       javac, and junit's runner
+#   ruby       rake running minitest
+#   python     a venv and its tests run with pytest
+#
+# And what learning must not propose: a command that reads ~/.ssh/id_rsa,
+# writes ~/.bashrc and connects to an unlisted host is told of each, and
+# none is in the change; a script with no exec_policy call gets the change
+# to make by hand and no diff.
+#
+# Usage: test_learn.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
+# mechanism or tool fail.
+set -uo pipefail
+LCSB=$(realpath "$1")
+work=$(mktemp -d /tmp/lcsb-learn.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failed=0 passed=0 skipped=0 case_name=setup
+
+fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
+skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
+missing() {
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then fail "$* (scripts/deps.sh installs it)"
+  else skip "$*"; fi
+}
+
+detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
+if [[ $detected != *'"user_namespaces":true'* || $detected != *'"seccomp_notify":true'* ]]; then
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
+    echo "FAIL: this host cannot show lcsb every exec (user namespaces, seccomp user notification)" >&2
+    exit 1
+  fi
+  echo "# skipped: this host cannot show lcsb every exec" >&2
+  exit 0
+fi
+
+export HOME=$work/home
+mkdir -p "$HOME"
+export XDG_STATE_HOME=$work/state
+export PATH=/usr/bin:/bin
+
+show() { sed 's/^/    /' "$1/run.out" "$1/run.err" | tail -20 >&2; }
+
+# A project NAME with the minimal policy, trusted.
+project() { # NAME
+  local dir=$work/$1
+  mkdir -p "$dir"
+  printf 'local lcsb = require "lcsb"\nreturn function(run) return lcsb.exec_policy { project = run.cwd } end\n' \
+    >"$dir/policy.lua"
+  (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust"
+  echo "$dir"
+}
+
+run_in() { # DIR LCSB-ARGS...
+  local dir=$1
+  shift
+  (cd "$dir" && "$LCSB" "$@" >"$dir/run.out" 2>"$dir/run.err")
+}
+
+# STEPS refused under the minimal policy (the twin), learned, trusted, and
+# then passing in one run, with PASSED in its output. CLEAN undoes what the
+# learning run built, so that the run after it builds again.
+learn_case() { # DIR STEPS PASSED CLEAN
+  local dir=$1 steps=$2 want=$3 clean=$4
+  if run_in "$dir" policy.lua -- sh -c "$steps"; then
+    fail "the twin ran: the minimal policy let it pass"; show "$dir"; return
+  fi
+  (cd "$dir" && eval "$clean")
+  if ! run_in "$dir" learn --write policy.lua -- sh -c "$steps"; then
+    fail "the learning run failed"; show "$dir"; return
+  fi
+  grep -q '^+++ policy.lua (learned)' "$dir/run.out" || { fail "no diff on stdout"; show "$dir"; }
+  grep -q "learn: wrote policy.lua" "$dir/run.err" || { fail "not written"; show "$dir"; }
+  (cd "$dir" && eval "$clean")
+  # Written, not trusted: lcsb refuses the file until the user trusts it.
+  if run_in "$dir" policy.lua -- true; then fail "the learned file ran untrusted"; fi
+  (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust of the learned file"
+  if run_in "$dir" policy.lua -- sh -c "$steps"; then
+    grep -q -- "$want" "$dir/run.out" || { fail "the work did not pass ($want)"; show "$dir"; return; }
+    passed=$((passed + 1))
+  else
+    fail "refused after learning: $(grep -o 'exec = {[^}]*}' "$dir/policy.lua")"; show "$dir"
+  fi
+}
+
+# ---- go ----
+case_name="go"
+if ! command -v go >/dev/null; then
+  missing "go is not installed (golang-go)"
+else
+  dir=$(project go)
+  printf 'module example.com/hello\n\ngo 1.19\n' >"$dir/go.mod"
+  printf 'package main\n\nimport "fmt"\n\nfunc Hello() string { return "hi" }\n\nfunc main() { fmt.Println(Hello()) }\n' \
+    >"$dir/main.go"
+  printf 'package main\n\nimport "testing"\n\nfunc TestHello(t *testing.T) {\n\tif Hello() != "hi" {\n\t\tt.Fatal("no")\n\t}\n}\n' \
+    >"$dir/main_test.go"
+  learn_case "$dir" 'go build ./... && go test -count=1 ./...' '^ok' 'rm -f hello'
+  grep -q 'lcsb.tools.go' "$dir/policy.lua" || fail "no go preset learned"
+fi
+
+# ---- autotools ----
+case_name="autotools"
+if ! command -v autoreconf >/dev/null || ! command -v libtoolize >/dev/null; then
+  missing "autoreconf or libtoolize is not installed (autoconf, automake, libtool)"
+else
+  dir=$(project autotools)
+  printf 'AC_INIT([hello], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\nLT_INIT\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n' \
+    >"$dir/configure.ac"
+  printf 'lib_LTLIBRARIES = libhello.la\nlibhello_la_SOURCES = hello.c\ncheck_PROGRAMS = test_hello\ntest_hello_SOURCES = test_hello.c\ntest_hello_LDADD = libhello.la\nTESTS = test_hello\n' \
+    >"$dir/Makefile.am"
+  printf 'int hello(void) { return 42; }\n' >"$dir/hello.c"
+  printf 'int hello(void);\nint main(void) { return hello() == 42 ? 0 : 1; }\n' >"$dir/test_hello.c"
+  learn_case "$dir" 'autoreconf -i >/dev/null 2>&1 && ./configure -q && make -s && make -s check' \
+    '^PASS: test_hello' 'ls -A | grep -vx -e policy.lua -e configure.ac -e Makefile.am -e hello.c -e test_hello.c -e run.out -e run.err | xargs rm -rf'
+fi
+
+# ---- cmake and ctest ----
+case_name="cmake"
+if ! command -v cmake >/dev/null; then
+  missing "cmake is not installed"
+else
+  dir=$(project cmake)
+  printf 'cmake_minimum_required(VERSION 3.13)\nproject(hello C)\nenable_testing()\nadd_executable(t t.c)\nadd_test(NAME t COMMAND t)\n' \
+    >"$dir/CMakeLists.txt"
+  printf 'int main(void) { return 0; }\n' >"$dir/t.c"
+  learn_case "$dir" 'cmake -S . -B b >/dev/null && cmake --build b >/dev/null && cd b && ctest' \
+    '100% tests passed' 'rm -rf b'
+fi
+
+# ---- java and junit ----
+case_name="java"
+junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
+if ! command -v javac >/dev/null || [[ ! -f /usr/share/java/junit4.jar ]]; then
+  missing "javac or junit4 is not installed (default-jdk-headless, junit4)"
+else
+  dir=$(project java)
+  mkdir -p "$dir/src" "$dir/test"
+  printf 'public class Calc {\n  public static int add(int a, int b) { return a + b; }\n}\n' >"$dir/src/Calc.java"
+  printf 'import org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class CalcTest {\n  @Test public void adds() { assertEquals(5, Calc.add(2, 3)); }\n}\n' \
+    >"$dir/test/CalcTest.java"
+  learn_case "$dir" "javac -d out -cp $junit src/*.java test/*.java && java -cp out:$junit org.junit.runner.JUnitCore CalcTest" \
+    '^OK (1 test)' 'rm -rf out'
+fi
+
+# ---- ruby, rake and minitest ----
+case_name="ruby"
+if ! command -v rake >/dev/null || ! ruby -e 'require "minitest"' 2>/dev/null; then
+  missing "rake or minitest is not installed (ruby, rake, ruby-minitest)"
+else
+  dir=$(project ruby)
+  mkdir -p "$dir/lib" "$dir/test"
+  printf 'module Calc\n  def self.add(a, b) = a + b\nend\n' >"$dir/lib/calc.rb"
+  printf 'require "minitest/autorun"\nrequire "calc"\n\nclass CalcTest < Minitest::Test\n  def test_add\n    assert_equal 5, Calc.add(2, 3)\n  end\nend\n' \
+    >"$dir/test/test_calc.rb"
+  printf 'require "rake/testtask"\nRake::TestTask.new(:test) { |t| t.libs << "lib"; t.test_files = FileList["test/test_*.rb"] }\ntask default: :test\n' \
+    >"$dir/Rakefile"
+  learn_case "$dir" 'rake test' '1 runs, 1 assertions, 0 failures' 'true'
+fi
+
+# ---- python, a venv and pytest ----
+case_name="python"
+if ! python3 -c 'import venv, pytest' 2>/dev/null; then
+  missing "python3-venv or python3-pytest is missing"
+else
+  dir=$(project python)
+  mkdir -p "$dir/tests"
+  printf 'def add(a, b):\n    return a + b\n' >"$dir/calc.py"
+  printf 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n' >"$dir/tests/test_calc.py"
+  learn_case "$dir" 'python3 -m venv --system-site-packages .venv && PYTHONPATH=. .venv/bin/python -m pytest -q -p no:cacheprovider tests' \
+    '1 passed' 'rm -rf .venv'
+fi
+
+# ---- what learning must not propose ----
+case_name="lures"
+dir=$(project lures)
+mkdir -p "$HOME/.ssh"
+echo "not a key" >"$HOME/.ssh/id_rsa"
+echo "# rc" >"$HOME/.bashrc"
+lure="cat $HOME/.ssh/id_rsa; echo planted >> $HOME/.bashrc; (exec 3<>/dev/tcp/192.0.2.1/80); true"
+if run_in "$dir" learn policy.lua -- bash -c "$lure"; then
+  for want in "left out: read of $HOME/.ssh/id_rsa" "left out: write of $HOME/.bashrc" \
+    "connect to 192.0.2.1:80"; do
+    grep -qF -- "$want" "$dir/run.err" || { fail "not told: $want"; show "$dir"; }
+  done
+  if grep -E '^\+' "$dir/run.out" | grep -qE '\.ssh|\.bashrc|"any"|192\.0\.2\.1'; then
+    fail "the change holds a lure"; show "$dir"
+  fi
+  grep -q "planted" "$HOME/.bashrc" && fail "the real ~/.bashrc was written while learning"
+  passed=$((passed + 1))
+else
+  fail "the learning run failed"; show "$dir"
+fi
+# The twin: under --backend none nothing is refused, so nothing is left
+# out: what learn named above is the policy's doing.
+if run_in "$dir" learn --backend none policy.lua -- bash -c "cat $HOME/.ssh/id_rsa >/dev/null"; then
+  grep -q "left out" "$dir/run.err" && { fail "left out under none"; show "$dir"; }
+  passed=$((passed + 1))
+else
+  fail "the unsandboxed learning run failed"; show "$dir"
+fi
+
+# What the command chose is not proposed: a file outside its world reached
+# through a symlink it made in the project (a data file, and a program no
+# PATH finds), and an interpreter a #! line of its own names in a
+# dot-directory of HOME or among lcsb's own files.
+case_name="the command's choices"
+dir=$(project choices)
+outside=$work/outside
+mkdir -p "$outside" "$HOME/.config"
+echo "TOPSECRET" >"$outside/data"
+printf '#!/bin/sh\necho tool\n' >"$outside/tool"
+printf '#!/bin/sh\necho token\n' >"$HOME/.config/deploy-token"
+chmod +x "$outside/tool" "$HOME/.config/deploy-token"
+printf '#!%s\n' "$HOME/.config/deploy-token" >"$dir/a"
+printf '#!%s\n' "$LCSB" >"$dir/b"
+chmod +x "$dir/a" "$dir/b"
+choose="ln -sfn $outside d; ./d/data; ./d/tool; ./a; ./b; true"
+if run_in "$dir" learn --write policy.lua -- sh -c "$choose"; then
+  for path in "$outside/data" "$outside/tool" "$HOME/.config/deploy-token" "$LCSB"; do
+    grep -qF -- "$path" "$dir/policy.lua" && { fail "proposed: $path"; show "$dir"; }
+    grep -qF -- "left out: exec of $path" "$dir/run.err" || { fail "not named: $path"; show "$dir"; }
+  done
+  passed=$((passed + 1))
+else
+  fail "the learning run failed"; show "$dir"
+fi
+
+# --write keeps the file's owner: root learning in another user's project.
+case_name="the owner kept"
+if [[ $(id -u) == 0 ]] && id nobody >/dev/null 2>&1; then
+  dir=$(project owner)
+  chown nobody: "$dir/policy.lua"
+  if run_in "$dir" learn --write policy.lua -- sh -c 'sed -n 1p policy.lua'; then
+    [[ $(stat -c %U "$dir/policy.lua") == nobody ]] || fail "now owned by $(stat -c %U "$dir/policy.lua")"
+    grep -q "lcsb.tools.shell" "$dir/policy.lua" || { fail "not written"; show "$dir"; }
+    passed=$((passed + 1))
+  else
+    fail "the learning run failed"; show "$dir"
+  fi
+fi
+
+case_name="no exec_policy call"
+dir=$work/bare
+mkdir -p "$dir"
+printf 'local lcsb = require "lcsb"\nlocal build = lcsb.exec_policy\nreturn function(run) return build { project = run.cwd } end\n' \
+  >"$dir/policy.lua"
+(cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust"
+if run_in "$dir" learn --write policy.lua -- sh -c 'sed -n 1p policy.lua'; then
+  grep -q "cannot place the change in policy.lua" "$dir/run.err" || { fail "no word on where"; show "$dir"; }
+  [[ -s $dir/run.out && $(grep -c '^+++' "$dir/run.out") -gt 0 ]] && fail "a diff it could not place"
+  grep -q "build { project" "$dir/policy.lua" || fail "the file was changed"
+  passed=$((passed + 1))
+else
+  fail "the learning run failed"; show "$dir"
+fi
+
+echo "# learn: $passed passed, $failed failed, $skipped skipped" >&2
+[[ $failed == 0 ]]
