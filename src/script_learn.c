@@ -15,10 +15,15 @@
 #include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The most of a policy script learn reads to change. */
@@ -71,15 +76,41 @@ int lcsb_script_learning_policy(const lcsb_script *s, lcsb_policy **out, lcsb_er
     return 0;
 }
 
-/* The script's text as lcsb ran it: read again, and held to the digest the
- * run recorded, as the command may have changed the file since (a policy
- * is read-only only while a run lasts). */
-static int script_text(const lcsb_script *s, char **text, size_t *len, lcsb_error *err) {
+/* The script's file as lcsb ran it: its directory held open (by a path
+ * with no symlink on it, as its real path has none), its name there, and
+ * the file's identity when read. Read and written through DIR, so that a
+ * project swapped meanwhile for a link to another directory takes no write
+ * of root's learning there. */
+typedef struct script_file {
+    int dir;
+    char name[NAME_MAX + 1];
+    struct stat st;
+} script_file;
+
+/* The script's text, read again through F and held to the digest the run
+ * recorded, as the command may have changed the file since (a policy is
+ * read-only only while a run lasts). */
+static int script_text(const lcsb_script *s, script_file *f, char **text, size_t *len,
+                       lcsb_error *err) {
     const lcsb__trust_file *ran = s->loads.read.n ? &s->loads.read.v[0] : NULL;
     if (!ran) return lcsb__fail(err, LCSB_EINVAL, "learn: lcsb does not know what the script was");
-    if (lcsb__read_regular(ran->real, SCRIPT_TEXT_MAX, true, text, len, NULL, NULL) != 0)
+    const char *slash = strrchr(ran->real, '/');
+    char dir[PATH_MAX];
+    if (!slash || strlen(slash + 1) > NAME_MAX || slash - ran->real >= (ptrdiff_t)sizeof dir)
+        return lcsb__fail(err, LCSB_EINVAL, "learn: %s: not a path lcsb can write", ran->real);
+    snprintf(dir, sizeof dir, "%.*s", slash == ran->real ? 1 : (int)(slash - ran->real), ran->real);
+    snprintf(f->name, sizeof f->name, "%s", slash + 1);
+    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                           .resolve = RESOLVE_NO_SYMLINKS};
+    f->dir = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how);
+    if (f->dir < 0)
+        return lcsb__fail(err, LCSB_EINVAL, "learn: cannot open %s again: %s", dir,
+                          errno == ELOOP ? "a symlink is on its way now" : strerror(errno));
+    lcsb__file_seen seen;
+    if (lcsb__read_regular_at(f->dir, f->name, SCRIPT_TEXT_MAX, true, text, len, NULL, &seen) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "learn: cannot read %s again: %s", ran->real,
                           strerror(errno));
+    f->st = seen.st;
     char digest[LCSB__SHA256_HEX];
     lcsb__sha256_of(*text, *len, digest);
     if (strcmp(digest, ran->sha256) != 0) {
@@ -93,17 +124,32 @@ static int script_text(const lcsb_script *s, char **text, size_t *len, lcsb_erro
     return 0;
 }
 
-/* NEW (LEN bytes) over the file at PATH, whole or not at all: written
- * beside it with PATH's mode, then renamed over it. */
-static int replace_file(const char *path, const char *text, size_t len, lcsb_error *err) {
-    char tmp[PATH_MAX];
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return lcsb__fail(err, LCSB_ESYS, "learn: %s: %s", path, strerror(errno));
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.lcsb-learn.XXXXXX", path) >= sizeof tmp)
-        return lcsb__fail(err, LCSB_EINVAL, "learn: %s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "learn: %s: %s", tmp, strerror(errno));
+/* A name beside F's file for the new one, not there yet; its descriptor. */
+static int open_beside(const script_file *f, char *tmp, size_t size) {
+    for (int tries = 0; tries < 16; tries++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
+        snprintf(tmp, size, ".%.200s.lcsb-learn.%016llx", f->name, (unsigned long long)r);
+        int fd = openat(f->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* TEXT (LEN bytes) over F's file, whole or not at all: written beside it
+ * with its owner and mode, then renamed over it, in the directory read,
+ * while its name there is still the file that was read. */
+static int replace_file(const script_file *f, const char *text, size_t len, lcsb_error *err) {
+    char tmp[NAME_MAX + 1];
+    struct stat now;
+    if (fstatat(f->dir, f->name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != f->st.st_dev ||
+        now.st_ino != f->st.st_ino)
+        return lcsb__fail(err, LCSB_EUNTRUSTED,
+                          "learn: %s was replaced while lcsb learned; it is left as it is",
+                          f->name);
+    int fd = open_beside(f, tmp, sizeof tmp);
+    if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "learn: beside %s: %s", f->name, strerror(errno));
     size_t done = 0;
     while (done < len) {
         ssize_t n = write(fd, text + done, len - done);
@@ -111,19 +157,18 @@ static int replace_file(const char *path, const char *text, size_t len, lcsb_err
         if (n <= 0) break;
         done += (size_t)n;
     }
-    int saved = errno;
     /* The file keeps its owner (root learning in a user's project) and
      * its mode; where it cannot keep them, it is not replaced. */
     bool ok = done == len &&
-              ((st.st_uid == geteuid() && st.st_gid == getegid()) ||
-               fchown(fd, st.st_uid, st.st_gid) == 0) &&
-              fchmod(fd, st.st_mode & 07777) == 0 && fsync(fd) == 0;
-    if (!ok && done == len) saved = errno;
+              ((f->st.st_uid == geteuid() && f->st.st_gid == getegid()) ||
+               fchown(fd, f->st.st_uid, f->st.st_gid) == 0) &&
+              fchmod(fd, f->st.st_mode & 07777) == 0 && fsync(fd) == 0;
+    int saved = errno;
     close(fd);
-    if (!ok || rename(tmp, path) != 0) {
+    if (!ok || renameat(f->dir, tmp, f->dir, f->name) != 0) {
         if (ok) saved = errno;
-        unlink(tmp);
-        return lcsb__fail(err, LCSB_ESYS, "learn: cannot write %s: %s", path, strerror(saved));
+        unlinkat(f->dir, tmp, 0);
+        return lcsb__fail(err, LCSB_ESYS, "learn: cannot write %s: %s", f->name, strerror(saved));
     }
     return 0;
 }
@@ -198,9 +243,13 @@ int lcsb_script_learn(lcsb_script *s, const char *const *argv, const lcsb_run_re
     if (!s || !s->L || s->result == LUA_NOREF)
         return lcsb__fail(err, LCSB_EINVAL, "learn: no policy script");
     learn_args a = {.s = s, .argv = argv, .result = result};
-    char *source;
-    int rc = script_text(s, &source, &a.len, err);
-    if (rc) return rc;
+    char *source = NULL;
+    script_file file = {.dir = -1};
+    int rc = script_text(s, &file, &source, &a.len, err);
+    if (rc) {
+        if (file.dir >= 0) close(file.dir);
+        return rc;
+    }
     a.text = source;
     lua_State *L = s->L;
     int top = lua_gettop(L);
@@ -216,8 +265,8 @@ int lcsb_script_learn(lcsb_script *s, const char *const *argv, const lcsb_run_re
         rc = take_report(L, report, err);
     }
     lua_settop(L, top);
-    if (!rc && write && changed)
-        rc = replace_file(s->loads.read.v[0].real, changed, changed_len, err);
+    if (!rc && write && changed) rc = replace_file(&file, changed, changed_len, err);
+    close(file.dir);
     free(changed);
     free(source);
     if (rc) {

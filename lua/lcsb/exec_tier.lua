@@ -264,8 +264,11 @@ function want_program(entry, acc, optional, closure)
     end
     fail(("exec_policy: key 'exec': %s"):format(err))
   end
-  local named = path:sub(1, 1) == "/"
-  local located = named and path or located_on_path(path, files[1], acc)
+  -- Named by path is what the entry says: a preset's name that the lookup
+  -- found at a path (installed_on_path) is still a name, and a file it
+  -- leads to where the command writes is one the command may have made.
+  local named = entry:find("/", 1, true) ~= nil
+  local located = path:sub(1, 1) == "/" and path or located_on_path(path, files[1], acc)
   local why = planted(files, located, named and not closure, acc)
   if why then
     acc.seen[path] = false

@@ -80,8 +80,10 @@ local function not_proposed(ev, target, writes)
   local kind, why = refusal_groups.classify(ev, { op = "exec", key = "exec", target = target })
   if kind == "withheld" then return why end
   -- Where the command writes (a write path, a cache, the private HOME) it
-  -- may have made the program to be proposed.
-  if covered(writes, target) then
+  -- may have made the program to be proposed: the path itself, what it
+  -- leads to, or a link on the way there.
+  if covered(writes, target) or covered(writes, core.realpath(target) or target)
+    or tiers.passes_through(target, writes) then
     return "it lies where the command writes, so it may be one the command made; name it "
       .. "yourself if it should run"
   end
@@ -196,7 +198,13 @@ local function code_only(source)
     elseif c == '"' or c == "'" then
       stop = at + 1
       while stop <= #source and source:sub(stop, stop) ~= c and source:sub(stop, stop) ~= "\n" do
-        stop = stop + (source:sub(stop, stop) == "\\" and 2 or 1)
+        if source:sub(stop, stop) ~= "\\" then
+          stop = stop + 1
+        elseif source:sub(stop + 1, stop + 1) == "z" then -- \z: the blanks after it go too
+          stop = select(2, source:find("^%s*", stop + 2)) + 1
+        else -- an escape, \ and a newline (\r\n: one) among them
+          stop = stop + (source:sub(stop + 1, stop + 2) == "\r\n" and 3 or 2)
+        end
       end
     end
     if stop then
@@ -219,48 +227,67 @@ end
 
 -- How SOURCE names lcsb's module (`local lcsb = require "lcsb"`): that
 -- name, or an expression that needs none.
-local function module_name(source)
-  return source:match("local%s+([%a_][%w_]*)%s*=%s*require%s*%(?%s*[\"']lcsb[\"']%s*%)?")
-    or 'require("lcsb")'
+local function module_name(source, code)
+  for at, name in source:gmatch("()local%s+([%a_][%w_]*)%s*=%s*require%s*%(?%s*[\"']lcsb[\"']") do
+    if code:sub(at, at + 4) == "local" then return name end
+  end
+  return 'require("lcsb")'
 end
 
 -- The entries CHANGE adds to exec, as Lua source, and the same for a person.
 local function entries(change, source)
-  local lcsb, out = module_name(source), {}
+  local code = code_only(source)
+  local lcsb, out = module_name(source, code), {}
   for _, name in ipairs(change.preset_order) do
-    if change.presets[name] and not source:find("tools%." .. name .. "%f[^%w_]") then
+    if change.presets[name] and not code:find("tools%." .. name .. "%f[^%w_]") then
       out[#out + 1] = ("%s.tools.%s"):format(lcsb, name)
     end
   end
   for _, path in ipairs(change.programs) do out[#out + 1] = quoted(path) end
-  if #change.built > 0 and not source:find("built%s*=%s*true") then out[#out + 1] = "built = true" end
+  if #change.built > 0 and not code:find("built%s*=%s*true") then out[#out + 1] = "built = true" end
   return out
 end
 
--- The text edited() checks: ADD placed in SOURCE's code, or nil and why.
+-- CODE (code_only's) from AT, the { of a table constructor: where its }
+-- is, and the constructor with every nested { } emptied (braces kept,
+-- offsets the same), so that what it holds at its own level shows.
+local function constructor(code, at)
+  local depth, flat = 0, {}
+  for i = at, #code do
+    local c = code:sub(i, i)
+    if c == "{" then depth = depth + 1 elseif c == "}" then depth = depth - 1 end
+    flat[#flat + 1] = (depth > 1 and c ~= "{" and c ~= "}" and c ~= "\n") and " " or c
+    if depth == 0 then return i, table.concat(flat) end
+  end
+end
+
+-- The text edited() checks: ADD placed in SOURCE's one exec_policy { }
+-- call, in its own exec = { } key or as a new one, or nil and why.
 local function placed(source, add)
   local code, text = code_only(source), table.concat(add, ", ")
-  local function once(pattern)
-    local at, stop = code:find(pattern)
-    if at and not code:find(pattern, stop + 1) then return stop end
+  local open, brace = code:find("exec_policy%s*%(?%s*{")
+  if not brace or code:find("exec_policy%s*%(?%s*{", brace + 1) then
+    return nil, "it has no single exec_policy { ... } call lcsb can add to"
   end
-  for at in source:gmatch("()%f[%w_]exec%s*=%s*[\"']any[\"']") do
-    if code:sub(at, at + 3) == "exec" then return nil, 'exec = "any" lets every program run already' end
+  local close, flat = constructor(code, brace)
+  if not close then return nil, "its exec_policy { ... } call does not end" end
+  open = nil
+  for at in flat:gmatch("[{,;%s]()exec%s*=") do
+    if open then return nil, "its exec_policy call names exec twice" end
+    open = brace - 1 + at
   end
-  local brace = once("%f[%w_]exec%s*=%s*{")
-  if brace then
-    local rest = source:sub(brace + 1)
-    if rest:match("^%s*}") then
-      return source:sub(1, brace) .. " " .. text .. " " .. rest:gsub("^%s*", "", 1)
-    end
-    return source:sub(1, brace) .. " " .. text .. ", " .. rest:gsub("^[ \t]*", "", 1)
-  end
-  if code:find("%f[%w_]exec%s*=") then return nil, "its exec key is not a table lcsb can add to" end
-  brace = once("exec_policy%s*%(?%s*{")
-  if brace then
+  if not open then
     return source:sub(1, brace) .. " exec = { " .. text .. " }," .. source:sub(brace + 1)
   end
-  return nil, "it has no single exec_policy { ... } call lcsb can add to"
+  local value = source:match("^exec%s*=%s*()", open) and source:sub(source:match("^exec%s*=%s*()", open))
+  if value:match("^[\"']any[\"']") then return nil, 'exec = "any" lets every program run already' end
+  if not value:match("^{") then return nil, "its exec key is not a table lcsb can add to" end
+  local at = open + #source:sub(open):match("^exec%s*=%s*{") - 1
+  local rest = source:sub(at + 1)
+  if rest:match("^%s*}") then
+    return source:sub(1, at) .. " " .. text .. " " .. rest:gsub("^%s*", "", 1)
+  end
+  return source:sub(1, at) .. " " .. text .. ", " .. rest:gsub("^[ \t]*", "", 1)
 end
 
 -- SOURCE with ADD (entries of exec) put in its one exec = { ... }, or in

@@ -232,6 +232,30 @@ else
   fail "the learning run failed"; show "$dir"
 fi
 
+# A name PATH finds through a link to where the command writes is the
+# command's to fill: never proposed, by path or by a preset.
+case_name="a PATH link into a write path"
+dir=$work/pathlink
+mkdir -p "$dir" "$work/wdir" "$work/sysbin"
+ln -sfn "$work/wdir/zzbar" "$work/sysbin/zzbar"
+ln -sfn "$work/wdir/sed" "$work/sysbin/sed"
+printf 'local lcsb = require "lcsb"\nreturn function(run) return lcsb.exec_policy { project = run.cwd, write = { "%s" }, read = { "%s" } } end\n' \
+  "$work/wdir" "$work/sysbin" >"$dir/policy.lua"
+(cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust"
+mkdir -p "$dir/bin"
+plant="cp /usr/bin/id $work/wdir/zzbar; cp /usr/bin/id $work/wdir/sed; zzbar >/dev/null; sed >/dev/null; true"
+if (cd "$dir" && PATH=$dir/bin:$work/sysbin:$PATH "$LCSB" learn --write policy.lua -- /bin/sh -c "$plant" \
+  >"$dir/run.out" 2>"$dir/run.err"); then
+  grep -o 'exec = {[^}]*}' "$dir/policy.lua" | grep -qE "zzbar|wdir|sysbin" \
+    && { fail "proposed a planted program"; show "$dir"; }
+  (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1)
+  (cd "$dir" && PATH=$dir/bin:$work/sysbin:$PATH "$LCSB" check policy.lua -- true 2>&1) | grep -q "enforced  $work/wdir/sed" \
+    && { fail "a preset brought the planted sed"; show "$dir"; }
+  passed=$((passed + 1))
+else
+  fail "the learning run failed"; show "$dir"
+fi
+
 # --write keeps the file's owner: root learning in another user's project.
 case_name="the owner kept"
 if [[ $(id -u) == 0 ]] && id nobody >/dev/null 2>&1; then

@@ -42,7 +42,22 @@ T.case("the change goes in the one exec = { } or exec_policy { }", function()
   -- What would not compile there is not written.
   text, why = learn.edited("return lcsb.exec_policy { exec = {", add)
   T.eq(text, nil, "an unfinished script")
+  text, why = learn.edited("return lcsb.exec_policy { exec = { } } end", add)
+  T.eq(text, nil, "a script that does not compile")
   T.has(why, "would not compile", "says why")
+  -- A string that goes on past a newline (\z) is a string still.
+  T.eq(learn.edited('local n = "a\\z\n exec = {"\nreturn lcsb.exec_policy { }', add),
+    'local n = "a\\z\n exec = {"\nreturn lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, }',
+    "past \\z")
+  -- Only exec_policy's own exec key: another table's (opts.exec, a
+  -- nested one) is another branch's.
+  text = learn.edited('opts.exec = { "x" }\nreturn lcsb.exec_policy { project = p }', add)
+  T.eq(text, 'opts.exec = { "x" }\nreturn lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, project = p }',
+    "opts.exec is not exec_policy's")
+  T.eq(learn.edited("return lcsb.exec_policy(opts)", add), nil, "a table built elsewhere")
+  T.eq(learn.edited("return lcsb.exec_policy { oci = { exec = { } } }", add),
+    "return lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, oci = { exec = { } } }",
+    "a nested exec key is not exec_policy's")
 end)
 
 T.case("a path is printable ASCII in the change", function()
@@ -89,6 +104,10 @@ T.case("programs become presets, built = true and paths; secrets stay out", func
   T.hasnt(out.text, ".ssh", "no secret")
   T.has(report, "left out: read of " .. os.getenv("HOME") .. "/.ssh/id_rsa", "the secret named")
   T.has(out.diff, "+++ p.lua (learned)", "a diff")
+  -- A module named in a comment is not the one the code names.
+  out = learn.propose(evidence(dir, refused, true), "p.lua",
+    '-- local lcsb = require "lcsb"\nlocal L = require "lcsb"\nreturn function(run) return L.exec_policy { } end\n')
+  if m4 ~= "" then T.has(out.text, "L.tools.autotools", "the code's name") end
   -- A module named otherwise: the change names it so.
   out = learn.propose(evidence(dir, refused, true), "p.lua",
     'local l = require("lcsb")\nreturn function(run) return l.exec_policy { } end\n')

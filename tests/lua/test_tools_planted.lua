@@ -13,9 +13,11 @@ if not os.getenv("LCSB_TEST_PLANTED") then
   -- PATH reaches the project's .venv/bin through a symlink first (its text
   -- is no path of the project's), after a relative entry lcsb passes over.
   os.execute(("ln -s proj/.venv/bin %s/plink"):format(T.q(dir)))
-  local _, _, code = os.execute(("PATH=bin:%s/plink:%s/proj/.venv/bin:/usr/bin:/bin "
+  -- Then a directory the command does not write, whose entries may lead
+  -- to where it does.
+  local _, _, code = os.execute(("PATH=bin:%s/plink:%s/proj/.venv/bin:%s/sysbin:/usr/bin:/bin "
     .. "XDG_CACHE_HOME=%s/cache LCSB_TEST_PLANTED=%s %s %s")
-    :format(T.q(dir), T.q(dir), T.q(dir), T.q(dir), T.q(arg[-1]), T.q(arg[0])))
+    :format(T.q(dir), T.q(dir), T.q(dir), T.q(dir), T.q(dir), T.q(arg[-1]), T.q(arg[0])))
   os.execute("rm -rf " .. T.q(dir))
   os.exit(code or 1)
 end
@@ -101,6 +103,22 @@ T.case("a preset's or a closure's name is never one the command put on PATH", fu
   T.contains(named.exec, other, "a name the policy gives: PATH's first")
   os.remove(project .. "/.venv/bin/git")
   os.remove(project .. "/.venv/bin/m4")
+end)
+
+T.case("a preset's name found through a link into a write path is the command's", function()
+  local s <close> = lcsb.scope()
+  -- A directory on PATH the command does not write holds sed, a link to a
+  -- write path's file: the command writes what runs as the preset's sed.
+  local wpath = root .. "/wpath"
+  put(wpath .. "/sed", "#!/bin/sh\necho planted\n")
+  link(wpath .. "/sed", root .. "/sysbin/sed")
+  local r = policy { scope = s, project = project, write = { wpath }, exec = { lcsb.tools.shell } }
+  T.lacks(r.exec, wpath .. "/sed", "the planted sed")
+  T.ok(warned(r, wpath .. "/sed"), "left out, with why")
+  -- Its twin: where the command writes nothing, the link's file runs.
+  local twin = policy { scope = s, project = project, exec = { lcsb.tools.shell } }
+  T.contains(twin.exec, wpath .. "/sed", "the link's file, outside the write tier")
+  os.remove(root .. "/sysbin/sed")
 end)
 
 T.case("a path named in exec: the file itself runs; a symlink out of reach does not", function()
