@@ -264,9 +264,7 @@ function want_program(entry, acc, optional, closure)
     end
     fail(("exec_policy: key 'exec': %s"):format(err))
   end
-  -- Named by path is what the entry says: a preset's name that the lookup
-  -- found at a path (installed_on_path) is still a name, and a file it
-  -- leads to where the command writes is one the command may have made.
+  -- Named is what the entry says: a name installed_on_path found is a name.
   local named = entry:find("/", 1, true) ~= nil
   local located = path:sub(1, 1) == "/" and path or located_on_path(path, files[1], acc)
   local why = planted(files, located, named and not closure, acc)
