@@ -13,7 +13,10 @@
  *
  * The path is evidence only, never a decision: the caller (or another of
  * its threads) can change the memory after the init has read it, and the
- * kernel reads it again. The notification is checked to be still live
+ * kernel reads it again. A caller that is not dumpable cannot be read: the
+ * command's own process before its first exec (forked from the init, which
+ * is not; the shim records that exec's failure itself), or a program that
+ * made itself so. Its exec goes on unseen. The notification is checked to be still live
  * (SECCOMP_IOCTL_NOTIF_ID_VALID) after the reads, so that a pid the caller
  * left and another process took does not lend it its memory.
  *
@@ -92,9 +95,9 @@ int watch_execs(void) {
      * before its exec all the same (init.c). */
     listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                             SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-    /* Each exec waits for the init; handing it the CPU rather than waking
-     * it on the other makes the wait some 10 times shorter. A kernel before
-     * 6.6 refuses the flag, and only waits longer. */
+    /* Each exec waits for the init: the two hand each other the CPU they
+     * are on rather than wake one another on another (docs/performance.md,
+     * issue 31). A kernel before 6.6 refuses the flag, and waits longer. */
     if (listener >= 0)
         (void)!ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     return listener;
