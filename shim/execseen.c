@@ -13,12 +13,13 @@
  *
  * The path is evidence only, never a decision: the caller (or another of
  * its threads) can change the memory after the init has read it, and the
- * kernel reads it again. A caller that is not dumpable cannot be read: the
- * command's own process before its first exec (forked from the init, which
- * is not; the shim records that exec's failure itself), or a program that
- * made itself so. Its exec goes on unseen. The notification is checked to be still live
+ * kernel reads it again. The notification is checked to be still live
  * (SECCOMP_IOCTL_NOTIF_ID_VALID) after the reads, so that a pid the caller
- * left and another process took does not lend it its memory.
+ * left and another process took does not lend it its memory. A caller that
+ * is not dumpable cannot be read, and its exec goes on unseen: the
+ * command's own process before its first exec (forked from the init, which
+ * is not dumpable; the shim records that exec's failure itself), or a
+ * program that made itself so.
  *
  * Why the init: it is not the command, outlives every process of it, and
  * its memory and descriptors are out of their reach (it is not dumpable).
