@@ -15,7 +15,11 @@
  * its threads) can change the memory after the init has read it, and the
  * kernel reads it again. The notification is checked to be still live
  * (SECCOMP_IOCTL_NOTIF_ID_VALID) after the reads, so that a pid the caller
- * left and another process took does not lend it its memory.
+ * left and another process took does not lend it its memory. A caller that
+ * is not dumpable cannot be read, and its exec goes on unseen: the
+ * command's own process before its first exec (forked from the init, which
+ * is not dumpable; the shim records that exec's failure itself), or a
+ * program that made itself so.
  *
  * Why the init: it is not the command, outlives every process of it, and
  * its memory and descriptors are out of their reach (it is not dumpable).
@@ -92,9 +96,9 @@ int watch_execs(void) {
      * before its exec all the same (init.c). */
     listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                             SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-    /* Each exec waits for the init; handing it the CPU rather than waking
-     * it on the other makes the wait some 10 times shorter. A kernel before
-     * 6.6 refuses the flag, and only waits longer. */
+    /* Each exec waits for the init: the two hand each other the CPU they
+     * are on rather than wake one another on another (docs/performance.md,
+     * issue 31). A kernel before 6.6 refuses the flag, and waits longer. */
     if (listener >= 0)
         (void)!ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     return listener;

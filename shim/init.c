@@ -253,6 +253,10 @@ static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, i
             continue;
         if (p[1].revents & POLLIN)
             see_exec(w);
+        /* Not while the init is a process the filter holds; but a listener
+         * that can say nothing more must not wake the loop for ever. */
+        else if (p[1].revents != 0)
+            w->listener = -1;
         if ((p[0].revents & POLLIN) && read(signals, &si, sizeof si) == (ssize_t)sizeof si) {
             *code = si.ssi_code;
             return (int)si.ssi_signo;

@@ -34,8 +34,9 @@
  * drift apart.
  *
  * One program (this file, wire.c, filters.c, world.c, namespaces.c, init.c,
- * execseen.c, cgroup.c, say.c and their headers, kernel_uapi.h), libc and kernel
- * headers only; nothing from the library (docs/architecture.md, rule 2). */
+ * execseen.c, cgroup.c, say.c and their headers, kernel_uapi.h), libc and
+ * kernel headers only; nothing from the library (docs/architecture.md,
+ * rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

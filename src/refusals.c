@@ -142,7 +142,8 @@ static bool parse(const char *line, size_t len, record *rec) {
         return false;
     /* Seen before the kernel answered: no errno yet, and what Landlock
      * answers an exec outside the tier is EACCES. A path, always. */
-    if (rec->seen && (error != 0 || flen[4] == 0 || field[4][0] != '/')) return false;
+    if (rec->seen && (flen[1] != 1 || error != 0 || flen[4] == 0 || field[4][0] != '/'))
+        return false;
     rec->error = rec->seen ? EACCES : (int)error;
     return unescape(field[3], flen[3], rec->program, sizeof rec->program) &&
            unescape(field[4], flen[4], rec->target, sizeof rec->target);

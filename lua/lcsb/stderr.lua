@@ -147,7 +147,8 @@ local function spawn_refused(line, r)
     r.op, r.name = "exec", spawned
     return r
   end
-  -- Go's os/exec, where no recorder sees a static program's exec:
+  -- Go's os/exec, whose static programs the recorder does not see (the
+  -- shim's init does, in a world of its own; where it cannot, this line):
   -- "fork/exec /usr/lib/go/pkg/tool/linux_amd64/compile: permission denied".
   local forked = line:match("fork/exec ([^:]+): permission denied")
     or line:match("fork/exec ([^:]+): operation not permitted")

@@ -296,6 +296,8 @@ else
   elif ! grep -q '"execs_seen":true' "$work/s.json"; then fail "the attestation says no exec was seen"
   elif ! grep -q '"op":"exec","key":"exec","target":"/usr/bin/id"' "$work/s.json"; then
     fail "the attestation's refused does not list /usr/bin/id"
+  elif ! err=$("$LCSB" explain "$work/s.json") || ! hinted 'exec = {' /usr/bin/id; then
+    fail "lcsb explain of the attestation names nothing: $err"
   elif allowed ./spawns /usr/bin/id -u; then
     # Its twin: with the program allowed, the same exec runs.
     policy 'exec = { "./spawns", "/usr/bin/id" }'

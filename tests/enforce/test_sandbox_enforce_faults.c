@@ -11,8 +11,8 @@
 #include <cmocka.h> /* after the four above, which it needs */
 
 #include <errno.h>
-#include <sched.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,8 +201,15 @@ static void test_world_degraded(void **state) {
     FMT(clone_nr, "%d", (int)SYS_clone);
     FMT(eperm, "%d", EPERM);
     FMT(newuser, "&%d", CLONE_NEWUSER);
-    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, eperm, "--",
-                                    LCSB_FAULT_LAUNCHER_PATH, clone_nr, eperm, newuser, "--",
+    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH,
+                                    nr,
+                                    eperm,
+                                    "--",
+                                    LCSB_FAULT_LAUNCHER_PATH,
+                                    clone_nr,
+                                    eperm,
+                                    newuser,
+                                    "--",
                                     NULL};
     lcsb_launched(f, launcher, "landlock", CMD("--attest", attest), cmd, NULL, &P);
     assert_int_equal(P.status, 0);
@@ -213,8 +220,9 @@ static void test_world_degraded(void **state) {
     /* Without an init, lcsb itself waits for the command (and serves its
      * proxy): the command may not change its limits or its scheduling.
      * Unsandboxed the same call on the same parent goes through. */
-    static const char prlimit_py[] = "import os, resource\n"
-                                     "resource.prlimit(os.getppid(), resource.RLIMIT_CORE, (0, 0))\n";
+    static const char prlimit_py[] =
+        "import os, resource\n"
+        "resource.prlimit(os.getppid(), resource.RLIMIT_CORE, (0, 0))\n";
     policy(f, "exec = { \"%s\" }, degrade = { \"metadata\", \"world\" }", PYTHON);
     const char *const *guard = CMD(PYTHON, "-c", prlimit_py);
     lcsb_launched(f, launcher, "landlock", NULL, guard, NULL, &P);
@@ -459,6 +467,55 @@ static void test_cleanup_reports_what_stays(void **state) {
         fail_msg("no warning naming %s:\n%s", home, P.err);
 }
 
+/* A kernel without seccomp user notification (here seccomp(2) answers
+ * EINVAL, as to a request it does not know): the init sees no exec and the
+ * run goes on, enforced the same: the program the policy lists runs, the
+ * one it does not is refused (sh's 126), and the attestation and lcsb check
+ * say that no exec is seen. The twin, without the fault, sees them. */
+static void test_without_user_notification(void **state) {
+    NEED_LANDLOCK();
+    fx *f = *state;
+    char marker[PATH_MAX], script[PATH_MAX + 32], attest[PATH_MAX + 16], json[65536];
+    char nr[16], einval[16];
+    path_in(marker, f->project, "marker");
+    FMT(script, "touch '%s' && id -u", marker);
+    FMT(attest, "%s/attest.json", f->project);
+    FMT(nr, "%d", (int)SYS_seccomp);
+    FMT(einval, "%d", EINVAL);
+    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH, nr, einval, "--", NULL};
+    const char *const *cmd = CMD("sh", "-c", script);
+    policy(f, "exec = { \"sh\", \"touch\" }");
+    for (int faulted = 1; faulted >= 0; faulted--) {
+        const char *what = faulted ? "seccomp(2) refused" : "the twin";
+        unlink(marker);
+        lcsb_launched(f, faulted ? launcher : NULL, "landlock", CMD("--attest", attest), cmd, NULL,
+                      &P);
+        if (P.status == 98) fail_msg("fault_launcher itself failed:\n%s", P.err);
+        if (P.status != 126) {
+            describe(what, cmd, &P);
+            fail_msg("%s: expected sh's 126 for the refused id, got %d", what, P.status);
+        }
+        assert_exists(marker, true);
+        read_file(attest, json, sizeof json);
+        assert_contains(json, faulted ? "\"execs_seen\":false" : "\"execs_seen\":true", what);
+        const char *argv[] = {faulted ? launcher[0] : LCSB_CLI_PATH,
+                              nr,
+                              einval,
+                              "--",
+                              LCSB_CLI_PATH,
+                              "check",
+                              "--no-trust-check",
+                              "--backend",
+                              "landlock",
+                              f->policy,
+                              NULL};
+        run_child(f->project, faulted ? argv : argv + 4, NULL, &P);
+        assert_int_equal(P.status, 0);
+        assert_contains(P.out, faulted ? "no seccomp user notification here" : "seen by the init",
+                        what);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_kernel_refuses),
@@ -467,6 +524,7 @@ int main(void) {
         T(test_older_abi_refused_unless_degraded),
         T(test_abi_cap_only_lowers),
         T(test_cleanup_reports_what_stays),
+        T(test_without_user_notification),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_faults", tests, enforce_group_setup, NULL);
 }

@@ -414,6 +414,7 @@ static void test_a_bad_exec_seen_is_no_record(void **state) {
     strcat(text, line("exec_seen", 0, "go", "usr/bin/id"));
     strcat(text, "exec_seen\t0\t42\tgo\t\n");
     strcat(text, "exec_seen\t\t42\tgo\t/usr/bin/id\n");
+    strcat(text, "exec_seen\t00\t42\tgo\t/usr/bin/id\n");
     assert_int_equal(read_records(text, 3)->refused_count, 0);
 }
 
