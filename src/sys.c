@@ -331,7 +331,7 @@ static bool mapped_file(uintptr_t addr, char *out) {
         line[strcspn(line, "\n")] = '\0';
         /* A file replaced since it was loaded reads "PATH (deleted)", which
          * resolves to nothing. */
-        found = line[at] == '/' && realpath(line + at, out);
+        found = line[at] == '/' && lcsb__realpath(line + at, out);
         break;
     }
     fclose(f);
