@@ -138,15 +138,24 @@ void lcsb__stop_arm(lcsb__stop *stop, lua_State *L, double budget) {
     for (size_t i = 0; i < n && stop->n < LCSB__STOP_SIGNALS_MAX - 1; i++)
         stop->signals[stop->n++] = relayed[i];
     if (timer_ours) stop->signals[stop->n++] = SIGALRM;
+    /* Each handler set and the old one read in one call, with the signals
+     * blocked: one that comes before an ignored one is put back waits, and
+     * putting SIG_IGN back discards it, as if it had never been replaced. */
+    sigset_t block, was;
+    sigemptyset(&block);
+    for (size_t i = 0; i < stop->n; i++) sigaddset(&block, stop->signals[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &was);
     for (size_t i = 0; i < stop->n; i++) {
         struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
         sigemptyset(&sa.sa_mask);
-        if (sigaction(stop->signals[i], NULL, &stop->old[i]) != 0) continue;
+        if (sigaction(stop->signals[i], &sa, &stop->old[i]) != 0) continue;
+        stop->replaced[i] = true;
         /* A signal the caller ignores (nohup's SIGHUP) stays ignored. */
         bool ignored = !(stop->old[i].sa_flags & SA_SIGINFO) && stop->old[i].sa_handler == SIG_IGN;
-        if (stop->signals[i] != SIGALRM && ignored) continue;
-        stop->replaced[i] = sigaction(stop->signals[i], &sa, NULL) == 0;
+        if (stop->signals[i] != SIGALRM && ignored)
+            stop->replaced[i] = sigaction(stop->signals[i], &stop->old[i], NULL) != 0;
     }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
     if (timer_ours && has_deadline) {
         struct itimerval t = {{0, 0}, {(time_t)budget, 0}};
         t.it_value.tv_usec = (suseconds_t)((budget - (double)(time_t)budget) * 1e6);

@@ -253,15 +253,22 @@ static void note_signal(int sig) { pending_signal = sig; }
 static void hold_signals(void) {
     size_t n;
     const int *relayed = lcsb_relayed_signals(&n);
+    /* Each handler set and the old one read in one call, with the signals
+     * blocked: one that comes before an ignored one is put back waits, and
+     * putting SIG_IGN back discards it, as if it had never been replaced. */
+    sigset_t block, was;
+    sigemptyset(&block);
+    for (size_t i = 0; i < n; i++) sigaddset(&block, relayed[i]);
+    sigprocmask(SIG_BLOCK, &block, &was);
     for (size_t i = 0; i < n; i++) {
         struct sigaction sa = {.sa_handler = note_signal}, old;
         sigemptyset(&sa.sa_mask);
         /* One lcsb was started ignoring (nohup's SIGHUP) stays ignored. */
-        if (sigaction(relayed[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        if (sigaction(relayed[i], &sa, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
             old.sa_handler == SIG_IGN)
-            continue;
-        sigaction(relayed[i], &sa, NULL);
+            sigaction(relayed[i], &old, NULL);
     }
+    sigprocmask(SIG_SETMASK, &was, NULL);
 }
 
 /* lcsb trust: run the policy as the user approves it, and record it. */
