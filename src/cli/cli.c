@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __APPLE__
@@ -55,6 +56,22 @@ static bool self_dir(char *out, size_t size) {
     return snprintf(out, size, "%s", exe) < (int)size;
 }
 
+/* CANDIDATE's real path into OUT (PATH_MAX bytes), or CANDIDATE as it is.
+ * One directly in DIR (self_dir's: the kernel names the program with no
+ * symlink on the way) that is no symlink itself is real as written: one
+ * lstat, where realpath(3) asks readlink of every component. */
+static void real_or_as_is(const char *dir, const char *candidate, char *out) {
+    struct stat st;
+    size_t n = strlen(dir);
+    if (strncmp(candidate, dir, n) == 0 && candidate[n] == '/' && !strchr(candidate + n + 1, '/') &&
+        strcmp(candidate + n + 1, "..") != 0 && lstat(candidate, &st) == 0 &&
+        !S_ISLNK(st.st_mode)) {
+        snprintf(out, PATH_MAX, "%s", candidate);
+        return;
+    }
+    if (!realpath(candidate, out)) snprintf(out, PATH_MAX, "%s", candidate);
+}
+
 /* The build tree keeps lcsb, lcsb-exec and lua/ side by side; an install puts
  * them under PREFIX/bin, PREFIX/libexec/lcsb and PREFIX/share/lua/5.4. */
 void cli_find_paths(cli_paths *paths) {
@@ -64,15 +81,13 @@ void cli_find_paths(cli_paths *paths) {
     snprintf(candidate, sizeof candidate, "%s/lcsb-exec", dir);
     if (access(candidate, X_OK) != 0)
         snprintf(candidate, sizeof candidate, "%s/../libexec/lcsb/lcsb-exec", dir);
-    if (!realpath(candidate, paths->shim))
-        snprintf(paths->shim, sizeof paths->shim, "%s", candidate);
+    real_or_as_is(dir, candidate, paths->shim);
     snprintf(candidate, sizeof candidate, "%s/lua/lcsb/init.lua", dir);
     if (access(candidate, R_OK) == 0)
         snprintf(candidate, sizeof candidate, "%s/lua", dir);
     else
         snprintf(candidate, sizeof candidate, "%s/../share/lua/5.4", dir);
-    if (!realpath(candidate, paths->lua_dir))
-        snprintf(paths->lua_dir, sizeof paths->lua_dir, "%s", candidate);
+    real_or_as_is(dir, candidate, paths->lua_dir);
 }
 
 static int cmd_detect(const cli_args *args, const cli_paths *paths) {
