@@ -31,7 +31,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
+#include <sched.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -50,8 +52,12 @@ static volatile sig_atomic_t stop_signal; /* the first signal that asked for a s
 static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t grace_started;
 static volatile sig_atomic_t timer_ours;
-/* The state the handlers set the hook on while a script runs, or NULL. */
-static lua_State *volatile hook_target;
+/* The state the handlers set the hook on while a script runs, or NULL; and
+ * how many handlers may be setting it now, which lcsb__stop_unhook waits
+ * out: on another thread of a host, one could still be at it as the state
+ * is closed. */
+static _Atomic(lua_State *) hook_target;
+static atomic_int hooking;
 /* The shells os.execute and io.popen started and nobody reaped yet. */
 static volatile sig_atomic_t commands[COMMANDS_MAX];
 /* Set before the handlers are installed, constant while they are. */
@@ -77,7 +83,8 @@ static void hook(lua_State *L, lua_Debug *ar);
 static void on_signal(int sig, siginfo_t *info, void *context) {
     (void)context;
     int saved = errno;
-    lua_State *L = hook_target;
+    atomic_fetch_add(&hooking, 1);
+    lua_State *L = atomic_load(&hook_target);
     if (sig == SIGALRM && grace_started) {
         tell_commands(SIGKILL);
     } else if (sig == SIGALRM) {
@@ -91,6 +98,7 @@ static void on_signal(int sig, siginfo_t *info, void *context) {
         start_grace();
     }
     if (L) lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+    atomic_fetch_sub(&hooking, 1);
     errno = saved;
 }
 
@@ -123,7 +131,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     /* A handler that read the target just before lcsb__stop_unhook may set
      * the hook just after it: the script is over, and it takes itself off. */
-    if (!hook_target) {
+    if (!atomic_load(&hook_target)) {
         lua_sethook(L, NULL, 0, 0);
         return;
     }
@@ -140,7 +148,8 @@ static void hook(lua_State *L, lua_Debug *ar) {
  * every coroutine made after inherits it, as when that hook ran all along.
  * A thread with a hook already (a stop raising) keeps it. */
 static int make_coroutine(lua_State *L) {
-    if (hook_target && !lua_gethook(L)) lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
+    if (atomic_load(&hook_target) && !lua_gethook(L))
+        lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -177,7 +186,7 @@ void lcsb__stop_arm(lcsb__stop *stop, lua_State *L, double budget) {
     }
     struct itimerval running;
     timer_ours = getitimer(ITIMER_REAL, &running) == 0 && !timerisset(&running.it_value);
-    hook_target = L;
+    atomic_store(&hook_target, L);
 
     size_t n;
     const int *relayed = lcsb_relayed_signals(&n);
@@ -220,7 +229,11 @@ int lcsb__stop_signal(void) { return stop_signal; }
 bool lcsb__stop_timed_out(void) { return timed_out; }
 
 void lcsb__stop_unhook(lua_State *L) {
-    hook_target = NULL;
+    atomic_store(&hook_target, NULL);
+    /* A handler interrupting this thread runs to its end before the loop
+     * goes on; one on another thread that read the state before the store
+     * is waited for. */
+    while (atomic_load(&hooking)) sched_yield();
     lua_sethook(L, NULL, 0, 0);
 }
 
