@@ -74,8 +74,16 @@ static void find_own_dirs(own_dirs *o) {
     xdg_dir(o->named[2], "XDG_STATE_HOME", ".local/state", "lcsb");
     xdg_dir(o->named[3], NULL, ".local/state", "lcsb");
     snprintf(o->named[4], PATH_MAX, "%s", LCSB_SYSCONFDIR);
-    for (size_t i = 0; i < 5; i++)
-        if (!o->named[i][0] || !lcsb__realpath_where(o->named[i], o->real[i])) o->real[i][0] = '\0';
+    for (size_t i = 0; i < 5; i++) {
+        /* Without XDG_CONFIG_HOME (or XDG_STATE_HOME) two names are one
+         * place: asked of the file system once. */
+        size_t same = 0;
+        while (same < i && strcmp(o->named[same], o->named[i]) != 0) same++;
+        if (same < i)
+            memcpy(o->real[i], o->real[same], sizeof o->real[i]);
+        else if (!o->named[i][0] || !lcsb__realpath_where(o->named[i], o->real[i]))
+            o->real[i][0] = '\0';
+    }
 }
 
 /* Is DIR, or where it really is, in one of O's directories? That one into OWN. */

@@ -133,7 +133,7 @@ void lcsb__caps_places_find(lcsb__caps_places *places, const char *lua_dir, cons
     /* What runs the next command, outside any sandbox or before one is set
      * up: a command that replaced it would run unsandboxed next time. */
     char exe[PATH_MAX], shim[PATH_MAX], searched[PATH_MAX];
-    if (realpath("/proc/self/exe", exe)) {
+    if (lcsb__program_path(exe)) {
         add_own(places, exe);
         add_beside(places, exe, "lcsb-exec"); /* a build tree's layout */
         add_beside(places, exe, "liblcsb-record.so");

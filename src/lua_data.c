@@ -71,13 +71,15 @@ static const char *encode_pairs(encoder *e, lua_State *L, int idx, int depth, ui
 }
 
 /* A key of a table, as the sort sees it; a string's bytes stay alive in
- * the table while it is written. */
+ * the table while it is written. AT is where the pair sits on the stack
+ * (the key, then its value), or 0 when the key is pushed again from here. */
 typedef struct key_ref {
     bool is_string, is_integer;
     lua_Integer integer;
     lua_Number number;
     const char *s;
     size_t len;
+    int at;
 } key_ref;
 
 /* Numbers before strings; numbers by value, strings by their bytes. */
@@ -130,6 +132,23 @@ static bool is_list(lua_State *L, int idx, uint64_t n) {
     return list;
 }
 
+/* NAMING: the walk's place as the value at IDX is written, PATH's old
+ * length returned. Only a table or a function needs a place (what is
+ * named, or holds what is); a string or a number is passed over. */
+static size_t enter(encoder *e, lua_State *L, int idx, const key_ref *k) {
+    size_t at = strlen(e->path);
+    int type = lua_type(L, idx);
+    if (!e->naming || (type != LUA_TTABLE && type != LUA_TFUNCTION)) return at;
+    if (k->is_string)
+        snprintf(e->path + at, sizeof e->path - at, "%s%.*s", at ? "." : "",
+                 (int)(k->len < 128 ? k->len : 128), k->s);
+    else if (k->is_integer)
+        snprintf(e->path + at, sizeof e->path - at, ".%lld", (long long)k->integer);
+    else
+        snprintf(e->path + at, sizeof e->path - at, ".%.17g", k->number);
+    return at;
+}
+
 /* The list at IDX, N items, written in order: NULL, or why it cannot be. */
 static const char *encode_list(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
     lcsb__buf_add(e->out, "T", 1);
@@ -137,9 +156,9 @@ static const char *encode_list(encoder *e, lua_State *L, int idx, int depth, uin
     const char *why = NULL;
     for (lua_Integer i = 1; i <= (lua_Integer)n && !why; i++) {
         add_u64(e->out, 'I', (uint64_t)i);
-        size_t at = strlen(e->path);
-        if (e->naming) snprintf(e->path + at, sizeof e->path - at, ".%lld", (long long)i);
         lua_rawgeti(L, idx, i);
+        key_ref k = {.is_integer = true, .integer = i};
+        size_t at = enter(e, L, -1, &k);
         why = encode(e, L, -1, depth + 1);
         lua_pop(L, 1);
         e->path[at] = '\0';
@@ -147,16 +166,16 @@ static const char *encode_list(encoder *e, lua_State *L, int idx, int depth, uin
     return why;
 }
 
-static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
-    const char *wrong = encode_metatable(e, L, idx, depth);
-    if (wrong) return wrong;
-    if (is_list(L, idx, n)) return encode_list(e, L, idx, depth, n);
-    key_ref *keys = n ? calloc((size_t)n, sizeof *keys) : NULL;
-    if (n && !keys) return "out of memory";
-    size_t count = 0;
+/* The most pairs of one table kept on the stack while it is sorted; a
+ * larger one has each value looked up again by its key. */
+#define PAIRS_ON_STACK 4096
+
+/* The pairs of the table at IDX into KEYS, each key read for the sort;
+ * with ON_STACK each pair also left on the stack, in the order met. */
+static const char *gather(lua_State *L, int idx, key_ref *keys, size_t *count, bool on_stack) {
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        key_ref *k = &keys[count++];
+        key_ref *k = &keys[(*count)++];
         if (lua_type(L, -2) == LUA_TSTRING) {
             k->is_string = true;
             k->s = lua_tolstring(L, -2, &k->len);
@@ -168,36 +187,56 @@ static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, u
                 k->number = lua_tonumber(L, -2);
         } else {
             lua_pop(L, 2);
-            free(keys);
             return "a key that is no string or number";
         }
-        lua_pop(L, 1);
+        if (on_stack) {
+            k->at = lua_gettop(L) - 1;
+            lua_pushvalue(L, -2); /* lua_next takes this copy; the pair stays */
+        } else {
+            lua_pop(L, 1);
+        }
     }
-    if (count) qsort(keys, count, sizeof *keys, key_order);
-    lcsb__buf_add(e->out, "T", 1);
-    add_count(e->out, count);
-    const char *why = NULL;
+    return NULL;
+}
+
+static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, uint64_t n) {
+    const char *wrong = encode_metatable(e, L, idx, depth);
+    if (wrong) return wrong;
+    if (is_list(L, idx, n)) return encode_list(e, L, idx, depth, n);
+    key_ref *keys = n ? calloc((size_t)n, sizeof *keys) : NULL;
+    if (n && !keys) return "out of memory";
+    /* Each pair kept where lua_next left it: no key is looked up again,
+     * nor its string made again, to reach its value. */
+    int base = lua_gettop(L);
+    bool on_stack = n <= PAIRS_ON_STACK && lua_checkstack(L, 2 * (int)n + 4);
+    size_t count = 0;
+    const char *why = gather(L, idx, keys, &count, on_stack);
+    if (!why && count) qsort(keys, count, sizeof *keys, key_order);
+    if (!why) {
+        lcsb__buf_add(e->out, "T", 1);
+        add_count(e->out, count);
+    }
     for (size_t i = 0; i < count && !why; i++) {
         const key_ref *k = &keys[i];
-        if (k->is_string)
-            lua_pushlstring(L, k->s, k->len);
-        else if (k->is_integer)
-            lua_pushinteger(L, k->integer);
-        else
-            lua_pushnumber(L, k->number);
-        why = encode(e, L, -1, depth + 1);
-        lua_rawget(L, idx);
-        size_t at = strlen(e->path);
-        if (e->naming && k->is_string)
-            snprintf(e->path + at, sizeof e->path - at, "%s%.*s", at ? "." : "",
-                     (int)(k->len < 128 ? k->len : 128), k->s);
-        else if (e->naming)
-            snprintf(e->path + at, sizeof e->path - at, ".%.17g",
-                     k->is_integer ? (double)k->integer : k->number);
-        if (!why) why = encode(e, L, -1, depth + 1);
+        int key_at = k->at;
+        if (!on_stack) {
+            if (k->is_string)
+                lua_pushlstring(L, k->s, k->len);
+            else if (k->is_integer)
+                lua_pushinteger(L, k->integer);
+            else
+                lua_pushnumber(L, k->number);
+            key_at = lua_gettop(L);
+            lua_pushvalue(L, -1);
+            lua_rawget(L, idx);
+        }
+        why = encode(e, L, key_at, depth + 1);
+        size_t at = enter(e, L, key_at + 1, k);
+        if (!why) why = encode(e, L, key_at + 1, depth + 1);
         e->path[at] = '\0';
-        lua_pop(L, 1);
+        if (!on_stack) lua_pop(L, 2);
     }
+    lua_settop(L, base);
     free(keys);
     return why;
 }

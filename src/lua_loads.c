@@ -54,7 +54,7 @@ int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
                               "trust named",
                               accept[i]);
     }
-    if (lua_dir && !realpath(lua_dir, loads->lua_dir)) loads->lua_dir[0] = '\0';
+    if (lua_dir && !lcsb__realpath(lua_dir, loads->lua_dir)) loads->lua_dir[0] = '\0';
     if (mode != LCSB_TRUST_CHECK && !record) return 0;
     /* A script trusted where it is may have a record too: of the files it
      * reads from elsewhere, held to it all the same. */

@@ -7,10 +7,14 @@
  *   script is waiting for (unless a terminal sent it to the whole process
  *   group, those commands included). They do not restart system calls: a
  *   script blocked in one gets EINTR and runs on to the hook;
- * - a count hook looks every HOOK_COUNT instructions at what the handlers
- *   noted and at the monotonic clock, and raises once the script is to stop;
- *   from then on at every instruction, so that a pcall in a loop cannot
- *   swallow the stop;
+ * - a count hook looks at what the handlers noted and at the monotonic
+ *   clock, and raises once the script is to stop; from then on at every
+ *   instruction, so that a pcall in a loop cannot swallow the stop. The
+ *   handlers set it when they note a stop (lua_sethook may be called from
+ *   one, as lua.c does): a hook running all along would make Lua call it
+ *   at every instruction, a twentieth of a run's own time. A budget no
+ *   timer of lcsb's watches, or a coroutine (make_coroutine), has it set
+ *   from the start, looking every HOOK_COUNT instructions;
  * - a timer (SIGALRM) wakes a script blocked in a system call when the
  *   budget runs out and asks its commands to end (SIGTERM); GRACE_SECONDS
  *   after any stop it kills (SIGKILL) those still running;
@@ -27,7 +31,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
+#include <sched.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -46,6 +52,12 @@ static volatile sig_atomic_t stop_signal; /* the first signal that asked for a s
 static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t grace_started;
 static volatile sig_atomic_t timer_ours;
+/* The state the handlers set the hook on while a script runs, or NULL; and
+ * how many handlers may be setting it now, which lcsb__stop_unhook waits
+ * out: on another thread of a host, one could still be at it as the state
+ * is closed. */
+static _Atomic(lua_State *) hook_target;
+static atomic_int hooking;
 /* The shells os.execute and io.popen started and nobody reaped yet. */
 static volatile sig_atomic_t commands[COMMANDS_MAX];
 /* Set before the handlers are installed, constant while they are. */
@@ -66,9 +78,13 @@ static void start_grace(void) {
     }
 }
 
+static void hook(lua_State *L, lua_Debug *ar);
+
 static void on_signal(int sig, siginfo_t *info, void *context) {
     (void)context;
     int saved = errno;
+    atomic_fetch_add(&hooking, 1);
+    lua_State *L = atomic_load(&hook_target);
     if (sig == SIGALRM && grace_started) {
         tell_commands(SIGKILL);
     } else if (sig == SIGALRM) {
@@ -81,6 +97,8 @@ static void on_signal(int sig, siginfo_t *info, void *context) {
         if (!info || info->si_code != SI_KERNEL) tell_commands(sig);
         start_grace();
     }
+    if (L) lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+    atomic_fetch_sub(&hooking, 1);
     errno = saved;
 }
 
@@ -111,10 +129,46 @@ static int raise_stop(lua_State *L) {
 
 static void hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    /* A handler that read the target just before lcsb__stop_unhook may set
+     * the hook just after it: the script is over, and it takes itself off. */
+    if (!atomic_load(&hook_target)) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
     if (!asked_to_stop()) return;
     /* From here on every instruction raises. */
     lua_sethook(L, hook, LUA_MASKCOUNT, 1);
     raise_stop(L);
+}
+
+/* coroutine.create and coroutine.wrap while a script runs. A coroutine
+ * takes its hook from the thread that makes it, and a handler sets the hook
+ * on the main thread only, to which a loop inside a coroutine never returns:
+ * the first coroutine made puts the clock-asking hook on its maker, and
+ * every coroutine made after inherits it, as when that hook ran all along.
+ * A thread with a hook already (a stop raising) keeps it. */
+static int make_coroutine(lua_State *L) {
+    if (atomic_load(&hook_target) && !lua_gethook(L))
+        lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static void wrap_coroutines(lua_State *L) {
+    static const char *const makers[] = {"create", "wrap"};
+    if (lua_getglobal(L, "coroutine") == LUA_TTABLE) {
+        for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {
+            if (lua_getfield(L, -1, makers[i]) == LUA_TFUNCTION) {
+                lua_pushcclosure(L, make_coroutine, 1);
+                lua_setfield(L, -2, makers[i]);
+            } else {
+                lua_pop(L, 1);
+            }
+        }
+    }
+    lua_pop(L, 1);
 }
 
 /* ---- arming ---- */
@@ -132,35 +186,56 @@ void lcsb__stop_arm(lcsb__stop *stop, lua_State *L, double budget) {
     }
     struct itimerval running;
     timer_ours = getitimer(ITIMER_REAL, &running) == 0 && !timerisset(&running.it_value);
+    atomic_store(&hook_target, L);
 
     size_t n;
     const int *relayed = lcsb_relayed_signals(&n);
     for (size_t i = 0; i < n && stop->n < LCSB__STOP_SIGNALS_MAX - 1; i++)
         stop->signals[stop->n++] = relayed[i];
     if (timer_ours) stop->signals[stop->n++] = SIGALRM;
+    /* Each handler set and the old one read in one call, with the signals
+     * blocked: one that comes before an ignored one is put back waits, and
+     * putting SIG_IGN back discards it, as if it had never been replaced. */
+    sigset_t block, was;
+    sigemptyset(&block);
+    for (size_t i = 0; i < stop->n; i++) sigaddset(&block, stop->signals[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &was);
     for (size_t i = 0; i < stop->n; i++) {
         struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
         sigemptyset(&sa.sa_mask);
-        if (sigaction(stop->signals[i], NULL, &stop->old[i]) != 0) continue;
+        if (sigaction(stop->signals[i], &sa, &stop->old[i]) != 0) continue;
+        stop->replaced[i] = true;
         /* A signal the caller ignores (nohup's SIGHUP) stays ignored. */
         bool ignored = !(stop->old[i].sa_flags & SA_SIGINFO) && stop->old[i].sa_handler == SIG_IGN;
-        if (stop->signals[i] != SIGALRM && ignored) continue;
-        stop->replaced[i] = sigaction(stop->signals[i], &sa, NULL) == 0;
+        if (stop->signals[i] != SIGALRM && ignored)
+            stop->replaced[i] = sigaction(stop->signals[i], &stop->old[i], NULL) != 0;
     }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    bool alarm_set = false;
     if (timer_ours && has_deadline) {
         struct itimerval t = {{0, 0}, {(time_t)budget, 0}};
         t.it_value.tv_usec = (suseconds_t)((budget - (double)(time_t)budget) * 1e6);
         if (!timerisset(&t.it_value)) t.it_value.tv_usec = 1;
-        setitimer(ITIMER_REAL, &t, NULL);
+        alarm_set = setitimer(ITIMER_REAL, &t, NULL) == 0;
     }
-    lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
+    /* A budget no SIGALRM of lcsb's will tell (none set, or this thread
+     * blocks it): the hook asks the clock. */
+    if (sigismember(&was, SIGALRM)) alarm_set = false;
+    if (has_deadline && !alarm_set) lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
 }
 
 int lcsb__stop_signal(void) { return stop_signal; }
 
 bool lcsb__stop_timed_out(void) { return timed_out; }
 
-void lcsb__stop_unhook(lua_State *L) { lua_sethook(L, NULL, 0, 0); }
+void lcsb__stop_unhook(lua_State *L) {
+    atomic_store(&hook_target, NULL);
+    /* A handler interrupting this thread runs to its end before the loop
+     * goes on; one on another thread that read the state before the store
+     * is waited for. */
+    while (atomic_load(&hooking)) sched_yield();
+    lua_sethook(L, NULL, 0, 0);
+}
 
 void lcsb__stop_disarm(lcsb__stop *stop) {
     if (timer_ours) {
@@ -310,4 +385,5 @@ void lcsb__stop_open_commands(lua_State *L) {
     lua_pushcfunction(L, l_popen);
     lua_setfield(L, -2, "popen");
     lua_pop(L, 2);
+    wrap_coroutines(L);
 }

@@ -38,7 +38,8 @@ void lcsb__stop_unhook(lua_State *L);
 void lcsb__stop_disarm(lcsb__stop *stop);
 
 /* os.execute and io.popen in L, as Lua's own but with their shell known by
- * its pid: a stop reaches it, and waiting for it ends with it. */
+ * its pid: a stop reaches it, and waiting for it ends with it; and
+ * coroutine.create and coroutine.wrap, whose coroutines a stop reaches. */
 void lcsb__stop_open_commands(lua_State *L);
 
 #endif

@@ -4,6 +4,20 @@
 
 #include <string.h>
 
+/* x86-64's SHA extensions, where glibc says the CPU has them: a digest of
+ * a plan's key (tens of KB) on every run costs a tenth of the portable
+ * code's time. glibc read the CPU's features when it started, so asking
+ * costs no cpuid (which traps on a virtual machine). LCSB_SHA256_PORTABLE
+ * leaves them out (the test suite's second copy, which checks the two agree). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__has_include) &&  \
+    !defined(LCSB_SHA256_PORTABLE)
+#if __has_include(<sys/platform/x86.h>)
+#include <immintrin.h>
+#include <sys/platform/x86.h>
+#define HAVE_SHA_NI 1
+#endif
+#endif
+
 static const uint32_t round_constants[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -52,6 +66,57 @@ static void compress(uint32_t state[8], const unsigned char block[64]) {
     state[7] += h;
 }
 
+#ifdef HAVE_SHA_NI
+/* BLOCKS blocks at P, four rounds a step: the state kept as ABEF and CDGH,
+ * the message schedule four words at a time (Intel's SHA extensions). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+compress_ni(uint32_t state[8], const unsigned char *p, size_t blocks) {
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)state), 0xB1);
+    __m128i s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(state + 4)), 0x1B);
+    __m128i s0 = _mm_alignr_epi8(t, s1, 8);
+    s1 = _mm_blend_epi16(s1, t, 0xF0);
+    for (; blocks; blocks--, p += 64) {
+        __m128i abef = s0, cdgh = s1, w[4];
+        for (int i = 0; i < 16; i++) {
+            __m128i m;
+            if (i < 4) {
+                m = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), swap);
+            } else {
+                /* W[i-4] and W[i-3], W[i-1] and W[i-2]: the words 16, 15,
+                 * 7 and 2 before these four. */
+                m = _mm_sha256msg1_epu32(w[i % 4], w[(i + 1) % 4]);
+                m = _mm_add_epi32(m, _mm_alignr_epi8(w[(i + 3) % 4], w[(i + 2) % 4], 4));
+                m = _mm_sha256msg2_epu32(m, w[(i + 3) % 4]);
+            }
+            w[i % 4] = m;
+            __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&round_constants[4 * i]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, k);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0E));
+        }
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
+    }
+    t = _mm_shuffle_epi32(s0, 0x1B);
+    s1 = _mm_shuffle_epi32(s1, 0xB1);
+    s0 = _mm_blend_epi16(t, s1, 0xF0);
+    s1 = _mm_alignr_epi8(s1, t, 8);
+    _mm_storeu_si128((__m128i *)state, s0);
+    _mm_storeu_si128((__m128i *)(state + 4), s1);
+}
+#endif
+
+/* BLOCKS whole blocks at P into STATE. */
+static void compress_blocks(uint32_t state[8], const unsigned char *p, size_t blocks) {
+#ifdef HAVE_SHA_NI
+    if (CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1) && CPU_FEATURE_ACTIVE(SSSE3)) {
+        compress_ni(state, p, blocks);
+        return;
+    }
+#endif
+    for (; blocks; blocks--, p += 64) compress(state, p);
+}
+
 void lcsb__sha256_init(lcsb__sha256 *h) {
     static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -63,18 +128,24 @@ void lcsb__sha256_init(lcsb__sha256 *h) {
 void lcsb__sha256_add(lcsb__sha256 *h, const void *data, size_t len) {
     const unsigned char *p = data;
     h->length += len;
-    while (len > 0) {
+    if (h->filled) {
         size_t take = sizeof h->block - h->filled;
         if (take > len) take = len;
         memcpy(h->block + h->filled, p, take);
         h->filled += take;
         p += take;
         len -= take;
-        if (h->filled == sizeof h->block) {
-            compress(h->state, h->block);
-            h->filled = 0;
-        }
+        if (h->filled < sizeof h->block) return;
+        compress_blocks(h->state, h->block, 1);
+        h->filled = 0;
     }
+    /* Whole blocks straight from DATA; what is left waits in BLOCK. */
+    size_t whole = len / sizeof h->block;
+    if (whole) compress_blocks(h->state, p, whole);
+    p += whole * sizeof h->block;
+    len -= whole * sizeof h->block;
+    memcpy(h->block, p, len);
+    h->filled = len;
 }
 
 void lcsb__sha256_hex(lcsb__sha256 *h, char hex[LCSB__SHA256_HEX]) {

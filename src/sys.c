@@ -69,6 +69,23 @@ char *lcsb__realpath(const char *path, char *out) {
     return realpath(path, out);
 }
 
+char *lcsb__program_path(char *out) {
+#ifdef __linux__
+    /* The kernel names the program by its real path already: one readlink,
+     * where realpath(3) would readlink /proc, /proc/self, ... then every
+     * component again. A program replaced since it started reads "PATH
+     * (deleted)": that is asked of the file system, as realpath would. */
+    static const char deleted[] = " (deleted)";
+    ssize_t n = readlink("/proc/self/exe", out, PATH_MAX - 1);
+    if (n > 0 && n < PATH_MAX - 1 && out[0] == '/') {
+        out[n] = '\0';
+        size_t tail = sizeof deleted - 1;
+        if ((size_t)n <= tail || strcmp(out + n - tail, deleted) != 0) return out;
+    }
+#endif
+    return realpath("/proc/self/exe", out);
+}
+
 char *lcsb__realpath_where(const char *path, char *out) {
     enum plain plain = probe_plain(path);
     if (plain == PLAIN_THERE || plain == PLAIN_MISSING) return strcpy(out, path);
@@ -331,7 +348,7 @@ static bool mapped_file(uintptr_t addr, char *out) {
         line[strcspn(line, "\n")] = '\0';
         /* A file replaced since it was loaded reads "PATH (deleted)", which
          * resolves to nothing. */
-        found = line[at] == '/' && realpath(line + at, out);
+        found = line[at] == '/' && lcsb__realpath(line + at, out);
         break;
     }
     fclose(f);

@@ -20,6 +20,9 @@ char *lcsb__realpath(const char *path, char *out);
  * under a symlinked ~/.config lies where the link leads). NULL when no
  * ancestor resolves. OUT has PATH_MAX bytes. */
 char *lcsb__realpath_where(const char *path, char *out);
+/* The running program's real path (realpath of /proc/self/exe) into OUT
+ * (PATH_MAX bytes); NULL when it has none. */
+char *lcsb__program_path(char *out);
 
 /* What a read learned of the file from the descriptor it read through:
  * decisions about those bytes are made on this, never on the path again,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __APPLE__
@@ -55,6 +56,22 @@ static bool self_dir(char *out, size_t size) {
     return snprintf(out, size, "%s", exe) < (int)size;
 }
 
+/* CANDIDATE's real path into OUT (PATH_MAX bytes), or CANDIDATE as it is.
+ * One directly in DIR (self_dir's: the kernel names the program with no
+ * symlink on the way) that is no symlink itself is real as written: one
+ * lstat, where realpath(3) asks readlink of every component. */
+static void real_or_as_is(const char *dir, const char *candidate, char *out) {
+    struct stat st;
+    size_t n = strlen(dir);
+    if (strncmp(candidate, dir, n) == 0 && candidate[n] == '/' && !strchr(candidate + n + 1, '/') &&
+        strcmp(candidate + n + 1, "..") != 0 && lstat(candidate, &st) == 0 &&
+        !S_ISLNK(st.st_mode)) {
+        snprintf(out, PATH_MAX, "%s", candidate);
+        return;
+    }
+    if (!realpath(candidate, out)) snprintf(out, PATH_MAX, "%s", candidate);
+}
+
 /* The build tree keeps lcsb, lcsb-exec and lua/ side by side; an install puts
  * them under PREFIX/bin, PREFIX/libexec/lcsb and PREFIX/share/lua/5.4. */
 void cli_find_paths(cli_paths *paths) {
@@ -64,15 +81,13 @@ void cli_find_paths(cli_paths *paths) {
     snprintf(candidate, sizeof candidate, "%s/lcsb-exec", dir);
     if (access(candidate, X_OK) != 0)
         snprintf(candidate, sizeof candidate, "%s/../libexec/lcsb/lcsb-exec", dir);
-    if (!realpath(candidate, paths->shim))
-        snprintf(paths->shim, sizeof paths->shim, "%s", candidate);
+    real_or_as_is(dir, candidate, paths->shim);
     snprintf(candidate, sizeof candidate, "%s/lua/lcsb/init.lua", dir);
     if (access(candidate, R_OK) == 0)
         snprintf(candidate, sizeof candidate, "%s/lua", dir);
     else
         snprintf(candidate, sizeof candidate, "%s/../share/lua/5.4", dir);
-    if (!realpath(candidate, paths->lua_dir))
-        snprintf(paths->lua_dir, sizeof paths->lua_dir, "%s", candidate);
+    real_or_as_is(dir, candidate, paths->lua_dir);
 }
 
 static int cmd_detect(const cli_args *args, const cli_paths *paths) {
@@ -282,15 +297,22 @@ static void note_signal(int sig) { pending_signal = sig; }
 static void hold_signals(void) {
     size_t n;
     const int *relayed = lcsb_relayed_signals(&n);
+    /* Each handler set and the old one read in one call, with the signals
+     * blocked: one that comes before an ignored one is put back waits, and
+     * putting SIG_IGN back discards it, as if it had never been replaced. */
+    sigset_t block, was;
+    sigemptyset(&block);
+    for (size_t i = 0; i < n; i++) sigaddset(&block, relayed[i]);
+    sigprocmask(SIG_BLOCK, &block, &was);
     for (size_t i = 0; i < n; i++) {
         struct sigaction sa = {.sa_handler = note_signal}, old;
         sigemptyset(&sa.sa_mask);
         /* One lcsb was started ignoring (nohup's SIGHUP) stays ignored. */
-        if (sigaction(relayed[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        if (sigaction(relayed[i], &sa, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
             old.sa_handler == SIG_IGN)
-            continue;
-        sigaction(relayed[i], &sa, NULL);
+            sigaction(relayed[i], &old, NULL);
     }
+    sigprocmask(SIG_SETMASK, &was, NULL);
 }
 
 /* lcsb trust: run the policy as the user approves it, and record it. */

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,8 @@ static const struct endless {
     {"a Lua loop", "while true do end\n", false},
     {"a loop that swallows errors", "while true do pcall(function() while true do end end) end\n",
      false},
+    /* A handler's hook reaches the main thread only: a coroutine gets its own. */
+    {"a loop in a coroutine", "coroutine.wrap(function() while true do end end)()\n", false},
     {"os.execute", "os.execute(\"sleep 100 & echo $!; wait\")\nwhile true do end\n", true},
     {"io.popen",
      "local f = io.popen(\"sleep 100 & echo $!; wait\")\n"
@@ -74,13 +77,18 @@ typedef struct started {
 
 /* A signal lcsb is started ignoring, or 0. */
 static int ignored_signal;
+/* lcsb started with SIGALRM blocked, or with a timer of its caller's
+ * running (ITIMER_REAL outlives execve): either way no SIGALRM of its own
+ * tells it the budget ran out. */
+static bool alarm_blocked, timer_running;
 
 /* Start `lcsb --backend none p.lua -- true` in PROJECT with TMPDIR=T and
  * ENV (NAME=VALUE, may be NULL) on top, and read what the script prints
  * before it never returns. */
 static void start(fx *f, const run_tmp *t, const char *env, const struct endless *e, started *s) {
     memset(s, 0, sizeof *s);
-    const char *argv[] = {LCSB_CLI_PATH, "--no-trust-check", "--backend", "none", f->policy, "--", "true", NULL};
+    const char *argv[] = {
+        LCSB_CLI_PATH, "--no-trust-check", "--backend", "none", f->policy, "--", "true", NULL};
     int out[2], err[2];
     assert_int_equal(pipe2(out, O_CLOEXEC), 0);
     assert_int_equal(pipe2(err, O_CLOEXEC), 0);
@@ -97,6 +105,12 @@ static void start(fx *f, const run_tmp *t, const char *env, const struct endless
         unsetenv("LCSB_POLICY_TIMEOUT");
         if (env) putenv((char *)env);
         if (ignored_signal) signal(ignored_signal, SIG_IGN);
+        sigset_t alarm;
+        sigemptyset(&alarm);
+        sigaddset(&alarm, SIGALRM);
+        if (alarm_blocked) sigprocmask(SIG_BLOCK, &alarm, NULL);
+        struct itimerval later = {{0, 0}, {60, 0}};
+        if (timer_running) setitimer(ITIMER_REAL, &later, NULL);
         execv(argv[0], (char *const *)argv);
         _exit(122);
     }
@@ -252,13 +266,41 @@ static void test_time_budget_stops_the_script(void **state) {
         start(f, &t, "LCSB_POLICY_TIMEOUT=1", e, &s);
         double took;
         int status = finish(&s, begun, 10, errbuf, sizeof errbuf, &took, e->what);
-        if (status != 125) fail_msg("%s: exit %d, expected 125; stderr:\n%s", e->what, status, errbuf);
+        if (status != 125)
+            fail_msg("%s: exit %d, expected 125; stderr:\n%s", e->what, status, errbuf);
         if (took < 0.9 || took > 5)
             fail_msg("%s: stopped after %.1f s, with a budget of 1 s", e->what, took);
-        if (!has_line(errbuf, "lcsb: ",
-                      CMD("p.lua", "time budget of 1 s", "LCSB_POLICY_TIMEOUT=SECONDS")))
+        if (!has_line(errbuf,
+                      "lcsb: ", CMD("p.lua", "time budget of 1 s", "LCSB_POLICY_TIMEOUT=SECONDS")))
             fail_msg("%s: no line naming the budget and how to raise it:\n%s", e->what, errbuf);
         assert_nothing_left(f, &t, &s, e->what);
+    }
+}
+
+/* Without a SIGALRM of lcsb's own (blocked, or a timer of the caller's
+ * running), a script looping in Lua is still stopped a second in: the
+ * hook asks the clock. Its twin is the test above, with the timer lcsb's. */
+static void test_time_budget_without_the_timer(void **state) {
+    fx *f = *state;
+    run_tmp t;
+    make_run_tmp(f, &t);
+    for (size_t i = 0; i < 6; i++) {
+        const struct endless *e = &endless[i % 3]; /* the Lua loops */
+        alarm_blocked = i < 3;
+        timer_running = i >= 3;
+        char what[128], errbuf[8192];
+        FMT(what, "%s, %s", e->what, alarm_blocked ? "SIGALRM blocked" : "a timer running");
+        write_script(f, e);
+        double begun = now_seconds();
+        started s;
+        start(f, &t, "LCSB_POLICY_TIMEOUT=1", e, &s);
+        alarm_blocked = timer_running = false;
+        double took;
+        int status = finish(&s, begun, 10, errbuf, sizeof errbuf, &took, what);
+        if (status != 125) fail_msg("%s: exit %d, expected 125; stderr:\n%s", what, status, errbuf);
+        if (took < 0.9 || took > 5)
+            fail_msg("%s: stopped after %.1f s, with a budget of 1 s", what, took);
+        assert_nothing_left(f, &t, &s, what);
     }
 }
 
@@ -281,17 +323,16 @@ static void test_time_budget_is_the_variable(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lcsb_env(f, "none", CMD("true"), ENV(cases[i].env), &P);
         if (P.status != cases[i].want)
-            fail_msg("%s: exit %d, expected %d; stderr:\n%s", cases[i].env, P.status,
-                     cases[i].want, P.err);
+            fail_msg("%s: exit %d, expected %d; stderr:\n%s", cases[i].env, P.status, cases[i].want,
+                     P.err);
     }
     assert_contains(P.err, "LCSB_POLICY_TIMEOUT='soon'", "stderr");
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_signal_stops_the_script),
-        T(test_ignored_signal_stays_ignored),
-        T(test_time_budget_stops_the_script),
+        T(test_signal_stops_the_script),      T(test_ignored_signal_stays_ignored),
+        T(test_time_budget_stops_the_script), T(test_time_budget_without_the_timer),
         T(test_time_budget_is_the_variable),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_stop", tests, enforce_group_setup, NULL);
