@@ -107,12 +107,17 @@ end
 -- word) for the report.
 local function gather(ev)
   local change = { presets = {}, preset_order = {}, built = {}, programs = {}, left_out = {},
-    other = {} }
+    other = {}, absent = {} }
   local memo, seen = {}, {}
   local exec_now, writes = set(list(ev.policy.exec)), set(list(ev.policy.write))
+  local reads = set(list(ev.policy.read))
   local function program(target)
     if seen[target] or covered(exec_now, target) then return end
     seen[target] = true
+    -- A link in the project to a program elsewhere runs that program, which
+    -- built = true does not let run: it is learned as what it leads to.
+    local real = core.realpath(target)
+    if built_here(ev, target) and real and not built_here(ev, real) then return program(real) end
     if built_here(ev, target) then
       change.built[#change.built + 1] = target
       -- What the kernel runs it with (a configure's #!/bin/sh) must run too.
@@ -133,6 +138,7 @@ local function gather(ev)
       change.left_out[#change.left_out + 1] = { r = { op = "exec", target = target }, why = why }
     else
       change.programs[#change.programs + 1] = target
+      change.absent[target] = not covered(reads, target) or nil
     end
   end
   for _, r in ipairs(list(ev.attestation and ev.attestation.refused)) do
@@ -265,12 +271,16 @@ end
 -- call, in its own exec = { } key or as a new one, or nil and why.
 local function placed(source, add)
   local code, text = code_only(source), table.concat(add, ", ")
-  local open, brace = code:find("exec_policy%s*%(?%s*{")
+  -- The module's function (lcsb.exec_policy), never a local of that name.
+  local open, brace = code:find("[%w_]%s*%.%s*exec_policy%s*%(?%s*{")
   if not brace or code:find("exec_policy%s*%(?%s*{", brace + 1) then
     return nil, "it has no single exec_policy { ... } call lcsb can add to"
   end
   local close, flat = constructor(code, brace)
   if not close then return nil, "its exec_policy { ... } call does not end" end
+  if source:sub(brace, close):find("%[%s*[\"']exec[\"']%s*%]") then
+    return nil, 'its exec key is written ["exec"], which lcsb does not edit'
+  end
   open = nil
   for at in flat:gmatch("[{,;%s]()exec%s*=") do
     if open then return nil, "its exec_policy call names exec twice" end
@@ -369,7 +379,9 @@ local function report_change(change, add, lines)
       .. "anything the command writes there, it can run)"):format(names_of(change.built))
   end
   for _, path in ipairs(change.programs) do
-    lines[#lines + 1] = ("  %s: no preset holds it, named by its path"):format(path)
+    lines[#lines + 1] = ("  %s: no preset holds it, named by its path%s"):format(path,
+      change.absent[path] and "; the run asked for it, but it is not in the policy's world, so "
+        .. "it never ran there: be sure you want it" or "")
   end
 end
 

@@ -256,6 +256,20 @@ else
   fail "the learning run failed"; show "$dir"
 fi
 
+# A link in the project to a system program runs that program: learned as
+# it (the shell's id), not as built = true, which would not let it run.
+case_name="a link to a program elsewhere"
+dir=$(project sysl)
+mkdir -p "$dir/v"
+if run_in "$dir" learn --write policy.lua -- sh -c 'ln -sf /usr/bin/id v/id; ./v/id >/dev/null'; then
+  grep -q "lcsb.tools.shell" "$dir/policy.lua" || { fail "id not learned as the shell's"; show "$dir"; }
+  (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1)
+  run_in "$dir" policy.lua -- sh -c './v/id >/dev/null' || { fail "refused after learning"; show "$dir"; }
+  passed=$((passed + 1))
+else
+  fail "the learning run failed"; show "$dir"
+fi
+
 # --write keeps the file's owner: root learning in another user's project.
 case_name="the owner kept"
 if [[ $(id -u) == 0 ]] && id nobody >/dev/null 2>&1; then

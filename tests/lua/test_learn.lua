@@ -55,6 +55,12 @@ T.case("the change goes in the one exec = { } or exec_policy { }", function()
   T.eq(text, 'opts.exec = { "x" }\nreturn lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, project = p }',
     "opts.exec is not exec_policy's")
   T.eq(learn.edited("return lcsb.exec_policy(opts)", add), nil, "a table built elsewhere")
+  -- A key lcsb would not see as exec, and a local function of that name.
+  text, why = learn.edited('return lcsb.exec_policy { ["exec"] = { "ls" } }', add)
+  T.eq(text, nil, '["exec"]')
+  T.has(why, '["exec"]', "says why")
+  T.eq(learn.edited("local function exec_policy(t) return t end\nlocal d = exec_policy { }\n"
+    .. "return ep { }", add), nil, "a local exec_policy is no call of lcsb's")
   T.eq(learn.edited("return lcsb.exec_policy { oci = { exec = { } } }", add),
     "return lcsb.exec_policy { exec = { lcsb.tools.c, built = true }, oci = { exec = { } } }",
     "a nested exec key is not exec_policy's")
