@@ -30,32 +30,27 @@ static lcsb__scope *check_scope(lua_State *L, int idx) {
     return ud->scope;
 }
 
-static int l_scope_mkdtemp(lua_State *L) {
+/* A path of the scope's under the label argument, from MAKE (made, or
+ * reserved): its path, or nil and why. */
+static int scope_path(lua_State *L,
+                      int (*make)(lcsb__scope *, const char *, char *, lcsb_error *)) {
     lcsb__scope *s = check_scope(L, 1);
     const char *label = luaL_optstring(L, 2, "run");
     for (const char *c = label; *c; c++)
         if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
     char path[PATH_MAX];
     lcsb_error err;
-    if (lcsb__scope_mkdtemp(s, label, path, &err)) return lcsb__lua_fail(L, err.message);
+    if (make(s, label, path, &err)) return lcsb__lua_fail(L, err.message);
     lua_pushstring(L, path);
     return 1;
 }
 
+static int l_scope_mkdtemp(lua_State *L) { return scope_path(L, lcsb__scope_mkdtemp); }
+
 /* scope:reserve(label) -> a path the scope owns, not made yet: the run's
  * private HOME or TMPDIR, which the shim makes in the command's world, or
  * the run on the host (lcsb__scope_reserve). */
-static int l_scope_reserve(lua_State *L) {
-    lcsb__scope *s = check_scope(L, 1);
-    const char *label = luaL_optstring(L, 2, "run");
-    for (const char *c = label; *c; c++)
-        if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
-    char path[PATH_MAX];
-    lcsb_error err;
-    if (lcsb__scope_reserve(s, label, path, &err)) return lcsb__lua_fail(L, err.message);
-    lua_pushstring(L, path);
-    return 1;
-}
+static int l_scope_reserve(lua_State *L) { return scope_path(L, lcsb__scope_reserve); }
 
 /* __close, __gc and :close() share this; closing twice is harmless. */
 int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err) {

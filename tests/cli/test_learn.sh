@@ -19,6 +19,7 @@
 # Usage: test_learn.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
 # mechanism or tool fail.
 set -uo pipefail
+source "$(dirname "$0")/toy_projects.sh"
 LCSB=$(realpath "$1")
 work=$(mktemp -d /tmp/lcsb-learn.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -96,11 +97,7 @@ if ! command -v go >/dev/null; then
   missing "go is not installed (golang-go)"
 else
   dir=$(project go)
-  printf 'module example.com/hello\n\ngo 1.19\n' >"$dir/go.mod"
-  printf 'package main\n\nimport "fmt"\n\nfunc Hello() string { return "hi" }\n\nfunc main() { fmt.Println(Hello()) }\n' \
-    >"$dir/main.go"
-  printf 'package main\n\nimport "testing"\n\nfunc TestHello(t *testing.T) {\n\tif Hello() != "hi" {\n\t\tt.Fatal("no")\n\t}\n}\n' \
-    >"$dir/main_test.go"
+  toy_go "$dir"
   learn_case "$dir" 'go build ./... && go test -count=1 ./...' '^ok' 'rm -f hello'
   grep -q 'lcsb.tools.go' "$dir/policy.lua" || fail "no go preset learned"
 fi
@@ -111,12 +108,7 @@ if ! command -v autoreconf >/dev/null || ! command -v libtoolize >/dev/null; the
   missing "autoreconf or libtoolize is not installed (autoconf, automake, libtool)"
 else
   dir=$(project autotools)
-  printf 'AC_INIT([hello], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\nLT_INIT\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n' \
-    >"$dir/configure.ac"
-  printf 'lib_LTLIBRARIES = libhello.la\nlibhello_la_SOURCES = hello.c\ncheck_PROGRAMS = test_hello\ntest_hello_SOURCES = test_hello.c\ntest_hello_LDADD = libhello.la\nTESTS = test_hello\n' \
-    >"$dir/Makefile.am"
-  printf 'int hello(void) { return 42; }\n' >"$dir/hello.c"
-  printf 'int hello(void);\nint main(void) { return hello() == 42 ? 0 : 1; }\n' >"$dir/test_hello.c"
+  toy_autotools "$dir"
   learn_case "$dir" 'autoreconf -i >/dev/null 2>&1 && ./configure -q && make -s && make -s check' \
     '^PASS: test_hello' 'ls -A | grep -vx -e policy.lua -e configure.ac -e Makefile.am -e hello.c -e test_hello.c -e run.out -e run.err | xargs rm -rf'
 fi
@@ -127,9 +119,7 @@ if ! command -v cmake >/dev/null; then
   missing "cmake is not installed"
 else
   dir=$(project cmake)
-  printf 'cmake_minimum_required(VERSION 3.13)\nproject(hello C)\nenable_testing()\nadd_executable(t t.c)\nadd_test(NAME t COMMAND t)\n' \
-    >"$dir/CMakeLists.txt"
-  printf 'int main(void) { return 0; }\n' >"$dir/t.c"
+  toy_cmake "$dir"
   learn_case "$dir" 'cmake -S . -B b >/dev/null && cmake --build b >/dev/null && cd b && ctest' \
     '100% tests passed' 'rm -rf b'
 fi
@@ -141,10 +131,7 @@ if ! command -v javac >/dev/null || [[ ! -f /usr/share/java/junit4.jar ]]; then
   missing "javac or junit4 is not installed (default-jdk-headless, junit4)"
 else
   dir=$(project java)
-  mkdir -p "$dir/src" "$dir/test"
-  printf 'public class Calc {\n  public static int add(int a, int b) { return a + b; }\n}\n' >"$dir/src/Calc.java"
-  printf 'import org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class CalcTest {\n  @Test public void adds() { assertEquals(5, Calc.add(2, 3)); }\n}\n' \
-    >"$dir/test/CalcTest.java"
+  toy_java "$dir"
   learn_case "$dir" "javac -d out -cp $junit src/*.java test/*.java && java -cp out:$junit org.junit.runner.JUnitCore CalcTest" \
     '^OK (1 test)' 'rm -rf out'
 fi
@@ -155,12 +142,7 @@ if ! command -v rake >/dev/null || ! ruby -e 'require "minitest"' 2>/dev/null; t
   missing "rake or minitest is not installed (ruby, rake, ruby-minitest)"
 else
   dir=$(project ruby)
-  mkdir -p "$dir/lib" "$dir/test"
-  printf 'module Calc\n  def self.add(a, b) = a + b\nend\n' >"$dir/lib/calc.rb"
-  printf 'require "minitest/autorun"\nrequire "calc"\n\nclass CalcTest < Minitest::Test\n  def test_add\n    assert_equal 5, Calc.add(2, 3)\n  end\nend\n' \
-    >"$dir/test/test_calc.rb"
-  printf 'require "rake/testtask"\nRake::TestTask.new(:test) { |t| t.libs << "lib"; t.test_files = FileList["test/test_*.rb"] }\ntask default: :test\n' \
-    >"$dir/Rakefile"
+  toy_ruby "$dir"
   learn_case "$dir" 'rake test' '1 runs, 1 assertions, 0 failures' 'true'
 fi
 

@@ -26,6 +26,7 @@
 # workload whose registry does not answer this host says it is skipped;
 # LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing mechanism or tool fail.
 set -uo pipefail
+source "$(dirname "$0")/toy_projects.sh"
 LCSB=$(realpath "$1")
 NET_SERVER=$2
 EXAMPLES=$(realpath "$3")
@@ -290,9 +291,7 @@ case_name="c.lua, cmake and ctest"
 dir=$work/c-cmake
 mkdir -p "$dir" && cp "$EXAMPLES/c.lua" "$dir/policy.lua"
 (cd "$dir" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust c.lua"
-printf 'cmake_minimum_required(VERSION 3.13)\nproject(hello C)\nenable_testing()\nadd_executable(t t.c)\nadd_test(NAME t COMMAND t)\n' \
-  >"$dir/CMakeLists.txt"
-printf 'int main(void) { return 0; }\n' >"$dir/t.c"
+toy_cmake "$dir"
 steps='cmake -S . -B b >/dev/null && cmake --build b >/dev/null && cd b && ctest'
 if run_in "$dir" policy.lua sh -c "$steps"; then
   grep -q "100% tests passed" "$dir/run.out" || { fail "ctest did not pass"; show "$dir"; }
@@ -346,10 +345,7 @@ if ! command -v javac >/dev/null || [[ ! -f /usr/share/java/junit4.jar ]]; then
   missing "javac or junit4 is not installed (default-jdk-headless, junit4)"
 else
   dir=$(example java)
-  mkdir -p "$dir/src" "$dir/test"
-  printf 'public class Calc {\n  public static int add(int a, int b) { return a + b; }\n}\n' >"$dir/src/Calc.java"
-  printf 'import org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class CalcTest {\n  @Test public void adds() { assertEquals(5, Calc.add(2, 3)); }\n}\n' \
-    >"$dir/test/CalcTest.java"
+  toy_java "$dir"
   steps="javac -d out -cp $junit src/*.java test/*.java && java -cp out:$junit org.junit.runner.JUnitCore CalcTest"
   if run_in "$dir" policy.lua sh -c "$steps"; then
     grep -q "^OK (1 test)" "$dir/run.out" || { fail "junit did not pass"; show "$dir"; }
@@ -368,12 +364,7 @@ if ! command -v rake >/dev/null || ! ruby -e 'require "minitest"' 2>/dev/null; t
   missing "rake or minitest is not installed (ruby, rake, ruby-minitest)"
 else
   dir=$(example ruby)
-  mkdir -p "$dir/lib" "$dir/test"
-  printf 'module Calc\n  def self.add(a, b) = a + b\nend\n' >"$dir/lib/calc.rb"
-  printf 'require "minitest/autorun"\nrequire "calc"\n\nclass CalcTest < Minitest::Test\n  def test_add\n    assert_equal 5, Calc.add(2, 3)\n  end\nend\n' \
-    >"$dir/test/test_calc.rb"
-  printf 'require "rake/testtask"\nRake::TestTask.new(:test) { |t| t.libs << "lib"; t.test_files = FileList["test/test_*.rb"] }\ntask default: :test\n' \
-    >"$dir/Rakefile"
+  toy_ruby "$dir"
   if run_in "$dir" policy.lua rake test; then
     grep -q "1 runs, 1 assertions, 0 failures" "$dir/run.out" || { fail "minitest did not pass"; show "$dir"; }
   else
@@ -391,12 +382,7 @@ if ! command -v autoreconf >/dev/null || ! command -v libtoolize >/dev/null; the
   missing "autoreconf or libtoolize is not installed (autoconf, automake, libtool)"
 else
   dir=$(example autotools)
-  printf 'AC_INIT([hello], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_PROG_CC\nLT_INIT\nAC_CONFIG_HEADERS([config.h])\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n' \
-    >"$dir/configure.ac"
-  printf 'lib_LTLIBRARIES = libhello.la\nlibhello_la_SOURCES = hello.c\ncheck_PROGRAMS = test_hello\ntest_hello_SOURCES = test_hello.c\ntest_hello_LDADD = libhello.la\nTESTS = test_hello\n' \
-    >"$dir/Makefile.am"
-  printf '#include "config.h"\nint hello(void) { return 42; }\n' >"$dir/hello.c"
-  printf 'int hello(void);\nint main(void) { return hello() == 42 ? 0 : 1; }\n' >"$dir/test_hello.c"
+  toy_autotools "$dir"
   if run_in "$dir" policy.lua sh -c 'autoreconf -i && ./configure -q && make -s && make -s check'; then
     grep -q "^PASS: test_hello" "$dir/run.out" || { fail "make check did not pass"; show "$dir"; }
   else
