@@ -104,6 +104,12 @@ static void start(fx *f, const run_tmp *t, const char *env, const struct endless
         setenv("TMPDIR", t->dir, 1);
         unsetenv("LCSB_POLICY_TIMEOUT");
         if (env) putenv((char *)env);
+        /* As a terminal starts it, whatever started the suite ignores (a
+         * shell's background job ignores SIGINT and SIGQUIT); then the one
+         * a case ignores on purpose. */
+        const int stopping[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+        for (size_t i = 0; i < sizeof stopping / sizeof stopping[0]; i++)
+            signal(stopping[i], SIG_DFL);
         if (ignored_signal) signal(ignored_signal, SIG_IGN);
         sigset_t alarm;
         sigemptyset(&alarm);
