@@ -447,8 +447,10 @@ int lcsb__facts_dir_has(lcsb__facts *f, const char *dir, const char *name) {
     }
     if (e->list_err) return -1;
     mark_as(f, e, LCSB__SEEN_LISTING);
-    /* Sorted bytewise (list_host), as strcmp orders. */
-    return bsearch(&name, e->names.v, e->names.n, sizeof *e->names.v, by_string) != NULL;
+    /* Sorted bytewise (list_host), as strcmp orders; an empty one has no
+     * array at all. */
+    return e->names.n > 0 &&
+           bsearch(&name, e->names.v, e->names.n, sizeof *e->names.v, by_string) != NULL;
 }
 
 /* PATH's first SIZE bytes from the host: open, check, read; its mode too. */
