@@ -68,6 +68,10 @@ int lcsb__raw_field(lua_State *L, int t, const char *key);
  * gives them (script_explain.c). lcsb_script_close calls it too, RAN false,
  * so that what the script put in the project goes on every way out. */
 char **lcsb__script_after_run(lcsb_script *s, bool ran);
+/* The list on top as an lcsb argv of lines, each escaped for a terminal
+ * and, when SPLIT, cut at its newlines; NULL when there is none, or on
+ * ENOMEM (script_explain.c). */
+char **lcsb__script_take_lines(lua_State *L, bool split);
 /* The evidence explain and learn read, pushed as a new table: ARGV, what
  * RESULT says of the run, the script's result (registry REF) as "policy",
  * and CAPS (may be NULL) merged (script_explain.c). */

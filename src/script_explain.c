@@ -32,7 +32,7 @@ static bool push_escaped(lcsb__strv *lines, const char *text, size_t len) {
  * holds: a newline in a path the command named must not start a line of
  * its own words. What is neither is passed over. NULL when there is no
  * line, or on ENOMEM. */
-static char **take_lines(lua_State *L, bool split) {
+char **lcsb__script_take_lines(lua_State *L, bool split) {
     lcsb__strv lines = {0};
     bool oom = false;
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
@@ -75,7 +75,7 @@ static char **call_for_lines(lua_State *L, int top, int nargs, const char *what,
     if (lua_pcall(L, nargs, 1, 0) != LUA_OK)
         lines = failure_line(L, what);
     else if (lua_istable(L, -1))
-        lines = take_lines(L, split);
+        lines = lcsb__script_take_lines(L, split);
     lua_settop(L, top);
     return lines;
 }
@@ -169,7 +169,7 @@ int lcsb_explain_attestation(const char *json, size_t len, const char *lua_dir, 
         const char *msg = lua_tostring(L, -1);
         rc = lcsb__fail(err, LCSB_EINVAL, "explain: %s", msg ? msg : "(no message)");
     } else if (lua_istable(L, -1)) {
-        *hints = take_lines(L, true);
+        *hints = lcsb__script_take_lines(L, true);
     }
     lua_close(L);
     return rc;
@@ -211,7 +211,7 @@ static char **result_lines(const lcsb_script *s, const char *key) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->result);
     char **lines = NULL;
     if (lua_istable(L, -1) && lcsb__raw_field(L, -1, key) == LUA_TTABLE)
-        lines = take_lines(L, false);
+        lines = lcsb__script_take_lines(L, false);
     lua_settop(L, top);
     return lines;
 }

@@ -194,32 +194,6 @@ static int plearn(lua_State *L) {
     return 1;
 }
 
-/* The report's lines on top (the proposal's "lines"), escaped, as an lcsb
- * argv into *REPORT. */
-static int take_report(lua_State *L, char ***report, lcsb_error *err) {
-    lcsb__strv lines = {0};
-    bool oom = false;
-    if (lcsb__raw_field(L, -1, "lines") == LUA_TTABLE) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer i = 1; !oom && i <= n; i++) {
-            lua_rawgeti(L, -1, i);
-            size_t len;
-            const char *line = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-            if (line) {
-                lcsb__buf b = {0};
-                lcsb__buf_add_escaped(&b, line, len);
-                oom = b.oom || lcsb__strv_push_n(&lines, b.p, b.len) != 0;
-                lcsb__buf_free(&b);
-            }
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
-    if (!oom) *report = lcsb__strv_take(&lines);
-    lcsb__strv_clear(&lines);
-    return oom || !*report ? lcsb__fail(err, LCSB_ENOMEM, "out of memory") : 0;
-}
-
 /* The string field KEY of the table on top, copied into *OUT (NULL when
  * there is none). */
 static int take_string(lua_State *L, const char *key, char **out, size_t *len, lcsb_error *err) {
@@ -262,7 +236,8 @@ int lcsb_script_learn(lcsb_script *s, const char *const *argv, const lcsb_run_re
         rc = lcsb__fail(err, LCSB_EINVAL, "learn: %s", msg ? msg : "(no proposal)");
     } else if (!(rc = take_string(L, "text", &changed, &changed_len, err)) &&
                !(rc = take_string(L, "diff", diff, &diff_len, err))) {
-        rc = take_report(L, report, err);
+        if (lcsb__raw_field(L, -1, "lines") == LUA_TTABLE)
+            *report = lcsb__script_take_lines(L, false);
     }
     lua_settop(L, top);
     if (!rc && write && changed) rc = replace_file(&file, changed, changed_len, err);

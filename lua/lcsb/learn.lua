@@ -18,8 +18,6 @@ local M = {}
 
 local covered, set = paths.covered, paths.set
 
--- The presets a learned change may name.
-M.presets = { "shell", "c", "autotools", "git", "python", "node", "go", "java", "ruby", "rust" }
 
 local function list(value) return type(value) == "table" and value or {} end
 
@@ -50,7 +48,7 @@ end
 -- for sed), or nil.
 local function smallest_preset(ev, memo, target)
   local best, best_n
-  for _, name in ipairs(M.presets) do
+  for _, name in ipairs(tools.preset_names or {}) do
     local files = reach(ev, memo, name)
     if reaches(files, target) and (not best_n or #files < best_n) then best, best_n = name, #files end
   end

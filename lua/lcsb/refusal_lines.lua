@@ -102,8 +102,6 @@ end
 -- program alone names the preset that lists it itself (autoreconf's
 -- aclocal, then autoconf, then m4: one run with the autotools preset, not
 -- eight), not the shell's, whose one tool needs no hundred others.
-local PRESETS = { "shell", "git", "c", "python", "node", "rust", "go", "java", "ruby",
-  "autotools" }
 local function preset_for(targets)
   local ok, tools = pcall(require, "lcsb.tools")
   if not ok or #targets == 0 then return end
@@ -119,7 +117,7 @@ local function preset_for(targets)
     return false
   end
   local alone = #targets == 1
-  for _, name in ipairs(PRESETS) do
+  for _, name in ipairs(tools.preset_names or {}) do
     local preset, all = tools[name], not (alone and name == "shell")
     for _, target in ipairs(targets) do
       all = all and type(preset) == "table" and holds(preset, basename(target), not alone)

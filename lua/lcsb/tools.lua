@@ -385,6 +385,11 @@ function M.preset(name, spec)
 end
 
 function M.is_preset(value) return getmetatable(value) == PRESET end
+
+-- The presets lcsb ships, by name, the one a hint or lcsb learn may offer
+-- first ahead: what a program belongs to is asked of them in this order.
+M.preset_names = { "shell", "git", "c", "python", "node", "rust", "go", "java", "ruby",
+  "autotools" }
 -- What marks a preset, for a plan's key (a preset and a plain list of the
 -- same programs compose differently).
 M.preset_mark = PRESET
