@@ -380,8 +380,10 @@ static void take(lcsb__refusals *r, record *rec) {
     if (rec->target[0] == '/') normalize(rec->target);
     /* A refusal seen before counts again; only a new one is looked up. */
     if (known(r, rec)) return;
-    if (!first_seen(r, record_hash(rec)) || r->lookups >= LOOKUPS_MAX ||
-        r->lookup_ms >= LOOKUPS_MS_MAX)
+    /* The budget first: past it, a flood of new records must not each
+     * probe a full table (that cost 180 ms a megabyte, and stderr waited). */
+    if (r->lookups >= LOOKUPS_MAX || r->lookup_ms >= LOOKUPS_MS_MAX ||
+        !first_seen(r, record_hash(rec)))
         return;
     r->lookups++;
     int64_t started = lcsb__now_ms();
