@@ -13,6 +13,7 @@
 #include <lua.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct policy_ud {
     lcsb_policy *policy;
@@ -130,6 +131,77 @@ static void add_net_names(lua_State *L, lcsb_policy *p, int net_idx, const char 
     lua_pop(L, 1);
 }
 
+static const char **sorted_names(lua_State *L, int t, const char *what, size_t *n);
+
+/* ["HOST"] = { once = true, ["until"] = TIME } in net.domains, the table at
+ * G: HOST allowed until its grant ends, as the entry "HOST once
+ * until=...". TIME is "YYYY-MM-DDTHH:MM:SSZ" or seconds since the epoch
+ * (os.time() + 600). */
+static void add_granted_domain(lua_State *L, lcsb_policy *p, const char *host, int g) {
+    static const char shape[] = "expected { once = true, [\"until\"] = \"YYYY-MM-DDTHH:MM:SSZ\" "
+                                "or seconds since the epoch }";
+    if (!lua_istable(L, g)) luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
+    bool once = false;
+    char until[64] = "";
+    lua_pushnil(L);
+    while (lua_next(L, g)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        if (k && strcmp(k, "once") == 0 && lua_isboolean(L, -1)) {
+            once = lua_toboolean(L, -1);
+        } else if (k && strcmp(k, "until") == 0 && lua_isinteger(L, -1)) {
+            time_t t = (time_t)lua_tointeger(L, -1);
+            struct tm tm;
+            if (t <= 0 || !gmtime_r(&t, &tm) ||
+                !strftime(until, sizeof until, "%Y-%m-%dT%H:%M:%SZ", &tm))
+                luaL_error(L, "policy key 'net.domains[\"%s\"].until': %lld is no time", host,
+                           (long long)lua_tointeger(L, -1));
+        } else if (k && strcmp(k, "until") == 0 && lua_type(L, -1) == LUA_TSTRING) {
+            snprintf(until, sizeof until, "%s", lua_tostring(L, -1));
+        } else {
+            luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
+        }
+        lua_pop(L, 1);
+    }
+    if (!once && !until[0])
+        luaL_error(L,
+                   "policy key 'net.domains[\"%s\"]': a grant with no end; list \"%s\" "
+                   "instead",
+                   host, host);
+    char entry[512];
+    if ((size_t)snprintf(entry, sizeof entry, "%s%s%s%s", host, once ? " once" : "",
+                         until[0] ? " until=" : "", until) >= sizeof entry)
+        luaL_error(L, "policy key 'net.domains[\"%s\"]': longer than any entry", host);
+    lcsb_error err;
+    if (lcsb_policy_add_domain(p, entry, &err)) lcsb__lua_raise(L, &err);
+}
+
+/* net.domains, the table at T: a list of entries, and hosts whose grant
+ * ends by name, after them in the order of their names. */
+static void add_domains(lua_State *L, lcsb_policy *p, int t) {
+    if (!lua_istable(L, t)) luaL_error(L, "policy key 'net.domains': expected a list of names");
+    lua_Integer n = luaL_len(L, t);
+    /* The list first, alone: its strings are entries as lcsb.policy takes them. */
+    lua_createtable(L, (int)n, 0);
+    int list = lua_gettop(L);
+    lua_newtable(L);
+    int granted = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_settable(L, lua_type(L, -2) == LUA_TSTRING ? granted : list);
+    }
+    add_names(L, p, list, "net.domains", lcsb_policy_add_domain);
+    size_t count;
+    const char **hosts = sorted_names(L, granted, "net.domains", &count);
+    for (size_t i = 0; i < count; i++) {
+        lua_getfield(L, granted, hosts[i]);
+        add_granted_domain(L, p, hosts[i], lua_gettop(L));
+        lua_pop(L, 1);
+    }
+    lua_settop(L, list - 1);
+}
+
 static void set_net(lua_State *L, lcsb_policy *p) {
     int t = lua_gettop(L);
     if (lua_isboolean(L, t)) {
@@ -154,7 +226,8 @@ static void set_net(lua_State *L, lcsb_policy *p) {
     /* net = { domains = {} } is a network of its own with no way out: what
      * the command's own loopback serves, and nothing else. */
     lcsb_policy_set_net(p, domains ? LCSB_NET_DOMAINS : LCSB_NET_PORTS);
-    add_net_names(L, p, t, "domains", "net.domains", lcsb_policy_add_domain);
+    if (lua_getfield(L, t, "domains") != LUA_TNIL) add_domains(L, p, lua_gettop(L));
+    lua_pop(L, 1);
     add_net_names(L, p, t, "lan", "net.lan", lcsb_policy_add_lan);
     if (p->lan.n && !domains)
         luaL_error(L, "policy key 'net.lan': names where listed domains may lead, so it needs "

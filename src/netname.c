@@ -11,7 +11,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The quoted entry in a reason: escaped (it is the caller's text, bound for a
  * terminal) and cut short, so that the reason itself still fits. */
@@ -170,15 +172,61 @@ static const char *read_host_port(lcsb__domain *out, const char *s, size_t host_
     return NULL;
 }
 
+/* "YYYY-MM-DDTHH:MM:SSZ" as seconds since the epoch (UTC), or -1. */
+static int64_t utc_time(const char *s) {
+    static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(s) != sizeof shape - 1) return -1;
+    for (size_t i = 0; shape[i]; i++)
+        if (shape[i] == 'd' ? !is_digit(s[i]) : s[i] != shape[i]) return -1;
+    int year = atoi(s), mon = atoi(s + 5), day = atoi(s + 8), hour = atoi(s + 11),
+        min = atoi(s + 14), sec = atoi(s + 17);
+    static const int days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > days[mon - 1] ||
+        (mon == 2 && day == 29 && !leap) || hour > 23 || min > 59 || sec > 59)
+        return -1;
+    struct tm tm = {.tm_year = year - 1900, .tm_mon = mon - 1, .tm_mday = day,
+                    .tm_hour = hour, .tm_min = min, .tm_sec = sec};
+    return (int64_t)timegm(&tm);
+}
+
+/* The grant's end after an entry's host (GRANT: past the space): NULL, or
+ * what is wrong with it. */
+static const char *read_grant(lcsb__domain *out, const char *grant) {
+    if (out->deny) return "a deny entry has no grant to end (\"once\", \"until=\")";
+    if (strncmp(grant, "once", 4) == 0 && (grant[4] == '\0' || grant[4] == ' ')) {
+        out->once = true;
+        grant += grant[4] ? 5 : 4;
+        if (!*grant) return NULL;
+    }
+    if (strncmp(grant, "until=", 6) != 0 || strchr(grant, ' '))
+        return "no spaces or control characters in a host name; after it, only \" once\", "
+               "\" until=YYYY-MM-DDTHH:MM:SSZ\" or both, in that order";
+    out->until = utc_time(grant + 6);
+    if (out->until <= 0) return "until= takes a time in UTC, as 2026-12-06T18:00:00Z";
+    return NULL;
+}
+
 int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size) {
     static const char what[] = "net.domains";
     memset(out, 0, sizeof *out);
-    const char *s = entry;
+    /* The host part, apart from the grant's end after its space. */
+    char host_part[LCSB__HOST_MAX + 16];
+    const char *space = strchr(entry, ' ');
+    if (space == entry) space = NULL; /* no host before it: misshapen as a whole */
+    size_t host_part_len = space ? (size_t)(space - entry) : strlen(entry);
+    if (host_part_len >= sizeof host_part) {
+        reason(why, size, what, entry, "longer than any host name and port");
+        return -1;
+    }
+    memcpy(host_part, entry, host_part_len);
+    host_part[host_part_len] = '\0';
+    const char *s = host_part;
     if (*s == '!') {
         out->deny = true;
         s++;
     }
-    const char *wrong = entry_misshapen(entry, s);
+    const char *wrong = entry_misshapen(host_part, s);
     if (!wrong && strncmp(s, "*.", 2) == 0) {
         out->wildcard = true;
         s += 2;
@@ -188,6 +236,7 @@ int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t s
     const char *port = NULL;
     if (!wrong) wrong = split_host_port(s, &host_len, &port);
     if (!wrong) wrong = read_host_port(out, s, host_len, port);
+    if (!wrong && space) wrong = read_grant(out, space + 1);
     if (!wrong) return 0;
     reason(why, size, what, entry, wrong);
     return -1;
@@ -197,8 +246,12 @@ void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {
     char port[8] = "";
     if (d->port) snprintf(port, sizeof port, ":%u", (unsigned)d->port);
     bool v6 = strchr(d->host, ':') != NULL;
-    snprintf(out, size, "%s%s%s%s%s%s", d->deny ? "!" : "", d->wildcard ? "*." : "", v6 ? "[" : "",
-             d->host, v6 ? "]" : "", port);
+    char until[32] = "";
+    struct tm tm;
+    time_t t = (time_t)d->until;
+    if (d->until > 0 && gmtime_r(&t, &tm)) strftime(until, sizeof until, " until=%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(out, size, "%s%s%s%s%s%s%s%s", d->deny ? "!" : "", d->wildcard ? "*." : "",
+             v6 ? "[" : "", d->host, v6 ? "]" : "", port, d->once ? " once" : "", until);
 }
 
 bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port) {
@@ -215,19 +268,28 @@ bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port
     return n > k + 1 && host[n - k - 1] == '.' && strcmp(host + n - k, d->host) == 0;
 }
 
-bool lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
-                          const lcsb__domain **deny) {
-    bool allowed = false;
-    *deny = NULL;
+bool lcsb__domains_refuse(lcsb__domain *v, size_t n, const char *host, uint16_t port, int64_t now,
+                          const lcsb__domain **deny, const lcsb__domain **ended) {
+    lcsb__domain *lasting = NULL, *once = NULL;
+    *deny = *ended = NULL;
     for (size_t i = 0; i < n; i++) {
         if (!lcsb__domain_matches(&v[i], host, port)) continue;
         if (v[i].deny) {
             *deny = &v[i];
             return true;
         }
-        allowed = true;
+        if ((v[i].until && now >= v[i].until) || (v[i].once && v[i].used)) {
+            if (!*ended) *ended = &v[i];
+        } else if (!v[i].once) {
+            lasting = lasting ? lasting : &v[i];
+        } else {
+            once = once ? once : &v[i];
+        }
     }
-    return !allowed;
+    /* A lasting grant first: a once is not spent where another allows. */
+    if (!lasting && once) once->used = true;
+    if (lasting || once) *ended = NULL;
+    return !lasting && !once;
 }
 
 /* ---- Addresses ---- */

@@ -19,21 +19,32 @@ typedef struct lcsb__domain {
     bool wildcard; /* "*.example.com": any name below example.com, not itself */
     bool deny;     /* "!..." */
     uint16_t port; /* 0: 443 and 80 */
+    /* A grant that ends (an allowing entry's only): "once", the first
+     * connection of a run; "until=2026-12-06T18:00:00Z", while the clock
+     * is before that (seconds since the epoch, 0: no end). */
+    bool once;
+    int64_t until;
+    bool used; /* the proxy's copy: its once was taken */
 } lcsb__domain;
 
 /* ENTRY as a net.domains entry: [!]NAME, [!]*.NAME, [!]IPV4 or [!][IPV6],
- * each with an optional ":PORT". 0, or -1 with the reason in WHY. */
+ * each with an optional ":PORT", and for an allowing one the grant's end
+ * after a space: " once", " until=YYYY-MM-DDTHH:MM:SSZ" (UTC), or both in
+ * that order. 0, or -1 with the reason in WHY. */
 int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size);
-/* D's normal form ("!*.example.com:8080") into OUT. */
+/* D's normal form ("!*.example.com:8080", "pkg.example.org once") into OUT. */
 void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size);
 /* Does D name HOST (normalized, lcsb__host_normal) at PORT? */
 bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port);
-/* Is HOST:PORT refused under the N entries V? Allowed when an allowing
- * entry matches and no denying one does (a deny wins wherever it stands).
- * When refused, *DENY is the denying entry that matched, or NULL when no
- * entry allows it. */
-bool lcsb__domains_refuse(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
-                          const lcsb__domain **deny);
+/* Is HOST:PORT refused under the N entries V at NOW (seconds since the
+ * epoch)? Allowed when an allowing entry matches, its grant not ended, and
+ * no denying one does (a deny wins wherever it stands). An entry without
+ * "once" is taken before one with it; a "once" taken is marked used. When
+ * refused, *DENY is the denying entry that matched, else *ENDED the entry
+ * whose grant would have allowed it but ended (used, or past its until),
+ * else both are NULL: no entry allows it. */
+bool lcsb__domains_refuse(lcsb__domain *v, size_t n, const char *host, uint16_t port, int64_t now,
+                          const lcsb__domain **deny, const lcsb__domain **ended);
 
 /* IN (LEN bytes) as the proxy compares it: lowercase, a trailing dot
  * dropped, an IP literal in inet_ntop's spelling without brackets. -1 when

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,12 +60,27 @@ static int refuse_by_name(lcsb__conn *c, const lcsb__request *req, bool literal,
                           const char *named) {
     lcsb__proxy *p = c->proxy;
     bool socks = req->kind == LCSB__REQUEST_SOCKS;
-    char entry[LCSB__HOST_MAX + 16], body[900], why[160];
+    char entry[LCSB__HOST_MAX + 16], body[1200], why[160];
     host_port(req->host, req->port, false, entry, sizeof entry);
 
-    const lcsb__domain *deny;
-    if (lcsb__domains_refuse(p->domains, p->domains_n, req->host, req->port, &deny)) {
-        if (deny) {
+    const lcsb__domain *deny, *ended;
+    /* Under the lock: a "once" is taken by one connection alone. */
+    pthread_mutex_lock(&p->lock);
+    bool refused = lcsb__domains_refuse(p->domains, p->domains_n, req->host, req->port,
+                                        (int64_t)time(NULL), &deny, &ended);
+    pthread_mutex_unlock(&p->lock);
+    if (refused) {
+        if (ended) {
+            char d[LCSB__HOST_MAX + 64];
+            lcsb__domain_format(ended, d, sizeof d);
+            const char *how = ended->once && ended->used ? "was used by an earlier connection"
+                                                        : "has expired";
+            snprintf(why, sizeof why, "the grant \"%.90s\" %s", d, how);
+            snprintf(body, sizeof body,
+                     "lcsb: %.260s: the grant \"%.300s\" in the policy's net.domains %s; to "
+                     "allow it again, list \"%.260s\" without its end\n",
+                     named, d, how, entry);
+        } else if (deny) {
             char d[LCSB__HOST_MAX + 16];
             lcsb__domain_format(deny, d, sizeof d);
             /* A name near 253 bytes is cut short in WHY; the body has room. */

@@ -212,7 +212,12 @@ M.add("net_refused", function(ev)
     local denied = r.why:match("^denied by (!.*)")
     local address = r.why:match("^resolves to (%S+),")
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
-    if unreached then
+    local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
+    if grant then
+      hints[#hints + 1] = ("the command tried to reach %s, but the grant \"%s\" in net.domains "
+        .. "%s; for more, list \"%s\" without its end (or run again, for once)"):format(target,
+        grant, ended, entry)
+    elseif unreached then
       hints[#hints + 1] = ("net.domains allows %s, but lcsb's proxy could not %s it: %s"):format(
         target, r.why:find("^cannot resolve") and "resolve" or "connect to", unreached)
     elseif denied then

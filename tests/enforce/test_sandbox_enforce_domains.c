@@ -277,6 +277,56 @@ static void test_deny_entry_wins(void **state) {
     expect_unsandboxed_ok(f, cmd, &P);
 }
 
+#define GRANT_POLICY                                                                               \
+    "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { [\"%s:%d\"] = %s }, "      \
+    "lan = { \"127.0.0.0/8\" } }"
+
+/* Grants that end: "once" lets the first connection through and refuses
+ * the next, "until" refuses once its time has passed; each refusal is
+ * named, with its grant, in the hint and the attestation. The twins: the
+ * same entry with no end lets both through, and so does no sandbox. */
+static void test_grants_that_end(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char url[512], twice[1200], attested[8192], hint[512], why[300];
+    FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(twice, "curl -sS --cacert %s %s && curl -sS --cacert %s %s", srv.cert, url, srv.cert, url);
+    const char *const *cmd = CMD("sh", "-c", twice);
+    policy(f, GRANT_POLICY, srv.cert, srv.host, srv.https, "{ once = true }");
+    run_attested(f, "landlock", cmd, attested, sizeof attested);
+    if (P.status != 56) {
+        describe("landlock run", cmd, &P);
+        fail_msg("a once grant: expected the second curl refused (56), got %d", P.status);
+    }
+    assert_contains(P.out, "hello through lcsb's proxy", "the first connection");
+    FMT(why, "\"why\":\"the grant \\\"%s:%d once\\\" was used by an earlier connection\"",
+        srv.host, srv.https);
+    assert_contains(attested, why, "the attestation");
+    FMT(hint, "but the grant \"%s:%d once\" in net.domains was used by an earlier connection",
+        srv.host, srv.https);
+    assert_contains(P.err, hint, "stderr");
+    expect_unsandboxed_ok(f, cmd, &P);
+
+    policy(f, GRANT_POLICY, srv.cert, srv.host, srv.https,
+           "{ [\"until\"] = \"2020-01-01T00:00:00Z\" }");
+    cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);
+    run_attested(f, "landlock", cmd, attested, sizeof attested);
+    assert_int_equal(P.status, 56);
+    FMT(why, "the grant \\\"%s:%d until=2020-01-01T00:00:00Z\\\" has expired", srv.host,
+        srv.https);
+    assert_contains(attested, why, "the attestation");
+    assert_contains(P.err, "has expired", "stderr");
+    expect_unsandboxed_ok(f, cmd, &P);
+
+    /* Not ended yet, and no end: both connections go through. */
+    policy(f, GRANT_POLICY, srv.cert, srv.host, srv.https, "{ [\"until\"] = os.time() + 3600 }");
+    expect_allowed(f, CMD("curl", "-sS", "--cacert", srv.cert, url), &P);
+    policy(f, "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" }, "
+              "lan = { \"127.0.0.0/8\" } }",
+           srv.cert, srv.host, srv.https);
+    expect_allowed(f, CMD("sh", "-c", twice), &P);
+}
+
 /* Around the proxy there is no way out: a TCP connect to the host's
  * loopback (a port the policy lists, which is the command's own loopback
  * here), a UDP datagram and a DNS query never arrive. */
@@ -568,6 +618,7 @@ int main(void) {
         T(test_unlisted_name_refused),
         T(test_literal_and_private_refused),
         T(test_deny_entry_wins),
+        T(test_grants_that_end),
         T(test_no_way_around),
         T(test_clients),
         T(test_own_loopback),

@@ -139,18 +139,78 @@ static void test_domain_match(void **state) {
     assert_int_equal(lcsb__domain_parse("*.example.com", &v[0], why, sizeof why), 0);
     assert_int_equal(lcsb__domain_parse("!bad.example.com", &v[1], why, sizeof why), 0);
     assert_int_equal(lcsb__domain_parse("bad.example.com", &v[2], why, sizeof why), 0);
-    const lcsb__domain *deny;
-    assert_false(lcsb__domains_refuse(v, 3, "good.example.com", 443, &deny));
+    const lcsb__domain *deny, *ended;
+    assert_false(lcsb__domains_refuse(v, 3, "good.example.com", 443, 0, &deny, &ended));
     assert_null(deny);
-    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 443, &deny));
+    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 443, 0, &deny, &ended));
     assert_ptr_equal(deny, &v[1]);
     /* A deny without a port holds on every port: "!host" is never that host. */
-    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 8443, &deny));
+    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 8443, 0, &deny, &ended));
     assert_ptr_equal(deny, &v[1]);
-    assert_true(lcsb__domains_refuse(v, 3, "example.com", 443, &deny));
+    assert_true(lcsb__domains_refuse(v, 3, "example.com", 443, 0, &deny, &ended));
     assert_null(deny);
-    assert_true(lcsb__domains_refuse(v, 0, "example.com", 443, &deny));
+    assert_null(ended);
+    assert_true(lcsb__domains_refuse(v, 0, "example.com", 443, 0, &deny, &ended));
     assert_null(deny);
+}
+
+/* Grants that end: "once" allows the first connection alone, "until=" while
+ * the clock is before it; a lasting entry is taken before a once, which
+ * stays for when it is needed; a deny still wins. */
+static void test_domain_grants(void **state) {
+    (void)state;
+    assert_domain("pkg.example.org once", "pkg.example.org once");
+    assert_domain("pkg.example.org until=2026-12-06T18:00:00Z",
+                  "pkg.example.org until=2026-12-06T18:00:00Z");
+    assert_domain("*.Example.org:8443 once until=2030-01-31T00:00:59Z",
+                  "*.example.org:8443 once until=2030-01-31T00:00:59Z");
+    assert_domain_refused("!pkg.example.org once", "a deny entry has no grant");
+    assert_domain_refused("pkg.example.org twice", "only \" once\"");
+    assert_domain_refused("pkg.example.org until=2026-12-06 18:00", "no spaces");
+    assert_domain_refused("pkg.example.org once\t", "no spaces");
+    assert_domain_refused("pkg.example.org until=2026-12-06T18:00:00", "until= takes a time");
+    assert_domain_refused("pkg.example.org until=2026-02-30T18:00:00Z", "until= takes a time");
+    assert_domain_refused("pkg.example.org until=2026-12-06T24:00:00Z", "until= takes a time");
+    assert_domain_refused("pkg.example.org until=2026-12-06T18:00:00Z once", "only \" once\"");
+    assert_domain_refused("pkg.example.org once once", "only \" once\"");
+    assert_domain_refused("pkg.example.org ", "only \" once\"");
+
+    char why[300];
+    lcsb__domain v[3];
+    const lcsb__domain *deny, *ended;
+    assert_int_equal(lcsb__domain_parse("pkg.example.org once", &v[0], why, sizeof why), 0);
+    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, 0, &deny, &ended));
+    assert_true(v[0].used);
+    assert_true(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, 0, &deny, &ended));
+    assert_null(deny);
+    assert_ptr_equal(ended, &v[0]);
+    /* Another host: not this grant's, and no entry allows it. */
+    assert_true(lcsb__domains_refuse(v, 1, "other.example.org", 443, 0, &deny, &ended));
+    assert_null(ended);
+
+    int64_t end = 1796580000; /* 2026-12-06T18:00:00Z */
+    assert_int_equal(lcsb__domain_parse("pkg.example.org until=2026-12-06T18:00:00Z", &v[0], why,
+                                        sizeof why), 0);
+    assert_int_equal(v[0].until, end);
+    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end - 1, &deny, &ended));
+    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end - 1, &deny, &ended));
+    assert_true(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end, &deny, &ended));
+    assert_ptr_equal(ended, &v[0]);
+
+    /* A lasting entry first: the once is left for when nothing else allows. */
+    assert_int_equal(lcsb__domain_parse("*.example.org once", &v[0], why, sizeof why), 0);
+    assert_int_equal(lcsb__domain_parse("pkg.example.org", &v[1], why, sizeof why), 0);
+    assert_int_equal(lcsb__domain_parse("!bad.example.org", &v[2], why, sizeof why), 0);
+    assert_false(lcsb__domains_refuse(v, 3, "pkg.example.org", 443, 0, &deny, &ended));
+    assert_false(v[0].used);
+    assert_true(lcsb__domains_refuse(v, 3, "bad.example.org", 443, 0, &deny, &ended));
+    assert_ptr_equal(deny, &v[2]);
+    assert_false(v[0].used);
+    assert_false(lcsb__domains_refuse(v, 3, "www.example.org", 443, 0, &deny, &ended));
+    assert_true(v[0].used);
+    assert_true(lcsb__domains_refuse(v, 3, "api.example.org", 443, 0, &deny, &ended));
+    assert_ptr_equal(ended, &v[0]);
+    assert_false(lcsb__domains_refuse(v, 3, "pkg.example.org", 443, 0, &deny, &ended));
 }
 
 static void normal_is(const char *in, const char *want) {
@@ -295,6 +355,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_domain_parse),
         cmocka_unit_test(test_domain_match),
+        cmocka_unit_test(test_domain_grants),
         cmocka_unit_test(test_host_normal),
         cmocka_unit_test(test_addresses),
     };
