@@ -16,12 +16,60 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* A directory read by getdents64 on a descriptor of the walk's own:
+ * readdir's fdopendir asks fcntl twice for each of a project's thousand
+ * directories, for nothing the walk needs. */
+#define LISTING_BYTES 32768
+typedef struct listing {
+    int fd;
+    size_t pos, len;
+    char *buf;
+} listing;
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* FD as a listing (which closes it); false, FD closed, without memory. */
+static bool listing_open(listing *l, int fd) {
+    *l = (listing){.fd = fd, .buf = malloc(LISTING_BYTES)};
+    if (!l->buf) close(fd);
+    return l->buf != NULL;
+}
+
+static void listing_close(listing *l) {
+    free(l->buf);
+    close(l->fd);
+}
+
+/* The next entry, or NULL at the end (errno 0) or on an error (errno set). */
+static struct linux_dirent64 *listing_next(listing *l) {
+    if (l->pos >= l->len) {
+        long n = syscall(SYS_getdents64, l->fd, l->buf, LISTING_BYTES);
+        if (n <= 0) {
+            errno = n < 0 ? errno : 0;
+            return NULL;
+        }
+        l->len = (size_t)n;
+        l->pos = 0;
+    }
+    struct linux_dirent64 *e = (struct linux_dirent64 *)(void *)(l->buf + l->pos);
+    l->pos += e->d_reclen;
+    return e;
+}
 
 typedef struct dir_id {
     dev_t dev;
@@ -50,6 +98,7 @@ typedef struct walk {
     size_t entries_max;
     unsigned depth_max;
     bool oom, stop;
+    bool openat2; /* the kernel has it: it tells a mount point as it opens */
     char path[PATH_MAX]; /* the entry at hand, from the root */
 } walk;
 
@@ -149,21 +198,22 @@ static bool worth_noting(const walk *w, int fd, const char *name, int error) {
 static void each_inside(walk *w, int fd, const char *sub, const char *prefix, long *entry,
                         size_t len, const char *kind, size_t wi, const struct stat *est) {
     int dfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-    if (!d) {
-        if (dfd >= 0) close(dfd);
+    listing d;
+    if (dfd < 0) return;
+    if (!listing_open(&d, dfd)) {
+        w->oom = true;
         return;
     }
-    struct dirent *e;
-    while (!w->stop && !w->oom && (e = readdir(d))) {
+    struct linux_dirent64 *e;
+    while (!w->stop && !w->oom && (e = listing_next(&d))) {
         struct stat st;
         if (is_dots(e->d_name) || !count_one(w)) continue;
-        if (!stat_at(dirfd(d), e->d_name, &st) || !changed(w, &st)) continue;
+        if (!stat_at(d.fd, e->d_name, &st) || !changed(w, &st)) continue;
         char part[2 * NAME_MAX + 2];
         snprintf(part, sizeof part, "%s%s%s", prefix, prefix[0] ? "/" : "", e->d_name);
         add_part(w, entry, len, kind, wi, part, est);
     }
-    closedir(d);
+    listing_close(&d);
 }
 
 /* An INSIDE watch's entry (ST), at the first LEN bytes of the path at
@@ -267,7 +317,7 @@ static bool skipped(const walk *w, dev_t dev, ino_t ino) {
     return false;
 }
 
-static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t, unsigned listed);
+static void walk_dir(walk *w, listing *d, size_t len, unsigned depth, tree *t, unsigned listed);
 static void descend(walk *w, int fd, const char *name, size_t len, unsigned depth, tree *t,
                     unsigned listed);
 
@@ -328,16 +378,24 @@ static int enter(walk *w, int fd, const char *name, size_t len, unsigned depth) 
         unseen(w, &w->out->deep, len, 0);
         return -1;
     }
-    int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    /* Another mount (a bind mount of the same file system too) is not
+     * entered: openat2 says so as it opens, where asking each directory
+     * for its mount took a statx more. */
+    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                           .resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS};
+    int cfd = w->openat2 ? (int)syscall(SYS_openat2, fd, name, &how, sizeof how) : -1;
+    if (cfd < 0 && w->openat2 && errno == ENOSYS) w->openat2 = false;
+    if (!w->openat2) cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (cfd < 0) {
         int error = errno;
-        if (worth_noting(w, fd, name, error)) unseen(w, &w->out->unreadable, len, error);
+        if (error != EXDEV && worth_noting(w, fd, name, error))
+            unseen(w, &w->out->unreadable, len, error);
         return -1;
     }
-    uint64_t mount;
-    dev_t dev;
-    ino_t ino;
-    if (lcsb__mount_of(cfd, &mount, &dev, &ino) != 0 || mount != w->mount || skipped(w, dev, ino)) {
+    uint64_t mount = w->mount;
+    struct stat st;
+    if ((!w->openat2 && lcsb__mount_of(cfd, &mount, NULL, NULL) != 0) || mount != w->mount ||
+        (w->skip_n && (fstat(cfd, &st) != 0 || skipped(w, st.st_dev, st.st_ino)))) {
         close(cfd);
         return -1;
     }
@@ -350,15 +408,14 @@ static int enter(walk *w, int fd, const char *name, size_t len, unsigned depth) 
 static void descend(walk *w, int fd, const char *name, size_t len, unsigned depth, tree *t,
                     unsigned listed) {
     int cfd = enter(w, fd, name, len, depth);
+    listing d;
     if (cfd < 0) return;
-    DIR *d = fdopendir(cfd);
-    if (!d) {
-        close(cfd);
+    if (!listing_open(&d, cfd)) {
         w->oom = true;
         return;
     }
-    walk_dir(w, d, len, depth, t, listed);
-    closedir(d);
+    walk_dir(w, &d, len, depth, t, listed);
+    listing_close(&d);
 }
 
 static void visit(walk *w, int fd, const char *name, unsigned char type, size_t here,
@@ -451,8 +508,8 @@ static void visit(walk *w, int fd, const char *name, unsigned char type, size_t 
 
 /* The entries of D, the directory at hand (LEN bytes of path, at DEPTH),
  * below the tree T (or NULL), LISTED more levels entered (UINT_MAX: all). */
-static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t, unsigned listed) {
-    int fd = dirfd(d);
+static void walk_dir(walk *w, listing *d, size_t len, unsigned depth, tree *t, unsigned listed) {
+    int fd = d->fd;
     /* Its own name, which its entries are in. */
     const char *parent = w->root;
     size_t plen = strlen(parent);
@@ -469,7 +526,7 @@ static void walk_dir(walk *w, DIR *d, size_t len, unsigned depth, tree *t, unsig
     int gitdir = len && w->gitdir >= 0 ? 0 : -1;
     for (;;) {
         errno = 0;
-        struct dirent *e = readdir(d);
+        struct linux_dirent64 *e = listing_next(d);
         if (!e) {
             if (errno) unseen(w, &w->out->unreadable, len, errno);
             break;
@@ -541,14 +598,14 @@ int lcsb__changed_walk(const char *root, const lcsb__walk_opts *opts, lcsb__chan
         if (fd >= 0) close(fd);
         goto free_walk;
     }
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
+    listing d;
+    if (!listing_open(&d, fd)) {
         rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         goto free_walk;
     }
-    walk_dir(w, d, 0, 0, NULL, UINT_MAX);
-    closedir(d);
+    w->openat2 = true;
+    walk_dir(w, &d, 0, 0, NULL, UINT_MAX);
+    listing_close(&d);
     if (w->oom) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
 free_walk:
     free(w->skip);
