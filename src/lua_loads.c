@@ -35,13 +35,31 @@ static bool accept_entry(const char *entry, char named[PATH_MAX], char sha256[LC
     return lcsb__trust_absolute(path, named);
 }
 
-int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
-                     lcsb_trust_mode mode, bool record, const char *const *accept,
-                     lcsb_error *err) {
+static void add_shell_word(lcsb__buf *b, const char *text);
+
+/* "lcsb trust PATH [-- COMMAND]" into LOADS->again: the run's command named,
+ * so that trusting records what the script reads for it. */
+static void trust_again(lcsb__loads *loads, const char *path, const char *command) {
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, "lcsb trust ");
+    add_shell_word(&b, path);
+    if (command) {
+        lcsb__buf_adds(&b, " -- ");
+        add_shell_word(&b, command);
+    }
+    snprintf(loads->again, sizeof loads->again, "%s",
+             b.oom || b.len >= sizeof loads->again ? "lcsb trust POLICY" : b.p);
+    lcsb__buf_free(&b);
+}
+
+int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *command,
+                     const char *lua_dir, lcsb_trust_mode mode, bool record,
+                     const char *const *accept, lcsb_error *err) {
     memset(loads, 0, sizeof *loads);
     loads->mode = mode;
     loads->record = record;
     loads->given = path;
+    trust_again(loads, path, command);
     loads->accept = accept;
     if (!realpath(path, loads->script) || !lcsb__trust_absolute(path, loads->script_path))
         return lcsb__fail(err, LCSB_EINVAL, "cannot read policy script %s: %s", path,
@@ -69,8 +87,9 @@ int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *lua_dir,
         return rc;
     }
     if (rc) return rc;
-    return loads->trusted.files.n == 0 && !loads->by_location ? lcsb__trust_not_recorded(path, err)
-                                                              : 0;
+    return loads->trusted.files.n == 0 && !loads->by_location
+               ? lcsb__trust_not_recorded(path, loads->again, err)
+               : 0;
 }
 
 void lcsb__loads_clear(lcsb__loads *loads) {
@@ -104,8 +123,9 @@ static int refuse(lua_State *L, lcsb__loads *loads, const char *path, const char
                   const char *real, const char *now, size_t now_len) {
     const lcsb__trust_file *was = lcsb__trust_files_find(&loads->trusted.files, named);
     lcsb__buf b = {0};
-    lcsb__trust_refusal(&b, loads->given, strcmp(named, loads->script_path) == 0 ? NULL : path, was,
-                        real, now, now_len);
+    lcsb__trust_refusal(&b, loads->given, loads->again,
+                        strcmp(named, loads->script_path) == 0 ? NULL : path, was, real, now,
+                        now_len);
     lcsb__trust_also(&b, &loads->trusted, named);
     if (b.oom) {
         lcsb__buf_free(&b);
@@ -125,8 +145,8 @@ static void refuse_gone(lua_State *L, lcsb__loads *loads, const char *path, cons
     lcsb__buf_addf(&b,
                    "%s read %s when you trusted it, and it cannot be read now: without it the "
                    "script may take another way; lcsb stopped the script there. If that way is "
-                   "right, run: lcsb trust %s",
-                   loads->given, path, loads->given);
+                   "right, run: %s",
+                   loads->given, path, loads->again);
     lcsb__trust_also(&b, &loads->trusted, named);
     if (b.oom) {
         lcsb__buf_free(&b);
@@ -221,9 +241,9 @@ static void stop_unseen(lua_State *L, lcsb__loads *loads, const char *named, con
     add_shell_word(&b, word.oom ? "?" : word.p);
     b.oom |= word.oom;
     lcsb__buf_free(&word);
-    lcsb__buf_adds(&b, " ");
-    add_shell_word(&b, loads->given);
-    lcsb__buf_adds(&b, " (if not, remove it, and run lcsb trust again).");
+    /* The policy and the command, as lcsb trust was given them. */
+    lcsb__buf_addf(&b, " %s (if not, remove it, and run lcsb trust again).",
+                   loads->again + strlen("lcsb trust "));
     lcsb__trust_also(&b, &loads->trusted, named);
     if (b.oom) {
         lcsb__buf_free(&b);

@@ -442,7 +442,8 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     s->memory.max = SCRIPT_MEMORY_MAX;
-    rc = lcsb__loads_init(&s->loads, path, lua_dir, given.trust, record, given.accept, err);
+    rc = lcsb__loads_init(&s->loads, path, argv && argv[0] ? argv[0] : NULL, lua_dir, given.trust,
+                          record, given.accept, err);
     if (rc || !(s->facts = lcsb__facts_new()) ||
         !(s->L = lua_newstate(lcsb__lua_capped_alloc, &s->memory))) {
         lcsb__facts_free(s->facts);

@@ -575,14 +575,14 @@ void lcsb__trust_also(lcsb__buf *b, const lcsb__trust_record *record, const char
     if (n || more) lcsb__buf_adds(b, ".");
 }
 
-int lcsb__trust_not_recorded(const char *path, lcsb_error *err) {
+int lcsb__trust_not_recorded(const char *path, const char *again, lcsb_error *err) {
     return lcsb__fail(err, LCSB_EUNTRUSTED,
                       "%s is not trusted, so lcsb ran none of it: a policy in a project can be "
-                      "rewritten by the commands it confines. Read it, then run: lcsb trust %s",
-                      path, path);
+                      "rewritten by the commands it confines. Read it, then run: %s%s",
+                      path, again ? "" : "lcsb trust ", again ? again : path);
 }
 
-void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read,
+void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *again, const char *read,
                          const lcsb__trust_file *was, const char *real, const char *now,
                          size_t now_len) {
     bool moved = was && strcmp(was->real, real) != 0;
@@ -598,10 +598,10 @@ void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read,
         lcsb__trust_changes(was->sha256, now, now_len, b);
         lcsb__buf_adds(b, ")");
     }
-    lcsb__buf_addf(b, "; %s. Read %s, then run: lcsb trust %s",
+    lcsb__buf_addf(b, "; %s. Read %s, then run: %s%s",
                    read ? "lcsb stopped the script before it read any of it"
                         : "lcsb ran none of it",
-                   was ? "the change" : "it", given);
+                   was ? "the change" : "it", again ? "" : "lcsb trust ", again ? again : given);
 }
 
 int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
@@ -613,7 +613,7 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
     lcsb__trust_record record;
     int rc = lcsb__trust_load(named, &record, err);
     if (rc) return rc;
-    if (record.files.n == 0 && !located) rc = lcsb__trust_not_recorded(path, err);
+    if (record.files.n == 0 && !located) rc = lcsb__trust_not_recorded(path, NULL, err);
     for (size_t i = 0; !rc && i < record.files.n; i++) {
         const lcsb__trust_file *f = &record.files.v[i];
         char *data;
@@ -626,7 +626,7 @@ int lcsb__trust_verify(const char *path, const char **how, lcsb_error *err) {
                            "lcsb ran none of it. Then run: lcsb trust %s",
                            path, f->path, why.message, path);
         } else if (strcmp(sha256, f->sha256) != 0 || strcmp(real, f->real) != 0) {
-            lcsb__trust_refusal(&b, path, i == 0 ? NULL : f->path, f, real, data, len);
+            lcsb__trust_refusal(&b, path, NULL, i == 0 ? NULL : f->path, f, real, data, len);
         }
         if (b.len) {
             lcsb__trust_also(&b, &record, f->path);

@@ -115,13 +115,16 @@ const char *lcsb__trust_shown(const char *path, char cwd[PATH_MAX]);
  * refusal names the first such file it met; this, the rest. */
 void lcsb__trust_also(lcsb__buf *b, const lcsb__trust_record *record, const char *skip);
 
-/* LCSB_EUNTRUSTED: the script at PATH has no record. */
-int lcsb__trust_not_recorded(const char *path, lcsb_error *err);
+/* LCSB_EUNTRUSTED: the script at PATH has no record. AGAIN is the command
+ * that trusts it ("lcsb trust policy.lua -- python3"; NULL: "lcsb trust
+ * PATH"): with the run's command, what the script reads for that command
+ * is recorded too, and the next run is not refused again for it. */
+int lcsb__trust_not_recorded(const char *path, const char *again, lcsb_error *err);
 /* Why the script GIVEN (as the caller named it) is refused: it, or the
  * file READ it reads (NULL: the script itself), is not as trusted. WAS is
  * what the record says (NULL: not in it), REAL and NOW where the name led
- * and the content found. */
-void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *read,
+ * and the content found; AGAIN as above. */
+void lcsb__trust_refusal(lcsb__buf *b, const char *given, const char *again, const char *read,
                          const lcsb__trust_file *was, const char *real, const char *now,
                          size_t now_len);
 /* Is the script at PATH, and every file recorded with it, as the user

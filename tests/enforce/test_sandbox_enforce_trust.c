@@ -91,12 +91,43 @@ static void test_edited_policy_is_refused(void **state) {
     assert_int_equal(P.status, LCSB_EXIT_USAGE);
     assert_true(has_line(P.err, "lcsb: ",
                          CMD("p.lua changed since you trusted it", "1 line added, 0 removed",
-                             "line 2: io.open(", "lcsb ran none of it", "then run: lcsb trust /")));
+                             "line 2: io.open(", "lcsb ran none of it", "then run: lcsb trust /",
+                             "p.lua -- true")));
     assert_exists(marker, false);
     trust(f, f->policy);
     run_checked(f, "landlock", f->policy, CMD("true"), false);
     assert_int_equal(P.status, 0);
     assert_exists(marker, true);
+}
+
+/* A file the script reads for one command only: trusted without that
+ * command, the run of it is refused, and the refusal names the command to
+ * trust it with. Run as it says, word for word, the next run passes, and
+ * the other command's still does (a new user was sent to "lcsb trust
+ * POLICY", which records nothing more, and refused again). */
+static void test_file_read_for_one_command(void **state) {
+    fx *f = *state;
+    NEED_LANDLOCK();
+    char data[PATH_MAX];
+    write_file(path_in(data, f->project, "extra.txt"), "x\n");
+    raw_policy(f, "local lcsb = require \"lcsb\"\n"
+                  "return function(run)\n"
+                  "  if run.argv[1] == \"cat\" then io.open(\"extra.txt\"):close() end\n"
+                  "  return lcsb.exec_policy { exec = { \"cat\", \"true\" } }\n"
+                  "end\n");
+    trust(f, f->policy);
+    run_checked(f, "landlock", f->policy, CMD("cat", "extra.txt"), false);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    char again[PATH_MAX + 32];
+    FMT(again, "then run: lcsb trust %s -- cat", f->policy);
+    assert_true(has_line(P.err, "lcsb: ", CMD("reads extra.txt, which it did not read", again)));
+    run_child(f->project, CMD(LCSB_CLI_PATH, "trust", f->policy, "--", "cat"), trust_env(f), &P);
+    assert_int_equal(P.status, 0);
+    run_checked(f, "landlock", f->policy, CMD("cat", "extra.txt"), false);
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "x\n");
+    run_checked(f, "landlock", f->policy, CMD("true"), false);
+    assert_int_equal(P.status, 0);
 }
 
 /* A module the policy requires, and a data file it reads, are held to the
@@ -614,6 +645,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_kernel_file_is_no_way_around), T(test_untrusted_policy_runs_nothing),
         T(test_edited_policy_is_refused),     T(test_edited_module_is_refused),
+        T(test_file_read_for_one_command),
         T(test_policy_cannot_rewrite_itself), T(test_config_policy_trusted_by_location),
         T(test_no_c_module_from_the_project), T(test_record_holds_against_detours),
         T(test_script_symlink_swapped),       T(test_kernel_file_only_by_a_plain_way),
