@@ -31,9 +31,12 @@
 /* Longer lines are no record (the recorder writes at most PIPE_BUF). */
 #define LINE_MAX_BYTES 4096
 /* Distinct records looked at on the host, at most: a command that floods
- * the pipe costs lcsb this many lookups and no more. */
-#define SEEN_SLOTS 8192
+ * the pipe costs lcsb this many lookups and no more. The table of those
+ * looked at is made at the first record (most runs have none, and it was
+ * most of what a run's refusals cost to set up), twice as large as it can
+ * get, so a probe stays short. */
 #define LOOKUPS_MAX 1024
+#define SEEN_SLOTS (2 * LOOKUPS_MAX)
 /* And this much time in all: a path the command made slow to resolve (a
  * long chain of symlinks) costs lcsb no more than that. */
 #define LOOKUPS_MS_MAX 500
@@ -44,7 +47,7 @@ struct lcsb__refusals {
     char line[LINE_MAX_BYTES + 1];
     size_t line_len;
     bool overlong;             /* the line being read is past LINE_MAX_BYTES: skip it */
-    uint64_t seen[SEEN_SLOTS]; /* hashes of records looked at; 0 is empty */
+    uint64_t *seen; /* SEEN_SLOTS hashes of records looked at, 0 empty; NULL until one */
     size_t lookups;
     int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];
@@ -67,7 +70,10 @@ lcsb__refusals *lcsb__refusals_new(const lcsb_policy *policy) {
     return r;
 }
 
-void lcsb__refusals_free(lcsb__refusals *r) { free(r); }
+void lcsb__refusals_free(lcsb__refusals *r) {
+    if (r) free(r->seen);
+    free(r);
+}
 
 /* ---- one record ---- */
 
@@ -307,8 +313,10 @@ static uint64_t record_hash(const record *rec) {
     return h ? h : 1;
 }
 
-/* Is H new? Noted when it is. A full table takes nothing more. */
+/* Is H new? Noted when it is. A full table (or none, out of memory) takes
+ * nothing more. */
 static bool first_seen(lcsb__refusals *r, uint64_t h) {
+    if (!r->seen && !(r->seen = calloc(SEEN_SLOTS, sizeof *r->seen))) return false;
     for (size_t i = 0, at = h % SEEN_SLOTS; i < SEEN_SLOTS; i++, at = (at + 1) % SEEN_SLOTS) {
         if (r->seen[at] == h) return false;
         if (r->seen[at] == 0) {
