@@ -19,28 +19,14 @@
 # Usage: test_learn.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
 # mechanism or tool fail.
 set -uo pipefail
+source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/toy_projects.sh"
 LCSB=$(realpath "$1")
 work=$(mktemp -d /tmp/lcsb-learn.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-failed=0 passed=0 skipped=0 case_name=setup
 
-fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
-skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
-missing() {
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then fail "$* (scripts/deps.sh installs it)"
-  else skip "$*"; fi
-}
-
-detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
-if [[ $detected != *'"user_namespaces":true'* || $detected != *'"seccomp_notify":true'* ]]; then
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
-    echo "FAIL: this host cannot show lcsb every exec (user namespaces, seccomp user notification)" >&2
-    exit 1
-  fi
-  echo "# skipped: this host cannot show lcsb every exec" >&2
-  exit 0
-fi
+need_mechanisms "$LCSB" "way to show lcsb every exec (user namespaces, seccomp user notification)" \
+  '"user_namespaces":true' '"seccomp_notify":true'
 
 export HOME=$work/home
 mkdir -p "$HOME"

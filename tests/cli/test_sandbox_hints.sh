@@ -8,6 +8,7 @@
 # Usage: test_sandbox_hints.sh LCSB. A tool that is not installed is a
 # skip; LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing mechanism a failure.
 set -uo pipefail
+source "$(dirname "$0")/harness.sh"
 LCSB=$(realpath "$1")
 work=$(mktemp -d /tmp/lcsb-hints.XXXXXX)
 server_pid=
@@ -16,21 +17,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failed=0 passed=0 skipped=0
 export PATH=/usr/bin:/bin
 
-fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
-skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
-
-detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
-if [[ $detected != *'"landlock_abi":'[1-9]* || $detected != *'"user_namespaces":true'* ]]; then
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
-    echo "FAIL: no Landlock, or no world of its own (user namespaces), here" >&2
-    exit 1
-  fi
-  echo "# skipped: no Landlock, or no user namespaces, here" >&2
-  exit 0
-fi
+need_mechanisms "$LCSB" "Landlock, or no world of its own (user namespaces)" \
+  '"landlock_abi":[1-9]' '"user_namespaces":true'
 
 # Outside every tier: what the cases are refused. Inside: the project.
 outside=$work/outside

@@ -26,6 +26,7 @@
 # workload whose registry does not answer this host says it is skipped;
 # LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing mechanism or tool fail.
 set -uo pipefail
+source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/toy_projects.sh"
 LCSB=$(realpath "$1")
 NET_SERVER=$2
@@ -37,25 +38,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failed=0 passed=0 skipped=0
 
-fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
-skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
-# A tool the suite needs is missing: a failure where every test must run.
-missing() {
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then fail "$* (scripts/deps.sh installs it)"
-  else skip "$*"; fi
-}
-
-detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
-if [[ $detected != *'"user_namespaces":true'* ]]; then
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
-    echo "FAIL: this host gives no world of its own (user namespaces)" >&2
-    exit 1
-  fi
-  echo "# skipped: no user namespaces here" >&2
-  exit 0
-fi
+need_mechanisms "$LCSB" "world of its own to give (user namespaces)" '"user_namespaces":true'
 
 # The user's real HOME, with a git identity the sandbox must see. (rustup's
 # toolchains are found from the HOME the suite was started with.)

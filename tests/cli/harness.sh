@@ -1,0 +1,34 @@
+# What the CLI suites share (test_sandbox_workloads.sh, test_learn.sh,
+# test_sandbox_hints.sh): counting each case's outcome, and the host's
+# mechanisms a suite needs before any case runs. Sourced, not run; a suite
+# sets case_name before each case, and ends with its counts.
+
+failed=0 passed=0 skipped=0 case_name=setup
+
+fail() { echo "FAIL $case_name: $*" >&2; failed=$((failed + 1)); }
+skip() { echo "# skipped $case_name: $*" >&2; skipped=$((skipped + 1)); }
+# A tool the suite needs is missing: a failure where every test must run.
+missing() {
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then fail "$* (scripts/deps.sh installs it)"
+  else skip "$*"; fi
+}
+
+# Stop the suite unless `LCSB detect --json` holds every PATTERN (a glob of
+# its JSON, '"user_namespaces":true'); WHAT says what is missing. Without
+# them it is skipped whole, or fails under LCSB_SANDBOX_TESTS_REQUIRED=1.
+# The JSON stays in $detected for the suite's own questions.
+need_mechanisms() { # LCSB WHAT PATTERN...
+  local lcsb=$1 what=$2 pattern
+  shift 2
+  detected=$("$lcsb" detect --json) || { echo "FAIL: $lcsb detect --json failed" >&2; exit 1; }
+  for pattern in "$@"; do
+    # shellcheck disable=SC2053 # the pattern is a glob on purpose
+    [[ $detected == *$pattern* ]] && continue
+    if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
+      echo "FAIL: this host has no $what" >&2
+      exit 1
+    fi
+    echo "# skipped: this host has no $what" >&2
+    exit 0
+  done
+}
