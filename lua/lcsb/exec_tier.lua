@@ -27,9 +27,30 @@ local function fail(msg) error(msg, 0) end
 local function new_acc(project, read, write, built)
   return {
     exec = {}, read = {}, home = {}, cache = {}, env = {}, notes = {}, warnings = {},
-    built = {}, project = project, seen = {}, closures = {},
+    built = {}, project = project, seen = {}, closures = {}, passes = {},
     policy_read = read, policy_write = write, built_ok = built,
   }
+end
+
+-- Whether resolving PATH passes through where the command writes
+-- (passes_through), asked once a path a composition: a preset's hundred
+-- programs share a few directories, and each is asked of twice. A
+-- directory that is its own real path, nothing on its way written, leaves
+-- only PATH's last step to ask.
+local function writes_on_way(path, acc)
+  local known = acc.passes[path]
+  if known ~= nil then return known end
+  local dir, leaf = path:match("^(/.+)/([^/]+)$")
+  if dir and leaf ~= "." and leaf ~= ".." and not writes_on_way(dir, acc)
+    and core.realpath(dir) == dir then
+    local set = acc.policy_write
+    known = set["/"] or set[path] or false
+    if not known and core.lstat(path) == "link" then known = passes_through(path, set) end
+  else
+    known = passes_through(path, acc.policy_write)
+  end
+  acc.passes[path] = known
+  return known
 end
 
 -- PATH's directories as lcsb's lookup takes them (absolute ones only), as
@@ -119,7 +140,7 @@ local function planted(files, located, named, acc)
   local built = function(path) return acc.built_ok and covered({ [acc.project] = true }, path) end
   -- Once the chain passed where the command writes, what comes after it
   -- (an interpreter, its interpreter) is the command's choice too.
-  local chosen_by = located and passes_through(located, acc.policy_write) and located
+  local chosen_by = located and writes_on_way(located, acc) and located
   for i, f in ipairs(files) do
     -- An interpreter `env NAME` finds on a PATH entry the command writes.
     chosen_by = chosen_by or (i > 1 and acc.on_path_planted[f])
@@ -157,7 +178,7 @@ local want_program
 -- libexec/pyenv), and what it grants would follow.
 local function apply_closures(prog, located, acc)
   if covered(acc.policy_write, prog.file)
-    or (located and passes_through(located, acc.policy_write)) then
+    or (located and writes_on_way(located, acc)) then
     return
   end
   acc.closures_index = acc.closures_index or tools.closures_index()
