@@ -27,9 +27,29 @@ local function fail(msg) error(msg, 0) end
 local function new_acc(project, read, write, built)
   return {
     exec = {}, read = {}, home = {}, cache = {}, env = {}, notes = {}, warnings = {},
-    built = {}, project = project, seen = {}, closures = {}, passes = {},
-    policy_read = read, policy_write = write, built_ok = built,
+    built = {}, project = project, seen = {}, closures = {}, passes = {}, in_tier = {},
+    policy_read = read, policy_write = write, built_ok = built, project_set = { [project] = true },
   }
+end
+
+-- covered(SET, PATH) for SET one of the policy's own tiers, which stay as
+-- they are while composing: what a directory answers is kept, as a
+-- preset's files share a few.
+local function in_tier(acc, set, path)
+  if set["/"] or set[path] then return true end
+  local dir = path:match("^(.+)/[^/]*$")
+  if not dir then return false end
+  local memo = acc.in_tier[set]
+  if not memo then
+    memo = {}
+    acc.in_tier[set] = memo
+  end
+  local known = memo[dir]
+  if known == nil then
+    known = covered(set, dir)
+    memo[dir] = known
+  end
+  return known
 end
 
 -- Whether resolving PATH passes through where the command writes
@@ -130,27 +150,30 @@ end
 -- policy says built = true, and a symlink there must not lead to a file the
 -- policy does not let the command read (an exec grant reads too). Returns
 -- why it may not run, or nil.
+local function writable(acc, path) return in_tier(acc, acc.policy_write, path) end
+
+local function readable(acc, path)
+  return (in_tier(acc, acc.policy_read, path) or covered(acc.read, path) or writable(acc, path))
+    and not (acc.policy_hide and in_tier(acc, acc.policy_hide, path))
+end
+
+-- built = true is the project's files, not a write path's or a cache's.
+local function built(acc, path) return acc.built_ok and covered(acc.project_set, path) end
+
 local function planted(files, located, named, acc)
-  local writable = function(path) return covered(acc.policy_write, path) end
-  local readable = function(path)
-    return (covered(acc.policy_read, path) or covered(acc.read, path) or writable(path))
-      and not covered(acc.policy_hide, path)
-  end
-  -- built = true is the project's files, not a write path's or a cache's.
-  local built = function(path) return acc.built_ok and covered({ [acc.project] = true }, path) end
   -- Once the chain passed where the command writes, what comes after it
   -- (an interpreter, its interpreter) is the command's choice too.
   local chosen_by = located and writes_on_way(located, acc) and located
   for i, f in ipairs(files) do
     -- An interpreter `env NAME` finds on a PATH entry the command writes.
     chosen_by = chosen_by or (i > 1 and acc.on_path_planted[f])
-    if writable(f) then
-      if not built(f) and not (i == 1 and named) then
+    if writable(acc, f) then
+      if not built(acc, f) and not (i == 1 and named) then
         return ("%s lies where the command writes, so it may be one the command made; "
           .. "name it by its path, or let the project's files run with built = true"):format(f)
       end
       chosen_by = chosen_by or f
-    elseif chosen_by and not readable(f) then
+    elseif chosen_by and not readable(acc, f) then
       return ("%s, where the command writes, leads to %s, which the policy does not let the "
         .. "command read; name %s itself if it should run"):format(chosen_by, f, f)
     end
@@ -177,7 +200,7 @@ local want_program
 -- closure would be chosen by what the command left beside it (a rustup, a
 -- libexec/pyenv), and what it grants would follow.
 local function apply_closures(prog, located, acc)
-  if covered(acc.policy_write, prog.file)
+  if writable(acc, prog.file)
     or (located and writes_on_way(located, acc)) then
     return
   end
