@@ -98,7 +98,7 @@ typedef struct walk {
     size_t entries_max;
     unsigned depth_max;
     bool oom, stop;
-    bool openat2; /* the kernel has it: it tells a mount point as it opens */
+    bool openat2;        /* the kernel has it: it tells a mount point as it opens */
     char path[PATH_MAX]; /* the entry at hand, from the root */
 } walk;
 

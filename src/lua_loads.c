@@ -38,23 +38,32 @@ static bool accept_entry(const char *entry, char named[PATH_MAX], char sha256[LC
 static void add_shell_word(lcsb__buf *b, const char *text);
 
 /* "lcsb trust PATH [-- COMMAND]" into LOADS->again: the run's command named,
- * so that trusting records what the script reads for it. */
+ * so that trusting records what the script reads for it. A command a
+ * message cannot show as it is (a control character, which it escapes) or
+ * that leaves no room is left out: then "lcsb trust PATH", and a run that
+ * needs more is refused again, naming the file. */
 static void trust_again(lcsb__loads *loads, const char *path, const char *command) {
-    lcsb__buf b = {0};
-    lcsb__buf_adds(&b, "lcsb trust ");
-    add_shell_word(&b, path);
-    if (command) {
-        lcsb__buf_adds(&b, " -- ");
-        add_shell_word(&b, command);
+    for (const char *c = command; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) command = NULL;
+    for (int with_command = command != NULL; with_command >= 0; with_command--) {
+        lcsb__buf b = {0};
+        lcsb__buf_adds(&b, "lcsb trust ");
+        add_shell_word(&b, path);
+        if (with_command) {
+            lcsb__buf_adds(&b, " -- ");
+            add_shell_word(&b, command);
+        }
+        bool fits = !b.oom && b.len < sizeof loads->again / 2;
+        if (fits) memcpy(loads->again, b.p, b.len + 1);
+        lcsb__buf_free(&b);
+        if (fits) return;
     }
-    snprintf(loads->again, sizeof loads->again, "%s",
-             b.oom || b.len >= sizeof loads->again ? "lcsb trust POLICY" : b.p);
-    lcsb__buf_free(&b);
+    snprintf(loads->again, sizeof loads->again, "lcsb trust POLICY");
 }
 
-int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *command,
-                     const char *lua_dir, lcsb_trust_mode mode, bool record,
-                     const char *const *accept, lcsb_error *err) {
+int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *command, const char *lua_dir,
+                     lcsb_trust_mode mode, bool record, const char *const *accept,
+                     lcsb_error *err) {
     memset(loads, 0, sizeof *loads);
     loads->mode = mode;
     loads->record = record;

@@ -42,9 +42,8 @@ typedef struct lcsb__loads {
  * where it is. ACCEPT (NULL-terminated, or NULL; the caller keeps it): the
  * files, "PATH=SHA256", RECORD may run though the record before does not
  * cover them; LCSB_EINVAL for an entry of another form. */
-int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *command,
-                     const char *lua_dir, lcsb_trust_mode mode, bool record,
-                     const char *const *accept, lcsb_error *err);
+int lcsb__loads_init(lcsb__loads *loads, const char *path, const char *command, const char *lua_dir,
+                     lcsb_trust_mode mode, bool record, const char *const *accept, lcsb_error *err);
 void lcsb__loads_clear(lcsb__loads *loads);
 /* Route L's file reading (loadfile, dofile, require's searchers, io.open,
  * io.lines, io.input; load, for the bytes of a file) through LOADS, which

@@ -148,15 +148,27 @@ static void add_granted_domain(lua_State *L, lcsb_policy *p, const char *host, i
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         if (k && strcmp(k, "once") == 0 && lua_isboolean(L, -1)) {
             once = lua_toboolean(L, -1);
-        } else if (k && strcmp(k, "until") == 0 && lua_isinteger(L, -1)) {
-            time_t t = (time_t)lua_tointeger(L, -1);
+        } else if (k && strcmp(k, "until") == 0 && lua_type(L, -1) == LUA_TNUMBER) {
+            /* Seconds since the epoch, a fraction dropped (os.time() + 0.5),
+             * up to the last second of year 9999, as the text form goes. */
+            lua_Number n = lua_tonumber(L, -1);
+            time_t t = n >= 1 && n < 253402300800.0 ? (time_t)n : 0;
             struct tm tm;
             if (t <= 0 || !gmtime_r(&t, &tm) ||
                 !strftime(until, sizeof until, "%Y-%m-%dT%H:%M:%SZ", &tm))
-                luaL_error(L, "policy key 'net.domains[\"%s\"].until': %lld is no time", host,
-                           (long long)lua_tointeger(L, -1));
+                luaL_error(L,
+                           "policy key 'net.domains[\"%s\"].until': %s is no time from 1970 to "
+                           "9999 (seconds since the epoch)",
+                           host, lua_tostring(L, -1));
         } else if (k && strcmp(k, "until") == 0 && lua_type(L, -1) == LUA_TSTRING) {
-            snprintf(until, sizeof until, "%s", lua_tostring(L, -1));
+            size_t len;
+            const char *text = lua_tolstring(L, -1, &len);
+            if (strlen(text) != len || len >= sizeof until)
+                luaL_error(L,
+                           "policy key 'net.domains[\"%s\"].until': not a time in UTC, as "
+                           "2026-12-06T18:00:00Z",
+                           host);
+            memcpy(until, text, len + 1);
         } else {
             luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
         }

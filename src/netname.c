@@ -185,8 +185,12 @@ static int64_t utc_time(const char *s) {
     if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > days[mon - 1] ||
         (mon == 2 && day == 29 && !leap) || hour > 23 || min > 59 || sec > 59)
         return -1;
-    struct tm tm = {.tm_year = year - 1900, .tm_mon = mon - 1, .tm_mday = day,
-                    .tm_hour = hour, .tm_min = min, .tm_sec = sec};
+    struct tm tm = {.tm_year = year - 1900,
+                    .tm_mon = mon - 1,
+                    .tm_mday = day,
+                    .tm_hour = hour,
+                    .tm_min = min,
+                    .tm_sec = sec};
     return (int64_t)timegm(&tm);
 }
 
@@ -196,8 +200,8 @@ static const char *read_grant(lcsb__domain *out, const char *grant) {
     if (out->deny) return "a deny entry has no grant to end (\"once\", \"until=\")";
     if (strncmp(grant, "once", 4) == 0 && (grant[4] == '\0' || grant[4] == ' ')) {
         out->once = true;
-        grant += grant[4] ? 5 : 4;
-        if (!*grant) return NULL;
+        if (grant[4] == '\0') return NULL;
+        grant += 5; /* an until must follow the space */
     }
     if (strncmp(grant, "until=", 6) != 0 || strchr(grant, ' '))
         return "no spaces or control characters in a host name; after it, only \" once\", "
@@ -242,6 +246,13 @@ int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t s
     return -1;
 }
 
+void lcsb__domain_format_lasting(const lcsb__domain *d, char *out, size_t size) {
+    lcsb__domain lasting = *d;
+    lasting.once = false;
+    lasting.until = 0;
+    lcsb__domain_format(&lasting, out, size);
+}
+
 void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {
     char port[8] = "";
     if (d->port) snprintf(port, sizeof port, ":%u", (unsigned)d->port);
@@ -249,7 +260,8 @@ void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {
     char until[32] = "";
     struct tm tm;
     time_t t = (time_t)d->until;
-    if (d->until > 0 && gmtime_r(&t, &tm)) strftime(until, sizeof until, " until=%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (d->until > 0 && gmtime_r(&t, &tm))
+        strftime(until, sizeof until, " until=%Y-%m-%dT%H:%M:%SZ", &tm);
     snprintf(out, size, "%s%s%s%s%s%s%s%s", d->deny ? "!" : "", d->wildcard ? "*." : "",
              v6 ? "[" : "", d->host, v6 ? "]" : "", port, d->once ? " once" : "", until);
 }
@@ -269,27 +281,31 @@ bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port
 }
 
 bool lcsb__domains_refuse(lcsb__domain *v, size_t n, const char *host, uint16_t port, int64_t now,
-                          const lcsb__domain **deny, const lcsb__domain **ended) {
+                          lcsb__domain_verdict *out) {
     lcsb__domain *lasting = NULL, *once = NULL;
-    *deny = *ended = NULL;
+    *out = (lcsb__domain_verdict){0};
     for (size_t i = 0; i < n; i++) {
         if (!lcsb__domain_matches(&v[i], host, port)) continue;
         if (v[i].deny) {
-            *deny = &v[i];
+            out->deny = &v[i];
             return true;
         }
         if ((v[i].until && now >= v[i].until) || (v[i].once && v[i].used)) {
-            if (!*ended) *ended = &v[i];
+            if (!out->ended) out->ended = &v[i];
         } else if (!v[i].once) {
             lasting = lasting ? lasting : &v[i];
         } else {
             once = once ? once : &v[i];
         }
     }
+    if (!lasting && !once) return true;
+    out->ended = NULL;
     /* A lasting grant first: a once is not spent where another allows. */
-    if (!lasting && once) once->used = true;
-    if (lasting || once) *ended = NULL;
-    return !lasting && !once;
+    if (!lasting) {
+        once->used = true;
+        out->taken = once;
+    }
+    return false;
 }
 
 /* ---- Addresses ---- */

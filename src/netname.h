@@ -11,6 +11,9 @@
 #include <sys/socket.h>
 
 #define LCSB__HOST_MAX 253
+/* An entry's normal form, at most: "!*." and a host, ":65535", and
+ * " once until=YYYY-MM-DDTHH:MM:SSZ", with its NUL. */
+#define LCSB__DOMAIN_TEXT_MAX (LCSB__HOST_MAX + 48)
 
 typedef struct lcsb__domain {
     /* Lowercase, no trailing dot; a wildcard's suffix without "*."; an
@@ -24,8 +27,17 @@ typedef struct lcsb__domain {
      * is before that (seconds since the epoch, 0: no end). */
     bool once;
     int64_t until;
-    bool used; /* the proxy's copy: its once was taken */
+    bool used; /* the proxy's copy: its once is taken (by a connection under way, or made) */
 } lcsb__domain;
+
+/* What lcsb__domains_refuse found: the deny that refused, else the entry
+ * whose grant would have allowed but ended (used, or past its until); and
+ * when allowed by a once, that entry, marked used, for the caller to give
+ * back if no connection comes of it. */
+typedef struct lcsb__domain_verdict {
+    const lcsb__domain *deny, *ended;
+    lcsb__domain *taken;
+} lcsb__domain_verdict;
 
 /* ENTRY as a net.domains entry: [!]NAME, [!]*.NAME, [!]IPV4 or [!][IPV6],
  * each with an optional ":PORT", and for an allowing one the grant's end
@@ -39,12 +51,13 @@ bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port
 /* Is HOST:PORT refused under the N entries V at NOW (seconds since the
  * epoch)? Allowed when an allowing entry matches, its grant not ended, and
  * no denying one does (a deny wins wherever it stands). An entry without
- * "once" is taken before one with it; a "once" taken is marked used. When
- * refused, *DENY is the denying entry that matched, else *ENDED the entry
- * whose grant would have allowed it but ended (used, or past its until),
- * else both are NULL: no entry allows it. */
+ * "once" is taken before one with it. *OUT says by what (all NULL: refused
+ * for no entry allowing it). */
 bool lcsb__domains_refuse(lcsb__domain *v, size_t n, const char *host, uint16_t port, int64_t now,
-                          const lcsb__domain **deny, const lcsb__domain **ended);
+                          lcsb__domain_verdict *out);
+/* The entry's host and port as an entry with no end ("*.example.org" for
+ * "*.example.org once"), into OUT. */
+void lcsb__domain_format_lasting(const lcsb__domain *d, char *out, size_t size);
 
 /* IN (LEN bytes) as the proxy compares it: lowercase, a trailing dot
  * dropped, an IP literal in inet_ntop's spelling without brackets. -1 when

@@ -294,11 +294,18 @@ static int add_net_entry(lcsb_policy *policy, lcsb__strv *set, const char *what,
 
 int lcsb_policy_add_domain(lcsb_policy *policy, const char *entry, lcsb_error *err) {
     lcsb__domain d;
-    char why[256], normal[LCSB__HOST_MAX + 16];
+    char why[256], normal[LCSB__DOMAIN_TEXT_MAX];
     if (!entry) return lcsb__fail(err, LCSB_EINVAL, "net.domains: no entry");
     if (lcsb__domain_parse(entry, &d, why, sizeof why) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "%s", why);
     lcsb__domain_format(&d, normal, sizeof normal);
+    /* One entry a spelling: "pkg.example.org once" twice (or "PKG.example.org.
+     * once") is one connection, not two. */
+    for (size_t i = 0; i < policy->domains.n; i++)
+        if (strcmp(policy->domains.v[i], normal) == 0) {
+            policy->net = LCSB_NET_DOMAINS;
+            return 0;
+        }
     int rc = add_net_entry(policy, &policy->domains, "net.domains", normal, err);
     if (!rc) policy->net = LCSB_NET_DOMAINS;
     return rc;

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CONNECT_MS (10 * 1000) /* for each address to answer */
@@ -53,36 +53,66 @@ static bool own_address(const lcsb__proxy *p, const struct addrinfo *a) {
     return bound == 0 || e != EADDRNOTAVAIL;
 }
 
-/* REQ held to net.domains by its name: a deny entry, an IP literal no entry
- * names, a name no entry allows. -1 when it was refused and answered with
- * what would allow it; 0 when it may go on. */
-static int refuse_by_name(lcsb__conn *c, const lcsb__request *req, bool literal,
-                          const char *named) {
+/* The once grant R took, given back: no connection came of it. */
+static void give_back(lcsb__proxy *p, lcsb__route *r) {
+    if (!r->once) return;
+    pthread_mutex_lock(&p->lock);
+    r->once->used = false;
+    pthread_mutex_unlock(&p->lock);
+    r->once = NULL;
+}
+
+/* The grant ENDED as the attestation's why names it, in WHY (SIZE bytes):
+ * its end kept whole, a long host cut short ("...") to make room. */
+static void ended_why(const lcsb__domain *ended, const char *how, char *why, size_t size) {
+    char whole[LCSB__DOMAIN_TEXT_MAX], host[LCSB__DOMAIN_TEXT_MAX];
+    lcsb__domain_format(ended, whole, sizeof whole);
+    lcsb__domain_format_lasting(ended, host, sizeof host);
+    const char *end = whole + strlen(host); /* " once until=..." */
+    size_t fixed = strlen("the grant \"...\" ") + strlen(end) + strlen(how) + 1;
+    size_t room = size > fixed ? size - fixed : 0, len = strlen(host);
+    bool cut = len > room + 3;
+    char full[2 * LCSB__DOMAIN_TEXT_MAX + 64];
+    snprintf(full, sizeof full, "the grant \"%.*s%s%s\" %s", (int)(cut ? room : len), host,
+             cut ? "..." : "", end, how);
+    size_t n = strlen(full) < size ? strlen(full) : size - 1; /* fits: room was made */
+    memcpy(why, full, n);
+    why[n] = '\0';
+}
+
+/* REQ held to net.domains by its name: a deny entry, a grant that ended,
+ * an IP literal no entry names, a name no entry allows. -1 when it was
+ * refused and answered with what would allow it; 0 when it may go on, with
+ * the once grant it took in R. */
+static int refuse_by_name(lcsb__conn *c, const lcsb__request *req, bool literal, const char *named,
+                          lcsb__route *r) {
     lcsb__proxy *p = c->proxy;
     bool socks = req->kind == LCSB__REQUEST_SOCKS;
     char entry[LCSB__HOST_MAX + 16], body[1200], why[160];
     host_port(req->host, req->port, false, entry, sizeof entry);
 
-    const lcsb__domain *deny, *ended;
+    lcsb__domain_verdict v;
     /* Under the lock: a "once" is taken by one connection alone. */
     pthread_mutex_lock(&p->lock);
     bool refused = lcsb__domains_refuse(p->domains, p->domains_n, req->host, req->port,
-                                        (int64_t)time(NULL), &deny, &ended);
+                                        (int64_t)time(NULL), &v);
     pthread_mutex_unlock(&p->lock);
+    r->once = v.taken;
     if (refused) {
-        if (ended) {
-            char d[LCSB__HOST_MAX + 64];
-            lcsb__domain_format(ended, d, sizeof d);
-            const char *how = ended->once && ended->used ? "was used by an earlier connection"
-                                                        : "has expired";
-            snprintf(why, sizeof why, "the grant \"%.90s\" %s", d, how);
+        if (v.ended) {
+            char d[LCSB__DOMAIN_TEXT_MAX], lasting[LCSB__DOMAIN_TEXT_MAX];
+            lcsb__domain_format(v.ended, d, sizeof d);
+            lcsb__domain_format_lasting(v.ended, lasting, sizeof lasting);
+            const char *how = v.ended->once && v.ended->used ? "was used by an earlier connection"
+                                                             : "has expired";
+            ended_why(v.ended, how, why, sizeof why);
             snprintf(body, sizeof body,
-                     "lcsb: %.260s: the grant \"%.300s\" in the policy's net.domains %s; to "
-                     "allow it again, list \"%.260s\" without its end\n",
-                     named, d, how, entry);
-        } else if (deny) {
-            char d[LCSB__HOST_MAX + 16];
-            lcsb__domain_format(deny, d, sizeof d);
+                     "lcsb: %.260s: the grant \"%s\" in the policy's net.domains %s; to "
+                     "allow it again, list \"%s\" without its end\n",
+                     named, d, how, lasting);
+        } else if (v.deny) {
+            char d[LCSB__DOMAIN_TEXT_MAX];
+            lcsb__domain_format(v.deny, d, sizeof d);
             /* A name near 253 bytes is cut short in WHY; the body has room. */
             snprintf(why, sizeof why, "denied by %.149s", d);
             snprintf(body, sizeof body,
@@ -188,11 +218,15 @@ int lcsb__proxy_decide(lcsb__conn *c, const lcsb__request *req, lcsb__route *r) 
     bool literal = lcsb__host_is_literal(req->host);
     char named[LCSB__HOST_MAX + 16];
     host_port(req->host, req->port, true, named, sizeof named);
-    if (refuse_by_name(c, req, literal, named) || resolve(c, req, literal, r)) return -1;
-    return hold_addresses(c, req, literal, named, r);
+    if (refuse_by_name(c, req, literal, named, r)) return -1;
+    if (resolve(c, req, literal, r) || hold_addresses(c, req, literal, named, r)) {
+        give_back(c->proxy, r);
+        return -1;
+    }
+    return 0;
 }
 
-int lcsb__proxy_connect(lcsb__conn *c, const lcsb__route *r, int *error) {
+int lcsb__proxy_connect(lcsb__conn *c, lcsb__route *r, int *error) {
     lcsb__proxy *p = c->proxy;
     *error = ECONNREFUSED;
     for (size_t i = 0; i < r->n; i++) {
@@ -223,6 +257,7 @@ int lcsb__proxy_connect(lcsb__conn *c, const lcsb__route *r, int *error) {
         lcsb__proxy_close_locked(&c->upstream);
         pthread_mutex_unlock(&p->lock);
     }
+    give_back(p, r);
     return -1;
 }
 

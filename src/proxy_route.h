@@ -20,14 +20,17 @@ typedef struct lcsb__route {
     struct addrinfo *ai;
     const struct addrinfo *use[LCSB__PROXY_ADDRS_MAX];
     size_t n;
+    lcsb__domain *once; /* the once grant the request took, until it connects */
 } lcsb__route;
 
 /* Is REQ's host:port allowed, and to which addresses? 0 with ROUTE filled;
  * -1 when it was answered (refused, or not resolved). */
 int lcsb__proxy_decide(lcsb__conn *c, const lcsb__request *req, lcsb__route *r);
 /* The first of ROUTE's addresses that answers, as c->upstream: 0, or -1
- * when none does (the last error in *ERROR) or the proxy stops. */
-int lcsb__proxy_connect(lcsb__conn *c, const lcsb__route *r, int *error);
+ * when none does (the last error in *ERROR) or the proxy stops. A once
+ * grant the request took is given back when none answers: the grant is
+ * for the first connection, and a retry after a refused one is that. */
+int lcsb__proxy_connect(lcsb__conn *c, lcsb__route *r, int *error);
 
 /* This host's addresses, each as a range of one, into P->own. */
 int lcsb__proxy_own_addresses(lcsb__proxy *p);

@@ -47,7 +47,7 @@ struct lcsb__refusals {
     char line[LINE_MAX_BYTES + 1];
     size_t line_len;
     bool overlong;             /* the line being read is past LINE_MAX_BYTES: skip it */
-    uint64_t *seen; /* SEEN_SLOTS hashes of records looked at, 0 empty; NULL until one */
+    uint64_t *seen;            /* SEEN_SLOTS hashes of records looked at, 0 empty; NULL until one */
     size_t lookups;
     int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];

@@ -214,9 +214,13 @@ M.add("net_refused", function(ev)
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
     local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
     if grant then
+      -- The grant's own entry without its end ("*.example.org", not the
+      -- host it was asked for), and what else would do.
+      local lasting = grant:gsub(" once.*$", ""):gsub(" until=.*$", "")
       hints[#hints + 1] = ("the command tried to reach %s, but the grant \"%s\" in net.domains "
-        .. "%s; for more, list \"%s\" without its end (or run again, for once)"):format(target,
-        grant, ended, entry)
+        .. "%s; to allow more, list \"%s\" without its end%s"):format(target, grant, ended,
+        lasting, ended:find("^was used") and " (a run of its own gets one more)"
+          or ", or give a later until")
     elseif unreached then
       hints[#hints + 1] = ("net.domains allows %s, but lcsb's proxy could not %s it: %s"):format(
         target, r.why:find("^cannot resolve") and "resolve" or "connect to", unreached)

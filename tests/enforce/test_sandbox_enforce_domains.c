@@ -278,7 +278,7 @@ static void test_deny_entry_wins(void **state) {
 }
 
 #define GRANT_POLICY                                                                               \
-    "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { [\"%s:%d\"] = %s }, "      \
+    "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { [\"%s:%d\"] = %s }, "     \
     "lan = { \"127.0.0.0/8\" } }"
 
 /* Grants that end: "once" lets the first connection through and refuses
@@ -299,8 +299,8 @@ static void test_grants_that_end(void **state) {
         fail_msg("a once grant: expected the second curl refused (56), got %d", P.status);
     }
     assert_contains(P.out, "hello through lcsb's proxy", "the first connection");
-    FMT(why, "\"why\":\"the grant \\\"%s:%d once\\\" was used by an earlier connection\"",
-        srv.host, srv.https);
+    FMT(why, "\"why\":\"the grant \\\"%s:%d once\\\" was used by an earlier connection\"", srv.host,
+        srv.https);
     assert_contains(attested, why, "the attestation");
     FMT(hint, "but the grant \"%s:%d once\" in net.domains was used by an earlier connection",
         srv.host, srv.https);
@@ -312,17 +312,29 @@ static void test_grants_that_end(void **state) {
     cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);
     run_attested(f, "landlock", cmd, attested, sizeof attested);
     assert_int_equal(P.status, 56);
-    FMT(why, "the grant \\\"%s:%d until=2020-01-01T00:00:00Z\\\" has expired", srv.host,
-        srv.https);
+    FMT(why, "the grant \\\"%s:%d until=2020-01-01T00:00:00Z\\\" has expired", srv.host, srv.https);
     assert_contains(attested, why, "the attestation");
     assert_contains(P.err, "has expired", "stderr");
     expect_unsandboxed_ok(f, cmd, &P);
 
+    /* A once whose connection was refused upstream is given back: the retry
+     * is refused by the host again (502), not by the spent grant (403). */
+    int dead;
+    close(listener(SOCK_STREAM, &dead));
+    char retry[600];
+    FMT(retry, "for i in 1 2; do curl -s -o /dev/null -w '%%{http_code}\\n' http://%s:%d/; done",
+        srv.host, dead);
+    policy(f, GRANT_POLICY, srv.cert, srv.host, dead, "{ once = true }");
+    lcsb(f, "landlock", CMD("sh", "-c", retry), &P);
+    assert_string_equal(P.out, "502\n502\n");
+    assert_lacks(P.err, "was used by an earlier connection", "stderr");
+
     /* Not ended yet, and no end: both connections go through. */
     policy(f, GRANT_POLICY, srv.cert, srv.host, srv.https, "{ [\"until\"] = os.time() + 3600 }");
     expect_allowed(f, CMD("curl", "-sS", "--cacert", srv.cert, url), &P);
-    policy(f, "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" }, "
-              "lan = { \"127.0.0.0/8\" } }",
+    policy(f,
+           "exec = { \"curl\", \"sh\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" }, "
+           "lan = { \"127.0.0.0/8\" } }",
            srv.cert, srv.host, srv.https);
     expect_allowed(f, CMD("sh", "-c", twice), &P);
 }

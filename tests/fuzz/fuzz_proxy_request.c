@@ -60,7 +60,7 @@ static void socks(const unsigned char *bytes, size_t size) {
 }
 
 static void entries(const char *text) {
-    char why[300], out[300];
+    char why[300], out[LCSB__DOMAIN_TEXT_MAX];
     lcsb__domain d, again;
     if (lcsb__domain_parse(text, &d, why, sizeof why) == 0) {
         lcsb__domain_format(&d, out, sizeof out);

@@ -19,9 +19,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#define LONG_LABEL "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
 static void assert_domain(const char *entry, const char *normal) {
     lcsb__domain d, again;
-    char why[300], out[300];
+    char why[300], out[LCSB__DOMAIN_TEXT_MAX];
     if (lcsb__domain_parse(entry, &d, why, sizeof why) != 0) fail_msg("%s refused: %s", entry, why);
     lcsb__domain_format(&d, out, sizeof out);
     assert_string_equal(out, normal);
@@ -139,19 +141,19 @@ static void test_domain_match(void **state) {
     assert_int_equal(lcsb__domain_parse("*.example.com", &v[0], why, sizeof why), 0);
     assert_int_equal(lcsb__domain_parse("!bad.example.com", &v[1], why, sizeof why), 0);
     assert_int_equal(lcsb__domain_parse("bad.example.com", &v[2], why, sizeof why), 0);
-    const lcsb__domain *deny, *ended;
-    assert_false(lcsb__domains_refuse(v, 3, "good.example.com", 443, 0, &deny, &ended));
-    assert_null(deny);
-    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 443, 0, &deny, &ended));
-    assert_ptr_equal(deny, &v[1]);
+    lcsb__domain_verdict out;
+    assert_false(lcsb__domains_refuse(v, 3, "good.example.com", 443, 0, &out));
+    assert_null(out.deny);
+    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 443, 0, &out));
+    assert_ptr_equal(out.deny, &v[1]);
     /* A deny without a port holds on every port: "!host" is never that host. */
-    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 8443, 0, &deny, &ended));
-    assert_ptr_equal(deny, &v[1]);
-    assert_true(lcsb__domains_refuse(v, 3, "example.com", 443, 0, &deny, &ended));
-    assert_null(deny);
-    assert_null(ended);
-    assert_true(lcsb__domains_refuse(v, 0, "example.com", 443, 0, &deny, &ended));
-    assert_null(deny);
+    assert_true(lcsb__domains_refuse(v, 3, "bad.example.com", 8443, 0, &out));
+    assert_ptr_equal(out.deny, &v[1]);
+    assert_true(lcsb__domains_refuse(v, 3, "example.com", 443, 0, &out));
+    assert_null(out.deny);
+    assert_null(out.ended);
+    assert_true(lcsb__domains_refuse(v, 0, "example.com", 443, 0, &out));
+    assert_null(out.deny);
 }
 
 /* Grants that end: "once" allows the first connection alone, "until=" while
@@ -164,6 +166,13 @@ static void test_domain_grants(void **state) {
                   "pkg.example.org until=2026-12-06T18:00:00Z");
     assert_domain("*.Example.org:8443 once until=2030-01-31T00:00:59Z",
                   "*.example.org:8443 once until=2030-01-31T00:00:59Z");
+    /* The longest: a 253-byte wildcard's host, a port and both ends. */
+    char longest[LCSB__DOMAIN_TEXT_MAX + 8];
+    snprintf(longest, sizeof longest,
+             "*.%.63s.%.63s.%.63s.%.57s.ex:65535 once until=2099-01-01T00:00:00Z", LONG_LABEL,
+             LONG_LABEL, LONG_LABEL, LONG_LABEL);
+    assert_true(strlen(longest) < LCSB__DOMAIN_TEXT_MAX);
+    assert_domain(longest, longest);
     assert_domain_refused("!pkg.example.org once", "a deny entry has no grant");
     assert_domain_refused("pkg.example.org twice", "only \" once\"");
     assert_domain_refused("pkg.example.org until=2026-12-06 18:00", "no spaces");
@@ -174,43 +183,46 @@ static void test_domain_grants(void **state) {
     assert_domain_refused("pkg.example.org until=2026-12-06T18:00:00Z once", "only \" once\"");
     assert_domain_refused("pkg.example.org once once", "only \" once\"");
     assert_domain_refused("pkg.example.org ", "only \" once\"");
+    assert_domain_refused("pkg.example.org once ", "only \" once\"");
 
     char why[300];
     lcsb__domain v[3];
-    const lcsb__domain *deny, *ended;
+    lcsb__domain_verdict out;
     assert_int_equal(lcsb__domain_parse("pkg.example.org once", &v[0], why, sizeof why), 0);
-    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, 0, &deny, &ended));
+    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, 0, &out));
     assert_true(v[0].used);
-    assert_true(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, 0, &deny, &ended));
-    assert_null(deny);
-    assert_ptr_equal(ended, &v[0]);
+    assert_ptr_equal(out.taken, &v[0]); /* the caller's to give back, if it cannot connect */
+    assert_true(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, 0, &out));
+    assert_null(out.deny);
+    assert_ptr_equal(out.ended, &v[0]);
     /* Another host: not this grant's, and no entry allows it. */
-    assert_true(lcsb__domains_refuse(v, 1, "other.example.org", 443, 0, &deny, &ended));
-    assert_null(ended);
+    assert_true(lcsb__domains_refuse(v, 1, "other.example.org", 443, 0, &out));
+    assert_null(out.ended);
 
     int64_t end = 1796580000; /* 2026-12-06T18:00:00Z */
-    assert_int_equal(lcsb__domain_parse("pkg.example.org until=2026-12-06T18:00:00Z", &v[0], why,
-                                        sizeof why), 0);
+    assert_int_equal(
+        lcsb__domain_parse("pkg.example.org until=2026-12-06T18:00:00Z", &v[0], why, sizeof why),
+        0);
     assert_int_equal(v[0].until, end);
-    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end - 1, &deny, &ended));
-    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end - 1, &deny, &ended));
-    assert_true(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end, &deny, &ended));
-    assert_ptr_equal(ended, &v[0]);
+    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end - 1, &out));
+    assert_false(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end - 1, &out));
+    assert_true(lcsb__domains_refuse(v, 1, "pkg.example.org", 443, end, &out));
+    assert_ptr_equal(out.ended, &v[0]);
 
     /* A lasting entry first: the once is left for when nothing else allows. */
     assert_int_equal(lcsb__domain_parse("*.example.org once", &v[0], why, sizeof why), 0);
     assert_int_equal(lcsb__domain_parse("pkg.example.org", &v[1], why, sizeof why), 0);
     assert_int_equal(lcsb__domain_parse("!bad.example.org", &v[2], why, sizeof why), 0);
-    assert_false(lcsb__domains_refuse(v, 3, "pkg.example.org", 443, 0, &deny, &ended));
+    assert_false(lcsb__domains_refuse(v, 3, "pkg.example.org", 443, 0, &out));
     assert_false(v[0].used);
-    assert_true(lcsb__domains_refuse(v, 3, "bad.example.org", 443, 0, &deny, &ended));
-    assert_ptr_equal(deny, &v[2]);
+    assert_true(lcsb__domains_refuse(v, 3, "bad.example.org", 443, 0, &out));
+    assert_ptr_equal(out.deny, &v[2]);
     assert_false(v[0].used);
-    assert_false(lcsb__domains_refuse(v, 3, "www.example.org", 443, 0, &deny, &ended));
+    assert_false(lcsb__domains_refuse(v, 3, "www.example.org", 443, 0, &out));
     assert_true(v[0].used);
-    assert_true(lcsb__domains_refuse(v, 3, "api.example.org", 443, 0, &deny, &ended));
-    assert_ptr_equal(ended, &v[0]);
-    assert_false(lcsb__domains_refuse(v, 3, "pkg.example.org", 443, 0, &deny, &ended));
+    assert_true(lcsb__domains_refuse(v, 3, "api.example.org", 443, 0, &out));
+    assert_ptr_equal(out.ended, &v[0]);
+    assert_false(lcsb__domains_refuse(v, 3, "pkg.example.org", 443, 0, &out));
 }
 
 static void normal_is(const char *in, const char *want) {
@@ -353,10 +365,8 @@ static void test_addresses(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_domain_parse),
-        cmocka_unit_test(test_domain_match),
-        cmocka_unit_test(test_domain_grants),
-        cmocka_unit_test(test_host_normal),
+        cmocka_unit_test(test_domain_parse),  cmocka_unit_test(test_domain_match),
+        cmocka_unit_test(test_domain_grants), cmocka_unit_test(test_host_normal),
         cmocka_unit_test(test_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,7 +142,8 @@ LCSB_API void lcsb_policy_set_net(lcsb_policy *policy, lcsb_net net);
  * LCSB_NET_PORTS. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_kind kind,
                                                  long port, lcsb_error *err);
-/* Copies ENTRY, normalized, into POLICY's net.domains: a name the command may
+/* Copies ENTRY, normalized, into POLICY's net.domains (once: an entry there
+ * already, in its normal form, is not added again): a name the command may
  * reach through lcsb's proxy: "registry.npmjs.org",
  * "*.example.com" (any name below example.com, not itself), an IPv4 or a
  * bracketed IPv6 literal, each with ":PORT" for a port other than 443 and
