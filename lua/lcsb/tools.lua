@@ -80,7 +80,8 @@ end
 -- A program's name as the closures know it: "x86_64-linux-gnu-gcc-12" and
 -- "gcc-12" are gcc.
 function M.family(name)
-  local base = name:match("[^/]*$")
+  -- The last component: anchored, as "[^/]*$" is tried from every byte.
+  local base = name:match("^.*/(.*)$") or name
   base = base:gsub("^[%w_]+%-linux%-gnu%-", "")
   return (base:gsub("%-%d[%d.]*$", ""))
 end
@@ -96,6 +97,8 @@ local function env_manager(tool, version_var, version_file)
   return {
     tool = tool,
     match = function(prog)
+      -- Asked of every program a policy names: a plain find rules most out.
+      if not prog.file:find("/shims/", 1, true) then return nil end
       local root = prog.file:match("^(.*)/shims/[^/]+$")
       if root and core.kind(root .. "/libexec/" .. tool) == "file" then return root end
     end,
@@ -271,6 +274,7 @@ M.closures = {
     tool = "node prefix",
     match = function(prog)
       local real = core.realpath(prog.file) or prog.file
+      if not real:find("/node/v", 1, true) then return nil end
       local prefix = real:match("^(.*/node/v[%d.]+)/bin/[^/]+$")
         or real:match("^(.*/node/v[%d.]+)/lib/node_modules/")
       if prefix and not prefix:find("^/usr/") then return prefix end
@@ -284,6 +288,7 @@ M.closures = {
     -- and runs ROOT/installs/PLUGIN/VERSION/bin/NAME.
     tool = "asdf",
     match = function(prog)
+      if not prog.file:find("/shims/", 1, true) then return nil end
       local root = prog.file:match("^(.*)/shims/[^/]+$")
       if root and core.kind(root .. "/bin/asdf") == "file" then return root end
     end,
