@@ -93,8 +93,11 @@ static bool same_times(const struct stat *st, long long ms, long long mns, long 
 }
 
 /* Does the record's line LINE (without its newline) hold now? A path on
- * two lines is asked once, through ASKED. */
-static bool line_holds(lcsb__facts *asked, const char *line, size_t len, char *why, size_t size) {
+ * two lines is asked once, through ASKED. *HOME_MOVED says whether HOME's
+ * 'D' line (its times, standing for the 'h' lines after it: entries not
+ * there) did not hold, or was not written: then each 'h' line is asked. */
+static bool line_holds(lcsb__facts *asked, const char *line, size_t len, bool *home_moved,
+                       char *why, size_t size) {
     char path[PATH_MAX];
     const char *space = NULL;
     unsigned long long dev, ino, mode, fsize;
@@ -110,16 +113,23 @@ static bool line_holds(lcsb__facts *asked, const char *line, size_t len, char *w
     if (!space ||
         !lcsb__word_decode(space + 1, len - (size_t)(space + 1 - line), path, sizeof path))
         return say(why, size, "a damaged plan"), false;
+    if (line[0] == 'h' && !*home_moved) {
+        if (sscanf(line, "h %d %n", &error, &used) != 1 || line + used != space + 1)
+            return say(why, size, "a damaged plan"), false;
+        return true; /* HOME's times held: nothing came there */
+    }
     int got = lcsb__facts_lstat(asked, path, &st) == 0 ? 0 : errno;
     switch (line[0]) {
     case 'd':
-        if (sscanf(line, "d %llu %llu %lld %lld %lld %lld %n", &dev, &ino, &ms, &mns, &cs, &cns,
+    case 'D':
+        if (sscanf(line + 1, " %llu %llu %lld %lld %lld %lld %n", &dev, &ino, &ms, &mns, &cs, &cns,
                    &used) != 6 ||
-            line + used != space + 1)
+            line + 1 + used != space + 1)
             break;
         if (!got && S_ISDIR(st.st_mode) && st.st_dev == dev && st.st_ino == ino &&
             same_times(&st, ms, mns, cs, cns))
-            return true;
+            return line[0] == 'D' ? !(*home_moved = false) : true;
+        if (line[0] == 'D') return *home_moved = true; /* its 'h' lines tell */
         return say(why, size, "%s changed", path), false;
     case 'e':
         if (sscanf(line, "e %llu %llu %llo %llu %lld %lld %lld %lld %n", &dev, &ino, &mode, &fsize,
@@ -134,7 +144,8 @@ static bool line_holds(lcsb__facts *asked, const char *line, size_t len, char *w
             return true;
         return say(why, size, "%s changed", path), false;
     case 'a':
-        if (sscanf(line, "a %d %n", &error, &used) != 1 || line + used != space + 1) break;
+    case 'h':
+        if (sscanf(line + 1, " %d %n", &error, &used) != 1 || line + 1 + used != space + 1) break;
         if (got == error) return true;
         return say(why, size, "%s changed", path), false;
     }
@@ -190,6 +201,7 @@ int lcsb__plan_find(const char *key, size_t key_len, char **data, size_t *data_l
     }
     line += strlen(want);
     asked = lcsb__facts_new();
+    bool home_moved = true;
     while (line < end) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         if (!nl) break;
@@ -207,7 +219,7 @@ int lcsb__plan_find(const char *key, size_t key_len, char **data, size_t *data_l
             rc = 0;
             goto out;
         }
-        if (!line_holds(asked, line, (size_t)(nl - line), why, why_size)) goto out;
+        if (!line_holds(asked, line, (size_t)(nl - line), &home_moved, why, why_size)) goto out;
         line = nl + 1;
     }
     say(why, why_size, "the plan %s/%s is damaged", store, name);
@@ -227,6 +239,7 @@ typedef struct record {
     long long made_ns;
     lcsb__buf lines;
     lcsb__strv dirs; /* directories written as 'd' lines, each once */
+    bool home_line;  /* HOME's 'D' line written, or found too recent to write */
     char *why;
     size_t why_size;
 } record;
@@ -240,11 +253,25 @@ static bool within_areas(const record *r, const char *path) {
 static long long ns_of(struct timespec t) { return (long long)t.tv_sec * 1000000000LL + t.tv_nsec; }
 
 /* Changed so close to the composition that a change after it may not show? */
-static int too_recent(record *r, const char *path, const struct stat *st) {
+static bool changed_lately(const record *r, const struct stat *st) {
     long long latest =
         ns_of(st->st_mtim) > ns_of(st->st_ctim) ? ns_of(st->st_mtim) : ns_of(st->st_ctim);
-    if (latest < r->made_ns - RECENT_NS) return 0;
+    return latest >= r->made_ns - RECENT_NS;
+}
+
+static int too_recent(record *r, const char *path, const struct stat *st) {
+    if (!changed_lately(r, st)) return 0;
     return say(r->why, r->why_size, "%s changed within a second of the composition", path);
+}
+
+/* A directory's line, TAG 'd' or 'D': its identity and its times. */
+static void dir_line(record *r, char tag, const char *dir, const struct stat *st) {
+    lcsb__buf_addf(&r->lines, "%c %llu %llu %lld %ld %lld %ld ", tag,
+                   (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+                   (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+                   (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+    lcsb__buf_add_word(&r->lines, dir);
+    lcsb__buf_adds(&r->lines, "\n");
 }
 
 static int add_dir(record *r, const char *dir, const struct stat *st) {
@@ -252,10 +279,20 @@ static int add_dir(record *r, const char *dir, const struct stat *st) {
         if (strcmp(r->dirs.v[i], dir) == 0) return 0;
     if (too_recent(r, dir, st)) return 1;
     if (lcsb__strv_push(&r->dirs, dir)) return say(r->why, r->why_size, "out of memory");
-    lcsb__buf_addf(&r->lines, "d %llu %llu %lld %ld %lld %ld ", (unsigned long long)st->st_dev,
-                   (unsigned long long)st->st_ino, (long long)st->st_mtim.tv_sec,
-                   st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
-    lcsb__buf_add_word(&r->lines, dir);
+    dir_line(r, 'd', dir, st);
+    return 0;
+}
+
+/* S, not there, in HOME (DIR, its lstat ST): an 'h' line, after HOME's 'D'
+ * line (its times) the first time. HOME changed too recently to stand for
+ * its entries has no 'D' line: its 'h' lines are asked each run. */
+static int add_home_absent(record *r, const char *dir, const struct stat *st, const lcsb__seen *s) {
+    if (!r->home_line) {
+        r->home_line = true;
+        if (!changed_lately(r, st)) dir_line(r, 'D', dir, st);
+    }
+    lcsb__buf_addf(&r->lines, "h %d ", s->error);
+    lcsb__buf_add_word(&r->lines, s->path);
     lcsb__buf_adds(&r->lines, "\n");
     return 0;
 }
@@ -328,10 +365,13 @@ static int record_one(const lcsb__seen *s, void *ctx) {
         rewritable_by_others(&s->st, s->error))
         return add_entry(r, s->path, s->error, &s->st);
     if (quiet_dir(r, dir, &dst)) return add_dir(r, dir, &dst);
-    /* Not there, in HOME itself: its times tell a new entry (a ~/.aws
-     * made) as well as a line each would, at the cost of composing again
-     * when anything else comes or goes there. Where anyone may write
-     * (/tmp), each is asked again. */
+    /* Not there, in HOME itself: HOME's times tell that nothing came (a
+     * ~/.aws made) in one lstat; when they changed (a shell's history, an
+     * editor's file: HOME changes all the time), each such entry is asked
+     * again rather than the policy composed again. */
+    if (s->error && strcmp(dir, r->home) == 0) return add_home_absent(r, dir, &dst, s);
+    /* Elsewhere, the directory's times, unless anyone may write it (/tmp):
+     * then each is asked again. */
     if (s->error && !(dst.st_mode & 002)) return add_dir(r, dir, &dst);
     return add_entry(r, s->path, s->error, &s->st);
 }

@@ -224,6 +224,43 @@ run cat data/key
 unset XDG_CONFIG_HOME
 end
 
+# ---- HOME changed: what comes and goes there does not compose again;
+# what a plan looked for there and did not find, coming, is seen ----
+begin "HOME changed: a kept plan holds; what it looked for there, coming, composes again"
+fresh home
+saved_home=$HOME
+export HOME=$work/home/home
+mkdir -p "$HOME"
+# git's preset looks for ~/.gitconfig (its identity, shown read-only in the
+# private HOME); the caps look for ~/.aws and the rest of their list.
+printf 'local lcsb = require "lcsb"\nreturn lcsb.exec_policy { exec = { lcsb.tools.git, "cat", "ls" }, read = { os.getenv("HOME") } }\n' \
+  >"$proj/policy.lua"
+kept_then_used ls
+# A shell's history, an editor's file: HOME's times change, and nothing the
+# composition or the caps looked for came.
+settle
+echo history >"$HOME/.bash_history"
+expect_plan "kept plan used" ls
+run ls -A "$HOME"
+[[ $status == 0 && $out == .bash_history ]] || fail "HOME's own file, under a kept plan: $status $out $err"
+# What the composition looked for and did not find: now there, composed again.
+printf '[user]\n\tname = Ada\n' >"$HOME/.gitconfig"
+expect_plan "composed (" ls
+(cd "$proj" && "$LCSB" check --no-trust-check policy.lua -- ls 2>&1) | grep -q "read-only ~/.gitconfig" ||
+  fail "the new ~/.gitconfig is not in the composition"
+# A capped path the caps looked for and did not find: now there, and held.
+mkdir -p "$HOME/.aws"
+echo secret >"$HOME/.aws/credentials"
+run cat "$HOME/.aws/credentials"
+[[ $status == 125 ]] && grep -q "holds what no project policy may have: $HOME/.aws" <<<"$err" ||
+  fail "the new ~/.aws was not held: $status $out $err"
+rm -rf "$HOME/.aws"
+# Its twin: gone again, the run passes.
+run cat "$HOME/.bash_history"
+[[ $status == 0 && $out == history ]] || fail "without ~/.aws: $status $out $err"
+export HOME=$saved_home
+end
+
 # ---- lcsb upgraded ----
 begin "lcsb upgraded"
 fresh upgrade
