@@ -149,9 +149,9 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_port(lcsb_policy *policy, lcsb_port_
  * bracketed IPv6 literal, each with ":PORT" for a port other than 443 and
  * 80; "!" in front denies it (on every port, unless it names one),
  * before every allowing entry. An allowing entry may end, after a space:
- * " once" allows the first connection of a run only, " until=2026-12-06T
- * 18:00:00Z" (UTC, no spaces) while the clock is before that; both, in that
- * order. Adding one
+ * " once" allows the first connection of a run only (given back when none
+ * comes of it), " until=YYYY-MM-DDTHH:MM:SSZ" (UTC) while the clock is
+ * before that; both, in that order. Adding one
  * switches the policy to LCSB_NET_DOMAINS; its ports (LCSB_NET_PORTS) are
  * then the command's own loopback ports. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_domain(lcsb_policy *policy, const char *entry,
