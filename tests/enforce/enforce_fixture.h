@@ -127,6 +127,11 @@ extern proc P; /* one result buffer: the tests run one at a time */
 void lcsb_launched(fx *f, const char *const *launcher, const char *backend,
                    const char *const *options, const char *const *cmd, const char *const *env,
                    proc *p);
+/* A launcher for lcsb_launched where user namespaces are refused, as a
+ * container's seccomp refuses them: FAULT_LAUNCHER (the suite's
+ * fault_launcher) twice, unshare refused with EPERM, and clone with
+ * CLONE_NEWUSER. NULL-terminated; the fixture's until the next call. */
+const char *const *without_userns(const char *fault_launcher);
 void lcsb_opts(fx *f, const char *backend, const char *const *options, const char *const *cmd,
                const char *const *env, proc *p);
 void lcsb_env(fx *f, const char *backend, const char *const *cmd, const char *const *env, proc *p);

@@ -526,25 +526,12 @@ static void test_npm_install(void **state) {
 static void test_without_namespaces(void **state) {
     NEED_SERVERS();
     fx *f = *state;
-    char url[512], direct[512], nr[16], clone_nr[16], eperm[16], newuser[24], att[PATH_MAX];
+    char url[512], direct[512], att[PATH_MAX];
     char attested[8192];
     FMT(url, "https://%s:%d/hello.txt", srv.host, srv.https);
     FMT(direct, "https://localhost:%d/hello.txt", srv.https);
-    FMT(nr, "%d", (int)SYS_unshare);
-    FMT(clone_nr, "%d", (int)SYS_clone);
-    FMT(eperm, "%d", EPERM);
-    FMT(newuser, "&%d", CLONE_NEWUSER);
     FMT(att, "%s/attestation.json", f->outside);
-    const char *const launcher[] = {LCSB_FAULT_LAUNCHER_PATH,
-                                    nr,
-                                    eperm,
-                                    "--",
-                                    LCSB_FAULT_LAUNCHER_PATH,
-                                    clone_nr,
-                                    eperm,
-                                    newuser,
-                                    "--",
-                                    NULL};
+    const char *const *launcher = without_userns(LCSB_FAULT_LAUNCHER_PATH);
     servers_policy(f, NULL);
     const char *const *cmd = CMD("curl", "-sS", "--cacert", srv.cert, url);
     lcsb_launched(f, launcher, "landlock", NULL, cmd, NULL, &P);
