@@ -79,8 +79,8 @@ learn_case() { # DIR STEPS PASSED CLEAN
 
 # ---- go ----
 case_name="go"
-if ! command -v go >/dev/null; then
-  missing "go is not installed (golang-go)"
+if why=$(toy_missing go); then
+  missing "$why"
 else
   dir=$(project go)
   toy_go "$dir"
@@ -90,8 +90,8 @@ fi
 
 # ---- autotools ----
 case_name="autotools"
-if ! command -v autoreconf >/dev/null || ! command -v libtoolize >/dev/null; then
-  missing "autoreconf or libtoolize is not installed (autoconf, automake, libtool)"
+if why=$(toy_missing autotools); then
+  missing "$why"
 else
   dir=$(project autotools)
   toy_autotools "$dir"
@@ -101,8 +101,8 @@ fi
 
 # ---- cmake and ctest ----
 case_name="cmake"
-if ! command -v cmake >/dev/null; then
-  missing "cmake is not installed"
+if why=$(toy_missing cmake); then
+  missing "$why"
 else
   dir=$(project cmake)
   toy_cmake "$dir"
@@ -112,20 +112,18 @@ fi
 
 # ---- java and junit ----
 case_name="java"
-junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
-if ! command -v javac >/dev/null || [[ ! -f /usr/share/java/junit4.jar ]]; then
-  missing "javac or junit4 is not installed (default-jdk-headless, junit4)"
+if why=$(toy_missing java); then
+  missing "$why"
 else
   dir=$(project java)
   toy_java "$dir"
-  learn_case "$dir" "javac -d out -cp $junit src/*.java test/*.java && java -cp out:$junit org.junit.runner.JUnitCore CalcTest" \
-    '^OK (1 test)' 'rm -rf out'
+  learn_case "$dir" "$TOY_JAVA_STEPS" '^OK (1 test)' 'rm -rf out'
 fi
 
 # ---- ruby, rake and minitest ----
 case_name="ruby"
-if ! command -v rake >/dev/null || ! ruby -e 'require "minitest"' 2>/dev/null; then
-  missing "rake or minitest is not installed (ruby, rake, ruby-minitest)"
+if why=$(toy_missing ruby); then
+  missing "$why"
 else
   dir=$(project ruby)
   toy_ruby "$dir"
@@ -134,13 +132,11 @@ fi
 
 # ---- python, a venv and pytest ----
 case_name="python"
-if ! python3 -c 'import venv, pytest' 2>/dev/null; then
-  missing "python3-venv or python3-pytest is missing"
+if why=$(toy_missing python); then
+  missing "$why"
 else
   dir=$(project python)
-  mkdir -p "$dir/tests"
-  printf 'def add(a, b):\n    return a + b\n' >"$dir/calc.py"
-  printf 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n' >"$dir/tests/test_calc.py"
+  toy_python "$dir"
   learn_case "$dir" 'python3 -m venv --system-site-packages .venv && PYTHONPATH=. .venv/bin/python -m pytest -q -p no:cacheprovider tests' \
     '1 passed' 'rm -rf .venv'
 fi

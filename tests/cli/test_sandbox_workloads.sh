@@ -163,13 +163,11 @@ expect_refused "Please tell me who you are" "$dir" bare.lua sh -c 'echo three >>
 
 # ---- python.lua: a venv, its tests run by pytest ----
 case_name="python.lua"
-if ! python3 -c 'import venv, pytest' 2>/dev/null; then
-  missing "python3-venv or python3-pytest is missing"
+if why=$(toy_missing python); then
+  missing "$why"
 else
   dir=$(example python)
-  mkdir -p "$dir/tests"
-  printf 'def add(a, b):\n    return a + b\n' >"$dir/calc.py"
-  printf 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n' >"$dir/tests/test_calc.py"
+  toy_python "$dir"
   steps="python3 -m venv --system-site-packages .venv && .venv/bin/pip list >/dev/null"
   steps+=" && PYTHONPATH=. .venv/bin/python -m pytest -q -p no:cacheprovider tests"
   if run_in "$dir" policy.lua sh -c "$steps"; then
@@ -291,8 +289,8 @@ expect_refused "ctest: Permission denied" "$dir" bare.lua sh -c "$steps"
 
 # ---- go.lua: go build, go test (whose test binary runs from TMPDIR), go run ----
 case_name="go.lua"
-if ! command -v go >/dev/null; then
-  missing "go is not installed (golang-go)"
+if why=$(toy_missing go); then
+  missing "$why"
 else
   dir=$(example go)
   mkdir -p "$dir/cmd/hi"
@@ -324,13 +322,12 @@ fi
 
 # ---- java.lua: javac, and junit's runner ----
 case_name="java.lua"
-junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
-if ! command -v javac >/dev/null || [[ ! -f /usr/share/java/junit4.jar ]]; then
-  missing "javac or junit4 is not installed (default-jdk-headless, junit4)"
+if why=$(toy_missing java); then
+  missing "$why"
 else
   dir=$(example java)
   toy_java "$dir"
-  steps="javac -d out -cp $junit src/*.java test/*.java && java -cp out:$junit org.junit.runner.JUnitCore CalcTest"
+  steps=$TOY_JAVA_STEPS
   if run_in "$dir" policy.lua sh -c "$steps"; then
     grep -q "^OK (1 test)" "$dir/run.out" || { fail "junit did not pass"; show "$dir"; }
   else
@@ -344,8 +341,8 @@ fi
 
 # ---- ruby.lua: rake running minitest ----
 case_name="ruby.lua"
-if ! command -v rake >/dev/null || ! ruby -e 'require "minitest"' 2>/dev/null; then
-  missing "rake or minitest is not installed (ruby, rake, ruby-minitest)"
+if why=$(toy_missing ruby); then
+  missing "$why"
 else
   dir=$(example ruby)
   toy_ruby "$dir"
@@ -362,8 +359,8 @@ fi
 
 # ---- autotools.lua: autoreconf -i, configure, make, make check (libtool) ----
 case_name="autotools.lua"
-if ! command -v autoreconf >/dev/null || ! command -v libtoolize >/dev/null; then
-  missing "autoreconf or libtoolize is not installed (autoconf, automake, libtool)"
+if why=$(toy_missing autotools); then
+  missing "$why"
 else
   dir=$(example autotools)
   toy_autotools "$dir"
@@ -385,9 +382,7 @@ if ! python3 -c 'import pytest' 2>/dev/null; then
   missing "python3-pytest is missing"
 else
   dir=$(example agent)
-  mkdir -p "$dir/tests"
-  printf 'def add(a, b):\n    return a - b\n' >"$dir/calc.py"
-  printf 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n' >"$dir/tests/test_calc.py"
+  toy_python "$dir" -
   printf '__pycache__/\n.pytest_cache/\nrun.*\n' >"$dir/.gitignore"
   git -C "$dir" init -q && git -C "$dir" add -A && git -C "$dir" commit -qm init
   steps="sed -i 's/a - b/a + b/' calc.py && PYTHONPATH=. python3 -m pytest -q -p no:cacheprovider tests"
