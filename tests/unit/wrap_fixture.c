@@ -7,11 +7,23 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "wrap_fixture.h"
 
 lcsb_backend *landlock(int abi) { return landlock_backend(abi, SHIM); }
+
+lcsb_capability host_without_userns(void) {
+    lcsb_capability cap;
+    memset(&cap, 0, sizeof cap);
+    cap.landlock_abi = 7;
+    cap.seccomp = true;
+    cap.shim_found = true;
+    snprintf(cap.shim, sizeof cap.shim, "%s", SHIM);
+    return cap;
+}
 
 lcsb_backend *none(void) {
     lcsb_backend *b = NULL;

@@ -10,6 +10,9 @@
 
 lcsb_backend *landlock(int abi);
 lcsb_backend *none(void);
+/* A host with Landlock ABI 7, seccomp and the shim, but no user namespaces:
+ * what lcsb_backend_select finds where no world of its own can be made. */
+lcsb_capability host_without_userns(void);
 /* read /usr, /etc (given out of order and once twice); exec /usr/bin/true; write /srv/w.
  * Every part may degrade, so that older ABIs wrap too. */
 lcsb_policy *small_policy(lcsb_net net);
