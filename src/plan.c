@@ -383,16 +383,10 @@ static int write_whole_at(int dir, const char *name, const char *data, size_t le
     snprintf(tmp, sizeof tmp, ".%s.%ld", name, (long)getpid());
     int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
+    bool written = lcsb__write_all(fd, data, len);
     int saved = errno;
     /* No fsync: a plan torn by a crash fails its digest and is made again. */
-    bool ok = close(fd) == 0 && done == len;
+    bool ok = close(fd) == 0 && written;
     if (!ok || renameat(dir, tmp, dir, name) != 0) {
         if (ok) saved = errno;
         unlinkat(dir, tmp, 0);

@@ -73,16 +73,7 @@ void lcsb_run_options_init(lcsb_run_options *opts) {
     opts->record_refusals = true;
 }
 
-static void write_all(int fd, const char *s) {
-    size_t len = strlen(s);
-    while (len > 0) {
-        ssize_t n = write(fd, s, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        s += n;
-        len -= (size_t)n;
-    }
-}
+static void write_all(int fd, const char *s) { (void)lcsb__write_all(fd, s, strlen(s)); }
 
 /* lcsb's own descriptors for the shim: its report pipe, the proxy's
  * channel, the recorder's pipe; -1 where there is none. */

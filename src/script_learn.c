@@ -150,16 +150,9 @@ static int replace_file(const script_file *f, const char *text, size_t len, lcsb
                           f->name);
     int fd = open_beside(f, tmp, sizeof tmp);
     if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "learn: beside %s: %s", f->name, strerror(errno));
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = write(fd, text + done, len - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        done += (size_t)n;
-    }
     /* The file keeps its owner (root learning in a user's project) and
      * its mode; where it cannot keep them, it is not replaced. */
-    bool ok = done == len &&
+    bool ok = lcsb__write_all(fd, text, len) &&
               ((f->st.st_uid == geteuid() && f->st.st_gid == getegid()) ||
                fchown(fd, f->st.st_uid, f->st.st_gid) == 0) &&
               fchmod(fd, f->st.st_mode & 07777) == 0 && fsync(fd) == 0;

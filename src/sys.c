@@ -284,6 +284,21 @@ int lcsb__present_beneath(int dirfd, const char *rel) {
     return -1;
 }
 
+bool lcsb__write_all(int fd, const void *data, size_t len) {
+    const char *at = data;
+    while (len > 0) {
+        ssize_t n = write(fd, at, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;
+            return false;
+        }
+        at += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
 long long lcsb__now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

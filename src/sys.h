@@ -69,6 +69,9 @@ int lcsb__present_beneath(int dirfd, const char *rel);
  * this call has a ctime no earlier (Linux stamps with the coarse clock, which
  * a finer one runs ahead of by up to a tick). */
 struct timespec lcsb__fs_now(void);
+/* All LEN bytes of DATA to FD, through short writes and EINTR: true, or
+ * false with errno (EIO where a write wrote nothing). */
+bool lcsb__write_all(int fd, const void *data, size_t len);
 /* The monotonic clock in milliseconds: for deadlines and budgets. */
 long long lcsb__now_ms(void);
 /* ST's status change time (ctime), which no one but the kernel sets. */

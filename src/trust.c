@@ -309,14 +309,7 @@ static int write_whole(const char *path, const char *data, size_t len, lcsb_erro
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "cannot write %s: %s", tmp, strerror(errno));
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
-    bool ok = done == len && fsync(fd) == 0;
+    bool ok = lcsb__write_all(fd, data, len) && fsync(fd) == 0;
     int saved = errno;
     if (close(fd) != 0) ok = false;
     if (!ok || rename(tmp, path) != 0) {
