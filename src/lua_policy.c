@@ -4,6 +4,7 @@
 #include "lua_policy.h"
 
 #include "lua_util.h"
+#include "netname.h"
 
 #include "policy.h"
 
@@ -133,16 +134,47 @@ static void add_net_names(lua_State *L, lcsb_policy *p, int net_idx, const char 
 
 static const char **sorted_names(lua_State *L, int t, const char *what, size_t *n);
 
-/* ["HOST"] = { once = true, ["until"] = TIME } in net.domains, the table at
- * G: HOST allowed until its grant ends, as the entry "HOST once
- * until=...". TIME is "YYYY-MM-DDTHH:MM:SSZ" or seconds since the epoch
- * (os.time() + 600). */
+/* LIST (a list of strings at the top) joined by commas into OUT (SIZE
+ * bytes), for net.domains["HOST"].KEY: each string checked whole when the
+ * entry is (netname.c), here only for its shape. */
+static void join_list(lua_State *L, const char *host, const char *key, char *out, size_t size) {
+    if (!lua_istable(L, -1))
+        luaL_error(L, "policy key 'net.domains[\"%s\"].%s': expected a list of strings", host, key);
+    lcsb__buf b = {0};
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        size_t len;
+        const char *item = lua_rawgeti(L, -1, i) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!item || strlen(item) != len || strchr(item, ',') || strchr(item, ' ')) {
+            lcsb__buf_free(&b);
+            luaL_error(L,
+                       "policy key 'net.domains[\"%s\"].%s': item %d is no string without "
+                       "commas and spaces",
+                       host, key, (int)i);
+        }
+        lcsb__buf_addf(&b, "%s%s", i > 1 ? "," : "", item);
+        lua_pop(L, 1);
+    }
+    bool fits = !b.oom && n > 0 && b.len < size;
+    if (fits) memcpy(out, b.p, b.len + 1);
+    lcsb__buf_free(&b);
+    if (!fits)
+        luaL_error(L, "policy key 'net.domains[\"%s\"].%s': %s", host, key,
+                   n > 0 ? "too long a list" : "an empty list allows nothing; leave the key out");
+}
+
+/* ["HOST"] = { once = true, ["until"] = TIME, methods = {...}, paths = {...} }
+ * in net.domains, the table at G: HOST allowed until its grant ends, and
+ * only the requests its rule lets through, as the entry "HOST once
+ * until=... methods=... paths=...". TIME is "YYYY-MM-DDTHH:MM:SSZ" or
+ * seconds since the epoch (os.time() + 600). */
 static void add_granted_domain(lua_State *L, lcsb_policy *p, const char *host, int g) {
     static const char shape[] = "expected { once = true, [\"until\"] = \"YYYY-MM-DDTHH:MM:SSZ\" "
-                                "or seconds since the epoch }";
+                                "or seconds since the epoch, methods = { \"GET\" }, paths = { "
+                                "\"/PREFIX/\" } }";
     if (!lua_istable(L, g)) luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
     bool once = false;
-    char until[64] = "";
+    char until[64] = "", methods[LCSB__DOMAIN_METHODS_MAX] = "", paths[LCSB__DOMAIN_PATHS_MAX] = "";
     lua_pushnil(L);
     while (lua_next(L, g)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -169,19 +201,24 @@ static void add_granted_domain(lua_State *L, lcsb_policy *p, const char *host, i
                            "2026-12-06T18:00:00Z",
                            host);
             memcpy(until, text, len + 1);
+        } else if (k && strcmp(k, "methods") == 0) {
+            join_list(L, host, k, methods, sizeof methods);
+        } else if (k && strcmp(k, "paths") == 0) {
+            join_list(L, host, k, paths, sizeof paths);
         } else {
             luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
         }
         lua_pop(L, 1);
     }
-    if (!once && !until[0])
+    if (!once && !until[0] && !methods[0] && !paths[0])
         luaL_error(L,
-                   "policy key 'net.domains[\"%s\"]': a grant with no end; list \"%s\" "
-                   "instead",
+                   "policy key 'net.domains[\"%s\"]': a grant with no end and no rule; list "
+                   "\"%s\" instead",
                    host, host);
-    char entry[512];
-    if ((size_t)snprintf(entry, sizeof entry, "%s%s%s%s", host, once ? " once" : "",
-                         until[0] ? " until=" : "", until) >= sizeof entry)
+    char entry[LCSB__DOMAIN_TEXT_MAX + 64];
+    if ((size_t)snprintf(entry, sizeof entry, "%s%s%s%s%s%s%s%s", host, once ? " once" : "",
+                         until[0] ? " until=" : "", until, methods[0] ? " methods=" : "", methods,
+                         paths[0] ? " paths=" : "", paths) >= sizeof entry)
         luaL_error(L, "policy key 'net.domains[\"%s\"]': longer than any entry", host);
     lcsb_error err;
     if (lcsb_policy_add_domain(p, entry, &err)) lcsb__lua_raise(L, &err);

@@ -194,21 +194,113 @@ static int64_t utc_time(const char *s) {
     return (int64_t)timegm(&tm);
 }
 
-/* The grant's end after an entry's host (GRANT: past the space): NULL, or
- * what is wrong with it. */
-static const char *read_grant(lcsb__domain *out, const char *grant) {
-    if (out->deny) return "a deny entry has no grant to end (\"once\", \"until=\")";
-    if (strncmp(grant, "once", 4) == 0 && (grant[4] == '\0' || grant[4] == ' ')) {
-        out->once = true;
-        if (grant[4] == '\0') return NULL;
-        grant += 5; /* an until must follow the space */
+/* RULE's methods ("GET,HEAD"): uppercase tokens, comma-separated, into
+ * OUT. NULL, or what is wrong with them. */
+static const char *read_methods(const char *list, lcsb__domain *out) {
+    static const char wrong[] = "methods= takes uppercase methods, comma-separated (GET,HEAD)";
+    size_t len = strlen(list);
+    if (len == 0 || len >= sizeof out->methods) return wrong;
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 0 || n > 16) return wrong;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] < 'A' || p[i] > 'Z') return wrong;
+        p += n + (end ? 1 : 0);
+        if (end && !*p) return wrong;
     }
-    if (strncmp(grant, "until=", 6) != 0 || strchr(grant, ' '))
-        return "no spaces or control characters in a host name; after it, only \" once\", "
-               "\" until=YYYY-MM-DDTHH:MM:SSZ\" or both, in that order";
-    out->until = utc_time(grant + 6);
-    if (out->until <= 0) return "until= takes a time in UTC, as 2026-12-06T18:00:00Z";
+    memcpy(out->methods, list, len + 1);
     return NULL;
+}
+
+static bool is_hex(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A path's bytes as RFC 3986 has them (unreserved, sub-delims but the
+ * comma that separates the list, ':', '@', '/', and "%XX"), with no
+ * segment "." or ".." (which a server would resolve past the prefix). */
+static bool path_prefix_ok(const char *p, size_t n) {
+    if (n == 0 || p[0] != '/') return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '%') {
+            if (i + 2 >= n) return false;
+            if (!is_hex(p[i + 1]) || !is_hex(p[i + 2])) return false;
+            i += 2;
+        } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+                     strchr("-._~!$&'()*+;=:@/", c))) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '/') continue;
+        size_t k = i + 1;
+        while (k < n && p[k] == '.') k++;
+        if (k - i - 1 >= 1 && k - i - 1 <= 2 && (k == n || p[k] == '/')) return false;
+    }
+    return true;
+}
+
+/* RULE's path prefixes ("/v2/,/simple/"), into OUT. NULL, or what is
+ * wrong with them. */
+static const char *read_paths(const char *list, lcsb__domain *out) {
+    static const char wrong[] =
+        "paths= takes path prefixes, comma-separated, each starting with \"/\" (/v2/,/simple/), "
+        "of letters, digits, \"-._~!$&'()*+;=:@/\" and %XX, with no \".\" or \"..\" segment";
+    size_t len = strlen(list);
+    if (len == 0 || len >= sizeof out->paths) return wrong;
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (!path_prefix_ok(p, n)) return wrong;
+        p += n + (end ? 1 : 0);
+        if (end && !*p) return wrong;
+    }
+    memcpy(out->paths, list, len + 1);
+    return NULL;
+}
+
+/* What follows an entry's host (TAIL: past its space): the grant's end,
+ * " once" and " until=...", then the requests' rule, " methods=..." and
+ * " paths=...", each at most once and in that order. NULL, or what is
+ * wrong with it. */
+static const char *read_tail(lcsb__domain *out, const char *tail) {
+    static const char order[] =
+        "no spaces or control characters in a host name; after it, only \" once\", "
+        "\" until=YYYY-MM-DDTHH:MM:SSZ\", \" methods=GET,HEAD\" and \" paths=/PREFIX/\", in "
+        "that order";
+    if (out->deny) return "a deny entry has no grant to end (\"once\", \"until=\") nor rule";
+    static const char *const words[] = {"once", "until=", "methods=", "paths="};
+    size_t next = 0; /* the first of WORDS that may still come */
+    char token[LCSB__DOMAIN_PATHS_MAX + 8];
+    for (const char *p = tail;;) {
+        const char *space = strchr(p, ' ');
+        size_t n = space ? (size_t)(space - p) : strlen(p);
+        if (n == 0 || n >= sizeof token) return order;
+        memcpy(token, p, n);
+        token[n] = '\0';
+        size_t w = next;
+        while (w < 4 && (w == 0 ? strcmp(token, "once") != 0
+                                : strncmp(token, words[w], strlen(words[w])) != 0))
+            w++;
+        if (w == 4) return order;
+        const char *value = token + strlen(words[w]), *wrong = NULL;
+        if (w == 0) {
+            out->once = true;
+        } else if (w == 1) {
+            out->until = utc_time(value);
+            if (out->until <= 0) wrong = "until= takes a time in UTC, as 2026-12-06T18:00:00Z";
+        } else if (w == 2) {
+            wrong = read_methods(value, out);
+        } else {
+            wrong = read_paths(value, out);
+        }
+        if (wrong) return wrong;
+        next = w + 1;
+        if (!space) return NULL;
+        p = space + 1;
+    }
 }
 
 int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size) {
@@ -240,7 +332,7 @@ int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t s
     const char *port = NULL;
     if (!wrong) wrong = split_host_port(s, &host_len, &port);
     if (!wrong) wrong = read_host_port(out, s, host_len, port);
-    if (!wrong && space) wrong = read_grant(out, space + 1);
+    if (!wrong && space) wrong = read_tail(out, space + 1);
     if (!wrong) return 0;
     reason(why, size, what, entry, wrong);
     return -1;
@@ -262,8 +354,9 @@ void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size) {
     time_t t = (time_t)d->until;
     if (d->until > 0 && gmtime_r(&t, &tm))
         strftime(until, sizeof until, " until=%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf(out, size, "%s%s%s%s%s%s%s%s", d->deny ? "!" : "", d->wildcard ? "*." : "",
-             v6 ? "[" : "", d->host, v6 ? "]" : "", port, d->once ? " once" : "", until);
+    snprintf(out, size, "%s%s%s%s%s%s%s%s%s%s%s%s", d->deny ? "!" : "", d->wildcard ? "*." : "",
+             v6 ? "[" : "", d->host, v6 ? "]" : "", port, d->once ? " once" : "", until,
+             d->methods[0] ? " methods=" : "", d->methods, d->paths[0] ? " paths=" : "", d->paths);
 }
 
 bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port) {
@@ -306,6 +399,94 @@ bool lcsb__domains_refuse(lcsb__domain *v, size_t n, const char *host, uint16_t 
         out->taken = once;
     }
     return false;
+}
+
+/* ---- Rules on requests ---- */
+
+bool lcsb__domain_has_rule(const lcsb__domain *d) { return d->methods[0] || d->paths[0]; }
+
+/* Is D an allowing entry for HOST:PORT that has not expired at NOW? */
+static bool live_grant(const lcsb__domain *d, const char *host, uint16_t port, int64_t now) {
+    return !d->deny && !(d->until && now >= d->until) && lcsb__domain_matches(d, host, port);
+}
+
+bool lcsb__domains_rule_only(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
+                             int64_t now) {
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!live_grant(&v[i], host, port, now)) continue;
+        if (!lcsb__domain_has_rule(&v[i])) return false;
+        any = true;
+    }
+    return any;
+}
+
+/* Is WORD (LEN bytes) one of LIST's comma-separated items, exactly? With
+ * PREFIX, does WORD start with one of them? */
+static bool listed(const char *list, const char *word, size_t len, bool prefix) {
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (prefix ? n <= len && memcmp(word, p, n) == 0 : n == len && memcmp(word, p, n) == 0)
+            return true;
+        p += n + (end ? 1 : 0);
+    }
+    return false;
+}
+
+/* Can a path rule judge PATH (LEN bytes, before any "?")? Not when a server
+ * could read it as another path than its bytes say: a "." or ".." segment,
+ * spelled out or percent-encoded (with "%2F" as a separator too), a
+ * backslash, a NUL, or an escape that decodes to another escape. */
+static bool path_judgeable(const char *path, size_t len) {
+    if (len == 0 || path[0] != '/') return false;
+    size_t dots = 0, seg = 0; /* the current segment's length and its dots */
+    for (size_t i = 0; i <= len; i++) {
+        char c = i < len ? path[i] : '/';
+        size_t step = 1;
+        if (c == '%') {
+            if (i + 2 >= len || !is_hex(path[i + 1]) || !is_hex(path[i + 2])) return false;
+            char hex[3] = {path[i + 1], path[i + 2], '\0'};
+            c = (char)strtol(hex, NULL, 16);
+            step = 3;
+            if (c == '%' || c == '\0') return false;
+        }
+        if (c == '\\' || c == '\0') return false;
+        if (c == '/') {
+            if (seg && seg == dots && dots <= 2) return false;
+            seg = dots = 0;
+        } else {
+            seg++;
+            if (c == '.') dots++;
+        }
+        i += step - 1;
+    }
+    return true;
+}
+
+bool lcsb__domains_refuse_request(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
+                                  int64_t now, const char *method, const char *target,
+                                  const lcsb__domain **rule, const char **why) {
+    *rule = NULL;
+    *why = "no entry of net.domains allows the host";
+    size_t path_len = strcspn(target, "?");
+    bool judgeable = path_judgeable(target, path_len);
+    for (size_t i = 0; i < n; i++) {
+        const lcsb__domain *d = &v[i];
+        if (!live_grant(d, host, port, now)) continue;
+        if (!lcsb__domain_has_rule(d)) return false;
+        const char *no = NULL;
+        if (d->methods[0] && !listed(d->methods, method, strlen(method), false))
+            no = "its method is not among the rule's";
+        else if (d->paths[0] && !judgeable)
+            no = "its path has a \".\" or \"..\" segment, a backslash or an escape a server "
+                 "could read as another path";
+        else if (d->paths[0] && !listed(d->paths, target, path_len, true))
+            no = "its path starts with none of the rule's";
+        if (!no) return false;
+        if (!*rule) *rule = d, *why = no;
+    }
+    return true;
 }
 
 /* ---- Addresses ---- */

@@ -11,9 +11,15 @@
 #include <sys/socket.h>
 
 #define LCSB__HOST_MAX 253
-/* An entry's normal form, at most: "!*." and a host, ":65535", and
- * " once until=YYYY-MM-DDTHH:MM:SSZ", with its NUL. */
-#define LCSB__DOMAIN_TEXT_MAX (LCSB__HOST_MAX + 48)
+/* A rule's methods ("GET,HEAD") and path prefixes ("/v2/,/simple/") as
+ * text, each at most this long with its NUL. */
+#define LCSB__DOMAIN_METHODS_MAX 72
+#define LCSB__DOMAIN_PATHS_MAX 512
+/* An entry's normal form, at most: "!*." and a host, ":65535",
+ * " once until=YYYY-MM-DDTHH:MM:SSZ", " methods=..." and " paths=...",
+ * with its NUL. */
+#define LCSB__DOMAIN_TEXT_MAX \
+    (LCSB__HOST_MAX + 48 + 9 + LCSB__DOMAIN_METHODS_MAX + 7 + LCSB__DOMAIN_PATHS_MAX)
 
 typedef struct lcsb__domain {
     /* Lowercase, no trailing dot; a wildcard's suffix without "*."; an
@@ -27,6 +33,12 @@ typedef struct lcsb__domain {
      * is before that (seconds since the epoch, 0: no end). */
     bool once;
     int64_t until;
+    /* A rule on the requests themselves (an allowing entry's only), which
+     * the proxy can judge only by reading them (interception, for HTTPS):
+     * the methods allowed ("GET,HEAD"; empty: any) and the path prefixes
+     * ("/v2/,/simple/"; empty: any), each list comma-separated. */
+    char methods[LCSB__DOMAIN_METHODS_MAX];
+    char paths[LCSB__DOMAIN_PATHS_MAX];
     bool used; /* the proxy's copy: its once is taken (by a connection under way, or made) */
 } lcsb__domain;
 
@@ -40,9 +52,12 @@ typedef struct lcsb__domain_verdict {
 } lcsb__domain_verdict;
 
 /* ENTRY as a net.domains entry: [!]NAME, [!]*.NAME, [!]IPV4 or [!][IPV6],
- * each with an optional ":PORT", and for an allowing one the grant's end
- * after a space: " once", " until=YYYY-MM-DDTHH:MM:SSZ" (UTC), or both in
- * that order. 0, or -1 with the reason in WHY. */
+ * each with an optional ":PORT", and for an allowing one, after a space
+ * each and in this order: the grant's end, " once" and
+ * " until=YYYY-MM-DDTHH:MM:SSZ" (UTC); the requests' rule,
+ * " methods=GET,HEAD" (uppercase tokens) and " paths=/v2/,/simple/"
+ * (prefixes of the request's path, each starting with "/"). 0, or -1 with
+ * the reason in WHY. */
 int lcsb__domain_parse(const char *entry, lcsb__domain *out, char *why, size_t size);
 /* D's normal form ("!*.example.com:8080", "pkg.example.org once") into OUT. */
 void lcsb__domain_format(const lcsb__domain *d, char *out, size_t size);
@@ -55,9 +70,26 @@ bool lcsb__domain_matches(const lcsb__domain *d, const char *host, uint16_t port
  * for no entry allowing it). */
 bool lcsb__domains_refuse(lcsb__domain *v, size_t n, const char *host, uint16_t port, int64_t now,
                           lcsb__domain_verdict *out);
-/* The entry's host and port as an entry with no end ("*.example.org" for
- * "*.example.org once"), into OUT. */
+/* The entry as one with no end ("*.example.org" for "*.example.org once",
+ * a rule kept), into OUT. */
 void lcsb__domain_format_lasting(const lcsb__domain *d, char *out, size_t size);
+
+/* Does D carry a rule on requests (methods= or paths=)? */
+bool lcsb__domain_has_rule(const lcsb__domain *d);
+/* Must the proxy read the requests to HOST:PORT to judge them: is every
+ * allowing entry of the N at V that matches it, and has not expired at NOW,
+ * one with a rule? (One without a rule lets any request through.) */
+bool lcsb__domains_rule_only(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
+                             int64_t now);
+/* Is the request METHOD TARGET (origin form: "/path?query") to HOST:PORT
+ * refused by the rules of the N entries at V? Allowed when an allowing
+ * entry that matches and has not expired at NOW (a once counts: the
+ * connection took it) has no rule, or a rule it meets. When refused, *RULE
+ * is the entry whose rule refused it (NULL: a target no rule can judge)
+ * and *WHY says why, for the 403 and the record. */
+bool lcsb__domains_refuse_request(const lcsb__domain *v, size_t n, const char *host, uint16_t port,
+                                  int64_t now, const char *method, const char *target,
+                                  const lcsb__domain **rule, const char **why);
 
 /* IN (LEN bytes) as the proxy compares it: lowercase, a trailing dot
  * dropped, an IP literal in inet_ntop's spelling without brackets. -1 when

@@ -66,8 +66,10 @@ static void give_back(lcsb__proxy *p, lcsb__route *r) {
  * its end kept whole, a long host cut short ("...") to make room. */
 static void ended_why(const lcsb__domain *ended, const char *how, char *why, size_t size) {
     char whole[LCSB__DOMAIN_TEXT_MAX], host[LCSB__DOMAIN_TEXT_MAX];
-    lcsb__domain_format(ended, whole, sizeof whole);
-    lcsb__domain_format_lasting(ended, host, sizeof host);
+    lcsb__domain grant = *ended; /* its host and its end: a rule has no part in why */
+    grant.methods[0] = grant.paths[0] = '\0';
+    lcsb__domain_format(&grant, whole, sizeof whole);
+    lcsb__domain_format_lasting(&grant, host, sizeof host);
     const char *end = whole + strlen(host); /* " once until=..." */
     size_t fixed = strlen("the grant \"...\" ") + strlen(end) + strlen(how) + 1;
     size_t room = size > fixed ? size - fixed : 0, len = strlen(host);
@@ -107,8 +109,8 @@ static int refuse_by_name(lcsb__conn *c, const lcsb__request *req, bool literal,
                                                              : "has expired";
             ended_why(v.ended, how, why, sizeof why);
             snprintf(body, sizeof body,
-                     "lcsb: %.260s: the grant \"%s\" in the policy's net.domains %s; to "
-                     "allow it again, list \"%s\" without its end\n",
+                     "lcsb: %.260s: the grant \"%.300s\" in the policy's net.domains %s; to "
+                     "allow it again, list \"%.300s\" without its end\n",
                      named, d, how, lasting);
         } else if (v.deny) {
             char d[LCSB__DOMAIN_TEXT_MAX];

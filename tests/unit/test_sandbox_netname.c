@@ -175,7 +175,7 @@ static void test_domain_grants(void **state) {
     assert_domain(longest, longest);
     assert_domain_refused("!pkg.example.org once", "a deny entry has no grant");
     assert_domain_refused("pkg.example.org twice", "only \" once\"");
-    assert_domain_refused("pkg.example.org until=2026-12-06 18:00", "no spaces");
+    assert_domain_refused("pkg.example.org until=2026-12-06 18:00", "takes a time in UTC");
     assert_domain_refused("pkg.example.org once\t", "no spaces");
     assert_domain_refused("pkg.example.org until=2026-12-06T18:00:00", "until= takes a time");
     assert_domain_refused("pkg.example.org until=2026-02-30T18:00:00Z", "until= takes a time");
@@ -233,6 +233,82 @@ static void normal_is(const char *in, const char *want) {
     }
     if (lcsb__host_normal(in, strlen(in), out) != 0) fail_msg("%s refused", in);
     assert_string_equal(out, want);
+}
+
+/* Rules on requests: methods= and paths=, their normal form, and a
+ * request judged by every entry that allows its host. */
+static bool request_refused(const lcsb__domain *v, size_t n, const char *method,
+                            const char *target, const char **why) {
+    const lcsb__domain *rule;
+    return lcsb__domains_refuse_request(v, n, "reg.example.org", 443, 1000, method, target, &rule,
+                                        why);
+}
+
+static void test_domain_rules(void **state) {
+    (void)state;
+    assert_domain("reg.example.org methods=GET,HEAD", "reg.example.org methods=GET,HEAD");
+    assert_domain("reg.example.org paths=/v2/,/simple/%40scope", "reg.example.org paths=/v2/,/simple/%40scope");
+    assert_domain("Reg.example.org once until=2030-01-01T00:00:00Z methods=GET paths=/a/",
+                  "reg.example.org once until=2030-01-01T00:00:00Z methods=GET paths=/a/");
+    assert_domain_refused("reg.example.org paths=/a/ methods=GET", "in that order");
+    assert_domain_refused("reg.example.org methods=get", "uppercase");
+    assert_domain_refused("reg.example.org methods=GET,", "uppercase");
+    assert_domain_refused("reg.example.org methods=", "uppercase");
+    assert_domain_refused("reg.example.org paths=v2/", "starting with");
+    assert_domain_refused("reg.example.org paths=/a/../b/", "segment");
+    assert_domain_refused("reg.example.org paths=/a/%2", "%XX");
+    assert_domain_refused("reg.example.org paths=/a b", "in that order");
+    assert_domain_refused("!reg.example.org methods=GET", "nor rule");
+    assert_domain_refused("reg.example.org methods=GET methods=PUT", "in that order");
+
+    lcsb__domain v[3];
+    char why[300];
+    const char *no;
+    assert_int_equal(lcsb__domain_parse("reg.example.org methods=GET,HEAD paths=/v2/,/simple/", &v[0],
+                                        why, sizeof why),
+                     0);
+    assert_true(lcsb__domains_rule_only(v, 1, "reg.example.org", 443, 1000));
+    assert_false(lcsb__domains_rule_only(v, 1, "other.example.org", 443, 1000));
+    assert_false(request_refused(v, 1, "GET", "/v2/lib/manifests/1?x=../", &no));
+    assert_false(request_refused(v, 1, "HEAD", "/simple/", &no));
+    assert_true(request_refused(v, 1, "POST", "/v2/lib", &no));
+    assert_contains(no, "method");
+    assert_true(request_refused(v, 1, "get", "/v2/lib", &no));
+    assert_true(request_refused(v, 1, "GET", "/v3/lib", &no));
+    assert_contains(no, "starts with none");
+    assert_true(request_refused(v, 1, "GET", "/v2", &no));
+    /* What a server could resolve past the prefix is no path a rule judges. */
+    static const char *const escapes[] = {"/v2/../admin",  "/v2/%2e%2e/admin", "/v2/.%2E/x",
+                                          "/v2/%2e",       "/v2/a%2f..%2fb",   "/v2/a\\b",
+                                          "/v2/%5c..",     "/v2/%00",          "/v2/%252e%252e/x",
+                                          "/v2/%zz",       "/v2/%2",           "*",
+                                          "http://x/v2/"};
+    for (size_t i = 0; i < sizeof escapes / sizeof *escapes; i++) {
+        if (!request_refused(v, 1, "GET", escapes[i], &no)) fail_msg("%s allowed", escapes[i]);
+    }
+    assert_false(request_refused(v, 1, "GET", "/v2/.../x/..a/%41", &no));
+    /* Another entry for the host without a rule lets everything through;
+     * one that expired, or a deny, does not. */
+    assert_int_equal(lcsb__domain_parse("reg.example.org until=1970-01-01T00:05:00Z", &v[1], why,
+                                        sizeof why),
+                     0);
+    assert_true(request_refused(v, 2, "POST", "/x", &no));
+    assert_true(lcsb__domains_rule_only(v, 2, "reg.example.org", 443, 1000));
+    assert_int_equal(lcsb__domain_parse("*.example.org", &v[2], why, sizeof why), 0);
+    assert_false(request_refused(v, 3, "POST", "/x", &no));
+    assert_false(lcsb__domains_rule_only(v, 3, "reg.example.org", 443, 1000));
+    /* Two rules: either lets a request through. */
+    assert_int_equal(lcsb__domain_parse("reg.example.org methods=POST paths=/upload/", &v[1], why,
+                                        sizeof why),
+                     0);
+    assert_false(request_refused(v, 2, "POST", "/upload/x", &no));
+    assert_false(request_refused(v, 2, "GET", "/v2/x", &no));
+    assert_true(request_refused(v, 2, "POST", "/v2/x", &no));
+    /* A once counts on the connection that took it. */
+    assert_int_equal(lcsb__domain_parse("reg.example.org once methods=GET", &v[0], why, sizeof why), 0);
+    v[0].used = true;
+    assert_false(request_refused(v, 1, "GET", "/", &no));
+    assert_true(request_refused(v, 1, "PUT", "/", &no));
 }
 
 static void test_host_normal(void **state) {
@@ -366,7 +442,8 @@ static void test_addresses(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_domain_parse),  cmocka_unit_test(test_domain_match),
-        cmocka_unit_test(test_domain_grants), cmocka_unit_test(test_host_normal),
+        cmocka_unit_test(test_domain_grants), cmocka_unit_test(test_domain_rules),
+        cmocka_unit_test(test_host_normal),
         cmocka_unit_test(test_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
