@@ -102,7 +102,7 @@ int lcsb_env_block(const lcsb_backend *b, const lcsb_policy *policy, const char 
  * uppercase). ALL_PROXY is the same port speaking SOCKS5, names resolved
  * by the proxy. The command's own loopback is reached directly. They come
  * after the policy's own settings, and win. */
-static int push_proxy_env(lcsb__strv *sv, uint16_t port) {
+static int push_proxy_env(lcsb__strv *sv, uint16_t port, const char *ca_bundle) {
     char http[40], socks[40];
     snprintf(http, sizeof http, "http://127.0.0.1:%u", (unsigned)port);
     snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", (unsigned)port);
@@ -123,6 +123,17 @@ static int push_proxy_env(lcsb__strv *sv, uint16_t port) {
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         kv.len = 0;
         lcsb__buf_addf(&kv, "%s=%s", vars[i][0], vars[i][1]);
+        rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(sv, kv.p);
+    }
+    /* Where the proxy intercepts, the run's authority joins the system's
+     * certificates, under every name a common client reads a bundle by
+     * (OpenSSL's, curl's, git's, Python's requests and pip's, Node's). */
+    static const char *const bundle_vars[] = {"SSL_CERT_FILE",      "CURL_CA_BUNDLE",
+                                              "GIT_SSL_CAINFO",     "REQUESTS_CA_BUNDLE",
+                                              "PIP_CERT",           "NODE_EXTRA_CA_CERTS"};
+    for (size_t i = 0; ca_bundle && i < sizeof bundle_vars / sizeof *bundle_vars; i++) {
+        kv.len = 0;
+        lcsb__buf_addf(&kv, "%s=%s", bundle_vars[i], ca_bundle);
         rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(sv, kv.p);
     }
     lcsb__buf_free(&kv);
@@ -158,7 +169,7 @@ int lcsb__env_argv(const lcsb_policy *policy, bool proxied, const char *const *a
             rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(&sv, kv.p);
             lcsb__buf_free(&kv);
         }
-        if (proxied) rc |= push_proxy_env(&sv, lcsb__proxy_port(policy));
+        if (proxied) rc |= push_proxy_env(&sv, lcsb__proxy_port(policy), policy->ca_bundle);
     }
     rc |= lcsb__strv_push_all(&sv, argv);
     if (rc || !(*out = lcsb__strv_take(&sv))) {

@@ -37,6 +37,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
     lcsb__strv_clear(&policy->domains);
     lcsb__strv_clear(&policy->lan);
     free(policy->netns);
+    free(policy->ca_bundle);
     free(policy->cwd);
     free(policy);
 }
@@ -434,6 +435,7 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     memcpy(p->limits, src->limits, sizeof p->limits);
     if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
     if (ok && src->netns) ok = (p->netns = strdup(src->netns)) != NULL;
+    if (ok && src->ca_bundle) ok = (p->ca_bundle = strdup(src->ca_bundle)) != NULL;
     if (!ok) {
         lcsb_policy_free(p);
         return NULL;

@@ -55,6 +55,10 @@ struct lcsb_policy {
      * sets it: netns.h); NULL: none made, and the engine is told a path
      * that cannot exist, so a wrapped argv run by hand does not start. */
     char *netns;
+    /* The certificates the command's TLS clients trust when the proxy
+     * intercepts (lcsb_run sets it: the system's and the run's authority,
+     * proxy_tls.h); NULL: none, and the variables that name it are not set. */
+    char *ca_bundle;
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
     size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */

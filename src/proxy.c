@@ -18,9 +18,11 @@
 #include "proxy.h"
 
 #include "proxy_conn.h"
+#include "proxy_judged.h"
 #include "proxy_relay.h"
 #include "proxy_request.h"
 #include "proxy_route.h"
+#include "proxy_tls.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -54,6 +56,7 @@ static void proxy_free(lcsb__proxy *p) {
         if (p->drain[i] >= 0) close(p->drain[i]);
     }
     free(p->domains);
+    lcsb__tls_free(p->tls);
     free(p->lan);
     free(p->own);
     lcsb__strv_clear(&p->seen);
@@ -172,6 +175,11 @@ static void *serve(void *arg) {
     if (!buf || read_request(c, buf, &len, &req, &head_end) || lcsb__proxy_decide(c, &req, &r))
         goto end;
 
+    /* A forwarded request a rule refuses makes no connection. */
+    if (r.judged && req.kind == LCSB__REQUEST_FORWARD && lcsb__proxy_judge_forward(c, &req)) {
+        lcsb__proxy_give_back(p, &r);
+        goto end;
+    }
     int error;
     if (lcsb__proxy_connect(c, &r, &error)) {
         if (lcsb__proxy_stopping(p)) goto end;
@@ -187,6 +195,10 @@ static void *serve(void *arg) {
     int one = 1;
     setsockopt(c->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(c->upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (r.judged) {
+        lcsb__proxy_judged(c, &req, buf + head_end, len - head_end);
+        goto end;
+    }
 
     /* Upstream first: the rewritten head of a forwarded request, then
      * whatever the client sent past its head. Downstream first: the answer
@@ -357,14 +369,15 @@ static int start_acceptor(lcsb__proxy *p) {
     return e;
 }
 
-int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__proxy **out,
-                      lcsb_error *err) {
+int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__tls *tls,
+                      lcsb__proxy **out, lcsb_error *err) {
     *out = NULL;
     lcsb__proxy *p = proxy_new(listen_fd);
     if (!p) {
         close(listen_fd);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    p->tls = lcsb__tls_hold(tls);
     int rc = read_nets(p, policy, err);
     if (rc) goto fail;
     /* The listening socket and the pipe stay out of the command that lcsb

@@ -13,10 +13,13 @@
 typedef struct lcsb__proxy lcsb__proxy;
 
 /* Serve POLICY's net.domains and net.lan (copied: POLICY may go) on the
- * listening TCP socket LISTEN_FD, which is taken, even on failure. Every
- * signal is blocked in the proxy's threads. */
-int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__proxy **out,
-                      lcsb_error *err);
+ * listening TCP socket LISTEN_FD, which is taken, even on failure, TLS
+ * (NULL: none) being the run's authority where a rule reads a tunnel's
+ * requests (held while the proxy needs it). Every signal is blocked in
+ * the proxy's threads. */
+struct lcsb__tls;
+int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, struct lcsb__tls *tls,
+                      lcsb__proxy **out, lcsb_error *err);
 /* Accept no more, end every connection, and free PROXY (NULL-safe); the
  * refusals it saw into OUT (at most MAX, one per host:port) and how many
  * distinct ones there were into *COUNT. */

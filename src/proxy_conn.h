@@ -53,6 +53,10 @@ struct lcsb__proxy {
     size_t grown; /* bytes the relay buffers hold past RELAY_MIN */
     lcsb__domain *domains;
     size_t domains_n;
+    /* The run's authority (proxy_tls.h), held: where a rule must read a
+     * tunnel's requests. NULL: no rule needs it (any tunnel that would is
+     * refused). */
+    struct lcsb__tls *tls;
     lcsb__cidr *lan;
     size_t lan_n;
     lcsb__cidr *own; /* this host's own addresses when the proxy started */

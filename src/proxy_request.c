@@ -19,6 +19,7 @@ static lcsb__parse bad(lcsb__request *req, int status, const char *why) {
 
 void lcsb__request_clear(lcsb__request *req) {
     lcsb__buf_free(&req->forward);
+    lcsb__buf_free(&req->target);
     memset(req, 0, sizeof *req);
 }
 
@@ -84,10 +85,13 @@ static bool span_is(span s, const char *text) {
 
 /* The headers a proxy keeps to itself, and Host, which the URI decides: a
  * Host of the client's choosing would reach a name the policy never saw
- * through a server that hosts both. */
+ * through a server that hosts both. Expect too: the proxy answers a
+ * 100-continue itself (a request it judges is sent on in turn, the body
+ * after the head, and would otherwise wait on an answer it holds back). */
 static bool hop_header(span name) {
     static const char *const names[] = {"Host",       "Connection",          "Proxy-Connection",
-                                        "Keep-Alive", "Proxy-Authorization", NULL};
+                                        "Keep-Alive", "Proxy-Authorization", "Expect",
+                                        NULL};
     for (size_t i = 0; names[i]; i++)
         if (span_is(name, names[i])) return true;
     return false;
@@ -155,37 +159,156 @@ static bool header_line(span line, span *name) {
     return true;
 }
 
-static void forward_head(span method, span path, span version, const char *data, size_t used,
-                         lcsb__request *req) {
-    lcsb__buf *b = &req->forward;
-    lcsb__buf_add(b, method.p, method.n);
-    lcsb__buf_adds(b, " ");
-    if (path.n == 0 || path.p[0] != '/') lcsb__buf_adds(b, "/");
-    lcsb__buf_add(b, path.p, path.n);
-    lcsb__buf_adds(b, " ");
-    lcsb__buf_add(b, version.p, version.n);
-    lcsb__buf_adds(b, "\r\n");
-    /* The header lines again, one by one, as the parse saw them. */
+/* Each header line of the head (DATA, USED bytes, past its request line)
+ * in turn: ON_LINE(LINE, NAME, ARG) for each; NULL, or the first why it
+ * returns. */
+static const char *each_header(const char *data, size_t used,
+                               const char *(*on_line)(span line, span name, void *arg), void *arg) {
     const char *p = memchr(data, '\n', used) + 1, *end = data + used;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         span line = {p, (size_t)(nl - p)};
         if (line.n && line.p[line.n - 1] == '\r') line.n--;
         span name;
-        if (line.n && header_line(line, &name) && !hop_header(name)) {
-            lcsb__buf_add(b, line.p, line.n);
-            lcsb__buf_adds(b, "\r\n");
+        if (line.n && header_line(line, &name)) {
+            const char *why = on_line(line, name, arg);
+            if (why) return why;
         }
         p = nl + 1;
     }
+    return NULL;
+}
+
+/* A header's value, without the whitespace around it. */
+static span header_value(span line, span name) {
+    span v = {line.p + name.n + 1, line.n - name.n - 1};
+    while (v.n && (v.p[0] == ' ' || v.p[0] == '\t')) v.p++, v.n--;
+    while (v.n && (v.p[v.n - 1] == ' ' || v.p[v.n - 1] == '\t')) v.n--;
+    return v;
+}
+
+typedef struct framing {
+    lcsb__request *req;
+    bool length, chunked;
+    span host;  /* the Host header's value (ORIGIN) */
+    bool hosts; /* more than one */
+} framing;
+
+/* What shapes the body and the answer: Content-Length, Transfer-Encoding,
+ * Expect, Host. Framing a server could read two ways (both, either twice
+ * apart, a coding other than chunked alone) is refused: it is how requests
+ * are smuggled past a proxy that judges them. */
+static const char *framing_line(span line, span name, void *arg) {
+    framing *f = arg;
+    span v = header_value(line, name);
+    if (span_is(name, "Content-Length")) {
+        uint64_t n = 0;
+        if (v.n == 0 || v.n > 18) return "a Content-Length that is no number";
+        for (size_t i = 0; i < v.n; i++) {
+            if (v.p[i] < '0' || v.p[i] > '9') return "a Content-Length that is no number";
+            n = n * 10 + (uint64_t)(v.p[i] - '0');
+        }
+        if (f->length && n != f->req->body_len) return "two Content-Length headers that differ";
+        f->length = true;
+        f->req->body_len = n;
+    } else if (span_is(name, "Transfer-Encoding")) {
+        if (f->chunked || !span_is(v, "chunked"))
+            return "a Transfer-Encoding other than one \"chunked\"";
+        f->chunked = true;
+    } else if (span_is(name, "Expect")) {
+        f->req->expect_continue = f->req->expect_continue || span_is(v, "100-continue");
+    } else if (span_is(name, "Host")) {
+        f->hosts = f->host.p != NULL;
+        f->host = v;
+    }
+    return NULL;
+}
+
+/* Every header line but the proxy's own, into the forwarded head. */
+static const char *copy_line(span line, span name, void *arg) {
+    if (!hop_header(name)) {
+        lcsb__buf_add(arg, line.p, line.n);
+        lcsb__buf_adds(arg, "\r\n");
+    }
+    return NULL;
+}
+
+/* The head for the origin server: METHOD PATH VERSION, the client's
+ * headers but the proxy's own, and REQ's Host, DEFAULT_PORT left out; and
+ * what a rule judges, the method and the target as the server gets them. */
+static void forward_head(span method, span path, span version, const char *data, size_t used,
+                         uint16_t default_port, lcsb__request *req) {
+    lcsb__buf *t = &req->target;
+    if (path.n == 0 || path.p[0] != '/') lcsb__buf_adds(t, "/");
+    lcsb__buf_add(t, path.p, path.n);
+    lcsb__buf_add(t, "", 1);
+    if (method.n < sizeof req->method) {
+        memcpy(req->method, method.p, method.n);
+        req->method[method.n] = '\0';
+    }
+    lcsb__buf *b = &req->forward;
+    lcsb__buf_add(b, method.p, method.n);
+    lcsb__buf_adds(b, " ");
+    if (!t->oom) lcsb__buf_adds(b, t->p);
+    lcsb__buf_adds(b, " ");
+    lcsb__buf_add(b, version.p, version.n);
+    lcsb__buf_adds(b, "\r\n");
+    (void)each_header(data, used, copy_line, b);
     bool v6 = strchr(req->host, ':') != NULL;
     lcsb__buf_addf(b, "Host: %s%s%s", v6 ? "[" : "", req->host, v6 ? "]" : "");
-    if (req->port != 80) lcsb__buf_addf(b, ":%u", (unsigned)req->port);
+    if (req->port != default_port) lcsb__buf_addf(b, ":%u", (unsigned)req->port);
     lcsb__buf_adds(b, "\r\nConnection: close\r\n\r\n");
 }
 
-lcsb__parse lcsb__http_request(const char *data, size_t len, lcsb__request *req) {
+/* An ORIGIN request's target: origin form only ("/path?query"; a "*" for
+ * OPTIONS goes on as it is, for a rule to judge). */
+static const char *origin_target(span target) {
+    if (target.p[0] == '/' || (target.n == 1 && target.p[0] == '*')) return NULL;
+    return "a request inside a tunnel gives its path (GET /path), not a URI";
+}
+
+/* Is the Host header's value REQ's own host and port, as the tunnel was
+ * asked for? */
+static bool same_host(span value, const lcsb__request *req, uint16_t default_port) {
+    lcsb__request named = {0};
+    if (value.n == 0 || authority(value.p, value.n, default_port, &named)) return false;
+    return named.port == req->port && strcmp(named.host, req->host) == 0;
+}
+
+/* The head once whole (USED bytes): framing checked, the forwarded head
+ * made. */
+static lcsb__parse head_done(const char *data, size_t used, span method, span target, span path,
+                             span version, uint16_t default_port, lcsb__request *req) {
+    req->used = used;
+    framing f = {.req = req};
+    const char *why = each_header(data, used, framing_line, &f);
+    if (why) return bad(req, 400, why);
+    if (f.length && f.chunked)
+        return bad(req, 400, "both Content-Length and Transfer-Encoding (one framing only)");
+    req->body = f.chunked ? LCSB__BODY_CHUNKED : f.length ? LCSB__BODY_LENGTH : LCSB__BODY_NONE;
+    if (req->kind == LCSB__REQUEST_ORIGIN) {
+        if (f.hosts || !same_host(f.host, req, default_port))
+            return bad(req, 421, "the Host header names another host than the tunnel's");
+        path = target;
+    } else if (req->kind != LCSB__REQUEST_FORWARD) {
+        return LCSB__PARSE_DONE;
+    }
+    forward_head(method, path, version, data, used,
+                 req->kind == LCSB__REQUEST_ORIGIN ? default_port : 80, req);
+    if (req->forward.oom || req->target.oom) return bad(req, 400, "out of memory");
+    return LCSB__PARSE_DONE;
+}
+
+/* A request head as a proxy (ORIGIN_HOST NULL) or a tunnel's server
+ * (ORIGIN_HOST:ORIGIN_PORT) reads it. */
+static lcsb__parse head_parse(const char *data, size_t len, const char *origin_host,
+                              uint16_t origin_port, uint16_t default_port, lcsb__request *req) {
     lcsb__request_clear(req);
+    if (origin_host) {
+        req->kind = LCSB__REQUEST_ORIGIN;
+        snprintf(req->host, sizeof req->host, "%s", origin_host);
+        req->port = origin_port;
+    }
     /* Each whole line checked as it comes, so that a malformed request is
      * answered at once and not after the head's time runs out. */
     size_t scan = len < LCSB__REQUEST_HEAD_MAX ? len : LCSB__REQUEST_HEAD_MAX;
@@ -209,15 +332,12 @@ lcsb__parse lcsb__http_request(const char *data, size_t len, lcsb__request *req)
         if (line.n && line.p[line.n - 1] == '\r') line.n--;
         if (lines == 0) {
             const char *why = request_line(line, &method, &target, &version);
+            if (!why && origin_host) why = origin_target(target);
             if (why) return bad(req, 400, why);
-            if (target_parse(method, target, &path, req) == LCSB__PARSE_BAD) return LCSB__PARSE_BAD;
+            if (!origin_host && target_parse(method, target, &path, req) == LCSB__PARSE_BAD)
+                return LCSB__PARSE_BAD;
         } else if (line.n == 0) {
-            req->used = i + 1;
-            if (req->kind == LCSB__REQUEST_FORWARD) {
-                forward_head(method, path, version, data, req->used, req);
-                if (req->forward.oom) return bad(req, 400, "out of memory");
-            }
-            return LCSB__PARSE_DONE;
+            return head_done(data, i + 1, method, target, path, version, default_port, req);
         } else {
             span name;
             if (line.p[0] == ' ' || line.p[0] == '\t')
@@ -228,6 +348,106 @@ lcsb__parse lcsb__http_request(const char *data, size_t len, lcsb__request *req)
         start = i + 1;
     }
     if (len >= LCSB__REQUEST_HEAD_MAX) return bad(req, 431, "the request head is over 16 KiB");
+    return LCSB__PARSE_MORE;
+}
+
+lcsb__parse lcsb__http_request(const char *data, size_t len, lcsb__request *req) {
+    return head_parse(data, len, NULL, 0, 0, req);
+}
+
+lcsb__parse lcsb__http_origin_request(const char *data, size_t len, const char *host, uint16_t port,
+                                      uint16_t default_port, lcsb__request *req) {
+    return head_parse(data, len, host, port, default_port, req);
+}
+
+/* ---- A chunked body ---- */
+
+enum {
+    CH_SIZE,       /* hex digits of a chunk's size */
+    CH_EXT,        /* ";name=value" after the size, to its line's end */
+    CH_SIZE_LF,    /* the LF after a size line's CR */
+    CH_DATA,       /* LEFT bytes of the chunk */
+    CH_DATA_CR,    /* the CRLF after them */
+    CH_DATA_LF,
+    CH_TRAILER,    /* a trailer line's start, or the CRLF that ends the body */
+    CH_TRAILER_IN, /* within a trailer line */
+    CH_END_LF,     /* the last LF */
+};
+
+#define CHUNK_LINE_MAX 4096 /* a size line's extensions, a trailer line */
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used) {
+    size_t i = 0;
+    *used = 0;
+    while (i < len) {
+        char c = data[i];
+        switch (ch->state) {
+        case CH_SIZE: {
+            int d = hex_digit(c);
+            if (d >= 0) {
+                if (++ch->digits > 15) return LCSB__PARSE_BAD;
+                ch->left = ch->left * 16 + (uint64_t)d;
+            } else if (ch->digits && (c == ';' || c == ' ' || c == '\t')) {
+                ch->state = CH_EXT;
+            } else if (ch->digits && c == '\r') {
+                ch->state = CH_SIZE_LF;
+            } else {
+                return LCSB__PARSE_BAD;
+            }
+            break;
+        }
+        case CH_EXT:
+            if (++ch->line > CHUNK_LINE_MAX || c == '\n' || c == '\0') return LCSB__PARSE_BAD;
+            if (c == '\r') ch->state = CH_SIZE_LF;
+            break;
+        case CH_SIZE_LF:
+            if (c != '\n') return LCSB__PARSE_BAD;
+            ch->line = ch->digits = 0;
+            ch->state = ch->left ? CH_DATA : CH_TRAILER;
+            break;
+        case CH_DATA: {
+            size_t take = len - i < ch->left ? len - i : (size_t)ch->left;
+            ch->left -= take;
+            i += take;
+            if (!ch->left) ch->state = CH_DATA_CR;
+            continue;
+        }
+        case CH_DATA_CR:
+            if (c != '\r') return LCSB__PARSE_BAD;
+            ch->state = CH_DATA_LF;
+            break;
+        case CH_DATA_LF:
+            if (c != '\n') return LCSB__PARSE_BAD;
+            ch->state = CH_SIZE;
+            break;
+        case CH_TRAILER:
+            if (c == '\r') {
+                ch->state = CH_END_LF;
+                break;
+            }
+            ch->state = CH_TRAILER_IN;
+            ch->line = 0;
+            __attribute__((fallthrough)); /* the line's first byte */
+        case CH_TRAILER_IN:
+            if (++ch->line > CHUNK_LINE_MAX || c == '\0') return LCSB__PARSE_BAD;
+            if (c == '\n') ch->state = CH_TRAILER;
+            break;
+        case CH_END_LF:
+            if (c != '\n') return LCSB__PARSE_BAD;
+            *used = i + 1;
+            return LCSB__PARSE_DONE;
+        default: return LCSB__PARSE_BAD;
+        }
+        i++;
+    }
+    *used = len;
     return LCSB__PARSE_MORE;
 }
 

@@ -26,17 +26,34 @@ typedef enum lcsb__request_kind {
     LCSB__REQUEST_CONNECT, /* HTTP CONNECT host:port */
     LCSB__REQUEST_FORWARD, /* absolute-URI HTTP, to be sent on as FORWARD */
     LCSB__REQUEST_SOCKS,   /* SOCKS5 greeting, then CONNECT */
+    LCSB__REQUEST_ORIGIN,  /* origin-form HTTP inside a tunnel the proxy reads (interception) */
 } lcsb__request_kind;
+
+/* How a request's body is framed (RFC 9112, 6): what the proxy sends on
+ * of a request it judges, and no byte past it. */
+typedef enum lcsb__body {
+    LCSB__BODY_NONE,
+    LCSB__BODY_LENGTH,  /* Content-Length: BODY_LEN bytes */
+    LCSB__BODY_CHUNKED, /* Transfer-Encoding: chunked */
+} lcsb__body;
 
 typedef struct lcsb__request {
     lcsb__request_kind kind;
     char host[LCSB__HOST_MAX + 1]; /* lcsb__host_normal's form */
     uint16_t port;
     size_t used; /* bytes the head took: what follows is the client's payload */
-    /* FORWARD: the head for the origin server, in origin form, without the
-     * proxy's and the connection's own headers, with the URI's Host and
-     * Connection: close. */
+    /* FORWARD and ORIGIN: the head for the origin server, in origin form,
+     * without the proxy's and the connection's own headers nor Expect (the
+     * proxy answers a 100-continue itself), with the request's Host and
+     * Connection: close; the method, the target in origin form
+     * ("/path?query"), the body's framing, and whether the client waits
+     * for a 100 Continue. */
     lcsb__buf forward;
+    char method[24]; /* empty when longer: no rule names it */
+    lcsb__buf target;
+    lcsb__body body;
+    uint64_t body_len;
+    bool expect_continue;
     /* BAD: the HTTP status (400, 405, 431) or the SOCKS5 reply code (0x01,
      * 0x07, 0x08; 0xFF for a greeting without "no authentication"), and a
      * sentence for the client. */
@@ -46,6 +63,27 @@ typedef struct lcsb__request {
 
 /* The LEN bytes a client sent first, as an HTTP request head. */
 lcsb__parse lcsb__http_request(const char *data, size_t len, lcsb__request *req);
+/* The LEN bytes a client sent first inside a tunnel to HOST:PORT (DEFAULT_PORT
+ * being the one its Host may leave out: 443 over TLS, 80 without), as an
+ * origin-form HTTP request head whose Host names that same host and port:
+ * a request for another name through a connection the policy allowed for
+ * this one is refused (421). */
+lcsb__parse lcsb__http_origin_request(const char *data, size_t len, const char *host, uint16_t port,
+                                      uint16_t default_port, lcsb__request *req);
+
+/* A chunked body read as it comes (RFC 9112, 7.1): sizes, extensions,
+ * data and trailers, with each line bounded. */
+typedef struct lcsb__chunked {
+    int state;
+    uint64_t left; /* of the chunk's data, or the size read so far */
+    size_t line;   /* bytes of the line being read (a size's, an extension's, a trailer's) */
+    size_t digits;
+} lcsb__chunked;
+/* Of the LEN bytes at DATA, *USED belong to the body: DONE when its end is
+ * among them (what follows is no part of it), MORE when all are and more
+ * is to come, BAD when it is no chunked body. */
+lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used);
+
 /* SOCKS5's greeting (version, methods): DONE when it offers no
  * authentication (method 0), which lcsb answers. */
 lcsb__parse lcsb__socks_greeting(const unsigned char *data, size_t len, lcsb__request *req);

@@ -53,8 +53,7 @@ static bool own_address(const lcsb__proxy *p, const struct addrinfo *a) {
     return bound == 0 || e != EADDRNOTAVAIL;
 }
 
-/* The once grant R took, given back: no connection came of it. */
-static void give_back(lcsb__proxy *p, lcsb__route *r) {
+void lcsb__proxy_give_back(lcsb__proxy *p, lcsb__route *r) {
     if (!r->once) return;
     pthread_mutex_lock(&p->lock);
     r->once->used = false;
@@ -100,6 +99,8 @@ static int refuse_by_name(lcsb__conn *c, const lcsb__request *req, bool literal,
                                         (int64_t)time(NULL), &v);
     pthread_mutex_unlock(&p->lock);
     r->once = v.taken;
+    r->judged = !refused && lcsb__domains_rule_only(p->domains, p->domains_n, req->host, req->port,
+                                                    (int64_t)time(NULL));
     if (refused) {
         if (v.ended) {
             char d[LCSB__DOMAIN_TEXT_MAX], lasting[LCSB__DOMAIN_TEXT_MAX];
@@ -222,7 +223,7 @@ int lcsb__proxy_decide(lcsb__conn *c, const lcsb__request *req, lcsb__route *r) 
     host_port(req->host, req->port, true, named, sizeof named);
     if (refuse_by_name(c, req, literal, named, r)) return -1;
     if (resolve(c, req, literal, r) || hold_addresses(c, req, literal, named, r)) {
-        give_back(c->proxy, r);
+        lcsb__proxy_give_back(c->proxy, r);
         return -1;
     }
     return 0;
@@ -259,7 +260,7 @@ int lcsb__proxy_connect(lcsb__conn *c, lcsb__route *r, int *error) {
         lcsb__proxy_close_locked(&c->upstream);
         pthread_mutex_unlock(&p->lock);
     }
-    give_back(p, r);
+    lcsb__proxy_give_back(p, r);
     return -1;
 }
 

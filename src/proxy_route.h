@@ -21,6 +21,7 @@ typedef struct lcsb__route {
     const struct addrinfo *use[LCSB__PROXY_ADDRS_MAX];
     size_t n;
     lcsb__domain *once; /* the once grant the request took, until it connects */
+    bool judged;        /* a rule judges every request to the host (proxy_judged.h) */
 } lcsb__route;
 
 /* Is REQ's host:port allowed, and to which addresses? 0 with ROUTE filled;
@@ -31,6 +32,9 @@ int lcsb__proxy_decide(lcsb__conn *c, const lcsb__request *req, lcsb__route *r);
  * grant the request took is given back when none answers: the grant is
  * for the first connection, and a retry after a refused one is that. */
 int lcsb__proxy_connect(lcsb__conn *c, lcsb__route *r, int *error);
+
+/* The once grant R took, given back: no connection came of it. */
+void lcsb__proxy_give_back(lcsb__proxy *p, lcsb__route *r);
 
 /* This host's addresses, each as a range of one, into P->own. */
 int lcsb__proxy_own_addresses(lcsb__proxy *p);

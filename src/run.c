@@ -5,7 +5,9 @@
 #include "escape.h"
 #include "netns.h"
 #include "private.h"
+#include "netname.h"
 #include "proxy.h"
+#include "proxy_tls.h"
 #include "refusals.h"
 #include "sys.h"
 
@@ -43,6 +45,12 @@ typedef struct net_serve {
     int listener;
     lcsb__netns netns; /* a container's network, when lcsb made one */
     lcsb__proxy *proxy;
+    /* Where a rule reads a host's requests: the run's authority, and the
+     * bundle of certificates the command trusts, in a directory of its own
+     * (empty strings: none). */
+    lcsb__tls *tls;
+    char bundle_dir[PATH_MAX - 32];
+    char bundle[PATH_MAX];
 } net_serve;
 
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -254,7 +262,7 @@ static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err)
     }
     int fd = net->listener;
     net->listener = -1;
-    return lcsb__proxy_start(policy, fd, &net->proxy, err);
+    return lcsb__proxy_start(policy, fd, net->tls, &net->proxy, err);
 }
 
 /* The child's start: the relayed signals (RELAYED) and SIGPIPE at their
@@ -508,11 +516,47 @@ static void close_net(net_serve *net, lcsb_attestation *att) {
         lcsb__proxy_stop(net->proxy, att->net_refused, LCSB_NET_REFUSALS_MAX,
                          &att->net_refused_count);
     lcsb__netns_release(&net->netns);
+    lcsb__tls_free(net->tls);
+    net->tls = NULL;
+    if (net->bundle[0]) (void)unlink(net->bundle);
+    if (net->bundle_dir[0]) (void)rmdir(net->bundle_dir);
+}
+
+/* Does an entry of POLICY's net.domains carry a rule on requests? Then the
+ * proxy must be able to read a tunnel's. */
+static bool has_rules(const lcsb_policy *policy) {
+    for (size_t i = 0; i < policy->domains.n; i++) {
+        lcsb__domain d;
+        char why[8];
+        if (lcsb__domain_parse(policy->domains.v[i], &d, why, sizeof why) == 0 &&
+            lcsb__domain_has_rule(&d))
+            return true;
+    }
+    return false;
+}
+
+/* The run's authority, and the bundle the command's clients trust, in a
+ * directory of lcsb's own under TMPDIR (or /tmp), which the command reads. */
+static int open_interception(net_serve *net, lcsb_error *err) {
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/' || strlen(tmp) > sizeof net->bundle_dir - 32) tmp = "/tmp";
+    snprintf(net->bundle_dir, sizeof net->bundle_dir, "%s/lcsb-tls-XXXXXX", tmp);
+    if (!mkdtemp(net->bundle_dir)) {
+        int e = errno;
+        net->bundle_dir[0] = '\0';
+        return lcsb__fail(err, LCSB_ESYS, "cannot make a directory for the run's certificates: %s",
+                          strerror(e));
+    }
+    snprintf(net->bundle, sizeof net->bundle, "%s/certificates.pem", net->bundle_dir);
+    int rc = lcsb__tls_new(&net->tls, err);
+    if (!rc && (rc = lcsb__tls_write_bundle(net->tls, net->bundle, err)) != 0) net->bundle[0] = '\0';
+    return rc;
 }
 
 /* Prepare POLICY's run, and where it goes through lcsb's proxy, the proxy:
  * without a network of its own, the command is told the port lcsb listens
- * on, and prepared again with it. */
+ * on, and prepared again with it; where a rule reads requests, it is told
+ * the bundle of certificates to trust, and reads it. */
 static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
                        const lcsb_run_options *opts, const char *const *argv, char ***final,
                        net_serve *net, lcsb_policy **told, lcsb_run_result *result,
@@ -522,10 +566,15 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     uint16_t port = 0;
     const char *netns = NULL;
     rc = open_net(b, &result->attestation, net, &port, &netns, err);
-    if (rc || (!port && !netns)) return rc;
+    if (!rc && has_rules(policy)) rc = open_interception(net, err);
+    if (rc || (!port && !netns && !net->tls)) return rc;
     if (!(*told = lcsb_policy_copy(policy)) || (netns && !((*told)->netns = strdup(netns))))
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     (*told)->proxy_port = port;
+    /* The command reads the bundle, and its clients are told where it is. */
+    if (net->tls && ((rc = lcsb_policy_add_read(*told, net->bundle, err)) != 0 ||
+                     !((*told)->ca_bundle = strdup(net->bundle))))
+        return rc ? rc : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     lcsb_argv_free(*final);
     *final = NULL;
     return lcsb_prepare(b, *told, opts->prefix, argv, final, &result->attestation, err);
@@ -601,7 +650,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     /* A command is needed here: lcsb_prepare would run a probe in its place. */
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL};
+    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, NULL, "", ""};
     lcsb_policy *told = NULL;
     bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
     /* Where the mechanism gives the command no world of its own to make

@@ -200,6 +200,28 @@ local function refused_entry(r)
   return ("%s:%d"):format(host, r.port)
 end
 
+-- A request a rule in net.domains refused (RULE: the proxy's why after
+-- "rule: "), to TARGET, whose entry is ENTRY: what to add to the rule.
+function M.rule_hint(target, entry, rule)
+  local request, why = rule:match("^(%S+ %S+): (.*)$")
+  local method, path = (request or ""):match("^(%S+) (%S+)$")
+  local key = ("net = { domains = { [%s] = { ... } } }"):format(lua_list({ entry }):match("^{ (.*) }$"))
+  if why and why:find("method", 1, true) then
+    return ("lcsb's proxy refused %s to %s: %s; to allow it, add \"%s\" to the entry's methods "
+      .. "(%s)"):format(request, target, why, method, key)
+  elseif why and why:find("starts with none", 1, true) then
+    local dir = path:gsub("%?.*$", ""):match("^(.*/)") or "/"
+    return ("lcsb's proxy refused %s to %s: %s; to allow it, add \"%s\" (or a shorter prefix) "
+      .. "to the entry's paths (%s)"):format(request, target, why, dir, key)
+  elseif why then
+    return ("lcsb's proxy refused %s to %s: %s; a paths rule judges a path only as the server "
+      .. "would read it, so ask for it without \".\" or \"..\" segments and escapes"):format(
+      request, target, why)
+  end
+  return ("lcsb's proxy refused a request to %s: %s (a rule in net.domains reads the "
+    .. "requests to it)"):format(target, rule)
+end
+
 M.add("net_refused", function(ev)
   local refused = ev.attestation and ev.attestation.net_refused
   if not refused or #refused == 0 then return end
@@ -213,7 +235,21 @@ M.add("net_refused", function(ev)
     local address = r.why:match("^resolves to (%S+),")
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
     local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
-    if grant then
+    local rule = r.why:match("^rule: (.*)")
+    local upstream = r.why:match("^upstream (.*)")
+    if rule then
+      hints[#hints + 1] = M.rule_hint(target, entry, rule)
+    elseif upstream then
+      hints[#hints + 1] = ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
+        .. "could not verify the host: %s; it trusts the system's certificates (SSL_CERT_FILE "
+        .. "in lcsb's environment names others)"):format(target, upstream)
+    elseif r.why:find("TLS", 1, true) then
+      hints[#hints + 1] = ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
+        .. "the command's TLS client refused it (%s): the client must trust the run's "
+        .. "certificates, which SSL_CERT_FILE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, REQUESTS_CA_BUNDLE, "
+        .. "PIP_CERT and NODE_EXTRA_CA_CERTS name; a client with a list of its own, or one that "
+        .. "pins the host's key, cannot go through a rule"):format(target, r.why)
+    elseif grant then
       -- The grant's own entry without its end ("*.example.org", not the
       -- host it was asked for), and what else would do.
       local lasting = grant:gsub(" once.*$", ""):gsub(" until=.*$", "")

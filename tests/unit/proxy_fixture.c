@@ -191,7 +191,7 @@ void proxy_up(proxy_fx *f, const char *const *domains, const char *const *lan) {
     for (size_t i = 0; lan && lan[i]; i++)
         if (lcsb_policy_add_lan(policy, lan[i], &err)) fail_msg("%s", err.message);
     int fd = listen_local(&f->port);
-    if (lcsb__proxy_start(policy, fd, &f->proxy, &err)) fail_msg("proxy: %s", err.message);
+    if (lcsb__proxy_start(policy, fd, NULL, &f->proxy, &err)) fail_msg("proxy: %s", err.message);
     /* The proxy keeps a copy: the policy may go. */
     lcsb_policy_free(policy);
 }

@@ -742,7 +742,7 @@ static void test_start_refuses_bad_entries(void **state) {
     int fd = listen_local(&port);
     lcsb__proxy *p = (lcsb__proxy *)1;
     lcsb_error err = {0};
-    assert_int_equal(lcsb__proxy_start(policy, fd, &p, &err), LCSB_EINVAL);
+    assert_int_equal(lcsb__proxy_start(policy, fd, NULL, &p, &err), LCSB_EINVAL);
     assert_null(p);
     assert_contains(err.message, "give a host name, not a URL");
     /* The socket was taken even so. */

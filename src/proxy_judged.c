@@ -1,0 +1,196 @@
+/* A judged connection (proxy_judged.h): the tunnel opened and read, in TLS
+ * or not; the request's head read and judged; the head and the body sent
+ * on as framed; the answer relayed until upstream ends. */
+#include "proxy_judged.h"
+
+#include "proxy_tls.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#define HEAD_MS (30 * 1000)       /* for the request's head to arrive */
+#define IDLE_MS (5 * 60 * 1000)   /* a body or an answer that stops arriving */
+#define CHUNK (64 * 1024)
+
+/* STATUS with BODY to the command over E, and REQ's host:port refused for
+ * WHY in the record when WHY is not NULL. */
+static void answer(lcsb__conn *c, lcsb__end *e, const lcsb__request *req, int status,
+                   const char *body, const char *why) {
+    char text[1536];
+    if (why) lcsb__proxy_record(c->proxy, req->host, req->port, why);
+    int n = lcsb__proxy_http_answer(text, sizeof text, status, body);
+    (void)lcsb__end_write(c, e, text, (size_t)n, lcsb__now_ms() + LCSB__PROXY_REPLY_MS);
+}
+
+/* REQ held to the rules: 0, or -1 when it was refused and answered. */
+static int judge(lcsb__conn *c, lcsb__end *client, const lcsb__request *req) {
+    lcsb__proxy *p = c->proxy;
+    const lcsb__domain *rule;
+    const char *no;
+    if (!lcsb__domains_refuse_request(p->domains, p->domains_n, req->host, req->port,
+                                      (int64_t)time(NULL), req->method, req->target.p, &rule, &no))
+        return 0;
+    char entry[LCSB__DOMAIN_TEXT_MAX] = "", why[160], body[1200];
+    if (rule) lcsb__domain_format(rule, entry, sizeof entry);
+    /* The record names the request and the rule, the rule's text cut short
+     * first; the answer has room for all. */
+    snprintf(why, sizeof why, "rule: %.16s %.40s%s: %s", req->method, req->target.p,
+             strlen(req->target.p) > 40 ? "..." : "", no);
+    snprintf(body, sizeof body,
+             "lcsb: %.16s %.200s on %.253s: refused by the rule \"%.600s\" in the policy's "
+             "net.domains: %s\n",
+             req->method, req->target.p, req->host, entry, no);
+    answer(c, client, req, 403, body, why);
+    return -1;
+}
+
+/* The body REQ frames, HAVE (LEN bytes) of it read already, from the
+ * command to upstream, and not a byte past it: 0, or -1. */
+static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
+                     const char *have, size_t len) {
+    if (req->body == LCSB__BODY_NONE) return 0;
+    uint64_t left = req->body_len;
+    lcsb__chunked ch = {0};
+    char *buf = malloc(CHUNK);
+    int rc = buf ? 0 : -1;
+    const char *data = have;
+    size_t n = len;
+    while (!rc) {
+        size_t take = n;
+        bool done;
+        if (req->body == LCSB__BODY_LENGTH) {
+            if (take > left) take = (size_t)left;
+            left -= take;
+            done = left == 0;
+        } else {
+            lcsb__parse state = lcsb__chunked_feed(&ch, data, n, &take);
+            if (state == LCSB__PARSE_BAD) {
+                rc = -1;
+                break;
+            }
+            done = state == LCSB__PARSE_DONE;
+        }
+        if (take && lcsb__end_write(c, up, data, take, lcsb__now_ms() + IDLE_MS)) rc = -1;
+        if (rc || done) break;
+        ssize_t got = lcsb__end_read(c, client, buf, CHUNK, lcsb__now_ms() + IDLE_MS);
+        if (got <= 0) {
+            rc = -1;
+            break;
+        }
+        data = buf;
+        n = (size_t)got;
+    }
+    free(buf);
+    return rc;
+}
+
+/* Upstream's answer to the command, until upstream ends. */
+static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up) {
+    char *buf = malloc(CHUNK);
+    for (ssize_t n; buf && (n = lcsb__end_read(c, up, buf, CHUNK, lcsb__now_ms() + IDLE_MS)) > 0;)
+        if (lcsb__end_write(c, client, buf, (size_t)n, lcsb__now_ms() + IDLE_MS)) break;
+    free(buf);
+}
+
+int lcsb__proxy_judge_forward(lcsb__conn *c, const lcsb__request *req) {
+    lcsb__end client = {.fd = c->client};
+    return judge(c, &client, req);
+}
+
+/* REQ (parsed whole, judged) sent on, FIRST (LEN bytes) the start of its
+ * body. */
+static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
+                         const char *first, size_t len) {
+    static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    if (req->expect_continue &&
+        lcsb__end_write(c, client, go_on, sizeof go_on - 1, lcsb__now_ms() + LCSB__PROXY_REPLY_MS))
+        return;
+    if (lcsb__end_write(c, up, req->forward.p, req->forward.len, lcsb__now_ms() + IDLE_MS) ||
+        send_body(c, client, up, req, first, len))
+        return;
+    relay_answer(c, client, up);
+}
+
+/* The first byte the command sends into the tunnel, looked at and left
+ * there: 1 for a TLS handshake's, 0 for anything else, -1 at its end. */
+static int speaks_tls(lcsb__conn *c) {
+    long long deadline = lcsb__now_ms() + HEAD_MS;
+    for (;;) {
+        unsigned char first;
+        ssize_t n = recv(c->client, &first, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 1) return first == 0x16;
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return -1;
+        if (lcsb__proxy_wait_fd(c, c->client, POLLIN, deadline) <= 0) return -1;
+    }
+}
+
+/* The tunnel's one request: read from CLIENT, for REQ's host and port. */
+static void tunnel_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *tunnel) {
+    uint16_t default_port = client->ssl ? 443 : 80;
+    char *buf = malloc(LCSB__REQUEST_HEAD_MAX);
+    size_t len = 0;
+    lcsb__request req = {0};
+    lcsb__parse state = LCSB__PARSE_MORE;
+    long long deadline = lcsb__now_ms() + HEAD_MS;
+    while (buf && state == LCSB__PARSE_MORE && len < LCSB__REQUEST_HEAD_MAX) {
+        ssize_t n = lcsb__end_read(c, client, buf + len, LCSB__REQUEST_HEAD_MAX - len, deadline);
+        if (n <= 0) break;
+        len += (size_t)n;
+        state = lcsb__http_origin_request(buf, len, tunnel->host, tunnel->port, default_port, &req);
+    }
+    if (state == LCSB__PARSE_DONE && !judge(c, client, &req)) {
+        send_request(c, client, up, &req, buf + req.used, len - req.used);
+    } else if (state == LCSB__PARSE_BAD) {
+        char body[200], why[160];
+        snprintf(body, sizeof body, "lcsb: %s\n", req.why);
+        /* A request for another host through this one's tunnel is an attempt
+         * on that host: recorded as refused. */
+        snprintf(why, sizeof why, "rule: %s", req.why);
+        answer(c, client, tunnel, req.status, body, req.status == 421 ? why : NULL);
+    }
+    lcsb__request_clear(&req);
+    free(buf);
+}
+
+void lcsb__proxy_judged(lcsb__conn *c, lcsb__request *req, const char *first, size_t len) {
+    lcsb__proxy *p = c->proxy;
+    lcsb__end client = {.fd = c->client}, up = {.fd = c->upstream};
+    if (req->kind == LCSB__REQUEST_FORWARD) {
+        send_request(c, &client, &up, req, first, len);
+        return;
+    }
+    /* The tunnel is open, as far as the command can tell. */
+    static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+    static const unsigned char socks_ok[10] = {5, 0, 0, 1};
+    bool socks = req->kind == LCSB__REQUEST_SOCKS;
+    if (lcsb__proxy_send_all(c, c->client, socks ? (const void *)socks_ok : established,
+                             socks ? sizeof socks_ok : sizeof established - 1,
+                             lcsb__now_ms() + LCSB__PROXY_REPLY_MS))
+        return;
+    int tls = speaks_tls(c);
+    char why[150], body[600];
+    if (tls < 0) return;
+    if (tls && !p->tls) {
+        /* Interception was not set up for this run: nothing is judged blind. */
+        lcsb__proxy_record(p, req->host, req->port, "rule: no interception in this run");
+        return;
+    }
+    if (tls && lcsb__tls_accept(c, p->tls, req->host, &client, why, sizeof why)) {
+        lcsb__proxy_record(p, req->host, req->port, why);
+    } else if (tls && lcsb__tls_connect(c, p->tls, req->host, &up, why, sizeof why)) {
+        char record[160];
+        snprintf(record, sizeof record, "upstream %s", why);
+        snprintf(body, sizeof body, "lcsb: %s port %u: %s\n", req->host, (unsigned)req->port, why);
+        answer(c, &client, req, 502, body, record);
+    } else {
+        tunnel_request(c, &client, &up, req);
+    }
+    lcsb__end_finish(&client);
+    lcsb__end_finish(&up);
+}

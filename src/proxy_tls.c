@@ -1,0 +1,368 @@
+/* Interception's TLS (proxy_tls.h): the run's authority and the
+ * certificates it signs, the two contexts (serving the command, verifying
+ * upstream), and reading and writing either end while watching for the
+ * proxy's stop. OpenSSL 3. */
+#include "proxy_tls.h"
+
+#include "netname.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define VALID_BEFORE (60L * 60)         /* a clock a little behind still takes them */
+#define VALID_FOR (30L * 24 * 60 * 60)  /* longer than any run */
+#define LEAVES_MAX 256                  /* certificates kept for hosts met again */
+#define HANDSHAKE_MS (30 * 1000)
+
+typedef struct leaf {
+    struct leaf *next;
+    char host[LCSB__HOST_MAX + 1];
+    X509 *cert;
+} leaf;
+
+struct lcsb__tls {
+    pthread_mutex_t lock;
+    unsigned refs;
+    EVP_PKEY *ca_key, *leaf_key; /* one key for every host's certificate: made once a run */
+    X509 *ca;
+    SSL_CTX *serve, *verify;
+    leaf *leaves;
+    size_t leaves_n;
+};
+
+/* ---- Certificates ---- */
+
+static bool add_ext(X509 *cert, X509 *issuer, int nid, const char *value) {
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
+    X509_EXTENSION *ext = X509V3_EXT_nconf_nid(NULL, &ctx, nid, value);
+    if (!ext) return false;
+    bool ok = X509_add_ext(cert, ext, -1) == 1;
+    X509_EXTENSION_free(ext);
+    return ok;
+}
+
+/* A certificate of KEY's, its serial random, valid from a little before
+ * now, named O=lcsb and CN (NULL: none). */
+static X509 *cert_new(EVP_PKEY *key, const char *cn) {
+    X509 *x = X509_new();
+    BIGNUM *serial = BN_new();
+    X509_NAME *name = x ? X509_get_subject_name(x) : NULL;
+    bool ok = x && serial && name && X509_set_version(x, X509_VERSION_3) &&
+              BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) &&
+              BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(x)) &&
+              X509_gmtime_adj(X509_getm_notBefore(x), -VALID_BEFORE) &&
+              X509_gmtime_adj(X509_getm_notAfter(x), VALID_FOR) && X509_set_pubkey(x, key) &&
+              X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, (const unsigned char *)"lcsb",
+                                         -1, -1, 0) &&
+              (!cn || X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                                 (const unsigned char *)cn, -1, -1, 0));
+    BN_free(serial);
+    if (!ok) X509_free(x);
+    return ok ? x : NULL;
+}
+
+static X509 *make_ca(EVP_PKEY *key) {
+    char cn[64];
+    snprintf(cn, sizeof cn, "lcsb run %ld (interception)", (long)getpid());
+    X509 *x = cert_new(key, cn);
+    bool ok = x && X509_set_issuer_name(x, X509_get_subject_name(x)) &&
+              add_ext(x, x, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") &&
+              add_ext(x, x, NID_key_usage, "critical,keyCertSign,cRLSign") &&
+              add_ext(x, x, NID_subject_key_identifier, "hash") &&
+              X509_sign(x, key, EVP_sha256()) > 0;
+    if (!ok) X509_free(x);
+    return ok ? x : NULL;
+}
+
+/* HOST's certificate, signed by T's authority. */
+static X509 *make_leaf(const lcsb__tls *t, const char *host) {
+    char san[LCSB__HOST_MAX + 8];
+    snprintf(san, sizeof san, "%s:%s", lcsb__host_is_literal(host) ? "IP" : "DNS", host);
+    X509 *x = cert_new(t->leaf_key, NULL);
+    bool ok = x && X509_set_issuer_name(x, X509_get_subject_name(t->ca)) &&
+              add_ext(x, t->ca, NID_subject_alt_name, san) &&
+              add_ext(x, t->ca, NID_basic_constraints, "critical,CA:FALSE") &&
+              add_ext(x, t->ca, NID_key_usage, "critical,digitalSignature") &&
+              add_ext(x, t->ca, NID_ext_key_usage, "serverAuth") &&
+              add_ext(x, t->ca, NID_authority_key_identifier, "keyid:always") &&
+              X509_sign(x, t->ca_key, EVP_sha256()) > 0;
+    if (!ok) X509_free(x);
+    return ok ? x : NULL;
+}
+
+/* HOST's certificate, kept for the next connection to it (a reference the
+ * caller frees). */
+static X509 *leaf_for(lcsb__tls *t, const char *host) {
+    pthread_mutex_lock(&t->lock);
+    X509 *x = NULL;
+    for (leaf *l = t->leaves; l && !x; l = l->next)
+        if (strcmp(l->host, host) == 0) x = l->cert;
+    if (x) X509_up_ref(x);
+    pthread_mutex_unlock(&t->lock);
+    if (x) return x;
+    if (!(x = make_leaf(t, host))) return NULL;
+    leaf *l = t->leaves_n < LEAVES_MAX ? calloc(1, sizeof *l) : NULL;
+    if (!l) return x;
+    snprintf(l->host, sizeof l->host, "%s", host);
+    l->cert = x;
+    X509_up_ref(x);
+    pthread_mutex_lock(&t->lock);
+    l->next = t->leaves;
+    t->leaves = l;
+    t->leaves_n++;
+    pthread_mutex_unlock(&t->lock);
+    return x;
+}
+
+/* ---- Contexts ---- */
+
+/* HTTP/1.1 or nothing: the proxy reads requests as HTTP/1.1 does. */
+static int choose_http11(SSL *ssl, const unsigned char **out, unsigned char *out_len,
+                         const unsigned char *in, unsigned int in_len, void *arg) {
+    (void)ssl;
+    (void)arg;
+    static const unsigned char http11[] = "\x08http/1.1";
+    unsigned char *chosen;
+    if (SSL_select_next_proto(&chosen, out_len, http11, sizeof http11 - 1, in, in_len) !=
+        OPENSSL_NPN_NEGOTIATED)
+        return SSL_TLSEXT_ERR_NOACK;
+    *out = chosen;
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static SSL_CTX *context(bool serve) {
+    SSL_CTX *ctx = SSL_CTX_new(serve ? TLS_server_method() : TLS_client_method());
+    if (!ctx) return NULL;
+    static const unsigned char http11[] = "\x08http/1.1";
+    /* A peer that ends without close_notify has ended all the same: HTTP
+     * frames its own messages. */
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
+    bool ok = SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    if (serve) {
+        SSL_CTX_set_alpn_select_cb(ctx, choose_http11, NULL);
+    } else {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        ok = ok && SSL_CTX_set_default_verify_paths(ctx) &&
+             SSL_CTX_set_alpn_protos(ctx, http11, sizeof http11 - 1) == 0;
+    }
+    if (!ok) {
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+int lcsb__tls_new(lcsb__tls **out, lcsb_error *err) {
+    *out = NULL;
+    lcsb__tls *t = calloc(1, sizeof *t);
+    if (!t) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    pthread_mutex_init(&t->lock, NULL);
+    t->refs = 1;
+    t->ca_key = EVP_EC_gen("P-256");
+    t->leaf_key = EVP_EC_gen("P-256");
+    if (!t->ca_key || !t->leaf_key || !(t->ca = make_ca(t->ca_key)) || !(t->serve = context(true)) ||
+        !(t->verify = context(false))) {
+        unsigned long e = ERR_get_error();
+        lcsb__tls_free(t);
+        return lcsb__fail(err, LCSB_ESYS, "cannot make the run's certificate authority: %s",
+                          e ? ERR_reason_error_string(e) : "OpenSSL failed");
+    }
+    *out = t;
+    return 0;
+}
+
+lcsb__tls *lcsb__tls_hold(lcsb__tls *t) {
+    if (!t) return NULL;
+    pthread_mutex_lock(&t->lock);
+    t->refs++;
+    pthread_mutex_unlock(&t->lock);
+    return t;
+}
+
+void lcsb__tls_free(lcsb__tls *t) {
+    if (!t) return;
+    pthread_mutex_lock(&t->lock);
+    bool last = --t->refs == 0;
+    pthread_mutex_unlock(&t->lock);
+    if (!last) return;
+    for (leaf *l = t->leaves, *next; l; l = next) {
+        next = l->next;
+        X509_free(l->cert);
+        free(l);
+    }
+    SSL_CTX_free(t->serve);
+    SSL_CTX_free(t->verify);
+    X509_free(t->ca);
+    EVP_PKEY_free(t->ca_key);
+    EVP_PKEY_free(t->leaf_key);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+/* The file of system certificates OpenSSL trusts when told nothing else. */
+static const char *system_certificates(void) {
+    const char *file = getenv(X509_get_default_cert_file_env());
+    return file && *file ? file : X509_get_default_cert_file();
+}
+
+int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err) {
+    const char *system = system_certificates();
+    char *data = NULL;
+    size_t len = 0;
+    if (lcsb__read_regular(system, 8 << 20, false, &data, &len, NULL, NULL) != 0)
+        return lcsb__fail(err, LCSB_ESYS,
+                          "cannot read the system's certificates (%s) for the bundle the command "
+                          "trusts: %s",
+                          system, strerror(errno));
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    bool ok = f && fwrite(data, 1, len, f) == len && (len == 0 || data[len - 1] == '\n' ||
+                                                      fputc('\n', f) != EOF) &&
+              PEM_write_X509(f, t->ca) == 1;
+    int saved = errno;
+    free(data);
+    if (f) ok = fclose(f) == 0 && ok;
+    else if (fd >= 0) close(fd);
+    if (!ok)
+        return lcsb__fail(err, LCSB_ESYS, "cannot write the certificate bundle %s: %s", path,
+                          strerror(saved ? saved : EIO));
+    return 0;
+}
+
+/* ---- The two ends ---- */
+
+/* What OpenSSL's last failure was, for a why. */
+static const char *tls_reason(void) {
+    unsigned long e = ERR_peek_last_error();
+    const char *r = e ? ERR_reason_error_string(e) : NULL;
+    return r ? r : "the connection ended";
+}
+
+static int handshake(const lcsb__conn *c, SSL *ssl, int fd) {
+    long long deadline = lcsb__now_ms() + HANDSHAKE_MS;
+    for (;;) {
+        ERR_clear_error();
+        int r = SSL_do_handshake(ssl);
+        if (r == 1) return 0;
+        int e = SSL_get_error(ssl, r);
+        short ev = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+        if (!ev || lcsb__proxy_wait_fd(c, fd, ev, deadline) <= 0) return -1;
+    }
+}
+
+int lcsb__tls_accept(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__end *e, char *why,
+                     size_t size) {
+    X509 *cert = leaf_for(t, host);
+    SSL *ssl = cert ? SSL_new(t->serve) : NULL;
+    bool ok = ssl && SSL_set_fd(ssl, e->fd) && SSL_use_certificate(ssl, cert) &&
+              SSL_use_PrivateKey(ssl, t->leaf_key);
+    X509_free(cert);
+    if (ssl) e->ssl = ssl;
+    if (!ok) {
+        snprintf(why, size, "cannot serve TLS for %s: %s", host, tls_reason());
+        return -1;
+    }
+    SSL_set_accept_state(ssl);
+    if (handshake(c, ssl, e->fd)) {
+        snprintf(why, size, "the command's TLS handshake failed: %s", tls_reason());
+        return -1;
+    }
+    /* The name the command asked TLS for is the tunnel's, or none: one
+     * tunnel, one host. */
+    const char *sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+    char normal[LCSB__HOST_MAX + 1];
+    if (sni && (lcsb__host_normal(sni, strlen(sni), normal) < 0 || strcmp(normal, host) != 0)) {
+        snprintf(why, size, "the TLS name (SNI) is not the tunnel's host");
+        return -1;
+    }
+    return 0;
+}
+
+int lcsb__tls_connect(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__end *e, char *why,
+                      size_t size) {
+    SSL *ssl = SSL_new(t->verify);
+    if (ssl) e->ssl = ssl;
+    bool literal = lcsb__host_is_literal(host);
+    bool ok = ssl && SSL_set_fd(ssl, e->fd) &&
+              (literal ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1
+                       : SSL_set_tlsext_host_name(ssl, host) == 1 && SSL_set1_host(ssl, host) == 1);
+    if (!ok) {
+        snprintf(why, size, "cannot speak TLS to %s: %s", host, tls_reason());
+        return -1;
+    }
+    SSL_set_connect_state(ssl);
+    if (handshake(c, ssl, e->fd)) {
+        long verified = SSL_get_verify_result(ssl);
+        if (verified != X509_V_OK)
+            snprintf(why, size, "its certificate is not trusted: %s",
+                     X509_verify_cert_error_string(verified));
+        else
+            snprintf(why, size, "the TLS handshake failed: %s", tls_reason());
+        return -1;
+    }
+    return 0;
+}
+
+ssize_t lcsb__end_read(const lcsb__conn *c, lcsb__end *e, void *buf, size_t cap,
+                       long long deadline) {
+    for (;;) {
+        short ev;
+        if (e->ssl) {
+            size_t n;
+            ERR_clear_error();
+            if (SSL_read_ex(e->ssl, buf, cap, &n)) return (ssize_t)n;
+            int r = SSL_get_error(e->ssl, 0);
+            if (r == SSL_ERROR_ZERO_RETURN) return 0;
+            ev = r == SSL_ERROR_WANT_READ ? POLLIN : r == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+            if (!ev) return -1;
+        } else {
+            ssize_t n = recv(e->fd, buf, cap, MSG_DONTWAIT);
+            if (n >= 0) return n;
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
+            ev = POLLIN;
+        }
+        if (lcsb__proxy_wait_fd(c, e->fd, ev, deadline) <= 0) return -1;
+    }
+}
+
+int lcsb__end_write(const lcsb__conn *c, lcsb__end *e, const void *data, size_t len,
+                    long long deadline) {
+    if (!e->ssl) return lcsb__proxy_send_all(c, e->fd, data, len, deadline);
+    const char *p = data;
+    while (len) {
+        size_t n;
+        ERR_clear_error();
+        if (SSL_write_ex(e->ssl, p, len, &n)) {
+            p += n;
+            len -= n;
+            continue;
+        }
+        int r = SSL_get_error(e->ssl, 0);
+        short ev = r == SSL_ERROR_WANT_READ ? POLLIN : r == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+        if (!ev || lcsb__proxy_wait_fd(c, e->fd, ev, deadline) <= 0) return -1;
+    }
+    return 0;
+}
+
+void lcsb__end_finish(lcsb__end *e) {
+    if (!e->ssl) return;
+    ERR_clear_error();
+    (void)SSL_shutdown(e->ssl);
+    SSL_free(e->ssl);
+    e->ssl = NULL;
+    ERR_clear_error();
+}

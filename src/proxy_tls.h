@@ -1,0 +1,59 @@
+/* Layer 6: interception, for the hosts whose requests a rule judges
+ * (net.domains' methods= and paths=). The run's own certificate authority,
+ * made in memory for each run (its key is never written anywhere, and goes
+ * with lcsb's process); a certificate it signs for each host the command
+ * connects to; and the two ends of a connection in TLS: the command's,
+ * served under that certificate, and upstream's, verified against the
+ * system's trust store (SSL_CERT_FILE and SSL_CERT_DIR, as OpenSSL reads
+ * them) and the host's name. HTTP/1.1 only, on both sides (ALPN). */
+#ifndef LCSB_PROXY_TLS_H
+#define LCSB_PROXY_TLS_H
+
+#include "lcsb.h"
+#include "proxy_conn.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct lcsb__tls lcsb__tls;
+
+/* A run's authority, made fresh: 0, or why not. Counted: the proxy takes
+ * a reference (lcsb__tls_hold) for as long as a thread of it may use it. */
+int lcsb__tls_new(lcsb__tls **out, lcsb_error *err);
+lcsb__tls *lcsb__tls_hold(lcsb__tls *t);
+void lcsb__tls_free(lcsb__tls *t); /* NULL-safe; the last holder frees */
+
+/* What the command's TLS clients are to trust: the system's certificates
+ * (the file OpenSSL reads by default, or SSL_CERT_FILE's) and the run's
+ * authority, as one PEM file at PATH (made, mode 0644). 0, or why not: a
+ * bundle without the system's certificates would fail every other host. */
+int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err);
+
+/* One end of a judged connection: a socket, in TLS or not. */
+typedef struct lcsb__end {
+    int fd;
+    void *ssl; /* SSL *, NULL: plain */
+} lcsb__end;
+
+/* The command's end of a tunnel to HOST, served in TLS under a certificate
+ * for HOST: 0, or -1 with why in WHY (a handshake that failed, a TLS name
+ * (SNI) for another host). */
+int lcsb__tls_accept(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__end *e, char *why,
+                     size_t size);
+/* Upstream's end to HOST over E's socket, in TLS, its certificate verified
+ * for HOST: 0, or -1 with why in WHY. */
+int lcsb__tls_connect(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__end *e, char *why,
+                      size_t size);
+/* Up to CAP bytes from E into BUF: how many, 0 at its end, -1 on an error,
+ * DEADLINE or stop. */
+ssize_t lcsb__end_read(const lcsb__conn *c, lcsb__end *e, void *buf, size_t cap,
+                       long long deadline);
+/* All of DATA (LEN bytes) to E by DEADLINE: 0, or -1. */
+int lcsb__end_write(const lcsb__conn *c, lcsb__end *e, const void *data, size_t len,
+                    long long deadline);
+/* E's TLS ended (a close_notify tried, never waited on) and freed; its
+ * socket stays the connection's to close. */
+void lcsb__end_finish(lcsb__end *e);
+
+#endif
