@@ -6,6 +6,7 @@ for that name, serving ROOT (argv[1]) with:
   hello.txt                  a line the clients print
   repo.git/                  a bare repository, for git's dumb HTTP protocol
   simple/lcsbdemo/           a package index page (PEP 503) and its wheel
+  /echo (GET and POST)       the request line, Authorization, X-Token and the body
 
 It prints "http PORT https PORT cert PATH" once it serves, and serves until
 its stdin closes: the suite that started it holds the other end, so the
@@ -77,6 +78,30 @@ def make_index(web):
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+    def echo(self):
+        """/echo: what arrived, for the cases to check what the proxy sent
+        on: the request line, the headers a secret may ride in, the body."""
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        text = (f"{self.command} {self.path}\n"
+                f"authorization: {self.headers.get('Authorization')}\n"
+                f"x-token: {self.headers.get('X-Token')}\n").encode() + b"body: " + body + b"\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(text)))
+        self.end_headers()
+        self.wfile.write(text)
+
+    def do_GET(self):
+        if self.path.startswith("/echo"):
+            return self.echo()
+        return super().do_GET()
+
+    def do_POST(self):
+        if self.path.startswith("/echo"):
+            return self.echo()
+        self.send_error(501, "Unsupported method ('POST')")
 
 
 def serve(context=None):

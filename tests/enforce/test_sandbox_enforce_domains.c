@@ -339,6 +339,106 @@ static void test_grants_that_end(void **state) {
     expect_allowed(f, CMD("sh", "-c", twice), &P);
 }
 
+#define RULE_POLICY                                                                                \
+    "exec = { \"curl\", \"sh\", \"git\", \"cat\" }, net = { domains = { [\"%s:%d\"] = %s, "        \
+    "[\"%s:%d\"] = %s "                                                                            \
+    "}, lan = { \"127.0.0.0/8\" } }"
+
+/* lcsb, with lcsb itself trusting the test servers' certificate (the
+ * command trusts the run's own authority, which the proxy names to it). */
+static void lcsb_trusting(fx *f, const char *const *cmd) {
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_env(f, "landlock", cmd, ENV(trust), &P);
+}
+
+/* The HTTP status curl got for ARGS, as stdout's only line. */
+#define STATUS_OF(...) CMD("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}\n", __VA_ARGS__)
+
+/* Rules on requests: methods= and paths=. A request a rule refuses gets a
+ * 403 naming the rule, a hint and a record in the attestation; HTTPS is
+ * read through interception (the command trusts the run's authority, lcsb
+ * verifies the server). The twins: the same request under an entry without
+ * a rule reaches the server (its 501 for a POST), and so it does with no
+ * sandbox. */
+static void test_request_rules(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char https[512], http[512], echo[512], hint[600], why[300];
+    FMT(https, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(http, "http://%s:%d/hello.txt", srv.host, srv.http);
+    FMT(echo, "https://%s:%d/echo?q=1", srv.host, srv.https);
+    policy(f, RULE_POLICY, srv.host, srv.https, "{ methods = { \"GET\" } }", srv.host, srv.http,
+           "{ methods = { \"GET\", \"POST\" }, paths = { \"/hello\", \"/echo\" } }");
+    lcsb_trusting(f, CMD("curl", "-sS", https));
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "hello through lcsb's proxy\n");
+    /* git's dumb HTTP: GETs only, through the same interception. */
+    char clone[800];
+    FMT(clone, "cd \"$TMPDIR\" && git clone -q https://%s:%d/repo.git r && cat r/README", srv.host,
+        srv.https);
+    lcsb_trusting(f, CMD("sh", "-c", clone));
+    if (P.status != 0) {
+        describe("git clone", CMD("sh", "-c", clone), &P);
+        fail_msg("git's clone through interception failed");
+    }
+    assert_contains(P.out, "cloned through lcsb's proxy", "git's clone");
+
+    const char *const *post = CMD("curl", "-fsS", "-X", "POST", "-d", "a=1", echo);
+    lcsb_trusting(f, post);
+    assert_int_equal(P.status, 22);
+    assert_lacks(P.out, "POST", "stdout (the server saw nothing)");
+    FMT(hint,
+        "lcsb's proxy refused POST /echo?q=1 to %s:%d: its method is not among the rule's; to "
+        "allow it, add \"POST\" to the entry's methods",
+        srv.host, srv.https);
+    assert_contains(P.err, hint, "stderr");
+    char attested[8192];
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    char att[PATH_MAX];
+    FMT(att, "%s/attestation.json", f->outside);
+    lcsb_opts(f, "landlock", CMD("--attest", att), post, ENV(trust), &P);
+    read_file(att, attested, sizeof attested);
+    FMT(why, "\"why\":\"rule: POST /echo?q=1: its method is not among the rule's\"");
+    assert_contains(attested, why, "the attestation");
+    /* Forwarded HTTP: the paths the rule names, and no other. */
+    lcsb_trusting(f, STATUS_OF("-X", "POST", "-d", "a=1", http));
+    assert_string_equal(P.out, "501\n");
+    char other[512];
+    FMT(other, "http://%s:%d/repo.git/HEAD", srv.host, srv.http);
+    lcsb_trusting(f, STATUS_OF(other));
+    assert_string_equal(P.out, "403\n");
+    /* A Host header for another name, inside a tunnel to this one. */
+    lcsb_trusting(f, STATUS_OF("-H", "Host: localhost", https));
+    assert_string_equal(P.out, "421\n");
+    /* Framing a server could read two ways. */
+    FMT(echo, "http://%s:%d/echo", srv.host, srv.http);
+    lcsb_trusting(f, STATUS_OF("-X", "POST", "-H", "Transfer-Encoding: chunked", "-H",
+                               "Content-Length: 3", "-d", "a=1", echo));
+    assert_string_equal(P.out, "400\n");
+    /* A body by its length and a chunked one arrive whole. */
+    lcsb_trusting(f, CMD("curl", "-sS", "-d", "a=1", echo));
+    assert_contains(P.out, "POST /echo\n", "the echo");
+    assert_contains(P.out, "body: a=1\n", "the echo");
+
+    /* lcsb verifies the server: without its certificate among the ones lcsb
+     * trusts, the tunnel goes no further (502, and why). */
+    lcsb(f, "landlock", CMD("curl", "-fsS", https), &P);
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "could not verify the host: its certificate is not trusted", "stderr");
+
+    /* The twins: no rule, and no sandbox. */
+    FMT(echo, "https://%s:%d/echo?q=1", srv.host, srv.https);
+    const char *const *posted = CMD("curl", "-fsS", "--cacert", srv.cert, "-d", "a=1", echo);
+    servers_policy(f, NULL);
+    lcsb_trusting(f, posted);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "POST /echo?q=1\n", "the server's echo");
+    expect_unsandboxed_ok(f, posted, &P);
+    assert_contains(P.out, "POST /echo?q=1\n", "the server's echo");
+}
+
 /* Around the proxy there is no way out: a TCP connect to the host's
  * loopback (a port the policy lists, which is the command's own loopback
  * here), a UDP datagram and a DNS query never arrive. */
@@ -618,6 +718,7 @@ int main(void) {
         T(test_literal_and_private_refused),
         T(test_deny_entry_wins),
         T(test_grants_that_end),
+        T(test_request_rules),
         T(test_no_way_around),
         T(test_clients),
         T(test_own_loopback),
