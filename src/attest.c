@@ -123,22 +123,27 @@ static void add_refused(lcsb__buf *b, const lcsb_attestation *att) {
     lcsb__buf_adds(b, "]");
 }
 
+/* LINES (one per line) as the list KEY, when there are any. */
+static void add_lines(lcsb__buf *b, const char *key, const char *lines) {
+    if (!lines[0]) return;
+    lcsb__buf_addf(b, ",\"%s\":[", key);
+    for (const char *line = lines; *line;) {
+        size_t len = strcspn(line, "\n");
+        char entry[sizeof ((lcsb_attestation *)0)->domains];
+        snprintf(entry, sizeof entry, "%.*s", (int)len, line);
+        lcsb__buf_adds(b, line == lines ? "" : ",");
+        lcsb__buf_add_json_string(b, entry);
+        line += len + (line[len] == '\n');
+    }
+    lcsb__buf_adds(b, "]");
+}
+
 /* What the proxy held to and refused: lists, which the field table does not
  * describe, added after its fields. */
 void lcsb__attestation_add_keys(lcsb__buf *b, const lcsb_attestation *att) {
     lcsb__fields_add_keys(b, lcsb__attestation_fields, att);
-    if (att->domains[0]) {
-        lcsb__buf_adds(b, ",\"domains\":[");
-        for (const char *line = att->domains; *line;) {
-            size_t len = strcspn(line, "\n");
-            char entry[sizeof att->domains];
-            snprintf(entry, sizeof entry, "%.*s", (int)len, line);
-            lcsb__buf_adds(b, line == att->domains ? "" : ",");
-            lcsb__buf_add_json_string(b, entry);
-            line += len + (line[len] == '\n');
-        }
-        lcsb__buf_adds(b, "]");
-    }
+    add_lines(b, "domains", att->domains);
+    add_lines(b, "secrets", att->secrets);
     size_t kept = att->net_refused_count < LCSB_NET_REFUSALS_MAX ? att->net_refused_count
                                                                  : LCSB_NET_REFUSALS_MAX;
     if (att->net_refused_count) {

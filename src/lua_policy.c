@@ -5,6 +5,7 @@
 
 #include "lua_util.h"
 #include "netname.h"
+#include "secrets.h"
 
 #include "policy.h"
 
@@ -135,11 +136,12 @@ static void add_net_names(lua_State *L, lcsb_policy *p, int net_idx, const char 
 static const char **sorted_names(lua_State *L, int t, const char *what, size_t *n);
 
 /* LIST (a list of strings at the top) joined by commas into OUT (SIZE
- * bytes), for net.domains["HOST"].KEY: each string checked whole when the
- * entry is (netname.c), here only for its shape. */
-static void join_list(lua_State *L, const char *host, const char *key, char *out, size_t size) {
+ * bytes), for the policy key WHERE.KEY (WHERE: 'net.domains["HOST"]',
+ * 'secrets.NAME'): each string checked whole where the entry is, here only
+ * for its shape. */
+static void join_list(lua_State *L, const char *where, const char *key, char *out, size_t size) {
     if (!lua_istable(L, -1))
-        luaL_error(L, "policy key 'net.domains[\"%s\"].%s': expected a list of strings", host, key);
+        luaL_error(L, "policy key '%s.%s': expected a list of strings", where, key);
     lcsb__buf b = {0};
     lua_Integer n = luaL_len(L, -1);
     for (lua_Integer i = 1; i <= n; i++) {
@@ -147,10 +149,8 @@ static void join_list(lua_State *L, const char *host, const char *key, char *out
         const char *item = lua_rawgeti(L, -1, i) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         if (!item || strlen(item) != len || strchr(item, ',') || strchr(item, ' ')) {
             lcsb__buf_free(&b);
-            luaL_error(L,
-                       "policy key 'net.domains[\"%s\"].%s': item %d is no string without "
-                       "commas and spaces",
-                       host, key, (int)i);
+            luaL_error(L, "policy key '%s.%s': item %d is no string without commas and spaces",
+                       where, key, (int)i);
         }
         lcsb__buf_addf(&b, "%s%s", i > 1 ? "," : "", item);
         lua_pop(L, 1);
@@ -159,7 +159,7 @@ static void join_list(lua_State *L, const char *host, const char *key, char *out
     if (fits) memcpy(out, b.p, b.len + 1);
     lcsb__buf_free(&b);
     if (!fits)
-        luaL_error(L, "policy key 'net.domains[\"%s\"].%s': %s", host, key,
+        luaL_error(L, "policy key '%s.%s': %s", where, key,
                    n > 0 ? "too long a list" : "an empty list allows nothing; leave the key out");
 }
 
@@ -201,10 +201,13 @@ static void add_granted_domain(lua_State *L, lcsb_policy *p, const char *host, i
                            "2026-12-06T18:00:00Z",
                            host);
             memcpy(until, text, len + 1);
-        } else if (k && strcmp(k, "methods") == 0) {
-            join_list(L, host, k, methods, sizeof methods);
-        } else if (k && strcmp(k, "paths") == 0) {
-            join_list(L, host, k, paths, sizeof paths);
+        } else if (k && (strcmp(k, "methods") == 0 || strcmp(k, "paths") == 0)) {
+            char where[LCSB__HOST_MAX + 32];
+            snprintf(where, sizeof where, "net.domains[\"%s\"]", host);
+            if (k[0] == 'm')
+                join_list(L, where, k, methods, sizeof methods);
+            else
+                join_list(L, where, k, paths, sizeof paths);
         } else {
             luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
         }
@@ -541,6 +544,59 @@ static void set_degradable(lua_State *L, lcsb_policy *p) {
     lcsb_policy_set_degradable(p, parts);
 }
 
+/* secrets = { NAME = { hosts = { "api.github.com", ... } } }, the table on
+ * top: each a secret (secrets.h), in the order of their names. */
+static void add_secrets(lua_State *L, lcsb_policy *p) {
+    int t = lua_gettop(L);
+    if (!lua_istable(L, t))
+        luaL_error(L, "policy key 'secrets': expected { NAME = { hosts = { \"HOST\", ... } } }");
+    size_t n;
+    const char **names = sorted_names(L, t, "secrets", &n);
+    for (size_t i = 0; i < n; i++) {
+        char hosts[LCSB__SECRET_HOSTS_MAX * (LCSB__HOST_MAX + 8)];
+        lua_getfield(L, t, names[i]);
+        bool shaped = lua_istable(L, -1);
+        lua_pushnil(L);
+        while (shaped && lua_next(L, -2)) {
+            shaped = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "hosts") == 0;
+            lua_pop(L, 1);
+            if (!shaped) lua_pop(L, 1);
+        }
+        if (!shaped)
+            luaL_error(L, "policy key 'secrets.%s': expected { hosts = { \"HOST\", ... } }",
+                       names[i]);
+        char where[LCSB__SECRET_NAME_MAX + 16];
+        snprintf(where, sizeof where, "secrets.%.*s", LCSB__SECRET_NAME_MAX - 1, names[i]);
+        lua_getfield(L, -1, "hosts");
+        join_list(L, where, "hosts", hosts, sizeof hosts);
+        lcsb_error err;
+        if (lcsb_policy_add_secret(p, names[i], hosts, &err)) lcsb__lua_raise(L, &err);
+        lua_pop(L, 2);
+    }
+    lua_settop(L, t);
+}
+
+/* POLICY's secrets as the spec gives them: { NAME = { hosts = {...} } }. */
+static void push_secrets(lua_State *L, const lcsb_policy *p) {
+    lua_createtable(L, 0, (int)p->secrets.n);
+    for (size_t i = 0; i < p->secrets.n; i++) {
+        lcsb__secret s;
+        char why[300];
+        if (lcsb__secret_parse(p->secrets.v[i], NULL, &s, why, sizeof why) != 0) continue;
+        lua_createtable(L, 0, 1);
+        lua_createtable(L, (int)s.hosts_n, 0);
+        for (size_t h = 0; h < s.hosts_n; h++) {
+            char host[LCSB__DOMAIN_TEXT_MAX];
+            lcsb__domain_format(&s.hosts[h], host, sizeof host);
+            lua_pushstring(L, host);
+            lua_rawseti(L, -2, (lua_Integer)h + 1);
+        }
+        lua_setfield(L, -2, "hosts");
+        lua_setfield(L, -2, s.name);
+    }
+    lua_setfield(L, -2, "secrets");
+}
+
 int lcsb__lua_policy(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
@@ -581,6 +637,8 @@ int lcsb__lua_policy(lua_State *L) {
             set_limits(L, p);
         else if (strcmp(key, "private") == 0)
             add_private(L, p);
+        else if (strcmp(key, "secrets") == 0)
+            add_secrets(L, p);
         else if (strcmp(key, "cwd") == 0) {
             size_t len;
             const char *cwd = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
@@ -592,7 +650,7 @@ int lcsb__lua_policy(lua_State *L) {
             return luaL_error(
                 L,
                 "policy: unknown key '%s' (expected read, write, exec, env, net, cwd, degrade, "
-                "protect, hide, limits, private)",
+                "protect, hide, limits, private, secrets)",
                 key);
         lua_settop(L, 3); /* drop the value, keep the key for lua_next */
     }
@@ -700,6 +758,7 @@ int lcsb__lua_policy_table(lua_State *L) {
     }
     lua_setfield(L, -2, "limits");
     if (p->priv_n) push_private(L, p);
+    if (p->secrets.n) push_secrets(L, p);
     return 1;
 }
 

@@ -6,6 +6,7 @@
 #include "envname.h"
 #include "netname.h"
 #include "path.h"
+#include "secrets.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
     free(policy->connect.v);
     free(policy->bind.v);
     lcsb__strv_clear(&policy->domains);
+    lcsb__strv_clear(&policy->secrets);
     lcsb__strv_clear(&policy->lan);
     free(policy->netns);
     free(policy->ca_bundle);
@@ -322,6 +324,28 @@ int lcsb_policy_add_lan(lcsb_policy *policy, const char *range, lcsb_error *err)
     return add_net_entry(policy, &policy->lan, "net.lan", normal, err);
 }
 
+int lcsb_policy_add_secret(lcsb_policy *policy, const char *name, const char *hosts,
+                           lcsb_error *err) {
+    lcsb__secret s;
+    char why[300], normal[LCSB__SECRET_NAME_MAX + LCSB__SECRET_HOSTS_MAX * LCSB__DOMAIN_TEXT_MAX];
+    if (!name || !hosts) return lcsb__fail(err, LCSB_EINVAL, "secrets: no name or no hosts");
+    if (lcsb__secret_parse(name, hosts, &s, why, sizeof why) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "%s", why);
+    size_t len = strlen(s.name);
+    for (size_t i = 0; i < policy->secrets.n; i++)
+        if (strncmp(policy->secrets.v[i], s.name, len) == 0 && policy->secrets.v[i][len] == ' ')
+            return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: given twice", s.name);
+    if (policy->secrets.n >= LCSB__SECRETS_MAX)
+        return lcsb__fail(err, LCSB_EINVAL, "secrets: at most %d", LCSB__SECRETS_MAX);
+    lcsb__secret_format(&s, normal, sizeof normal);
+    return add_net_entry(policy, &policy->secrets, "secrets", normal, err);
+}
+
+size_t lcsb_policy_secret_count(const lcsb_policy *policy) { return policy->secrets.n; }
+const char *lcsb_policy_secret(const lcsb_policy *policy, size_t i) {
+    return i < policy->secrets.n ? policy->secrets.v[i] : NULL;
+}
+
 size_t lcsb_policy_domain_count(const lcsb_policy *policy) { return policy->domains.n; }
 const char *lcsb_policy_domain(const lcsb_policy *policy, size_t i) {
     return i < policy->domains.n ? policy->domains.v[i] : NULL;
@@ -416,7 +440,8 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
               !lcsb__strv_push_all(&p->hide, (const char *const *)src->hide.v) &&
               !lcsb__strv_push_all(&p->env_pass, (const char *const *)src->env_pass.v) &&
               !lcsb__strv_push_all(&p->domains, (const char *const *)src->domains.v) &&
-              !lcsb__strv_push_all(&p->lan, (const char *const *)src->lan.v);
+              !lcsb__strv_push_all(&p->lan, (const char *const *)src->lan.v) &&
+              !lcsb__strv_push_all(&p->secrets, (const char *const *)src->secrets.v);
     for (size_t i = 0; ok && i < src->priv_n; i++)
         ok = !lcsb__policy_add_private(p, src->priv[i].path,
                                        (const char *const *)src->priv[i].links.v, NULL);

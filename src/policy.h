@@ -47,6 +47,7 @@ struct lcsb_policy {
     lcsb__ports bind;
     lcsb__strv domains; /* net.domains entries, normalized (netname.h) */
     lcsb__strv lan;     /* net.lan ranges, normalized */
+    lcsb__strv secrets; /* "NAME host,host" each (secrets.h), one per name */
     /* Where the command reaches lcsb's proxy when it has no network of its
      * own (lcsb_run sets it: a port on the host's loopback); 0 in a
      * network of its own, where it is LCSB__PROXY_PORT. */

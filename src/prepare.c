@@ -57,20 +57,21 @@ out:
     return rc;
 }
 
-/* The entries lcsb's proxy holds the command to, one per line, as many as
- * fit, for the attestation. */
-static void attest_domains(const lcsb_policy *policy, lcsb_attestation *att) {
-    size_t used = 0, size = sizeof att->domains;
-    att->domains[0] = '\0';
-    for (size_t i = 0; i < policy->domains.n; i++) {
-        const char *entry = policy->domains.v[i];
+/* V's strings one per line into OUT (SIZE bytes), as many as fit, a last
+ * line "..." when cut: the proxy's entries and secrets, for the
+ * attestation. */
+static void attest_lines(const lcsb__strv *v, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < v->n; i++) {
+        const char *entry = v->v[i];
         /* Room for this line, and for a "..." line after it if more follow. */
-        size_t need = (used ? 1 : 0) + strlen(entry) + (i + 1 < policy->domains.n ? 4 : 0);
+        size_t need = (used ? 1 : 0) + strlen(entry) + (i + 1 < v->n ? 4 : 0);
         if (used + need >= size) {
-            snprintf(att->domains + used, size - used, "%s...", used ? "\n" : "");
+            snprintf(out + used, size - used, "%s...", used ? "\n" : "");
             return;
         }
-        used += (size_t)snprintf(att->domains + used, size - used, "%s%s", used ? "\n" : "", entry);
+        used += (size_t)snprintf(out + used, size - used, "%s%s", used ? "\n" : "", entry);
     }
 }
 
@@ -80,12 +81,21 @@ int lcsb_prepare(const lcsb_backend *b, const lcsb_policy *policy, const char *c
     static const char *const probe[] = {"true", NULL};
     char **final = NULL;
     lcsb_attestation ignored;
+    /* lcsb's proxy is what carries a secret, and only where a mechanism
+     * serves it. */
+    if (policy->secrets.n && (policy->net != LCSB_NET_DOMAINS || !b->ops->is_mechanism))
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "secrets: lcsb's proxy puts a secret into requests to its hosts, so the "
+                          "policy needs net.domains and a backend that serves them (not %s)",
+                          policy->net != LCSB_NET_DOMAINS ? "this policy's net" : b->ops->name);
     int rc = b->ops->validate(b, policy, err);
     if (!rc) rc = lcsb_compose(b, policy, prefix, argv ? argv : probe, &final, err);
     if (!rc) rc = lcsb__check_exec_size((const char *const *) final, err);
     if (!rc) rc = lcsb_attest((const char *const *) final, prefix, att ? att : &ignored, err);
-    if (!rc && att && policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism)
-        attest_domains(policy, att);
+    if (!rc && att && policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism) {
+        attest_lines(&policy->domains, att->domains, sizeof att->domains);
+        attest_lines(&policy->secrets, att->secrets, sizeof att->secrets);
+    }
     if (!rc && final_out) {
         *final_out = final;
         final = NULL;

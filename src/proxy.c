@@ -57,6 +57,8 @@ static void proxy_free(lcsb__proxy *p) {
     }
     free(p->domains);
     lcsb__tls_free(p->tls);
+    for (size_t i = 0; i < p->secrets_n; i++) lcsb__secret_clear(&p->secrets[i]);
+    free(p->secrets);
     free(p->lan);
     free(p->own);
     lcsb__strv_clear(&p->seen);
@@ -369,7 +371,21 @@ static int start_acceptor(lcsb__proxy *p) {
     return e;
 }
 
-int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__tls *tls,
+/* WITH's secrets, copied into P. */
+static int copy_secrets(lcsb__proxy *p, const lcsb__intercept *with) {
+    if (!with || !with->secrets_n) return 0;
+    if (!(p->secrets = calloc(with->secrets_n, sizeof *p->secrets))) return -1;
+    for (size_t i = 0; i < with->secrets_n; i++, p->secrets_n++) {
+        const lcsb__secret *s = &with->secrets[i];
+        p->secrets[i] = *s;
+        p->secrets[i].value = NULL;
+        if (!(p->secrets[i].value = malloc(s->value_len + 1))) return -1;
+        memcpy(p->secrets[i].value, s->value, s->value_len + 1);
+    }
+    return 0;
+}
+
+int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, const lcsb__intercept *with,
                       lcsb__proxy **out, lcsb_error *err) {
     *out = NULL;
     lcsb__proxy *p = proxy_new(listen_fd);
@@ -377,8 +393,9 @@ int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, lcsb__tls *tls,
         close(listen_fd);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    p->tls = lcsb__tls_hold(tls);
-    int rc = read_nets(p, policy, err);
+    p->tls = lcsb__tls_hold(with ? with->tls : NULL);
+    int rc = copy_secrets(p, with) ? lcsb__fail(err, LCSB_ENOMEM, "out of memory") : 0;
+    if (!rc) rc = read_nets(p, policy, err);
     if (rc) goto fail;
     /* The listening socket and the pipe stay out of the command that lcsb
      * starts next, and accept never blocks on a client that went away. */

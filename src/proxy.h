@@ -9,16 +9,28 @@
 #define LCSB_PROXY_H
 
 #include "policy.h"
+#include "secrets.h"
 
 typedef struct lcsb__proxy lcsb__proxy;
 
-/* Serve POLICY's net.domains and net.lan (copied: POLICY may go) on the
- * listening TCP socket LISTEN_FD, which is taken, even on failure, TLS
- * (NULL: none) being the run's authority where a rule reads a tunnel's
- * requests (held while the proxy needs it). Every signal is blocked in
- * the proxy's threads. */
+/* What the proxy needs to read and change requests, lent to
+ * lcsb__proxy_start: the run's authority (NULL: none, and a tunnel that
+ * needs one is refused), held while the proxy needs it; the run's secrets,
+ * placeholders and values (secrets.h), and the values lcsb withheld from
+ * the command (secrets without hosts: never sent, only looked for),
+ * copied. */
 struct lcsb__tls;
-int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, struct lcsb__tls *tls,
+typedef struct lcsb__intercept {
+    struct lcsb__tls *tls;
+    const lcsb__secret *secrets;
+    size_t secrets_n;
+} lcsb__intercept;
+
+/* Serve POLICY's net.domains and net.lan (copied: POLICY may go) on the
+ * listening TCP socket LISTEN_FD, which is taken, even on failure, with
+ * WITH (NULL: nothing to read or change). Every signal is blocked in the
+ * proxy's threads. */
+int lcsb__proxy_start(const lcsb_policy *policy, int listen_fd, const lcsb__intercept *with,
                       lcsb__proxy **out, lcsb_error *err);
 /* Accept no more, end every connection, and free PROXY (NULL-safe); the
  * refusals it saw into OUT (at most MAX, one per host:port) and how many

@@ -10,6 +10,7 @@
 #include "netname.h"
 #include "policy.h"
 #include "proxy_request.h"
+#include "secrets.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -57,6 +58,10 @@ struct lcsb__proxy {
      * tunnel's requests. NULL: no rule needs it (any tunnel that would is
      * refused). */
     struct lcsb__tls *tls;
+    /* The run's secrets and the values withheld from the command (copies,
+     * wiped when the proxy goes). */
+    lcsb__secret *secrets;
+    size_t secrets_n;
     lcsb__cidr *lan;
     size_t lan_n;
     lcsb__cidr *own; /* this host's own addresses when the proxy started */

@@ -50,13 +50,55 @@ static int judge(lcsb__conn *c, lcsb__end *client, const lcsb__request *req) {
     return -1;
 }
 
+/* A body on its way upstream while values are looked for in it: what
+ * came of it and has not gone on yet, LONGEST - 1 bytes held back (a value
+ * may start in them and end in what comes next). A chunked body goes on in
+ * chunks of lcsb's own, its trailers dropped. */
+typedef struct scanned {
+    lcsb__buf held;
+    size_t keep;
+    bool chunked;
+} scanned;
+
+/* PAYLOAD (N bytes) of the body, LAST when no more follows, sent on past
+ * what a value could still start in: 0, -1 on an error, or the index + 2
+ * of the secret whose value it holds (nothing of that value went on). */
+static int scan_send(lcsb__conn *c, lcsb__end *up, scanned *s, const char *payload, size_t n,
+                     bool last) {
+    lcsb__proxy *p = c->proxy;
+    lcsb__buf_add(&s->held, payload, n);
+    if (s->held.oom) return -1;
+    int k = lcsb__secrets_find(p->secrets, p->secrets_n, s->held.p, s->held.len);
+    if (k >= 0) return k + 2;
+    size_t go = last ? s->held.len : s->held.len > s->keep ? s->held.len - s->keep : 0;
+    long long deadline = lcsb__now_ms() + IDLE_MS;
+    char size[24];
+    int size_len = snprintf(size, sizeof size, "%zx\r\n", go);
+    if (go && s->chunked && (lcsb__end_write(c, up, size, (size_t)size_len, deadline) ||
+                             lcsb__end_write(c, up, s->held.p, go, deadline) ||
+                             lcsb__end_write(c, up, "\r\n", 2, deadline)))
+        return -1;
+    if (go && !s->chunked && lcsb__end_write(c, up, s->held.p, go, deadline)) return -1;
+    if (last && s->chunked && lcsb__end_write(c, up, "0\r\n\r\n", 5, deadline)) return -1;
+    memmove(s->held.p, s->held.p + go, s->held.len - go);
+    s->held.len -= go;
+    return 0;
+}
+
 /* The body REQ frames, HAVE (LEN bytes) of it read already, from the
- * command to upstream, and not a byte past it: 0, or -1. */
+ * command to upstream, and not a byte past it: 0, -1, or as scan_send
+ * says, where values are looked for (secrets, or values withheld). */
 static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
                      const char *have, size_t len) {
     if (req->body == LCSB__BODY_NONE) return 0;
+    lcsb__proxy *p = c->proxy;
     uint64_t left = req->body_len;
     lcsb__chunked ch = {0};
+    scanned s = {.keep = lcsb__secrets_longest(p->secrets, p->secrets_n),
+                 .chunked = req->body == LCSB__BODY_CHUNKED};
+    if (s.keep) s.keep--;
+    bool scan = p->secrets_n > 0;
+    lcsb__buf payload = {0};
     char *buf = malloc(CHUNK);
     int rc = buf ? 0 : -1;
     const char *data = have;
@@ -64,19 +106,24 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
     while (!rc) {
         size_t take = n;
         bool done;
+        payload.len = 0;
         if (req->body == LCSB__BODY_LENGTH) {
             if (take > left) take = (size_t)left;
             left -= take;
             done = left == 0;
         } else {
-            lcsb__parse state = lcsb__chunked_feed(&ch, data, n, &take);
-            if (state == LCSB__PARSE_BAD) {
+            lcsb__parse state = lcsb__chunked_feed(&ch, data, n, &take, scan ? &payload : NULL);
+            if (state == LCSB__PARSE_BAD || payload.oom) {
                 rc = -1;
                 break;
             }
             done = state == LCSB__PARSE_DONE;
         }
-        if (take && lcsb__end_write(c, up, data, take, lcsb__now_ms() + IDLE_MS)) rc = -1;
+        if (scan)
+            rc = req->body == LCSB__BODY_LENGTH ? scan_send(c, up, &s, data, take, done)
+                                                : scan_send(c, up, &s, payload.p, payload.len, done);
+        else if (take && lcsb__end_write(c, up, data, take, lcsb__now_ms() + IDLE_MS))
+            rc = -1;
         if (rc || done) break;
         ssize_t got = lcsb__end_read(c, client, buf, CHUNK, lcsb__now_ms() + IDLE_MS);
         if (got <= 0) {
@@ -86,6 +133,8 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
         data = buf;
         n = (size_t)got;
     }
+    lcsb__buf_free(&payload);
+    lcsb__buf_free(&s.held);
     free(buf);
     return rc;
 }
@@ -103,18 +152,45 @@ int lcsb__proxy_judge_forward(lcsb__conn *c, const lcsb__request *req) {
     return judge(c, &client, req);
 }
 
+/* The request refused for carrying the value of S itself: lcsb keeps it
+ * from the command, so the command had it by another way. */
+static void refuse_withheld(lcsb__conn *c, lcsb__end *client, const lcsb__request *req,
+                            const lcsb__secret *s) {
+    char why[160], body[400];
+    snprintf(why, sizeof why, "withheld: the value of %.100s", s->name);
+    snprintf(body, sizeof body,
+             "lcsb: the request holds the value of %.100s, which lcsb keeps from the command "
+             "(%s); it was not sent\n",
+             s->name, s->hosts_n ? "a secret of the policy's" : "a variable it was not given");
+    answer(c, client, req, 403, body, why);
+}
+
 /* REQ (parsed whole, judged) sent on, FIRST (LEN bytes) the start of its
- * body. */
+ * body, with the secrets that go to its host put in place of their
+ * placeholders; refused when it carries a value lcsb withholds. */
 static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
                          const char *first, size_t len) {
+    lcsb__proxy *p = c->proxy;
+    int k = lcsb__secrets_find(p->secrets, p->secrets_n, req->forward.p, req->forward.len);
+    if (k >= 0) {
+        refuse_withheld(c, client, req, &p->secrets[k]);
+        return;
+    }
     static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
     if (req->expect_continue &&
         lcsb__end_write(c, client, go_on, sizeof go_on - 1, lcsb__now_ms() + LCSB__PROXY_REPLY_MS))
         return;
-    if (lcsb__end_write(c, up, req->forward.p, req->forward.len, lcsb__now_ms() + IDLE_MS) ||
-        send_body(c, client, up, req, first, len))
-        return;
-    relay_answer(c, client, up);
+    lcsb__buf head = {0};
+    lcsb__secrets_swap(p->secrets, p->secrets_n, req->host, req->port, req->forward.p,
+                       req->forward.len, &head);
+    int rc = head.oom ? -1 : lcsb__end_write(c, up, head.p, head.len, lcsb__now_ms() + IDLE_MS);
+    if (head.p) explicit_bzero(head.p, head.len);
+    lcsb__buf_free(&head);
+    if (!rc) rc = send_body(c, client, up, req, first, len);
+    if (rc >= 2)
+        refuse_withheld(c, client, req, &p->secrets[rc - 2]);
+    else if (!rc)
+        relay_answer(c, client, up);
 }
 
 /* The first byte the command sends into the tunnel, looked at and left

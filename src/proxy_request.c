@@ -383,7 +383,8 @@ static int hex_digit(char c) {
     return -1;
 }
 
-lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used) {
+lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used,
+                               lcsb__buf *payload) {
     size_t i = 0;
     *used = 0;
     while (i < len) {
@@ -414,6 +415,7 @@ lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, 
             break;
         case CH_DATA: {
             size_t take = len - i < ch->left ? len - i : (size_t)ch->left;
+            if (payload) lcsb__buf_add(payload, data + i, take);
             ch->left -= take;
             i += take;
             if (!ch->left) ch->state = CH_DATA_CR;

@@ -81,8 +81,10 @@ typedef struct lcsb__chunked {
 } lcsb__chunked;
 /* Of the LEN bytes at DATA, *USED belong to the body: DONE when its end is
  * among them (what follows is no part of it), MORE when all are and more
- * is to come, BAD when it is no chunked body. */
-lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used);
+ * is to come, BAD when it is no chunked body. The chunks' data among them
+ * is added to PAYLOAD (NULL: not wanted). */
+lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used,
+                               lcsb__buf *payload);
 
 /* SOCKS5's greeting (version, methods): DONE when it offers no
  * authentication (method 0), which lcsb answers. */

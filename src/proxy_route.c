@@ -81,6 +81,13 @@ static void ended_why(const lcsb__domain *ended, const char *how, char *why, siz
     why[n] = '\0';
 }
 
+/* Does a secret go to HOST:PORT? Then its requests are read, to put it in. */
+static bool secret_goes_to(const lcsb__proxy *p, const char *host, uint16_t port) {
+    for (size_t i = 0; i < p->secrets_n; i++)
+        if (lcsb__secret_goes_to(&p->secrets[i], host, port)) return true;
+    return false;
+}
+
 /* REQ held to net.domains by its name: a deny entry, a grant that ended,
  * an IP literal no entry names, a name no entry allows. -1 when it was
  * refused and answered with what would allow it; 0 when it may go on, with
@@ -99,8 +106,9 @@ static int refuse_by_name(lcsb__conn *c, const lcsb__request *req, bool literal,
                                         (int64_t)time(NULL), &v);
     pthread_mutex_unlock(&p->lock);
     r->once = v.taken;
-    r->judged = !refused && lcsb__domains_rule_only(p->domains, p->domains_n, req->host, req->port,
-                                                    (int64_t)time(NULL));
+    r->judged = !refused && (lcsb__domains_rule_only(p->domains, p->domains_n, req->host,
+                                                     req->port, (int64_t)time(NULL)) ||
+                             secret_goes_to(p, req->host, req->port));
     if (refused) {
         if (v.ended) {
             char d[LCSB__DOMAIN_TEXT_MAX], lasting[LCSB__DOMAIN_TEXT_MAX];

@@ -22,9 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* The environment variables naming the descriptors on which the shim
  * reports a setup failure, and hands over the proxy's listening socket
@@ -51,6 +54,11 @@ typedef struct net_serve {
     lcsb__tls *tls;
     char bundle_dir[PATH_MAX - 32];
     char bundle[PATH_MAX];
+    /* The policy's secrets with their placeholders and values, then the
+     * values of the caller's variables the command was not given, which no
+     * request the proxy reads may carry (hosts_n 0). */
+    lcsb__secret *secrets;
+    size_t secrets_n, secrets_cap;
 } net_serve;
 
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -131,6 +139,58 @@ static bool names_shim_fd(const char *entry) {
     return false;
 }
 
+/* A place for one more of NET's secrets: NULL out of memory. */
+static lcsb__secret *new_secret(net_serve *net) {
+    if (net->secrets_n == net->secrets_cap) {
+        size_t cap = net->secrets_cap ? 2 * net->secrets_cap : 8;
+        lcsb__secret *v = realloc(net->secrets, cap * sizeof *v);
+        if (!v) return NULL;
+        net->secrets = v;
+        net->secrets_cap = cap;
+    }
+    lcsb__secret *s = &net->secrets[net->secrets_n++];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
+/* The values of the caller's variables that look like secrets and that
+ * BLOCK (the command's environment) does not hold, kept in NET as values
+ * no request the proxy reads may carry. Short ones are left out: they would
+ * turn up in ordinary requests. */
+static int note_withheld(net_serve *net, char *const *block) {
+    for (size_t i = 0; environ && environ[i]; i++) {
+        const char *eq = strchr(environ[i], '=');
+        if (!eq || strlen(eq + 1) < 8 || (size_t)(eq - environ[i]) >= LCSB__SECRET_NAME_MAX)
+            continue;
+        char name[LCSB__SECRET_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - environ[i]), environ[i]);
+        bool given = false, secret = false;
+        for (size_t k = 0; block[k] && !given; k++) given = strcmp(block[k], environ[i]) == 0;
+        for (size_t k = 0; k < net->secrets_n && !secret; k++)
+            secret = strcmp(net->secrets[k].name, name) == 0;
+        if (given || secret || !lcsb_env_sensitive(name)) continue;
+        lcsb__secret *s = new_secret(net);
+        if (!s) return -1;
+        snprintf(s->name, sizeof s->name, "%s", name);
+        s->value_len = strlen(eq + 1);
+        if (!(s->value = strdup(eq + 1))) return -1;
+    }
+    return 0;
+}
+
+/* Is ENTRY one of NET's secrets, with its value? The command gets the
+ * placeholder (the env hop sets it); the mechanism is not handed the value
+ * either, in its own environment, which a process in the sandbox might read. */
+static bool names_secret(const net_serve *net, const char *entry) {
+    for (size_t i = 0; net && i < net->secrets_n; i++) {
+        size_t len = strlen(net->secrets[i].name);
+        if (net->secrets[i].hosts_n && strncmp(entry, net->secrets[i].name, len) == 0 &&
+            entry[len] == '=')
+            return true;
+    }
+    return false;
+}
+
 /* What lcsb hands the shim beside the argv (docs/wire-format.md): the pipe
  * on which it reports a failed setup, and the recorder's pipe and library
  * (-1s and "" where there are none). */
@@ -156,7 +216,7 @@ static bool tell(char **env, size_t *k, const char *name, const char *value) {
  * shim something; for a child that is the mechanism, lcsb's own: PL's
  * descriptors and library, and NET's channel for the proxy's socket. */
 static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const plumbing *pl,
-                         const net_serve *net, char ***out, lcsb_error *err) {
+                         net_serve *net, char ***out, lcsb_error *err) {
     char **block = NULL;
     int rc = lcsb_env_block(b, policy, NULL, &block, err);
     if (rc) return rc;
@@ -168,11 +228,16 @@ static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-        if (names_shim_fd(block[i]))
+        if (names_shim_fd(block[i]) || names_secret(net, block[i]))
             free(block[i]);
         else
             env[k++] = block[i];
     free(block);
+    /* What the command was not given, no request the proxy reads may carry. */
+    if (net && net->tls && note_withheld(net, env) != 0) {
+        lcsb_argv_free(env);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
     int fds[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
     bool told = true;
     for (int i = 0; i < SHIM_FDS; i++) {
@@ -262,7 +327,8 @@ static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err)
     }
     int fd = net->listener;
     net->listener = -1;
-    return lcsb__proxy_start(policy, fd, net->tls, &net->proxy, err);
+    lcsb__intercept with = {net->tls, net->secrets, net->secrets_n};
+    return lcsb__proxy_start(policy, fd, &with, &net->proxy, err);
 }
 
 /* The child's start: the relayed signals (RELAYED) and SIGPIPE at their
@@ -518,6 +584,10 @@ static void close_net(net_serve *net, lcsb_attestation *att) {
     lcsb__netns_release(&net->netns);
     lcsb__tls_free(net->tls);
     net->tls = NULL;
+    for (size_t i = 0; i < net->secrets_n; i++) lcsb__secret_clear(&net->secrets[i]);
+    free(net->secrets);
+    net->secrets = NULL;
+    net->secrets_n = 0;
     if (net->bundle[0]) (void)unlink(net->bundle);
     if (net->bundle_dir[0]) (void)rmdir(net->bundle_dir);
 }
@@ -553,6 +623,52 @@ static int open_interception(net_serve *net, lcsb_error *err) {
     return rc;
 }
 
+
+/* S's value from lcsb's own environment, and a placeholder for the command
+ * to hold in its place: 0, or why not. */
+static int fill_secret(lcsb__secret *s, lcsb_error *err) {
+    const char *value = getenv(s->name);
+    if (!value || !*value)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "secrets.%s: %s is not set in lcsb's environment; lcsb puts its value "
+                          "into requests to the secret's hosts, in place of the placeholder the "
+                          "command gets",
+                          s->name, s->name);
+    for (const char *c = value; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "secrets.%s: the value holds a control character, which no "
+                              "request header can carry",
+                              s->name);
+    unsigned char random[16];
+    if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
+        return lcsb__fail(err, LCSB_ESYS, "cannot make a placeholder: %s", strerror(errno));
+    int n = snprintf(s->placeholder, sizeof s->placeholder, "lcsb-placeholder-");
+    for (size_t i = 0; i < sizeof random; i++)
+        n += snprintf(s->placeholder + n, sizeof s->placeholder - (size_t)n, "%02x", random[i]);
+    s->value_len = strlen(value);
+    if (!(s->value = strdup(value))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* POLICY's secrets into NET, each with its value and its placeholder,
+ * which TOLD sets for the command under the secret's name. */
+static int open_secrets(net_serve *net, const lcsb_policy *policy, lcsb_policy *told,
+                        lcsb_error *err) {
+    for (size_t i = 0; i < policy->secrets.n; i++) {
+        lcsb__secret *s = new_secret(net);
+        char why[300];
+        if (!s) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if (lcsb__secret_parse(policy->secrets.v[i], NULL, s, why, sizeof why) != 0)
+            return lcsb__fail(err, LCSB_EINVAL, "%s", why);
+        int rc = fill_secret(s, err);
+        if (!rc) rc = lcsb_policy_set_env(told, s->name, s->placeholder, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+
 /* Prepare POLICY's run, and where it goes through lcsb's proxy, the proxy:
  * without a network of its own, the command is told the port lcsb listens
  * on, and prepared again with it; where a rule reads requests, it is told
@@ -566,7 +682,7 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     uint16_t port = 0;
     const char *netns = NULL;
     rc = open_net(b, &result->attestation, net, &port, &netns, err);
-    if (!rc && has_rules(policy)) rc = open_interception(net, err);
+    if (!rc && (has_rules(policy) || policy->secrets.n)) rc = open_interception(net, err);
     if (rc || (!port && !netns && !net->tls)) return rc;
     if (!(*told = lcsb_policy_copy(policy)) || (netns && !((*told)->netns = strdup(netns))))
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
@@ -575,6 +691,7 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     if (net->tls && ((rc = lcsb_policy_add_read(*told, net->bundle, err)) != 0 ||
                      !((*told)->ca_bundle = strdup(net->bundle))))
         return rc ? rc : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if ((rc = open_secrets(net, policy, *told, err)) != 0) return rc;
     lcsb_argv_free(*final);
     *final = NULL;
     return lcsb_prepare(b, *told, opts->prefix, argv, final, &result->attestation, err);
@@ -650,7 +767,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     /* A command is needed here: lcsb_prepare would run a probe in its place. */
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, NULL, "", ""};
+    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, NULL, "", "", NULL, 0, 0};
     lcsb_policy *told = NULL;
     bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
     /* Where the mechanism gives the command no world of its own to make

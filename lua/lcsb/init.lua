@@ -82,7 +82,7 @@ local KEYS = {
   project = "string", read = "table", write = "table", exec = "table|string",
   env = "table", net = "boolean|table", scope = "userdata", degrade = "table",
   protect = "table|boolean", oci = "table", limits = "table", sockets = "table",
-  hide = "table", home = "table", cache = "table",
+  hide = "table", home = "table", cache = "table", secrets = "table",
 }
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
@@ -351,7 +351,7 @@ local function compose(opts, run, cache_root)
     list_of(write)
   plan.exec = exec == "any" and "any" or list_of(exec)
   plan.env, plan.net, plan.degrade, plan.limits = env, net, opts.degrade or {}, opts.limits or {}
-  plan.protect = opts.protect
+  plan.protect, plan.secrets = opts.protect, opts.secrets
   plan.homes, plan.cache_rels = homes, cache_rels(cache_asked, homes)
   plan.oci = oci.oci_world(opts)
   plan.tools, plan.warnings, plan.built = acc.notes, acc.warnings, acc.built
@@ -409,7 +409,7 @@ local function instantiate(plan, scope, run, fresh)
     cwd = plan.project, degrade = plan.degrade,
     protect = protected({ protect = plan.protect }, plan.project, write, run, result,
       M.protect_default),
-    hide = plan.hide, limits = plan.limits,
+    hide = plan.hide, limits = plan.limits, secrets = plan.secrets,
     private = fresh and private_spec(home, tmp, plan.homes, caches) or nil,
   }
   local ok, policy = pcall(core.policy, spec)

@@ -236,8 +236,15 @@ M.add("net_refused", function(ev)
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
     local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
     local rule = r.why:match("^rule: (.*)")
+    local withheld = r.why:match("^withheld: the value of (.*)")
     local upstream = r.why:match("^upstream (.*)")
-    if rule then
+    if withheld then
+      hints[#hints + 1] = ("lcsb's proxy refused a request to %s that held the value of %s, which "
+        .. "lcsb keeps from the command; a secret of the policy's goes out as its placeholder "
+        .. "($%s in the command), which the proxy swaps for the value on the way to the secret's "
+        .. "hosts; a variable the command was not given stays with lcsb (env = { pass = { \"%s\" "
+        .. "} } gives it)"):format(target, withheld, withheld, withheld)
+    elseif rule then
       hints[#hints + 1] = M.rule_hint(target, entry, rule)
     elseif upstream then
       hints[#hints + 1] = ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "

@@ -138,6 +138,10 @@ typedef struct lcsb_attestation {
     lcsb_refusal refused[LCSB_REFUSALS_MAX];
     size_t refused_count;
     bool execs_seen;
+    /* Under net "domains": the policy's secrets, "NAME host,host" one per
+     * line (as many as fit; a last line "..." when cut): the names and
+     * where each goes, never a value. */
+    char secrets[1024];
 } lcsb_attestation;
 
 /* Reads what FINAL_ARGV enforces into the caller's OUT (every field set);

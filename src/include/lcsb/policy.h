@@ -162,6 +162,20 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_domain(lcsb_policy *policy, const ch
  * refuses (no rebinding a public name into the LAN). */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_lan(lcsb_policy *policy, const char *range,
                                                 lcsb_error *err);
+/* Copies a secret into POLICY: the caller's variable NAME (a shell
+ * variable's name), whose value lcsb's proxy puts into requests to HOSTS
+ * alone ("api.github.com,github.com": net.domains entries that allow, with
+ * no end and no rule, comma-separated). The command gets a placeholder
+ * under NAME, never the value; lcsb_run reads the value from its own
+ * environment, and refuses to run when it is not set. A host a secret
+ * goes to has its requests read (interception), as a rule's does. */
+LCSB_API LCSB_NODISCARD int lcsb_policy_add_secret(lcsb_policy *policy, const char *name,
+                                                   const char *hosts, lcsb_error *err);
+/* Returns how many secrets POLICY holds. */
+LCSB_API size_t lcsb_policy_secret_count(const lcsb_policy *policy);
+/* Returns the Ith secret as "NAME host,host", normalized, in the order
+ * added (NULL past the last); the string belongs to POLICY. */
+LCSB_API const char *lcsb_policy_secret(const lcsb_policy *policy, size_t i);
 /* Returns how many net.domains entries POLICY holds. */
 LCSB_API size_t lcsb_policy_domain_count(const lcsb_policy *policy);
 /* Returns the Ith net.domains entry, normalized, in the order added (NULL

@@ -1,0 +1,59 @@
+/* Layer 1, pure: secrets the command never sees (a policy's secrets = {
+ * NAME = { hosts = {...} } }). A secret is a variable of lcsb's caller's
+ * whose value lcsb's proxy puts into requests to the secret's hosts alone,
+ * in place of a placeholder the command holds under the same name. Here:
+ * a secret's entry read, a request head's placeholders swapped for values
+ * (in header values, and inside HTTP Basic credentials, which git sends),
+ * and a value looked for where it must not be (a request that carries it
+ * itself is refused). No I/O. */
+#ifndef LCSB_SECRETS_H
+#define LCSB_SECRETS_H
+
+#include "netname.h"
+#include "util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LCSB__SECRET_NAME_MAX 128 /* with its NUL */
+#define LCSB__SECRET_HOSTS_MAX 16
+#define LCSB__PLACEHOLDER_MAX 64 /* with its NUL */
+#define LCSB__SECRETS_MAX 32
+
+typedef struct lcsb__secret {
+    char name[LCSB__SECRET_NAME_MAX];
+    lcsb__domain hosts[LCSB__SECRET_HOSTS_MAX];
+    size_t hosts_n;
+    char placeholder[LCSB__PLACEHOLDER_MAX]; /* what the command holds */
+    char *value;                             /* the caller's, never the command's */
+    size_t value_len;
+} lcsb__secret;
+
+/* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not
+ * NULL) as a secret: NAME a shell variable's name, each host an allowing
+ * net.domains entry without an end or a rule. 0, or -1 with why in WHY.
+ * The placeholder and the value are the run's to fill. */
+int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, char *why,
+                       size_t size);
+/* S's normal form, "NAME host,host", into OUT. */
+void lcsb__secret_format(const lcsb__secret *s, char *out, size_t size);
+/* Does S go to HOST:PORT? */
+bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port);
+/* S's value wiped and freed. */
+void lcsb__secret_clear(lcsb__secret *s);
+
+/* HEAD (LEN bytes: a request line and its header lines, CRLF-ended, as the
+ * proxy sends them on) into OUT, each placeholder of the N secrets at V
+ * that go to HOST:PORT swapped for its value in the header lines (not the
+ * request line: a URL is logged everywhere), Basic credentials decoded,
+ * swapped and encoded again. */
+void lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
+                        const char *head, size_t len, lcsb__buf *out);
+/* The first of the N secrets at V whose value DATA (LEN bytes) holds, as
+ * it is or inside Basic credentials: its index, or -1. */
+int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len);
+/* The longest value among them: what a scan across a body's reads keeps. */
+size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n);
+
+#endif
