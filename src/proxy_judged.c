@@ -171,7 +171,10 @@ static void refuse_withheld(lcsb__conn *c, lcsb__end *client, const lcsb__reques
 static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
                          const char *first, size_t len) {
     lcsb__proxy *p = c->proxy;
+    /* The head, and what came of the body with it: a value there is
+     * refused before upstream hears of the request at all. */
     int k = lcsb__secrets_find(p->secrets, p->secrets_n, req->forward.p, req->forward.len);
+    if (k < 0) k = lcsb__secrets_find(p->secrets, p->secrets_n, first, len);
     if (k >= 0) {
         refuse_withheld(c, client, req, &p->secrets[k]);
         return;

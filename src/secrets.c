@@ -48,7 +48,7 @@ int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, c
         return -1;
     }
     snprintf(out->name, sizeof out->name, "%s", name);
-    for (const char *p = hosts; *p || out->hosts_n == 0;) {
+    for (const char *p = hosts;;) {
         const char *end = strchr(p, ',');
         size_t n = end ? (size_t)(end - p) : strlen(p);
         char entry[LCSB__HOST_MAX + 16], bad[300];

@@ -104,13 +104,19 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         self.send_error(501, "Unsupported method ('POST')")
 
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A client gone mid-request (a proxy that refused what followed
+        the head) is no error of the server's."""
+
+
 def serve(context=None):
     """One port on ADDRESS and, where that is another, on 127.0.0.1 too:
     the cases reach the server by the host's name and by localhost."""
     handler = lambda *a, **k: Quiet(*a, directory=os.path.join(ROOT, "web"), **k)
     port = 0
     for address in dict.fromkeys([ADDRESS, "127.0.0.1"]):
-        server = http.server.ThreadingHTTPServer((address, port), handler)
+        server = Server((address, port), handler)
         if context:
             server.socket = context.wrap_socket(server.socket, server_side=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()

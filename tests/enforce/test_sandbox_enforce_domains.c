@@ -439,6 +439,129 @@ static void test_request_rules(void **state) {
     assert_contains(P.out, "POST /echo?q=1\n", "the server's echo");
 }
 
+#define SECRET_VALUE "ghp_0nly-the-server-sees-this"
+#define WITHHELD_VALUE "aws-withheld-4f9a2c7e"
+#define SECRETS_POLICY                                                                             \
+    "exec = { \"curl\", \"sh\", \"cat\", \"grep\", \"head\" }, net = { domains = { \"%s:%d\", "    \
+    "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { hosts = { "        \
+    "\"%s:%d\" } } }%s"
+
+/* lcsb with the secret's value, a sensitive variable the command is not
+ * given, and the servers' certificate trusted, in its own environment. */
+static void lcsb_with_secret(fx *f, const char *const *launcher, const char *const *options,
+                             const char *const *cmd) {
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_launched(f, launcher, "landlock", options, cmd,
+                  ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE,
+                      "AWS_SECRET_ACCESS_KEY=" WITHHELD_VALUE),
+                  &P);
+}
+
+/* What a command inside tries, to find the real value: every process's
+ * environment and argv it can see, its own files, the bundle it was given
+ * (and a private key in it). Each count must be 0. The pattern is no copy
+ * of the value ("[-]"), or it would find itself in these very argvs. */
+#define VALUE_PATTERN "ghp_0nly-the-server[-]sees-this"
+static const char find_value[] =
+    "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do cat \"$f\" 2>/dev/null; done | "
+    "grep -c '" VALUE_PATTERN "'; grep -rsc '" VALUE_PATTERN "' \"$HOME\" \"$TMPDIR\" "
+    "\"$SSL_CERT_FILE\" | grep -vc ':0$'; grep -c 'PRIVATE KEY' \"$SSL_CERT_FILE\"; exit 0";
+
+/* Secrets by placeholder: the command holds a placeholder, and the server
+ * a secret goes to gets the value in its place (a header, Basic
+ * credentials); another host gets the placeholder. No route inside leads
+ * to the value, with a world of its own and without. A request that
+ * carries a withheld value itself is refused. The twins: without the
+ * secret (and without a sandbox) the same request goes through. */
+static void test_secrets(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char script[1200], att[PATH_MAX], attested[8192], https[256], http[256];
+    FMT(https, "https://%s:%d/echo", srv.host, srv.https);
+    FMT(http, "http://%s:%d/echo", srv.host, srv.http);
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    FMT(script,
+        "echo \"$LCSB_TEST_SECRET\"; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" %s; "
+        "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" %s",
+        https, https, http);
+    FMT(att, "%s/attestation.json", f->outside);
+    unlink(att);
+    lcsb_with_secret(f, NULL, CMD("--attest", att), CMD("sh", "-c", script));
+    if (P.status != 0) {
+        describe("secrets", CMD("sh", "-c", script), &P);
+        fail_msg("the requests with a placeholder failed");
+    }
+    char placeholder[128];
+    first_line(P.out, placeholder, sizeof placeholder);
+    assert_int_equal(strncmp(placeholder, "lcsb-placeholder-", 17), 0);
+    assert_int_equal(strlen(placeholder), 17 + 32);
+    assert_contains(P.out, "x-token: " SECRET_VALUE "\n", "the secret's host");
+    /* base64("git:" SECRET_VALUE) */
+    assert_contains(P.out, "authorization: Basic Z2l0OmdocF8wbmx5LXRoZS1zZXJ2ZXItc2Vlcy10aGlz\n",
+                    "Basic credentials");
+    char elsewhere[200];
+    FMT(elsewhere, "x-token: %s\n", placeholder);
+    assert_contains(P.out, elsewhere, "another host");
+    read_file(att, attested, sizeof attested);
+    char listed[300];
+    FMT(listed, "\"secrets\":[\"LCSB_TEST_SECRET %s:%d\"]", srv.host, srv.https);
+    assert_contains(attested, listed, "the attestation");
+    assert_lacks(attested, SECRET_VALUE, "the attestation");
+
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", find_value));
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "0\n0\n0\n");
+    /* The same looks with the host's processes in view (Landlock alone). */
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https,
+           ", degrade = { \"net\", \"world\", \"metadata\" }");
+    lcsb_with_secret(f, without_userns(LCSB_FAULT_LAUNCHER_PATH), NULL,
+                     CMD("sh", "-c", find_value));
+    if (P.status != 0 || strcmp(P.out, "0\n0\n0\n") != 0) {
+        describe("the value looked for, Landlock alone", CMD("sh", "-c", find_value), &P);
+        fail_msg("the value was found, or the looks failed");
+    }
+    lcsb_with_secret(f, without_userns(LCSB_FAULT_LAUNCHER_PATH), NULL,
+                     CMD("sh", "-c", "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" \"$0\"", https));
+    assert_contains(P.out, "x-token: " SECRET_VALUE "\n", "the secret's host, Landlock alone");
+
+    /* What the command was not given goes nowhere the proxy reads. */
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    const char *const *carried = CMD("curl", "-fsS", "-d", "k=" WITHHELD_VALUE, https);
+    lcsb_with_secret(f, NULL, NULL, carried);
+    assert_int_equal(P.status, 22);
+    assert_lacks(P.out, WITHHELD_VALUE, "stdout");
+    assert_contains(P.err, "held the value of AWS_SECRET_ACCESS_KEY, which lcsb keeps from the "
+                           "command",
+                    "stderr");
+    lcsb_with_secret(f, NULL, NULL, CMD("curl", "-fsS", "-d", "k=" SECRET_VALUE, https));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "held the value of LCSB_TEST_SECRET", "stderr");
+    /* Far into a body, past what came with the head, by length and chunked. */
+    static const char far[] = "{ head -c 600000 /dev/zero; printf k=" WITHHELD_VALUE "; } | "
+                              "curl -fsS --data-binary @- $1 \"$0\"";
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", far, https, ""));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "held the value of AWS_SECRET_ACCESS_KEY", "stderr (by length)");
+    lcsb_with_secret(f, NULL, NULL,
+                     CMD("sh", "-c", far, https, "-HTransfer-Encoding:chunked"));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "held the value of AWS_SECRET_ACCESS_KEY", "stderr (chunked)");
+    /* The twins: no secret in the policy (the host is not read), and no
+     * sandbox. */
+    const char *const *plain = CMD("curl", "-fsS", "--cacert", srv.cert, "-d", "k=" WITHHELD_VALUE,
+                                   https);
+    policy(f,
+           "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" }, lan = { "
+           "\"127.0.0.0/8\" } }",
+           srv.cert, srv.host, srv.https);
+    lcsb_with_secret(f, NULL, NULL, plain);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "body: k=" WITHHELD_VALUE "\n", "the server's echo");
+    expect_unsandboxed_ok(f, plain, &P);
+    assert_contains(P.out, "body: k=" WITHHELD_VALUE "\n", "the server's echo");
+}
+
 /* Around the proxy there is no way out: a TCP connect to the host's
  * loopback (a port the policy lists, which is the command's own loopback
  * here), a UDP datagram and a DNS query never arrive. */
@@ -719,6 +842,7 @@ int main(void) {
         T(test_deny_entry_wins),
         T(test_grants_that_end),
         T(test_request_rules),
+        T(test_secrets),
         T(test_no_way_around),
         T(test_clients),
         T(test_own_loopback),

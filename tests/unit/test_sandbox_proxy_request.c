@@ -138,6 +138,94 @@ static void test_request_http_head_too_long(void **state) {
     free(head);
 }
 
+/* Inside a tunnel the proxy reads (interception): origin form, a Host
+ * that names the tunnel's own host, and framing one way only. */
+static lcsb__parse origin(const char *text, lcsb__request *r) {
+    return lcsb__http_origin_request(text, strlen(text), "reg.example.org", 443, 443, r);
+}
+
+static void test_request_origin(void **state) {
+    (void)state;
+    lcsb__request r = {0};
+    static const char get[] = "GET /v2/x?y=1 HTTP/1.1\r\nHost: Reg.Example.org.\r\n"
+                              "Connection: keep-alive\r\nExpect: 100-continue\r\n"
+                              "Content-Length: 3\r\n\r\nabc";
+    assert_int_equal(origin(get, &r), LCSB__PARSE_DONE);
+    assert_int_equal(r.kind, LCSB__REQUEST_ORIGIN);
+    assert_string_equal(r.method, "GET");
+    assert_string_equal(r.target.p, "/v2/x?y=1");
+    assert_int_equal(r.body, LCSB__BODY_LENGTH);
+    assert_int_equal(r.body_len, 3);
+    assert_true(r.expect_continue);
+    assert_string_equal(get + r.used, "abc");
+    assert_string_equal(r.forward.p, "GET /v2/x?y=1 HTTP/1.1\r\nContent-Length: 3\r\n"
+                                     "Host: reg.example.org\r\nConnection: close\r\n\r\n");
+    assert_int_equal(origin("GET / HTTP/1.1\r\nHost: reg.example.org:443\r\n"
+                            "Transfer-Encoding: Chunked\r\n\r\n", &r),
+                     LCSB__PARSE_DONE);
+    assert_int_equal(r.body, LCSB__BODY_CHUNKED);
+    static const char *const refused[][2] = {
+        {"GET / HTTP/1.1\r\nHost: other.example.org\r\n\r\n", "another host"},
+        {"GET / HTTP/1.1\r\nHost: reg.example.org:8443\r\n\r\n", "another host"},
+        {"GET / HTTP/1.1\r\n\r\n", "another host"},
+        {"GET / HTTP/1.1\r\nHost: reg.example.org\r\nHost: reg.example.org\r\n\r\n",
+         "another host"},
+        {"GET http://reg.example.org/ HTTP/1.1\r\nHost: reg.example.org\r\n\r\n", "not a URI"},
+        {"POST / HTTP/1.1\r\nHost: reg.example.org\r\nContent-Length: 3\r\n"
+         "Transfer-Encoding: chunked\r\n\r\n",
+         "one framing only"},
+        {"POST / HTTP/1.1\r\nHost: reg.example.org\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+         "differ"},
+        {"POST / HTTP/1.1\r\nHost: reg.example.org\r\nContent-Length: 3, 3\r\n\r\n", "no number"},
+        {"POST / HTTP/1.1\r\nHost: reg.example.org\r\nContent-Length: +3\r\n\r\n", "no number"},
+        {"POST / HTTP/1.1\r\nHost: reg.example.org\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+         "other than one"},
+        {"POST / HTTP/1.1\r\nHost: reg.example.org\r\nTransfer-Encoding: chunked\r\n"
+         "Transfer-Encoding: chunked\r\n\r\n",
+         "other than one"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        if (origin(refused[i][0], &r) != LCSB__PARSE_BAD) fail_msg("accepted: %s", refused[i][0]);
+        assert_contains(r.why, refused[i][1], refused[i][0]);
+    }
+    /* The same framing rules hold for a forwarded request. */
+    HTTP_BAD("POST http://a.example/ HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked"
+             "\r\n\r\n",
+             400, "one framing only");
+    lcsb__request_clear(&r);
+}
+
+/* A chunked body, fed whole or a byte at a time: the same end, the same
+ * data, and nothing past the end counted as the body's. */
+static void test_chunked(void **state) {
+    (void)state;
+    static const char body[] = "3;ext=1\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nTrailer: x\r\n\r\nNEXT";
+    size_t whole = sizeof body - 1 - 4;
+    lcsb__chunked ch = {0};
+    lcsb__buf payload = {0};
+    size_t used;
+    assert_int_equal(lcsb__chunked_feed(&ch, body, sizeof body - 1, &used, &payload),
+                     LCSB__PARSE_DONE);
+    assert_int_equal(used, whole);
+    assert_int_equal(payload.len, 19);
+    assert_memory_equal(payload.p, "abc0123456789abcdef", 19);
+    lcsb__chunked one = {0};
+    for (size_t i = 0; i < whole; i++) {
+        lcsb__parse got = lcsb__chunked_feed(&one, body + i, 1, &used, NULL);
+        assert_int_equal(used, 1);
+        assert_int_equal(got, i + 1 == whole ? LCSB__PARSE_DONE : LCSB__PARSE_MORE);
+    }
+    static const char *const bad[] = {"x\r\n", "\r\n", "3\nabc\r\n", "3\r\nabcd\r\n",
+                                      "fffffffffffffffff\r\n", "-1\r\n", "3\r\nabc\n0\r\n\r\n",
+                                      "0\r\n\r\r"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        lcsb__chunked c = {0};
+        if (lcsb__chunked_feed(&c, bad[i], strlen(bad[i]), &used, NULL) != LCSB__PARSE_BAD)
+            fail_msg("accepted: %s", bad[i]);
+    }
+    lcsb__buf_free(&payload);
+}
+
 static void test_request_socks(void **state) {
     (void)state;
     lcsb__request r = {0};
@@ -191,6 +279,8 @@ int main(void) {
         cmocka_unit_test(test_request_http_refused),
         cmocka_unit_test(test_request_http_head_too_long),
         cmocka_unit_test(test_request_socks),
+        cmocka_unit_test(test_request_origin),
+        cmocka_unit_test(test_chunked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

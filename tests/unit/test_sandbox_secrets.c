@@ -1,0 +1,113 @@
+/* Secrets by placeholder (secrets.c): an entry read and written back, the
+ * placeholder swapped for the value in a request head's header lines and
+ * inside Basic credentials for the secret's hosts alone, and a value found
+ * where it must not be. Pure functions; the proxy's use of them is the
+ * domains enforcement suite's. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "internal.h"
+#include "secrets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PLACEHOLDER "lcsb-placeholder-0123456789abcdef0123456789abcdef"
+#define VALUE "ghp_realvalue123"
+
+static void secret(lcsb__secret *s, const char *entry) {
+    char why[300];
+    if (lcsb__secret_parse(entry, NULL, s, why, sizeof why) != 0) fail_msg("%s: %s", entry, why);
+    snprintf(s->placeholder, sizeof s->placeholder, "%s", PLACEHOLDER);
+    s->value = strdup(VALUE);
+    s->value_len = strlen(VALUE);
+}
+
+static void test_secret_entry(void **state) {
+    (void)state;
+    lcsb__secret s;
+    char why[300], out[4096];
+    assert_int_equal(lcsb__secret_parse("GH_TOKEN", "API.github.com,*.Example.org:8443", &s, why,
+                                        sizeof why),
+                     0);
+    lcsb__secret_format(&s, out, sizeof out);
+    assert_string_equal(out, "GH_TOKEN api.github.com,*.example.org:8443");
+    assert_true(lcsb__secret_goes_to(&s, "api.github.com", 443));
+    assert_false(lcsb__secret_goes_to(&s, "api.github.com", 8443));
+    assert_true(lcsb__secret_goes_to(&s, "a.example.org", 8443));
+    assert_false(lcsb__secret_goes_to(&s, "example.org", 8443));
+    static const char *const refused[][3] = {
+        {"1X", "a.example", "no variable's name"},   {"A-B", "a.example", "no variable's name"},
+        {"X", "", "hosts"},                          {"X", "a.example,", "hosts"},
+        {"X", "!a.example", "no host a secret"},     {"X", "a.example once", "no host a secret"},
+        {"X", "a.example methods=GET", "no host a secret"},
+        {"X", "http://a.example/", "no host a secret"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        if (lcsb__secret_parse(refused[i][0], refused[i][1], &s, why, sizeof why) == 0)
+            fail_msg("accepted %s %s", refused[i][0], refused[i][1]);
+        assert_contains(why, refused[i][2], refused[i][1]);
+    }
+}
+
+static void test_secret_swap(void **state) {
+    (void)state;
+    lcsb__secret s;
+    secret(&s, "GH_TOKEN api.github.com");
+    static const char head[] = "GET /x?t=" PLACEHOLDER " HTTP/1.1\r\n"
+                               "X-Token: " PLACEHOLDER "\r\n"
+                               "Authorization: Basic eDoxMjNsY3NiLXBsYWNlaG9sZGVyLTAxMjM0NTY3ODlh"
+                               "YmNkZWYwMTIzNDU2Nzg5YWJjZGVm\r\n"
+                               "Host: api.github.com\r\n\r\n";
+    lcsb__buf out = {0};
+    lcsb__secrets_swap(&s, 1, "api.github.com", 443, head, sizeof head - 1, &out);
+    /* The request line keeps its placeholder; the headers get the value,
+     * and Basic's "x:123<placeholder>" becomes "x:123<value>". */
+    assert_contains(out.p, "GET /x?t=" PLACEHOLDER " HTTP/1.1\r\n");
+    assert_contains(out.p, "X-Token: " VALUE "\r\n");
+    assert_contains(out.p, "Authorization: Basic eDoxMjNnaHBfcmVhbHZhbHVlMTIz\r\n");
+    assert_lacks(out.p + strlen("GET /x?t=" PLACEHOLDER), PLACEHOLDER, "the headers");
+    /* Another host gets the placeholder as it was. */
+    out.len = 0;
+    lcsb__secrets_swap(&s, 1, "evil.example", 443, head, sizeof head - 1, &out);
+    assert_int_equal(out.len, sizeof head - 1);
+    assert_memory_equal(out.p, head, out.len);
+    lcsb__buf_free(&out);
+    lcsb__secret_clear(&s);
+    assert_null(s.value);
+}
+
+static void test_secret_find(void **state) {
+    (void)state;
+    lcsb__secret v[2];
+    secret(&v[0], "GH_TOKEN api.github.com");
+    secret(&v[1], "OTHER a.example");
+    free(v[1].value);
+    v[1].value = strdup("another-longer-value");
+    v[1].value_len = strlen(v[1].value);
+    static const char plain[] = "POST / HTTP/1.1\r\nX: ghp_realvalue123\r\n\r\n";
+    assert_int_equal(lcsb__secrets_find(v, 2, plain, sizeof plain - 1), 0);
+    static const char basic[] = "GET / HTTP/1.1\r\nauthorization:  basic  "
+                                "dXNlcjphbm90aGVyLWxvbmdlci12YWx1ZQ== \r\n\r\n";
+    assert_int_equal(lcsb__secrets_find(v, 2, basic, sizeof basic - 1), 1);
+    static const char clean[] = "GET / HTTP/1.1\r\nX: " PLACEHOLDER "\r\n\r\n";
+    assert_int_equal(lcsb__secrets_find(v, 2, clean, sizeof clean - 1), -1);
+    assert_int_equal(lcsb__secrets_longest(v, 2), strlen("another-longer-value"));
+    lcsb__secret_clear(&v[0]);
+    lcsb__secret_clear(&v[1]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_secret_entry),
+        cmocka_unit_test(test_secret_swap),
+        cmocka_unit_test(test_secret_find),
+    };
+    return cmocka_run_group_tests_name("sandbox_secrets", tests, NULL, NULL);
+}
