@@ -7,6 +7,8 @@ for that name, serving ROOT (argv[1]) with:
   repo.git/                  a bare repository, for git's dumb HTTP protocol
   simple/lcsbdemo/           a package index page (PEP 503) and its wheel
   /echo (GET and POST)       the request line, Authorization, X-Token and the body
+  /smart/repo.git            the same repository for git's smart HTTP protocol, clone and
+                             push, behind Basic credentials whose password is TOKEN (argv[4])
 
 It prints "http PORT https PORT cert PATH" once it serves, and serves until
 its stdin closes: the suite that started it holds the other end, so the
@@ -23,6 +25,7 @@ import threading
 import zipfile
 
 ROOT, HOST, ADDRESS = sys.argv[1], sys.argv[2], sys.argv[3]
+TOKEN = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 def make_certificate():
@@ -47,6 +50,7 @@ def make_repository(web):
     git("commit", "-q", "-m", "first")
     git("clone", "-q", "--bare", work, os.path.join(web, "repo.git"), cwd=ROOT)
     git("update-server-info", cwd=os.path.join(web, "repo.git"))
+    git("clone", "-q", "--bare", work, os.path.join(ROOT, "smart", "repo.git"), cwd=ROOT)
 
 
 def record_line(name, data):
@@ -93,14 +97,70 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(text)
 
+    def body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def smart(self):
+        """git http-backend, as a CGI, for whoever gives the token."""
+        want = "Basic " + base64.b64encode(f"git:{TOKEN}".encode()).decode()
+        if not TOKEN or self.headers.get("Authorization") != want:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="lcsb-test"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        path_info, _, query = self.path[len("/smart"):].partition("?")
+        body = self.body()
+        env = {"GIT_PROJECT_ROOT": os.path.join(ROOT, "smart"), "GIT_HTTP_EXPORT_ALL": "1",
+               "PATH_INFO": path_info, "QUERY_STRING": query, "REQUEST_METHOD": self.command,
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""), "REMOTE_USER": "git",
+               "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": str(len(body)),
+               "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+               "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+               "PATH": os.environ["PATH"]}
+        out = subprocess.run(["git", "http-backend"], input=body, env=env,
+                             capture_output=True).stdout
+        ends = [i for i in (out.find(b"\r\n\r\n"), out.find(b"\n\n")) if i >= 0]
+        end = min(ends) if ends else len(out)
+        head = out[:end]
+        rest = out[end + (4 if out.startswith(b"\r\n\r\n", end) else 2):]
+        status, headers = 200, []
+        for line in head.decode().replace("\r", "").split("\n"):
+            name, _, value = line.partition(":")
+            if name.lower() == "status":
+                status = int(value.split()[0])
+            elif name:
+                headers.append((name, value.strip()))
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(rest)))
+        self.end_headers()
+        self.wfile.write(rest)
+
     def do_GET(self):
         if self.path.startswith("/echo"):
             return self.echo()
+        if self.path.startswith("/smart/"):
+            return self.smart()
         return super().do_GET()
 
     def do_POST(self):
         if self.path.startswith("/echo"):
             return self.echo()
+        if self.path.startswith("/smart/"):
+            return self.smart()
         self.send_error(501, "Unsupported method ('POST')")
 
 

@@ -60,6 +60,9 @@ static bool find_host(void) {
     return loopback;
 }
 
+/* The secrets cases' value: the smart HTTP server's password too. */
+#define SECRET_VALUE "ghp_0nly-the-server-sees-this"
+
 static int start_servers(void) {
     int in[2], out[2];
     char line[PATH_MAX + 64];
@@ -70,7 +73,7 @@ static int start_servers(void) {
     if (srv.pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
-        execl(PYTHON, PYTHON, script, srv.root, srv.host, srv.addr, (char *)NULL);
+        execl(PYTHON, PYTHON, script, srv.root, srv.host, srv.addr, SECRET_VALUE, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -439,7 +442,6 @@ static void test_request_rules(void **state) {
     assert_contains(P.out, "POST /echo?q=1\n", "the server's echo");
 }
 
-#define SECRET_VALUE "ghp_0nly-the-server-sees-this"
 #define WITHHELD_VALUE "aws-withheld-4f9a2c7e"
 #define SECRETS_POLICY                                                                             \
     "exec = { \"curl\", \"sh\", \"cat\", \"grep\", \"head\" }, net = { domains = { \"%s:%d\", "    \
@@ -560,6 +562,59 @@ static void test_secrets(void **state) {
     assert_contains(P.out, "body: k=" WITHHELD_VALUE "\n", "the server's echo");
     expect_unsandboxed_ok(f, plain, &P);
     assert_contains(P.out, "body: k=" WITHHELD_VALUE "\n", "the server's echo");
+}
+
+/* git push over HTTPS to a smart HTTP server that wants the token: the
+ * command has a placeholder in the URL's password, and the server gets the
+ * token in its place. The twins: the same push under a policy without the
+ * secret is refused by the server (the command has no token), and with no
+ * sandbox and the token itself, it goes through. */
+static void test_git_push_with_secret(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char push[1200], repo[PATH_MAX];
+    FMT(push,
+        "cd \"$TMPDIR\" && git clone -q \"https://git:$LCSB_TEST_SECRET@%s:%d/smart/repo.git\" r "
+        "&& cd r && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m \"$0\" && "
+        "git push -q origin HEAD:main && echo pushed",
+        srv.host, srv.https);
+    FMT(repo, "%s/smart/repo.git", srv.root);
+    const char *const *last = CMD("/usr/bin/git", "--git-dir", repo, "log", "-1", "--format=%s", "main");
+    proc logged;
+    policy(f,
+           "exec = { \"git\", \"sh\", \"cat\" }, net = { domains = { \"%s:%d\" }, lan = { "
+           "\"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { hosts = { \"%s:%d\" } } }",
+           srv.host, srv.https, srv.host, srv.https);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", push, "pushed through lcsb"));
+    if (P.status != 0) {
+        describe("git push", CMD("sh", "-c", push), &P);
+        fail_msg("git push with the secret's placeholder failed");
+    }
+    assert_string_equal(P.out, "pushed\n");
+    run_child(NULL, last, NULL, &logged);
+    if (strcmp(logged.out, "pushed through lcsb\n") != 0)
+        fail_msg("the server's repository: %s%s", logged.out, logged.err);
+
+    /* Without the secret: the command's variable is withheld, and git has
+     * nothing to give. With no sandbox, the variable passed, it pushes. */
+    static const char twin[] =
+        "exec = { \"git\", \"sh\", \"cat\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" "
+        "}, lan = { \"127.0.0.0/8\" } }, env = { set = { GIT_SSL_CAINFO = \"%s\", "
+        "GIT_TERMINAL_PROMPT = \"0\" }%s }";
+    policy(f, twin, srv.cert, srv.host, srv.https, srv.cert, "");
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", push, "no token"));
+    assert_int_equal(P.status, 128);
+    assert_contains(P.err, "Authentication failed", "git's stderr");
+    policy(f, twin, srv.cert, srv.host, srv.https, srv.cert,
+           ", pass = { \"LCSB_TEST_SECRET\" }");
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_launched(f, NULL, "none", NULL, CMD("sh", "-c", push, "pushed without lcsb"),
+                  ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE), &P);
+    assert_int_equal(P.status, 0);
+    run_child(NULL, last, NULL, &logged);
+    if (strcmp(logged.out, "pushed without lcsb\n") != 0)
+        fail_msg("the server's repository: %s%s", logged.out, logged.err);
 }
 
 /* Around the proxy there is no way out: a TCP connect to the host's
@@ -843,6 +898,7 @@ int main(void) {
         T(test_grants_that_end),
         T(test_request_rules),
         T(test_secrets),
+        T(test_git_push_with_secret),
         T(test_no_way_around),
         T(test_clients),
         T(test_own_loopback),
