@@ -1,14 +1,19 @@
 /* libFuzzer target: what a command inside the sandbox sends lcsb's proxy,
  * and the policy entries the proxy parses again at start. An input is read
- * as an HTTP head, as SOCKS5's greeting and request, as a net.domains entry
- * and as a net.lan range (up to its first NUL). Besides what the sanitizers
- * catch, it holds the readers to their promises: a whole request's parts
- * are in their normal form, a prefix of a whole request is never judged,
- * and a normal form reads back as itself. */
+ * as an HTTP head, as an origin-form head inside an intercepted tunnel
+ * (judged by a rule, its placeholders swapped), as a chunked body, as
+ * SOCKS5's greeting and request, as a net.domains entry and as a net.lan
+ * range (up to its first NUL). Besides what the sanitizers catch, it holds
+ * the readers to their promises: a whole request's parts are in their
+ * normal form, a prefix of a whole request is never judged, a chunked body
+ * ends at the same byte however its bytes arrive, a swap touches only what
+ * the placeholder stood in, and a normal form reads back as itself. */
 #define _GNU_SOURCE
 #include "proxy_request.h"
+#include "secrets.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +49,70 @@ static void http(const char *text, size_t size) {
         if (req.status != 400 && req.status != 405 && req.status != 431) abort();
     }
     lcsb__request_clear(&req);
+}
+
+#define PLACEHOLDER "lcsb-placeholder-00112233445566778899aabbccddeeff"
+
+/* The head inside a tunnel to reg.example.org:443, judged by a rule and
+ * with a secret's placeholder swapped: one head still, no value where the
+ * placeholder was not. */
+static void origin(const char *text, size_t size) {
+    lcsb__request req = {0};
+    lcsb__parse state = lcsb__http_origin_request(text, size, "reg.example.org", 443, 443, &req);
+    if (state == LCSB__PARSE_BAD && req.status != 400 && req.status != 421 && req.status != 431)
+        abort();
+    if (state != LCSB__PARSE_DONE) {
+        lcsb__request_clear(&req);
+        return;
+    }
+    const lcsb__buf *f = &req.forward;
+    if (strstr(f->p, "\r\n\r\n") != f->p + f->len - 4) abort();
+    if (!req.target.p || (req.target.p[0] != '/' && strcmp(req.target.p, "*") != 0)) abort();
+    lcsb__domain rule;
+    char why[300];
+    const lcsb__domain *by;
+    const char *no;
+    if (lcsb__domain_parse("reg.example.org methods=GET,POST paths=/v2/", &rule, why, sizeof why))
+        abort();
+    bool refused = lcsb__domains_refuse_request(&rule, 1, "reg.example.org", 443, 0, req.method,
+                                                req.target.p, &by, &no);
+    if (!refused && (strncmp(req.target.p, "/v2/", 4) != 0 || strstr(req.target.p, "/../")))
+        abort();
+    lcsb__secret s;
+    if (lcsb__secret_parse("T", "reg.example.org", &s, why, sizeof why)) abort();
+    snprintf(s.placeholder, sizeof s.placeholder, "%s", PLACEHOLDER);
+    s.value = strdup("VALUE");
+    s.value_len = 5;
+    lcsb__buf out = {0};
+    lcsb__secrets_swap(&s, 1, "reg.example.org", 443, f->p, f->len, &out);
+    if (!out.oom && (strstr(out.p, "\r\n\r\n") != out.p + out.len - 4 || out.len > f->len))
+        abort();
+    if (!out.oom && !memmem(f->p, f->len, PLACEHOLDER, strlen(PLACEHOLDER)) &&
+        !strstr(f->p, "asic") && (out.len != f->len || memcmp(out.p, f->p, f->len) != 0))
+        abort();
+    (void)lcsb__secrets_find(&s, 1, out.p ? out.p : "", out.len);
+    lcsb__buf_free(&out);
+    lcsb__secret_clear(&s);
+    lcsb__request_clear(&req);
+}
+
+/* As a chunked body: whole, then in two parts cut anywhere, the same end. */
+static void chunked(const char *text, size_t size) {
+    lcsb__chunked a = {0}, b = {0};
+    size_t used, first, second;
+    lcsb__buf payload = {0};
+    lcsb__parse whole = lcsb__chunked_feed(&a, text, size, &used, &payload);
+    if (used > size || (whole != LCSB__PARSE_BAD && payload.len > used)) abort();
+    size_t cut = size ? (size * 2654435761u) % size : 0;
+    lcsb__parse part = lcsb__chunked_feed(&b, text, cut, &first, NULL);
+    if (part == LCSB__PARSE_MORE) {
+        part = lcsb__chunked_feed(&b, text + cut, size - cut, &second, NULL);
+        if (part != whole || (whole == LCSB__PARSE_DONE && first + second != used)) abort();
+    } else if ((part == LCSB__PARSE_DONE && (whole != LCSB__PARSE_DONE || first != used)) ||
+               (part == LCSB__PARSE_BAD && whole != LCSB__PARSE_BAD)) {
+        abort();
+    }
+    lcsb__buf_free(&payload);
 }
 
 static void socks(const unsigned char *bytes, size_t size) {
@@ -85,6 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(text, data, size);
     text[size] = '\0';
     http(text, size);
+    origin(text, size);
+    chunked(text, size);
     socks((const unsigned char *)text, size);
     entries(text);
     free(text);
