@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Install the Debian packages lcsb builds and tests with, when any is missing.
+# Install the Debian packages lcsb builds and tests with, when any is missing
+# (libssl-dev: OpenSSL 3, which the proxy terminates TLS with where a rule reads).
 # Sourced by demo.sh and test.sh; safe to run on its own.
 set -euo pipefail
 
-LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev
+LCSB_PACKAGES=(cmake make gcc musl-tools pkg-config liblua5.4-dev lua5.4 lua-cjson libcmocka-dev libssl-dev
                python3 util-linux procps)
 # podman runs the OCI cases: runc (crun fails on this kind of host's hybrid
 # cgroups), uidmap and slirp4netns for rootless runs, iptables for its network;
