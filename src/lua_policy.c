@@ -544,36 +544,44 @@ static void set_degradable(lua_State *L, lcsb_policy *p) {
     lcsb_policy_set_degradable(p, parts);
 }
 
-/* secrets = { NAME = { hosts = { "api.github.com", ... } } }, the table on
- * top: each a secret (secrets.h), in the order of their names. */
+/* secrets = { NAME = { hosts = { "api.github.com", ... }, headers = {
+ * "Private-Token" } } }, the table on top: each a secret (secrets.h), in
+ * the order of their names. */
 static void add_secrets(lua_State *L, lcsb_policy *p) {
+    static const char shape[] = "expected { hosts = { \"HOST\", ... }, headers = { \"NAME\" } }";
     int t = lua_gettop(L);
     if (!lua_istable(L, t))
         luaL_error(L, "policy key 'secrets': expected { NAME = { hosts = { \"HOST\", ... } } }");
     size_t n;
     const char **names = sorted_names(L, t, "secrets", &n);
     for (size_t i = 0; i < n; i++) {
-        char hosts[LCSB__SECRET_HOSTS_MAX * (LCSB__HOST_MAX + 8)];
-        lua_getfield(L, t, names[i]);
-        bool shaped = lua_istable(L, -1);
-        lua_pushnil(L);
-        while (shaped && lua_next(L, -2)) {
-            shaped = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "hosts") == 0;
-            lua_pop(L, 1);
-            if (!shaped) lua_pop(L, 1);
-        }
-        if (!shaped)
-            luaL_error(L, "policy key 'secrets.%s': expected { hosts = { \"HOST\", ... } }",
-                       names[i]);
-        char where[LCSB__SECRET_NAME_MAX + 16];
+        char hosts[LCSB__SECRET_HOSTS_MAX * (LCSB__HOST_MAX + 8) + LCSB__SECRET_HEADERS_MAX + 16];
+        char headers[LCSB__SECRET_HEADERS_MAX] = "", where[LCSB__SECRET_NAME_MAX + 16];
         snprintf(where, sizeof where, "secrets.%.*s", LCSB__SECRET_NAME_MAX - 1, names[i]);
-        lua_getfield(L, -1, "hosts");
-        join_list(L, where, "hosts", hosts, sizeof hosts);
+        lua_getfield(L, t, names[i]);
+        int entry = lua_gettop(L);
+        if (!lua_istable(L, entry)) luaL_error(L, "policy key '%s': %s", where, shape);
+        lua_pushnil(L);
+        while (lua_next(L, entry)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            if (strcmp(k, "hosts") != 0 && strcmp(k, "headers") != 0)
+                luaL_error(L, "policy key '%s': %s", where, shape);
+            lua_pop(L, 1);
+        }
+        if (lua_getfield(L, entry, "headers") != LUA_TNIL)
+            join_list(L, where, "headers", headers, sizeof headers);
+        lua_pop(L, 1);
+        if (lua_getfield(L, entry, "hosts") == LUA_TNIL)
+            luaL_error(L, "policy key '%s': %s", where, shape);
+        join_list(L, where, "hosts", hosts, sizeof hosts - LCSB__SECRET_HEADERS_MAX - 16);
+        if (headers[0]) {
+            size_t used = strlen(hosts);
+            snprintf(hosts + used, sizeof hosts - used, " headers=%s", headers);
+        }
         lcsb_error err;
         if (lcsb_policy_add_secret(p, names[i], hosts, &err)) lcsb__lua_raise(L, &err);
-        lua_pop(L, 2);
+        lua_settop(L, t);
     }
-    lua_settop(L, t);
 }
 
 /* POLICY's secrets as the spec gives them: { NAME = { hosts = {...} } }. */
@@ -592,6 +600,17 @@ static void push_secrets(lua_State *L, const lcsb_policy *p) {
             lua_rawseti(L, -2, (lua_Integer)h + 1);
         }
         lua_setfield(L, -2, "hosts");
+        if (s.headers[0]) {
+            lua_newtable(L);
+            lua_Integer k = 0;
+            for (const char *h = s.headers; *h;) {
+                size_t len = strcspn(h, ",");
+                lua_pushlstring(L, h, len);
+                lua_rawseti(L, -2, ++k);
+                h += len + (h[len] == ',');
+            }
+            lua_setfield(L, -2, "headers");
+        }
         lua_setfield(L, -2, s.name);
     }
     lua_setfield(L, -2, "secrets");

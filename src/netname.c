@@ -440,7 +440,10 @@ static bool listed(const char *list, const char *word, size_t len, bool prefix) 
  * backslash, a NUL, or an escape that decodes to another escape. */
 static bool path_judgeable(const char *path, size_t len) {
     if (len == 0 || path[0] != '/') return false;
-    size_t dots = 0, seg = 0; /* the current segment's length and its dots */
+    /* The current segment's length and its dots, up to a ";" (a path
+     * parameter, which servers drop before they resolve the segment). */
+    size_t dots = 0, seg = 0;
+    bool params = false;
     for (size_t i = 0; i <= len; i++) {
         char c = i < len ? path[i] : '/';
         size_t step = 1;
@@ -449,12 +452,20 @@ static bool path_judgeable(const char *path, size_t len) {
             char hex[3] = {path[i + 1], path[i + 2], '\0'};
             c = (char)strtol(hex, NULL, 16);
             step = 3;
-            if (c == '%' || c == '\0') return false;
+            /* Another escape, a NUL, and the lead bytes of an overlong
+             * UTF-8 spelling ("%c0%ae" for a dot), which no text needs. */
+            if (c == '%' || c == '\0' || (unsigned char)c == 0xc0 || (unsigned char)c == 0xc1)
+                return false;
         }
         if (c == '\\' || c == '\0') return false;
         if (c == '/') {
-            if (seg && seg == dots && dots <= 2) return false;
+            /* A segment of dots alone, of any number ("...", which some
+             * servers read as ".."), before its parameters. */
+            if (seg && seg == dots) return false;
             seg = dots = 0;
+            params = false;
+        } else if (c == ';' || params) {
+            params = true;
         } else {
             seg++;
             if (c == '.') dots++;

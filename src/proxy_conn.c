@@ -78,8 +78,11 @@ bool lcsb__proxy_draining(lcsb__proxy *p) {
 void lcsb__proxy_record(lcsb__proxy *p, const char *host, uint16_t port, const char *why) {
     pthread_mutex_lock(&p->lock);
     if (p->stopping) goto unlock;
+    /* What a withheld value's refusal says must not hide behind another's. */
+    bool withheld = strncmp(why, "withheld:", 9) == 0;
     for (size_t i = 0; i < p->kept_n; i++) {
-        if (p->kept[i].port == port && strcmp(p->kept[i].host, host) == 0) {
+        if (p->kept[i].port == port && strcmp(p->kept[i].host, host) == 0 &&
+            withheld == (strncmp(p->kept[i].why, "withheld:", 9) == 0)) {
             p->kept[i].attempts++;
             goto unlock;
         }

@@ -62,6 +62,7 @@ struct lcsb__proxy {
      * wiped when the proxy goes). */
     lcsb__secret *secrets;
     size_t secrets_n;
+    bool withheld_seen; /* a request carried a withheld value: no more are sent on */
     lcsb__cidr *lan;
     size_t lan_n;
     lcsb__cidr *own; /* this host's own addresses when the proxy started */
@@ -87,7 +88,8 @@ bool lcsb__proxy_stopping(lcsb__proxy *p);
  * connected any more. */
 bool lcsb__proxy_draining(lcsb__proxy *p);
 /* HOST:PORT refused for WHY: counted once per distinct pair, attempts
- * counted for the kept ones. */
+ * counted for the kept ones; a request that carried a withheld value
+ * ("withheld: ...") is a refusal of its own, never folded into another. */
 void lcsb__proxy_record(lcsb__proxy *p, const char *host, uint16_t port, const char *why);
 /* An HTTP answer of STATUS with BODY into OUT (SIZE bytes): its length. */
 int lcsb__proxy_http_answer(char *out, size_t size, int status, const char *body);

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #define HEAD_MS (30 * 1000)       /* for the request's head to arrive */
 #define IDLE_MS (5 * 60 * 1000)   /* a body or an answer that stops arriving */
 #define CHUNK (64 * 1024)
+#define LINGER_MS 1000            /* reading what follows a refused request */
 
 /* STATUS with BODY to the command over E, and REQ's host:port refused for
  * WHY in the record when WHY is not NULL. */
@@ -25,7 +27,11 @@ static void answer(lcsb__conn *c, lcsb__end *e, const lcsb__request *req, int st
     char text[1536];
     if (why) lcsb__proxy_record(c->proxy, req->host, req->port, why);
     int n = lcsb__proxy_http_answer(text, sizeof text, status, body);
-    (void)lcsb__end_write(c, e, text, (size_t)n, lcsb__now_ms() + LCSB__PROXY_REPLY_MS);
+    if (lcsb__end_write(c, e, text, (size_t)n, lcsb__now_ms() + LCSB__PROXY_REPLY_MS)) return;
+    /* Then our end, and what the command still sends (the rest of a body)
+     * read and dropped for a moment: closing over unread bytes resets the
+     * connection, and the answer can go with it. */
+    lcsb__end_close_gently(c, e, LINGER_MS);
 }
 
 /* REQ held to the rules: 0, or -1 when it was refused and answered. */
@@ -33,9 +39,17 @@ static int judge(lcsb__conn *c, lcsb__end *client, const lcsb__request *req) {
     lcsb__proxy *p = c->proxy;
     const lcsb__domain *rule;
     const char *no;
-    if (!lcsb__domains_refuse_request(p->domains, p->domains_n, req->host, req->port,
-                                      (int64_t)time(NULL), req->method, req->target.p, &rule, &no))
-        return 0;
+    int64_t now = (int64_t)time(NULL);
+    bool refused = lcsb__domains_refuse_request(p->domains, p->domains_n, req->host, req->port,
+                                                now, req->method, req->target.p, &rule, &no);
+    /* A method override is a method the server may take: judged as one. */
+    if (!refused && req->method_override[0] &&
+        lcsb__domains_refuse_request(p->domains, p->domains_n, req->host, req->port, now,
+                                     req->method_override, req->target.p, &rule, &no)) {
+        refused = true;
+        no = "the method its override header asks for is not among the rule's";
+    }
+    if (!refused) return 0;
     char entry[LCSB__DOMAIN_TEXT_MAX] = "", why[160], body[1200];
     if (rule) lcsb__domain_format(rule, entry, sizeof entry);
     /* The record names the request and the rule, the rule's text cut short
@@ -48,6 +62,11 @@ static int judge(lcsb__conn *c, lcsb__end *client, const lcsb__request *req) {
              req->method, req->target.p, req->host, entry, no);
     answer(c, client, req, 403, body, why);
     return -1;
+}
+
+int lcsb__proxy_judge_forward(lcsb__conn *c, const lcsb__request *req) {
+    lcsb__end client = {.fd = c->client};
+    return judge(c, &client, req);
 }
 
 /* A body on its way upstream while values are looked for in it: what
@@ -139,60 +158,128 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
     return rc;
 }
 
-/* Upstream's answer to the command, until upstream ends. */
+/* Upstream's answer to the command, until upstream ends, every value lcsb
+ * withholds overwritten on the way (a server that echoes what it was sent,
+ * a header or a form, would otherwise hand the command a secret's value):
+ * the bytes a value could start in are held back until the next come. */
 static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up) {
-    char *buf = malloc(CHUNK);
-    for (ssize_t n; buf && (n = lcsb__end_read(c, up, buf, CHUNK, lcsb__now_ms() + IDLE_MS)) > 0;)
-        if (lcsb__end_write(c, client, buf, (size_t)n, lcsb__now_ms() + IDLE_MS)) break;
+    lcsb__proxy *p = c->proxy;
+    size_t keep = lcsb__secrets_longest(p->secrets, p->secrets_n);
+    keep = keep ? keep - 1 : 0;
+    char *buf = malloc(CHUNK + keep);
+    size_t held = 0;
+    for (ssize_t n; buf && (n = lcsb__end_read(c, up, buf + held, CHUNK, lcsb__now_ms() + IDLE_MS)) > 0;) {
+        size_t have = held + (size_t)n;
+        (void)lcsb__secrets_mask(p->secrets, p->secrets_n, buf, have);
+        size_t go = have > keep ? have - keep : 0;
+        if (lcsb__end_write(c, client, buf, go, lcsb__now_ms() + IDLE_MS)) {
+            free(buf);
+            return;
+        }
+        memmove(buf, buf + go, have - go);
+        held = have - go;
+    }
+    if (buf && held) (void)lcsb__end_write(c, client, buf, held, lcsb__now_ms() + IDLE_MS);
     free(buf);
 }
 
-int lcsb__proxy_judge_forward(lcsb__conn *c, const lcsb__request *req) {
-    lcsb__end client = {.fd = c->client};
-    return judge(c, &client, req);
+/* HEAD (a whole request head) asking for an answer without a content
+ * coding: its Accept-Encoding lines replaced by "identity". */
+static void without_encoding(lcsb__buf *head) {
+    if (head->oom) return;
+    lcsb__buf out = {0};
+    for (size_t i = 0; i < head->len;) {
+        const char *line = head->p + i;
+        const char *nl = memchr(line, '\n', head->len - i);
+        size_t n = nl ? (size_t)(nl - line) + 1 : head->len - i;
+        if (n == 2 && line[0] == '\r') lcsb__buf_adds(&out, "Accept-Encoding: identity\r\n");
+        if (n < 16 || strncasecmp(line, "accept-encoding:", 16) != 0) lcsb__buf_add(&out, line, n);
+        i += n;
+    }
+    explicit_bzero(head->p, head->len);
+    lcsb__buf_free(head);
+    *head = out;
 }
 
-/* The request refused for carrying the value of S itself: lcsb keeps it
- * from the command, so the command had it by another way. */
+/* Has a request of this run carried a value lcsb withholds? Then the proxy
+ * sends on no more of the requests it reads: each refusal would tell the
+ * command whether its guess was the value, a bit at a time. Marked by
+ * MARK. */
+static bool withheld_seen(lcsb__proxy *p, bool mark) {
+    pthread_mutex_lock(&p->lock);
+    bool seen = p->withheld_seen;
+    if (mark) p->withheld_seen = true;
+    pthread_mutex_unlock(&p->lock);
+    return seen;
+}
+
+/* The request refused for carrying the value of S itself (SENT: after its
+ * start went upstream, the value held back): lcsb keeps it from the
+ * command, so the command had it by another way. */
 static void refuse_withheld(lcsb__conn *c, lcsb__end *client, const lcsb__request *req,
-                            const lcsb__secret *s) {
-    char why[160], body[400];
+                            const lcsb__secret *s, bool sent) {
+    char why[160], body[500];
+    (void)withheld_seen(c->proxy, true);
     snprintf(why, sizeof why, "withheld: the value of %.100s", s->name);
     snprintf(body, sizeof body,
              "lcsb: the request holds the value of %.100s, which lcsb keeps from the command "
-             "(%s); it was not sent\n",
-             s->name, s->hosts_n ? "a secret of the policy's" : "a variable it was not given");
+             "(%s); %s, and the proxy sends on no more requests it reads in this run\n",
+             s->name, s->hosts_n ? "a secret of the policy's" : "a variable it was not given",
+             sent ? "it was cut off before the value" : "nothing of it was sent");
     answer(c, client, req, 403, body, why);
 }
 
 /* REQ (parsed whole, judged) sent on, FIRST (LEN bytes) the start of its
  * body, with the secrets that go to its host put in place of their
- * placeholders; refused when it carries a value lcsb withholds. */
+ * placeholders (only over TLS, and the answer then asked for unencoded, so
+ * that a value echoed back is found); refused when it carries a value lcsb
+ * withholds, or after one did. */
 static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
                          const char *first, size_t len) {
     lcsb__proxy *p = c->proxy;
+    if (withheld_seen(p, false)) {
+        answer(c, client, req, 403,
+               "lcsb: an earlier request of this run carried a value lcsb withholds; the proxy "
+               "sends on no more requests it reads\n",
+               NULL);
+        return;
+    }
     /* The head, and what came of the body with it: a value there is
      * refused before upstream hears of the request at all. */
     int k = lcsb__secrets_find(p->secrets, p->secrets_n, req->forward.p, req->forward.len);
     if (k < 0) k = lcsb__secrets_find(p->secrets, p->secrets_n, first, len);
     if (k >= 0) {
-        refuse_withheld(c, client, req, &p->secrets[k]);
+        refuse_withheld(c, client, req, &p->secrets[k], false);
         return;
     }
-    static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
-    if (req->expect_continue &&
-        lcsb__end_write(c, client, go_on, sizeof go_on - 1, lcsb__now_ms() + LCSB__PROXY_REPLY_MS))
-        return;
     lcsb__buf head = {0};
-    lcsb__secrets_swap(p->secrets, p->secrets_n, req->host, req->port, req->forward.p,
-                       req->forward.len, &head);
-    int rc = head.oom ? -1 : lcsb__end_write(c, up, head.p, head.len, lcsb__now_ms() + IDLE_MS);
+    size_t swapped = lcsb__secrets_swap(p->secrets, p->secrets_n, req->host, req->port,
+                                        req->forward.p, req->forward.len, &head);
+    if (swapped && !up->ssl) {
+        if (head.p) explicit_bzero(head.p, head.len);
+        lcsb__buf_free(&head);
+        char why[160] = "no TLS: a secret's placeholder in a plain HTTP request";
+        answer(c, client, req, 403,
+               "lcsb: lcsb puts a secret's value only into requests over TLS (https://) to the "
+               "secret's hosts, verified; this one is plain HTTP, and was not sent\n",
+               why);
+        return;
+    }
+    if (swapped) without_encoding(&head);
+    static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    int rc = head.oom ? -1 : 0;
+    if (!rc && req->expect_continue)
+        rc = lcsb__end_write(c, client, go_on, sizeof go_on - 1,
+                             lcsb__now_ms() + LCSB__PROXY_REPLY_MS);
+    if (!rc) rc = lcsb__end_write(c, up, head.p, head.len, lcsb__now_ms() + IDLE_MS);
     if (head.p) explicit_bzero(head.p, head.len);
     lcsb__buf_free(&head);
     if (!rc) rc = send_body(c, client, up, req, first, len);
+    /* A server may answer before the body is all there (a 401, a 413) and
+     * stop reading: what it said is relayed all the same. */
     if (rc >= 2)
-        refuse_withheld(c, client, req, &p->secrets[rc - 2]);
-    else if (!rc)
+        refuse_withheld(c, client, req, &p->secrets[rc - 2], true);
+    else
         relay_answer(c, client, up);
 }
 

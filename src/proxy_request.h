@@ -50,6 +50,10 @@ typedef struct lcsb__request {
      * for a 100 Continue. */
     lcsb__buf forward;
     char method[24]; /* empty when longer: no rule names it */
+    /* The method an X-HTTP-Method-Override (X-HTTP-Method,
+     * X-Method-Override) asks the server to take instead, which a methods
+     * rule judges too; "" without one. */
+    char method_override[24];
     lcsb__buf target;
     lcsb__body body;
     uint64_t body_len;

@@ -358,6 +358,19 @@ int lcsb__end_write(const lcsb__conn *c, lcsb__end *e, const void *data, size_t 
     return 0;
 }
 
+void lcsb__end_close_gently(const lcsb__conn *c, lcsb__end *e, long long ms) {
+    if (e->ssl) {
+        ERR_clear_error();
+        (void)SSL_shutdown(e->ssl);
+    } else {
+        shutdown(e->fd, SHUT_WR);
+    }
+    char drop[4096];
+    long long deadline = lcsb__now_ms() + ms;
+    while (lcsb__end_read(c, e, drop, sizeof drop, deadline) > 0) {
+    }
+}
+
 void lcsb__end_finish(lcsb__end *e) {
     if (!e->ssl) return;
     ERR_clear_error();

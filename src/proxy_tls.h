@@ -52,6 +52,9 @@ ssize_t lcsb__end_read(const lcsb__conn *c, lcsb__end *e, void *buf, size_t cap,
 /* All of DATA (LEN bytes) to E by DEADLINE: 0, or -1. */
 int lcsb__end_write(const lcsb__conn *c, lcsb__end *e, const void *data, size_t len,
                     long long deadline);
+/* E's sending ended (TLS's close_notify, or a half-close), then what the
+ * peer still sends read and dropped until it ends or for MS. */
+void lcsb__end_close_gently(const lcsb__conn *c, lcsb__end *e, long long ms);
 /* E's TLS ended (a close_notify tried, never waited on) and freed; its
  * socket stays the connection's to close. */
 void lcsb__end_finish(lcsb__end *e);

@@ -155,12 +155,14 @@ static lcsb__secret *new_secret(net_serve *net) {
 
 /* The values of the caller's variables that look like secrets and that
  * BLOCK (the command's environment) does not hold, kept in NET as values
- * no request the proxy reads may carry. Short ones are left out: they would
- * turn up in ordinary requests. */
+ * no request the proxy reads may carry. */
 static int note_withheld(net_serve *net, char *const *block) {
     for (size_t i = 0; environ && environ[i]; i++) {
         const char *eq = strchr(environ[i], '=');
-        if (!eq || strlen(eq + 1) < 8 || (size_t)(eq - environ[i]) >= LCSB__SECRET_NAME_MAX)
+        /* Short values would turn up in ordinary requests, and a path
+         * (AWS_CA_BUNDLE's) is no secret. */
+        if (!eq || strlen(eq + 1) < 8 || eq[1] == '/' ||
+            (size_t)(eq - environ[i]) >= LCSB__SECRET_NAME_MAX)
             continue;
         char name[LCSB__SECRET_NAME_MAX];
         snprintf(name, sizeof name, "%.*s", (int)(eq - environ[i]), environ[i]);

@@ -25,6 +25,29 @@ static bool is_name(const char *name) {
     return true;
 }
 
+/* RFC 9110's tchar: what a header's name is made of. */
+static bool is_tchar(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* " headers=A,B" past its space (TAIL) into OUT, lowercase: 0, or -1. */
+static int read_headers(const char *tail, lcsb__secret *out) {
+    static const char key[] = "headers=";
+    if (strncmp(tail, key, sizeof key - 1) != 0) return -1;
+    const char *list = tail + sizeof key - 1;
+    size_t len = strlen(list);
+    if (len == 0 || len >= sizeof out->headers || list[len - 1] == ',') return -1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)list[i];
+        if (c == ',' ? i == 0 || list[i - 1] == ',' : !is_tchar(c)) return -1;
+        out->headers[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    out->headers[len] = '\0';
+    /* Authorization always: no need to list it. */
+    return 0;
+}
+
 int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, char *why,
                        size_t size) {
     memset(out, 0, sizeof *out);
@@ -48,6 +71,20 @@ int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, c
         return -1;
     }
     snprintf(out->name, sizeof out->name, "%s", name);
+    char hosts_only[LCSB__SECRET_HOSTS_MAX * (LCSB__HOST_MAX + 8)];
+    const char *tail = strchr(hosts, ' ');
+    if (tail) {
+        if ((size_t)(tail - hosts) >= sizeof hosts_only || read_headers(tail + 1, out)) {
+            snprintf(why, size,
+                     "secrets.%s: after the hosts, only \" headers=Name,Name\" (the headers "
+                     "besides Authorization it may go in)",
+                     name);
+            return -1;
+        }
+        memcpy(hosts_only, hosts, (size_t)(tail - hosts));
+        hosts_only[tail - hosts] = '\0';
+        hosts = hosts_only;
+    }
     for (const char *p = hosts;;) {
         const char *end = strchr(p, ',');
         size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -82,6 +119,7 @@ void lcsb__secret_format(const lcsb__secret *s, char *out, size_t size) {
         lcsb__domain_format(&s->hosts[i], host, sizeof host);
         used += (size_t)snprintf(out + used, size - used, "%s%s", i ? "," : " ", host);
     }
+    if (s->headers[0] && used < size) snprintf(out + used, size - used, " headers=%s", s->headers);
 }
 
 bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port) {
@@ -103,6 +141,13 @@ void lcsb__secret_clear(lcsb__secret *s) {
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 static int b64_value(char c) {
     const char *p = c ? strchr(b64, c) : NULL;
     return p ? (int)(p - b64) : -1;
@@ -111,20 +156,21 @@ static int b64_value(char c) {
 /* IN (LEN bytes of Base64, padded) decoded into OUT (room for LEN bytes):
  * how many, or -1 when it is no Base64. */
 static long b64_decode(const char *in, size_t len, char *out) {
-    if (len % 4) return -1;
+    /* Padded or not: a server may take either. */
+    while (len && in[len - 1] == '=' && len % 4 != 1) len--;
+    if (len % 4 == 1) return -1;
     size_t o = 0;
     for (size_t i = 0; i < len; i += 4) {
-        int v[4];
-        for (int k = 0; k < 4; k++) {
-            bool pad = in[i + k] == '=' && i + 4 == len && k >= 2;
-            v[k] = pad ? 0 : b64_value(in[i + k]);
-            if (v[k] < 0) return -1;
+        size_t have = len - i < 4 ? len - i : 4;
+        unsigned bits = 0;
+        for (size_t k = 0; k < 4; k++) {
+            int v = k < have ? b64_value(in[i + k]) : 0;
+            if (v < 0) return -1;
+            bits = bits << 6 | (unsigned)v;
         }
-        unsigned bits = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
-                        (unsigned)v[3];
         out[o++] = (char)(bits >> 16);
-        if (in[i + 2] != '=') out[o++] = (char)(bits >> 8 & 0xff);
-        if (in[i + 3] != '=') out[o++] = (char)(bits & 0xff);
+        if (have > 2) out[o++] = (char)(bits >> 8 & 0xff);
+        if (have > 3) out[o++] = (char)(bits & 0xff);
     }
     return (long)o;
 }
@@ -159,27 +205,43 @@ static bool basic_credentials(const char *line, size_t len, size_t *at, size_t *
     return true;
 }
 
-/* TEXT (LEN bytes) into OUT, each placeholder of the secrets at V that go
- * to HOST:PORT swapped for its value. */
+/* May S go in the header NAME (LEN bytes)? Authorization, and the ones
+ * its entry lists. */
+static bool may_carry(const lcsb__secret *s, const char *name, size_t len) {
+    if (len == 13 && strncasecmp(name, "authorization", 13) == 0) return true;
+    for (const char *p = s->headers; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && strncasecmp(p, name, n) == 0) return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+/* TEXT (LEN bytes, of the header NAME's line) into OUT, each placeholder
+ * of the secrets at V that go to HOST:PORT and may go in NAME swapped for
+ * its value; *SWAPPED counts them. */
 static void swap_text(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
-                      const char *text, size_t len, lcsb__buf *out) {
+                      const char *name, size_t name_len, const char *text, size_t len,
+                      lcsb__buf *out, size_t *swapped) {
     for (size_t i = 0; i < len;) {
-        bool swapped = false;
-        for (size_t k = 0; k < n && !swapped; k++) {
+        bool done = false;
+        for (size_t k = 0; k < n && !done; k++) {
             size_t pl = strlen(v[k].placeholder);
             if (pl && v[k].value && len - i >= pl && memcmp(text + i, v[k].placeholder, pl) == 0 &&
-                lcsb__secret_goes_to(&v[k], host, port)) {
+                lcsb__secret_goes_to(&v[k], host, port) && may_carry(&v[k], name, name_len)) {
                 lcsb__buf_add(out, v[k].value, v[k].value_len);
                 i += pl;
-                swapped = true;
+                done = true;
+                (*swapped)++;
             }
         }
-        if (!swapped) lcsb__buf_add(out, text + i++, 1);
+        if (!done) lcsb__buf_add(out, text + i++, 1);
     }
 }
 
-void lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
-                        const char *head, size_t len, lcsb__buf *out) {
+size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
+                          const char *head, size_t len, lcsb__buf *out) {
+    size_t swapped = 0;
     const char *nl = memchr(head, '\n', len);
     size_t first = nl ? (size_t)(nl - head) + 1 : len;
     lcsb__buf_add(out, head, first); /* the request line, as it is */
@@ -187,6 +249,8 @@ void lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint1
         const char *end = memchr(head + i, '\n', len - i);
         size_t line_len = end ? (size_t)(end - (head + i)) + 1 : len - i;
         const char *line = head + i;
+        const char *colon = memchr(line, ':', line_len);
+        size_t name_len = colon ? (size_t)(colon - line) : 0;
         size_t at, b64n;
         char *plain = NULL;
         long plain_len = -1;
@@ -194,15 +258,20 @@ void lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint1
         if (basic_credentials(line, content, &at, &b64n) && (plain = malloc(b64n + 1)))
             plain_len = b64_decode(line + at, b64n, plain);
         if (plain_len >= 0) {
-            lcsb__buf swapped = {0};
-            swap_text(v, n, host, port, plain, (size_t)plain_len, &swapped);
+            lcsb__buf inside = {0};
+            size_t before = swapped;
+            swap_text(v, n, host, port, line, name_len, plain, (size_t)plain_len, &inside,
+                      &swapped);
             lcsb__buf_add(out, line, at);
-            b64_encode(swapped.p ? swapped.p : "", swapped.len, out);
+            if (swapped > before)
+                b64_encode(inside.p ? inside.p : "", inside.len, out);
+            else
+                lcsb__buf_add(out, line + at, b64n);
             lcsb__buf_add(out, line + at + b64n, line_len - at - b64n);
-            if (swapped.p) wipe(swapped.p, swapped.len);
-            lcsb__buf_free(&swapped);
+            if (inside.p) wipe(inside.p, inside.len);
+            lcsb__buf_free(&inside);
         } else {
-            swap_text(v, n, host, port, line, line_len, out);
+            swap_text(v, n, host, port, line, name_len, line, line_len, out, &swapped);
         }
         if (plain) {
             wipe(plain, b64n + 1);
@@ -210,6 +279,7 @@ void lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint1
         }
         i += line_len;
     }
+    return swapped;
 }
 
 /* The first secret whose value TEXT (LEN bytes) holds as it is: its index,
@@ -220,8 +290,33 @@ static int find_raw(const lcsb__secret *v, size_t n, const char *text, size_t le
     return -1;
 }
 
+/* DATA (LEN bytes) percent-decoded ("+" as a space) into OUT (room for
+ * LEN bytes): how many. */
+static size_t percent_decoded(const char *data, size_t len, char *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        int hi, lo;
+        if (data[i] == '%' && i + 2 < len && (hi = hex_value(data[i + 1])) >= 0 &&
+            (lo = hex_value(data[i + 2])) >= 0) {
+            out[o++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            out[o++] = data[i] == '+' ? ' ' : data[i];
+        }
+    }
+    return o;
+}
+
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len) {
     int found = find_raw(v, n, data, len);
+    if (found < 0 && memchr(data, '%', len)) {
+        char *decoded = malloc(len ? len : 1);
+        if (decoded) {
+            found = find_raw(v, n, decoded, percent_decoded(data, len, decoded));
+            wipe(decoded, len);
+            free(decoded);
+        }
+    }
     /* And inside Basic credentials, line by line. */
     for (size_t i = 0; found < 0 && i < len;) {
         const char *end = memchr(data + i, '\n', len - i);
@@ -241,6 +336,20 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
         i = (size_t)(end - data) + 1;
     }
     return found;
+}
+
+size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len) {
+    size_t masked = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!v[k].value_len) continue;
+        for (char *at = data; (at = memmem(at, len - (size_t)(at - data), v[k].value,
+                                           v[k].value_len)) != NULL;
+             masked++) {
+            memset(at, '*', v[k].value_len);
+            at += v[k].value_len;
+        }
+    }
+    return masked;
 }
 
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {

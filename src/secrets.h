@@ -20,11 +20,16 @@
 #define LCSB__SECRET_HOSTS_MAX 16
 #define LCSB__PLACEHOLDER_MAX 64 /* with its NUL */
 #define LCSB__SECRETS_MAX 32
+#define LCSB__SECRET_HEADERS_MAX 256
 
 typedef struct lcsb__secret {
     char name[LCSB__SECRET_NAME_MAX];
     lcsb__domain hosts[LCSB__SECRET_HOSTS_MAX];
     size_t hosts_n;
+    /* The headers besides Authorization it may go in, lowercase,
+     * comma-separated ("private-token,x-api-key"; empty: Authorization
+     * alone). */
+    char headers[LCSB__SECRET_HEADERS_MAX];
     char placeholder[LCSB__PLACEHOLDER_MAX]; /* what the command holds */
     char *value;                             /* the caller's, never the command's */
     size_t value_len;
@@ -32,8 +37,9 @@ typedef struct lcsb__secret {
 
 /* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not
  * NULL) as a secret: NAME a shell variable's name, each host an allowing
- * net.domains entry without an end or a rule. 0, or -1 with why in WHY.
- * The placeholder and the value are the run's to fill. */
+ * net.domains entry without an end or a rule; after the hosts, the other
+ * headers it may go in, " headers=Private-Token,X-Api-Key". 0, or -1 with
+ * why in WHY. The placeholder and the value are the run's to fill. */
 int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, char *why,
                        size_t size);
 /* S's normal form, "NAME host,host", into OUT. */
@@ -45,14 +51,20 @@ void lcsb__secret_clear(lcsb__secret *s);
 
 /* HEAD (LEN bytes: a request line and its header lines, CRLF-ended, as the
  * proxy sends them on) into OUT, each placeholder of the N secrets at V
- * that go to HOST:PORT swapped for its value in the header lines (not the
- * request line: a URL is logged everywhere), Basic credentials decoded,
- * swapped and encoded again. */
-void lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
-                        const char *head, size_t len, lcsb__buf *out);
+ * that go to HOST:PORT swapped for its value in the value of Authorization
+ * (Basic credentials decoded, swapped and encoded again) and of the
+ * secret's other headers; nowhere else (not the request line, which is
+ * logged everywhere, nor a header a server may echo). How many were
+ * swapped. */
+size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
+                          const char *head, size_t len, lcsb__buf *out);
 /* The first of the N secrets at V whose value DATA (LEN bytes) holds, as
- * it is or inside Basic credentials: its index, or -1. */
+ * it is, percent-decoded, or inside Basic credentials: its index, or -1. */
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len);
+/* Every value of the N secrets at V in DATA (LEN bytes) overwritten with
+ * as many '*' (the length kept, so that an answer's framing holds): how
+ * many. */
+size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len);
 /* The longest value among them: what a scan across a body's reads keeps. */
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n);
 

@@ -206,7 +206,11 @@ function M.rule_hint(target, entry, rule)
   local request, why = rule:match("^(%S+ %S+): (.*)$")
   local method, path = (request or ""):match("^(%S+) (%S+)$")
   local key = ("net = { domains = { [%s] = { ... } } }"):format(lua_list({ entry }):match("^{ (.*) }$"))
-  if why and why:find("method", 1, true) then
+  if why and why:find("override", 1, true) then
+    return ("lcsb's proxy refused %s to %s: %s (X-HTTP-Method-Override and its kin name a method "
+      .. "the server may take instead); add that method to the entry's methods (%s), or drop "
+      .. "the header"):format(request, target, why, key)
+  elseif why and why:find("method", 1, true) then
     return ("lcsb's proxy refused %s to %s: %s; to allow it, add \"%s\" to the entry's methods "
       .. "(%s)"):format(request, target, why, method, key)
   elseif why and why:find("starts with none", 1, true) then
@@ -238,7 +242,11 @@ M.add("net_refused", function(ev)
     local rule = r.why:match("^rule: (.*)")
     local withheld = r.why:match("^withheld: the value of (.*)")
     local upstream = r.why:match("^upstream (.*)")
-    if withheld then
+    if r.why:find("^no TLS: ") then
+      hints[#hints + 1] = ("lcsb's proxy refused a plain HTTP request to %s that carried a "
+        .. "secret's placeholder: lcsb puts a secret's value only into requests over TLS "
+        .. "(https://) to the secret's hosts, whose certificate it verifies"):format(target)
+    elseif withheld then
       hints[#hints + 1] = ("lcsb's proxy refused a request to %s that held the value of %s, which "
         .. "lcsb keeps from the command; a secret of the policy's goes out as its placeholder "
         .. "($%s in the command), which the proxy swaps for the value on the way to the secret's "

@@ -6,9 +6,11 @@ for that name, serving ROOT (argv[1]) with:
   hello.txt                  a line the clients print
   repo.git/                  a bare repository, for git's dumb HTTP protocol
   simple/lcsbdemo/           a package index page (PEP 503) and its wheel
-  /echo (GET and POST)       the request line, Authorization, X-Token and the body
+  /echo (GET and POST)       the request line, Authorization and X-Token (each as it came
+                             and as its SHA-256), Accept-Encoding and the body
   /smart/repo.git            the same repository for git's smart HTTP protocol, clone and
-                             push, behind Basic credentials whose password is TOKEN (argv[4])
+                             push, behind Basic credentials whose password is
+                             $LCSB_NET_SERVER_TOKEN
 
 It prints "http PORT https PORT cert PATH" once it serves, and serves until
 its stdin closes: the suite that started it holds the other end, so the
@@ -25,7 +27,8 @@ import threading
 import zipfile
 
 ROOT, HOST, ADDRESS = sys.argv[1], sys.argv[2], sys.argv[3]
-TOKEN = sys.argv[4] if len(sys.argv) > 4 else None
+# In the environment, not in argv: any process may read another's argv.
+TOKEN = os.environ.get("LCSB_NET_SERVER_TOKEN")
 
 
 def make_certificate():
@@ -86,11 +89,17 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
     def echo(self):
         """/echo: what arrived, for the cases to check what the proxy sent
         on: the request line, the headers a secret may ride in, the body."""
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = self.body()
+        def digest(name):
+            value = self.headers.get(name)
+            return hashlib.sha256(value.encode()).hexdigest() if value else None
         text = (f"{self.command} {self.path}\n"
                 f"authorization: {self.headers.get('Authorization')}\n"
-                f"x-token: {self.headers.get('X-Token')}\n").encode() + b"body: " + body + b"\n"
+                f"authorization-sha256: {digest('Authorization')}\n"
+                f"x-token: {self.headers.get('X-Token')}\n"
+                f"x-token-sha256: {digest('X-Token')}\n"
+                f"accept-encoding: {self.headers.get('Accept-Encoding')}\n").encode()
+        text += b"body: " + body + b"\n"
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(text)))

@@ -73,7 +73,9 @@ static int start_servers(void) {
     if (srv.pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
-        execl(PYTHON, PYTHON, script, srv.root, srv.host, srv.addr, SECRET_VALUE, (char *)NULL);
+        /* The token in its environment: another process may read its argv. */
+        setenv("LCSB_NET_SERVER_TOKEN", SECRET_VALUE, 1);
+        execl(PYTHON, PYTHON, script, srv.root, srv.host, srv.addr, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -405,6 +407,9 @@ static void test_request_rules(void **state) {
     read_file(att, attested, sizeof attested);
     FMT(why, "\"why\":\"rule: POST /echo?q=1: its method is not among the rule's\"");
     assert_contains(attested, why, "the attestation");
+    /* A method override is a method: the rule judges it too. */
+    lcsb_trusting(f, STATUS_OF("-H", "X-HTTP-Method-Override: DELETE", https));
+    assert_string_equal(P.out, "403\n");
     /* Forwarded HTTP: the paths the rule names, and no other. */
     lcsb_trusting(f, STATUS_OF("-X", "POST", "-d", "a=1", http));
     assert_string_equal(P.out, "501\n");
@@ -443,10 +448,13 @@ static void test_request_rules(void **state) {
 }
 
 #define WITHHELD_VALUE "aws-withheld-4f9a2c7e"
+/* sha256(SECRET_VALUE), and of "Basic " base64("git:" SECRET_VALUE). */
+#define SECRET_SHA256 "da804544d3c0190405806a15e0bc2e781fc2dc5e40616d599574cad1b2ede83b"
+#define BASIC_SHA256 "7636a7236a38e4cd62085ade7ba393e196f9c193198a50ae8c17eea68a08e94e"
 #define SECRETS_POLICY                                                                             \
     "exec = { \"curl\", \"sh\", \"cat\", \"grep\", \"head\" }, net = { domains = { \"%s:%d\", "    \
     "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { hosts = { "        \
-    "\"%s:%d\" } } }%s"
+    "\"%s:%d\" }, headers = { \"X-Token\" } } }%s"
 
 /* lcsb with the secret's value, a sensitive variable the command is not
  * given, and the servers' certificate trusted, in its own environment. */
@@ -498,18 +506,28 @@ static void test_secrets(void **state) {
     first_line(P.out, placeholder, sizeof placeholder);
     assert_int_equal(strncmp(placeholder, "lcsb-placeholder-", 17), 0);
     assert_int_equal(strlen(placeholder), 17 + 32);
-    assert_contains(P.out, "x-token: " SECRET_VALUE "\n", "the secret's host");
-    /* base64("git:" SECRET_VALUE) */
-    assert_contains(P.out, "authorization: Basic Z2l0OmdocF8wbmx5LXRoZS1zZXJ2ZXItc2Vlcy10aGlz\n",
-                    "Basic credentials");
+    /* The server got the value (its digest says so), and what it echoed
+     * reached the command with the value overwritten. */
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "the secret's host");
+    assert_contains(P.out, "x-token: *****************************\n", "the echo, masked");
+    assert_contains(P.out, "authorization-sha256: " BASIC_SHA256 "\n", "Basic credentials");
+    assert_contains(P.out, "accept-encoding: identity\n", "the answer asked for plain");
+    assert_lacks(P.out, SECRET_VALUE, "the command's output");
     char elsewhere[200];
     FMT(elsewhere, "x-token: %s\n", placeholder);
     assert_contains(P.out, elsewhere, "another host");
     read_file(att, attested, sizeof attested);
     char listed[300];
-    FMT(listed, "\"secrets\":[\"LCSB_TEST_SECRET %s:%d\"]", srv.host, srv.https);
+    FMT(listed, "\"secrets\":[\"LCSB_TEST_SECRET %s:%d headers=x-token\"]", srv.host,
+        srv.https);
     assert_contains(attested, listed, "the attestation");
     assert_lacks(attested, SECRET_VALUE, "the attestation");
+    /* Only over TLS: plain HTTP to the secret's host is refused the value. */
+    FMT(script, "curl -fsS -H \"X-Token: $LCSB_TEST_SECRET\" http://%s:%d/echo", srv.host,
+        srv.https);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "lcsb puts a secret's value only into requests over TLS", "stderr");
 
     lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", find_value));
     assert_int_equal(P.status, 0);
@@ -525,7 +543,7 @@ static void test_secrets(void **state) {
     }
     lcsb_with_secret(f, without_userns(LCSB_FAULT_LAUNCHER_PATH), NULL,
                      CMD("sh", "-c", "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" \"$0\"", https));
-    assert_contains(P.out, "x-token: " SECRET_VALUE "\n", "the secret's host, Landlock alone");
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "the secret's host, Landlock alone");
 
     /* What the command was not given goes nowhere the proxy reads. */
     policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
@@ -536,9 +554,20 @@ static void test_secrets(void **state) {
     assert_contains(P.err, "held the value of AWS_SECRET_ACCESS_KEY, which lcsb keeps from the "
                            "command",
                     "stderr");
-    lcsb_with_secret(f, NULL, NULL, CMD("curl", "-fsS", "-d", "k=" SECRET_VALUE, https));
-    assert_int_equal(P.status, 22);
-    assert_contains(P.err, "held the value of LCSB_TEST_SECRET", "stderr");
+    /* After one such request the proxy sends on no more it reads in the
+     * run (each refusal would answer a guess); the attestation keeps the
+     * withheld value's refusal apart from the host's others. */
+    FMT(script,
+        "curl -s -o /dev/null -X DELETE %s; curl -fsS -d k=%s %s; curl -sS %s", https,
+        SECRET_VALUE, https, https);
+    unlink(att);
+    lcsb_with_secret(f, NULL, CMD("--attest", att), CMD("sh", "-c", script));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "an earlier request of this run carried a value lcsb withholds",
+                    "the request after");
+    read_file(att, attested, sizeof attested);
+    assert_contains(attested, "\"why\":\"withheld: the value of LCSB_TEST_SECRET\"",
+                    "the attestation");
     /* Far into a body, past what came with the head, by length and chunked. */
     static const char far[] = "{ head -c 600000 /dev/zero; printf k=" WITHHELD_VALUE "; } | "
                               "curl -fsS --data-binary @- $1 \"$0\"";
