@@ -1,13 +1,14 @@
 /* What the Lua binding's files share: raising an lcsb_error, pushing argvs,
  * bit sets and the public structs (through their field tables), making a
- * userdata class. */
+ * userdata class, a table's names sorted, a list of names added to a
+ * policy. */
 #include "lua_util.h"
 
-#include <string.h>
+#include "attest.h"
+#include "policy.h"
 
 #include <stdlib.h>
-
-#include "attest.h"
+#include <string.h>
 
 int lcsb__lua_raise(lua_State *L, const lcsb_error *err) {
     return luaL_error(L, "%s", err->message);
@@ -173,4 +174,68 @@ void lcsb__lua_set_run_result(lua_State *L, const lcsb_run_result *result) {
     }
     lcsb__lua_push_attestation(L, &result->attestation);
     lua_setfield(L, -2, "attestation");
+}
+
+static int by_string(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The string keys of the table at T, sorted (so that the same policy gives
+ * the same argv whatever Lua's hash order), in an array the GC owns, left on
+ * the stack; their strings are kept alive by the table. *N gets the count. */
+const char **lcsb__lua_sorted_names(lua_State *L, int t, const char *what, size_t *n) {
+    *n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "policy key '%s': names must be strings", what);
+        size_t len;
+        const char *name = lua_tolstring(L, -2, &len);
+        if (strlen(name) != len) luaL_error(L, "policy key '%s': a name holds a NUL byte", what);
+        lua_pop(L, 1);
+        (*n)++;
+    }
+    const char **names = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *names, 0);
+    size_t i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        names[i++] = lua_tostring(L, -2);
+        lua_pop(L, 1);
+    }
+    qsort(names, *n, sizeof *names, by_string);
+    return names;
+}
+
+/* Each name in the list at T, given to ADD (pass), or unset (ADD NULL). */
+void lcsb__lua_add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
+                         int (*add)(lcsb_policy *, const char *, lcsb_error *)) {
+    lcsb_error err;
+    if (!lua_istable(L, t)) luaL_error(L, "policy key '%s': expected a list of names", what);
+    lua_Integer n = luaL_len(L, t), count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > n)
+            luaL_error(L, "policy key '%s': expected a list of names", what);
+        lua_pop(L, 1);
+        count++;
+    }
+    if (count != n) luaL_error(L, "policy key '%s': expected a list of names", what);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, t, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "policy key '%s': entry %d is a %s, expected a name", what, (int)i,
+                       luaL_typename(L, -1));
+        size_t len;
+        const char *name = lua_tolstring(L, -1, &len);
+        if (strlen(name) != len)
+            luaL_error(L, "policy key '%s': entry %d holds a NUL byte", what, (int)i);
+        if (!add) {
+            for (size_t k = 0; k < p->env_n; k++)
+                if (p->env[k].value && strcmp(p->env[k].name, name) == 0)
+                    luaL_error(L, "policy key 'env': %s is both in set and in unset", name);
+        }
+        if (add ? add(p, name, &err) : lcsb_policy_set_env(p, name, NULL, &err))
+            lcsb__lua_raise(L, &err);
+        lua_pop(L, 1);
+    }
 }

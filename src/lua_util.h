@@ -27,6 +27,16 @@ void lcsb__lua_set_run_result(lua_State *L, const lcsb_run_result *result);
 void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                          const luaL_Reg *methods);
 
+/* The string keys of the table at T, sorted (so that the same policy gives
+ * the same argv whatever Lua's hash order), in an array the GC owns, left
+ * on the stack; their strings are kept alive by the table. *N gets the
+ * count; WHAT names the policy key in an error. */
+const char **lcsb__lua_sorted_names(lua_State *L, int t, const char *what, size_t *n);
+/* Each name in the list at T (the policy key WHAT), given to ADD (pass),
+ * or unset from P's env (ADD NULL). */
+void lcsb__lua_add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
+                         int (*add)(lcsb_policy *, const char *, lcsb_error *));
+
 /* What a Lua state may allocate, and has: the ud of lcsb__lua_capped_alloc,
  * which may start a caller's struct. */
 typedef struct lcsb__lua_memory {

@@ -3,11 +3,10 @@
 #include "backend.h"
 #include "capture.h"
 #include "escape.h"
+#include "intercept.h"
 #include "netns.h"
 #include "private.h"
-#include "netname.h"
 #include "proxy.h"
-#include "proxy_tls.h"
 #include "refusals.h"
 #include "sys.h"
 
@@ -22,12 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* The environment variables naming the descriptors on which the shim
  * reports a setup failure, and hands over the proxy's listening socket
@@ -48,17 +44,7 @@ typedef struct net_serve {
     int listener;
     lcsb__netns netns; /* a container's network, when lcsb made one */
     lcsb__proxy *proxy;
-    /* Where a rule reads a host's requests: the run's authority, and the
-     * bundle of certificates the command trusts, in a directory of its own
-     * (empty strings: none). */
-    lcsb__tls *tls;
-    char bundle_dir[PATH_MAX - 32];
-    char bundle[PATH_MAX];
-    /* The policy's secrets with their placeholders and values, then the
-     * values of the caller's variables the command was not given, which no
-     * request the proxy reads may carry (hosts_n 0). */
-    lcsb__secret *secrets;
-    size_t secrets_n, secrets_cap;
+    lcsb__interception ic; /* where a rule or a secret has the proxy read requests */
 } net_serve;
 
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -139,60 +125,6 @@ static bool names_shim_fd(const char *entry) {
     return false;
 }
 
-/* A place for one more of NET's secrets: NULL out of memory. */
-static lcsb__secret *new_secret(net_serve *net) {
-    if (net->secrets_n == net->secrets_cap) {
-        size_t cap = net->secrets_cap ? 2 * net->secrets_cap : 8;
-        lcsb__secret *v = realloc(net->secrets, cap * sizeof *v);
-        if (!v) return NULL;
-        net->secrets = v;
-        net->secrets_cap = cap;
-    }
-    lcsb__secret *s = &net->secrets[net->secrets_n++];
-    memset(s, 0, sizeof *s);
-    return s;
-}
-
-/* The values of the caller's variables that look like secrets and that
- * BLOCK (the command's environment) does not hold, kept in NET as values
- * no request the proxy reads may carry. */
-static int note_withheld(net_serve *net, char *const *block) {
-    for (size_t i = 0; environ && environ[i]; i++) {
-        const char *eq = strchr(environ[i], '=');
-        /* Short values would turn up in ordinary requests, and a path
-         * (AWS_CA_BUNDLE's) is no secret. */
-        if (!eq || strlen(eq + 1) < 8 || eq[1] == '/' ||
-            (size_t)(eq - environ[i]) >= LCSB__SECRET_NAME_MAX)
-            continue;
-        char name[LCSB__SECRET_NAME_MAX];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - environ[i]), environ[i]);
-        bool given = false, secret = false;
-        for (size_t k = 0; block[k] && !given; k++) given = strcmp(block[k], environ[i]) == 0;
-        for (size_t k = 0; k < net->secrets_n && !secret; k++)
-            secret = strcmp(net->secrets[k].name, name) == 0;
-        if (given || secret || !lcsb_env_sensitive(name)) continue;
-        lcsb__secret *s = new_secret(net);
-        if (!s) return -1;
-        snprintf(s->name, sizeof s->name, "%s", name);
-        s->value_len = strlen(eq + 1);
-        if (!(s->value = strdup(eq + 1))) return -1;
-    }
-    return 0;
-}
-
-/* Is ENTRY one of NET's secrets, with its value? The command gets the
- * placeholder (the env hop sets it); the mechanism is not handed the value
- * either, in its own environment, which a process in the sandbox might read. */
-static bool names_secret(const net_serve *net, const char *entry) {
-    for (size_t i = 0; net && i < net->secrets_n; i++) {
-        size_t len = strlen(net->secrets[i].name);
-        if (net->secrets[i].hosts_n && strncmp(entry, net->secrets[i].name, len) == 0 &&
-            entry[len] == '=')
-            return true;
-    }
-    return false;
-}
-
 /* What lcsb hands the shim beside the argv (docs/wire-format.md): the pipe
  * on which it reports a failed setup, and the recorder's pipe and library
  * (-1s and "" where there are none). */
@@ -230,13 +162,13 @@ static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-        if (names_shim_fd(block[i]) || names_secret(net, block[i]))
+        if (names_shim_fd(block[i]) || (net && lcsb__interception_names_secret(&net->ic, block[i])))
             free(block[i]);
         else
             env[k++] = block[i];
     free(block);
     /* What the command was not given, no request the proxy reads may carry. */
-    if (net && net->tls && note_withheld(net, env) != 0) {
+    if (net && net->ic.tls && lcsb__interception_note_withheld(&net->ic, env) != 0) {
         lcsb_argv_free(env);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
@@ -329,7 +261,7 @@ static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err)
     }
     int fd = net->listener;
     net->listener = -1;
-    lcsb__intercept with = {net->tls, net->secrets, net->secrets_n};
+    lcsb__intercept with = {net->ic.tls, net->ic.secrets, net->ic.secrets_n};
     return lcsb__proxy_start(policy, fd, &with, &net->proxy, err);
 }
 
@@ -584,92 +516,8 @@ static void close_net(net_serve *net, lcsb_attestation *att) {
         lcsb__proxy_stop(net->proxy, att->net_refused, LCSB_NET_REFUSALS_MAX,
                          &att->net_refused_count);
     lcsb__netns_release(&net->netns);
-    lcsb__tls_free(net->tls);
-    net->tls = NULL;
-    for (size_t i = 0; i < net->secrets_n; i++) lcsb__secret_clear(&net->secrets[i]);
-    free(net->secrets);
-    net->secrets = NULL;
-    net->secrets_n = 0;
-    if (net->bundle[0]) (void)unlink(net->bundle);
-    if (net->bundle_dir[0]) (void)rmdir(net->bundle_dir);
+    lcsb__interception_close(&net->ic);
 }
-
-/* Does an entry of POLICY's net.domains carry a rule on requests? Then the
- * proxy must be able to read a tunnel's. */
-static bool has_rules(const lcsb_policy *policy) {
-    for (size_t i = 0; i < policy->domains.n; i++) {
-        lcsb__domain d;
-        char why[8];
-        if (lcsb__domain_parse(policy->domains.v[i], &d, why, sizeof why) == 0 &&
-            lcsb__domain_has_rule(&d))
-            return true;
-    }
-    return false;
-}
-
-/* The run's authority, and the bundle the command's clients trust, in a
- * directory of lcsb's own under TMPDIR (or /tmp), which the command reads. */
-static int open_interception(net_serve *net, lcsb_error *err) {
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || tmp[0] != '/' || strlen(tmp) > sizeof net->bundle_dir - 32) tmp = "/tmp";
-    snprintf(net->bundle_dir, sizeof net->bundle_dir, "%s/lcsb-tls-XXXXXX", tmp);
-    if (!mkdtemp(net->bundle_dir)) {
-        int e = errno;
-        net->bundle_dir[0] = '\0';
-        return lcsb__fail(err, LCSB_ESYS, "cannot make a directory for the run's certificates: %s",
-                          strerror(e));
-    }
-    snprintf(net->bundle, sizeof net->bundle, "%s/certificates.pem", net->bundle_dir);
-    int rc = lcsb__tls_new(&net->tls, err);
-    if (!rc && (rc = lcsb__tls_write_bundle(net->tls, net->bundle, err)) != 0) net->bundle[0] = '\0';
-    return rc;
-}
-
-
-/* S's value from lcsb's own environment, and a placeholder for the command
- * to hold in its place: 0, or why not. */
-static int fill_secret(lcsb__secret *s, lcsb_error *err) {
-    const char *value = getenv(s->name);
-    if (!value || !*value)
-        return lcsb__fail(err, LCSB_EINVAL,
-                          "secrets.%s: %s is not set in lcsb's environment; lcsb puts its value "
-                          "into requests to the secret's hosts, in place of the placeholder the "
-                          "command gets",
-                          s->name, s->name);
-    for (const char *c = value; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            return lcsb__fail(err, LCSB_EINVAL,
-                              "secrets.%s: the value holds a control character, which no "
-                              "request header can carry",
-                              s->name);
-    unsigned char random[16];
-    if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
-        return lcsb__fail(err, LCSB_ESYS, "cannot make a placeholder: %s", strerror(errno));
-    int n = snprintf(s->placeholder, sizeof s->placeholder, "lcsb-placeholder-");
-    for (size_t i = 0; i < sizeof random; i++)
-        n += snprintf(s->placeholder + n, sizeof s->placeholder - (size_t)n, "%02x", random[i]);
-    s->value_len = strlen(value);
-    if (!(s->value = strdup(value))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    return 0;
-}
-
-/* POLICY's secrets into NET, each with its value and its placeholder,
- * which TOLD sets for the command under the secret's name. */
-static int open_secrets(net_serve *net, const lcsb_policy *policy, lcsb_policy *told,
-                        lcsb_error *err) {
-    for (size_t i = 0; i < policy->secrets.n; i++) {
-        lcsb__secret *s = new_secret(net);
-        char why[300];
-        if (!s) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-        if (lcsb__secret_parse(policy->secrets.v[i], NULL, s, why, sizeof why) != 0)
-            return lcsb__fail(err, LCSB_EINVAL, "%s", why);
-        int rc = fill_secret(s, err);
-        if (!rc) rc = lcsb_policy_set_env(told, s->name, s->placeholder, err);
-        if (rc) return rc;
-    }
-    return 0;
-}
-
 
 /* Prepare POLICY's run, and where it goes through lcsb's proxy, the proxy:
  * without a network of its own, the command is told the port lcsb listens
@@ -684,16 +532,12 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     uint16_t port = 0;
     const char *netns = NULL;
     rc = open_net(b, &result->attestation, net, &port, &netns, err);
-    if (!rc && (has_rules(policy) || policy->secrets.n)) rc = open_interception(net, err);
-    if (rc || (!port && !netns && !net->tls)) return rc;
+    bool intercept = lcsb__interception_needed(policy);
+    if (rc || (!port && !netns && !intercept)) return rc;
     if (!(*told = lcsb_policy_copy(policy)) || (netns && !((*told)->netns = strdup(netns))))
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     (*told)->proxy_port = port;
-    /* The command reads the bundle, and its clients are told where it is. */
-    if (net->tls && ((rc = lcsb_policy_add_read(*told, net->bundle, err)) != 0 ||
-                     !((*told)->ca_bundle = strdup(net->bundle))))
-        return rc ? rc : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if ((rc = open_secrets(net, policy, *told, err)) != 0) return rc;
+    if (intercept && (rc = lcsb__interception_open(&net->ic, policy, *told, err)) != 0) return rc;
     lcsb_argv_free(*final);
     *final = NULL;
     return lcsb_prepare(b, *told, opts->prefix, argv, final, &result->attestation, err);
@@ -769,7 +613,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     /* A command is needed here: lcsb_prepare would run a probe in its place. */
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, NULL, "", "", NULL, 0, 0};
+    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, {0}};
     lcsb_policy *told = NULL;
     bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
     /* Where the mechanism gives the command no world of its own to make

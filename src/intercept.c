@@ -1,0 +1,150 @@
+/* A run's interception (intercept.h): the authority and its bundle, the
+ * secrets with their values and placeholders, the values withheld. */
+#include "intercept.h"
+
+#include "netname.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+extern char **environ;
+
+bool lcsb__interception_needed(const lcsb_policy *policy) {
+    if (policy->secrets.n) return true;
+    for (size_t i = 0; i < policy->domains.n; i++) {
+        lcsb__domain d;
+        char why[8];
+        if (lcsb__domain_parse(policy->domains.v[i], &d, why, sizeof why) == 0 &&
+            lcsb__domain_has_rule(&d))
+            return true;
+    }
+    return false;
+}
+
+/* A place for one more of IC's secrets: NULL out of memory. */
+static lcsb__secret *new_secret(lcsb__interception *ic) {
+    if (ic->secrets_n == ic->secrets_cap) {
+        size_t cap = ic->secrets_cap ? 2 * ic->secrets_cap : 8;
+        lcsb__secret *v = realloc(ic->secrets, cap * sizeof *v);
+        if (!v) return NULL;
+        ic->secrets = v;
+        ic->secrets_cap = cap;
+    }
+    lcsb__secret *s = &ic->secrets[ic->secrets_n++];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
+/* The run's authority, and the bundle the command's clients trust, in a
+ * directory of lcsb's own under TMPDIR (or /tmp), which the command reads. */
+static int open_authority(lcsb__interception *ic, lcsb_error *err) {
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/' || strlen(tmp) > sizeof ic->bundle_dir - 32) tmp = "/tmp";
+    snprintf(ic->bundle_dir, sizeof ic->bundle_dir, "%s/lcsb-tls-XXXXXX", tmp);
+    if (!mkdtemp(ic->bundle_dir)) {
+        int e = errno;
+        ic->bundle_dir[0] = '\0';
+        return lcsb__fail(err, LCSB_ESYS, "cannot make a directory for the run's certificates: %s",
+                          strerror(e));
+    }
+    snprintf(ic->bundle, sizeof ic->bundle, "%s/certificates.pem", ic->bundle_dir);
+    int rc = lcsb__tls_new(&ic->tls, err);
+    if (!rc && (rc = lcsb__tls_write_bundle(ic->tls, ic->bundle, err)) != 0) ic->bundle[0] = '\0';
+    return rc;
+}
+
+/* S's value from lcsb's own environment, and a placeholder for the command
+ * to hold in its place: 0, or why not. */
+static int fill_secret(lcsb__secret *s, lcsb_error *err) {
+    const char *value = getenv(s->name);
+    if (!value || !*value)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "secrets.%s: %s is not set in lcsb's environment; lcsb puts its value "
+                          "into requests to the secret's hosts, in place of the placeholder the "
+                          "command gets",
+                          s->name, s->name);
+    for (const char *c = value; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return lcsb__fail(err, LCSB_EINVAL,
+                              "secrets.%s: the value holds a control character, which no "
+                              "request header can carry",
+                              s->name);
+    unsigned char random[16];
+    if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
+        return lcsb__fail(err, LCSB_ESYS, "cannot make a placeholder: %s", strerror(errno));
+    int n = snprintf(s->placeholder, sizeof s->placeholder, "lcsb-placeholder-");
+    for (size_t i = 0; i < sizeof random; i++)
+        n += snprintf(s->placeholder + n, sizeof s->placeholder - (size_t)n, "%02x", random[i]);
+    s->value_len = strlen(value);
+    if (!(s->value = strdup(value))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    return 0;
+}
+
+int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, lcsb_policy *told,
+                            lcsb_error *err) {
+    int rc = open_authority(ic, err);
+    /* The command reads the bundle, and its clients are told where it is. */
+    if (!rc) rc = lcsb_policy_add_read(told, ic->bundle, err);
+    if (!rc && !(told->ca_bundle = strdup(ic->bundle)))
+        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < policy->secrets.n; i++) {
+        lcsb__secret *s = new_secret(ic);
+        char why[300];
+        if (!s) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if (lcsb__secret_parse(policy->secrets.v[i], NULL, s, why, sizeof why) != 0)
+            return lcsb__fail(err, LCSB_EINVAL, "%s", why);
+        rc = fill_secret(s, err);
+        if (!rc) rc = lcsb_policy_set_env(told, s->name, s->placeholder, err);
+    }
+    return rc;
+}
+
+bool lcsb__interception_names_secret(const lcsb__interception *ic, const char *entry) {
+    for (size_t i = 0; i < ic->secrets_n; i++) {
+        size_t len = strlen(ic->secrets[i].name);
+        if (ic->secrets[i].hosts_n && strncmp(entry, ic->secrets[i].name, len) == 0 &&
+            entry[len] == '=')
+            return true;
+    }
+    return false;
+}
+
+int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block) {
+    for (size_t i = 0; environ && environ[i]; i++) {
+        const char *eq = strchr(environ[i], '=');
+        /* Short values would turn up in ordinary requests, and a path
+         * (AWS_CA_BUNDLE's) is no secret. */
+        if (!eq || strlen(eq + 1) < 8 || eq[1] == '/' ||
+            (size_t)(eq - environ[i]) >= LCSB__SECRET_NAME_MAX)
+            continue;
+        char name[LCSB__SECRET_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - environ[i]), environ[i]);
+        bool given = false, secret = false;
+        for (size_t k = 0; block[k] && !given; k++) given = strcmp(block[k], environ[i]) == 0;
+        for (size_t k = 0; k < ic->secrets_n && !secret; k++)
+            secret = strcmp(ic->secrets[k].name, name) == 0;
+        if (given || secret || !lcsb_env_sensitive(name)) continue;
+        lcsb__secret *s = new_secret(ic);
+        if (!s) return -1;
+        snprintf(s->name, sizeof s->name, "%s", name);
+        s->value_len = strlen(eq + 1);
+        if (!(s->value = strdup(eq + 1))) return -1;
+    }
+    return 0;
+}
+
+void lcsb__interception_close(lcsb__interception *ic) {
+    lcsb__tls_free(ic->tls);
+    ic->tls = NULL;
+    for (size_t i = 0; i < ic->secrets_n; i++) lcsb__secret_clear(&ic->secrets[i]);
+    free(ic->secrets);
+    ic->secrets = NULL;
+    ic->secrets_n = ic->secrets_cap = 0;
+    if (ic->bundle[0]) (void)unlink(ic->bundle);
+    if (ic->bundle_dir[0]) (void)rmdir(ic->bundle_dir);
+    ic->bundle[0] = ic->bundle_dir[0] = '\0';
+}

@@ -1,0 +1,353 @@
+/* Interception: lcsb's proxy reading a host's requests where a rule
+ * (net.domains' methods= and paths=) or a secret needs it, HTTPS under the
+ * run's own authority. Rules judged, framing enforced, secrets put in by
+ * placeholder and never found inside, withheld values refused; against
+ * the net.domains servers (net_fixture.h), with real curl and git. Every
+ * refusal has its twin: the same request without the rule or the secret,
+ * and under none. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "enforce_fixture.h"
+#include "net_fixture.h"
+
+#define RULE_POLICY                                                                                \
+    "exec = { \"curl\", \"sh\", \"git\", \"cat\" }, net = { domains = { [\"%s:%d\"] = %s, "        \
+    "[\"%s:%d\"] = %s "                                                                            \
+    "}, lan = { \"127.0.0.0/8\" } }"
+
+/* lcsb, with lcsb itself trusting the test servers' certificate (the
+ * command trusts the run's own authority, which the proxy names to it). */
+static void lcsb_trusting(fx *f, const char *const *cmd) {
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_env(f, "landlock", cmd, ENV(trust), &P);
+}
+
+/* The HTTP status curl got for ARGS, as stdout's only line. */
+#define STATUS_OF(...) CMD("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}\n", __VA_ARGS__)
+
+/* Rules on requests: methods= and paths=. A request a rule refuses gets a
+ * 403 naming the rule, a hint and a record in the attestation; HTTPS is
+ * read through interception (the command trusts the run's authority, lcsb
+ * verifies the server). The twins: the same request under an entry without
+ * a rule reaches the server (its 501 for a POST), and so it does with no
+ * sandbox. */
+static void test_request_rules(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char https[512], http[512], echo[512], hint[600], why[300];
+    FMT(https, "https://%s:%d/hello.txt", srv.host, srv.https);
+    FMT(http, "http://%s:%d/hello.txt", srv.host, srv.http);
+    FMT(echo, "https://%s:%d/echo?q=1", srv.host, srv.https);
+    policy(f, RULE_POLICY, srv.host, srv.https, "{ methods = { \"GET\" } }", srv.host, srv.http,
+           "{ methods = { \"GET\", \"POST\" }, paths = { \"/hello\", \"/echo\" } }");
+    lcsb_trusting(f, CMD("curl", "-sS", https));
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "hello through lcsb's proxy\n");
+    /* git's dumb HTTP: GETs only, through the same interception. */
+    char clone[800];
+    FMT(clone, "cd \"$TMPDIR\" && git clone -q https://%s:%d/repo.git r && cat r/README", srv.host,
+        srv.https);
+    lcsb_trusting(f, CMD("sh", "-c", clone));
+    if (P.status != 0) {
+        describe("git clone", CMD("sh", "-c", clone), &P);
+        fail_msg("git's clone through interception failed");
+    }
+    assert_contains(P.out, "cloned through lcsb's proxy", "git's clone");
+
+    const char *const *post = CMD("curl", "-fsS", "-X", "POST", "-d", "a=1", echo);
+    lcsb_trusting(f, post);
+    assert_int_equal(P.status, 22);
+    assert_lacks(P.out, "POST", "stdout (the server saw nothing)");
+    FMT(hint,
+        "lcsb's proxy refused POST /echo?q=1 to %s:%d: its method is not among the rule's; to "
+        "allow it, add \"POST\" to the entry's methods",
+        srv.host, srv.https);
+    assert_contains(P.err, hint, "stderr");
+    char attested[8192];
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    char att[PATH_MAX];
+    FMT(att, "%s/attestation.json", f->outside);
+    lcsb_opts(f, "landlock", CMD("--attest", att), post, ENV(trust), &P);
+    read_file(att, attested, sizeof attested);
+    FMT(why, "\"why\":\"rule: POST /echo?q=1: its method is not among the rule's\"");
+    assert_contains(attested, why, "the attestation");
+    /* A method override is a method: the rule judges it too. */
+    lcsb_trusting(f, STATUS_OF("-H", "X-HTTP-Method-Override: DELETE", https));
+    assert_string_equal(P.out, "403\n");
+    /* Forwarded HTTP: the paths the rule names, and no other. */
+    lcsb_trusting(f, STATUS_OF("-X", "POST", "-d", "a=1", http));
+    assert_string_equal(P.out, "501\n");
+    char other[512];
+    FMT(other, "http://%s:%d/repo.git/HEAD", srv.host, srv.http);
+    lcsb_trusting(f, STATUS_OF(other));
+    assert_string_equal(P.out, "403\n");
+    /* A Host header for another name, inside a tunnel to this one. */
+    lcsb_trusting(f, STATUS_OF("-H", "Host: localhost", https));
+    assert_string_equal(P.out, "421\n");
+    /* Framing a server could read two ways. */
+    FMT(echo, "http://%s:%d/echo", srv.host, srv.http);
+    lcsb_trusting(f, STATUS_OF("-X", "POST", "-H", "Transfer-Encoding: chunked", "-H",
+                               "Content-Length: 3", "-d", "a=1", echo));
+    assert_string_equal(P.out, "400\n");
+    /* A body by its length and a chunked one arrive whole. */
+    lcsb_trusting(f, CMD("curl", "-sS", "-d", "a=1", echo));
+    assert_contains(P.out, "POST /echo\n", "the echo");
+    assert_contains(P.out, "body: a=1\n", "the echo");
+
+    /* lcsb verifies the server: without its certificate among the ones lcsb
+     * trusts, the tunnel goes no further (502, and why). */
+    lcsb(f, "landlock", CMD("curl", "-fsS", https), &P);
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "could not verify the host: its certificate is not trusted", "stderr");
+
+    /* The twins: no rule, and no sandbox. */
+    FMT(echo, "https://%s:%d/echo?q=1", srv.host, srv.https);
+    const char *const *posted = CMD("curl", "-fsS", "--cacert", srv.cert, "-d", "a=1", echo);
+    servers_policy(f, NULL);
+    lcsb_trusting(f, posted);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "POST /echo?q=1\n", "the server's echo");
+    expect_unsandboxed_ok(f, posted, &P);
+    assert_contains(P.out, "POST /echo?q=1\n", "the server's echo");
+}
+
+#define WITHHELD_VALUE "aws-withheld-4f9a2c7e"
+/* sha256(SECRET_VALUE), and of "Basic " base64("git:" SECRET_VALUE). */
+#define SECRET_SHA256 "da804544d3c0190405806a15e0bc2e781fc2dc5e40616d599574cad1b2ede83b"
+#define BASIC_SHA256 "7636a7236a38e4cd62085ade7ba393e196f9c193198a50ae8c17eea68a08e94e"
+#define SECRETS_POLICY                                                                             \
+    "exec = { \"curl\", \"sh\", \"cat\", \"grep\", \"head\" }, net = { domains = { \"%s:%d\", "    \
+    "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { hosts = { "        \
+    "\"%s:%d\" }, headers = { \"X-Token\" } } }%s"
+
+/* lcsb with the secret's value, a sensitive variable the command is not
+ * given, and the servers' certificate trusted, in its own environment. */
+static void lcsb_with_secret(fx *f, const char *const *launcher, const char *const *options,
+                             const char *const *cmd) {
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_launched(
+        f, launcher, "landlock", options, cmd,
+        ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE, "AWS_SECRET_ACCESS_KEY=" WITHHELD_VALUE), &P);
+}
+
+/* What a command inside tries, to find the real value: every process's
+ * environment and argv it can see, its own files, the bundle it was given
+ * (and a private key in it). Each count must be 0. The pattern is no copy
+ * of the value ("[-]"), or it would find itself in these very argvs. */
+#define VALUE_PATTERN "ghp_0nly-the-server[-]sees-this"
+static const char find_value[] =
+    "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do cat \"$f\" 2>/dev/null; done | "
+    "grep -c '" VALUE_PATTERN "'; grep -rsc '" VALUE_PATTERN "' \"$HOME\" \"$TMPDIR\" "
+    "\"$SSL_CERT_FILE\" | grep -vc ':0$'; grep -c 'PRIVATE KEY' \"$SSL_CERT_FILE\"; exit 0";
+
+/* Secrets by placeholder: the command holds a placeholder, and the server
+ * a secret goes to gets the value in its place (a header, Basic
+ * credentials); another host gets the placeholder. No route inside leads
+ * to the value, with a world of its own and without. A request that
+ * carries a withheld value itself is refused. The twins: without the
+ * secret (and without a sandbox) the same request goes through. */
+static void test_secrets(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char script[1200], att[PATH_MAX], attested[8192], https[256], http[256];
+    FMT(https, "https://%s:%d/echo", srv.host, srv.https);
+    FMT(http, "http://%s:%d/echo", srv.host, srv.http);
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    FMT(script,
+        "echo \"$LCSB_TEST_SECRET\"; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" %s; "
+        "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" %s",
+        https, https, http);
+    FMT(att, "%s/attestation.json", f->outside);
+    unlink(att);
+    lcsb_with_secret(f, NULL, CMD("--attest", att), CMD("sh", "-c", script));
+    if (P.status != 0) {
+        describe("secrets", CMD("sh", "-c", script), &P);
+        fail_msg("the requests with a placeholder failed");
+    }
+    char placeholder[128];
+    first_line(P.out, placeholder, sizeof placeholder);
+    assert_int_equal(strncmp(placeholder, "lcsb-placeholder-", 17), 0);
+    assert_int_equal(strlen(placeholder), 17 + 32);
+    /* The server got the value (its digest says so), and what it echoed
+     * reached the command with the value overwritten. */
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "the secret's host");
+    assert_contains(P.out, "x-token: *****************************\n", "the echo, masked");
+    assert_contains(P.out, "authorization-sha256: " BASIC_SHA256 "\n", "Basic credentials");
+    assert_contains(P.out, "accept-encoding: identity\n", "the answer asked for plain");
+    assert_lacks(P.out, SECRET_VALUE, "the command's output");
+    char elsewhere[200];
+    FMT(elsewhere, "x-token: %s\n", placeholder);
+    assert_contains(P.out, elsewhere, "another host");
+    read_file(att, attested, sizeof attested);
+    char listed[300];
+    FMT(listed, "\"secrets\":[\"LCSB_TEST_SECRET %s:%d headers=x-token\"]", srv.host, srv.https);
+    assert_contains(attested, listed, "the attestation");
+    assert_lacks(attested, SECRET_VALUE, "the attestation");
+    /* Only over TLS: plain HTTP to the secret's host is refused the value. */
+    FMT(script, "curl -fsS -H \"X-Token: $LCSB_TEST_SECRET\" http://%s:%d/echo", srv.host,
+        srv.https);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "lcsb puts a secret's value only into requests over TLS", "stderr");
+}
+
+/* No route inside leads to the value: every process's environment and
+ * argv, the command's files, the bundle; with a world of its own, and with
+ * Landlock alone, where the host's processes are in view. */
+static void test_secret_not_found_inside(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char https[256];
+    FMT(https, "https://%s:%d/echo", srv.host, srv.https);
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", find_value));
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "0\n0\n0\n");
+    /* The same looks with the host's processes in view (Landlock alone). */
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https,
+           ", degrade = { \"net\", \"world\", \"metadata\" }");
+    lcsb_with_secret(f, without_userns(LCSB_FAULT_LAUNCHER_PATH), NULL,
+                     CMD("sh", "-c", find_value));
+    if (P.status != 0 || strcmp(P.out, "0\n0\n0\n") != 0) {
+        describe("the value looked for, Landlock alone", CMD("sh", "-c", find_value), &P);
+        fail_msg("the value was found, or the looks failed");
+    }
+    lcsb_with_secret(f, without_userns(LCSB_FAULT_LAUNCHER_PATH), NULL,
+                     CMD("sh", "-c", "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" \"$0\"", https));
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n",
+                    "the secret's host, Landlock alone");
+}
+
+/* What the command was not given goes nowhere the proxy reads: a request
+ * carrying a withheld value is refused, in its head or far into its body,
+ * and after it the proxy sends on no more. The twins: without the secret
+ * (and without a sandbox) the same request goes through. */
+static void test_withheld_values(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char script[1200], att[PATH_MAX], attested[8192], https[256];
+    FMT(https, "https://%s:%d/echo", srv.host, srv.https);
+    FMT(att, "%s/attestation.json", f->outside);
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    const char *const *carried = CMD("curl", "-fsS", "-d", "k=" WITHHELD_VALUE, https);
+    lcsb_with_secret(f, NULL, NULL, carried);
+    assert_int_equal(P.status, 22);
+    assert_lacks(P.out, WITHHELD_VALUE, "stdout");
+    assert_contains(P.err,
+                    "held the value of AWS_SECRET_ACCESS_KEY, which lcsb keeps from the "
+                    "command",
+                    "stderr");
+    /* After one such request the proxy sends on no more it reads in the
+     * run (each refusal would answer a guess); the attestation keeps the
+     * withheld value's refusal apart from the host's others. */
+    FMT(script, "curl -s -o /dev/null -X DELETE %s; curl -fsS -d k=%s %s; curl -sS %s", https,
+        SECRET_VALUE, https, https);
+    unlink(att);
+    lcsb_with_secret(f, NULL, CMD("--attest", att), CMD("sh", "-c", script));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "an earlier request of this run carried a value lcsb withholds",
+                    "the request after");
+    read_file(att, attested, sizeof attested);
+    assert_contains(attested, "\"why\":\"withheld: the value of LCSB_TEST_SECRET\"",
+                    "the attestation");
+    /* Far into a body, past what came with the head, by length and chunked. */
+    static const char far[] = "{ head -c 600000 /dev/zero; printf k=" WITHHELD_VALUE "; } | "
+                              "curl -fsS --data-binary @- $1 \"$0\"";
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", far, https, ""));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "held the value of AWS_SECRET_ACCESS_KEY", "stderr (by length)");
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", far, https, "-HTransfer-Encoding:chunked"));
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "held the value of AWS_SECRET_ACCESS_KEY", "stderr (chunked)");
+    /* The twins: no secret in the policy (the host is not read), and no
+     * sandbox. */
+    const char *const *plain =
+        CMD("curl", "-fsS", "--cacert", srv.cert, "-d", "k=" WITHHELD_VALUE, https);
+    policy(f,
+           "exec = { \"curl\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" }, lan = { "
+           "\"127.0.0.0/8\" } }",
+           srv.cert, srv.host, srv.https);
+    lcsb_with_secret(f, NULL, NULL, plain);
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "body: k=" WITHHELD_VALUE "\n", "the server's echo");
+    expect_unsandboxed_ok(f, plain, &P);
+    assert_contains(P.out, "body: k=" WITHHELD_VALUE "\n", "the server's echo");
+}
+
+/* git push over HTTPS to a smart HTTP server that wants the token: the
+ * command has a placeholder in the URL's password, and the server gets the
+ * token in its place. The twins: the same push under a policy without the
+ * secret is refused by the server (the command has no token), and with no
+ * sandbox and the token itself, it goes through. */
+static void test_git_push_with_secret(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char push[1200], repo[PATH_MAX];
+    FMT(push,
+        "cd \"$TMPDIR\" && git clone -q \"https://git:$LCSB_TEST_SECRET@%s:%d/smart/repo.git\" r "
+        "&& cd r && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m \"$0\" && "
+        "git push -q origin HEAD:main && echo pushed",
+        srv.host, srv.https);
+    FMT(repo, "%s/smart/repo.git", srv.root);
+    const char *const *last =
+        CMD("/usr/bin/git", "--git-dir", repo, "log", "-1", "--format=%s", "main");
+    proc logged;
+    policy(f,
+           "exec = { \"git\", \"sh\", \"cat\" }, net = { domains = { \"%s:%d\" }, lan = { "
+           "\"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { hosts = { \"%s:%d\" } } }",
+           srv.host, srv.https, srv.host, srv.https);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", push, "pushed through lcsb"));
+    if (P.status != 0) {
+        describe("git push", CMD("sh", "-c", push), &P);
+        fail_msg("git push with the secret's placeholder failed");
+    }
+    assert_string_equal(P.out, "pushed\n");
+    run_child(NULL, last, NULL, &logged);
+    if (strcmp(logged.out, "pushed through lcsb\n") != 0)
+        fail_msg("the server's repository: %s%s", logged.out, logged.err);
+
+    /* Without the secret: the command's variable is withheld, and git has
+     * nothing to give. With no sandbox, the variable passed, it pushes. */
+    static const char twin[] =
+        "exec = { \"git\", \"sh\", \"cat\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" "
+        "}, lan = { \"127.0.0.0/8\" } }, env = { set = { GIT_SSL_CAINFO = \"%s\", "
+        "GIT_TERMINAL_PROMPT = \"0\" }%s }";
+    policy(f, twin, srv.cert, srv.host, srv.https, srv.cert, "");
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", push, "no token"));
+    assert_int_equal(P.status, 128);
+    assert_contains(P.err, "Authentication failed", "git's stderr");
+    policy(f, twin, srv.cert, srv.host, srv.https, srv.cert, ", pass = { \"LCSB_TEST_SECRET\" }");
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_launched(f, NULL, "none", NULL, CMD("sh", "-c", push, "pushed without lcsb"),
+                  ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE), &P);
+    assert_int_equal(P.status, 0);
+    run_child(NULL, last, NULL, &logged);
+    if (strcmp(logged.out, "pushed without lcsb\n") != 0)
+        fail_msg("the server's repository: %s%s", logged.out, logged.err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        T(test_request_rules),           T(test_secrets),
+        T(test_secret_not_found_inside), T(test_withheld_values),
+        T(test_git_push_with_secret),
+    };
+    return cmocka_run_group_tests_name("sandbox_enforce_intercept", tests, net_group_setup,
+                                       net_group_teardown);
+}
