@@ -85,9 +85,9 @@ typedef struct scanned {
 static int scan_send(lcsb__conn *c, lcsb__end *up, scanned *s, const char *payload, size_t n,
                      bool last) {
     lcsb__proxy *p = c->proxy;
-    lcsb__buf_add(&s->held, payload, n);
+    if (n) lcsb__buf_add(&s->held, payload, n); /* a chunk's size line brings no data */
     if (s->held.oom) return -1;
-    int k = lcsb__secrets_find(p->secrets, p->secrets_n, s->held.p, s->held.len);
+    int k = s->held.len ? lcsb__secrets_find(p->secrets, p->secrets_n, s->held.p, s->held.len) : -1;
     if (k >= 0) return k + 2;
     size_t go = last ? s->held.len : s->held.len > s->keep ? s->held.len - s->keep : 0;
     long long deadline = lcsb__now_ms() + IDLE_MS;
@@ -99,7 +99,7 @@ static int scan_send(lcsb__conn *c, lcsb__end *up, scanned *s, const char *paylo
         return -1;
     if (go && !s->chunked && lcsb__end_write(c, up, s->held.p, go, deadline)) return -1;
     if (last && s->chunked && lcsb__end_write(c, up, "0\r\n\r\n", 5, deadline)) return -1;
-    memmove(s->held.p, s->held.p + go, s->held.len - go);
+    if (go) memmove(s->held.p, s->held.p + go, s->held.len - go);
     s->held.len -= go;
     return 0;
 }
