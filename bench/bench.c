@@ -589,7 +589,7 @@ int main(int argc, char **argv) {
     struct row rows[MAIN_ROWS] = {0},
                scaling[LAYOUTS][sizeof full_scaling / sizeof *full_scaling] = {{{0}}};
     struct throughput net = {0};
-    struct server srv = {.fd = -1};
+    struct server srv = {.fd = -1}, tls = {.fd = -1};
     struct served host = {.fd = -1};
     struct results r = {.cfg = &cfg,
                         .main = rows,
@@ -612,7 +612,7 @@ int main(int argc, char **argv) {
     }
     main_rows(rows, &cfg, &fx, b, &host);
     for (size_t l = 0; l < LAYOUTS; l++) scaling_rows(scaling[l], &cfg, &fx, b, l);
-    transfer_rows(&net, &srv, &fx, b);
+    transfer_rows(&net, &srv, &tls, &fx, b);
     run_all(&r, &fx, b, scratch, scratch_err);
     report(&r);
     status = 0;
@@ -625,6 +625,7 @@ int main(int argc, char **argv) {
 out:
     served_end(&rows[ROW_EMBEDDED]);
     server_stop(&srv);
+    server_stop(&tls);
     transfers_free(&net);
     if (scratch >= 0) close(scratch);
     if (scratch_err >= 0) close(scratch_err);

@@ -147,6 +147,8 @@ struct transfer {
     char label[32];   /* the table's */
     char **argv;      /* owned; NULL when it cannot run here */
     const char *cwd;  /* NULL: the harness's own */
+    char **env;       /* owned; NULL: the harness's own */
+    int of;           /* the row it is measured against (a direct one) */
     bool required;    /* failing to run fails the benchmark */
     enum row_state state;
     char note[256];
@@ -155,12 +157,24 @@ struct transfer {
     double median, min, max, wall_median;
 };
 
-enum { TRANSFER_DIRECT, TRANSFER_PROXY, TRANSFER_TUNNEL, TRANSFERS };
+/* Blind relays (the proxy forwarding, a CONNECT tunnel), and what a rule
+ * reads (issue 32): a forwarded request judged, and HTTPS intercepted,
+ * against a direct HTTPS download from the same server's TLS twin. */
+enum {
+    TRANSFER_DIRECT,
+    TRANSFER_PROXY,
+    TRANSFER_TUNNEL,
+    TRANSFER_JUDGED,
+    TRANSFER_TLS_DIRECT,
+    TRANSFER_INTERCEPTED,
+    TRANSFERS
+};
 
-/* The downloads, and where they went: HOST:PORT, the bench's server. */
+/* The downloads, and where they went: HOST:PORT, the bench's server, and
+ * TLS_PORT its HTTPS twin (0: none). */
 struct throughput {
     char host[256]; /* empty when there is none to use; then NOTE says why */
-    int port;
+    int port, tls_port;
     char note[256];
     struct transfer t[TRANSFERS];
 };

@@ -41,9 +41,11 @@ static double domains_ms(const struct row *m) {
     return difference(m[ROW_LCSB_DOMAINS].median, m[ROW_LCSB].median);
 }
 
-/* A download's rate as a share of the direct one's, by curl's clock. */
+/* A download's rate as a share of the direct one's it is measured
+ * against (plain HTTP's, or HTTPS's for the intercepted row), by curl's
+ * clock. */
 static double of_direct(const struct throughput *net, size_t i) {
-    return ratio(net->t[i].median, net->t[TRANSFER_DIRECT].median);
+    return ratio(net->t[i].median, net->t[net->t[i].of].median);
 }
 
 /* What lcsb p.lua cannot go below, as a share of bwrap: starting the CLI, then
@@ -177,7 +179,7 @@ static void print_header(const char *first, const char *last, const char *also) 
 }
 
 static void print_transfer(const struct transfer *t, double of_direct) {
-    printf("  %-20s", t->label);
+    printf("  %-22s", t->label);
     if (t->state != ROW_OK) {
         printf(" %s: %s\n", state_name(t->state), t->note);
         return;
@@ -196,10 +198,11 @@ static void print_throughput(const struct results *r) {
         return;
     }
     printf(
-        "http://%s:%d/,\n%d rounds after 1 warm-up, in turns; MB/s (10^6 bytes) by curl's clock\n"
-        "(its time_total), wall: spawn to exit, lcsb's start and the network's set-up too\n",
-        net->host, net->port, r->cfg->transfer_runs);
-    printf("  %-20s %9s %9s %9s %9s %9s\n", "download", "median", "min", "max", "wall", "x direct");
+        "http://%s:%d/ (and its HTTPS twin, port %d),\n%d rounds after 1 warm-up, in turns; MB/s "
+        "(10^6 bytes) by curl's clock\n(its time_total), wall: spawn to exit, lcsb's start and the "
+        "network's set-up too;\nthe intercepted row against the direct HTTPS one\n",
+        net->host, net->port, net->tls_port, r->cfg->transfer_runs);
+    printf("  %-22s %9s %9s %9s %9s %9s\n", "download", "median", "min", "max", "wall", "x direct");
     for (size_t i = 0; i < TRANSFERS; i++) print_transfer(&net->t[i], of_direct(net, i));
 }
 
@@ -513,6 +516,10 @@ static void json_throughput(FILE *f, const struct results *r) {
     json_num(f, of_direct(net, TRANSFER_PROXY));
     fputs(",\"tunnel/direct\":", f);
     json_num(f, of_direct(net, TRANSFER_TUNNEL));
+    fputs(",\"judged/direct\":", f);
+    json_num(f, of_direct(net, TRANSFER_JUDGED));
+    fputs(",\"intercepted/direct_tls\":", f);
+    json_num(f, of_direct(net, TRANSFER_INTERCEPTED));
     fputs("}", f);
 }
 

@@ -1,11 +1,17 @@
 /* The proxy's throughput: curl downloading from an HTTP server in a thread
- * of the harness, directly and under lcsb through the proxy, in turns.
+ * of the harness (and from its HTTPS twin), directly and under lcsb through
+ * the proxy, blind and where a rule has it read the requests, in turns.
  * Apart from bench.c, whose rows run /bin/true. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <lcsb.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,14 +34,27 @@
  * read, nothing to fill in) and as few sends as the socket takes. */
 static char payload[4 << 20];
 
+/* One connection's bytes, in TLS (SSL, an SSL *) or not. */
+static ssize_t conn_recv(int fd, void *ssl, char *buf, size_t len) {
+    size_t n;
+    if (ssl) return SSL_read_ex(ssl, buf, len, &n) ? (ssize_t)n : -1;
+    return recv(fd, buf, len, 0);
+}
+
+static ssize_t conn_send(int fd, void *ssl, const char *buf, size_t len) {
+    size_t n;
+    if (ssl) return SSL_write_ex(ssl, buf, len, &n) ? (ssize_t)n : -1;
+    return send(fd, buf, len, MSG_NOSIGNAL);
+}
+
 /* One connection: its request read to the end of its head (closing over
  * unread bytes would reset the connection and could take the answer's tail
  * with it), then the answer, whatever was asked. */
-static void serve_one(int fd) {
+static void serve_one(int fd, void *ssl) {
     char req[16384], head[128];
     size_t len = 0;
     while (len < sizeof req - 1) {
-        ssize_t n = recv(fd, req + len, sizeof req - 1 - len, 0);
+        ssize_t n = conn_recv(fd, ssl, req + len, sizeof req - 1 - len);
         if (n <= 0) return;
         len += (size_t)n;
         if (memmem(req, len, "\r\n\r\n", 4)) break;
@@ -43,17 +62,18 @@ static void serve_one(int fd) {
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 200 OK\r\nContent-Length: %lld\r\nConnection: close\r\n\r\n",
                      TRANSFER_BYTES);
-    if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) return;
+    if (conn_send(fd, ssl, head, (size_t)n) != n) return;
     for (long long left = TRANSFER_BYTES; left > 0;) {
         size_t chunk = left < (long long)sizeof payload ? (size_t)left : sizeof payload;
-        ssize_t sent = send(fd, payload, chunk, MSG_NOSIGNAL);
+        ssize_t sent = conn_send(fd, ssl, payload, chunk);
         if (sent <= 0) return;
         left -= sent;
     }
     /* Our end told, then the client's end awaited: curl closes once it has
      * the bytes Content-Length promised. */
+    if (ssl) SSL_shutdown(ssl);
     shutdown(fd, SHUT_WR);
-    while (recv(fd, req, sizeof req, 0) > 0) {
+    while (conn_recv(fd, ssl, req, sizeof req) > 0) {
     }
 }
 
@@ -68,10 +88,46 @@ static void *serve_downloads(void *arg) {
         struct timeval limit = {.tv_sec = 30};
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
-        serve_one(fd);
+        SSL *ssl = srv->tls ? SSL_new(srv->tls) : NULL;
+        if (!srv->tls || (ssl && SSL_set_fd(ssl, fd) && SSL_accept(ssl) == 1)) serve_one(fd, ssl);
+        SSL_free(ssl);
         close(fd);
     }
     return NULL;
+}
+
+/* The HTTPS twin's context: a key and a certificate made now for HOST
+ * (and ADDR), the certificate written to CERT for the clients to trust. */
+static SSL_CTX *tls_context(const char *host, const char *addr, const char *cert) {
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    X509 *x = X509_new();
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    char san[600];
+    snprintf(san, sizeof san, "DNS:%s,IP:%s", host, addr);
+    X509V3_CTX v3;
+    X509V3_set_ctx_nodb(&v3);
+    X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
+    X509_EXTENSION *ext = x ? X509V3_EXT_nconf_nid(NULL, &v3, NID_subject_alt_name, san) : NULL;
+    FILE *f = NULL;
+    bool ok = key && x && ctx && ext && X509_set_version(x, X509_VERSION_3) &&
+              ASN1_INTEGER_set(X509_get_serialNumber(x), 1) &&
+              X509_gmtime_adj(X509_getm_notBefore(x), -3600) &&
+              X509_gmtime_adj(X509_getm_notAfter(x), 86400) && X509_set_pubkey(x, key) &&
+              X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+                                         (const unsigned char *)"lcsb bench", -1, -1, 0) &&
+              X509_set_issuer_name(x, X509_get_subject_name(x)) && X509_add_ext(x, ext, -1) &&
+              X509_sign(x, key, EVP_sha256()) && SSL_CTX_use_certificate(ctx, x) == 1 &&
+              SSL_CTX_use_PrivateKey(ctx, key) == 1 && (f = fopen(cert, "w")) &&
+              PEM_write_X509(f, x) == 1;
+    if (f && fclose(f) != 0) ok = false;
+    X509_EXTENSION_free(ext);
+    X509_free(x);
+    EVP_PKEY_free(key);
+    if (!ok) {
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 /* The server on ADDR, its port in *PORT: 0, or -1 with errno. */
@@ -102,6 +158,8 @@ void server_stop(struct server *srv) {
     }
     if (srv->fd >= 0) close(srv->fd);
     srv->fd = -1;
+    SSL_CTX_free(srv->tls);
+    srv->tls = NULL;
 }
 
 /* The host's own name into NET->host and its address into ADDR when the
@@ -147,63 +205,129 @@ static void transfer_fail(struct transfer *t, int status, const char *detail) {
     status_note(t->note, sizeof t->note, t->argv[0], status, detail);
 }
 
-/* The server, the policy t.lua (written now: it names the server's port)
- * trusted, and the three downloads' argvs. Each one that cannot run here
- * says why. */
-void transfer_rows(struct throughput *net, struct server *srv, const struct fixture *fx,
-                   const lcsb_backend *b) {
+/* NAME in the project, trusted: a policy for curl to HOST:PORT and
+ * HOST:TLS_PORT, each entry with RULE (NULL: none). */
+static bool write_policy(const struct fixture *fx, const struct throughput *net, const char *name,
+                         const char *rule) {
+    char path[PATH_MAX], one[300], two[300], policy[1024];
+    if (rule) {
+        snprintf(one, sizeof one, "[\"%s:%d\"] = %s", net->host, net->port, rule);
+        snprintf(two, sizeof two, "[\"%s:%d\"] = %s", net->host, net->tls_port, rule);
+    } else {
+        snprintf(one, sizeof one, "\"%s:%d\"", net->host, net->port);
+        snprintf(two, sizeof two, "\"%s:%d\"", net->host, net->tls_port);
+    }
+    if (!net->tls_port) snprintf(two, sizeof two, "%s", one); /* no HTTPS twin here */
+    snprintf(path, sizeof path, "%s/%s", fx->project, name);
+    snprintf(policy, sizeof policy,
+             "return require(\"lcsb\").exec_policy{ exec = { \"curl\" }, net = { domains = { "
+             "%s, %s }, lan = { \"127.0.0.0/8\" } } }\n",
+             one, two);
+    return write_file(path, policy) && trust_policy(fx, name);
+}
+
+/* Every run's environment (run_env) with NAME=VALUE in place of any NAME
+ * it had (this host's may name its own SSL_CERT_FILE), all owned. */
+static char **run_env_with(const char *name, const char *value) {
+    size_t n = 0, k = 0, len = strlen(name);
+    while (run_env[n]) n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env) return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(run_env[i], name, len) != 0 || run_env[i][len] != '=')
+            env[k++] = strdup(run_env[i]);
+    size_t size = len + strlen(value) + 2;
+    if ((env[k] = malloc(size))) snprintf(env[k], size, "%s=%s", name, value);
+    return env;
+}
+
+void transfer_rows(struct throughput *net, struct server *srv, struct server *tls,
+                   const struct fixture *fx, const lcsb_backend *b) {
     struct transfer *t = net->t;
     t[TRANSFER_DIRECT] = (struct transfer){.name = "direct", .label = "curl, direct"};
     t[TRANSFER_PROXY] =
         (struct transfer){.name = "proxy", .label = "lcsb, proxy", .required = true};
     t[TRANSFER_TUNNEL] =
         (struct transfer){.name = "tunnel", .label = "lcsb, CONNECT", .required = true};
-    char curl[PATH_MAX], url[512], path[PATH_MAX], policy[1024];
+    t[TRANSFER_JUDGED] =
+        (struct transfer){.name = "judged", .label = "lcsb, proxy, judged", .required = true};
+    t[TRANSFER_TLS_DIRECT] = (struct transfer){
+        .name = "direct_tls", .label = "curl, direct, HTTPS", .of = TRANSFER_TLS_DIRECT};
+    t[TRANSFER_INTERCEPTED] = (struct transfer){.name = "intercepted",
+                                                .label = "lcsb, HTTPS, intercepted",
+                                                .required = true,
+                                                .of = TRANSFER_TLS_DIRECT};
+    char curl[PATH_MAX], url[512], tls_url[512], cert[PATH_MAX];
     struct in_addr addr;
     const char *why = NULL;
     if (!find_program("curl", curl, sizeof curl))
         snprintf(net->note, sizeof net->note, "curl is not installed");
     else if (loopback_name(net, &addr) && server_start(srv, addr, &net->port) != 0)
         snprintf(net->note, sizeof net->note, "cannot start the HTTP server: %s", strerror(errno));
+    char ip[INET_ADDRSTRLEN];
+    snprintf(cert, sizeof cert, "%s/bench-server.pem", fx->dir);
+    if (net->port && inet_ntop(AF_INET, &addr, ip, sizeof ip) &&
+        (tls->tls = tls_context(net->host, ip, cert)) != NULL &&
+        server_start(tls, addr, &net->tls_port) != 0)
+        net->tls_port = 0;
     if (!net->port) {
         net->host[0] = '\0';
         for (size_t i = 0; i < TRANSFERS; i++) transfer_skip(&t[i], net->note);
         return;
     }
     snprintf(url, sizeof url, "http://%s:%d/", net->host, net->port);
-    snprintf(path, sizeof path, "%s/t.lua", fx->project);
-    snprintf(policy, sizeof policy,
-             "return require(\"lcsb\").exec_policy{ exec = { \"curl\" }, net = { domains = { "
-             "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } } }\n",
-             net->host, net->port);
+    snprintf(tls_url, sizeof tls_url, "https://%s:%d/", net->host, net->tls_port);
     if (!b)
         why = "no Landlock on this kernel";
-    else if (!write_file(path, policy) || !trust_policy(fx, "t.lua"))
-        why = "cannot write or trust t.lua";
+    else if (!write_policy(fx, net, "t.lua", NULL) ||
+             !write_policy(fx, net, "r.lua", "{ methods = { \"GET\" } }"))
+        why = "cannot write or trust t.lua and r.lua";
 
     /* -q first, so that no ~/.curlrc changes what runs; the bytes and
      * curl's own time on stdout; a run that stalls fails instead of
      * holding the bench. The direct one never takes a proxy from the
      * harness's environment; under lcsb the command's environment names
      * lcsb's, and -p makes curl tunnel through it with CONNECT even for
-     * http, as it does for every https download. */
+     * http, as it does for every https download. Under the rule (r.lua)
+     * lcsb trusts the HTTPS twin's certificate (SSL_CERT_FILE), and curl
+     * the run's authority. */
     static const char w[] = "%{size_download} %{time_total}\n";
     const char *const direct[] = {curl, "-q",        "-sS", "--noproxy", "*", "--max-time", "120",
                                   "-o", "/dev/null", "-w",  w,           url, NULL};
+    const char *const direct_tls[] = {
+        curl,  "-q", "-sS",       "--noproxy", "*", "--cacert", cert, "--max-time",
+        "120", "-o", "/dev/null", "-w",        w,   tls_url,    NULL};
     const char *const proxy[] = {
         LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "--max-time",
         "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
     const char *const tunnel[] = {
         LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "-p", "--max-time",
         "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    const char *const judged[] = {
+        LCSB_BENCH_CLI, "r.lua", "--",        "curl", "-q", "-sS", "--max-time",
+        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    const char *const intercepted[] = {LCSB_BENCH_CLI, "r.lua", "--", "curl",      "-q", "-sS",
+                                       "--max-time",   "120",   "-o", "/dev/null", "-w", w,
+                                       tls_url,        NULL};
     t[TRANSFER_DIRECT].argv = strv_copy(direct);
     for (size_t i = TRANSFER_PROXY; i < TRANSFERS; i++) {
-        t[i].cwd = fx->project;
-        if (why) transfer_skip(&t[i], why);
+        if (i != TRANSFER_TLS_DIRECT) t[i].cwd = fx->project;
+        if (why && i != TRANSFER_TLS_DIRECT) transfer_skip(&t[i], why);
+    }
+    if (!net->tls_port) {
+        transfer_skip(&t[TRANSFER_TLS_DIRECT], "cannot start the HTTPS server");
+        transfer_skip(&t[TRANSFER_INTERCEPTED], "cannot start the HTTPS server");
+    } else {
+        t[TRANSFER_TLS_DIRECT].argv = strv_copy(direct_tls);
     }
     if (!why) {
         t[TRANSFER_PROXY].argv = strv_copy(proxy);
         t[TRANSFER_TUNNEL].argv = strv_copy(tunnel);
+        t[TRANSFER_JUDGED].argv = strv_copy(judged);
+        if (net->tls_port) {
+            t[TRANSFER_INTERCEPTED].argv = strv_copy(intercepted);
+            t[TRANSFER_INTERCEPTED].env = run_env_with("SSL_CERT_FILE", cert);
+        }
     }
     for (size_t i = 0; i < TRANSFERS; i++)
         if (t[i].state == ROW_OK && !t[i].argv) transfer_skip(&t[i], "out of memory");
@@ -214,7 +338,7 @@ void transfer_rows(struct throughput *net, struct server *srv, const struct fixt
 static int download(struct transfer *t, int out_fd, int err_fd, double *mbs, double *wall_mbs) {
     char out[160], err[160];
     double start = now_ms();
-    int status = spawn_wait(t->argv, t->cwd, NULL, out_fd, err_fd);
+    int status = spawn_wait(t->argv, t->cwd, t->env, out_fd, err_fd);
     double ms = now_ms() - start;
     take_first_line(out_fd, out, sizeof out);
     take_first_line(err_fd, err, sizeof err);
@@ -272,6 +396,7 @@ void measure_transfers(struct throughput *net, int rounds, int out_fd, int err_f
 void transfers_free(struct throughput *net) {
     for (size_t i = 0; i < TRANSFERS; i++) {
         strv_free(net->t[i].argv);
+        strv_free(net->t[i].env);
         free(net->t[i].mbs);
         free(net->t[i].wall_mbs);
     }

@@ -16,12 +16,15 @@ struct server {
     int fd;
     pthread_t thread;
     bool started;
+    void *tls; /* SSL_CTX *: the HTTPS twin; NULL: plain HTTP */
 };
 
-/* The server, the policy t.lua trusted, and the three downloads' argvs.
- * Each one that cannot run here says why. */
-void transfer_rows(struct throughput *net, struct server *srv, const struct fixture *fx,
-                   const lcsb_backend *b);
+/* The servers (SRV plain, TLS its HTTPS twin), the policies t.lua (the
+ * server's name) and r.lua (the same with a rule, which has the proxy read
+ * the requests) trusted, and the downloads' argvs. Each one that cannot
+ * run here says why. */
+void transfer_rows(struct throughput *net, struct server *srv, struct server *tls,
+                   const struct fixture *fx, const lcsb_backend *b);
 /* The downloads in turns, after one round that warms the caches. */
 void measure_transfers(struct throughput *net, int rounds, int out_fd, int err_fd);
 void transfers_free(struct throughput *net);

@@ -128,6 +128,9 @@ int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block)
         for (size_t k = 0; k < ic->secrets_n && !secret; k++)
             secret = strcmp(ic->secrets[k].name, name) == 0;
         if (given || secret || !lcsb_env_sensitive(name)) continue;
+        /* A run keeps LCSB__RUN_SECRETS_MAX at most: past them, the rest of
+         * an environment's is not looked for (docs/policy.md says so). */
+        if (ic->secrets_n >= LCSB__RUN_SECRETS_MAX) break;
         lcsb__secret *s = new_secret(ic);
         if (!s) return -1;
         snprintf(s->name, sizeof s->name, "%s", name);

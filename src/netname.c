@@ -452,12 +452,14 @@ static bool path_judgeable(const char *path, size_t len) {
             char hex[3] = {path[i + 1], path[i + 2], '\0'};
             c = (char)strtol(hex, NULL, 16);
             step = 3;
-            /* Another escape, a NUL, and the lead bytes of an overlong
-             * UTF-8 spelling ("%c0%ae" for a dot), which no text needs. */
-            if (c == '%' || c == '\0' || (unsigned char)c == 0xc0 || (unsigned char)c == 0xc1)
-                return false;
+            /* Another escape, and any byte past ASCII: an overlong UTF-8
+             * spelling of a dot ("%c0%ae", "%e0%80%ae"), a fullwidth one a
+             * server may fold into "." (NFKC), and the rest of Unicode,
+             * which an API's path rarely holds. */
+            if (c == '%' || (unsigned char)c >= 0x80) return false;
         }
-        if (c == '\\' || c == '\0') return false;
+        /* A backslash, a NUL, a control character ("%09" between dots). */
+        if (c == '\\' || (unsigned char)c < 0x20 || c == 0x7f) return false;
         if (c == '/') {
             /* A segment of dots alone, of any number ("...", which some
              * servers read as ".."), before its parameters. */

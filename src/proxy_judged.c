@@ -158,31 +158,6 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
     return rc;
 }
 
-/* Upstream's answer to the command, until upstream ends, every value lcsb
- * withholds overwritten on the way (a server that echoes what it was sent,
- * a header or a form, would otherwise hand the command a secret's value):
- * the bytes a value could start in are held back until the next come. */
-static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up) {
-    lcsb__proxy *p = c->proxy;
-    size_t keep = lcsb__secrets_longest(p->secrets, p->secrets_n);
-    keep = keep ? keep - 1 : 0;
-    char *buf = malloc(CHUNK + keep);
-    size_t held = 0;
-    for (ssize_t n; buf && (n = lcsb__end_read(c, up, buf + held, CHUNK, lcsb__now_ms() + IDLE_MS)) > 0;) {
-        size_t have = held + (size_t)n;
-        (void)lcsb__secrets_mask(p->secrets, p->secrets_n, buf, have);
-        size_t go = have > keep ? have - keep : 0;
-        if (lcsb__end_write(c, client, buf, go, lcsb__now_ms() + IDLE_MS)) {
-            free(buf);
-            return;
-        }
-        memmove(buf, buf + go, have - go);
-        held = have - go;
-    }
-    if (buf && held) (void)lcsb__end_write(c, client, buf, held, lcsb__now_ms() + IDLE_MS);
-    free(buf);
-}
-
 /* HEAD (a whole request head) asking for an answer without a content
  * coding: its Accept-Encoding lines replaced by "identity". */
 static void without_encoding(lcsb__buf *head) {
@@ -213,6 +188,169 @@ static bool withheld_seen(lcsb__proxy *p, bool mark) {
     return seen;
 }
 
+/* ---- The answer ---- */
+
+#define ANSWER_HEAD_MAX (64 * 1024)
+
+/* What an answer's relay knows: the secrets whose values went into the
+ * request (their echo is expected, and overwritten quietly), and whether
+ * the bytes it holds back are a chunked body's data, sent on in chunks of
+ * the proxy's own. */
+typedef struct answering {
+    lcsb__conn *c;
+    lcsb__end *client;
+    const lcsb__request *req;
+    const bool *swapped;
+    char *held; /* bytes not sent on yet: a value may start in them */
+    size_t held_len, keep;
+    bool chunked;
+    bool told; /* a value came back that the request did not carry: recorded */
+} answering;
+
+/* A value that came back in an answer though the request did not carry
+ * it: the server had it some other way, or the command guessed it and the
+ * server echoed the guess. Either way the command learns it is the value
+ * from the overwriting, once: the proxy sends on no more after it. */
+static void note_hits(answering *a, const bool *hit) {
+    lcsb__proxy *p = a->c->proxy;
+    for (size_t k = 0; k < p->secrets_n && !a->told; k++) {
+        if (!hit[k] || (a->swapped && a->swapped[k])) continue;
+        char why[160];
+        snprintf(why, sizeof why, "withheld: the value of %.100s, in an answer",
+                 p->secrets[k].name);
+        lcsb__proxy_record(p, a->req->host, a->req->port, why);
+        (void)withheld_seen(p, true);
+        a->told = true;
+    }
+}
+
+/* DATA (N bytes) of the answer, LAST when no more follows, overwritten
+ * where a value stands and sent on but for what a value could still start
+ * in: 0, or -1. */
+static int answer_send(answering *a, const char *data, size_t n, bool last) {
+    lcsb__proxy *p = a->c->proxy;
+    char *grown = realloc(a->held, a->held_len + n + 1);
+    if (!grown) return -1;
+    a->held = grown;
+    if (n) memcpy(a->held + a->held_len, data, n);
+    a->held_len += n;
+    bool hit[LCSB__RUN_SECRETS_MAX];
+    if (lcsb__secrets_mask(p->secrets, p->secrets_n, a->held, a->held_len, hit)) note_hits(a, hit);
+    size_t go = last ? a->held_len : a->held_len > a->keep ? a->held_len - a->keep : 0;
+    long long deadline = lcsb__now_ms() + IDLE_MS;
+    char size[24];
+    int size_len = snprintf(size, sizeof size, "%zx\r\n", go);
+    if (go && a->chunked &&
+        (lcsb__end_write(a->c, a->client, size, (size_t)size_len, deadline) ||
+         lcsb__end_write(a->c, a->client, a->held, go, deadline) ||
+         lcsb__end_write(a->c, a->client, "\r\n", 2, deadline)))
+        return -1;
+    if (go && !a->chunked && lcsb__end_write(a->c, a->client, a->held, go, deadline)) return -1;
+    if (last && a->chunked && lcsb__end_write(a->c, a->client, "0\r\n\r\n", 5, deadline)) return -1;
+    memmove(a->held, a->held + go, a->held_len - go);
+    a->held_len -= go;
+    return 0;
+}
+
+/* Is the header NAME (as the head has it, up to its colon) of the line at
+ * LINE's start, and its value WANT (NULL: any but "identity")? */
+static bool header_says(const char *line, size_t len, const char *name, const char *want) {
+    size_t n = strlen(name);
+    if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':') return false;
+    const char *v = line + n + 1, *end = line + len;
+    while (v < end && (*v == ' ' || *v == '\t')) v++;
+    while (end > v && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) end--;
+    size_t vn = (size_t)(end - v);
+    if (!want) return vn && !(vn == 8 && strncasecmp(v, "identity", 8) == 0);
+    return vn == strlen(want) && strncasecmp(v, want, vn) == 0;
+}
+
+/* Upstream's answer to the command, until upstream ends, every value lcsb
+ * withholds overwritten on the way (its length kept, so the answer's framing
+ * holds), as it is and in Base64: a server that echoes what it was sent (a
+ * header, Basic credentials, a form) would otherwise hand the command a
+ * secret's value. A chunked body is read as its data and sent on in chunks
+ * of the proxy's own, so that no chunk boundary hides a value; an answer to
+ * a request that got a value, in a content coding the proxy cannot look
+ * into, is refused. SWAPPED: whose values the request got. */
+static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
+                         const bool *swapped, bool any_swapped) {
+    lcsb__proxy *p = c->proxy;
+    answering a = {.c = c, .client = client, .req = req, .swapped = swapped};
+    a.keep = lcsb__secrets_longest(p->secrets, p->secrets_n);
+    a.keep = a.keep ? a.keep - 1 : 0;
+    char *buf = malloc(ANSWER_HEAD_MAX + CHUNK);
+    size_t len = 0;
+    bool in_body = false, done = false;
+    lcsb__chunked ch = {0};
+    lcsb__buf payload = {0};
+    int rc = buf ? 0 : -1;
+    while (!rc && !done) {
+        /* A head already whole (after an interim answer) is read from BUF. */
+        if (in_body || !memmem(buf, len, "\r\n\r\n", 4)) {
+            ssize_t n = lcsb__end_read(c, up, buf + len, (in_body ? CHUNK : ANSWER_HEAD_MAX) - len,
+                                       lcsb__now_ms() + IDLE_MS);
+            if (n <= 0) break;
+            len += (size_t)n;
+        }
+        if (!in_body) {
+            const char *end = memmem(buf, len, "\r\n\r\n", 4);
+            if (!end && len < ANSWER_HEAD_MAX) continue;
+            if (!end) { /* no head the proxy can read: nothing of it goes on */
+                rc = -1;
+                break;
+            }
+            size_t head_len = (size_t)(end - buf) + 4;
+            int status = head_len > 12 ? atoi(buf + 9) : 0;
+            bool chunked = false, encoded = false;
+            for (const char *line = buf; line < buf + head_len;) {
+                const char *nl = memchr(line, '\n', (size_t)(buf + head_len - line));
+                size_t ll = (size_t)(nl - line);
+                chunked = chunked || header_says(line, ll, "Transfer-Encoding", "chunked");
+                encoded = encoded || header_says(line, ll, "Content-Encoding", NULL);
+                line = nl + 1;
+            }
+            if (encoded && any_swapped) {
+                answer(c, client, req, 502,
+                       "lcsb: the server encoded its answer though asked not to; lcsb cannot look "
+                       "in it for the secret this request carried, so it is not passed on\n",
+                       "upstream its answer is encoded (Content-Encoding), after a request that "
+                       "carried a secret");
+                rc = -1;
+                break;
+            }
+            /* The head, overwritten where a value stands, goes on whole. */
+            bool hit[LCSB__RUN_SECRETS_MAX];
+            if (lcsb__secrets_mask(p->secrets, p->secrets_n, buf, head_len, hit))
+                note_hits(&a, hit);
+            if (lcsb__end_write(c, client, buf, head_len, lcsb__now_ms() + IDLE_MS)) break;
+            memmove(buf, buf + head_len, len - head_len);
+            len -= head_len;
+            if (status >= 100 && status < 200) continue; /* an interim answer: the next head */
+            in_body = true;
+            a.chunked =
+                chunked && strcmp(req->method, "HEAD") != 0 && status != 204 && status != 304;
+        }
+        if (a.chunked) {
+            size_t used;
+            payload.len = 0;
+            lcsb__parse state = lcsb__chunked_feed(&ch, buf, len, &used, &payload);
+            if (state == LCSB__PARSE_BAD || payload.oom) break;
+            done = state == LCSB__PARSE_DONE;
+            rc = answer_send(&a, payload.p, payload.len, done);
+        } else {
+            rc = answer_send(&a, buf, len, false);
+        }
+        len = 0;
+    }
+    /* A body that ends with the connection: what was held back goes too. */
+    if (!rc && !a.chunked && a.held_len) (void)answer_send(&a, NULL, 0, true);
+    lcsb__buf_free(&payload);
+    if (a.held) explicit_bzero(a.held, a.held_len);
+    free(a.held);
+    free(buf);
+}
+
 /* The request refused for carrying the value of S itself (SENT: after its
  * start went upstream, the value held back): lcsb keeps it from the
  * command, so the command had it by another way. */
@@ -241,7 +379,7 @@ static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
         answer(c, client, req, 403,
                "lcsb: an earlier request of this run carried a value lcsb withholds; the proxy "
                "sends on no more requests it reads\n",
-               NULL);
+               "withheld: after an earlier request or answer carried a withheld value");
         return;
     }
     /* The head, and what came of the body with it: a value there is
@@ -253,8 +391,9 @@ static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
         return;
     }
     lcsb__buf head = {0};
+    bool which[LCSB__RUN_SECRETS_MAX] = {false};
     size_t swapped = lcsb__secrets_swap(p->secrets, p->secrets_n, req->host, req->port,
-                                        req->forward.p, req->forward.len, &head);
+                                        req->forward.p, req->forward.len, &head, which);
     if (swapped && !up->ssl) {
         if (head.p) explicit_bzero(head.p, head.len);
         lcsb__buf_free(&head);
@@ -280,7 +419,7 @@ static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     if (rc >= 2)
         refuse_withheld(c, client, req, &p->secrets[rc - 2], true);
     else
-        relay_answer(c, client, up);
+        relay_answer(c, client, up, req, which, swapped > 0);
 }
 
 /* The first byte the command sends into the tunnel, looked at and left

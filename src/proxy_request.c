@@ -221,7 +221,7 @@ static const char *framing_line(span line, span name, void *arg) {
         f->hosts = f->host.p != NULL;
         f->host = v;
     } else if (span_is(name, "X-HTTP-Method-Override") || span_is(name, "X-HTTP-Method") ||
-               span_is(name, "X-Method-Override")) {
+               span_is(name, "X-Method-Override") || span_is(name, "X-Original-Method")) {
         /* Taken as the method by some servers: the rule judges it too. One
          * too long for any rule stands as "?", which none names. */
         char *o = f->req->method_override;

@@ -222,7 +222,7 @@ static bool may_carry(const lcsb__secret *s, const char *name, size_t len) {
  * its value; *SWAPPED counts them. */
 static void swap_text(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
                       const char *name, size_t name_len, const char *text, size_t len,
-                      lcsb__buf *out, size_t *swapped) {
+                      lcsb__buf *out, size_t *swapped, bool *which) {
     for (size_t i = 0; i < len;) {
         bool done = false;
         for (size_t k = 0; k < n && !done; k++) {
@@ -233,6 +233,7 @@ static void swap_text(const lcsb__secret *v, size_t n, const char *host, uint16_
                 i += pl;
                 done = true;
                 (*swapped)++;
+                if (which) which[k] = true;
             }
         }
         if (!done) lcsb__buf_add(out, text + i++, 1);
@@ -240,8 +241,9 @@ static void swap_text(const lcsb__secret *v, size_t n, const char *host, uint16_
 }
 
 size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
-                          const char *head, size_t len, lcsb__buf *out) {
+                          const char *head, size_t len, lcsb__buf *out, bool *which) {
     size_t swapped = 0;
+    for (size_t k = 0; which && k < n; k++) which[k] = false;
     const char *nl = memchr(head, '\n', len);
     size_t first = nl ? (size_t)(nl - head) + 1 : len;
     lcsb__buf_add(out, head, first); /* the request line, as it is */
@@ -260,8 +262,8 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
         if (plain_len >= 0) {
             lcsb__buf inside = {0};
             size_t before = swapped;
-            swap_text(v, n, host, port, line, name_len, plain, (size_t)plain_len, &inside,
-                      &swapped);
+            swap_text(v, n, host, port, line, name_len, plain, (size_t)plain_len, &inside, &swapped,
+                      which);
             lcsb__buf_add(out, line, at);
             if (swapped > before)
                 b64_encode(inside.p ? inside.p : "", inside.len, out);
@@ -271,7 +273,7 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
             if (inside.p) wipe(inside.p, inside.len);
             lcsb__buf_free(&inside);
         } else {
-            swap_text(v, n, host, port, line, name_len, line, line_len, out, &swapped);
+            swap_text(v, n, host, port, line, name_len, line, line_len, out, &swapped, which);
         }
         if (plain) {
             wipe(plain, b64n + 1);
@@ -284,9 +286,66 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
 
 /* The first secret whose value TEXT (LEN bytes) holds as it is: its index,
  * or -1. */
+/* The Base64 characters that S's value makes whatever surrounds it, with
+ * the value starting at byte ALIGN (0 to 2) of a group of three: the ones
+ * whose six bits all come from the value. Into OUT (CAP bytes): how many
+ * (0 when the value is too short to make any). A server that echoes Basic
+ * credentials sends these. */
+static size_t b64_core(const lcsb__secret *s, size_t align, char *out, size_t cap) {
+    size_t bits_from = 8 * align, bits_to = 8 * (align + s->value_len);
+    size_t first = (bits_from + 5) / 6, last = bits_to / 6; /* chars [first, last) */
+    if (last <= first || last - first > cap || s->value_len > 4096) return 0;
+    char *padded = calloc(align + s->value_len + 3, 1);
+    if (!padded) return 0;
+    memcpy(padded + align, s->value, s->value_len);
+    lcsb__buf enc = {0};
+    b64_encode(padded, align + s->value_len + 2, &enc);
+    size_t n = 0;
+    if (!enc.oom && enc.len >= last) {
+        memcpy(out, enc.p + first, last - first);
+        n = last - first;
+    }
+    wipe(padded, align + s->value_len + 3);
+    free(padded);
+    if (enc.p) wipe(enc.p, enc.len);
+    lcsb__buf_free(&enc);
+    return n;
+}
+
+/* Each form of S's value that may stand in DATA (LEN bytes) as it is, and
+ * the three of its Base64 (the last long enough only: 8 characters or more),
+ * given to EACH with the form and its length. */
+static void each_form(const lcsb__secret *s, void (*each)(const char *form, size_t n, void *arg),
+                      void *arg) {
+    if (!s->value_len) return;
+    each(s->value, s->value_len, arg);
+    char core[(4096 * 4) / 3 + 8];
+    for (size_t align = 0; align < 3; align++) {
+        size_t n = b64_core(s, align, core, sizeof core);
+        if (n >= 8) each(core, n, arg);
+        wipe(core, sizeof core);
+    }
+}
+
+typedef struct finding {
+    const char *text;
+    size_t len;
+    bool found;
+} finding;
+
+static void find_form(const char *form, size_t n, void *arg) {
+    finding *f = arg;
+    f->found = f->found || memmem(f->text, f->len, form, n) != NULL;
+}
+
+/* The first secret of V whose value TEXT (LEN bytes) holds as it is or in
+ * Base64: its index, or -1. */
 static int find_raw(const lcsb__secret *v, size_t n, const char *text, size_t len) {
-    for (size_t k = 0; k < n; k++)
-        if (v[k].value_len && memmem(text, len, v[k].value, v[k].value_len)) return (int)k;
+    for (size_t k = 0; k < n && len; k++) {
+        finding f = {text, len, false};
+        each_form(&v[k], find_form, &f);
+        if (f.found) return (int)k;
+    }
     return -1;
 }
 
@@ -338,23 +397,49 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
     return found;
 }
 
-size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len) {
-    size_t masked = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (!v[k].value_len) continue;
-        for (char *at = data; (at = memmem(at, len - (size_t)(at - data), v[k].value,
-                                           v[k].value_len)) != NULL;
-             masked++) {
-            memset(at, '*', v[k].value_len);
-            at += v[k].value_len;
-        }
+typedef struct masking {
+    const char *seen; /* the bytes as they came, searched */
+    char *data;       /* where each find is overwritten */
+    size_t len;
+    size_t found;
+} masking;
+
+static void mask_form(const char *form, size_t n, void *arg) {
+    masking *m = arg;
+    for (const char *at = m->seen; (at = memmem(at, m->len - (size_t)(at - m->seen), form, n));
+         at += n, m->found++)
+        memset(m->data + (at - m->seen), '*', n);
+}
+
+size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, bool *hit) {
+    if (!len || !n) return 0;
+    /* Found in a copy, overwritten in DATA: a value that overlaps another
+     * is found whole whichever is overwritten first. */
+    char *seen = malloc(len);
+    if (!seen) {
+        memset(data, '*', len); /* nothing can be looked for: nothing goes out as it was */
+        return 1;
     }
-    return masked;
+    memcpy(seen, data, len);
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        masking m = {seen, data, len, 0};
+        each_form(&v[k], mask_form, &m);
+        if (hit) hit[k] = m.found > 0;
+        total += m.found;
+    }
+    wipe(seen, len);
+    free(seen);
+    return total;
 }
 
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {
     size_t longest = 0;
-    for (size_t k = 0; k < n; k++)
-        if (v[k].value_len > longest) longest = v[k].value_len;
+    for (size_t k = 0; k < n; k++) {
+        /* The value, its Base64 (a third longer), and percent-encoded (three
+         * times): what a search across reads must hold back. */
+        size_t forms = 3 * v[k].value_len;
+        if (forms > longest) longest = forms;
+    }
     return longest;
 }

@@ -20,6 +20,10 @@
 #define LCSB__SECRET_HOSTS_MAX 16
 #define LCSB__PLACEHOLDER_MAX 64 /* with its NUL */
 #define LCSB__SECRETS_MAX 32
+/* A run's: the policy's secrets and the values of lcsb's variables it
+ * withholds from the command, at most (intercept.c stops there). */
+#define LCSB__WITHHELD_MAX 96
+#define LCSB__RUN_SECRETS_MAX (LCSB__SECRETS_MAX + LCSB__WITHHELD_MAX)
 #define LCSB__SECRET_HEADERS_MAX 256
 
 typedef struct lcsb__secret {
@@ -55,17 +59,20 @@ void lcsb__secret_clear(lcsb__secret *s);
  * (Basic credentials decoded, swapped and encoded again) and of the
  * secret's other headers; nowhere else (not the request line, which is
  * logged everywhere, nor a header a server may echo). How many were
- * swapped. */
+ * swapped; WHICH (N bools, or NULL) says whose. */
 size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uint16_t port,
-                          const char *head, size_t len, lcsb__buf *out);
+                          const char *head, size_t len, lcsb__buf *out, bool *which);
 /* The first of the N secrets at V whose value DATA (LEN bytes) holds, as
- * it is, percent-decoded, or inside Basic credentials: its index, or -1. */
+ * it is, in Base64, percent-decoded, or inside Basic credentials: its
+ * index, or -1. */
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len);
-/* Every value of the N secrets at V in DATA (LEN bytes) overwritten with
- * as many '*' (the length kept, so that an answer's framing holds): how
- * many. */
-size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len);
-/* The longest value among them: what a scan across a body's reads keeps. */
+/* Every value of the N secrets at V in DATA (LEN bytes), as it is and as
+ * its Base64 makes it, overwritten with as many '*' (the length kept, so
+ * that an answer's framing holds): how many; HIT (N bools, or NULL) says
+ * whose. */
+size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, bool *hit);
+/* What a search across reads must hold back for the longest value among
+ * them, in any form it looks for. */
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n);
 
 #endif

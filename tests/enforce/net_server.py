@@ -7,7 +7,9 @@ for that name, serving ROOT (argv[1]) with:
   repo.git/                  a bare repository, for git's dumb HTTP protocol
   simple/lcsbdemo/           a package index page (PEP 503) and its wheel
   /echo (GET and POST)       the request line, Authorization and X-Token (each as it came
-                             and as its SHA-256), Accept-Encoding and the body
+                             and as its SHA-256), Accept-Encoding and the body; with
+                             "chunked" in the URL in chunks of five bytes, with "gzip"
+                             gzipped whatever was asked, with "hex" the body hex-decoded
   /smart/repo.git            the same repository for git's smart HTTP protocol, clone and
                              push, behind Basic credentials whose password is
                              $LCSB_NET_SERVER_TOKEN
@@ -17,6 +19,7 @@ its stdin closes: the suite that started it holds the other end, so the
 servers go with it, however it ends.
 """
 import base64
+import gzip
 import hashlib
 import http.server
 import os
@@ -90,6 +93,8 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         """/echo: what arrived, for the cases to check what the proxy sent
         on: the request line, the headers a secret may ride in, the body."""
         body = self.body()
+        if "hex" in self.path:  # a form the proxy does not decode, which this server does
+            body = bytes.fromhex(body.decode())
         def digest(name):
             value = self.headers.get(name)
             return hashlib.sha256(value.encode()).hexdigest() if value else None
@@ -100,8 +105,23 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
                 f"x-token-sha256: {digest('X-Token')}\n"
                 f"accept-encoding: {self.headers.get('Accept-Encoding')}\n").encode()
         text += b"body: " + body + b"\n"
+        if "chunked" in self.path:  # chunks are HTTP/1.1's
+            self.protocol_version = "HTTP/1.1"
+            self.close_connection = True
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
+        if "gzip" in self.path:  # whatever the client asked for
+            text = gzip.compress(text)
+            self.send_header("Content-Encoding", "gzip")
+        if "chunked" in self.path:  # five bytes a chunk: a value spans several
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for i in range(0, len(text), 5):
+                part = text[i:i + 5]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+            return
         self.send_header("Content-Length", str(len(text)))
         self.end_headers()
         self.wfile.write(text)

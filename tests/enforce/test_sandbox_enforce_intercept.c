@@ -233,6 +233,53 @@ static void test_secret_not_found_inside(void **state) {
                     "the secret's host, Landlock alone");
 }
 
+/* What a server echoes does not hand the command a value: a secret's
+ * Basic credentials echoed in Base64, an echo in chunks that split the
+ * value, are overwritten; an answer the server encoded though asked not to
+ * is refused. A withheld value that comes back though the request did not
+ * carry it as such (the command guessed it, in a form the proxy does not
+ * decode) is overwritten too, and the proxy sends on no more. */
+static void test_echoes(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char script[1600], att[PATH_MAX], attested[8192], base[256];
+    FMT(base, "https://%s:%d/echo", srv.host, srv.https);
+    FMT(att, "%s/attestation.json", f->outside);
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    FMT(script,
+        "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" "
+        "'%s?chunked'; curl -sS --compressed -H \"X-Token: $LCSB_TEST_SECRET\" '%s?gzip'",
+        base, base, base);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "authorization-sha256: " BASIC_SHA256 "\n", "the server got it");
+    assert_lacks(P.out, "Z2l0OmdocF8wbmx5LXRoZS1zZXJ2ZXItc2Vlcy10aGlz", "Basic, echoed");
+    assert_lacks(P.out, "bmx5LXRoZS1zZXJ2ZXItc2Vlcy10aGl", "Basic's core, echoed");
+    assert_contains(P.out, "x-token: *****************************\n", "chunked, echoed");
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "chunked, the server got it");
+    assert_lacks(P.out, SECRET_VALUE, "the command's output");
+    assert_contains(P.out, "the server encoded its answer though asked not to", "gzip");
+
+    /* The guess, hex-encoded; the server decodes and echoes it. */
+    char hex[2 * sizeof WITHHELD_VALUE];
+    for (size_t i = 0; i + 1 < sizeof WITHHELD_VALUE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)WITHHELD_VALUE[i]);
+    FMT(script, "curl -sS -d %s '%s?hex'; curl -sS %s", hex, base, base);
+    unlink(att);
+    lcsb_with_secret(f, NULL, CMD("--attest", att), CMD("sh", "-c", script));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "body: *********************\n", "the guess, overwritten");
+    assert_lacks(P.out, WITHHELD_VALUE, "stdout");
+    assert_contains(P.out, "an earlier request of this run carried a value lcsb withholds",
+                    "the request after");
+    read_file(att, attested, sizeof attested);
+    /* The refusal after it counts as another attempt of the same kind. */
+    assert_contains(attested,
+                    "\"attempts\":2,\"why\":\"withheld: the value of AWS_SECRET_ACCESS_KEY, in "
+                    "an answer\"",
+                    "the attestation");
+}
+
 /* What the command was not given goes nowhere the proxy reads: a request
  * carrying a withheld value is refused, in its head or far into its body,
  * and after it the proxy sends on no more. The twins: without the secret
@@ -344,9 +391,8 @@ static void test_git_push_with_secret(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_request_rules),           T(test_secrets),
-        T(test_secret_not_found_inside), T(test_withheld_values),
-        T(test_git_push_with_secret),
+        T(test_request_rules),   T(test_secrets), T(test_secret_not_found_inside),
+        T(test_withheld_values), T(test_echoes),  T(test_git_push_with_secret),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_intercept", tests, net_group_setup,
                                        net_group_teardown);

@@ -84,7 +84,7 @@ static void origin(const char *text, size_t size) {
     s.value = strdup("VALUE");
     s.value_len = 5;
     lcsb__buf out = {0};
-    lcsb__secrets_swap(&s, 1, "reg.example.org", 443, f->p, f->len, &out);
+    lcsb__secrets_swap(&s, 1, "reg.example.org", 443, f->p, f->len, &out, NULL);
     if (!out.oom && (strstr(out.p, "\r\n\r\n") != out.p + out.len - 4 || out.len > f->len))
         abort();
     if (!out.oom && !memmem(f->p, f->len, PLACEHOLDER, strlen(PLACEHOLDER)) &&

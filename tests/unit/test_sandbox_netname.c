@@ -278,12 +278,28 @@ static void test_domain_rules(void **state) {
     assert_contains(no, "starts with none");
     assert_true(request_refused(v, 1, "GET", "/v2", &no));
     /* What a server could resolve past the prefix is no path a rule judges. */
-    static const char *const escapes[] = {"/v2/../admin",  "/v2/%2e%2e/admin", "/v2/.%2E/x",
-                                          "/v2/%2e",       "/v2/a%2f..%2fb",   "/v2/a\\b",
-                                          "/v2/%5c..",     "/v2/%00",          "/v2/%252e%252e/x",
-                                          "/v2/%zz",       "/v2/%2",           "*",
-                                          "http://x/v2/",  "/v2/..;/admin",    "/v2/%2e%2e;x/a",
-                                          "/v2/.../x",     "/v2/%c0%ae%c0%ae/x", "/v2/.;a"};
+    static const char *const escapes[] = {"/v2/../admin",
+                                          "/v2/%2e%2e/admin",
+                                          "/v2/.%2E/x",
+                                          "/v2/%2e",
+                                          "/v2/a%2f..%2fb",
+                                          "/v2/a\\b",
+                                          "/v2/%5c..",
+                                          "/v2/%00",
+                                          "/v2/%252e%252e/x",
+                                          "/v2/%zz",
+                                          "/v2/%2",
+                                          "*",
+                                          "http://x/v2/",
+                                          "/v2/..;/admin",
+                                          "/v2/%2e%2e;x/a",
+                                          "/v2/.../x",
+                                          "/v2/%c0%ae%c0%ae/x",
+                                          "/v2/.;a",
+                                          "/v2/%e0%80%ae%e0%80%ae/x",
+                                          "/v2/%ef%bc%8e%ef%bc%8e/a",
+                                          "/v2/.%09./a",
+                                          "/v2/%7f"};
     for (size_t i = 0; i < sizeof escapes / sizeof *escapes; i++) {
         if (!request_refused(v, 1, "GET", escapes[i], &no)) fail_msg("%s allowed", escapes[i]);
     }
