@@ -240,9 +240,25 @@ M.add("net_refused", function(ev)
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
     local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
     local rule = r.why:match("^rule: (.*)")
-    local withheld = r.why:match("^withheld: the value of (.*)")
+    local withheld = r.why:match("^withheld: the value of ([%w_]+)$")
+    local echoed = r.why:match("^withheld: the value of ([%w_]+), in an answer$")
+    local locked = r.why:find("^withheld: after ")
+    local encoded = r.why:find("^upstream its answer is encoded")
     local upstream = r.why:match("^upstream (.*)")
-    if r.why:find("^no TLS: ") then
+    if echoed then
+      hints[#hints + 1] = ("an answer from %s held the value of %s, which lcsb keeps from the command, "
+        .. "though the request did not carry it as such (a guess, or another spelling of it, that "
+        .. "the server decoded and echoed): it was overwritten, and the proxy sent on no more "
+        .. "requests it reads in this run"):format(target, echoed)
+    elseif locked then
+      hints[#hints + 1] = ("lcsb's proxy refused requests to %s after an earlier one carried a "
+        .. "value lcsb withholds: a run that sends one sends no more through a rule or a secret"
+        ):format(target)
+    elseif encoded then
+      hints[#hints + 1] = ("%s encoded its answer (Content-Encoding) though lcsb's proxy asked "
+        .. "for none, after a request that carried a secret: the proxy cannot look into it for "
+        .. "the secret, so it refused the answer"):format(target)
+    elseif r.why:find("^no TLS: ") then
       hints[#hints + 1] = ("lcsb's proxy refused a plain HTTP request to %s that carried a "
         .. "secret's placeholder: lcsb puts a secret's value only into requests over TLS "
         .. "(https://) to the secret's hosts, whose certificate it verifies"):format(target)

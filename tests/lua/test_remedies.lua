@@ -200,6 +200,45 @@ T.case("hosts the proxy refused are named, each, from its record", function()
   T.hasnt(said, "add net", "no grant for what is granted")
 end)
 
+T.case("what the proxy read and refused: rules, secrets, withheld values", function()
+  local ev = evidence { stderr = "curl: (22) The requested URL returned error: 403\n" }
+  ev.policy.net = { domains = { "reg.example.org methods=GET" }, connect = {}, bind = {}, lan = {} }
+  ev.attestation.net = "domains"
+  local function said(why)
+    ev.attestation.net_refused_count = 1
+    ev.attestation.net_refused = { { host = "reg.example.org", port = 443, attempts = 1, why = why } }
+    return table.concat(remedies.explain(ev), "\n")
+  end
+  T.has(said("rule: POST /v2/x: its method is not among the rule's"),
+    'refused POST /v2/x to reg.example.org:443: its method is not among the rule\'s; to allow it, '
+    .. 'add "POST" to the entry\'s methods (net = { domains = { ["reg.example.org"] = { ... } } })',
+    "a method")
+  T.has(said("rule: GET /v3/lib/x?y: its path starts with none of the rule's"),
+    'add "/v3/lib/" (or a shorter prefix) to the entry\'s paths', "a path")
+  T.has(said("rule: GET /v2/..;/a: its path has a \".\" or \"..\" segment, a backslash or an "
+    .. "escape a server could read as another path"), "without \".\" or \"..\" segments",
+    "a path no rule judges")
+  T.has(said("rule: DELETE /v2/x: the method its override header asks for is not among the rule's"),
+    "X-HTTP-Method-Override", "an override")
+  T.has(said("withheld: the value of GITHUB_TOKEN"),
+    "held the value of GITHUB_TOKEN, which lcsb keeps from the command", "a withheld value")
+  T.has(said("withheld: the value of DB_PASSWORD, in an answer"),
+    "an answer from reg.example.org:443 held the value of DB_PASSWORD", "a value echoed")
+  T.has(said("withheld: after an earlier request or answer carried a withheld value"),
+    "after an earlier one carried a value lcsb withholds", "the lockdown")
+  T.has(said("no TLS: a secret's placeholder in a plain HTTP request"),
+    "only into requests over TLS", "plain HTTP")
+  T.has(said("upstream its certificate is not trusted: self-signed certificate"),
+    "could not verify the host: its certificate is not trusted", "upstream")
+  T.has(said("upstream its answer is encoded (Content-Encoding), after a request that carried a "
+    .. "secret"), "encoded its answer", "an encoded answer")
+  T.has(said("the command's TLS handshake failed: tlsv1 alert unknown ca"),
+    "must trust the run's certificates", "the command's client")
+  for _, hint in ipairs(remedies.explain(ev)) do
+    T.hasnt(hint, "to allow it, add net = { domains", "no domain to add for a host allowed")
+  end
+end)
+
 T.case("under net.domains the loopback is the command's own", function()
   local ev = evidence { stderr = "curl: (7) Failed to connect to localhost port 8765 after 0 ms: "
     .. "Couldn't connect to server\n" }
