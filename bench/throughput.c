@@ -241,6 +241,43 @@ static char **run_env_with(const char *name, const char *value) {
     return env;
 }
 
+/* Every row's argv (and the intercepted row's environment): -q first, so
+ * that no ~/.curlrc changes what runs; the bytes and curl's own time on
+ * stdout; a run that stalls fails instead of holding the bench. The direct
+ * one never takes a proxy from the harness's environment; under lcsb the
+ * command's environment names lcsb's, and -p makes curl tunnel through it
+ * with CONNECT even for http, as it does for every https download. Under
+ * the rule (r.lua) lcsb trusts the HTTPS twin's certificate (CERT, in its
+ * SSL_CERT_FILE), and curl the run's authority. */
+static void set_argvs(struct transfer *t, const char *curl, const char *url, const char *tls_url,
+                      const char *cert) {
+    static const char w[] = "%{size_download} %{time_total}\n";
+    const char *const direct[] = {curl, "-q",        "-sS", "--noproxy", "*", "--max-time", "120",
+                                  "-o", "/dev/null", "-w",  w,           url, NULL};
+    const char *const direct_tls[] = {
+        curl,  "-q", "-sS",       "--noproxy", "*", "--cacert", cert, "--max-time",
+        "120", "-o", "/dev/null", "-w",        w,   tls_url,    NULL};
+    const char *const proxy[] = {
+        LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "--max-time",
+        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    const char *const tunnel[] = {
+        LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "-p", "--max-time",
+        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    const char *const judged[] = {
+        LCSB_BENCH_CLI, "r.lua", "--",        "curl", "-q", "-sS", "--max-time",
+        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
+    const char *const intercepted[] = {LCSB_BENCH_CLI, "r.lua", "--", "curl",      "-q", "-sS",
+                                       "--max-time",   "120",   "-o", "/dev/null", "-w", w,
+                                       tls_url,        NULL};
+    t[TRANSFER_DIRECT].argv = strv_copy(direct);
+    t[TRANSFER_TLS_DIRECT].argv = strv_copy(direct_tls);
+    t[TRANSFER_PROXY].argv = strv_copy(proxy);
+    t[TRANSFER_TUNNEL].argv = strv_copy(tunnel);
+    t[TRANSFER_JUDGED].argv = strv_copy(judged);
+    t[TRANSFER_INTERCEPTED].argv = strv_copy(intercepted);
+    t[TRANSFER_INTERCEPTED].env = run_env_with("SSL_CERT_FILE", cert);
+}
+
 void transfer_rows(struct throughput *net, struct server *srv, struct server *tls,
                    const struct fixture *fx, const lcsb_backend *b) {
     struct transfer *t = net->t;
@@ -283,33 +320,7 @@ void transfer_rows(struct throughput *net, struct server *srv, struct server *tl
              !write_policy(fx, net, "r.lua", "{ methods = { \"GET\" } }"))
         why = "cannot write or trust t.lua and r.lua";
 
-    /* -q first, so that no ~/.curlrc changes what runs; the bytes and
-     * curl's own time on stdout; a run that stalls fails instead of
-     * holding the bench. The direct one never takes a proxy from the
-     * harness's environment; under lcsb the command's environment names
-     * lcsb's, and -p makes curl tunnel through it with CONNECT even for
-     * http, as it does for every https download. Under the rule (r.lua)
-     * lcsb trusts the HTTPS twin's certificate (SSL_CERT_FILE), and curl
-     * the run's authority. */
-    static const char w[] = "%{size_download} %{time_total}\n";
-    const char *const direct[] = {curl, "-q",        "-sS", "--noproxy", "*", "--max-time", "120",
-                                  "-o", "/dev/null", "-w",  w,           url, NULL};
-    const char *const direct_tls[] = {
-        curl,  "-q", "-sS",       "--noproxy", "*", "--cacert", cert, "--max-time",
-        "120", "-o", "/dev/null", "-w",        w,   tls_url,    NULL};
-    const char *const proxy[] = {
-        LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "--max-time",
-        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
-    const char *const tunnel[] = {
-        LCSB_BENCH_CLI, "t.lua", "--",        "curl", "-q", "-sS", "-p", "--max-time",
-        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
-    const char *const judged[] = {
-        LCSB_BENCH_CLI, "r.lua", "--",        "curl", "-q", "-sS", "--max-time",
-        "120",          "-o",    "/dev/null", "-w",   w,    url,   NULL};
-    const char *const intercepted[] = {LCSB_BENCH_CLI, "r.lua", "--", "curl",      "-q", "-sS",
-                                       "--max-time",   "120",   "-o", "/dev/null", "-w", w,
-                                       tls_url,        NULL};
-    t[TRANSFER_DIRECT].argv = strv_copy(direct);
+    set_argvs(t, curl, url, tls_url, cert);
     for (size_t i = TRANSFER_PROXY; i < TRANSFERS; i++) {
         if (i != TRANSFER_TLS_DIRECT) t[i].cwd = fx->project;
         if (why && i != TRANSFER_TLS_DIRECT) transfer_skip(&t[i], why);
@@ -317,16 +328,14 @@ void transfer_rows(struct throughput *net, struct server *srv, struct server *tl
     if (!net->tls_port) {
         transfer_skip(&t[TRANSFER_TLS_DIRECT], "cannot start the HTTPS server");
         transfer_skip(&t[TRANSFER_INTERCEPTED], "cannot start the HTTPS server");
-    } else {
-        t[TRANSFER_TLS_DIRECT].argv = strv_copy(direct_tls);
     }
-    if (!why) {
-        t[TRANSFER_PROXY].argv = strv_copy(proxy);
-        t[TRANSFER_TUNNEL].argv = strv_copy(tunnel);
-        t[TRANSFER_JUDGED].argv = strv_copy(judged);
-        if (net->tls_port) {
-            t[TRANSFER_INTERCEPTED].argv = strv_copy(intercepted);
-            t[TRANSFER_INTERCEPTED].env = run_env_with("SSL_CERT_FILE", cert);
+    /* A row that cannot run here keeps no argv. */
+    for (size_t i = 0; i < TRANSFERS; i++) {
+        if (t[i].state != ROW_OK) {
+            strv_free(t[i].argv);
+            t[i].argv = NULL;
+            strv_free(t[i].env);
+            t[i].env = NULL;
         }
     }
     for (size_t i = 0; i < TRANSFERS; i++)

@@ -226,6 +226,54 @@ function M.rule_hint(target, entry, rule)
     .. "requests to it)"):format(target, rule)
 end
 
+-- A refusal of what the proxy read (a rule, a secret, a withheld value, its
+-- TLS on either side) worded, TARGET being its host:port and ENTRY the
+-- entry a hint names; nil for any other refusal.
+function M.read_hint(target, entry, why)
+  local rule = why:match("^rule: (.*)")
+  local withheld = why:match("^withheld: the value of ([%w_]+)$")
+  local echoed = why:match("^withheld: the value of ([%w_]+), in an answer$")
+  local locked = why:find("^withheld: after ")
+  local encoded = why:find("^upstream its answer is encoded")
+  local upstream = why:match("^upstream (.*)")
+  if echoed then
+    return ("an answer from %s held the value of %s, which lcsb keeps from the command, "
+      .. "though the request did not carry it as such (a guess, or another spelling of it, that "
+      .. "the server decoded and echoed): it was overwritten, and the proxy sent on no more "
+      .. "requests it reads in this run"):format(target, echoed)
+  elseif locked then
+    return ("lcsb's proxy refused requests to %s after an earlier one carried a "
+      .. "value lcsb withholds: a run that sends one sends no more through a rule or a secret"
+      ):format(target)
+  elseif encoded then
+    return ("%s encoded its answer (Content-Encoding) though lcsb's proxy asked "
+      .. "for none, after a request that carried a secret: the proxy cannot look into it for "
+      .. "the secret, so it refused the answer"):format(target)
+  elseif why:find("^no TLS: ") then
+    return ("lcsb's proxy refused a plain HTTP request to %s that carried a "
+      .. "secret's placeholder: lcsb puts a secret's value only into requests over TLS "
+      .. "(https://) to the secret's hosts, whose certificate it verifies"):format(target)
+  elseif withheld then
+    return ("lcsb's proxy refused a request to %s that held the value of %s, which "
+      .. "lcsb keeps from the command; a secret of the policy's goes out as its placeholder "
+      .. "($%s in the command), which the proxy swaps for the value on the way to the secret's "
+      .. "hosts; a variable the command was not given stays with lcsb (env = { pass = { \"%s\" "
+      .. "} } gives it)"):format(target, withheld, withheld, withheld)
+  elseif rule then
+    return M.rule_hint(target, entry, rule)
+  elseif upstream then
+    return ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
+      .. "could not verify the host: %s; it trusts the system's certificates (SSL_CERT_FILE "
+      .. "in lcsb's environment names others)"):format(target, upstream)
+  elseif why:find("TLS", 1, true) then
+    return ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
+      .. "the command's TLS client refused it (%s): the client must trust the run's "
+      .. "certificates, which SSL_CERT_FILE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, REQUESTS_CA_BUNDLE, "
+      .. "PIP_CERT and NODE_EXTRA_CA_CERTS name; a client with a list of its own, or one that "
+      .. "pins the host's key, cannot go through a rule"):format(target, why)
+  end
+end
+
 M.add("net_refused", function(ev)
   local refused = ev.attestation and ev.attestation.net_refused
   if not refused or #refused == 0 then return end
@@ -239,47 +287,9 @@ M.add("net_refused", function(ev)
     local address = r.why:match("^resolves to (%S+),")
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
     local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
-    local rule = r.why:match("^rule: (.*)")
-    local withheld = r.why:match("^withheld: the value of ([%w_]+)$")
-    local echoed = r.why:match("^withheld: the value of ([%w_]+), in an answer$")
-    local locked = r.why:find("^withheld: after ")
-    local encoded = r.why:find("^upstream its answer is encoded")
-    local upstream = r.why:match("^upstream (.*)")
-    if echoed then
-      hints[#hints + 1] = ("an answer from %s held the value of %s, which lcsb keeps from the command, "
-        .. "though the request did not carry it as such (a guess, or another spelling of it, that "
-        .. "the server decoded and echoed): it was overwritten, and the proxy sent on no more "
-        .. "requests it reads in this run"):format(target, echoed)
-    elseif locked then
-      hints[#hints + 1] = ("lcsb's proxy refused requests to %s after an earlier one carried a "
-        .. "value lcsb withholds: a run that sends one sends no more through a rule or a secret"
-        ):format(target)
-    elseif encoded then
-      hints[#hints + 1] = ("%s encoded its answer (Content-Encoding) though lcsb's proxy asked "
-        .. "for none, after a request that carried a secret: the proxy cannot look into it for "
-        .. "the secret, so it refused the answer"):format(target)
-    elseif r.why:find("^no TLS: ") then
-      hints[#hints + 1] = ("lcsb's proxy refused a plain HTTP request to %s that carried a "
-        .. "secret's placeholder: lcsb puts a secret's value only into requests over TLS "
-        .. "(https://) to the secret's hosts, whose certificate it verifies"):format(target)
-    elseif withheld then
-      hints[#hints + 1] = ("lcsb's proxy refused a request to %s that held the value of %s, which "
-        .. "lcsb keeps from the command; a secret of the policy's goes out as its placeholder "
-        .. "($%s in the command), which the proxy swaps for the value on the way to the secret's "
-        .. "hosts; a variable the command was not given stays with lcsb (env = { pass = { \"%s\" "
-        .. "} } gives it)"):format(target, withheld, withheld, withheld)
-    elseif rule then
-      hints[#hints + 1] = M.rule_hint(target, entry, rule)
-    elseif upstream then
-      hints[#hints + 1] = ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
-        .. "could not verify the host: %s; it trusts the system's certificates (SSL_CERT_FILE "
-        .. "in lcsb's environment names others)"):format(target, upstream)
-    elseif r.why:find("TLS", 1, true) then
-      hints[#hints + 1] = ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
-        .. "the command's TLS client refused it (%s): the client must trust the run's "
-        .. "certificates, which SSL_CERT_FILE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, REQUESTS_CA_BUNDLE, "
-        .. "PIP_CERT and NODE_EXTRA_CA_CERTS name; a client with a list of its own, or one that "
-        .. "pins the host's key, cannot go through a rule"):format(target, r.why)
+    local read = M.read_hint(target, entry, r.why)
+    if read then
+      hints[#hints + 1] = read
     elseif grant then
       -- The grant's own entry without its end ("*.example.org", not the
       -- host it was asked for), and what else would do.
