@@ -3,6 +3,7 @@
 #include "intercept.h"
 
 #include "netname.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -57,31 +58,64 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
     return rc;
 }
 
-/* S's value from lcsb's own environment, and a placeholder for the command
- * to hold in its place: 0, or why not. */
-static int fill_secret(lcsb__secret *s, lcsb_error *err) {
-    const char *value = getenv(s->name);
-    if (!value || !*value)
-        return lcsb__fail(err, LCSB_EINVAL,
-                          "secrets.%s: %s is not set in lcsb's environment; lcsb puts its value "
-                          "into requests to the secret's hosts, in place of the placeholder the "
-                          "command gets",
-                          s->name, s->name);
-    for (const char *c = value; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            return lcsb__fail(err, LCSB_EINVAL,
-                              "secrets.%s: the value holds a control character, which no "
-                              "request header can carry",
-                              s->name);
-    unsigned char random[16];
-    if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
-        return lcsb__fail(err, LCSB_ESYS, "cannot make a placeholder: %s", strerror(errno));
-    int n = snprintf(s->placeholder, sizeof s->placeholder, "lcsb-placeholder-");
-    for (size_t i = 0; i < sizeof random; i++)
-        n += snprintf(s->placeholder + n, sizeof s->placeholder - (size_t)n, "%02x", random[i]);
-    s->value_len = strlen(value);
-    if (!(s->value = strdup(value))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+/* The value in S's file: its bytes but a last line's end, into *VALUE
+ * (caller frees): 0, or why not. */
+static int read_value(const lcsb__secret *s, char **value, lcsb_error *err) {
+    size_t len;
+    if (lcsb__read_regular(s->from, 64 * 1024, false, value, &len, NULL, NULL) != 0)
+        return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: cannot read its value from %s: %s",
+                          s->name, s->from, strerror(errno));
+    if (len && (*value)[len - 1] == '\n') (*value)[--len] = '\0';
+    if (len && (*value)[len - 1] == '\r') (*value)[--len] = '\0';
+    if (strlen(*value) != len)
+        return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s holds a NUL byte", s->name, s->from);
     return 0;
+}
+
+/* S's value, from lcsb's own environment or the file it names, and a
+ * placeholder for the command to hold in its place: 0, or why not. */
+static int fill_secret(lcsb__secret *s, lcsb_error *err) {
+    char *owned = NULL;
+    if (s->from[0]) {
+        int rc = read_value(s, &owned, err);
+        if (rc) {
+            free(owned);
+            return rc;
+        }
+    }
+    const char *value = s->from[0] ? owned : getenv(s->name);
+    if (!value || !*value) {
+        free(owned);
+        return s->from[0]
+                   ? lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s is empty", s->name, s->from)
+                   : lcsb__fail(err, LCSB_EINVAL,
+                                "secrets.%s: %s is not set in lcsb's environment; lcsb puts its "
+                                "value into requests to the secret's hosts, in place of the "
+                                "placeholder the command gets",
+                                s->name, s->name);
+    }
+    int rc = 0;
+    for (const char *c = value; *c && !rc; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            rc = lcsb__fail(err, LCSB_EINVAL,
+                            "secrets.%s: the value holds a control character, which no request "
+                            "header can carry",
+                            s->name);
+    unsigned char random[16];
+    if (!rc && getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot make a placeholder: %s", strerror(errno));
+    if (!rc) {
+        int n = snprintf(s->placeholder, sizeof s->placeholder, "lcsb-placeholder-");
+        for (size_t i = 0; i < sizeof random; i++)
+            n += snprintf(s->placeholder + n, sizeof s->placeholder - (size_t)n, "%02x", random[i]);
+        s->value_len = strlen(value);
+        if (!(s->value = strdup(value))) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    if (owned) {
+        explicit_bzero(owned, strlen(owned));
+        free(owned);
+    }
+    return rc;
 }
 
 int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, lcsb_policy *told,
@@ -99,6 +133,9 @@ int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, l
             return lcsb__fail(err, LCSB_EINVAL, "%s", why);
         rc = fill_secret(s, err);
         if (!rc) rc = lcsb_policy_set_env(told, s->name, s->placeholder, err);
+        /* The file is lcsb's to read, not the command's, whatever tree of
+         * the policy holds it. */
+        if (!rc && s->from[0]) rc = lcsb_policy_add_hide(told, s->from, err);
     }
     return rc;
 }

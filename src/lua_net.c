@@ -200,14 +200,16 @@ void lcsb__lua_policy_net(lua_State *L, lcsb_policy *p) {
  * "Private-Token" } } }, the table on top: each a secret (secrets.h), in
  * the order of their names. */
 void lcsb__lua_policy_secrets(lua_State *L, lcsb_policy *p) {
-    static const char shape[] = "expected { hosts = { \"HOST\", ... }, headers = { \"NAME\" } }";
+    static const char shape[] = "expected { hosts = { \"HOST\", ... }, headers = { \"NAME\" }, "
+                                "from = \"/PATH\" }";
     int t = lua_gettop(L);
     if (!lua_istable(L, t))
         luaL_error(L, "policy key 'secrets': expected { NAME = { hosts = { \"HOST\", ... } } }");
     size_t n;
     const char **names = lcsb__lua_sorted_names(L, t, "secrets", &n);
     for (size_t i = 0; i < n; i++) {
-        char hosts[LCSB__SECRET_HOSTS_MAX * (LCSB__HOST_MAX + 8) + LCSB__SECRET_HEADERS_MAX + 16];
+        char hosts[LCSB__SECRET_HOSTS_MAX * (LCSB__HOST_MAX + 8) + LCSB__SECRET_HEADERS_MAX +
+                   LCSB__SECRET_FROM_MAX + 32];
         char headers[LCSB__SECRET_HEADERS_MAX] = "", where[LCSB__SECRET_NAME_MAX + 16];
         snprintf(where, sizeof where, "secrets.%.*s", LCSB__SECRET_NAME_MAX - 1, names[i]);
         lua_getfield(L, t, names[i]);
@@ -216,7 +218,7 @@ void lcsb__lua_policy_secrets(lua_State *L, lcsb_policy *p) {
         lua_pushnil(L);
         while (lua_next(L, entry)) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-            if (strcmp(k, "hosts") != 0 && strcmp(k, "headers") != 0)
+            if (strcmp(k, "hosts") != 0 && strcmp(k, "headers") != 0 && strcmp(k, "from") != 0)
                 luaL_error(L, "policy key '%s': %s", where, shape);
             lua_pop(L, 1);
         }
@@ -225,10 +227,18 @@ void lcsb__lua_policy_secrets(lua_State *L, lcsb_policy *p) {
         lua_pop(L, 1);
         if (lua_getfield(L, entry, "hosts") == LUA_TNIL)
             luaL_error(L, "policy key '%s': %s", where, shape);
-        join_list(L, where, "hosts", hosts, sizeof hosts - LCSB__SECRET_HEADERS_MAX - 16);
-        if (headers[0]) {
-            size_t used = strlen(hosts);
-            snprintf(hosts + used, sizeof hosts - used, " headers=%s", headers);
+        join_list(L, where, "hosts", hosts,
+                  sizeof hosts - LCSB__SECRET_HEADERS_MAX - LCSB__SECRET_FROM_MAX - 32);
+        lua_pop(L, 1);
+        size_t used = strlen(hosts);
+        if (headers[0])
+            used += (size_t)snprintf(hosts + used, sizeof hosts - used, " headers=%s", headers);
+        if (lua_getfield(L, entry, "from") != LUA_TNIL) {
+            size_t len;
+            const char *from = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+            if (!from || strlen(from) != len || len >= LCSB__SECRET_FROM_MAX)
+                luaL_error(L, "policy key '%s.from': expected the path of a file", where);
+            snprintf(hosts + used, sizeof hosts - used, " from=%s", from);
         }
         lcsb_error err;
         if (lcsb_policy_add_secret(p, names[i], hosts, &err)) lcsb__lua_raise(L, &err);
@@ -252,6 +262,10 @@ void lcsb__lua_push_secrets(lua_State *L, const lcsb_policy *p) {
             lua_rawseti(L, -2, (lua_Integer)h + 1);
         }
         lua_setfield(L, -2, "hosts");
+        if (s.from[0]) {
+            lua_pushstring(L, s.from);
+            lua_setfield(L, -2, "from");
+        }
         if (s.headers[0]) {
             lua_newtable(L);
             lua_Integer k = 0;

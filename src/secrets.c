@@ -31,11 +31,35 @@ static bool is_tchar(unsigned char c) {
            (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* " headers=A,B" past its space (TAIL) into OUT, lowercase: 0, or -1. */
+/* " from=/PATH" (TAIL, past its space) into OUT: 0, or -1. */
+static int read_from(const char *tail, lcsb__secret *out) {
+    static const char key[] = "from=";
+    if (strncmp(tail, key, sizeof key - 1) != 0) return -1;
+    const char *path = tail + sizeof key - 1;
+    size_t len = strlen(path);
+    if (path[0] != '/' || len >= sizeof out->from || strpbrk(path, " ,")) return -1;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f) return -1;
+    memcpy(out->from, path, len + 1);
+    return 0;
+}
+
+/* " headers=A,B" past its space (TAIL) into OUT, lowercase, and a
+ * " from=/PATH" after it: 0, or -1. */
 static int read_headers(const char *tail, lcsb__secret *out) {
     static const char key[] = "headers=";
+    if (strncmp(tail, "from=", 5) == 0) return read_from(tail, out);
     if (strncmp(tail, key, sizeof key - 1) != 0) return -1;
     const char *list = tail + sizeof key - 1;
+    const char *space = strchr(list, ' ');
+    if (space && read_from(space + 1, out)) return -1;
+    char whole[LCSB__SECRET_HEADERS_MAX + 1];
+    if (space) {
+        if ((size_t)(space - list) >= sizeof whole) return -1;
+        memcpy(whole, list, (size_t)(space - list));
+        whole[space - list] = '\0';
+        list = whole;
+    }
     size_t len = strlen(list);
     if (len == 0 || len >= sizeof out->headers || list[len - 1] == ',') return -1;
     for (size_t i = 0; i < len; i++) {
@@ -77,7 +101,8 @@ int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, c
         if ((size_t)(tail - hosts) >= sizeof hosts_only || read_headers(tail + 1, out)) {
             snprintf(why, size,
                      "secrets.%s: after the hosts, only \" headers=Name,Name\" (the headers "
-                     "besides Authorization it may go in)",
+                     "besides Authorization it may go in) and \" from=/PATH\" (an absolute path "
+                     "without spaces or commas), in that order",
                      name);
             return -1;
         }
@@ -119,7 +144,9 @@ void lcsb__secret_format(const lcsb__secret *s, char *out, size_t size) {
         lcsb__domain_format(&s->hosts[i], host, sizeof host);
         used += (size_t)snprintf(out + used, size - used, "%s%s", i ? "," : " ", host);
     }
-    if (s->headers[0] && used < size) snprintf(out + used, size - used, " headers=%s", s->headers);
+    if (s->headers[0] && used < size)
+        used += (size_t)snprintf(out + used, size - used, " headers=%s", s->headers);
+    if (s->from[0] && used < size) snprintf(out + used, size - used, " from=%s", s->from);
 }
 
 bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port) {

@@ -25,6 +25,7 @@
 #define LCSB__WITHHELD_MAX 96
 #define LCSB__RUN_SECRETS_MAX (LCSB__SECRETS_MAX + LCSB__WITHHELD_MAX)
 #define LCSB__SECRET_HEADERS_MAX 256
+#define LCSB__SECRET_FROM_MAX 1024
 
 typedef struct lcsb__secret {
     char name[LCSB__SECRET_NAME_MAX];
@@ -34,6 +35,9 @@ typedef struct lcsb__secret {
      * comma-separated ("private-token,x-api-key"; empty: Authorization
      * alone). */
     char headers[LCSB__SECRET_HEADERS_MAX];
+    /* Where the value is read from, a file's absolute path ("": lcsb's
+     * own variable NAME). */
+    char from[LCSB__SECRET_FROM_MAX];
     char placeholder[LCSB__PLACEHOLDER_MAX]; /* what the command holds */
     char *value;                             /* the caller's, never the command's */
     size_t value_len;
@@ -41,9 +45,11 @@ typedef struct lcsb__secret {
 
 /* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not
  * NULL) as a secret: NAME a shell variable's name, each host an allowing
- * net.domains entry without an end or a rule; after the hosts, the other
- * headers it may go in, " headers=Private-Token,X-Api-Key". 0, or -1 with
- * why in WHY. The placeholder and the value are the run's to fill. */
+ * net.domains entry without an end or a rule; after the hosts, in this
+ * order, the other headers it may go in, " headers=Private-Token,X-Api-Key",
+ * and the file its value is read from, " from=/ABSOLUTE/PATH" (no space or
+ * comma in it). 0, or -1 with why in WHY. The placeholder and the value
+ * are the run's to fill. */
 int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, char *why,
                        size_t size);
 /* S's normal form, "NAME host,host", into OUT. */

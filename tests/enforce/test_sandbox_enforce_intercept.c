@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "enforce_fixture.h"
@@ -280,6 +281,37 @@ static void test_echoes(void **state) {
                     "the attestation");
 }
 
+/* A secret's value from a file (from = "/PATH"): the server gets it, and
+ * the command, whose policy reads the file's directory, cannot read the
+ * file. The twin: with no sandbox the file is there to read. */
+static void test_secret_from_file(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char dir[PATH_MAX], file[PATH_MAX], script[800], https[256];
+    FMT(dir, "%s/secrets", f->outside);
+    FMT(file, "%s/token", dir);
+    mkdir(dir, 0700);
+    write_file(file, SECRET_VALUE "\n");
+    FMT(https, "https://%s:%d/echo", srv.host, srv.https);
+    policy(f,
+           "exec = { \"curl\", \"sh\", \"cat\" }, read = { \"%s\" }, net = { domains = { \"%s:%d\" "
+           "}, lan = { \"127.0.0.0/8\" } }, secrets = { FROM_FILE = { hosts = { \"%s:%d\" }, "
+           "headers = { \"X-Token\" }, from = \"%s\" } }",
+           dir, srv.host, srv.https, srv.host, srv.https, file);
+    FMT(script, "cat \"$0\"; curl -sS -H \"X-Token: $FROM_FILE\" %s", https);
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_env(f, "landlock", CMD("sh", "-c", script, file), ENV(trust), &P);
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "the server got it");
+    assert_lacks(P.out, SECRET_VALUE, "stdout");
+    char refused[PATH_MAX + 16];
+    FMT(refused, "cat: %s: ", file);
+    assert_contains(P.err, refused, "the file, hidden");
+    policy(f, "exec = { \"cat\" }, read = { \"%s\" }", dir);
+    expect_unsandboxed_ok(f, CMD("cat", file), &P);
+    assert_string_equal(P.out, SECRET_VALUE "\n");
+}
+
 /* What the command was not given goes nowhere the proxy reads: a request
  * carrying a withheld value is refused, in its head or far into its body,
  * and after it the proxy sends on no more. The twins: without the secret
@@ -391,8 +423,9 @@ static void test_git_push_with_secret(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_request_rules),   T(test_secrets), T(test_secret_not_found_inside),
-        T(test_withheld_values), T(test_echoes),  T(test_git_push_with_secret),
+        T(test_request_rules),        T(test_secrets), T(test_secret_not_found_inside),
+        T(test_withheld_values),      T(test_echoes),  T(test_secret_from_file),
+        T(test_git_push_with_secret),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_intercept", tests, net_group_setup,
                                        net_group_teardown);

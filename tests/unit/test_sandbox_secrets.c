@@ -47,13 +47,30 @@ static void test_secret_entry(void **state) {
                      0);
     lcsb__secret_format(&s, out, sizeof out);
     assert_string_equal(out, "T a.example headers=private-token,x-api-key");
+    assert_int_equal(
+        lcsb__secret_parse("T a.example,b.example from=/run/secrets/t", NULL, &s, why, sizeof why),
+        0);
+    assert_string_equal(s.from, "/run/secrets/t");
+    lcsb__secret_format(&s, out, sizeof out);
+    assert_string_equal(out, "T a.example,b.example from=/run/secrets/t");
+    assert_int_equal(lcsb__secret_parse("T", "a.example headers=X-A from=/t", &s, why, sizeof why),
+                     0);
+    lcsb__secret_format(&s, out, sizeof out);
+    assert_string_equal(out, "T a.example headers=x-a from=/t");
 
     static const char *const refused[][3] = {
-        {"1X", "a.example", "no variable's name"},   {"A-B", "a.example", "no variable's name"},
-        {"X", "", "hosts"},                          {"X", "a.example,", "hosts"},
-        {"X", "!a.example", "no host a secret"},     {"X", "a.example once", "only \" headers="},
-        {"X", "a.example headers=", "only \" headers="}, {"X", "a.example headers=a b", "only"},
+        {"1X", "a.example", "no variable's name"},
+        {"A-B", "a.example", "no variable's name"},
+        {"X", "", "hosts"},
+        {"X", "a.example,", "hosts"},
+        {"X", "!a.example", "no host a secret"},
+        {"X", "a.example once", "only \" headers="},
+        {"X", "a.example headers=", "only \" headers="},
+        {"X", "a.example headers=a b", "only"},
         {"X", "a.example headers=X,", "only \" headers="},
+        {"X", "a.example from=relative/t", "from=/PATH"},
+        {"X", "a.example from=/a from=/b", "from=/PATH"},
+        {"X", "a.example from=/t headers=X", "from=/PATH"},
         {"X", "a.example methods=GET", "only \" headers="},
         {"X", "http://a.example/", "no host a secret"},
     };
