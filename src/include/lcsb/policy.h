@@ -165,10 +165,12 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_lan(lcsb_policy *policy, const char 
 /* Copies a secret into POLICY: the caller's variable NAME (a shell
  * variable's name), whose value lcsb's proxy puts into requests to HOSTS
  * alone ("api.github.com,github.com": net.domains entries that allow, with
- * no end and no rule, comma-separated). The command gets a placeholder
- * under NAME, never the value; lcsb_run reads the value from its own
- * environment, and refuses to run when it is not set. A host a secret
- * goes to has its requests read (interception), as a rule's does. */
+ * no end and no rule, comma-separated), over TLS, in Authorization and, after
+ * the hosts, the headers " headers=Private-Token,X-Api-Key" names. The
+ * command gets a placeholder under NAME, never the value; lcsb_run reads
+ * the value from its own environment, or from the file " from=/PATH" names
+ * (after the headers), and refuses to run when there is none. A host a
+ * secret goes to has its requests read (interception), as a rule's does. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_secret(lcsb_policy *policy, const char *name,
                                                    const char *hosts, lcsb_error *err);
 /* Returns how many secrets POLICY holds. */
