@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -62,9 +63,18 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
  * (caller frees): 0, or why not. */
 static int read_value(const lcsb__secret *s, char **value, lcsb_error *err) {
     size_t len;
-    if (lcsb__read_regular(s->from, 64 * 1024, false, value, &len, NULL, NULL) != 0)
+    struct stat st;
+    if (lcsb__read_regular(s->from, 64 * 1024, true, value, &len, NULL, NULL) != 0)
         return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: cannot read its value from %s: %s",
-                          s->name, s->from, strerror(errno));
+                          s->name, s->from,
+                          errno == ELOOP ? "a symlink (name the file itself)" : strerror(errno));
+    /* The command is kept from this name alone: another (a hard link) in a
+     * tree it reads would hand it the value. */
+    if (lstat(s->from, &st) != 0 || st.st_nlink != 1)
+        return lcsb__fail(err, LCSB_EINVAL,
+                          "secrets.%s: %s has other names (hard links), which lcsb cannot hide "
+                          "from the command; keep the value in a file with one name",
+                          s->name, s->from);
     if (len && (*value)[len - 1] == '\n') (*value)[--len] = '\0';
     if (len && (*value)[len - 1] == '\r') (*value)[--len] = '\0';
     if (strlen(*value) != len)

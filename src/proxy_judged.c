@@ -265,6 +265,58 @@ static bool header_says(const char *line, size_t len, const char *name, const ch
     return vn == strlen(want) && strncasecmp(v, want, vn) == 0;
 }
 
+/* An answer's framing, as its head says it. */
+typedef struct answer_framing {
+    bool chunked;    /* Transfer-Encoding's last coding is chunked */
+    bool has_length; /* Content-Length, the only framing */
+    uint64_t length;
+    bool encoded; /* a Content-Encoding other than identity */
+} answer_framing;
+
+/* HEAD's (LEN bytes, whole) framing into FR: NULL, or what the proxy cannot
+ * read it by. A client may take framing the proxy does not for chunks, and
+ * a chunk boundary the proxy does not see can split a value past the
+ * search: only a Transfer-Encoding whose last coding is chunked, or one
+ * Content-Length, or neither (the body ends with the connection). */
+static const char *read_framing(const char *head, size_t len, answer_framing *fr) {
+    bool te = false;
+    for (const char *line = memchr(head, '\n', len) + 1; line < head + len;) {
+        const char *nl = memchr(line, '\n', (size_t)(head + len - line));
+        size_t ll = (size_t)(nl - line);
+        if (ll && line[ll - 1] == '\r') ll--;
+        if (ll && (line[0] == ' ' || line[0] == '\t')) return "a folded header";
+        static const char tename[] = "transfer-encoding:", clname[] = "content-length:";
+        if (ll >= sizeof tename - 1 && strncasecmp(line, tename, sizeof tename - 1) == 0) {
+            /* The codings across all its headers; the last one counts. */
+            const char *v = line + sizeof tename - 1, *end = line + ll;
+            while (end > v && (end[-1] == ' ' || end[-1] == '\t')) end--;
+            const char *last = end;
+            while (last > v && last[-1] != ',' && last[-1] != ' ' && last[-1] != '\t') last--;
+            te = true;
+            fr->chunked = end - last == 7 && strncasecmp(last, "chunked", 7) == 0;
+        } else if (ll >= sizeof clname - 1 && strncasecmp(line, clname, sizeof clname - 1) == 0) {
+            const char *v = line + sizeof clname - 1, *end = line + ll;
+            while (v < end && (*v == ' ' || *v == '\t')) v++;
+            while (end > v && (end[-1] == ' ' || end[-1] == '\t')) end--;
+            uint64_t n = 0;
+            if (v == end || end - v > 18) return "a Content-Length that is no number";
+            for (const char *d = v; d < end; d++) {
+                if (*d < '0' || *d > '9') return "a Content-Length that is no number";
+                n = n * 10 + (uint64_t)(*d - '0');
+            }
+            if (fr->has_length && n != fr->length) return "two Content-Lengths that differ";
+            fr->has_length = true;
+            fr->length = n;
+        } else if (header_says(line, ll, "Content-Encoding", NULL)) {
+            fr->encoded = true;
+        }
+        line = nl + 1;
+    }
+    if (te && !fr->chunked) return "a Transfer-Encoding whose last coding is not chunked";
+    if (te) fr->has_length = false; /* chunks frame it, whatever a length says */
+    return NULL;
+}
+
 /* Upstream's answer to the command, until upstream ends, every value lcsb
  * withholds overwritten on the way (its length kept, so the answer's framing
  * holds), as it is and in Base64: a server that echoes what it was sent (a
@@ -281,7 +333,8 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     a.keep = a.keep ? a.keep - 1 : 0;
     char *buf = malloc(ANSWER_HEAD_MAX + CHUNK);
     size_t len = 0;
-    bool in_body = false, done = false;
+    bool in_body = false, done = false, by_length = false;
+    uint64_t left = 0;
     lcsb__chunked ch = {0};
     lcsb__buf payload = {0};
     int rc = buf ? 0 : -1;
@@ -302,15 +355,19 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             }
             size_t head_len = (size_t)(end - buf) + 4;
             int status = head_len > 12 ? atoi(buf + 9) : 0;
-            bool chunked = false, encoded = false;
-            for (const char *line = buf; line < buf + head_len;) {
-                const char *nl = memchr(line, '\n', (size_t)(buf + head_len - line));
-                size_t ll = (size_t)(nl - line);
-                chunked = chunked || header_says(line, ll, "Transfer-Encoding", "chunked");
-                encoded = encoded || header_says(line, ll, "Content-Encoding", NULL);
-                line = nl + 1;
+            answer_framing fr = {0};
+            const char *unframed = read_framing(buf, head_len, &fr);
+            if (unframed) {
+                char body[300];
+                snprintf(body, sizeof body,
+                         "lcsb: the server's answer is framed in a way the proxy does not read "
+                         "(%s): it is not passed on\n",
+                         unframed);
+                answer(c, client, req, 502, body, NULL);
+                rc = -1;
+                break;
             }
-            if (encoded && any_swapped) {
+            if (fr.encoded && any_swapped) {
                 answer(c, client, req, 502,
                        "lcsb: the server encoded its answer though asked not to; lcsb cannot look "
                        "in it for the secret this request carried, so it is not passed on\n",
@@ -328,8 +385,12 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             len -= head_len;
             if (status >= 100 && status < 200) continue; /* an interim answer: the next head */
             in_body = true;
-            a.chunked =
-                chunked && strcmp(req->method, "HEAD") != 0 && status != 204 && status != 304;
+            bool bodiless = strcmp(req->method, "HEAD") == 0 || status == 204 || status == 304;
+            a.chunked = fr.chunked && !bodiless;
+            /* A body of a known length ends there: what was held back goes
+             * then, not when the server gets round to closing. */
+            left = bodiless ? 0 : fr.length;
+            by_length = bodiless || fr.has_length;
         }
         if (a.chunked) {
             size_t used;
@@ -339,7 +400,10 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             done = state == LCSB__PARSE_DONE;
             rc = answer_send(&a, payload.p, payload.len, done);
         } else {
-            rc = answer_send(&a, buf, len, false);
+            size_t take = by_length && left < len ? (size_t)left : len;
+            if (by_length) left -= take;
+            done = by_length && left == 0;
+            rc = answer_send(&a, buf, take, done);
         }
         len = 0;
     }

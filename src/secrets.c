@@ -342,14 +342,14 @@ static size_t b64_core(const lcsb__secret *s, size_t align, char *out, size_t ca
 /* Each form of S's value that may stand in DATA (LEN bytes) as it is, and
  * the three of its Base64 (the last long enough only: 8 characters or more),
  * given to EACH with the form and its length. */
-static void each_form(const lcsb__secret *s, void (*each)(const char *form, size_t n, void *arg),
-                      void *arg) {
+static void each_form(const lcsb__secret *s,
+                      void (*each)(const char *form, size_t n, bool in_b64, void *arg), void *arg) {
     if (!s->value_len) return;
-    each(s->value, s->value_len, arg);
+    each(s->value, s->value_len, false, arg);
     char core[(4096 * 4) / 3 + 8];
     for (size_t align = 0; align < 3; align++) {
         size_t n = b64_core(s, align, core, sizeof core);
-        if (n >= 8) each(core, n, arg);
+        if (n >= 8) each(core, n, true, arg);
         wipe(core, sizeof core);
     }
 }
@@ -360,7 +360,8 @@ typedef struct finding {
     bool found;
 } finding;
 
-static void find_form(const char *form, size_t n, void *arg) {
+static void find_form(const char *form, size_t n, bool in_b64, void *arg) {
+    (void)in_b64;
     finding *f = arg;
     f->found = f->found || memmem(f->text, f->len, form, n) != NULL;
 }
@@ -431,11 +432,24 @@ typedef struct masking {
     size_t found;
 } masking;
 
-static void mask_form(const char *form, size_t n, void *arg) {
+static bool is_b64(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/' || c == '=' || c == '-' || c == '_';
+}
+
+/* FORM overwritten wherever it stands; in Base64 (B64), the whole run of
+ * Base64 around it too: the characters at its edges mix the value's first
+ * and last bits with its neighbours', and an echo of Basic credentials
+ * would hand those out (IN_B64). */
+static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
     masking *m = arg;
     for (const char *at = m->seen; (at = memmem(at, m->len - (size_t)(at - m->seen), form, n));
-         at += n, m->found++)
-        memset(m->data + (at - m->seen), '*', n);
+         at += n, m->found++) {
+        size_t from = (size_t)(at - m->seen), to = from + n;
+        while (in_b64 && from > 0 && is_b64(m->seen[from - 1])) from--;
+        while (in_b64 && to < m->len && is_b64(m->seen[to])) to++;
+        memset(m->data + from, '*', to - from);
+    }
 }
 
 size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, bool *hit) {

@@ -9,7 +9,9 @@ for that name, serving ROOT (argv[1]) with:
   /echo (GET and POST)       the request line, Authorization and X-Token (each as it came
                              and as its SHA-256), Accept-Encoding and the body; with
                              "chunked" in the URL in chunks of five bytes, with "gzip"
-                             gzipped whatever was asked, with "hex" the body hex-decoded
+                             gzipped whatever was asked, with "hex" the body hex-decoded,
+                             with "te-list" chunked as the last of two codings, with
+                             "te-other" under a Transfer-Encoding that is not chunked
   /smart/repo.git            the same repository for git's smart HTTP protocol, clone and
                              push, behind Basic credentials whose password is
                              $LCSB_NET_SERVER_TOKEN
@@ -114,13 +116,21 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
             text = gzip.compress(text)
             self.send_header("Content-Encoding", "gzip")
         if "chunked" in self.path:  # five bytes a chunk: a value spans several
-            self.send_header("Transfer-Encoding", "chunked")
+            # "te-list": chunked as the last of a list of codings, which
+            # clients take as chunks too
+            self.send_header("Transfer-Encoding",
+                             "identity, chunked" if "te-list" in self.path else "chunked")
             self.send_header("Connection", "close")
             self.end_headers()
             for i in range(0, len(text), 5):
                 part = text[i:i + 5]
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
             self.wfile.write(b"0\r\n\r\n")
+            return
+        if "te-other" in self.path:  # a framing no proxy should guess at
+            self.send_header("Transfer-Encoding", "chunked, identity")
+            self.end_headers()
+            self.wfile.write(text)
             return
         self.send_header("Content-Length", str(len(text)))
         self.end_headers()

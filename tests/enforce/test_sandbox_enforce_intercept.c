@@ -249,8 +249,10 @@ static void test_echoes(void **state) {
     policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
     FMT(script,
         "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" "
-        "'%s?chunked'; curl -sS --compressed -H \"X-Token: $LCSB_TEST_SECRET\" '%s?gzip'",
-        base, base, base);
+        "'%s?chunked'; curl -sS --compressed -H \"X-Token: $LCSB_TEST_SECRET\" '%s?gzip'; "
+        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?chunked,te-list'; "
+        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?te-other'",
+        base, base, base, base, base);
     lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
     assert_int_equal(P.status, 0);
     assert_contains(P.out, "authorization-sha256: " BASIC_SHA256 "\n", "the server got it");
@@ -260,6 +262,11 @@ static void test_echoes(void **state) {
     assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "chunked, the server got it");
     assert_lacks(P.out, SECRET_VALUE, "the command's output");
     assert_contains(P.out, "the server encoded its answer though asked not to", "gzip");
+    assert_contains(P.out, "GET /echo?chunked,te-list\n", "chunked, last of a list");
+    assert_contains(P.out,
+                    "framed in a way the proxy does not read (a Transfer-Encoding whose "
+                    "last coding is not chunked)",
+                    "another framing");
 
     /* The guess, hex-encoded; the server decodes and echoes it. */
     char hex[2 * sizeof WITHHELD_VALUE];
@@ -307,6 +314,15 @@ static void test_secret_from_file(void **state) {
     char refused[PATH_MAX + 16];
     FMT(refused, "cat: %s: ", file);
     assert_contains(P.err, refused, "the file, hidden");
+    /* A second name for the file (a hard link), which lcsb could not hide:
+     * refused before anything runs. */
+    char link_path[PATH_MAX];
+    FMT(link_path, "%s/again", dir);
+    assert_int_equal(link(file, link_path), 0);
+    lcsb_env(f, "landlock", CMD("sh", "-c", script, file), ENV(trust), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "has other names (hard links)", "stderr");
+    unlink(link_path);
     policy(f, "exec = { \"cat\" }, read = { \"%s\" }", dir);
     expect_unsandboxed_ok(f, CMD("cat", file), &P);
     assert_string_equal(P.out, SECRET_VALUE "\n");

@@ -148,6 +148,9 @@ static void test_secret_find(void **state) {
     assert_true(hit[0] && hit[1]);
     assert_lacks(basic_echo, "bm90aGVyLWxvbmdlci12YWx1Z", "the echo");
     assert_lacks(basic_echo, "X3JlYWx2YWx1ZTEy", "the echo");
+    /* The whole run of Base64 around it: its edges carry the value's bits. */
+    assert_lacks(basic_echo, "dXNlcj", "the user's part, mixed with the value's first bits");
+    assert_contains(basic_echo, "Basic ****", "the credentials");
     static const char b64_body[] = "POST / HTTP/1.1\r\n\r\nk=Z2hwX3JlYWx2YWx1ZTEyMw";
     assert_int_equal(lcsb__secrets_find(v, 2, b64_body, sizeof b64_body - 1), 0);
     lcsb__secret_clear(&v[0]);
