@@ -204,6 +204,8 @@ typedef struct answering {
     char *held; /* bytes not sent on yet: a value may start in them */
     size_t held_len, keep;
     bool chunked;
+    bool by_length; /* the body ends after LEFT bytes (Content-Length, or none at all) */
+    uint64_t left;
     bool told; /* a value came back that the request did not carry: recorded */
 } answering;
 
@@ -317,6 +319,48 @@ static const char *read_framing(const char *head, size_t len, answer_framing *fr
     return NULL;
 }
 
+/* The answer's head, whole in BUF (its first HEAD_LEN of *LEN bytes):
+ * judged by its framing, overwritten where a value stands, and sent on;
+ * BUF then holds what followed it. 1 for an interim answer (another head
+ * follows), 0 when the body starts (A says how it is framed), -1 when it
+ * was refused or could not be sent. */
+static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool any_swapped) {
+    lcsb__proxy *p = a->c->proxy;
+    int status = head_len > 12 ? atoi(buf + 9) : 0;
+    answer_framing fr = {0};
+    const char *unframed = read_framing(buf, head_len, &fr);
+    if (unframed) {
+        char body[300];
+        snprintf(body, sizeof body,
+                 "lcsb: the server's answer is framed in a way the proxy does not read (%s): it "
+                 "is not passed on\n",
+                 unframed);
+        answer(a->c, a->client, a->req, 502, body, NULL);
+        return -1;
+    }
+    if (fr.encoded && any_swapped) {
+        answer(a->c, a->client, a->req, 502,
+               "lcsb: the server encoded its answer though asked not to; lcsb cannot look in it "
+               "for the secret this request carried, so it is not passed on\n",
+               "upstream its answer is encoded (Content-Encoding), after a request that carried a "
+               "secret");
+        return -1;
+    }
+    bool hit[LCSB__RUN_SECRETS_MAX];
+    if (lcsb__secrets_mask(p->secrets, p->secrets_n, buf, head_len, hit)) note_hits(a, hit);
+    if (lcsb__end_write(a->c, a->client, buf, head_len, lcsb__now_ms() + IDLE_MS)) return -1;
+    memmove(buf, buf + head_len, *len - head_len);
+    *len -= head_len;
+    if (status >= 100 && status < 200) return 1;
+    bool bodiless = strcmp(a->req->method, "HEAD") == 0 || status == 204 || status == 304;
+    a->chunked = fr.chunked && !bodiless;
+    /* A body of a known length ends there: what was held back goes then,
+     * not when the server gets round to closing. */
+    a->left = bodiless ? 0 : fr.length;
+    a->by_length = bodiless || fr.has_length;
+    return 0;
+}
+
 /* Upstream's answer to the command, until upstream ends, every value lcsb
  * withholds overwritten on the way (its length kept, so the answer's framing
  * holds), as it is and in Base64: a server that echoes what it was sent (a
@@ -333,8 +377,7 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     a.keep = a.keep ? a.keep - 1 : 0;
     char *buf = malloc(ANSWER_HEAD_MAX + CHUNK);
     size_t len = 0;
-    bool in_body = false, done = false, by_length = false;
-    uint64_t left = 0;
+    bool in_body = false, done = false;
     lcsb__chunked ch = {0};
     lcsb__buf payload = {0};
     int rc = buf ? 0 : -1;
@@ -349,48 +392,14 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
         if (!in_body) {
             const char *end = memmem(buf, len, "\r\n\r\n", 4);
             if (!end && len < ANSWER_HEAD_MAX) continue;
-            if (!end) { /* no head the proxy can read: nothing of it goes on */
+            /* No head the proxy can read: nothing of it goes on. */
+            int head = end ? take_head(&a, buf, &len, (size_t)(end - buf) + 4, any_swapped) : -1;
+            if (head < 0) {
                 rc = -1;
                 break;
             }
-            size_t head_len = (size_t)(end - buf) + 4;
-            int status = head_len > 12 ? atoi(buf + 9) : 0;
-            answer_framing fr = {0};
-            const char *unframed = read_framing(buf, head_len, &fr);
-            if (unframed) {
-                char body[300];
-                snprintf(body, sizeof body,
-                         "lcsb: the server's answer is framed in a way the proxy does not read "
-                         "(%s): it is not passed on\n",
-                         unframed);
-                answer(c, client, req, 502, body, NULL);
-                rc = -1;
-                break;
-            }
-            if (fr.encoded && any_swapped) {
-                answer(c, client, req, 502,
-                       "lcsb: the server encoded its answer though asked not to; lcsb cannot look "
-                       "in it for the secret this request carried, so it is not passed on\n",
-                       "upstream its answer is encoded (Content-Encoding), after a request that "
-                       "carried a secret");
-                rc = -1;
-                break;
-            }
-            /* The head, overwritten where a value stands, goes on whole. */
-            bool hit[LCSB__RUN_SECRETS_MAX];
-            if (lcsb__secrets_mask(p->secrets, p->secrets_n, buf, head_len, hit))
-                note_hits(&a, hit);
-            if (lcsb__end_write(c, client, buf, head_len, lcsb__now_ms() + IDLE_MS)) break;
-            memmove(buf, buf + head_len, len - head_len);
-            len -= head_len;
-            if (status >= 100 && status < 200) continue; /* an interim answer: the next head */
+            if (head > 0) continue;
             in_body = true;
-            bool bodiless = strcmp(req->method, "HEAD") == 0 || status == 204 || status == 304;
-            a.chunked = fr.chunked && !bodiless;
-            /* A body of a known length ends there: what was held back goes
-             * then, not when the server gets round to closing. */
-            left = bodiless ? 0 : fr.length;
-            by_length = bodiless || fr.has_length;
         }
         if (a.chunked) {
             size_t used;
@@ -400,9 +409,9 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             done = state == LCSB__PARSE_DONE;
             rc = answer_send(&a, payload.p, payload.len, done);
         } else {
-            size_t take = by_length && left < len ? (size_t)left : len;
-            if (by_length) left -= take;
-            done = by_length && left == 0;
+            size_t take = a.by_length && a.left < len ? (size_t)a.left : len;
+            if (a.by_length) a.left -= take;
+            done = a.by_length && a.left == 0;
             rc = answer_send(&a, buf, take, done);
         }
         len = 0;
