@@ -6,11 +6,16 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -82,22 +87,113 @@ static int read_value(const lcsb__secret *s, char **value, lcsb_error *err) {
     return 0;
 }
 
-/* S's value, from lcsb's own environment or the file it names, and a
- * placeholder for the command to hold in its place: 0, or why not. */
+#define COMMAND_MS (30 * 1000) /* for a secret's command to print it */
+#define VALUE_MAX (64 * 1024)
+
+/* The value S's command prints, as it is run as the user, outside the
+ * sandbox (the policy that names it is trusted as a whole), stdin /dev/null
+ * and stderr lcsb's: into *VALUE (caller frees), a last line's end dropped.
+ * 0, or why not (it could not start, failed, printed too much, or took
+ * longer than COMMAND_MS). */
+static int run_value(const lcsb__secret *s, char **value, lcsb_error *err) {
+    char words[LCSB__SECRET_FROM_MAX], *argv[32];
+    if (!lcsb__secret_command(s, words, sizeof words, argv, 32))
+        return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: no command", s->name);
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "secrets.%s: cannot make a pipe: %s", s->name,
+                          strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    /* None of lcsb's descriptors, and none of the signals it holds. */
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    pid_t pid;
+    int e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(out[1]);
+    if (e) {
+        close(out[0]);
+        return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: cannot run %s: %s", s->name, argv[0],
+                          strerror(e));
+    }
+    lcsb__buf got = {0};
+    long long deadline = lcsb__now_ms() + COMMAND_MS;
+    bool late = false;
+    for (;;) {
+        struct pollfd pf = {.fd = out[0], .events = POLLIN};
+        long long left = deadline - lcsb__now_ms();
+        if (left <= 0 || poll(&pf, 1, (int)left) == 0) {
+            late = true;
+            break;
+        }
+        char chunk[4096];
+        ssize_t n = read(out[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        lcsb__buf_add(&got, chunk, (size_t)n);
+        if (got.len > VALUE_MAX) break;
+    }
+    close(out[0]);
+    if (late || got.len > VALUE_MAX) kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    int rc = 0;
+    if (late)
+        rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s printed no value within %d s", s->name,
+                        argv[0], COMMAND_MS / 1000);
+    else if (got.oom || got.len > VALUE_MAX)
+        rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s printed more than a value (64 KiB)",
+                        s->name, argv[0]);
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s failed (%s %d), so there is no value",
+                        s->name, argv[0], WIFEXITED(status) ? "exit status" : "signal",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    if (!rc) {
+        size_t len = got.len;
+        if (len && got.p[len - 1] == '\n') len--;
+        if (len && got.p[len - 1] == '\r') len--;
+        if (!(*value = malloc(len + 1))) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if (!rc) {
+            if (len) memcpy(*value, got.p, len);
+            (*value)[len] = '\0';
+            if (strlen(*value) != len)
+                rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s printed a NUL byte", s->name,
+                                argv[0]);
+        }
+    }
+    if (got.p) explicit_bzero(got.p, got.len);
+    lcsb__buf_free(&got);
+    return rc;
+}
+
+/* S's value, from lcsb's own environment, the file it names or the command
+ * that prints it, and a placeholder for the command to hold in its place:
+ * 0, or why not. */
 static int fill_secret(lcsb__secret *s, lcsb_error *err) {
     char *owned = NULL;
-    if (s->from[0]) {
-        int rc = read_value(s, &owned, err);
+    if (s->from[0] || s->command[0]) {
+        int rc = s->from[0] ? read_value(s, &owned, err) : run_value(s, &owned, err);
         if (rc) {
             free(owned);
             return rc;
         }
     }
-    const char *value = s->from[0] ? owned : getenv(s->name);
+    const char *value = s->from[0] || s->command[0] ? owned : getenv(s->name);
     if (!value || !*value) {
         free(owned);
-        return s->from[0]
-                   ? lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s is empty", s->name, s->from)
+        return s->from[0] || s->command[0]
+                   ? lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s gave an empty value", s->name,
+                                s->from[0] ? s->from : "its command")
                    : lcsb__fail(err, LCSB_EINVAL,
                                 "secrets.%s: %s is not set in lcsb's environment; lcsb puts its "
                                 "value into requests to the secret's hosts, in place of the "

@@ -233,11 +233,30 @@ void lcsb__lua_policy_secrets(lua_State *L, lcsb_policy *p) {
         size_t used = strlen(hosts);
         if (headers[0])
             used += (size_t)snprintf(hosts + used, sizeof hosts - used, " headers=%s", headers);
-        if (lua_getfield(L, entry, "from") != LUA_TNIL) {
+        int from_type = lua_getfield(L, entry, "from");
+        if (from_type == LUA_TTABLE) {
+            /* A command's words, as the entry holds them: a JSON array. */
+            lcsb__buf argv = {0};
+            lua_Integer words = luaL_len(L, -1);
+            for (lua_Integer w = 1; w <= words; w++) {
+                const char *word = lua_rawgeti(L, -1, w) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+                lcsb__buf_addf(&argv, "%s\"%s\"", w > 1 ? "," : "[", word);
+                lua_pop(L, 1);
+            }
+            lcsb__buf_adds(&argv, "]");
+            if (!argv.oom && words > 0)
+                snprintf(hosts + used, sizeof hosts - used, " command=%s", argv.p);
+            lcsb__buf_free(&argv);
+            if (words <= 0)
+                luaL_error(L, "policy key '%s.from': a command has one word or more", where);
+        } else if (from_type != LUA_TNIL) {
             size_t len;
             const char *from = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
             if (!from || strlen(from) != len || len >= LCSB__SECRET_FROM_MAX)
-                luaL_error(L, "policy key '%s.from': expected the path of a file", where);
+                luaL_error(L,
+                           "policy key '%s.from': expected the path of a file, or a command's "
+                           "words ({ \"gh\", \"auth\", \"token\" })",
+                           where);
             snprintf(hosts + used, sizeof hosts - used, " from=%s", from);
         }
         lcsb_error err;
@@ -264,6 +283,16 @@ void lcsb__lua_push_secrets(lua_State *L, const lcsb_policy *p) {
         lua_setfield(L, -2, "hosts");
         if (s.from[0]) {
             lua_pushstring(L, s.from);
+            lua_setfield(L, -2, "from");
+        }
+        char words[LCSB__SECRET_FROM_MAX], *argv[32];
+        size_t count = lcsb__secret_command(&s, words, sizeof words, argv, 32);
+        if (count) {
+            lua_createtable(L, (int)count, 0);
+            for (size_t w = 0; w < count; w++) {
+                lua_pushstring(L, argv[w]);
+                lua_rawseti(L, -2, (lua_Integer)w + 1);
+            }
             lua_setfield(L, -2, "from");
         }
         if (s.headers[0]) {

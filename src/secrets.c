@@ -44,15 +44,64 @@ static int read_from(const char *tail, lcsb__secret *out) {
     return 0;
 }
 
-/* " headers=A,B" past its space (TAIL) into OUT, lowercase, and a
- * " from=/PATH" after it: 0, or -1. */
+/* A command's words as a JSON array of plain strings: '[', then "WORD"
+ * separated by ',' and ']' to the end; each WORD printable ASCII but '"'
+ * and '\\', not empty. */
+static bool command_ok(const char *text) {
+    size_t len = strlen(text), words = 0;
+    if (len < 4 || text[0] != '[' || text[len - 1] != ']') return false;
+    for (size_t i = 1; i < len - 1;) {
+        if (text[i] != '"') return false;
+        size_t j = i + 1;
+        while (j < len - 1 && text[j] != '"') {
+            if (text[j] < 0x20 || text[j] > 0x7e || text[j] == '\\') return false;
+            j++;
+        }
+        if (j >= len - 1 || j == i + 1) return false; /* unterminated, or empty */
+        words++;
+        i = j + 1;
+        if (i < len - 1 && (text[i] != ',' || i + 1 >= len - 1)) return false;
+        if (i < len - 1) i++;
+    }
+    return words > 0 && words < 32;
+}
+
+/* " from=/PATH" or " command=[...]" (TAIL, past its space) into OUT: 0,
+ * or -1. */
+static int read_source(const char *tail, lcsb__secret *out) {
+    static const char key[] = "command=";
+    if (strncmp(tail, key, sizeof key - 1) != 0) return read_from(tail, out);
+    const char *text = tail + sizeof key - 1;
+    if (strlen(text) >= sizeof out->command || !command_ok(text)) return -1;
+    snprintf(out->command, sizeof out->command, "%s", text);
+    return 0;
+}
+
+size_t lcsb__secret_command(const lcsb__secret *s, char *buf, size_t size, char **argv,
+                            size_t max) {
+    size_t n = 0;
+    if (!s->command[0] || snprintf(buf, size, "%s", s->command) >= (int)size) return 0;
+    /* command_ok said: ["w","w",...]; each word between its quotes. */
+    for (char *p = buf + 1; *p == '"' && n + 1 < max;) {
+        char *end = strchr(p + 1, '"');
+        *end = '\0';
+        argv[n++] = p + 1;
+        p = end + 1;
+        if (*p == ',') p++;
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+/* " headers=A,B" past its space (TAIL) into OUT, lowercase, and where the
+ * value comes from after it: 0, or -1. */
 static int read_headers(const char *tail, lcsb__secret *out) {
     static const char key[] = "headers=";
-    if (strncmp(tail, "from=", 5) == 0) return read_from(tail, out);
+    if (strncmp(tail, key, sizeof key - 1) != 0) return read_source(tail, out);
     if (strncmp(tail, key, sizeof key - 1) != 0) return -1;
     const char *list = tail + sizeof key - 1;
     const char *space = strchr(list, ' ');
-    if (space && read_from(space + 1, out)) return -1;
+    if (space && read_source(space + 1, out)) return -1;
     char whole[LCSB__SECRET_HEADERS_MAX + 1];
     if (space) {
         if ((size_t)(space - list) >= sizeof whole) return -1;
@@ -101,8 +150,9 @@ int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, c
         if ((size_t)(tail - hosts) >= sizeof hosts_only || read_headers(tail + 1, out)) {
             snprintf(why, size,
                      "secrets.%s: after the hosts, only \" headers=Name,Name\" (the headers "
-                     "besides Authorization it may go in) and \" from=/PATH\" (an absolute path "
-                     "without spaces or commas), in that order",
+                     "besides Authorization it may go in), then \" from=/PATH\" (an absolute "
+                     "path without spaces or commas) or \" command=[\"WORD\",...]\" (printable "
+                     "ASCII, no quote or backslash)",
                      name);
             return -1;
         }
@@ -146,7 +196,9 @@ void lcsb__secret_format(const lcsb__secret *s, char *out, size_t size) {
     }
     if (s->headers[0] && used < size)
         used += (size_t)snprintf(out + used, size - used, " headers=%s", s->headers);
-    if (s->from[0] && used < size) snprintf(out + used, size - used, " from=%s", s->from);
+    if (s->from[0] && used < size)
+        used += (size_t)snprintf(out + used, size - used, " from=%s", s->from);
+    if (s->command[0] && used < size) snprintf(out + used, size - used, " command=%s", s->command);
 }
 
 bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port) {

@@ -35,9 +35,11 @@ typedef struct lcsb__secret {
      * comma-separated ("private-token,x-api-key"; empty: Authorization
      * alone). */
     char headers[LCSB__SECRET_HEADERS_MAX];
-    /* Where the value is read from, a file's absolute path ("": lcsb's
-     * own variable NAME). */
+    /* Where the value is read from: a file's absolute path, or the argv of
+     * a command that prints it, as a JSON array of plain strings (both "":
+     * lcsb's own variable NAME). */
     char from[LCSB__SECRET_FROM_MAX];
+    char command[LCSB__SECRET_FROM_MAX];
     char placeholder[LCSB__PLACEHOLDER_MAX]; /* what the command holds */
     char *value;                             /* the caller's, never the command's */
     size_t value_len;
@@ -47,9 +49,13 @@ typedef struct lcsb__secret {
  * NULL) as a secret: NAME a shell variable's name, each host an allowing
  * net.domains entry without an end or a rule; after the hosts, in this
  * order, the other headers it may go in, " headers=Private-Token,X-Api-Key",
- * and the file its value is read from, " from=/ABSOLUTE/PATH" (no space or
- * comma in it). 0, or -1 with why in WHY. The placeholder and the value
- * are the run's to fill. */
+ * and where its value comes from: a file, " from=/ABSOLUTE/PATH" (no space
+ * or comma in it), or a command that prints it, " command=[\"gh\",\"auth\",
+ * \"token\"]" (printable ASCII, no quote or backslash in its words). 0, or
+ * -1 with why in WHY. The placeholder and the value are the run's to fill. */
+/* The command of S (its argv, from S's command) into ARGV (at most MAX - 1
+ * words and a NULL, each pointing into BUF, SIZE bytes): how many words. */
+size_t lcsb__secret_command(const lcsb__secret *s, char *buf, size_t size, char **argv, size_t max);
 int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, char *why,
                        size_t size);
 /* S's normal form, "NAME host,host", into OUT. */

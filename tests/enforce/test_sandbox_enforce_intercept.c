@@ -290,7 +290,8 @@ static void test_echoes(void **state) {
 
 /* A secret's value from a file (from = "/PATH"): the server gets it, and
  * the command, whose policy reads the file's directory, cannot read the
- * file. The twin: with no sandbox the file is there to read. */
+ * file; from a command that prints it (from = { ... }). The twin: with no
+ * sandbox the file is there to read. */
 static void test_secret_from_file(void **state) {
     NEED_SERVERS();
     fx *f = *state;
@@ -323,6 +324,24 @@ static void test_secret_from_file(void **state) {
     assert_int_equal(P.status, 125);
     assert_contains(P.err, "has other names (hard links)", "stderr");
     unlink(link_path);
+    /* From a command that prints it, run as the user when the run starts;
+     * one that fails leaves no value, and nothing runs. */
+    policy(f,
+           "exec = { \"curl\", \"sh\" }, net = { domains = { \"%s:%d\" }, lan = { "
+           "\"127.0.0.0/8\" } }, secrets = { FROM_FILE = { hosts = { \"%s:%d\" }, headers = { "
+           "\"X-Token\" }, from = { \"cat\", \"%s\" } } }",
+           srv.host, srv.https, srv.host, srv.https, file);
+    FMT(script, "curl -sS -H \"X-Token: $FROM_FILE\" %s", https);
+    lcsb_env(f, "landlock", CMD("sh", "-c", script), ENV(trust), &P);
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "from a command");
+    policy(f,
+           "exec = { \"sh\" }, net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, "
+           "secrets = { FROM_FILE = { hosts = { \"%s:%d\" }, from = { \"false\" } } }",
+           srv.host, srv.https, srv.host, srv.https);
+    lcsb_env(f, "landlock", CMD("sh", "-c", "echo ran"), ENV(trust), &P);
+    assert_int_equal(P.status, 125);
+    assert_lacks(P.out, "ran", "stdout");
+    assert_contains(P.err, "secrets.FROM_FILE: false failed (exit status 1)", "stderr");
     policy(f, "exec = { \"cat\" }, read = { \"%s\" }", dir);
     expect_unsandboxed_ok(f, CMD("cat", file), &P);
     assert_string_equal(P.out, SECRET_VALUE "\n");

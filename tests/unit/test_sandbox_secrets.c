@@ -57,6 +57,18 @@ static void test_secret_entry(void **state) {
                      0);
     lcsb__secret_format(&s, out, sizeof out);
     assert_string_equal(out, "T a.example headers=x-a from=/t");
+    /* A command that prints the value: its words, spaces and all. */
+    assert_int_equal(lcsb__secret_parse("T", "a.example command=[\"gh\",\"auth token\",\"-x\"]", &s,
+                                        why, sizeof why),
+                     0);
+    lcsb__secret_format(&s, out, sizeof out);
+    assert_string_equal(out, "T a.example command=[\"gh\",\"auth token\",\"-x\"]");
+    char words[256], *argv[8];
+    assert_int_equal(lcsb__secret_command(&s, words, sizeof words, argv, 8), 3);
+    assert_string_equal(argv[0], "gh");
+    assert_string_equal(argv[1], "auth token");
+    assert_string_equal(argv[2], "-x");
+    assert_null(argv[3]);
 
     static const char *const refused[][3] = {
         {"1X", "a.example", "no variable's name"},
@@ -71,6 +83,11 @@ static void test_secret_entry(void **state) {
         {"X", "a.example from=relative/t", "from=/PATH"},
         {"X", "a.example from=/a from=/b", "from=/PATH"},
         {"X", "a.example from=/t headers=X", "from=/PATH"},
+        {"X", "a.example command=[]", "command="},
+        {"X", "a.example command=[\"\"]", "command="},
+        {"X", "a.example command=[\"a\\\\b\"]", "command="},
+        {"X", "a.example command=[\"a\",]", "command="},
+        {"X", "a.example command=\"a\"", "command="},
         {"X", "a.example methods=GET", "only \" headers="},
         {"X", "http://a.example/", "no host a secret"},
     };
