@@ -168,7 +168,8 @@ LCSB_API LCSB_NODISCARD int lcsb_policy_add_lan(lcsb_policy *policy, const char 
  * no end and no rule, comma-separated), over TLS, in Authorization and, after
  * the hosts, the headers " headers=Private-Token,X-Api-Key" names. The
  * command gets a placeholder under NAME, never the value; lcsb_run reads
- * the value from its own environment, or from the file " from=/PATH" names
+ * the value from its own environment, from the file " from=/PATH" names,
+ * or from what the command " command=[\"gh\",\"auth\",\"token\"]" prints
  * (after the headers), and refuses to run when there is none. A host a
  * secret goes to has its requests read (interception), as a rule's does. */
 LCSB_API LCSB_NODISCARD int lcsb_policy_add_secret(lcsb_policy *policy, const char *name,
