@@ -147,7 +147,7 @@ struct transfer {
     char label[32];   /* the table's */
     char **argv;      /* owned; NULL when it cannot run here */
     const char *cwd;  /* NULL: the harness's own */
-    char **env;       /* owned; NULL: the harness's own */
+    char **env;       /* the array owned (with_var's), not its strings; NULL: run_env */
     int of;           /* the row it is measured against (a direct one) */
     bool required;    /* failing to run fails the benchmark */
     enum row_state state;

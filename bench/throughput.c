@@ -226,21 +226,6 @@ static bool write_policy(const struct fixture *fx, const struct throughput *net,
     return write_file(path, policy) && trust_policy(fx, name);
 }
 
-/* Every run's environment (run_env) with NAME=VALUE in place of any NAME
- * it had (this host's may name its own SSL_CERT_FILE), all owned. */
-static char **run_env_with(const char *name, const char *value) {
-    size_t n = 0, k = 0, len = strlen(name);
-    while (run_env[n]) n++;
-    char **env = calloc(n + 2, sizeof *env);
-    if (!env) return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(run_env[i], name, len) != 0 || run_env[i][len] != '=')
-            env[k++] = strdup(run_env[i]);
-    size_t size = len + strlen(value) + 2;
-    if ((env[k] = malloc(size))) snprintf(env[k], size, "%s=%s", name, value);
-    return env;
-}
-
 /* Every row's argv (and the intercepted row's environment): -q first, so
  * that no ~/.curlrc changes what runs; the bytes and curl's own time on
  * stdout; a run that stalls fails instead of holding the bench. The direct
@@ -275,7 +260,10 @@ static void set_argvs(struct transfer *t, const char *curl, const char *url, con
     t[TRANSFER_TUNNEL].argv = strv_copy(tunnel);
     t[TRANSFER_JUDGED].argv = strv_copy(judged);
     t[TRANSFER_INTERCEPTED].argv = strv_copy(intercepted);
-    t[TRANSFER_INTERCEPTED].env = run_env_with("SSL_CERT_FILE", cert);
+    /* This host's own SSL_CERT_FILE, if it names one, gives way. */
+    static char trust[PATH_MAX + 16];
+    snprintf(trust, sizeof trust, "SSL_CERT_FILE=%s", cert);
+    t[TRANSFER_INTERCEPTED].env = with_var(run_env, trust);
 }
 
 void transfer_rows(struct throughput *net, struct server *srv, struct server *tls,
@@ -334,7 +322,7 @@ void transfer_rows(struct throughput *net, struct server *srv, struct server *tl
         if (t[i].state != ROW_OK) {
             strv_free(t[i].argv);
             t[i].argv = NULL;
-            strv_free(t[i].env);
+            free(t[i].env);
             t[i].env = NULL;
         }
     }
@@ -405,7 +393,7 @@ void measure_transfers(struct throughput *net, int rounds, int out_fd, int err_f
 void transfers_free(struct throughput *net) {
     for (size_t i = 0; i < TRANSFERS; i++) {
         strv_free(net->t[i].argv);
-        strv_free(net->t[i].env);
+        free(net->t[i].env); /* its strings are run_env's and a static's */
         free(net->t[i].mbs);
         free(net->t[i].wall_mbs);
     }

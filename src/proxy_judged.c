@@ -69,39 +69,64 @@ int lcsb__proxy_judge_forward(lcsb__conn *c, const lcsb__request *req) {
     return judge(c, &client, req);
 }
 
-/* A body on its way upstream while values are looked for in it: what
- * came of it and has not gone on yet, LONGEST - 1 bytes held back (a value
- * may start in them and end in what comes next). A chunked body goes on in
- * chunks of lcsb's own, its trailers dropped. */
-typedef struct scanned {
+/* Bytes on their way (a request's body upstream, an answer to the
+ * command) while values are looked for in them: what came and has not
+ * gone on yet, KEEP bytes held back (a value may start in them and end in
+ * what comes next). A chunked body goes on in chunks of lcsb's own, its
+ * trailers dropped. */
+typedef struct held_back {
     lcsb__buf held;
     size_t keep;
     bool chunked;
-} scanned;
+} held_back;
 
-/* PAYLOAD (N bytes) of the body, LAST when no more follows, sent on past
- * what a value could still start in: 0, -1 on an error, or the index + 2
- * of the secret whose value it holds (nothing of that value went on). */
-static int scan_send(lcsb__conn *c, lcsb__end *up, scanned *s, const char *payload, size_t n,
-                     bool last) {
-    lcsb__proxy *p = c->proxy;
-    if (n) lcsb__buf_add(&s->held, payload, n); /* a chunk's size line brings no data */
-    if (s->held.oom) return -1;
-    int k = s->held.len ? lcsb__secrets_find(p->secrets, p->secrets_n, s->held.p, s->held.len) : -1;
-    if (k >= 0) return k + 2;
-    size_t go = last ? s->held.len : s->held.len > s->keep ? s->held.len - s->keep : 0;
+/* A held_back for the run's values: the longest form of one, less a byte. */
+static held_back hold_for(const lcsb__proxy *p, bool chunked) {
+    size_t longest = lcsb__secrets_longest(p->secrets, p->secrets_n);
+    return (held_back){.keep = longest ? longest - 1 : 0, .chunked = chunked};
+}
+
+/* N bytes at DATA added to H: 0, or -1 out of memory. */
+static int hold(held_back *h, const char *data, size_t n) {
+    if (n) lcsb__buf_add(&h->held, data, n); /* a chunk's size line brings no data */
+    return h->held.oom ? -1 : 0;
+}
+
+/* What H holds sent on to E but what a value could still start in (all of
+ * it when LAST): 0, or -1. */
+static int release(lcsb__conn *c, lcsb__end *e, held_back *h, bool last) {
+    size_t go = last ? h->held.len : h->held.len > h->keep ? h->held.len - h->keep : 0;
     long long deadline = lcsb__now_ms() + IDLE_MS;
     char size[24];
     int size_len = snprintf(size, sizeof size, "%zx\r\n", go);
-    if (go && s->chunked && (lcsb__end_write(c, up, size, (size_t)size_len, deadline) ||
-                             lcsb__end_write(c, up, s->held.p, go, deadline) ||
-                             lcsb__end_write(c, up, "\r\n", 2, deadline)))
+    if (go && h->chunked &&
+        (lcsb__end_write(c, e, size, (size_t)size_len, deadline) ||
+         lcsb__end_write(c, e, h->held.p, go, deadline) ||
+         lcsb__end_write(c, e, "\r\n", 2, deadline)))
         return -1;
-    if (go && !s->chunked && lcsb__end_write(c, up, s->held.p, go, deadline)) return -1;
-    if (last && s->chunked && lcsb__end_write(c, up, "0\r\n\r\n", 5, deadline)) return -1;
-    if (go) memmove(s->held.p, s->held.p + go, s->held.len - go);
-    s->held.len -= go;
+    if (go && !h->chunked && lcsb__end_write(c, e, h->held.p, go, deadline)) return -1;
+    if (last && h->chunked && lcsb__end_write(c, e, "0\r\n\r\n", 5, deadline)) return -1;
+    if (go) memmove(h->held.p, h->held.p + go, h->held.len - go);
+    h->held.len -= go;
     return 0;
+}
+
+/* H's bytes wiped and freed. */
+static void hold_free(held_back *h) {
+    if (h->held.p) explicit_bzero(h->held.p, h->held.len);
+    lcsb__buf_free(&h->held);
+}
+
+/* PAYLOAD (N bytes) of a request's body, LAST when no more follows, sent
+ * upstream past what a value could still start in: 0, -1 on an error, or
+ * the index + 2 of the secret whose value it holds (nothing of that value
+ * went on). */
+static int scan_send(lcsb__conn *c, lcsb__end *up, held_back *h, const char *payload, size_t n,
+                     bool last) {
+    lcsb__proxy *p = c->proxy;
+    if (hold(h, payload, n)) return -1;
+    int k = h->held.len ? lcsb__secrets_find(p->secrets, p->secrets_n, h->held.p, h->held.len) : -1;
+    return k >= 0 ? k + 2 : release(c, up, h, last);
 }
 
 /* The body REQ frames, HAVE (LEN bytes) of it read already, from the
@@ -113,9 +138,7 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
     lcsb__proxy *p = c->proxy;
     uint64_t left = req->body_len;
     lcsb__chunked ch = {0};
-    scanned s = {.keep = lcsb__secrets_longest(p->secrets, p->secrets_n),
-                 .chunked = req->body == LCSB__BODY_CHUNKED};
-    if (s.keep) s.keep--;
+    held_back s = hold_for(p, req->body == LCSB__BODY_CHUNKED);
     bool scan = p->secrets_n > 0;
     lcsb__buf payload = {0};
     char *buf = malloc(CHUNK);
@@ -153,7 +176,7 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
         n = (size_t)got;
     }
     lcsb__buf_free(&payload);
-    lcsb__buf_free(&s.held);
+    hold_free(&s);
     free(buf);
     return rc;
 }
@@ -201,9 +224,7 @@ typedef struct answering {
     lcsb__end *client;
     const lcsb__request *req;
     const bool *swapped;
-    char *held; /* bytes not sent on yet: a value may start in them */
-    size_t held_len, keep;
-    bool chunked;
+    held_back out;  /* its body (chunked: its data) not sent on yet */
     bool by_length; /* the body ends after LEFT bytes (Content-Length, or none at all) */
     uint64_t left;
     bool told; /* a value came back that the request did not carry: recorded */
@@ -231,27 +252,11 @@ static void note_hits(answering *a, const bool *hit) {
  * in: 0, or -1. */
 static int answer_send(answering *a, const char *data, size_t n, bool last) {
     lcsb__proxy *p = a->c->proxy;
-    char *grown = realloc(a->held, a->held_len + n + 1);
-    if (!grown) return -1;
-    a->held = grown;
-    if (n) memcpy(a->held + a->held_len, data, n);
-    a->held_len += n;
+    if (hold(&a->out, data, n)) return -1;
     bool hit[LCSB__RUN_SECRETS_MAX];
-    if (lcsb__secrets_mask(p->secrets, p->secrets_n, a->held, a->held_len, hit)) note_hits(a, hit);
-    size_t go = last ? a->held_len : a->held_len > a->keep ? a->held_len - a->keep : 0;
-    long long deadline = lcsb__now_ms() + IDLE_MS;
-    char size[24];
-    int size_len = snprintf(size, sizeof size, "%zx\r\n", go);
-    if (go && a->chunked &&
-        (lcsb__end_write(a->c, a->client, size, (size_t)size_len, deadline) ||
-         lcsb__end_write(a->c, a->client, a->held, go, deadline) ||
-         lcsb__end_write(a->c, a->client, "\r\n", 2, deadline)))
-        return -1;
-    if (go && !a->chunked && lcsb__end_write(a->c, a->client, a->held, go, deadline)) return -1;
-    if (last && a->chunked && lcsb__end_write(a->c, a->client, "0\r\n\r\n", 5, deadline)) return -1;
-    memmove(a->held, a->held + go, a->held_len - go);
-    a->held_len -= go;
-    return 0;
+    if (lcsb__secrets_mask(p->secrets, p->secrets_n, a->out.held.p, a->out.held.len, hit))
+        note_hits(a, hit);
+    return release(a->c, a->client, &a->out, last);
 }
 
 /* Is the header NAME (as the head has it, up to its colon) of the line at
@@ -353,7 +358,7 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
     *len -= head_len;
     if (status >= 100 && status < 200) return 1;
     bool bodiless = strcmp(a->req->method, "HEAD") == 0 || status == 204 || status == 304;
-    a->chunked = fr.chunked && !bodiless;
+    a->out.chunked = fr.chunked && !bodiless;
     /* A body of a known length ends there: what was held back goes then,
      * not when the server gets round to closing. */
     a->left = bodiless ? 0 : fr.length;
@@ -372,9 +377,8 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
 static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
                          const bool *swapped, bool any_swapped) {
     lcsb__proxy *p = c->proxy;
-    answering a = {.c = c, .client = client, .req = req, .swapped = swapped};
-    a.keep = lcsb__secrets_longest(p->secrets, p->secrets_n);
-    a.keep = a.keep ? a.keep - 1 : 0;
+    answering a = {
+        .c = c, .client = client, .req = req, .swapped = swapped, .out = hold_for(p, false)};
     char *buf = malloc(ANSWER_HEAD_MAX + CHUNK);
     size_t len = 0;
     bool in_body = false, done = false;
@@ -401,7 +405,7 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             if (head > 0) continue;
             in_body = true;
         }
-        if (a.chunked) {
+        if (a.out.chunked) {
             size_t used;
             payload.len = 0;
             lcsb__parse state = lcsb__chunked_feed(&ch, buf, len, &used, &payload);
@@ -417,10 +421,9 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
         len = 0;
     }
     /* A body that ends with the connection: what was held back goes too. */
-    if (!rc && !a.chunked && a.held_len) (void)answer_send(&a, NULL, 0, true);
+    if (!rc && !a.out.chunked && a.out.held.len) (void)answer_send(&a, NULL, 0, true);
     lcsb__buf_free(&payload);
-    if (a.held) explicit_bzero(a.held, a.held_len);
-    free(a.held);
+    hold_free(&a.out);
     free(buf);
 }
 
