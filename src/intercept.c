@@ -214,8 +214,8 @@ static int fill_secret(lcsb__secret *s, lcsb_error *err) {
         int n = snprintf(s->placeholder, sizeof s->placeholder, "lcsb-placeholder-");
         for (size_t i = 0; i < sizeof random; i++)
             n += snprintf(s->placeholder + n, sizeof s->placeholder - (size_t)n, "%02x", random[i]);
-        s->value_len = strlen(value);
-        if (!(s->value = strdup(value))) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if (lcsb__secret_set_value(s, value, strlen(value)))
+            rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     if (owned) {
         explicit_bzero(owned, strlen(owned));
@@ -277,8 +277,7 @@ int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block)
         lcsb__secret *s = new_secret(ic);
         if (!s) return -1;
         snprintf(s->name, sizeof s->name, "%s", name);
-        s->value_len = strlen(eq + 1);
-        if (!(s->value = strdup(eq + 1))) return -1;
+        if (lcsb__secret_set_value(s, eq + 1, strlen(eq + 1))) return -1;
     }
     return 0;
 }

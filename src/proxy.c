@@ -377,10 +377,12 @@ static int copy_secrets(lcsb__proxy *p, const lcsb__intercept *with) {
     if (!(p->secrets = calloc(with->secrets_n, sizeof *p->secrets))) return -1;
     for (size_t i = 0; i < with->secrets_n; i++, p->secrets_n++) {
         const lcsb__secret *s = &with->secrets[i];
-        p->secrets[i] = *s;
-        p->secrets[i].value = NULL;
-        if (!(p->secrets[i].value = malloc(s->value_len + 1))) return -1;
-        memcpy(p->secrets[i].value, s->value, s->value_len + 1);
+        lcsb__secret *copy = &p->secrets[i];
+        /* The entry as it is; the value and its forms of the copy's own. */
+        *copy = *s;
+        copy->value = NULL;
+        copy->b64[0] = copy->b64[1] = copy->b64[2] = NULL;
+        if (lcsb__secret_set_value(copy, s->value, s->value_len)) return -1;
     }
     return 0;
 }

@@ -214,6 +214,14 @@ void lcsb__secret_clear(lcsb__secret *s) {
     }
     s->value = NULL;
     s->value_len = 0;
+    for (size_t a = 0; a < 3; a++) {
+        if (s->b64[a]) {
+            wipe(s->b64[a], s->b64_len[a]);
+            free(s->b64[a]);
+        }
+        s->b64[a] = NULL;
+        s->b64_len[a] = 0;
+    }
 }
 
 /* ---- Base64, for Basic credentials ---- */
@@ -398,12 +406,28 @@ static void each_form(const lcsb__secret *s,
                       void (*each)(const char *form, size_t n, bool in_b64, void *arg), void *arg) {
     if (!s->value_len) return;
     each(s->value, s->value_len, false, arg);
+    for (size_t align = 0; align < 3; align++)
+        if (s->b64[align]) each(s->b64[align], s->b64_len[align], true, arg);
+}
+
+int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len) {
+    lcsb__secret_clear(s);
+    if (!(s->value = malloc(len + 1))) return -1;
+    memcpy(s->value, value, len);
+    s->value[len] = '\0';
+    s->value_len = len;
     char core[(4096 * 4) / 3 + 8];
     for (size_t align = 0; align < 3; align++) {
         size_t n = b64_core(s, align, core, sizeof core);
-        if (n >= 8) each(core, n, true, arg);
+        /* Shorter than 8 characters, a form turns up by chance. */
+        if (n >= 8 && !(s->b64[align] = malloc(n))) {
+            lcsb__secret_clear(s);
+            return -1;
+        }
+        if (n >= 8) memcpy(s->b64[align], core, n), s->b64_len[align] = n;
         wipe(core, sizeof core);
     }
+    return 0;
 }
 
 typedef struct finding {

@@ -43,6 +43,11 @@ typedef struct lcsb__secret {
     char placeholder[LCSB__PLACEHOLDER_MAX]; /* what the command holds */
     char *value;                             /* the caller's, never the command's */
     size_t value_len;
+    /* What the value makes in Base64 whatever surrounds it, at each of
+     * the three alignments (NULL when too short to make 8 characters):
+     * made once, with the value, by lcsb__secret_set_value. */
+    char *b64[3];
+    size_t b64_len[3];
 } lcsb__secret;
 
 /* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not
@@ -62,7 +67,10 @@ int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, c
 void lcsb__secret_format(const lcsb__secret *s, char *out, size_t size);
 /* Does S go to HOST:PORT? */
 bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port);
-/* S's value wiped and freed. */
+/* S's value: a copy of VALUE (LEN bytes), and the forms it is looked for
+ * in. 0, or -1 out of memory (S then holds none). */
+int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len);
+/* S's value (and its forms) wiped and freed. */
 void lcsb__secret_clear(lcsb__secret *s);
 
 /* HEAD (LEN bytes: a request line and its header lines, CRLF-ended, as the

@@ -81,8 +81,7 @@ static void origin(const char *text, size_t size) {
     lcsb__secret s;
     if (lcsb__secret_parse("T", "reg.example.org", &s, why, sizeof why)) abort();
     snprintf(s.placeholder, sizeof s.placeholder, "%s", PLACEHOLDER);
-    s.value = strdup("VALUE");
-    s.value_len = 5;
+    if (lcsb__secret_set_value(&s, "VALUE", 5)) abort();
     lcsb__buf out = {0};
     lcsb__secrets_swap(&s, 1, "reg.example.org", 443, f->p, f->len, &out, NULL);
     if (!out.oom && (strstr(out.p, "\r\n\r\n") != out.p + out.len - 4 || out.len > f->len))

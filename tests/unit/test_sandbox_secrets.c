@@ -25,8 +25,7 @@ static void secret(lcsb__secret *s, const char *entry) {
     char why[300];
     if (lcsb__secret_parse(entry, NULL, s, why, sizeof why) != 0) fail_msg("%s: %s", entry, why);
     snprintf(s->placeholder, sizeof s->placeholder, "%s", PLACEHOLDER);
-    s->value = strdup(VALUE);
-    s->value_len = strlen(VALUE);
+    assert_int_equal(lcsb__secret_set_value(s, VALUE, strlen(VALUE)), 0);
 }
 
 static void test_secret_entry(void **state) {
@@ -135,9 +134,7 @@ static void test_secret_find(void **state) {
     lcsb__secret v[2];
     secret(&v[0], "GH_TOKEN api.github.com");
     secret(&v[1], "OTHER a.example");
-    free(v[1].value);
-    v[1].value = strdup("another-longer-value");
-    v[1].value_len = strlen(v[1].value);
+    assert_int_equal(lcsb__secret_set_value(&v[1], "another-longer-value", 20), 0);
     static const char plain[] = "POST / HTTP/1.1\r\nX: ghp_realvalue123\r\n\r\n";
     assert_int_equal(lcsb__secrets_find(v, 2, plain, sizeof plain - 1), 0);
     static const char basic[] = "GET / HTTP/1.1\r\nauthorization:  basic  "
