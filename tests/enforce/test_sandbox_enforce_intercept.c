@@ -232,6 +232,13 @@ static void test_secret_not_found_inside(void **state) {
                      CMD("sh", "-c", "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" \"$0\"", https));
     assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n",
                     "the secret's host, Landlock alone");
+    /* The twin: the same looks find the value where the command was
+     * given it, with no sandbox. */
+    policy(f, "exec = { \"sh\", \"cat\", \"grep\" }, env = { pass = { \"LCSB_TEST_SECRET\" } }");
+    lcsb_launched(f, NULL, "none", NULL, CMD("sh", "-c", find_value),
+                  ENV("LCSB_TEST_SECRET=" SECRET_VALUE), &P);
+    assert_int_equal(P.status, 0);
+    if (strncmp(P.out, "0\n", 2) == 0) fail_msg("the looks found nothing with the value given");
 }
 
 /* What a server echoes does not hand the command a value: a secret's
