@@ -92,11 +92,38 @@ static bool same_times(const struct stat *st, long long ms, long long mns, long 
            st->st_ctim.tv_nsec == cns;
 }
 
+/* HOME as a record's lines tell of it: MOVED when its 'D' line (its times,
+ * standing for the 'h' lines after it: entries not there) did not hold, or
+ * was not written, and then each 'h' line is asked; PATH, from that 'D'
+ * line, empty when there was none. */
+typedef struct home_state {
+    bool moved;
+    char path[PATH_MAX];
+} home_state;
+
+/* The error lstat of PATH, an 'h' line's, would give, answered without
+ * asking it where HOME's listing (one, for all of them) shows its first
+ * component is not there: a run after anything was made or removed in
+ * HOME asks some hundred capped paths under it, most of them missing. */
+static int home_entry_error(lcsb__facts *asked, const home_state *home, const char *path) {
+    size_t n = strlen(home->path);
+    if (n && strncmp(path, home->path, n) == 0 && path[n] == '/') {
+        char first[NAME_MAX + 1];
+        size_t len = strcspn(path + n + 1, "/");
+        if (len > 0 && len <= NAME_MAX) {
+            memcpy(first, path + n + 1, len);
+            first[len] = '\0';
+            if (lcsb__facts_dir_has(asked, home->path, first) == 0) return ENOENT;
+        }
+    }
+    struct stat st;
+    return lcsb__facts_lstat(asked, path, &st) == 0 ? 0 : errno;
+}
+
 /* Does the record's line LINE (without its newline) hold now? A path on
- * two lines is asked once, through ASKED. *HOME_MOVED says whether HOME's
- * 'D' line (its times, standing for the 'h' lines after it: entries not
- * there) did not hold, or was not written: then each 'h' line is asked. */
-static bool line_holds(lcsb__facts *asked, const char *line, size_t len, bool *home_moved,
+ * two lines is asked once, through ASKED; HOME is what the lines so far
+ * told of it. */
+static bool line_holds(lcsb__facts *asked, const char *line, size_t len, home_state *home,
                        char *why, size_t size) {
     char path[PATH_MAX];
     const char *space = NULL;
@@ -113,10 +140,12 @@ static bool line_holds(lcsb__facts *asked, const char *line, size_t len, bool *h
     if (!space ||
         !lcsb__word_decode(space + 1, len - (size_t)(space + 1 - line), path, sizeof path))
         return say(why, size, "a damaged plan"), false;
-    if (line[0] == 'h' && !*home_moved) {
+    if (line[0] == 'h') {
         if (sscanf(line, "h %d %n", &error, &used) != 1 || line + used != space + 1)
             return say(why, size, "a damaged plan"), false;
-        return true; /* HOME's times held: nothing came there */
+        if (!home->moved) return true; /* HOME's times held: nothing came there */
+        if (home_entry_error(asked, home, path) == error) return true;
+        return say(why, size, "%s changed", path), false;
     }
     int got = lcsb__facts_lstat(asked, path, &st) == 0 ? 0 : errno;
     switch (line[0]) {
@@ -128,9 +157,13 @@ static bool line_holds(lcsb__facts *asked, const char *line, size_t len, bool *h
             break;
         if (!got && S_ISDIR(st.st_mode) && st.st_dev == dev && st.st_ino == ino &&
             same_times(&st, ms, mns, cs, cns))
-            return line[0] == 'D' ? !(*home_moved = false) : true;
-        if (line[0] == 'D') return *home_moved = true; /* its 'h' lines tell */
-        return say(why, size, "%s changed", path), false;
+            home->moved = line[0] == 'D' ? false : home->moved;
+        else if (line[0] == 'd')
+            return say(why, size, "%s changed", path), false;
+        else
+            home->moved = true; /* its 'h' lines tell */
+        if (line[0] == 'D') snprintf(home->path, sizeof home->path, "%s", path);
+        return true;
     case 'e':
         if (sscanf(line, "e %llu %llu %llo %llu %lld %lld %lld %lld %n", &dev, &ino, &mode, &fsize,
                    &ms, &mns, &cs, &cns, &used) != 8 ||
@@ -144,7 +177,6 @@ static bool line_holds(lcsb__facts *asked, const char *line, size_t len, bool *h
             return true;
         return say(why, size, "%s changed", path), false;
     case 'a':
-    case 'h':
         if (sscanf(line + 1, " %d %n", &error, &used) != 1 || line + 1 + used != space + 1) break;
         if (got == error) return true;
         return say(why, size, "%s changed", path), false;
@@ -201,7 +233,7 @@ int lcsb__plan_find(const char *key, size_t key_len, char **data, size_t *data_l
     }
     line += strlen(want);
     asked = lcsb__facts_new();
-    bool home_moved = true;
+    home_state home = {.moved = true};
     while (line < end) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         if (!nl) break;
@@ -219,7 +251,7 @@ int lcsb__plan_find(const char *key, size_t key_len, char **data, size_t *data_l
             rc = 0;
             goto out;
         }
-        if (!line_holds(asked, line, (size_t)(nl - line), &home_moved, why, why_size)) goto out;
+        if (!line_holds(asked, line, (size_t)(nl - line), &home, why, why_size)) goto out;
         line = nl + 1;
     }
     say(why, why_size, "the plan %s/%s is damaged", store, name);

@@ -258,6 +258,19 @@ rm -rf "$HOME/.aws"
 # Its twin: gone again, the run passes.
 run cat "$HOME/.bash_history"
 [[ $status == 0 && $out == history ]] || fail "without ~/.aws: $status $out $err"
+# Below a directory of HOME that is there (a changed HOME's missing capped
+# paths are answered from its listing where their first component is not
+# there, and asked one by one below one that is): ~/.config came with
+# nothing capped in it, then ~/.config/gh's token.
+mkdir "$HOME/.config"
+run cat "$HOME/.bash_history"
+[[ $status == 0 && $out == history ]] || fail "with an empty ~/.config: $status $out $err"
+mkdir "$HOME/.config/gh"
+echo token >"$HOME/.config/gh/hosts.yml"
+run cat "$HOME/.config/gh/hosts.yml"
+[[ $status == 125 ]] && grep -q "holds what no project policy may have: $HOME/.config/gh" <<<"$err" ||
+  fail "the new ~/.config/gh was not held: $status $out $err"
+rm -rf "$HOME/.config"
 export HOME=$saved_home
 end
 
