@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,16 +100,30 @@ static bool same_times(const struct stat *st, long long ms, long long mns, long 
  * line, empty when there was none. */
 typedef struct home_state {
     bool moved;
+    int names_exact; /* listing_tells's answer, -1 until asked */
     char path[PATH_MAX];
 } home_state;
+
+/* Does the listing of the directory PATH tell that a name is not there?
+ * Not in a case-insensitive directory (ext4's, f2fs's or tmpfs's casefold),
+ * where lstat finds ".SSH" for ".ssh", nor where the file system cannot
+ * say whether it is one. */
+static bool listing_tells(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0;
+    if (fd < 0) return false;
+    bool exact = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
+    close(fd);
+    return exact;
+}
 
 /* The error lstat of PATH, an 'h' line's, would give, answered without
  * asking it where HOME's listing (one, for all of them) shows its first
  * component is not there: a run after anything was made or removed in
  * HOME asks some hundred capped paths under it, most of them missing. */
-static int home_entry_error(lcsb__facts *asked, const home_state *home, const char *path) {
+static int home_entry_error(lcsb__facts *asked, home_state *home, const char *path) {
     size_t n = strlen(home->path);
-    if (n && strncmp(path, home->path, n) == 0 && path[n] == '/') {
+    if (n && home->names_exact < 0) home->names_exact = listing_tells(home->path);
+    if (n && home->names_exact && strncmp(path, home->path, n) == 0 && path[n] == '/') {
         char first[NAME_MAX + 1];
         size_t len = strcspn(path + n + 1, "/");
         if (len > 0 && len <= NAME_MAX) {
@@ -233,7 +249,7 @@ int lcsb__plan_find(const char *key, size_t key_len, char **data, size_t *data_l
     }
     line += strlen(want);
     asked = lcsb__facts_new();
-    home_state home = {.moved = true};
+    home_state home = {.moved = true, .names_exact = -1};
     while (line < end) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         if (!nl) break;
