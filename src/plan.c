@@ -96,8 +96,8 @@ static bool same_times(const struct stat *st, long long ms, long long mns, long 
 
 /* HOME as a record's lines tell of it: MOVED when its 'D' line (its times,
  * standing for the 'h' lines after it: entries not there) did not hold, or
- * was not written, and then each 'h' line is asked; PATH, from that 'D'
- * line, empty when there was none. */
+ * HOME changed too lately for one and it has an 'H' line (its path alone),
+ * and then each 'h' line is asked; PATH, from either line. */
 typedef struct home_state {
     bool moved;
     int names_exact; /* listing_tells's answer, -1 until asked */
@@ -162,6 +162,12 @@ static bool line_holds(lcsb__facts *asked, const char *line, size_t len, home_st
         if (!home->moved) return true; /* HOME's times held: nothing came there */
         if (home_entry_error(asked, home, path) == error) return true;
         return say(why, size, "%s changed", path), false;
+    }
+    if (line[0] == 'H') {
+        if (space != line + 1) return say(why, size, "a damaged plan"), false;
+        home->moved = true;
+        snprintf(home->path, sizeof home->path, "%s", path);
+        return true;
     }
     int got = lcsb__facts_lstat(asked, path, &st) == 0 ? 0 : errno;
     switch (line[0]) {
@@ -333,11 +339,18 @@ static int add_dir(record *r, const char *dir, const struct stat *st) {
 
 /* S, not there, in HOME (DIR, its lstat ST): an 'h' line, after HOME's 'D'
  * line (its times) the first time. HOME changed too recently to stand for
- * its entries has no 'D' line: its 'h' lines are asked each run. */
+ * its entries has an 'H' line instead, its path alone: its 'h' lines are
+ * asked each run, where HOME's listing answers most of them. */
 static int add_home_absent(record *r, const char *dir, const struct stat *st, const lcsb__seen *s) {
     if (!r->home_line) {
         r->home_line = true;
-        if (!changed_lately(r, st)) dir_line(r, 'D', dir, st);
+        if (!changed_lately(r, st)) {
+            dir_line(r, 'D', dir, st);
+        } else {
+            lcsb__buf_adds(&r->lines, "H ");
+            lcsb__buf_add_word(&r->lines, dir);
+            lcsb__buf_adds(&r->lines, "\n");
+        }
     }
     lcsb__buf_addf(&r->lines, "h %d ", s->error);
     lcsb__buf_add_word(&r->lines, s->path);

@@ -61,25 +61,31 @@ static bool used(char *why, size_t size) {
     return rc == 0;
 }
 
-static void test_missing_in_home(void **state) {
-    (void)state;
+/* The plan of a composition that asked for a/b alone, neither there,
+ * begun LATER seconds from now: 2, and what is in HOME is older than a
+ * second before it, so that HOME's times may stand for what is missing; 0,
+ * and HOME (made just now) changed too lately for that. */
+static void keep_plan(int later) {
     char path[PATH_MAX], why[PATH_MAX + 100];
     struct stat st;
-    /* A composition that asked for a/b alone, neither there. */
     lcsb__facts *facts = lcsb__facts_new();
     assert_non_null(facts);
     lcsb__facts_record(facts, true);
     assert_int_equal(lcsb__facts_lstat(facts, in_home(path, "a/b"), &st), -1);
     assert_int_equal(errno, ENOENT);
     lcsb__facts_record(facts, false);
-    /* As if it began two seconds from now: what is in HOME is older than
-     * a second before it, so HOME's times may stand for what is missing. */
     struct timespec made = lcsb__fs_now();
-    made.tv_sec += 2;
+    made.tv_sec += later;
     assert_int_equal(lcsb__plan_save(KEY, strlen(KEY), facts, made, NULL, 0, "x", 1, why,
                                      sizeof why),
                      0);
     lcsb__facts_free(facts);
+}
+
+static void test_missing_in_home(void **state) {
+    (void)state;
+    char path[PATH_MAX], why[PATH_MAX + 100];
+    keep_plan(2);
     assert_true(used(why, sizeof why));
 
     /* HOME changed (a shell's history): a/b is still missing, as HOME's
@@ -103,9 +109,25 @@ static void test_missing_in_home(void **state) {
     assert_false(used(why, sizeof why));
 }
 
+/* HOME changed within a second of the composition: its times stand for
+ * nothing, each missing path is asked on every run, and still answered
+ * from HOME's listing where it can be. */
+static void test_missing_in_a_home_just_changed(void **state) {
+    (void)state;
+    char path[PATH_MAX], why[PATH_MAX + 100];
+    keep_plan(0);
+    assert_true(used(why, sizeof why));
+    assert_int_equal(mkdir(in_home(path, "a"), 0700), 0);
+    assert_true(used(why, sizeof why));
+    assert_int_equal(mkdir(in_home(path, "a/b"), 0700), 0);
+    assert_false(used(why, sizeof why));
+    assert_non_null(strstr(why, "/a/b changed"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_missing_in_home, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_in_a_home_just_changed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
