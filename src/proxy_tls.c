@@ -356,10 +356,8 @@ int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err
 
 static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LEN]) {
     unsigned int n = 0;
-    return ossl.EVP_Digest(data, len, digest, &n, ossl.EVP_sha1(), NULL) == 1 &&
-                   n == LCSB__SHA1_LEN
-               ? 0
-               : -1;
+    bool ok = ossl.EVP_Digest(data, len, digest, &n, ossl.EVP_sha1(), NULL) == 1;
+    return ok && n == LCSB__SHA1_LEN ? 0 : -1;
 }
 
 /* Every certificate of the PEM in DATA (LEN bytes) into K, as trusted:
@@ -419,8 +417,7 @@ int lcsb__tls_write_truststore(const lcsb__tls *t, const char *bundle, const cha
     free(data);
     if (rc) {
         lcsb__jks_free(&k);
-        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle,
-                          why);
+        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle, why);
     }
     if (!lcsb__jks_finish(&k, LCSB__JKS_PASSWORD, sha1)) {
         lcsb__jks_free(&k);
