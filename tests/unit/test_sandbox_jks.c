@@ -40,20 +40,19 @@ static void test_layout(void **state) {
     lcsb__jks_add_trusted(&k, "lcsb-run", 0x0102030405060708ull, "\x30\x01\x02", 3);
     lcsb__jks_add_trusted(&k, "s", 1, "\x30", 1);
     assert_true(lcsb__jks_finish(&k, "ab", keep));
-    static const unsigned char want[] =
-        "\xFE\xED\xFE\xED"
-        "\x00\x00\x00\x02" /* version 2 */
-        "\x00\x00\x00\x02" /* two entries */
-        "\x00\x00\x00\x02"
-        "\x00\x08lcsb-run"
-        "\x01\x02\x03\x04\x05\x06\x07\x08"
-        "\x00\x05X.509"
-        "\x00\x00\x00\x03\x30\x01\x02"
-        "\x00\x00\x00\x02"
-        "\x00\x01s"
-        "\x00\x00\x00\x00\x00\x00\x00\x01"
-        "\x00\x05X.509"
-        "\x00\x00\x00\x01\x30";
+    static const unsigned char want[] = "\xFE\xED\xFE\xED"
+                                        "\x00\x00\x00\x02" /* version 2 */
+                                        "\x00\x00\x00\x02" /* two entries */
+                                        "\x00\x00\x00\x02"
+                                        "\x00\x08lcsb-run"
+                                        "\x01\x02\x03\x04\x05\x06\x07\x08"
+                                        "\x00\x05X.509"
+                                        "\x00\x00\x00\x03\x30\x01\x02"
+                                        "\x00\x00\x00\x02"
+                                        "\x00\x01s"
+                                        "\x00\x00\x00\x00\x00\x00\x00\x01"
+                                        "\x00\x05X.509"
+                                        "\x00\x00\x00\x01\x30";
     size_t body = sizeof want - 1;
     assert_int_equal(k.bytes.len, body + LCSB__SHA1_LEN);
     assert_memory_equal(k.bytes.p, want, body);
