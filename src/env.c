@@ -8,7 +8,9 @@
 
 #include "backend.h"
 #include "envname.h"
+#include "jks.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,13 @@ int lcsb_env_passed(const lcsb_backend *b, const lcsb_policy *policy, const char
     return 0;
 }
 
+const char *lcsb__env_caller_value(const lcsb_backend *b, const lcsb_policy *policy,
+                                   const char *name) {
+    for (size_t i = 0; i < policy->env_n; i++)
+        if (strcmp(policy->env[i].name, name) == 0) return NULL;
+    return passes(policy, b->ops->contains_prefix, name) ? getenv(name) : NULL;
+}
+
 /* Is the variable named in ENV[I] named earlier in ENV too? */
 static bool seen_before(const char *const *env, size_t i) {
     size_t len = name_len(env[i]);
@@ -97,12 +106,58 @@ int lcsb_env_block(const lcsb_backend *b, const lcsb_policy *policy, const char 
     return 0;
 }
 
+/* TEXT as one word of JAVA_TOOL_OPTIONS, which the JVM splits at white
+ * space and reads quotes in: those and white space each quoted by the
+ * other kind of quote. */
+static void add_java_word(lcsb__buf *kv, const char *text) {
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            lcsb__buf_adds(kv, "'\"'");
+        else if (*c == '\'' || isspace((unsigned char)*c))
+            lcsb__buf_addf(kv, "\"%c\"", *c);
+        else
+            lcsb__buf_add(kv, c, 1);
+    }
+}
+
+/* Java reads no proxy variable and no PEM bundle: its system properties
+ * name both, in JAVA_TOOL_OPTIONS, which every JVM reads (java, javac, one
+ * a program starts through JNI). nonProxyHosts is NO_PROXY's list. The
+ * policy's own value (or the caller's, which lcsb_run puts into the
+ * overlay) comes first, lcsb's after: of two -D for one property the later
+ * wins, so the way out and the trust are lcsb's, and the password is the
+ * truststore's whatever an earlier one said; java's own command line comes
+ * after both. */
+static int push_java_options(lcsb__strv *sv, const lcsb_policy *policy, uint16_t port) {
+    const char *own = NULL;
+    for (size_t i = 0; i < policy->env_n; i++)
+        if (strcmp(policy->env[i].name, LCSB__JAVA_OPTIONS) == 0) own = policy->env[i].value;
+    lcsb__buf kv = {0};
+    lcsb__buf_addf(&kv, "%s=%s%s", LCSB__JAVA_OPTIONS, own ? own : "", own && *own ? " " : "");
+    lcsb__buf_addf(&kv,
+                   "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%u -Dhttps.proxyHost=127.0.0.1 "
+                   "-Dhttps.proxyPort=%u -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+                   (unsigned)port, (unsigned)port);
+    if (policy->java_truststore) {
+        lcsb__buf_adds(&kv, " -Djavax.net.ssl.trustStore=");
+        add_java_word(&kv, policy->java_truststore);
+        lcsb__buf_adds(&kv, " -Djavax.net.ssl.trustStoreType=JKS "
+                            "-Djavax.net.ssl.trustStorePassword=" LCSB__JKS_PASSWORD);
+    }
+    int rc = kv.oom ? LCSB_ENOMEM : lcsb__strv_push(sv, kv.p);
+    lcsb__buf_free(&kv);
+    return rc;
+}
+
 /* Under net.domains the proxy is the only way out, and these are the names
  * tools look for it by (curl, git, pip, npm: lowercase first, some only
  * uppercase). ALL_PROXY is the same port speaking SOCKS5, names resolved
  * by the proxy. The command's own loopback is reached directly. They come
- * after the policy's own settings, and win. */
-static int push_proxy_env(lcsb__strv *sv, uint16_t port, const char *ca_bundle) {
+ * after the policy's own settings, and win; Java's, last, keeps the
+ * policy's options in front of lcsb's. */
+static int push_proxy_env(lcsb__strv *sv, const lcsb_policy *policy) {
+    uint16_t port = lcsb__proxy_port(policy);
+    const char *ca_bundle = policy->ca_bundle;
     char http[40], socks[40];
     snprintf(http, sizeof http, "http://127.0.0.1:%u", (unsigned)port);
     snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", (unsigned)port);
@@ -137,7 +192,7 @@ static int push_proxy_env(lcsb__strv *sv, uint16_t port, const char *ca_bundle) 
         rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(sv, kv.p);
     }
     lcsb__buf_free(&kv);
-    return rc;
+    return rc | push_java_options(sv, policy, port);
 }
 
 /* The env hop, with the proxy's variables when PROXIED (a mechanism serves
@@ -169,7 +224,7 @@ int lcsb__env_argv(const lcsb_policy *policy, bool proxied, const char *const *a
             rc |= kv.oom ? LCSB_ENOMEM : lcsb__strv_push(&sv, kv.p);
             lcsb__buf_free(&kv);
         }
-        if (proxied) rc |= push_proxy_env(&sv, lcsb__proxy_port(policy), policy->ca_bundle);
+        if (proxied) rc |= push_proxy_env(&sv, policy);
     }
     rc |= lcsb__strv_push_all(&sv, argv);
     if (rc || !(*out = lcsb__strv_take(&sv))) {

@@ -46,8 +46,9 @@ static lcsb__secret *new_secret(lcsb__interception *ic) {
     return s;
 }
 
-/* The run's authority, and the bundle the command's clients trust, in a
- * directory of lcsb's own under TMPDIR (or /tmp), which the command reads. */
+/* The run's authority, and the bundle the command's clients trust with the
+ * same certificates for Java, in a directory of lcsb's own under TMPDIR
+ * (or /tmp), which the command reads. */
 static int open_authority(lcsb__interception *ic, lcsb_error *err) {
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || strlen(tmp) > sizeof ic->bundle_dir - 32) tmp = "/tmp";
@@ -59,8 +60,11 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
                           strerror(e));
     }
     snprintf(ic->bundle, sizeof ic->bundle, "%s/certificates.pem", ic->bundle_dir);
+    snprintf(ic->truststore, sizeof ic->truststore, "%s/truststore.jks", ic->bundle_dir);
     int rc = lcsb__tls_new(&ic->tls, err);
     if (!rc && (rc = lcsb__tls_write_bundle(ic->tls, ic->bundle, err)) != 0) ic->bundle[0] = '\0';
+    if (!rc && (rc = lcsb__tls_write_truststore(ic->tls, ic->bundle, ic->truststore, err)) != 0)
+        ic->truststore[0] = '\0';
     return rc;
 }
 
@@ -227,9 +231,12 @@ static int fill_secret(lcsb__secret *s, lcsb_error *err) {
 int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, lcsb_policy *told,
                             lcsb_error *err) {
     int rc = open_authority(ic, err);
-    /* The command reads the bundle, and its clients are told where it is. */
+    /* The command reads the bundle and the truststore, and its clients are
+     * told where they are. */
     if (!rc) rc = lcsb_policy_add_read(told, ic->bundle, err);
-    if (!rc && !(told->ca_bundle = strdup(ic->bundle)))
+    if (!rc) rc = lcsb_policy_add_read(told, ic->truststore, err);
+    if (!rc && (!(told->ca_bundle = strdup(ic->bundle)) ||
+                !(told->java_truststore = strdup(ic->truststore))))
         rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < policy->secrets.n; i++) {
         lcsb__secret *s = new_secret(ic);
@@ -290,6 +297,7 @@ void lcsb__interception_close(lcsb__interception *ic) {
     ic->secrets = NULL;
     ic->secrets_n = ic->secrets_cap = 0;
     if (ic->bundle[0]) (void)unlink(ic->bundle);
+    if (ic->truststore[0]) (void)unlink(ic->truststore);
     if (ic->bundle_dir[0]) (void)rmdir(ic->bundle_dir);
-    ic->bundle[0] = ic->bundle_dir[0] = '\0';
+    ic->bundle[0] = ic->truststore[0] = ic->bundle_dir[0] = '\0';
 }

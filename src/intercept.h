@@ -21,6 +21,7 @@ typedef struct lcsb__interception {
     lcsb__tls *tls; /* NULL: no interception in this run */
     char bundle_dir[PATH_MAX - 32];
     char bundle[PATH_MAX];
+    char truststore[PATH_MAX]; /* the bundle for Java */
     /* The policy's secrets, then the values withheld (hosts_n 0). */
     lcsb__secret *secrets;
     size_t secrets_n, secrets_cap;
@@ -28,9 +29,9 @@ typedef struct lcsb__interception {
 
 /* Does POLICY have the proxy read requests: a rule, or a secret? */
 bool lcsb__interception_needed(const lcsb_policy *policy);
-/* IC (zeroed) opened for POLICY's run: the authority, the bundle, the
- * secrets; TOLD, the policy the command runs under, then reads the bundle,
- * names it to the command's clients and gives the command each secret's
+/* IC (zeroed) opened for POLICY's run: the authority, the bundle and its
+ * Java truststore, the secrets; TOLD, the policy the command runs under,
+ * then reads both, names them to the command's clients and gives the command each secret's
  * placeholder under the secret's name. 0, or why not (a secret's variable
  * not set among them); IC is closed either way by lcsb__interception_close. */
 int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, lcsb_policy *told,
@@ -43,7 +44,8 @@ bool lcsb__interception_names_secret(const lcsb__interception *ic, const char *e
  * environment the command is spawned with) does not hold, noted in IC:
  * 0, or -1 out of memory. */
 int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block);
-/* Everything of IC's let go: the values wiped, the bundle removed. */
+/* Everything of IC's let go: the values wiped, the bundle and the
+ * truststore removed. */
 void lcsb__interception_close(lcsb__interception *ic);
 
 #endif

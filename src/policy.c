@@ -40,6 +40,7 @@ void lcsb_policy_free(lcsb_policy *policy) {
     lcsb__strv_clear(&policy->lan);
     free(policy->netns);
     free(policy->ca_bundle);
+    free(policy->java_truststore);
     free(policy->cwd);
     free(policy);
 }
@@ -461,6 +462,8 @@ lcsb_policy *lcsb_policy_copy(const lcsb_policy *src) {
     if (ok && src->cwd) ok = (p->cwd = strdup(src->cwd)) != NULL;
     if (ok && src->netns) ok = (p->netns = strdup(src->netns)) != NULL;
     if (ok && src->ca_bundle) ok = (p->ca_bundle = strdup(src->ca_bundle)) != NULL;
+    if (ok && src->java_truststore)
+        ok = (p->java_truststore = strdup(src->java_truststore)) != NULL;
     if (!ok) {
         lcsb_policy_free(p);
         return NULL;

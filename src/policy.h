@@ -60,6 +60,9 @@ struct lcsb_policy {
      * intercepts (lcsb_run sets it: the system's and the run's authority,
      * proxy_tls.h); NULL: none, and the variables that name it are not set. */
     char *ca_bundle;
+    /* The same certificates as a Java truststore (lcsb_run sets it beside
+     * ca_bundle); NULL: none, and Java is not told of one. */
+    char *java_truststore;
     char *cwd;
     unsigned degradable; /* lcsb_part bits */
     size_t bytes;        /* of paths and environment held, against LCSB_POLICY_BYTES_MAX */

@@ -4,6 +4,7 @@
  * proxy's stop. OpenSSL 3. */
 #include "proxy_tls.h"
 
+#include "jks.h"
 #include "netname.h"
 #include "sys.h"
 
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VALID_BEFORE (60L * 60)         /* a clock a little behind still takes them */
@@ -35,13 +37,18 @@
     X(BN_new)                                                                                      \
     X(BN_rand)                                                                                     \
     X(BN_to_ASN1_INTEGER)                                                                          \
+    X(BIO_free)                                                                                    \
+    X(BIO_new_mem_buf)                                                                             \
     X(ERR_clear_error)                                                                             \
     X(ERR_get_error)                                                                               \
     X(ERR_peek_last_error)                                                                         \
     X(ERR_reason_error_string)                                                                     \
+    X(EVP_Digest)                                                                                  \
     X(EVP_PKEY_Q_keygen)                                                                           \
     X(EVP_PKEY_free)                                                                               \
+    X(EVP_sha1)                                                                                    \
     X(EVP_sha256)                                                                                  \
+    X(PEM_read_bio_X509)                                                                           \
     X(PEM_write_X509)                                                                              \
     X(SSL_CTX_ctrl)                                                                                \
     X(SSL_CTX_free)                                                                                \
@@ -77,6 +84,7 @@
     X(X509_NAME_add_entry_by_txt)                                                                  \
     X(X509_VERIFY_PARAM_set1_ip_asc)                                                               \
     X(X509_add_ext)                                                                                \
+    X(X509_cmp)                                                                                    \
     X(X509_free)                                                                                   \
     X(X509_get_default_cert_file)                                                                  \
     X(X509_get_default_cert_file_env)                                                              \
@@ -91,7 +99,8 @@
     X(X509_set_version)                                                                            \
     X(X509_sign)                                                                                   \
     X(X509_up_ref)                                                                                 \
-    X(X509_verify_cert_error_string)
+    X(X509_verify_cert_error_string)                                                               \
+    X(i2d_X509)
 
 static struct {
 #define X(name) __typeof__(name) *name;
@@ -341,6 +350,88 @@ int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err
     else if (fd >= 0) close(fd);
     if (!ok)
         return lcsb__fail(err, LCSB_ESYS, "cannot write the certificate bundle %s: %s", path,
+                          strerror(saved ? saved : EIO));
+    return 0;
+}
+
+static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LEN]) {
+    unsigned int n = 0;
+    bool ok = ossl.EVP_Digest(data, len, digest, &n, ossl.EVP_sha1(), NULL) == 1;
+    return ok && n == LCSB__SHA1_LEN ? 0 : -1;
+}
+
+/* Every certificate of the PEM in DATA (LEN bytes) into K, as trusted:
+ * T's authority as "lcsb-run", the others "system-N" in their order. 0, or
+ * -1 with why in WHY (a block that is no certificate, or no authority of
+ * T's among them). */
+static int add_certificates(const lcsb__tls *t, const char *data, size_t len, lcsb__jks *k,
+                            char *why, size_t size) {
+    BIO *in = len <= INT32_MAX ? ossl.BIO_new_mem_buf(data, (int)len) : NULL;
+    uint64_t ms = (uint64_t)time(NULL) * 1000;
+    size_t system = 0;
+    bool run = false;
+    X509 *x;
+    ossl.ERR_clear_error();
+    while (in && (x = ossl.PEM_read_bio_X509(in, NULL, NULL, NULL))) {
+        int n = ossl.i2d_X509(x, NULL);
+        unsigned char *der = n > 0 ? malloc((size_t)n) : NULL, *end = der;
+        char alias[32];
+        bool ours = ossl.X509_cmp(x, t->ca) == 0;
+        run = run || ours;
+        if (ours)
+            snprintf(alias, sizeof alias, "lcsb-run");
+        else
+            snprintf(alias, sizeof alias, "system-%zu", ++system);
+        if (der && ossl.i2d_X509(x, &end) == n)
+            lcsb__jks_add_trusted(k, alias, ms, der, (size_t)n);
+        else
+            k->bytes.oom = true;
+        free(der);
+        ossl.X509_free(x);
+    }
+    /* The end of the text is a PEM reader's "no start line". */
+    unsigned long e = ossl.ERR_peek_last_error();
+    if (in) ossl.BIO_free(in);
+    if (!in || (e && ERR_GET_REASON(e) != PEM_R_NO_START_LINE)) {
+        snprintf(why, size, "%s", in && e ? ossl.ERR_reason_error_string(e) : "out of memory");
+        return -1;
+    }
+    if (!run) {
+        snprintf(why, size, "the run's authority is not in it");
+        return -1;
+    }
+    ossl.ERR_clear_error();
+    return 0;
+}
+
+int lcsb__tls_write_truststore(const lcsb__tls *t, const char *bundle, const char *path,
+                               lcsb_error *err) {
+    char *data = NULL, why[200];
+    size_t len = 0;
+    lcsb__jks k = {0};
+    if (lcsb__read_regular(bundle, 16 << 20, true, &data, &len, NULL, NULL) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle,
+                          strerror(errno));
+    lcsb__jks_init(&k);
+    int rc = add_certificates(t, data, len, &k, why, sizeof why);
+    free(data);
+    if (rc) {
+        lcsb__jks_free(&k);
+        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle, why);
+    }
+    if (!lcsb__jks_finish(&k, LCSB__JKS_PASSWORD, sha1)) {
+        lcsb__jks_free(&k);
+        return lcsb__fail(err, LCSB_ENOMEM, "cannot make the Java truststore: out of memory");
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    bool ok = fd >= 0 && lcsb__write_all(fd, k.bytes.p, k.bytes.len);
+    int saved = errno;
+    if (fd >= 0) ok = close(fd) == 0 && ok;
+    /* Half a store would be left behind in the run's directory. */
+    if (fd >= 0 && !ok) (void)unlink(path);
+    lcsb__jks_free(&k);
+    if (!ok)
+        return lcsb__fail(err, LCSB_ESYS, "cannot write the Java truststore %s: %s", path,
                           strerror(saved ? saved : EIO));
     return 0;
 }

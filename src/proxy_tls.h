@@ -30,6 +30,14 @@ void lcsb__tls_free(lcsb__tls *t); /* NULL-safe; the last holder frees */
  * bundle without the system's certificates would fail every other host. */
 int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err);
 
+/* The same certificates for Java, which reads no PEM: every certificate of
+ * the bundle at BUNDLE (as lcsb__tls_write_bundle made it, T's authority
+ * among them), each a trusted entry of a Java KeyStore (JKS) at PATH
+ * (made, mode 0644), its digest for LCSB__JKS_PASSWORD (jks.h). No
+ * key: certificates only. 0, or why not. */
+int lcsb__tls_write_truststore(const lcsb__tls *t, const char *bundle, const char *path,
+                               lcsb_error *err);
+
 /* One end of a judged connection: a socket, in TLS or not. */
 typedef struct lcsb__end {
     int fd;

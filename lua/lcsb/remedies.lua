@@ -269,8 +269,9 @@ function M.read_hint(target, entry, why)
     return ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
       .. "the command's TLS client refused it (%s): the client must trust the run's "
       .. "certificates, which SSL_CERT_FILE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, REQUESTS_CA_BUNDLE, "
-      .. "PIP_CERT and NODE_EXTRA_CA_CERTS name; a client with a list of its own, or one that "
-      .. "pins the host's key, cannot go through a rule"):format(target, why)
+      .. "PIP_CERT and NODE_EXTRA_CA_CERTS name, and Java's truststore, which JAVA_TOOL_OPTIONS "
+      .. "names; a client with a list of its own, or one that pins the host's key, cannot go "
+      .. "through a rule"):format(target, why)
   end
 end
 

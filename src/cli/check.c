@@ -304,6 +304,35 @@ static char **proxy_env(const lcsb_policy *p, size_t set_n, size_t *first) {
     return argv;
 }
 
+/* ENTRY with the port lcsb_env_argv put in it, wherever it follows
+ * "127.0.0.1:" (a URL) or "proxyPort=" (Java's option), shown as PORT, into
+ * SHOWN (SIZE bytes): true, or false when it holds none. */
+static bool port_as_word(const char *entry, char *shown, size_t size) {
+    static const char *const marks[] = {"127.0.0.1:", "proxyPort="};
+    size_t used = 0;
+    bool found = false;
+    const char *rest = entry;
+    for (;;) {
+        const char *at = NULL, *port = NULL;
+        for (size_t m = 0; m < sizeof marks / sizeof *marks; m++) {
+            const char *hit = strstr(rest, marks[m]);
+            if (hit && (!at || hit < at)) {
+                at = hit;
+                port = hit + strlen(marks[m]);
+            }
+        }
+        if (!at) break;
+        size_t digits = strspn(port, "0123456789");
+        used += (size_t)snprintf(shown + used, size - used, "%.*s%s", (int)(port - rest), rest,
+                                 digits ? "PORT" : "");
+        if (used >= size) return false;
+        rest = port + digits;
+        found = found || digits;
+    }
+    snprintf(shown + used, size - used, "%s", rest);
+    return found && used + strlen(rest) < size;
+}
+
 /* The policy's overlay, by name (the order it is applied in changes
  * nothing: each name is set or unset once), then what lcsb's proxy adds
  * under net.domains, which comes after and wins. Without a network of its
@@ -329,7 +358,11 @@ static void print_overlay(const lcsb_policy *p, bool proxied, bool port_known) {
         bool overridden = false;
         for (size_t k = 0; proxy && proxy[k] && proxy[k + 1] && !overridden; k++)
             overridden = sets(proxy[k], name);
-        const char *note = overridden ? " (lcsb's proxy sets it after this, and wins)" : "";
+        /* Java's options are one variable: lcsb's go after the policy's. */
+        const char *note = !overridden ? ""
+                           : strcmp(name, "JAVA_TOOL_OPTIONS") == 0
+                               ? " (lcsb's proxy puts its own options after these)"
+                               : " (lcsb's proxy sets it after this, and wins)";
         if (!value) {
             print_item("unset", name, strlen(name), note);
             continue;
@@ -340,21 +373,13 @@ static void print_overlay(const lcsb_policy *p, bool proxied, bool port_known) {
         print_item("set", kv ? kv : "(out of memory)", kv ? len : 15, note);
         free(kv);
     }
-    static const char loopback[] = "127.0.0.1:";
     bool picked = false;
     for (size_t k = 0; proxy && proxy[k] && proxy[k + 1]; k++) {
-        const char *at = strstr(proxy[k], loopback);
-        const char *port = at ? at + strlen(loopback) : NULL;
-        size_t digits = port ? strspn(port, "0123456789") : 0;
-        if (port_known || !digits) {
-            print_item("set", proxy[k], strlen(proxy[k]), " (lcsb's proxy)");
-            continue;
-        }
-        char shown[256];
-        snprintf(shown, sizeof shown, "%.*sPORT%s", (int)(port - proxy[k]), proxy[k],
-                 port + digits);
-        print_item("set", shown, strlen(shown), " (lcsb's proxy)");
-        picked = true;
+        char shown[4096];
+        bool port_shown = !port_known && port_as_word(proxy[k], shown, sizeof shown);
+        const char *item = port_shown ? shown : proxy[k];
+        print_item("set", item, strlen(item), " (lcsb's proxy)");
+        picked = picked || port_shown;
     }
     if (picked)
         printf("  (PORT: the proxy's, on the host's loopback, picked when the command starts)\n");

@@ -317,8 +317,12 @@ T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in 
   -- The proxy's variables, as the command sees them.
   if out:find("a network of its own", 1, true) then
     T.has(out, "\n  set       HTTPS_PROXY=http://127.0.0.1:3128 (lcsb's proxy)\n", "the proxy's")
+    T.has(out, "\n  set       JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
+      .. "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 ", "Java's")
   else
     T.has(out, "\n  set       HTTPS_PROXY=http://127.0.0.1:PORT (lcsb's proxy)\n", "a port to pick")
+    T.has(out, "\n  set       JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=PORT "
+      .. "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=PORT ", "Java's port to pick")
   end
   -- The network's lists and the protected paths, each under its key.
   T.has(out, "\ndomains:\n  allowed   registry.npmjs.org\n  denied    evil.example.com\n", "domains")

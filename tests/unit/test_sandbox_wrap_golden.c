@@ -450,6 +450,54 @@ static void test_env_argv(void **state) {
     lcsb_policy_free(p);
 }
 
+/* The value of NAME the env hop OUT sets last: the one the command gets. */
+static const char *hop_value(char *const *out, const char *name) {
+    const char *value = NULL;
+    size_t len = strlen(name);
+    for (size_t i = 0; out[i]; i++)
+        if (strncmp(out[i], name, len) == 0 && out[i][len] == '=') value = out[i] + len + 1;
+    return value;
+}
+
+/* Java reads its proxy and its truststore from JAVA_TOOL_OPTIONS: the
+ * policy's own options first, lcsb's after them (a later -D wins), the
+ * truststore's path quoted as the JVM reads quotes. No proxy, no word. */
+static void test_env_argv_java(void **state) {
+    (void)state;
+    static const char *const cmd[] = {"java", "Fetch", NULL};
+    static const char proxy[] =
+        "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 "
+        "-Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]";
+    lcsb_policy *p = small_policy(LCSB_NET_DOMAINS);
+    char **out = env_argv(p, cmd);
+    assert_string_equal(hop_value(out, "JAVA_TOOL_OPTIONS"), proxy);
+    assert_null(hop_value(out, "SSL_CERT_FILE"));
+    lcsb_argv_free(out);
+
+    set_env(p, "JAVA_TOOL_OPTIONS", "-Xmx1g -Djavax.net.ssl.trustStore=/mine.p12");
+    p->ca_bundle = strdup("/tmp/a b/certificates.pem");
+    p->java_truststore = strdup("/tmp/a b\"'c/truststore.jks");
+    out = env_argv(p, cmd);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "-Xmx1g -Djavax.net.ssl.trustStore=/mine.p12 %s "
+             "-Djavax.net.ssl.trustStore=/tmp/a\" \"b'\"'\"'\"c/truststore.jks "
+             "-Djavax.net.ssl.trustStoreType=JKS -Djavax.net.ssl.trustStorePassword=changeit",
+             proxy);
+    assert_string_equal(hop_value(out, "JAVA_TOOL_OPTIONS"), want);
+    assert_string_equal(hop_value(out, "SSL_CERT_FILE"), "/tmp/a b/certificates.pem");
+    lcsb_argv_free(out);
+    lcsb_policy_free(p);
+
+    /* Without lcsb's proxy, the policy's value alone. */
+    p = small_policy(LCSB_NET_DENY);
+    set_env(p, "JAVA_TOOL_OPTIONS", "-Xmx1g");
+    out = env_argv(p, cmd);
+    assert_string_equal(hop_value(out, "JAVA_TOOL_OPTIONS"), "-Xmx1g");
+    lcsb_argv_free(out);
+    lcsb_policy_free(p);
+}
+
 static void test_compose_prefix(void **state) {
     (void)state;
     static const char *const cmd[] = {"pytest", "-q", NULL};
@@ -552,6 +600,7 @@ int main(void) {
         cmocka_unit_test(test_ports_sorted_unique),
         /* the seam: env_argv and compose */
         cmocka_unit_test(test_env_argv),
+        cmocka_unit_test(test_env_argv_java),
         cmocka_unit_test(test_compose_prefix),
         cmocka_unit_test(test_compose_host_carries_no_env),
     };
