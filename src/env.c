@@ -67,13 +67,6 @@ int lcsb_env_passed(const lcsb_backend *b, const lcsb_policy *policy, const char
     return 0;
 }
 
-const char *lcsb__env_caller_value(const lcsb_backend *b, const lcsb_policy *policy,
-                                   const char *name) {
-    for (size_t i = 0; i < policy->env_n; i++)
-        if (strcmp(policy->env[i].name, name) == 0) return NULL;
-    return passes(policy, b->ops->contains_prefix, name) ? getenv(name) : NULL;
-}
-
 /* Is the variable named in ENV[I] named earlier in ENV too? */
 static bool seen_before(const char *const *env, size_t i) {
     size_t len = name_len(env[i]);
@@ -123,11 +116,12 @@ static void add_java_word(lcsb__buf *kv, const char *text) {
 /* Java reads no proxy variable and no PEM bundle: its system properties
  * name both, in JAVA_TOOL_OPTIONS, which every JVM reads (java, javac, one
  * a program starts through JNI). nonProxyHosts is NO_PROXY's list. The
- * policy's own value (or the caller's, which lcsb_run puts into the
- * overlay) comes first, lcsb's after: of two -D for one property the later
- * wins, so the way out and the trust are lcsb's, and the password is the
- * truststore's whatever an earlier one said; java's own command line comes
- * after both. */
+ * policy's own value comes first, lcsb's after: of two -D for one property
+ * the later wins, so the way out and the trust are lcsb's, and the password
+ * is the truststore's whatever an earlier one said; java's own command line
+ * comes after both. A value the caller passes is not kept: this one is set
+ * on the env hop's command line, which any user may read in /proc, and the
+ * caller's may hold a password. */
 static int push_java_options(lcsb__strv *sv, const lcsb_policy *policy, uint16_t port) {
     const char *own = NULL;
     for (size_t i = 0; i < policy->env_n; i++)

@@ -13,12 +13,6 @@
  * proxy and the truststore to Java. */
 #define LCSB__JAVA_OPTIONS "JAVA_TOOL_OPTIONS"
 
-/* The caller's value of NAME when it reaches the command: B's run passes
- * it, and POLICY's overlay neither sets nor unsets it. NULL otherwise;
- * lcsb's own environment (getenv), for lcsb_run, never for the pure hop. */
-const char *lcsb__env_caller_value(const lcsb_backend *b, const lcsb_policy *policy,
-                                   const char *name);
-
 /* ARGV behind the env hop (`/usr/bin/env -u NAME -- NAME=VALUE ARGV`) when
  * POLICY has an overlay or PROXIED (a mechanism serves net.domains: the
  * proxy's variables too), else ARGV as it is; into *OUT, an lcsb argv.

@@ -2,7 +2,6 @@
  * the trailer. The impure half of the seam. */
 #include "backend.h"
 #include "capture.h"
-#include "env.h"
 #include "escape.h"
 #include "intercept.h"
 #include "netns.h"
@@ -524,7 +523,7 @@ static void close_net(net_serve *net, lcsb_attestation *att) {
  * without a network of its own, the command is told the port lcsb listens
  * on, and prepared again with it; where a rule reads requests, it is told
  * the bundle of certificates to trust (and Java the truststore), and reads
- * it; the caller's own Java options, passed, are kept in front of lcsb's. */
+ * it. */
 static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
                        const lcsb_run_options *opts, const char *const *argv, char ***final,
                        net_serve *net, lcsb_policy **told, lcsb_run_result *result,
@@ -535,14 +534,10 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     const char *netns = NULL;
     rc = open_net(b, &result->attestation, net, &port, &netns, err);
     bool intercept = lcsb__interception_needed(policy);
-    /* Java's options are one variable, which lcsb's proxy sets: the
-     * caller's own, passed, goes in front of lcsb's rather than away. */
-    const char *java = lcsb__env_caller_value(b, policy, LCSB__JAVA_OPTIONS);
-    if (rc || (!port && !netns && !intercept && !java)) return rc;
+    if (rc || (!port && !netns && !intercept)) return rc;
     if (!(*told = lcsb_policy_copy(policy)) || (netns && !((*told)->netns = strdup(netns))))
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     (*told)->proxy_port = port;
-    if (java && (rc = lcsb_policy_set_env(*told, LCSB__JAVA_OPTIONS, java, err)) != 0) return rc;
     if (intercept && (rc = lcsb__interception_open(&net->ic, policy, *told, err)) != 0) return rc;
     lcsb_argv_free(*final);
     *final = NULL;

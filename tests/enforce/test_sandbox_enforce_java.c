@@ -68,23 +68,26 @@ static int java_group_teardown(void **state) {
  * to /tmp, outside any policy here, and says so on stderr). */
 #define FETCH(...) CMD(JAVA, "-XX:-UsePerfData", "-cp", classes, "Fetch", __VA_ARGS__)
 
-/* The caller's own JAVA_TOOL_OPTIONS, passed by the policy: a property of
- * its own, and a truststore and password of its own that lcsb's must
- * outrank. lcsb itself trusts the test servers' certificate. */
+/* The caller's own JAVA_TOOL_OPTIONS, which a policy below passes:
+ * lcsb's replaces it (it is set on the env hop's command line, which any
+ * user may read, and the caller's may hold a password). lcsb itself trusts
+ * the test servers' certificate. */
 static void lcsb_java(fx *f, const char *const *cmd) {
     char trust[PATH_MAX + 16];
     FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
-    lcsb_env(f, "landlock", cmd,
-             ENV(trust,
-                 "JAVA_TOOL_OPTIONS=-Dlcsb.test=kept -Djavax.net.ssl.trustStore=/nowhere.jks "
-                 "-Djavax.net.ssl.trustStorePassword=not-this-one"),
-             &P);
+    lcsb_env(f, "landlock", cmd, ENV(trust, "JAVA_TOOL_OPTIONS=-Dlcsb.caller=passed"), &P);
 }
+
+/* The policy's own JAVA_TOOL_OPTIONS: a property of its own, and a
+ * truststore and password of its own that lcsb's must outrank. */
+#define POLICY_JAVA_OPTIONS                                                                        \
+    "env = { set = { JAVA_TOOL_OPTIONS = \"-Dlcsb.test=kept -Djavax.net.ssl.trustStore=/nowhere.jks " \
+    "-Djavax.net.ssl.trustStorePassword=not-this-one\" } }"
 
 /* A rule has the proxy intercept the host's HTTPS: Java trusts the run's
  * authority through the truststore lcsb wrote, reaches the server through
- * the proxy (which saw, and let through, a GET), and keeps the caller's
- * options. The twin forgets lcsb's truststore for the JDK's own, which
+ * the proxy (which saw, and let through, a GET), and keeps the policy's
+ * options, not the caller's. The twin forgets lcsb's truststore for the JDK's own, which
  * does not know the run's authority: Java's PKIX error. */
 static void test_java_intercepted(void **state) {
     NEED_JAVA();
@@ -94,14 +97,14 @@ static void test_java_intercepted(void **state) {
     policy(
         f,
         "exec = { \"java\" }, read = { \"%s\" }, net = { domains = { [\"%s:%d\"] = { methods = "
-        "{ \"GET\" } } }, lan = { \"127.0.0.0/8\" } }, env = { pass = { \"JAVA_TOOL_OPTIONS\" } }",
+        "{ \"GET\" } } }, lan = { \"127.0.0.0/8\" } }, " POLICY_JAVA_OPTIONS,
         classes, srv.host, srv.https);
     lcsb_java(f, FETCH("--print=lcsb.test", "--print=javax.net.ssl.trustStoreType", url));
     if (P.status != 0) {
         describe("java through interception", FETCH(url), &P);
         fail_msg("Java's fetch through interception failed");
     }
-    assert_contains(P.out, "lcsb.test=kept\n", "the caller's own option");
+    assert_contains(P.out, "lcsb.test=kept\n", "the policy's own option");
     assert_contains(P.out, "javax.net.ssl.trustStoreType=JKS\n", "lcsb's truststore");
     FMT(line, "%s: 200 proxy=true\n", url);
     assert_contains(P.out, line, "Java's fetch");
@@ -116,7 +119,8 @@ static void test_java_intercepted(void **state) {
 /* Blind entries: no interception, so no truststore; Java reaches both
  * servers through the proxy properties, HTTP forwarded and HTTPS tunnelled
  * (trusting the server's own certificate). The twin, the proxy forgotten,
- * connects by itself and is refused (lcsb's hint says why). */
+ * connects by itself and is refused (lcsb's hint says why). The caller's
+ * own JAVA_TOOL_OPTIONS, passed, is replaced by lcsb's. */
 static void test_java_blind(void **state) {
     NEED_JAVA();
     fx *f = *state;
@@ -126,14 +130,15 @@ static void test_java_blind(void **state) {
     FMT(trust, "--trust=%s", srv.cert);
     policy(f,
            "exec = { \"java\" }, read = { \"%s\", \"%s\" }, net = { domains = { \"%s:%d\", "
-           "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }",
+           "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, env = { pass = { \"JAVA_TOOL_OPTIONS\" } }",
            classes, srv.cert, srv.host, srv.http, srv.host, srv.https);
-    lcsb(f, "landlock", FETCH("--print=javax.net.ssl.trustStore", trust, http, https), &P);
+    lcsb_java(f, FETCH("--print=javax.net.ssl.trustStore", "--print=lcsb.caller", trust, http, https));
     if (P.status != 0) {
         describe("java through the proxy", FETCH(trust, http, https), &P);
         fail_msg("Java's fetch through the proxy failed");
     }
     assert_contains(P.out, "javax.net.ssl.trustStore=null\n", "no truststore without a rule");
+    assert_contains(P.out, "lcsb.caller=null\n", "the caller's options, replaced");
     FMT(line, "%s: 200 proxy=true\nhello through lcsb's proxy\n", http);
     assert_contains(P.out, line, "HTTP through the proxy");
     FMT(line, "%s: 200 proxy=true\nhello through lcsb's proxy\n", https);
