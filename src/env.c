@@ -177,9 +177,9 @@ static int push_proxy_env(lcsb__strv *sv, const lcsb_policy *policy) {
     /* Where the proxy intercepts, the run's authority joins the system's
      * certificates, under every name a common client reads a bundle by
      * (OpenSSL's, curl's, git's, Python's requests and pip's, Node's). */
-    static const char *const bundle_vars[] = {"SSL_CERT_FILE",      "CURL_CA_BUNDLE",
-                                              "GIT_SSL_CAINFO",     "REQUESTS_CA_BUNDLE",
-                                              "PIP_CERT",           "NODE_EXTRA_CA_CERTS"};
+    static const char *const bundle_vars[] = {"SSL_CERT_FILE",  "CURL_CA_BUNDLE",
+                                              "GIT_SSL_CAINFO", "REQUESTS_CA_BUNDLE",
+                                              "PIP_CERT",       "NODE_EXTRA_CA_CERTS"};
     for (size_t i = 0; ca_bundle && i < sizeof bundle_vars / sizeof *bundle_vars; i++) {
         kv.len = 0;
         lcsb__buf_addf(&kv, "%s=%s", bundle_vars[i], ca_bundle);

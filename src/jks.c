@@ -1,6 +1,9 @@
 /* A Java KeyStore of trusted certificates (jks.h). */
 #include "jks.h"
 
+#include "base64.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +59,50 @@ void lcsb__jks_add_trusted(lcsb__jks *k, const char *alias, uint64_t ms, const v
     put_u32(&k->bytes, (uint32_t)len);
     lcsb__buf_add(&k->bytes, der, len);
     k->n++;
+}
+
+#define PEM_BEGIN "-----BEGIN CERTIFICATE-----"
+#define PEM_END "-----END CERTIFICATE-----"
+
+int lcsb__jks_add_pem(lcsb__jks *k, const char *text, size_t len, const void *ours, size_t ours_len,
+                      uint64_t ms) {
+    const char *at = text, *end = text + len;
+    size_t system = 0;
+    bool found = false;
+    lcsb__buf b64 = {0};
+    char *der = NULL;
+    int rc = 0;
+    while (rc == 0 && (at = memmem(at, (size_t)(end - at), PEM_BEGIN, strlen(PEM_BEGIN)))) {
+        at += strlen(PEM_BEGIN);
+        const char *stop = memmem(at, (size_t)(end - at), PEM_END, strlen(PEM_END));
+        if (!stop) {
+            rc = -1;
+            break;
+        }
+        /* The Base64 without its line breaks. */
+        b64.len = 0;
+        for (const char *c = at; c < stop; c++)
+            if (*c != '\n' && *c != '\r' && *c != ' ' && *c != '\t') lcsb__buf_add(&b64, c, 1);
+        char *more = b64.oom ? NULL : realloc(der, b64.len + 1);
+        long n = more ? lcsb__base64_decode(b64.p ? b64.p : "", b64.len, der = more) : -1;
+        if (n <= 0) {
+            rc = -1;
+            break;
+        }
+        bool is_ours = (size_t)n == ours_len && memcmp(der, ours, ours_len) == 0;
+        char alias[32];
+        if (is_ours)
+            snprintf(alias, sizeof alias, "lcsb-run");
+        else
+            snprintf(alias, sizeof alias, "system-%zu", ++system);
+        found = found || is_ours;
+        lcsb__jks_add_trusted(k, alias, ms, der, (size_t)n);
+        at = stop + strlen(PEM_END);
+    }
+    lcsb__buf_free(&b64);
+    free(der);
+    if (rc == 0 && k->bytes.oom) rc = -1;
+    return rc ? rc : found ? 0 : 1;
 }
 
 bool lcsb__jks_finish(lcsb__jks *k, const char *password, lcsb__sha1_fn *sha1) {

@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VALID_BEFORE (60L * 60)         /* a clock a little behind still takes them */
-#define VALID_FOR (30L * 24 * 60 * 60)  /* longer than any run */
-#define LEAVES_MAX 256                  /* certificates kept for hosts met again */
+#define VALID_BEFORE (60L * 60)        /* a clock a little behind still takes them */
+#define VALID_FOR (30L * 24 * 60 * 60) /* longer than any run */
+#define LEAVES_MAX 256                 /* certificates kept for hosts met again */
 #define HANDSHAKE_MS (30 * 1000)
 
 /* OpenSSL, loaded by the first run that intercepts (lcsb__tls_new), not
@@ -37,8 +37,7 @@
     X(BN_new)                                                                                      \
     X(BN_rand)                                                                                     \
     X(BN_to_ASN1_INTEGER)                                                                          \
-    X(BIO_free)                                                                                    \
-    X(BIO_new_mem_buf)                                                                             \
+    X(CRYPTO_free)                                                                                 \
     X(ERR_clear_error)                                                                             \
     X(ERR_get_error)                                                                               \
     X(ERR_peek_last_error)                                                                         \
@@ -48,7 +47,6 @@
     X(EVP_PKEY_free)                                                                               \
     X(EVP_sha1)                                                                                    \
     X(EVP_sha256)                                                                                  \
-    X(PEM_read_bio_X509)                                                                           \
     X(PEM_write_X509)                                                                              \
     X(SSL_CTX_ctrl)                                                                                \
     X(SSL_CTX_free)                                                                                \
@@ -84,7 +82,6 @@
     X(X509_NAME_add_entry_by_txt)                                                                  \
     X(X509_VERIFY_PARAM_set1_ip_asc)                                                               \
     X(X509_add_ext)                                                                                \
-    X(X509_cmp)                                                                                    \
     X(X509_free)                                                                                   \
     X(X509_get_default_cert_file)                                                                  \
     X(X509_get_default_cert_file_env)                                                              \
@@ -285,8 +282,8 @@ int lcsb__tls_new(lcsb__tls **out, lcsb_error *err) {
     t->refs = 1;
     t->ca_key = ossl.EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
     t->leaf_key = ossl.EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
-    if (!t->ca_key || !t->leaf_key || !(t->ca = make_ca(t->ca_key)) || !(t->serve = context(true)) ||
-        !(t->verify = context(false))) {
+    if (!t->ca_key || !t->leaf_key || !(t->ca = make_ca(t->ca_key)) ||
+        !(t->serve = context(true))) {
         unsigned long e = ossl.ERR_get_error();
         lcsb__tls_free(t);
         return lcsb__fail(err, LCSB_ESYS, "cannot make the run's certificate authority: %s",
@@ -346,8 +343,10 @@ int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err
               ossl.PEM_write_X509(f, t->ca) == 1;
     int saved = errno;
     free(data);
-    if (f) ok = fclose(f) == 0 && ok;
-    else if (fd >= 0) close(fd);
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    else if (fd >= 0)
+        close(fd);
     if (!ok)
         return lcsb__fail(err, LCSB_ESYS, "cannot write the certificate bundle %s: %s", path,
                           strerror(saved ? saved : EIO));
@@ -360,64 +359,27 @@ static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LE
     return ok && n == LCSB__SHA1_LEN ? 0 : -1;
 }
 
-/* Every certificate of the PEM in DATA (LEN bytes) into K, as trusted:
- * T's authority as "lcsb-run", the others "system-N" in their order. 0, or
- * -1 with why in WHY (a block that is no certificate, or no authority of
- * T's among them). */
-static int add_certificates(const lcsb__tls *t, const char *data, size_t len, lcsb__jks *k,
-                            char *why, size_t size) {
-    BIO *in = len <= INT32_MAX ? ossl.BIO_new_mem_buf(data, (int)len) : NULL;
-    uint64_t ms = (uint64_t)time(NULL) * 1000;
-    size_t system = 0;
-    bool run = false;
-    X509 *x;
-    ossl.ERR_clear_error();
-    while (in && (x = ossl.PEM_read_bio_X509(in, NULL, NULL, NULL))) {
-        int n = ossl.i2d_X509(x, NULL);
-        unsigned char *der = n > 0 ? malloc((size_t)n) : NULL, *end = der;
-        char alias[32];
-        bool ours = ossl.X509_cmp(x, t->ca) == 0;
-        run = run || ours;
-        if (ours)
-            snprintf(alias, sizeof alias, "lcsb-run");
-        else
-            snprintf(alias, sizeof alias, "system-%zu", ++system);
-        if (der && ossl.i2d_X509(x, &end) == n)
-            lcsb__jks_add_trusted(k, alias, ms, der, (size_t)n);
-        else
-            k->bytes.oom = true;
-        free(der);
-        ossl.X509_free(x);
-    }
-    /* The end of the text is a PEM reader's "no start line". */
-    unsigned long e = ossl.ERR_peek_last_error();
-    if (in) ossl.BIO_free(in);
-    if (!in || (e && ERR_GET_REASON(e) != PEM_R_NO_START_LINE)) {
-        snprintf(why, size, "%s", in && e ? ossl.ERR_reason_error_string(e) : "out of memory");
-        return -1;
-    }
-    if (!run) {
-        snprintf(why, size, "the run's authority is not in it");
-        return -1;
-    }
-    ossl.ERR_clear_error();
-    return 0;
-}
-
 int lcsb__tls_write_truststore(const lcsb__tls *t, const char *bundle, const char *path,
                                lcsb_error *err) {
-    char *data = NULL, why[200];
+    char *data = NULL;
     size_t len = 0;
     lcsb__jks k = {0};
     if (lcsb__read_regular(bundle, 16 << 20, true, &data, &len, NULL, NULL) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle,
                           strerror(errno));
     lcsb__jks_init(&k);
-    int rc = add_certificates(t, data, len, &k, why, sizeof why);
+    unsigned char *ours = NULL;
+    int ours_len = ossl.i2d_X509(t->ca, &ours);
+    int rc = ours_len <= 0 ? -1
+                           : lcsb__jks_add_pem(&k, data, len, ours, (size_t)ours_len,
+                                               (uint64_t)time(NULL) * 1000);
+    ossl.CRYPTO_free(ours, OPENSSL_FILE, OPENSSL_LINE);
     free(data);
     if (rc) {
         lcsb__jks_free(&k);
-        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle, why);
+        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle,
+                          rc > 0 ? "the run's authority is not in it"
+                                 : "a certificate that is no PEM, or out of memory");
     }
     if (!lcsb__jks_finish(&k, LCSB__JKS_PASSWORD, sha1)) {
         lcsb__jks_free(&k);
@@ -485,9 +447,22 @@ int lcsb__tls_accept(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__
     return 0;
 }
 
+/* The context upstream is verified in, made at the first connection that
+ * needs it: loading the system's authorities parses each (15 ms for a
+ * Debian's hundred-odd), which a run that reaches no intercepted host, or
+ * the command's own start, need not wait for. NULL when it cannot be made. */
+static SSL_CTX *verify_context(lcsb__tls *t) {
+    pthread_mutex_lock(&t->lock);
+    if (!t->verify) t->verify = context(false);
+    SSL_CTX *ctx = t->verify;
+    pthread_mutex_unlock(&t->lock);
+    return ctx;
+}
+
 int lcsb__tls_connect(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__end *e, char *why,
                       size_t size) {
-    SSL *ssl = ossl.SSL_new(t->verify);
+    SSL_CTX *verify = verify_context(t);
+    SSL *ssl = verify ? ossl.SSL_new(verify) : NULL;
     if (ssl) e->ssl = ssl;
     bool literal = lcsb__host_is_literal(host);
     bool ok = ssl && ossl.SSL_set_fd(ssl, e->fd) &&

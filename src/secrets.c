@@ -2,6 +2,8 @@
  * Pure: memory only. */
 #include "secrets.h"
 
+#include "base64.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,8 +174,8 @@ int lcsb__secret_parse(const char *name, const char *hosts, lcsb__secret *out, c
         }
         memcpy(entry, p, n);
         entry[n] = '\0';
-        if (lcsb__domain_parse(entry, d, bad, sizeof bad) != 0 || d->deny || d->once ||
-            d->until || lcsb__domain_has_rule(d)) {
+        if (lcsb__domain_parse(entry, d, bad, sizeof bad) != 0 || d->deny || d->once || d->until ||
+            lcsb__domain_has_rule(d)) {
             snprintf(why, size,
                      "secrets.%s: \"%.64s\" is no host a secret can go to (a net.domains entry "
                      "that allows, without an end or a rule)",
@@ -224,53 +226,11 @@ void lcsb__secret_clear(lcsb__secret *s) {
     }
 }
 
-/* ---- Base64, for Basic credentials ---- */
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
-}
-
-static int b64_value(char c) {
-    const char *p = c ? strchr(b64, c) : NULL;
-    return p ? (int)(p - b64) : -1;
-}
-
-/* IN (LEN bytes of Base64, padded) decoded into OUT (room for LEN bytes):
- * how many, or -1 when it is no Base64. */
-static long b64_decode(const char *in, size_t len, char *out) {
-    /* Padded or not: a server may take either. */
-    while (len && in[len - 1] == '=' && len % 4 != 1) len--;
-    if (len % 4 == 1) return -1;
-    size_t o = 0;
-    for (size_t i = 0; i < len; i += 4) {
-        size_t have = len - i < 4 ? len - i : 4;
-        unsigned bits = 0;
-        for (size_t k = 0; k < 4; k++) {
-            int v = k < have ? b64_value(in[i + k]) : 0;
-            if (v < 0) return -1;
-            bits = bits << 6 | (unsigned)v;
-        }
-        out[o++] = (char)(bits >> 16);
-        if (have > 2) out[o++] = (char)(bits >> 8 & 0xff);
-        if (have > 3) out[o++] = (char)(bits & 0xff);
-    }
-    return (long)o;
-}
-
-static void b64_encode(const char *in, size_t len, lcsb__buf *out) {
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned bits = (unsigned char)in[i] << 16;
-        if (i + 1 < len) bits |= (unsigned char)in[i + 1] << 8;
-        if (i + 2 < len) bits |= (unsigned char)in[i + 2];
-        char q[4] = {b64[bits >> 18], b64[bits >> 12 & 63], i + 1 < len ? b64[bits >> 6 & 63] : '=',
-                     i + 2 < len ? b64[bits & 63] : '='};
-        lcsb__buf_add(out, q, 4);
-    }
 }
 
 /* ---- The swap and the search ---- */
@@ -345,7 +305,7 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
         long plain_len = -1;
         size_t content = line_len - (end ? 1 : 0) - (line_len > 1 && end && end[-1] == '\r');
         if (basic_credentials(line, content, &at, &b64n) && (plain = malloc(b64n + 1)))
-            plain_len = b64_decode(line + at, b64n, plain);
+            plain_len = lcsb__base64_decode(line + at, b64n, plain);
         if (plain_len >= 0) {
             lcsb__buf inside = {0};
             size_t before = swapped;
@@ -353,7 +313,7 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
                       which);
             lcsb__buf_add(out, line, at);
             if (swapped > before)
-                b64_encode(inside.p ? inside.p : "", inside.len, out);
+                lcsb__base64_encode(inside.p ? inside.p : "", inside.len, out);
             else
                 lcsb__buf_add(out, line + at, b64n);
             lcsb__buf_add(out, line + at + b64n, line_len - at - b64n);
@@ -386,7 +346,7 @@ static size_t b64_core(const lcsb__secret *s, size_t align, char *out, size_t ca
     if (!padded) return 0;
     memcpy(padded + align, s->value, s->value_len);
     lcsb__buf enc = {0};
-    b64_encode(padded, align + s->value_len + 2, &enc);
+    lcsb__base64_encode(padded, align + s->value_len + 2, &enc);
     size_t n = 0;
     if (!enc.oom && enc.len >= last) {
         memcpy(out, enc.p + first, last - first);
@@ -488,7 +448,7 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
         size_t at, b64n;
         if (basic_credentials(data + i, line_len, &at, &b64n)) {
             char *plain = malloc(b64n + 1);
-            long plain_len = plain ? b64_decode(data + i + at, b64n, plain) : -1;
+            long plain_len = plain ? lcsb__base64_decode(data + i + at, b64n, plain) : -1;
             if (plain_len > 0) found = find_raw(v, n, plain, (size_t)plain_len);
             if (plain) {
                 wipe(plain, b64n + 1);

@@ -81,7 +81,8 @@ static void lcsb_java(fx *f, const char *const *cmd) {
 /* The policy's own JAVA_TOOL_OPTIONS: a property of its own, and a
  * truststore and password of its own that lcsb's must outrank. */
 #define POLICY_JAVA_OPTIONS                                                                        \
-    "env = { set = { JAVA_TOOL_OPTIONS = \"-Dlcsb.test=kept -Djavax.net.ssl.trustStore=/nowhere.jks " \
+    "env = { set = { JAVA_TOOL_OPTIONS = \"-Dlcsb.test=kept "                                      \
+    "-Djavax.net.ssl.trustStore=/nowhere.jks "                                                     \
     "-Djavax.net.ssl.trustStorePassword=not-this-one\" } }"
 
 /* A rule has the proxy intercept the host's HTTPS: Java trusts the run's
@@ -94,11 +95,10 @@ static void test_java_intercepted(void **state) {
     fx *f = *state;
     char url[512], line[600];
     FMT(url, "https://%s:%d/echo?from=java", srv.host, srv.https);
-    policy(
-        f,
-        "exec = { \"java\" }, read = { \"%s\" }, net = { domains = { [\"%s:%d\"] = { methods = "
-        "{ \"GET\" } } }, lan = { \"127.0.0.0/8\" } }, " POLICY_JAVA_OPTIONS,
-        classes, srv.host, srv.https);
+    policy(f,
+           "exec = { \"java\" }, read = { \"%s\" }, net = { domains = { [\"%s:%d\"] = { methods = "
+           "{ \"GET\" } } }, lan = { \"127.0.0.0/8\" } }, " POLICY_JAVA_OPTIONS,
+           classes, srv.host, srv.https);
     lcsb_java(f, FETCH("--print=lcsb.test", "--print=javax.net.ssl.trustStoreType", url));
     if (P.status != 0) {
         describe("java through interception", FETCH(url), &P);
@@ -132,7 +132,8 @@ static void test_java_blind(void **state) {
            "exec = { \"java\" }, read = { \"%s\", \"%s\" }, net = { domains = { \"%s:%d\", "
            "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, env = { pass = { \"JAVA_TOOL_OPTIONS\" } }",
            classes, srv.cert, srv.host, srv.http, srv.host, srv.https);
-    lcsb_java(f, FETCH("--print=javax.net.ssl.trustStore", "--print=lcsb.caller", trust, http, https));
+    lcsb_java(f,
+              FETCH("--print=javax.net.ssl.trustStore", "--print=lcsb.caller", trust, http, https));
     if (P.status != 0) {
         describe("java through the proxy", FETCH(trust, http, https), &P);
         fail_msg("Java's fetch through the proxy failed");

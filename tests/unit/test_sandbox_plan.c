@@ -76,9 +76,8 @@ static void keep_plan(int later) {
     lcsb__facts_record(facts, false);
     struct timespec made = lcsb__fs_now();
     made.tv_sec += later;
-    assert_int_equal(lcsb__plan_save(KEY, strlen(KEY), facts, made, NULL, 0, "x", 1, why,
-                                     sizeof why),
-                     0);
+    assert_int_equal(
+        lcsb__plan_save(KEY, strlen(KEY), facts, made, NULL, 0, "x", 1, why, sizeof why), 0);
     lcsb__facts_free(facts);
 }
 
