@@ -71,10 +71,11 @@ static void count_row(struct row *row, const char *strace, const char *out, int 
     }
     memcpy(argv, head, sizeof head);
     memcpy(argv + nhead, row->argv, argc * sizeof *argv);
-    /* A warm row counts a warm run: the rows and downloads since its timed
-     * rounds wrote beside what its plans rest on (strace's own output, in
-     * the fixture's directory, is one), so one run first makes them again,
-     * as a user's next run would. */
+    /* A warm row counts a warm run: should anything since its timed rounds
+     * have changed what its plans rest on, one run first makes them again,
+     * as a user's next run would (a plan made within a second of a change
+     * is not kept, so that run is not enough then: bench.c makes strace's
+     * summary file with the fixture, not here). */
     if (!row->cold) (void)spawn_wait(row->argv, row->cwd, row->env, devnull, devnull);
     for (int r = 0; r < runs; r++) {
         char first[160];
