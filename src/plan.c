@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #define MAGIC "lcsb-plan 1\n"
@@ -104,14 +105,29 @@ typedef struct home_state {
     char path[PATH_MAX];
 } home_state;
 
+/* File systems whose names are matched byte for byte unless a directory
+ * says it is case-insensitive (casefold): not XFS (whose ascii-ci holds for
+ * the whole file system, and no directory says so), ntfs3, FUSE or one
+ * over the network, which may match names however they like. */
+static bool names_exact_unless_flagged(const struct statfs *fs) {
+    switch ((unsigned long)fs->f_type) {
+    case 0xEF53UL:     /* ext2, ext3, ext4 */
+    case 0x01021994UL: /* tmpfs */
+    case 0x9123683EUL: /* btrfs */
+    case 0xF2F52010UL: /* f2fs */ return true;
+    default: return false;
+    }
+}
+
 /* Does the listing of the directory PATH tell that a name is not there?
- * Not in a case-insensitive directory (ext4's, f2fs's or tmpfs's casefold),
- * where lstat finds ".SSH" for ".ssh", nor where the file system cannot
- * say whether it is one. */
+ * Not in a case-insensitive directory, where lstat finds ".SSH" for
+ * ".ssh", nor where the file system cannot say whether it is one. */
 static bool listing_tells(const char *path) {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0;
     if (fd < 0) return false;
-    bool exact = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
+    struct statfs fs;
+    bool exact = fstatfs(fd, &fs) == 0 && names_exact_unless_flagged(&fs) &&
+                 ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
     close(fd);
     return exact;
 }

@@ -128,8 +128,13 @@ local function net_lines(ev, group)
     return { ("refused: %s: to reach a host by name, add net = { domains = %s } (through "
       .. "lcsb's proxy)"):format(text, lua_list { name }) }
   elseif att.net == "domains" and r.op == "connect" then
+    -- No name in the evidence: the host may be listed already, and the
+    -- program told to go around the proxy (Java's options are, often).
     return { ("refused: %s: under net.domains the command reaches hosts by name, through "
-      .. "lcsb's proxy: add the host's name to net = { domains = { ... } }"):format(text) }
+      .. "lcsb's proxy: add the host's name to net = { domains = { ... } }; if it is there "
+      .. "already, the program went around the proxy, which HTTPS_PROXY and its kin name, and "
+      .. "for Java JAVA_TOOL_OPTIONS (which _JAVA_OPTIONS, JDK_JAVA_OPTIONS and java's own -D "
+      .. "options override)"):format(text) }
   elseif port and port > 0 and r.op == "connect" and address(host)
     and not is_loopback(address(host)) then
     -- Another host: a port alone would open that port to every host.

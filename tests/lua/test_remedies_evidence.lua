@@ -189,7 +189,9 @@ T.case("the network by host and port, in the policy's own net syntax", function(
   ev.attestation.net = "domains"
   T.eq(lines(remedies.explain(ev)), "refused: connect to 93.184.216.34:443 (curl): under "
     .. "net.domains the command reaches hosts by name, through lcsb's proxy: add the host's "
-    .. "name to net = { domains = { ... } }\n"
+    .. "name to net = { domains = { ... } }; if it is there already, the program went around "
+    .. "the proxy, which HTTPS_PROXY and its kin name, and for Java JAVA_TOOL_OPTIONS (which "
+    .. "_JAVA_OPTIONS, JDK_JAVA_OPTIONS and java's own -D options override)\n"
     .. "refused: a socket of kind inet/dgram (dig): the policy allows no network; net = true "
     .. 'allows all of it, net = { domains = { "HOST" } } names hosts to reach through lcsb\'s proxy',
     "domains")
