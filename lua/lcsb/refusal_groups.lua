@@ -38,7 +38,8 @@ local function classify(ev, r)
     return "exec"
   end
   if r.key == "read" or r.key == "write" then
-    local why = own_why(r.target) or withheld(r.target) or held_within(r.target, r.key, r.op)
+    local why = own_why(r.target) or withholding.goes_without(r.target) or withheld(r.target)
+      or held_within(r.target, r.key, r.op)
     if why then return "withheld", why end
     local agent = r.key == "write" and agent_named(r.target)
     if agent then

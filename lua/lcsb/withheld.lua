@@ -97,6 +97,16 @@ local function withheld(path, exec, writable)
   end
 end
 
+-- Why a program goes without PATH, which it looks for but needs not, so
+-- that no hint offers it: the JVM's performance data in /tmp (what jps and
+-- jstat read), which it writes when it can and runs without when not.
+local function goes_without(path)
+  if path:find("^/tmp/hsperfdata_[^/]+") then
+    return "it is the JVM's performance data (what jps and jstat read), which the JVM runs "
+      .. "without: nothing to add"
+  end
+end
+
 -- A directory too wide to grant: a system prefix (rule 3: /, /tmp, /srv,
 -- /home, ...), the user's HOME, or one withheld.
 local function too_wide(dir)
@@ -342,6 +352,7 @@ end
 
 M.PROGRAMS = PROGRAMS
 M.withheld = withheld
+M.goes_without = goes_without
 M.too_wide = too_wide
 M.capped = capped
 M.socket_why = socket_why

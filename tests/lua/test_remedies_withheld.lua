@@ -77,6 +77,18 @@ local function holds_socket(name)
     :format(name)
 end
 
+T.case("the JVM's performance data in /tmp is never offered: the JVM runs without it", function()
+  for _, r in ipairs { refusal("write", "write", "/tmp/hsperfdata_root", "java"),
+    refusal("read", "read", "/tmp/hsperfdata_dev/4711", "java") } do
+    local line = lines(reported { r })
+    T.has(line, ": no hint: it is the JVM's performance data", r.target)
+    T.hasnt(line, "add ", r.target)
+  end
+  -- Its twin: another file in /tmp is still offered.
+  T.has(lines(reported { refusal("write", "write", "/tmp/build.log", "java") }), "add write",
+    "/tmp/build.log")
+end)
+
 T.case("a unix socket, or a directory that holds one, is never offered to read, write or exec", function()
   -- A read entry puts the socket in the command's world, and Landlock does
   -- not judge connect(): following `add read = { SOCKET }` let a command
