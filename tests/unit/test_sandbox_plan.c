@@ -81,6 +81,17 @@ static void keep_plan(int later) {
     lcsb__facts_free(facts);
 }
 
+/* a comes, b not in it: asked of a/b itself, still missing, the plan used;
+ * then b comes: the plan is not used. */
+static void a_then_b_come(void) {
+    char path[PATH_MAX], why[PATH_MAX + 100];
+    assert_int_equal(mkdir(in_home(path, "a"), 0700), 0);
+    assert_true(used(why, sizeof why));
+    assert_int_equal(mkdir(in_home(path, "a/b"), 0700), 0);
+    assert_false(used(why, sizeof why));
+    assert_non_null(strstr(why, "/a/b changed"));
+}
+
 static void test_missing_in_home(void **state) {
     (void)state;
     char path[PATH_MAX], why[PATH_MAX + 100];
@@ -91,13 +102,7 @@ static void test_missing_in_home(void **state) {
      * listing shows of a. */
     write_file(in_home(path, "history"), "ls\n");
     assert_true(used(why, sizeof why));
-    /* a came, b not in it: asked of a/b itself, still missing. */
-    assert_int_equal(mkdir(in_home(path, "a"), 0700), 0);
-    assert_true(used(why, sizeof why));
-    /* b came: the plan is not used. */
-    assert_int_equal(mkdir(in_home(path, "a/b"), 0700), 0);
-    assert_false(used(why, sizeof why));
-    assert_non_null(strstr(why, "/a/b changed"));
+    a_then_b_come();
     /* Its twin: gone again, the plan holds again. */
     assert_int_equal(rmdir(in_home(path, "a/b")), 0);
     assert_true(used(why, sizeof why));
@@ -113,14 +118,10 @@ static void test_missing_in_home(void **state) {
  * from HOME's listing where it can be. */
 static void test_missing_in_a_home_just_changed(void **state) {
     (void)state;
-    char path[PATH_MAX], why[PATH_MAX + 100];
+    char why[PATH_MAX + 100];
     keep_plan(0);
     assert_true(used(why, sizeof why));
-    assert_int_equal(mkdir(in_home(path, "a"), 0700), 0);
-    assert_true(used(why, sizeof why));
-    assert_int_equal(mkdir(in_home(path, "a/b"), 0700), 0);
-    assert_false(used(why, sizeof why));
-    assert_non_null(strstr(why, "/a/b changed"));
+    a_then_b_come();
 }
 
 int main(void) {
