@@ -62,9 +62,8 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
     snprintf(ic->bundle, sizeof ic->bundle, "%s/certificates.pem", ic->bundle_dir);
     snprintf(ic->truststore, sizeof ic->truststore, "%s/truststore.jks", ic->bundle_dir);
     int rc = lcsb__tls_new(&ic->tls, err);
-    if (!rc && (rc = lcsb__tls_write_bundle(ic->tls, ic->bundle, err)) != 0) ic->bundle[0] = '\0';
-    if (!rc && (rc = lcsb__tls_write_truststore(ic->tls, ic->bundle, ic->truststore, err)) != 0)
-        ic->truststore[0] = '\0';
+    if (!rc && (rc = lcsb__tls_write_trust(ic->tls, ic->bundle, ic->truststore, err)) != 0)
+        ic->bundle[0] = ic->truststore[0] = '\0';
     return rc;
 }
 

@@ -64,11 +64,9 @@ void lcsb__jks_add_trusted(lcsb__jks *k, const char *alias, uint64_t ms, const v
 #define PEM_BEGIN "-----BEGIN CERTIFICATE-----"
 #define PEM_END "-----END CERTIFICATE-----"
 
-int lcsb__jks_add_pem(lcsb__jks *k, const char *text, size_t len, const void *ours, size_t ours_len,
-                      uint64_t ms) {
+int lcsb__jks_add_pem(lcsb__jks *k, const char *text, size_t len, uint64_t ms) {
     const char *at = text, *end = text + len;
     size_t system = 0;
-    bool found = false;
     lcsb__buf b64 = {0};
     char *der = NULL;
     int rc = 0;
@@ -89,20 +87,14 @@ int lcsb__jks_add_pem(lcsb__jks *k, const char *text, size_t len, const void *ou
             rc = -1;
             break;
         }
-        bool is_ours = (size_t)n == ours_len && memcmp(der, ours, ours_len) == 0;
         char alias[32];
-        if (is_ours)
-            snprintf(alias, sizeof alias, "lcsb-run");
-        else
-            snprintf(alias, sizeof alias, "system-%zu", ++system);
-        found = found || is_ours;
+        snprintf(alias, sizeof alias, "system-%zu", ++system);
         lcsb__jks_add_trusted(k, alias, ms, der, (size_t)n);
         at = stop + strlen(PEM_END);
     }
     lcsb__buf_free(&b64);
     free(der);
-    if (rc == 0 && k->bytes.oom) rc = -1;
-    return rc ? rc : found ? 0 : 1;
+    return rc == 0 && k->bytes.oom ? -1 : rc;
 }
 
 bool lcsb__jks_finish(lcsb__jks *k, const char *password, lcsb__sha1_fn *sha1) {

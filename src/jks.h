@@ -41,14 +41,11 @@ void lcsb__jks_add_trusted(lcsb__jks *k, const char *alias, uint64_t ms, const v
                            size_t len);
 /* Every certificate of the PEM text TEXT (LEN bytes: "-----BEGIN
  * CERTIFICATE-----" blocks, anything between them skipped) added to K as
- * trusted, made at MS: the one whose DER is OURS (OURS_LEN bytes) as
- * "lcsb-run", the others "system-N" in their order. Its Base64 is decoded,
- * not parsed as X.509: a bundle of the system's hundred-odd authorities
- * costs no certificate parser's time (OpenSSL's took 15 ms). 0; 1 when
- * OURS is not among them; -1 when a block is no Base64 or has no end, or
- * out of memory. */
-int lcsb__jks_add_pem(lcsb__jks *k, const char *text, size_t len, const void *ours, size_t ours_len,
-                      uint64_t ms);
+ * trusted, made at MS, "system-N" in their order. Its Base64 is decoded,
+ * not parsed as X.509: the system's hundred-odd authorities cost no
+ * certificate parser's time (OpenSSL's took 15 ms). 0; -1 when a block is
+ * no Base64 or has no end, or out of memory. */
+int lcsb__jks_add_pem(lcsb__jks *k, const char *text, size_t len, uint64_t ms);
 /* K finished: its count of entries written in, and the digest for
  * PASSWORD (ASCII) by SHA1 after it. True, or false out of memory or a
  * digest that failed (K's bytes are then not a store). */

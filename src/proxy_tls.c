@@ -327,7 +327,36 @@ static const char *system_certificates(void) {
     return file && *file ? file : ossl.X509_get_default_cert_file();
 }
 
-int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err) {
+static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LEN]) {
+    unsigned int n = 0;
+    bool ok = ossl.EVP_Digest(data, len, digest, &n, ossl.EVP_sha1(), NULL) == 1;
+    return ok && n == LCSB__SHA1_LEN ? 0 : -1;
+}
+
+/* The same certificates for Java: SYSTEM's (LEN bytes of PEM) and T's
+ * authority, as a JKS store at PATH. 0, or -1 with what failed in WHY. */
+static int write_truststore(const lcsb__tls *t, const char *system, size_t len, const char *path,
+                            const char **why) {
+    lcsb__jks k = {0};
+    lcsb__jks_init(&k);
+    uint64_t ms = (uint64_t)time(NULL) * 1000;
+    unsigned char *ours = NULL;
+    int ours_len = ossl.i2d_X509(t->ca, &ours);
+    *why = "a system certificate that is no PEM, or out of memory";
+    bool ok = lcsb__jks_add_pem(&k, system, len, ms) == 0 && ours_len > 0;
+    if (ok) lcsb__jks_add_trusted(&k, "lcsb-run", ms, ours, (size_t)ours_len);
+    ossl.CRYPTO_free(ours, OPENSSL_FILE, OPENSSL_LINE);
+    ok = ok && lcsb__jks_finish(&k, LCSB__JKS_PASSWORD, sha1);
+    int fd = ok ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+    if (ok) *why = NULL;
+    ok = fd >= 0 && lcsb__write_all(fd, k.bytes.p, k.bytes.len);
+    if (fd >= 0) ok = close(fd) == 0 && ok;
+    lcsb__jks_free(&k);
+    return ok ? 0 : -1;
+}
+
+int lcsb__tls_write_trust(const lcsb__tls *t, const char *bundle, const char *truststore,
+                          lcsb_error *err) {
     const char *system = system_certificates();
     char *data = NULL;
     size_t len = 0;
@@ -336,66 +365,31 @@ int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err
                           "cannot read the system's certificates (%s) for the bundle the command "
                           "trusts: %s",
                           system, strerror(errno));
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = open(bundle, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     bool ok = f && fwrite(data, 1, len, f) == len &&
               (len == 0 || data[len - 1] == '\n' || fputc('\n', f) != EOF) &&
               ossl.PEM_write_X509(f, t->ca) == 1;
     int saved = errno;
-    free(data);
     if (f)
         ok = fclose(f) == 0 && ok;
     else if (fd >= 0)
         close(fd);
+    const char *why = NULL;
+    int rc = 0;
     if (!ok)
-        return lcsb__fail(err, LCSB_ESYS, "cannot write the certificate bundle %s: %s", path,
-                          strerror(saved ? saved : EIO));
-    return 0;
-}
-
-static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LEN]) {
-    unsigned int n = 0;
-    bool ok = ossl.EVP_Digest(data, len, digest, &n, ossl.EVP_sha1(), NULL) == 1;
-    return ok && n == LCSB__SHA1_LEN ? 0 : -1;
-}
-
-int lcsb__tls_write_truststore(const lcsb__tls *t, const char *bundle, const char *path,
-                               lcsb_error *err) {
-    char *data = NULL;
-    size_t len = 0;
-    lcsb__jks k = {0};
-    if (lcsb__read_regular(bundle, 16 << 20, true, &data, &len, NULL, NULL) != 0)
-        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle,
-                          strerror(errno));
-    lcsb__jks_init(&k);
-    unsigned char *ours = NULL;
-    int ours_len = ossl.i2d_X509(t->ca, &ours);
-    int rc = ours_len <= 0 ? -1
-                           : lcsb__jks_add_pem(&k, data, len, ours, (size_t)ours_len,
-                                               (uint64_t)time(NULL) * 1000);
-    ossl.CRYPTO_free(ours, OPENSSL_FILE, OPENSSL_LINE);
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot write the certificate bundle %s: %s", bundle,
+                        strerror(saved ? saved : EIO));
+    else if (write_truststore(t, data, len, truststore, &why) != 0)
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot write the Java truststore %s: %s", truststore,
+                        why ? why : strerror(errno ? errno : EIO));
     free(data);
+    /* Half a bundle or store would be left behind in the run's directory. */
     if (rc) {
-        lcsb__jks_free(&k);
-        return lcsb__fail(err, LCSB_ESYS, "cannot read the certificate bundle %s: %s", bundle,
-                          rc > 0 ? "the run's authority is not in it"
-                                 : "a certificate that is no PEM, or out of memory");
+        if (fd >= 0) (void)unlink(bundle);
+        (void)unlink(truststore);
     }
-    if (!lcsb__jks_finish(&k, LCSB__JKS_PASSWORD, sha1)) {
-        lcsb__jks_free(&k);
-        return lcsb__fail(err, LCSB_ENOMEM, "cannot make the Java truststore: out of memory");
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    bool ok = fd >= 0 && lcsb__write_all(fd, k.bytes.p, k.bytes.len);
-    int saved = errno;
-    if (fd >= 0) ok = close(fd) == 0 && ok;
-    /* Half a store would be left behind in the run's directory. */
-    if (fd >= 0 && !ok) (void)unlink(path);
-    lcsb__jks_free(&k);
-    if (!ok)
-        return lcsb__fail(err, LCSB_ESYS, "cannot write the Java truststore %s: %s", path,
-                          strerror(saved ? saved : EIO));
-    return 0;
+    return rc;
 }
 
 /* ---- The two ends ---- */

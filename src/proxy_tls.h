@@ -25,18 +25,14 @@ lcsb__tls *lcsb__tls_hold(lcsb__tls *t);
 void lcsb__tls_free(lcsb__tls *t); /* NULL-safe; the last holder frees */
 
 /* What the command's TLS clients are to trust: the system's certificates
- * (the file OpenSSL reads by default, or SSL_CERT_FILE's) and the run's
- * authority, as one PEM file at PATH (made, mode 0644). 0, or why not: a
- * bundle without the system's certificates would fail every other host. */
-int lcsb__tls_write_bundle(const lcsb__tls *t, const char *path, lcsb_error *err);
-
-/* The same certificates for Java, which reads no PEM: every certificate of
- * the bundle at BUNDLE (as lcsb__tls_write_bundle made it, T's authority
- * among them), each a trusted entry of a Java KeyStore (JKS) at PATH
- * (made, mode 0644), its digest for LCSB__JKS_PASSWORD (jks.h). No
- * key: certificates only. 0, or why not. */
-int lcsb__tls_write_truststore(const lcsb__tls *t, const char *bundle, const char *path,
-                               lcsb_error *err);
+ * (the file OpenSSL reads by default, or SSL_CERT_FILE's, read once) and
+ * the run's authority, as one PEM file at BUNDLE, and for Java, which reads
+ * no PEM, as a Java KeyStore (JKS) at TRUSTSTORE, each certificate a
+ * trusted entry, its digest for LCSB__JKS_PASSWORD (jks.h); both made, mode
+ * 0644, certificates only. 0, or why not, with neither left: a bundle
+ * without the system's certificates would fail every other host. */
+int lcsb__tls_write_trust(const lcsb__tls *t, const char *bundle, const char *truststore,
+                          lcsb_error *err);
 
 /* One end of a judged connection: a socket, in TLS or not. */
 typedef struct lcsb__end {

@@ -2,8 +2,7 @@
  * bundle is the system's file, or one SSL_CERT_FILE names in lcsb's own
  * environment, with the run's authority added; the reader still takes any
  * bytes as if anyone wrote them: a store whose entries are whole, or a
- * refusal, never a read past what was given. The first byte says how long
- * "the run's own" DER is, taken from the input's end. */
+ * refusal, never a read past what was given. */
 #include "jks.h"
 
 #include <stdint.h>
@@ -13,16 +12,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size < 1) return 0;
-    size_t ours_len = data[0] % 16;
-    if (ours_len + 1 > size) return 0;
-    const char *text = (const char *)data + 1;
-    size_t len = size - 1 - ours_len;
     lcsb__jks k = {0};
     lcsb__jks_init(&k);
     size_t header = k.bytes.len;
-    int rc = lcsb__jks_add_pem(&k, text, len, text + len, ours_len, 1);
-    if (rc < -1 || rc > 1) abort();
+    int rc = lcsb__jks_add_pem(&k, (const char *)data, size, 1);
+    if (rc != 0 && rc != -1) abort();
     /* Each entry is at least its tag, alias, time, type and length. */
     if (!k.bytes.oom && k.bytes.len < header + (size_t)k.n * (4 + 2 + 8 + 7 + 4)) abort();
     lcsb__jks_free(&k);

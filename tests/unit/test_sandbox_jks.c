@@ -78,10 +78,10 @@ static void test_digest_failed(void **state) {
     lcsb__jks_free(&k);
 }
 
-/* A PEM bundle's certificates, as a system's file and lcsb's bundle have
- * them: each block's Base64 decoded whatever its line breaks, what lies
- * between blocks skipped, the run's own named lcsb-run and the others
- * system-N in their order. "MAEC" is 30 01 02, "MAED" 30 01 03. */
+/* A PEM bundle's certificates, as a system's file has them: each block's
+ * Base64 decoded whatever its line breaks, what lies between blocks
+ * skipped, each named system-N in their order. "MAEC" is 30 01 02, "MAED"
+ * 30 01 03. */
 static void test_pem(void **state) {
     (void)state;
     static const char pem[] =
@@ -90,24 +90,23 @@ static void test_pem(void **state) {
         "junk\n-----BEGIN CERTIFICATE-----\nMAEC\n-----END CERTIFICATE-----\n";
     lcsb__jks k = {0};
     lcsb__jks_init(&k);
-    assert_int_equal(lcsb__jks_add_pem(&k, pem, sizeof pem - 1, "\x30\x01\x02", 3, 1), 0);
+    assert_int_equal(lcsb__jks_add_pem(&k, pem, sizeof pem - 1, 1), 0);
     assert_int_equal(k.n, 2);
     lcsb__jks want = {0};
     lcsb__jks_init(&want);
     lcsb__jks_add_trusted(&want, "system-1", 1, "\x30\x01\x03", 3);
-    lcsb__jks_add_trusted(&want, "lcsb-run", 1, "\x30\x01\x02", 3);
+    lcsb__jks_add_trusted(&want, "system-2", 1, "\x30\x01\x02", 3);
     assert_int_equal(k.bytes.len, want.bytes.len);
     assert_memory_equal(k.bytes.p, want.bytes.p, want.bytes.len);
     lcsb__jks_free(&want);
     lcsb__jks_free(&k);
 
-    /* The run's own not among them; a block without its end; no Base64. */
+    /* A block without its end; no Base64. */
     static const char unended[] = "-----BEGIN CERTIFICATE-----\nMAED\n";
     static const char garbled[] = "-----BEGIN CERTIFICATE-----\nMA*D\n-----END CERTIFICATE-----\n";
     lcsb__jks_init(&k);
-    assert_int_equal(lcsb__jks_add_pem(&k, pem, sizeof pem - 1, "\x30", 1, 1), 1);
-    assert_int_equal(lcsb__jks_add_pem(&k, unended, sizeof unended - 1, "\x30", 1, 1), -1);
-    assert_int_equal(lcsb__jks_add_pem(&k, garbled, sizeof garbled - 1, "\x30", 1, 1), -1);
+    assert_int_equal(lcsb__jks_add_pem(&k, unended, sizeof unended - 1, 1), -1);
+    assert_int_equal(lcsb__jks_add_pem(&k, garbled, sizeof garbled - 1, 1), -1);
     lcsb__jks_free(&k);
 }
 
