@@ -47,13 +47,7 @@ static void add_paths(lua_State *L, lcsb_policy *p, const char *key,
     lua_Integer n = luaL_len(L, t);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, t, i);
-        if (lua_type(L, -1) != LUA_TSTRING)
-            luaL_error(L, "policy key '%s': entry %d is a %s, expected a path string", key, (int)i,
-                       luaL_typename(L, -1));
-        size_t len;
-        const char *path = lua_tolstring(L, -1, &len);
-        if (strlen(path) != len)
-            luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, (int)i);
+        const char *path = lcsb__lua_list_entry(L, key, i, "a path string");
         if (add(p, path, &err)) lcsb__lua_raise(L, &err);
         lua_pop(L, 1);
     }

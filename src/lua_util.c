@@ -206,6 +206,17 @@ const char **lcsb__lua_sorted_names(lua_State *L, int t, const char *what, size_
     return names;
 }
 
+const char *lcsb__lua_list_entry(lua_State *L, const char *key, lua_Integer i, const char *kind) {
+    if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_error(L, "policy key '%s': entry %d is a %s, expected %s", key, (int)i,
+                   luaL_typename(L, -1), kind);
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (strlen(text) != len)
+        luaL_error(L, "policy key '%s': entry %d holds a NUL byte", key, (int)i);
+    return text;
+}
+
 /* Each name in the list at T, given to ADD (pass), or unset (ADD NULL). */
 void lcsb__lua_add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
                          int (*add)(lcsb_policy *, const char *, lcsb_error *)) {
@@ -222,13 +233,7 @@ void lcsb__lua_add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
     if (count != n) luaL_error(L, "policy key '%s': expected a list of names", what);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, t, i);
-        if (lua_type(L, -1) != LUA_TSTRING)
-            luaL_error(L, "policy key '%s': entry %d is a %s, expected a name", what, (int)i,
-                       luaL_typename(L, -1));
-        size_t len;
-        const char *name = lua_tolstring(L, -1, &len);
-        if (strlen(name) != len)
-            luaL_error(L, "policy key '%s': entry %d holds a NUL byte", what, (int)i);
+        const char *name = lcsb__lua_list_entry(L, what, i, "a name");
         if (!add) {
             for (size_t k = 0; k < p->env_n; k++)
                 if (p->env[k].value && strcmp(p->env[k].name, name) == 0)

@@ -32,6 +32,10 @@ void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
  * on the stack; their strings are kept alive by the table. *N gets the
  * count; WHAT names the policy key in an error. */
 const char **lcsb__lua_sorted_names(lua_State *L, int t, const char *what, size_t *n);
+/* The string at the top, entry I of the policy key KEY's list: a string
+ * without a NUL byte, or an error naming KIND ("a name"), what it must be.
+ * Left on the stack. */
+const char *lcsb__lua_list_entry(lua_State *L, const char *key, lua_Integer i, const char *kind);
 /* Each name in the list at T (the policy key WHAT), given to ADD (pass),
  * or unset from P's env (ADD NULL). */
 void lcsb__lua_add_names(lua_State *L, lcsb_policy *p, int t, const char *what,
