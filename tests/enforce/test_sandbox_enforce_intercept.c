@@ -135,6 +135,11 @@ static void test_request_rules(void **state) {
     "\"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { hosts = { "        \
     "\"%s:%d\" }, headers = { \"X-Token\" } } }%s"
 
+/* The secrets' policy for the test servers, EXTRA after it. */
+static void secrets_policy(fx *f, const char *extra) {
+    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, extra);
+}
+
 /* lcsb with the secret's value, a sensitive variable the command is not
  * given, and the servers' certificate trusted, in its own environment. */
 static void lcsb_with_secret(fx *f, const char *const *launcher, const char *const *options,
@@ -168,7 +173,7 @@ static void test_secrets(void **state) {
     char script[1200], att[PATH_MAX], attested[8192], https[256], http[256];
     FMT(https, "https://%s:%d/echo", srv.host, srv.https);
     FMT(http, "http://%s:%d/echo", srv.host, srv.http);
-    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    secrets_policy(f, "");
     FMT(script,
         "echo \"$LCSB_TEST_SECRET\"; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" %s; "
         "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" %s",
@@ -215,13 +220,12 @@ static void test_secret_not_found_inside(void **state) {
     fx *f = *state;
     char https[256];
     FMT(https, "https://%s:%d/echo", srv.host, srv.https);
-    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    secrets_policy(f, "");
     lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", find_value));
     assert_int_equal(P.status, 0);
     assert_string_equal(P.out, "0\n0\n0\n");
     /* The same looks with the host's processes in view (Landlock alone). */
-    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https,
-           ", degrade = { \"net\", \"world\", \"metadata\" }");
+    secrets_policy(f, ", degrade = { \"net\", \"world\", \"metadata\" }");
     lcsb_with_secret(f, without_userns(LCSB_FAULT_LAUNCHER_PATH), NULL,
                      CMD("sh", "-c", find_value));
     if (P.status != 0 || strcmp(P.out, "0\n0\n0\n") != 0) {
@@ -253,7 +257,7 @@ static void test_echoes(void **state) {
     char script[1600], att[PATH_MAX], attested[8192], base[256];
     FMT(base, "https://%s:%d/echo", srv.host, srv.https);
     FMT(att, "%s/attestation.json", f->outside);
-    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    secrets_policy(f, "");
     FMT(script,
         "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" "
         "'%s?chunked'; curl -sS --compressed -H \"X-Token: $LCSB_TEST_SECRET\" '%s?gzip'; "
@@ -364,7 +368,7 @@ static void test_withheld_values(void **state) {
     char script[1200], att[PATH_MAX], attested[8192], https[256];
     FMT(https, "https://%s:%d/echo", srv.host, srv.https);
     FMT(att, "%s/attestation.json", f->outside);
-    policy(f, SECRETS_POLICY, srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, "");
+    secrets_policy(f, "");
     const char *const *carried = CMD("curl", "-fsS", "-d", "k=" WITHHELD_VALUE, https);
     lcsb_with_secret(f, NULL, NULL, carried);
     assert_int_equal(P.status, 22);
