@@ -86,8 +86,11 @@ static void origin(const char *text, size_t size) {
     lcsb__secrets_swap(&s, 1, "reg.example.org", 443, f->p, f->len, &out, NULL);
     if (!out.oom && (strstr(out.p, "\r\n\r\n") != out.p + out.len - 4 || out.len > f->len))
         abort();
+    /* Unchanged where there is nothing to swap: no placeholder as it is,
+     * and no Basic credentials (the scheme in any case, as RFC 7235 has
+     * it), where one may be encoded. */
     if (!out.oom && !memmem(f->p, f->len, PLACEHOLDER, strlen(PLACEHOLDER)) &&
-        !strstr(f->p, "asic") && (out.len != f->len || memcmp(out.p, f->p, f->len) != 0))
+        !strcasestr(f->p, "basic") && (out.len != f->len || memcmp(out.p, f->p, f->len) != 0))
         abort();
     (void)lcsb__secrets_find(&s, 1, out.p ? out.p : "", out.len);
     /* An answer overwritten where the value stands: its length kept, and
