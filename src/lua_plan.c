@@ -5,6 +5,7 @@
 
 #include "lua_data.h"
 #include "lua_facts.h"
+#include "lua_stock.h"
 #include "plan.h"
 #include "sys.h"
 
@@ -119,22 +120,55 @@ static int l_plan_key(lua_State *L) {
     return 1;
 }
 
-/* Where the names of lcsb's functions are kept (function -> name). */
-#define STOCK_KEY "lcsb.plan_stock"
+/* Where the names of lcsb's functions are kept (function -> name), once
+ * a state was first written out. */
+#define NAMES_KEY "lcsb.plan_names"
 
-/* lcsb.core.plan_stock(roots): names every function ROOTS (lcsb's modules,
- * as they are loaded) holds by where it is, for plan_state. */
+/* The names of lcsb's functions pushed, named where each was first met in
+ * the copies plan_stock kept (lua_stock.h): by where it was when lcsb's
+ * modules loaded, whatever a script did with it since. NULL, or why not,
+ * with nothing pushed. */
+static const char *push_names(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE) return NULL;
+    lua_pop(L, 1);
+    if (!lcsb__lua_stock_copies(L)) return "lcsb's functions were never named";
+    lua_newtable(L);
+    int names = lua_gettop(L), copies = names - 1;
+    const char *why = NULL;
+    for (lua_Integer i = 1; !why && lua_rawgeti(L, copies, i) == LUA_TTABLE; i++) {
+        why = lcsb__lua_data_name_functions(L, -1, names);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, names);
+    lua_remove(L, copies);
+    if (why) {
+        lua_pop(L, 1);
+        return why;
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, NAMES_KEY);
+    return NULL;
+}
+
+/* lcsb.core.plan_stock(roots): ROOTS (lcsb's modules, as they are loaded)
+ * kept as they are now, for plan_unchanged, and for plan_state to name
+ * their functions by. */
 static int l_plan_stock(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, STOCK_KEY) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, STOCK_KEY);
-    }
-    const char *why = lcsb__lua_data_name_functions(L, 1, -1);
+    const char *why = lcsb__lua_stock_keep(L, 1);
+    /* Named already (a state was written out): these are named now. */
+    if (!why && lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE)
+        why = lcsb__lua_data_name_functions(L, 1, -1);
     if (why) return luaL_error(L, "plan_stock: %s", why);
     return 0;
+}
+
+/* lcsb.core.plan_unchanged(roots) -> boolean: is ROOTS what the first
+ * plan_stock kept? Then their state is the one this build loads. */
+static int l_plan_unchanged(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushboolean(L, lcsb__lua_stock_same(L, 1));
+    return 1;
 }
 
 /* lcsb.core.plan_state(roots) -> bytes | nil, why: the state of ROOTS
@@ -143,13 +177,14 @@ static int l_plan_stock(lua_State *L) {
  * names were given. */
 static int l_plan_state(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, STOCK_KEY) != LUA_TTABLE) {
+    const char *why = push_names(L);
+    if (why) {
         luaL_pushfail(L);
-        lua_pushliteral(L, "lcsb's functions were never named");
+        lua_pushstring(L, why);
         return 2;
     }
     lcsb__buf state = {0};
-    const char *why = lcsb__lua_data_encode_state(L, 1, -1, &state);
+    why = lcsb__lua_data_encode_state(L, 1, -1, &state);
     if (!why && state.oom) why = "out of memory";
     if (!why) lua_pushlstring(L, state.p, state.len);
     lcsb__buf_free(&state);
@@ -164,6 +199,7 @@ static int l_plan_state(lua_State *L) {
 const luaL_Reg lcsb__lua_plan_functions[] = {
     {"plan_stock", l_plan_stock},
     {"plan_state", l_plan_state},
+    {"plan_unchanged", l_plan_unchanged},
     {"build_id", l_build_id},
     {"plan_key", l_plan_key},
     {"plan_find", l_plan_find},

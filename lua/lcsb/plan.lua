@@ -87,8 +87,13 @@ end
 local function plan_key(opts, run, cache_root, lcsb)
   local build = core.build_id()
   if not build then return nil, "lcsb cannot tell which build it is" end
-  local state, why = core.plan_state(P.state_roots(lcsb))
-  if not state then return nil, why end
+  -- Nearly every script leaves lcsb's modules as this build loads them:
+  -- that is told without writing their state out.
+  local roots, state, why = P.state_roots(lcsb), "stock", nil
+  if not core.plan_unchanged(roots) then
+    state, why = core.plan_state(roots)
+    if not state then return nil, why end
+  end
   local key = {
     lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
     command = run.argv and run.argv[1], state = state,

@@ -7,6 +7,8 @@
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local T = dofile(here .. "/harness.lua")
 local core = require "lcsb.core"
+local lcsb = require "lcsb"
+local plans = require "lcsb.plan"
 local tools = require "lcsb.tools"
 
 local function key(v) return (core.plan_key(v, tools.preset_mark)) end
@@ -66,6 +68,117 @@ T.case("what is no plain data has no key, and says why", function()
   refused(circle, "nested deeper")
   -- Without a mark, a preset is a table with a metatable like any other.
   T.eq((core.plan_key({ tools.shell })), nil, "no mark given")
+end)
+
+-- lcsb's modules as a script left them (core.plan_unchanged, src/lua_stock.c):
+-- a key says "stock" for them only while they are what the build loads.
+local function unchanged() return core.plan_unchanged(plans.state_roots(lcsb)) end
+
+-- Every table the roots reach, once each.
+local function tables_of(roots)
+  local seen, list = {}, {}
+  local function walk(t)
+    if seen[t] then return end
+    seen[t] = true
+    list[#list + 1] = t
+    for _, v in pairs(t) do if type(v) == "table" then walk(v) end end
+  end
+  walk(roots)
+  return list
+end
+
+T.case("lcsb's modules as loaded are unchanged, and written out alike in any environment", function()
+  T.ok(unchanged(), "as loaded")
+  T.ok(unchanged(), "asked twice")
+  -- "stock" stands for this state in a key: it must be the build's alone,
+  -- never the environment's or the directory's a module read as it loaded.
+  local probe = [[
+    local core, lcsb, plans = require "lcsb.core", require "lcsb", require "lcsb.plan"
+    local state = assert(core.plan_state(plans.state_roots(lcsb)))
+    io.write(#state, " ", (state:gsub("[^%w]", ""):sub(1, 4096)))
+  ]]
+  local lua = arg[-1]
+  local function state_in(env, dir)
+    local cmd = ("cd %s && env -i LUA_PATH=%q LUA_CPATH=%q %s %q -e %q"):format(dir,
+      package.path, package.cpath, env, lua, probe)
+    local p = assert(io.popen(cmd))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+  local here_state = state_in("HOME=/root PATH=/usr/bin:/bin LANG=C.UTF-8", "/")
+  T.ok(#here_state > 1000, "a state written out")
+  T.eq(state_in("HOME=/nonexistent PATH=/nowhere XDG_STATE_HOME=/x LANG=C", "/tmp"), here_state,
+    "another environment and directory")
+end)
+
+T.case("each change a script can make to lcsb's modules is seen", function()
+  local shell = tools.shell
+  local function seen(what, change, undo)
+    change()
+    T.ok(not unchanged(), what .. ": seen")
+    undo()
+    T.ok(unchanged(), what .. ": undone, unchanged again")
+  end
+  seen("a program added to a preset", function() shell[#shell + 1] = "/usr/bin/zz" end,
+    function() shell[#shell] = nil end)
+  local last = shell[#shell]
+  seen("a program taken out", function() shell[#shell] = nil end,
+    function() shell[#shell + 1] = last end)
+  local first = shell[1]
+  seen("a program replaced", function() shell[1] = first .. "x" end,
+    function() shell[1] = first end)
+  local exec_policy = lcsb.exec_policy
+  seen("a function replaced", function() lcsb.exec_policy = function() end end,
+    function() lcsb.exec_policy = exec_policy end)
+  local stock_pairs = pairs
+  seen("a global replaced", function() _G.pairs = function() end end,
+    function() _G.pairs = stock_pairs end)
+  local format = string.format
+  seen("the standard library changed", function() string.format = print end,
+    function() string.format = format end)
+  local meta = getmetatable(shell)
+  seen("a metatable taken away", function() setmetatable(shell, nil) end,
+    function() setmetatable(shell, meta) end)
+  seen("a metatable given", function() setmetatable(lcsb.run_later, {}) end,
+    function() setmetatable(lcsb.run_later, nil) end)
+  -- An integer where a float was (or back) is other data, though equal.
+  local number_at
+  for _, t in ipairs(tables_of(plans.state_roots(lcsb))) do
+    for k, v in pairs(t) do
+      if math.type(v) == "integer" then number_at = { t, k, v } break end
+    end
+    if number_at then break end
+  end
+  T.ok(number_at, "an integer somewhere in lcsb's modules")
+  local t, k, v = table.unpack(number_at)
+  seen("an integer made a float", function() t[k] = v + 0.0 end, function() t[k] = v end)
+  -- A table where the copy had another with the same pairs: the same data
+  -- now, but one table where there were two (a change to one is a change to
+  -- both), which the state writes differently.
+  local twins
+  local all = tables_of(plans.state_roots(lcsb))
+  for i = 1, #all do
+    for j = i + 1, #all do
+      if next(all[i]) == nil and next(all[j]) == nil and not getmetatable(all[i])
+        and not getmetatable(all[j]) then twins = { all[i], all[j] } break end
+    end
+    if twins then break end
+  end
+  T.ok(twins, "two empty tables among lcsb's modules")
+  local holder, key
+  for _, t in ipairs(all) do
+    for k, v in pairs(t) do if v == twins[2] then holder, key = t, k end end
+  end
+  seen("one table where there were two alike", function() holder[key] = twins[1] end,
+    function() holder[key] = twins[2] end)
+  -- And two tables where there was one: lcsb.run_later is also a root of its
+  -- own; a copy of it, pair for pair, in one of the two places.
+  local run_later = lcsb.run_later
+  local alike = setmetatable({}, getmetatable(run_later))
+  for k, v in pairs(run_later) do alike[k] = v end
+  seen("two tables alike where there was one", function() lcsb.run_later = alike end,
+    function() lcsb.run_later = run_later end)
 end)
 
 T.run()
