@@ -5,6 +5,7 @@
 #include "netname.h"
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -46,21 +49,65 @@ static lcsb__secret *new_secret(lcsb__interception *ic) {
     return s;
 }
 
+#define BUNDLE_PREFIX "lcsb-tls-"
+#define BUNDLE_FILE "certificates.pem"
+#define TRUSTSTORE_FILE "truststore.jks"
+/* How old a directory of certificates no run holds must be to go: a run
+ * locks its own as it makes it, and an lcsb from before the locks held
+ * none, so only a directory this old can be a dead run's for sure. */
+#define BUNDLE_DEAD_AFTER (60 * 60)
+
+/* The directories of certificates dead runs left in TMP (an lcsb killed by
+ * SIGKILL removes nothing): the user's, no run's lock on them, and older
+ * than BUNDLE_DEAD_AFTER. Certificates only (the authority's key is never
+ * on disk), but they would pile up. */
+static void sweep_dead_bundles(const char *tmp) {
+    DIR *d = opendir(tmp);
+    if (!d) return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, BUNDLE_PREFIX, strlen(BUNDLE_PREFIX)) != 0 ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid() || now - st.st_mtime < BUNDLE_DEAD_AFTER)
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            (void)unlinkat(fd, BUNDLE_FILE, 0);
+            (void)unlinkat(fd, TRUSTSTORE_FILE, 0);
+            (void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+        }
+        close(fd);
+    }
+    closedir(d);
+}
+
 /* The run's authority, and the bundle the command's clients trust with the
  * same certificates for Java, in a directory of lcsb's own under TMPDIR
- * (or /tmp), which the command reads. */
+ * (or /tmp), which the command reads; locked while the run lasts, so that
+ * a later run can tell it from a dead run's. */
 static int open_authority(lcsb__interception *ic, lcsb_error *err) {
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || strlen(tmp) > sizeof ic->bundle_dir - 32) tmp = "/tmp";
-    snprintf(ic->bundle_dir, sizeof ic->bundle_dir, "%s/lcsb-tls-XXXXXX", tmp);
+    sweep_dead_bundles(tmp);
+    snprintf(ic->bundle_dir, sizeof ic->bundle_dir, "%s/" BUNDLE_PREFIX "XXXXXX", tmp);
     if (!mkdtemp(ic->bundle_dir)) {
         int e = errno;
         ic->bundle_dir[0] = '\0';
         return lcsb__fail(err, LCSB_ESYS, "cannot make a directory for the run's certificates: %s",
                           strerror(e));
     }
-    snprintf(ic->bundle, sizeof ic->bundle, "%s/certificates.pem", ic->bundle_dir);
-    snprintf(ic->truststore, sizeof ic->truststore, "%s/truststore.jks", ic->bundle_dir);
+    /* Unlocked (a file system without flock), it stands until it is an
+     * hour old, which is as long as an older lcsb's did. */
+    int fd = open(ic->bundle_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        ic->bundle_lock = fd + 1;
+    else if (fd >= 0)
+        close(fd);
+    snprintf(ic->bundle, sizeof ic->bundle, "%s/" BUNDLE_FILE, ic->bundle_dir);
+    snprintf(ic->truststore, sizeof ic->truststore, "%s/" TRUSTSTORE_FILE, ic->bundle_dir);
     int rc = lcsb__tls_new(&ic->tls, err);
     if (!rc && (rc = lcsb__tls_write_trust(ic->tls, ic->bundle, ic->truststore, err)) != 0)
         ic->bundle[0] = ic->truststore[0] = '\0';
@@ -298,5 +345,7 @@ void lcsb__interception_close(lcsb__interception *ic) {
     if (ic->bundle[0]) (void)unlink(ic->bundle);
     if (ic->truststore[0]) (void)unlink(ic->truststore);
     if (ic->bundle_dir[0]) (void)rmdir(ic->bundle_dir);
+    if (ic->bundle_lock) close(ic->bundle_lock - 1);
+    ic->bundle_lock = 0;
     ic->bundle[0] = ic->truststore[0] = ic->bundle_dir[0] = '\0';
 }

@@ -13,11 +13,14 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "enforce_fixture.h"
@@ -467,11 +470,77 @@ static void test_git_push_with_secret(void **state) {
         fail_msg("the server's repository: %s%s", logged.out, logged.err);
 }
 
+/* A directory of certificates left in TMPDIR by a run that is gone (lcsb
+ * killed by SIGKILL removes nothing), made here as such a run leaves it. */
+static void dead_bundle(const char *dir, const char *name, time_t age, char *out) {
+    char file[PATH_MAX + 32];
+    snprintf(out, PATH_MAX, "%s/%s", dir, name);
+    assert_int_equal(mkdir(out, 0700), 0);
+    FMT(file, "%s/certificates.pem", out);
+    write_file(file, "-----BEGIN CERTIFICATE-----\n");
+    struct timespec times[2] = {{.tv_sec = time(NULL) - age}, {.tv_sec = time(NULL) - age}};
+    assert_int_equal(utimensat(AT_FDCWD, out, times, 0), 0);
+}
+
+/* Each intercepting run removes what dead runs left: the user's directories
+ * of certificates an hour old that no run holds. A run's own is held (a
+ * lock) while it lasts, however old; a young one may be a run still making
+ * its own; a symlink is no directory of lcsb's. The twin: a run that
+ * intercepts nothing sweeps nothing. */
+static void test_dead_runs_certificates(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    run_tmp t;
+    make_run_tmp(f, &t);
+    char dead[PATH_MAX], young[PATH_MAX], held[PATH_MAX], link[PATH_MAX + 32];
+    dead_bundle(t.dir, "lcsb-tls-dead01", 2 * 60 * 60, dead);
+    dead_bundle(t.dir, "lcsb-tls-young1", 60, young);
+    dead_bundle(t.dir, "lcsb-tls-held01", 2 * 60 * 60, held);
+    FMT(link, "%s/lcsb-tls-link01", t.dir);
+    assert_int_equal(symlink(f->outside, link), 0);
+    int lock = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(lock >= 0);
+    assert_int_equal(flock(lock, LOCK_EX | LOCK_NB), 0);
+
+    /* Under a policy that reads no requests: nothing goes. */
+    policy(f, "net = { domains = { \"%s:%d\" }, lan = { \"127.0.0.0/8\" } }", srv.host, srv.https);
+    lcsb_env(f, "landlock", CMD("true"), ENV(t.env), &P);
+    assert_int_equal(P.status, 0);
+    assert_exists(dead, true);
+
+    policy(f,
+           "net = { domains = { [\"%s:%d\"] = { methods = { \"GET\" } } }, "
+           "lan = { \"127.0.0.0/8\" } }",
+           srv.host, srv.https);
+    lcsb_env(f, "landlock", CMD("true"), ENV(t.env), &P);
+    assert_int_equal(P.status, 0);
+    assert_exists(dead, false);
+    assert_exists(young, true);
+    assert_exists(held, true);
+    assert_exists(link, true);
+    assert_exists(f->outside, true);
+    close(lock);
+    /* Nothing else: the run removed its own. */
+    char planted[PATH_MAX + 32];
+    for (const char *const *d = ENV(young, held); *d; d++) {
+        FMT(planted, "%s/certificates.pem", *d);
+        assert_int_equal(unlink(planted), 0);
+        assert_int_equal(rmdir(*d), 0);
+    }
+    assert_int_equal(unlink(link), 0);
+    assert_left_nothing(t.dir, "after an intercepting run swept dead runs' certificates");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        T(test_request_rules),        T(test_secrets), T(test_secret_not_found_inside),
-        T(test_withheld_values),      T(test_echoes),  T(test_secret_from_file),
+        T(test_request_rules),
+        T(test_secrets),
+        T(test_secret_not_found_inside),
+        T(test_withheld_values),
+        T(test_echoes),
+        T(test_secret_from_file),
         T(test_git_push_with_secret),
+        T(test_dead_runs_certificates),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_intercept", tests, net_group_setup,
                                        net_group_teardown);
