@@ -338,21 +338,15 @@ static bool port_as_word(const char *entry, char *shown, size_t size) {
  * under net.domains, which comes after and wins. Without a network of its
  * own the proxy listens on a port of the host's loopback picked when the
  * command starts: not shown as a number it will not be. */
-static void print_overlay(const lcsb_policy *p, bool proxied, bool port_known) {
-    size_t n = lcsb_policy_env_count(p), set_n = 0;
+static void print_overlay(const lcsb_policy *p, char *const *proxy, bool port_known) {
+    size_t n = lcsb_policy_env_count(p);
     overlay_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
     if (n && !entries) {
         printf("  (the overlay: out of memory)\n");
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        entries[i].name = lcsb_policy_env(p, i, &entries[i].value);
-        set_n += entries[i].value != NULL;
-    }
+    for (size_t i = 0; i < n; i++) entries[i].name = lcsb_policy_env(p, i, &entries[i].value);
     if (n) qsort(entries, n, sizeof *entries, by_entry_name);
-    size_t first = 0;
-    char **argv = proxied ? proxy_env(p, set_n, &first) : NULL,
-         **proxy = argv ? argv + first : NULL;
     for (size_t i = 0; i < n; i++) {
         const char *name = entries[i].name, *value = entries[i].value;
         bool overridden = false;
@@ -383,8 +377,21 @@ static void print_overlay(const lcsb_policy *p, bool proxied, bool port_known) {
     }
     if (picked)
         printf("  (PORT: the proxy's, on the host's loopback, picked when the command starts)\n");
-    lcsb_argv_free(argv);
     free(entries);
+}
+
+/* How the overlay (the policy's, then PROXY's) replaces NAME, a variable
+ * the caller passes: "" where it does not. */
+static const char *replaced_note(const lcsb_policy *p, char *const *proxy, const char *name) {
+    for (size_t k = 0; proxy && proxy[k] && proxy[k + 1]; k++)
+        if (sets(proxy[k], name)) return " (not the caller's value: lcsb's proxy sets it, below)";
+    for (size_t i = 0, n = lcsb_policy_env_count(p); i < n; i++) {
+        const char *value;
+        if (strcmp(lcsb_policy_env(p, i, &value), name) == 0)
+            return value ? " (not the caller's value: the policy sets it, below)"
+                         : " (not passed after all: the policy unsets it, below)";
+    }
+    return "";
 }
 
 /* Which of the caller's variables the command gets: names only, never a
@@ -403,7 +410,19 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_att
                             ? "the caller's whole environment (inherit), then the policy's overlay"
                             : "allow-listed: the base set and env.pass, then the policy's overlay "
                               "(set, unset)");
-    for (size_t i = 0; names[i]; i++) print_item("passed", names[i], strlen(names[i]), "");
+    /* Under none nothing serves net.domains, and no proxy is named. */
+    bool proxied =
+        strcmp(lcsb_backend_name(b), "none") != 0 && lcsb_policy_net(p) == LCSB_NET_DOMAINS;
+    size_t set_n = 0, first = 0;
+    for (size_t i = 0, n = lcsb_policy_env_count(p); i < n; i++) {
+        const char *value;
+        (void)lcsb_policy_env(p, i, &value);
+        set_n += value != NULL;
+    }
+    char **argv = proxied ? proxy_env(p, set_n, &first) : NULL,
+         **proxy = argv ? argv + first : NULL;
+    for (size_t i = 0; names[i]; i++)
+        print_item("passed", names[i], strlen(names[i]), replaced_note(p, proxy, names[i]));
     for (size_t i = 0; environ[i]; i++) {
         const char *eq = strchr(environ[i], '=');
         if (!eq || eq == environ[i]) continue;
@@ -416,11 +435,9 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_att
             print_item("held back", name, len,
                        " (looks sensitive: env = { pass = { NAME } } passes it, a pattern never)");
     }
-    /* Under none nothing serves net.domains, and no proxy is named. */
-    bool proxied =
-        strcmp(lcsb_backend_name(b), "none") != 0 && lcsb_policy_net(p) == LCSB_NET_DOMAINS;
-    print_overlay(p, proxied, att->net_by == LCSB_NET_BY_NAMESPACE);
+    print_overlay(p, proxy, att->net_by == LCSB_NET_BY_NAMESPACE);
     if (!names[0] && !lcsb_policy_env_count(p) && !proxied) printf("  (none)\n");
+    lcsb_argv_free(argv);
     lcsb_argv_free(names);
     return 0;
 }

@@ -331,7 +331,26 @@ T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in 
   T.ok(out:find("\nbind:\n  allowed   3000", 1) ~= nil, "bind")
   T.ok(out:find("\nprotect:\n[^:]*  %a+ +" .. dir:gsub("%p", "%%%0") .. "/keep\n", 1) ~= nil,
     "the protected path")
+  -- A variable the caller passes and the overlay replaces says so where it
+  -- is passed: the policy's value, or lcsb's proxy's (Java's options
+  -- included: the caller's are replaced, not added to).
+  T.write(dir .. "/pass.lua", 'return require("lcsb").exec_policy { exec = { "sh" }, env = { '
+    .. 'pass = { "JAVA_TOOL_OPTIONS", "HTTPS_PROXY", "GREETING", "KEPT" }, set = { GREETING = "hi" } }, '
+    .. 'net = { domains = { "registry.npmjs.org" } }, degrade = { "net", "metadata", "world" } }\n')
+  local callers = "JAVA_TOOL_OPTIONS=-Dmine=1 HTTPS_PROXY=http://mine:1 GREETING=yo KEPT=1"
+  out = lcsb_cli(dir, "check pass.lua", callers)
+  T.has(out, "\n  passed    JAVA_TOOL_OPTIONS (not the caller's value: lcsb's proxy sets it, "
+    .. "below)\n", "Java's options replaced")
+  T.has(out, "\n  passed    HTTPS_PROXY (not the caller's value: lcsb's proxy sets it, below)\n",
+    "the proxy's variable replaced")
+  T.has(out, "\n  passed    GREETING (not the caller's value: the policy sets it, below)\n",
+    "the policy's value replaces it")
+  T.has(out, "\n  passed    KEPT\n", "one nothing replaces")
   -- Under none nothing serves net.domains: no proxy is named.
+  out = lcsb_cli(dir, "check --backend none pass.lua", callers)
+  T.has(out, "\n  passed    JAVA_TOOL_OPTIONS\n", "the caller's Java options, under none")
+  T.has(out, "\n  passed    GREETING (not the caller's value: the policy sets it, below)\n",
+    "the policy's value still replaces it")
   out = lcsb_cli(dir, "check --backend none p.lua")
   T.hasnt(out, "lcsb's proxy", "no proxy under none")
   T.has(out, "\n  set       GREETING=", "the overlay still")
