@@ -153,34 +153,46 @@ static int pattest(lua_State *L) {
     return 0;
 }
 
-char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
-    if (!s) return lcsb_attestation_json(att);
-    /* One object: the attestation's keys, then the script's. */
+/* ATT as JSON with the keys S adds (S NULL: none) and, for a run, its
+ * STATUS (NULL: none), every one a key of the one object. */
+static char *attestation_json(lcsb_script *s, const lcsb_attestation *att, const int *status) {
     lcsb__buf b = {0};
     lcsb__buf_adds(&b, "{");
     lcsb__attestation_add_keys(&b, att);
-    lcsb__buf_adds(&b, ",");
-    add_policy_json(&b, s);
-    if (s->home_known) add_home_json(&b, s);
-    /* The files the policy was checked against, with what they held. */
-    char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
-    if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
-    if (s->caps && !caps) b.oom = true;
-    free(caps);
-    int status = LUA_OK;
-    if (s->L && s->result != LUA_NOREF) {
+    int lua_status = LUA_OK;
+    if (s) {
+        lcsb__buf_adds(&b, ",");
+        add_policy_json(&b, s);
+        if (s->home_known) add_home_json(&b, s);
+        /* The files the policy was checked against, with what they held. */
+        char *caps = s->caps ? lcsb__caps_json(s->caps) : NULL;
+        if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
+        if (s->caps && !caps) b.oom = true;
+        free(caps);
+    }
+    if (s && s->L && s->result != LUA_NOREF) {
         lua_State *L = s->L;
         int top = lua_gettop(L);
         lua_pushcfunction(L, pattest);
         lua_pushlightuserdata(L, &b);
         lua_pushinteger(L, s->result);
-        status = lua_pcall(L, 2, 0, 0);
+        lua_status = lua_pcall(L, 2, 0, 0);
         lua_settop(L, top);
     }
+    /* How the run ended, which lcsb explain reads back. */
+    if (status) lcsb__buf_addf(&b, ",\"status\":%d", *status);
     lcsb__buf_adds(&b, "}");
-    if (status != LUA_OK || b.oom) {
+    if (lua_status != LUA_OK || b.oom) {
         lcsb__buf_free(&b);
         return NULL;
     }
     return b.p;
+}
+
+char *lcsb_script_attestation_json(lcsb_script *s, const lcsb_attestation *att) {
+    return attestation_json(s, att, NULL);
+}
+
+char *lcsb_script_run_json(lcsb_script *s, const lcsb_run_result *result) {
+    return attestation_json(s, &result->attestation, &result->status);
 }

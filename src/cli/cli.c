@@ -141,17 +141,14 @@ static FILE *open_attestation(const char *where) {
 }
 
 /* ATT, with what the script adds: the files it read and how it was trusted,
- * the caps files it was checked against, the files that run later. */
+ * the caps files it was checked against, the files that run later; after a
+ * run (RESULT), its status too, for lcsb explain. */
 static int write_attestation(FILE *f, const char *where, lcsb_script *script,
-                             const lcsb_attestation *att, const int *status) {
-    char *json = lcsb_script_attestation_json(script, att);
+                             const lcsb_attestation *att, const lcsb_run_result *result) {
+    char *json =
+        result ? lcsb_script_run_json(script, result) : lcsb_script_attestation_json(script, att);
     int rc = 0;
-    /* After a run, its status too, for lcsb explain: the object's keys, then
-     * "status", then its brace again. */
-    int printed = !json ? -1
-                  : status
-                      ? fprintf(f, "%.*s,\"status\":%d}\n", (int)strlen(json) - 1, json, *status)
-                      : fprintf(f, "%s\n", json);
+    int printed = json ? fprintf(f, "%s\n", json) : -1;
     if (printed < 0 || (f != stderr && fclose(f) != 0)) {
         cli_say("cannot write the attestation to %s: %s", where,
                 json ? strerror(errno) : "out of memory");
@@ -242,8 +239,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     /* Before the attestation, which lists the files that run later it finds. */
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
-    if (attest)
-        write_attestation(attest, args->attest, script, &result.attestation, &result.status);
+    if (attest) write_attestation(attest, args->attest, script, &result.attestation, &result);
     if (learning) return learn_after(args, script, &result);
     /* A run that succeeds keeps stderr the command's: tools parse it. */
     if (result.status != 0 || args->report)

@@ -330,6 +330,14 @@ static void test_script_attestation_json(void **state) {
     assert_contains(json, ",\"policy\":{\"script\":\"");
     assert_contains(json, ",\"caps\":[{\"file\":\"");
     assert_lacks(json, "run_later");
+    /* After a run, its status as one more key of the same object. */
+    lcsb_run_result ran = {.attestation = att, .status = 3};
+    char *run = lcsb_script_run_json(s, &ran);
+    assert_non_null(run);
+    assert_memory_equal(run, json, strlen(json) - 1);
+    assert_string_equal(run + strlen(json) - 1, ",\"status\":3}");
+    assert_lacks(json, "\"status\"");
+    free(run);
     free(json);
     /* Past the file system's clock tick from the script's start. */
     usleep(30000);

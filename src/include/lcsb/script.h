@@ -213,6 +213,12 @@ LCSB_API char **lcsb_script_after_run(lcsb_script *script);
  * the private HOME showed of the real one ([{"name": "~/.gitconfig",
  * "path": where it led}]). */
 LCSB_API char *lcsb_script_attestation_json(lcsb_script *script, const lcsb_attestation *att);
+/* Returns what lcsb_script_attestation_json does for RESULT's attestation,
+ * with the run's exit status as one more key of the same object,
+ * "status": N; which the caller frees with free(); NULL on ENOMEM. What
+ * `lcsb --attest FILE` writes after a run, and what lcsb_explain_attestation
+ * reads the status from. RESULT is only read. */
+LCSB_API char *lcsb_script_run_json(lcsb_script *script, const lcsb_run_result *result);
 /* Fills the caller's OUT with the container world the script's exec_policy
  * named (oci = {...}), for lcsb_backend_oci, which copies it; its strings
  * belong to SCRIPT and live until lcsb_script_close. False when it named
