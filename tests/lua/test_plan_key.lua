@@ -98,8 +98,13 @@ T.case("lcsb's modules as loaded are unchanged, and written out alike in any env
     io.write(#state, " ", (state:gsub("[^%w]", ""):sub(1, 4096)))
   ]]
   local lua = arg[-1]
+  -- What runs lua itself (a sanitizer's runtime, preloaded) goes along.
+  local runtime = ""
+  for _, name in ipairs { "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" } do
+    if os.getenv(name) then runtime = runtime .. ("%s=%q "):format(name, os.getenv(name)) end
+  end
   local function state_in(env, dir)
-    local cmd = ("cd %s && env -i LUA_PATH=%q LUA_CPATH=%q %s %q -e %q"):format(dir,
+    local cmd = ("cd %s && env -i %sLUA_PATH=%q LUA_CPATH=%q %s %q -e %q"):format(dir, runtime,
       package.path, package.cpath, env, lua, probe)
     local p = assert(io.popen(cmd))
     local out = p:read("a")
