@@ -57,10 +57,34 @@ static lcsb__secret *new_secret(lcsb__interception *ic) {
  * none, so only a directory this old can be a dead run's for sure. */
 #define BUNDLE_DEAD_AFTER (60 * 60)
 
+/* Is the directory at FD (one of lcsb's, by its name) a dead run's, whole:
+ * nothing in it but the bundle and the truststore, each a file of the
+ * user's? Anything else there, and it is not lcsb's to remove. */
+static bool only_certificates(int fd) {
+    int again = dup(fd);
+    DIR *d = again >= 0 ? fdopendir(again) : NULL;
+    if (!d) {
+        if (again >= 0) close(again);
+        return false;
+    }
+    bool only = true;
+    struct dirent *e;
+    while (only && (e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        only = (strcmp(e->d_name, BUNDLE_FILE) == 0 || strcmp(e->d_name, TRUSTSTORE_FILE) == 0) &&
+               fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+               st.st_uid == geteuid();
+    }
+    closedir(d);
+    return only;
+}
+
 /* The directories of certificates dead runs left in TMP (an lcsb killed by
- * SIGKILL removes nothing): the user's, no run's lock on them, and older
- * than BUNDLE_DEAD_AFTER. Certificates only (the authority's key is never
- * on disk), but they would pile up. */
+ * SIGKILL removes nothing): the user's, no run's lock on them, older than
+ * BUNDLE_DEAD_AFTER, and holding nothing but what a run writes there.
+ * Certificates only (the authority's key is never on disk), but they would
+ * pile up. */
 static void sweep_dead_bundles(const char *tmp) {
     DIR *d = opendir(tmp);
     if (!d) return;
@@ -74,7 +98,7 @@ static void sweep_dead_bundles(const char *tmp) {
             continue;
         int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && only_certificates(fd)) {
             (void)unlinkat(fd, BUNDLE_FILE, 0);
             (void)unlinkat(fd, TRUSTSTORE_FILE, 0);
             (void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
@@ -99,13 +123,20 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
         return lcsb__fail(err, LCSB_ESYS, "cannot make a directory for the run's certificates: %s",
                           strerror(e));
     }
+    /* Held open to the end: what is removed then is removed in it, wherever
+     * its name has come to lead (the command may rename where it writes). */
+    int fd = open(ic->bundle_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        (void)rmdir(ic->bundle_dir);
+        ic->bundle_dir[0] = '\0';
+        return lcsb__fail(err, LCSB_ESYS,
+                          "cannot open the directory for the run's certificates: %s", strerror(e));
+    }
+    ic->bundle_fd = fd + 1;
     /* Unlocked (a file system without flock), it stands until it is an
      * hour old, which is as long as an older lcsb's did. */
-    int fd = open(ic->bundle_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-        ic->bundle_lock = fd + 1;
-    else if (fd >= 0)
-        close(fd);
+    (void)flock(fd, LOCK_EX | LOCK_NB);
     snprintf(ic->bundle, sizeof ic->bundle, "%s/" BUNDLE_FILE, ic->bundle_dir);
     snprintf(ic->truststore, sizeof ic->truststore, "%s/" TRUSTSTORE_FILE, ic->bundle_dir);
     int rc = lcsb__tls_new(&ic->tls, err);
@@ -335,6 +366,20 @@ int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block)
     return 0;
 }
 
+/* The run's directory of certificates, open at FD, emptied and gone: its
+ * files removed in it, never through its name; then its name removed where
+ * that still names it (the command may have put a symlink or another
+ * directory there). */
+static void remove_bundle(int fd, const char *dir) {
+    struct stat held, named;
+    (void)unlinkat(fd, BUNDLE_FILE, 0);
+    (void)unlinkat(fd, TRUSTSTORE_FILE, 0);
+    if (fstat(fd, &held) == 0 && lstat(dir, &named) == 0 && S_ISDIR(named.st_mode) &&
+        named.st_dev == held.st_dev && named.st_ino == held.st_ino)
+        (void)rmdir(dir);
+    close(fd);
+}
+
 void lcsb__interception_close(lcsb__interception *ic) {
     lcsb__tls_free(ic->tls);
     ic->tls = NULL;
@@ -342,10 +387,7 @@ void lcsb__interception_close(lcsb__interception *ic) {
     free(ic->secrets);
     ic->secrets = NULL;
     ic->secrets_n = ic->secrets_cap = 0;
-    if (ic->bundle[0]) (void)unlink(ic->bundle);
-    if (ic->truststore[0]) (void)unlink(ic->truststore);
-    if (ic->bundle_dir[0]) (void)rmdir(ic->bundle_dir);
-    if (ic->bundle_lock) close(ic->bundle_lock - 1);
-    ic->bundle_lock = 0;
+    if (ic->bundle_fd) remove_bundle(ic->bundle_fd - 1, ic->bundle_dir);
+    ic->bundle_fd = 0;
     ic->bundle[0] = ic->truststore[0] = ic->bundle_dir[0] = '\0';
 }

@@ -20,7 +20,7 @@
 typedef struct lcsb__interception {
     lcsb__tls *tls; /* NULL: no interception in this run */
     char bundle_dir[PATH_MAX - 32];
-    int bundle_lock; /* bundle_dir open and locked, plus one: 0 for none */
+    int bundle_fd; /* bundle_dir open (and locked), plus one: 0 for none */
     char bundle[PATH_MAX];
     char truststore[PATH_MAX]; /* the bundle for Java */
     /* The policy's secrets, then the values withheld (hosts_n 0). */

@@ -31,6 +31,14 @@ const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names);
  * it (a function with no name: the script's own). */
 const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, lcsb__buf *out);
 
+/* Lua's collector held still while lcsb walks tables a script can reach
+ * (each function above does): a finalizer it would run could change them
+ * under the walk. Returns whether it ran, for lcsb__lua_data_resume. Only
+ * running out of memory raises in between, which leaves it held, and ends
+ * the script anyway. */
+int lcsb__lua_data_hold(lua_State *L);
+void lcsb__lua_data_resume(lua_State *L, int was_running);
+
 /* The value LEN bytes of DATA encode, pushed: 1, or 0 with nothing pushed
  * when they are not one such value, whole. Raises only when Lua runs out of
  * memory. */

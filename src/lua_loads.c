@@ -635,9 +635,30 @@ static int l_reads_since(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.reads_so_far() -> every file the script read so far (the
+ * script first), as "REAL SHA256" lines: which script this is, and what it
+ * is made of, for a plan's key. A script is trusted code and may reach into
+ * lcsb's modules in ways no state shows (a hook that runs while composing):
+ * what it then made is kept for that script alone. "" where no script runs
+ * through lcsb (a plain Lua host). */
+static int l_reads_so_far(lua_State *L) {
+    const lcsb__loads *loads = installed(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; loads && i < loads->read.n; i++) {
+        luaL_addstring(&b, loads->read.v[i].real ? loads->read.v[i].real : loads->read.v[i].path);
+        luaL_addchar(&b, ' ');
+        luaL_addstring(&b, loads->read.v[i].sha256);
+        luaL_addchar(&b, '\n');
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 const luaL_Reg lcsb__lua_loads_functions[] = {
     {"reads_mark", l_reads_mark},
     {"reads_since", l_reads_since},
+    {"reads_so_far", l_reads_so_far},
     {NULL, NULL},
 };
 

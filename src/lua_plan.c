@@ -101,23 +101,40 @@ static int l_build_id(lua_State *L) {
     return 1;
 }
 
+/* BODY (one of the four below) run with Lua's collector held still
+ * (lcsb__lua_data_hold): none of the script's finalizers runs while lcsb
+ * reads the script's tables. BODY leaves its answer pushed, or returns why
+ * there is none: then nil, why. */
+static int held(lua_State *L, const char *(*body)(lua_State *L)) {
+    int running = lcsb__lua_data_hold(L);
+    int top = lua_gettop(L);
+    const char *why = body(L);
+    lcsb__lua_data_resume(L, running);
+    if (!why) return lua_gettop(L) - top;
+    luaL_pushfail(L);
+    lua_pushstring(L, why);
+    return 2;
+}
+
+/* The bytes in OUT pushed, or why not. */
+static const char *pushed(lua_State *L, lcsb__buf *out, const char *why) {
+    if (!why && out->oom) why = "out of memory";
+    if (!why) lua_pushlstring(L, out->p, out->len);
+    lcsb__buf_free(out);
+    return why;
+}
+
 /* lcsb.core.plan_key(value, mark) -> bytes | nil, why: VALUE (plain data)
  * in the one form equal data has, tables with the metatable MARK marked as
  * such: what a plan is found by. */
+static const char *plan_key(lua_State *L) {
+    lcsb__buf key = {0};
+    return pushed(L, &key, lcsb__lua_data_encode_sorted(L, 1, lua_istable(L, 2) ? 2 : 0, &key));
+}
+
 static int l_plan_key(lua_State *L) {
     luaL_checkany(L, 1);
-    int mark = lua_istable(L, 2) ? 2 : 0;
-    lcsb__buf key = {0};
-    const char *why = lcsb__lua_data_encode_sorted(L, 1, mark, &key);
-    if (!why && key.oom) why = "out of memory";
-    if (!why) lua_pushlstring(L, key.p, key.len);
-    lcsb__buf_free(&key);
-    if (why) {
-        luaL_pushfail(L);
-        lua_pushstring(L, why);
-        return 2;
-    }
-    return 1;
+    return held(L, plan_key);
 }
 
 /* Where the names of lcsb's functions are kept (function -> name), once
@@ -153,47 +170,51 @@ static const char *push_names(lua_State *L) {
 /* lcsb.core.plan_stock(roots): ROOTS (lcsb's modules, as they are loaded)
  * kept as they are now, for plan_unchanged, and for plan_state to name
  * their functions by. */
-static int l_plan_stock(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
+static const char *plan_stock(lua_State *L) {
     const char *why = lcsb__lua_stock_keep(L, 1);
     /* Named already (a state was written out): these are named now. */
     if (!why && lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE)
         why = lcsb__lua_data_name_functions(L, 1, -1);
-    if (why) return luaL_error(L, "plan_stock: %s", why);
+    lua_settop(L, 1);
+    return why;
+}
+
+static int l_plan_stock(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    if (held(L, plan_stock)) return luaL_error(L, "plan_stock: %s", lua_tostring(L, -1));
     return 0;
 }
 
 /* lcsb.core.plan_unchanged(roots) -> boolean: is ROOTS what the first
  * plan_stock kept? Then their state is the one this build loads. */
+static const char *plan_unchanged(lua_State *L) {
+    lua_pushboolean(L, lcsb__lua_stock_same(L, 1));
+    return NULL;
+}
+
 static int l_plan_unchanged(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_pushboolean(L, lcsb__lua_stock_same(L, 1));
-    return 1;
+    return held(L, plan_unchanged);
 }
 
 /* lcsb.core.plan_state(roots) -> bytes | nil, why: the state of ROOTS
  * (lcsb's modules as a policy script left them), in the one form equal
  * state has; nil when a function the script made is among them, or no
  * names were given. */
-static int l_plan_state(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
+static const char *plan_state(lua_State *L) {
     const char *why = push_names(L);
-    if (why) {
-        luaL_pushfail(L);
-        lua_pushstring(L, why);
-        return 2;
-    }
+    if (why) return why;
     lcsb__buf state = {0};
     why = lcsb__lua_data_encode_state(L, 1, -1, &state);
-    if (!why && state.oom) why = "out of memory";
-    if (!why) lua_pushlstring(L, state.p, state.len);
-    lcsb__buf_free(&state);
-    if (why) {
-        luaL_pushfail(L);
-        lua_pushstring(L, why);
-        return 2;
-    }
-    return 1;
+    lua_pop(L, 1); /* the names */
+    return pushed(L, &state, why);
+}
+
+static int l_plan_state(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    return held(L, plan_state);
 }
 
 const luaL_Reg lcsb__lua_plan_functions[] = {

@@ -373,6 +373,37 @@ if [[ $(id -u) == 0 ]]; then
 fi
 end
 
+# ---- a plan is its script's alone ----
+# A script is trusted code and can reach into lcsb while it composes (a hook
+# in package.preload for a module only composing loads) in ways no state of
+# lcsb's modules shows. What it composes that way is kept for it alone:
+# another script with the same options in the same project composes its own.
+begin "a plan is its script's alone: one alike but for a hook is not used"
+fresh alone
+cat >"$proj/policy.lua" <<'EOF'
+local lcsb = require "lcsb"
+return lcsb.exec_policy { exec = { lcsb.tools.shell } }
+EOF
+cat >"$proj/hooked.lua" <<'EOF'
+local lcsb = require "lcsb"
+local load = package.preload["lcsb.exec_tier"]
+package.preload["lcsb.exec_tier"] = function(...)
+  table.insert(lcsb.tools.shell, "perl")
+  return load(...)
+end
+return lcsb.exec_policy { exec = { lcsb.tools.shell } }
+EOF
+settle
+perl_runs='perl -e "print qq(perl ran\n)"'
+hooked=$(cd "$proj" && "$LCSB" check --no-trust-check hooked.lua -- sh 2>&1 | sed -n '/^plan:/{n;s/^  //;p}')
+[[ $hooked == "composed (no plan kept yet); kept for the runs after" ]] || fail "hooked: $hooked"
+(cd "$proj" && "$LCSB" --no-trust-check hooked.lua -- sh -c "$perl_runs" >"$work/out" 2>&1)
+[[ $? == 0 && $(cat "$work/out") == "perl ran" ]] || fail "the hook did not add perl: $(cat "$work/out")"
+expect_plan "composed (no plan kept yet)" sh
+run sh -c "$perl_runs"
+[[ $status == 126 ]] || fail "the plain script ran perl (the hooked script's plan?): $status $out $err"
+end
+
 # ---- lcsb cache list|clear --plans, and the store's bound ----
 begin "lcsb cache --plans lists, clears and bounds the store"
 fresh store

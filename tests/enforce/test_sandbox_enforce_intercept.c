@@ -470,6 +470,12 @@ static void test_git_push_with_secret(void **state) {
         fail_msg("the server's repository: %s%s", logged.out, logged.err);
 }
 
+/* PATH's times AGE seconds ago. */
+static void backdate(const char *path, time_t age) {
+    struct timespec times[2] = {{.tv_sec = time(NULL) - age}, {.tv_sec = time(NULL) - age}};
+    assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
 /* A directory of certificates left in TMPDIR by a run that is gone (lcsb
  * killed by SIGKILL removes nothing), made here as such a run leaves it. */
 static void dead_bundle(const char *dir, const char *name, time_t age, char *out) {
@@ -478,8 +484,7 @@ static void dead_bundle(const char *dir, const char *name, time_t age, char *out
     assert_int_equal(mkdir(out, 0700), 0);
     FMT(file, "%s/certificates.pem", out);
     write_file(file, "-----BEGIN CERTIFICATE-----\n");
-    struct timespec times[2] = {{.tv_sec = time(NULL) - age}, {.tv_sec = time(NULL) - age}};
-    assert_int_equal(utimensat(AT_FDCWD, out, times, 0), 0);
+    backdate(out, age);
 }
 
 /* Each intercepting run removes what dead runs left: the user's directories
@@ -493,9 +498,15 @@ static void test_dead_runs_certificates(void **state) {
     run_tmp t;
     make_run_tmp(f, &t);
     char dead[PATH_MAX], young[PATH_MAX], held[PATH_MAX], link[PATH_MAX + 32];
+    char more[PATH_MAX], more_file[PATH_MAX + 32];
     dead_bundle(t.dir, "lcsb-tls-dead01", 2 * 60 * 60, dead);
     dead_bundle(t.dir, "lcsb-tls-young1", 60, young);
     dead_bundle(t.dir, "lcsb-tls-held01", 2 * 60 * 60, held);
+    /* Something besides certificates in it: not a run's, whatever its name. */
+    dead_bundle(t.dir, "lcsb-tls-more01", 2 * 60 * 60, more);
+    FMT(more_file, "%s/notes", more);
+    write_file(more_file, "mine\n");
+    backdate(more, 2 * 60 * 60);
     FMT(link, "%s/lcsb-tls-link01", t.dir);
     assert_int_equal(symlink(f->outside, link), 0);
     int lock = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -515,20 +526,68 @@ static void test_dead_runs_certificates(void **state) {
     lcsb_env(f, "landlock", CMD("true"), ENV(t.env), &P);
     assert_int_equal(P.status, 0);
     assert_exists(dead, false);
+    char planted[PATH_MAX + 32];
     assert_exists(young, true);
     assert_exists(held, true);
+    FMT(planted, "%s/certificates.pem", more);
+    assert_exists(planted, true);
     assert_exists(link, true);
     assert_exists(f->outside, true);
     close(lock);
     /* Nothing else: the run removed its own. */
-    char planted[PATH_MAX + 32];
-    for (const char *const *d = ENV(young, held); *d; d++) {
+    assert_int_equal(unlink(more_file), 0);
+    for (const char *const *d = ENV(young, held, more); *d; d++) {
         FMT(planted, "%s/certificates.pem", *d);
         assert_int_equal(unlink(planted), 0);
         assert_int_equal(rmdir(*d), 0);
     }
     assert_int_equal(unlink(link), 0);
     assert_left_nothing(t.dir, "after an intercepting run swept dead runs' certificates");
+}
+
+/* The run's directory of certificates is emptied through the descriptor
+ * lcsb holds, never through its name: a command that can write where lcsb's
+ * TMPDIR is (here, in the project) and puts a symlink in its place gets no
+ * file removed where the symlink leads. */
+static void test_certificates_removed_where_they_are(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char tmp[PATH_MAX + 16], env[PATH_MAX + 32], victim[PATH_MAX + 16], file[PATH_MAX + 48];
+    FMT(tmp, "%s/.tmp", f->project);
+    FMT(env, "TMPDIR=%s", tmp);
+    FMT(victim, "%s/victim", f->outside);
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    assert_int_equal(mkdir(victim, 0700), 0);
+    for (const char *const *name = ENV("certificates.pem", "truststore.jks"); *name; name++) {
+        FMT(file, "%s/%s", victim, *name);
+        write_file(file, "not lcsb's\n");
+    }
+    policy(f,
+           "exec = { \"sh\", \"mv\", \"ln\", \"dirname\" }, net = { domains = { "
+           "[\"%s:%d\"] = { methods = { \"GET\" } } }, lan = { \"127.0.0.0/8\" } }",
+           srv.host, srv.https);
+    char swap[PATH_MAX + 128];
+    FMT(swap, "d=$(dirname \"$SSL_CERT_FILE\") && mv \"$d\" \"$d.moved\" && ln -s %s \"$d\"",
+        victim);
+    lcsb_env(f, "landlock", CMD("sh", "-c", swap), ENV(env), &P);
+    if (P.status != 0) {
+        describe("the swap", CMD("sh", "-c", swap), &P);
+        fail_msg("the command could not put a symlink in place of its certificates");
+    }
+    for (const char *const *name = ENV("certificates.pem", "truststore.jks"); *name; name++) {
+        FMT(file, "%s/%s", victim, *name);
+        assert_content(file, "not lcsb's\n");
+    }
+    /* The run's own, moved, were removed where they went. */
+    char moved[PATH_MAX + 64];
+    FMT(swap, "ls %s", tmp);
+    run_child(NULL, CMD("sh", "-c", swap), NULL, &P);
+    char *name = strtok(P.out, "\n");
+    for (; name; name = strtok(NULL, "\n")) {
+        if (!strstr(name, ".moved")) continue;
+        FMT(moved, "%s/%s", tmp, name);
+        assert_left_nothing(moved, "after the run, in its moved directory of certificates");
+    }
 }
 
 int main(void) {
@@ -541,6 +600,7 @@ int main(void) {
         T(test_secret_from_file),
         T(test_git_push_with_secret),
         T(test_dead_runs_certificates),
+        T(test_certificates_removed_where_they_are),
     };
     return cmocka_run_group_tests_name("sandbox_enforce_intercept", tests, net_group_setup,
                                        net_group_teardown);

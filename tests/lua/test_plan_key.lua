@@ -186,4 +186,31 @@ T.case("each change a script can make to lcsb's modules is seen", function()
     function() lcsb.run_later = run_later end)
 end)
 
+T.case("no finalizer of the script's runs while lcsb walks its tables", function()
+  -- A collection that lcsb's own walk starts would run the script's
+  -- finalizers in it, and one could change the tables being walked (pairs
+  -- counted, then more of them: memory past what was counted for).
+  local inside, pause, stepmul = 0, collectgarbage("incremental"), nil
+  local function trap()
+    -- A C function of lcsb.core's on the stack: "in function 'lcsb.core.plan_state'".
+    if debug.traceback():find("core%.plan_") then inside = inside + 1 end
+    setmetatable({}, { __gc = trap })
+  end
+  setmetatable({}, { __gc = trap })
+  local big = {}
+  for i = 1, 20000 do big[string.rep("k", 200) .. i] = i end
+  collectgarbage("incremental", 100, 100, 13)
+  lcsb.big = big
+  for _ = 1, 3 do
+    T.ok(not core.plan_unchanged(plans.state_roots(lcsb)), "a table added is a change")
+    T.ok(core.plan_state(plans.state_roots(lcsb)), "the state written out")
+    T.ok(core.plan_key({ big = big }, tools.preset_mark), "a key")
+  end
+  lcsb.big = nil
+  collectgarbage("incremental", 200, 100, 13)
+  collectgarbage()
+  T.eq(inside, 0, "finalizers run inside lcsb's walks")
+  T.ok(unchanged(), "lcsb's modules as loaded again")
+end)
+
 T.run()
