@@ -126,6 +126,15 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
     /* Held open to the end: what is removed then is removed in it, wherever
      * its name has come to lead (the command may rename where it writes). */
     int fd = open(ic->bundle_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    /* Still the one mkdtemp made (the user's, 0700), not one put in its
+     * place since by whoever else writes in TMPDIR. */
+    if (fd >= 0 &&
+        (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)) {
+        close(fd);
+        fd = -1;
+        errno = EEXIST;
+    }
     if (fd < 0) {
         int e = errno;
         (void)rmdir(ic->bundle_dir);
@@ -140,7 +149,8 @@ static int open_authority(lcsb__interception *ic, lcsb_error *err) {
     snprintf(ic->bundle, sizeof ic->bundle, "%s/" BUNDLE_FILE, ic->bundle_dir);
     snprintf(ic->truststore, sizeof ic->truststore, "%s/" TRUSTSTORE_FILE, ic->bundle_dir);
     int rc = lcsb__tls_new(&ic->tls, err);
-    if (!rc && (rc = lcsb__tls_write_trust(ic->tls, ic->bundle, ic->truststore, err)) != 0)
+    if (!rc && (rc = lcsb__tls_write_trust(ic->tls, ic->bundle_fd - 1, ic->bundle, ic->truststore,
+                                           err)) != 0)
         ic->bundle[0] = ic->truststore[0] = '\0';
     return rc;
 }

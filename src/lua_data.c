@@ -310,6 +310,15 @@ static const char *encode(encoder *e, lua_State *L, int idx, int depth) {
     if (depth >= DEPTH_MAX) return "tables nested deeper than 64 (or in a circle)";
     if (!lua_checkstack(L, 6)) return "tables nested too deep for the stack";
     idx = lua_absindex(L, idx);
+    /* A weak table loses pairs to a collection the walk cannot hold off
+     * (an emergency one, when memory runs short), keys it still reads
+     * among them: its pairs are no data to keep. */
+    if (lua_getmetatable(L, idx)) {
+        lua_pushliteral(L, "__mode");
+        bool weak = lua_rawget(L, -2) != LUA_TNIL;
+        lua_pop(L, 2);
+        if (weak) return "a weak table (its metatable has __mode)";
+    }
     if (e->seen) {
         lua_pushvalue(L, idx);
         if (lua_rawget(L, e->seen) == LUA_TNUMBER) {

@@ -418,7 +418,10 @@ static int l_loadfile(lua_State *L) {
     }
     size_t len;
     const char *data = take(L, loads_of(L), path, &len, true, true);
-    if (!data) return 2; /* nil, message */
+    if (!data) {
+        lua_pop(L, 1); /* the errno: loadfile gives nil, message */
+        return 2;
+    }
     if (load_chunk(L, data, len, path) != LUA_OK) {
         luaL_pushfail(L);
         lua_insert(L, -2);
@@ -636,22 +639,20 @@ static int l_reads_since(lua_State *L) {
 }
 
 /* lcsb.core.reads_so_far() -> every file the script read so far (the
- * script first), as "REAL SHA256" lines: which script this is, and what it
- * is made of, for a plan's key. A script is trusted code and may reach into
+ * script first), a list of "SHA256 REAL" (the digest's length is fixed, so
+ * any path follows it unmistaken): which script this is, and what it is
+ * made of, for a plan's key. A script is trusted code and may reach into
  * lcsb's modules in ways no state shows (a hook that runs while composing):
- * what it then made is kept for that script alone. "" where no script runs
- * through lcsb (a plain Lua host). */
+ * what it then made is kept for that script alone. Empty where no script
+ * runs through lcsb (a plain Lua host). */
 static int l_reads_so_far(lua_State *L) {
     const lcsb__loads *loads = installed(L);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
+    lua_newtable(L);
     for (size_t i = 0; loads && i < loads->read.n; i++) {
-        luaL_addstring(&b, loads->read.v[i].real ? loads->read.v[i].real : loads->read.v[i].path);
-        luaL_addchar(&b, ' ');
-        luaL_addstring(&b, loads->read.v[i].sha256);
-        luaL_addchar(&b, '\n');
+        const lcsb__trust_file *f = &loads->read.v[i];
+        lua_pushfstring(L, "%s %s", f->sha256, f->real ? f->real : f->path);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    luaL_pushresult(&b);
     return 1;
 }
 

@@ -335,8 +335,14 @@ static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LE
 
 /* The same certificates for Java: SYSTEM's (LEN bytes of PEM) and T's
  * authority, as a JKS store at PATH. 0, or -1 with what failed in WHY. */
-static int write_truststore(const lcsb__tls *t, const char *system, size_t len, const char *path,
-                            const char **why) {
+/* PATH's last component: the name of PATH's file in its directory. */
+static const char *file_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int write_truststore(const lcsb__tls *t, const char *system, size_t len, int dir,
+                            const char *path, const char **why) {
     lcsb__jks k = {0};
     lcsb__jks_init(&k);
     uint64_t ms = (uint64_t)time(NULL) * 1000;
@@ -347,7 +353,9 @@ static int write_truststore(const lcsb__tls *t, const char *system, size_t len, 
     if (ok) lcsb__jks_add_trusted(&k, "lcsb-run", ms, ours, (size_t)ours_len);
     ossl.CRYPTO_free(ours, OPENSSL_FILE, OPENSSL_LINE);
     ok = ok && lcsb__jks_finish(&k, LCSB__JKS_PASSWORD, sha1);
-    int fd = ok ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+    int fd = ok ? openat(dir, file_name(path), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                         0644)
+                : -1;
     if (ok) *why = NULL;
     ok = fd >= 0 && lcsb__write_all(fd, k.bytes.p, k.bytes.len);
     if (fd >= 0) ok = close(fd) == 0 && ok;
@@ -355,7 +363,7 @@ static int write_truststore(const lcsb__tls *t, const char *system, size_t len, 
     return ok ? 0 : -1;
 }
 
-int lcsb__tls_write_trust(const lcsb__tls *t, const char *bundle, const char *truststore,
+int lcsb__tls_write_trust(const lcsb__tls *t, int dir, const char *bundle, const char *truststore,
                           lcsb_error *err) {
     const char *system = system_certificates();
     char *data = NULL;
@@ -365,7 +373,8 @@ int lcsb__tls_write_trust(const lcsb__tls *t, const char *bundle, const char *tr
                           "cannot read the system's certificates (%s) for the bundle the command "
                           "trusts: %s",
                           system, strerror(errno));
-    int fd = open(bundle, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd =
+        openat(dir, file_name(bundle), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     bool ok = f && fwrite(data, 1, len, f) == len &&
               (len == 0 || data[len - 1] == '\n' || fputc('\n', f) != EOF) &&
@@ -380,14 +389,14 @@ int lcsb__tls_write_trust(const lcsb__tls *t, const char *bundle, const char *tr
     if (!ok)
         rc = lcsb__fail(err, LCSB_ESYS, "cannot write the certificate bundle %s: %s", bundle,
                         strerror(saved ? saved : EIO));
-    else if (write_truststore(t, data, len, truststore, &why) != 0)
+    else if (write_truststore(t, data, len, dir, truststore, &why) != 0)
         rc = lcsb__fail(err, LCSB_ESYS, "cannot write the Java truststore %s: %s", truststore,
                         why ? why : strerror(errno ? errno : EIO));
     free(data);
     /* Half a bundle or store would be left behind in the run's directory. */
     if (rc) {
-        if (fd >= 0) (void)unlink(bundle);
-        (void)unlink(truststore);
+        if (fd >= 0) (void)unlinkat(dir, file_name(bundle), 0);
+        (void)unlinkat(dir, file_name(truststore), 0);
     }
     return rc;
 }

@@ -30,8 +30,11 @@ void lcsb__tls_free(lcsb__tls *t); /* NULL-safe; the last holder frees */
  * no PEM, as a Java KeyStore (JKS) at TRUSTSTORE, each certificate a
  * trusted entry, its digest for LCSB__JKS_PASSWORD (jks.h); both made, mode
  * 0644, certificates only. 0, or why not, with neither left: a bundle
- * without the system's certificates would fail every other host. */
-int lcsb__tls_write_trust(const lcsb__tls *t, const char *bundle, const char *truststore,
+ * without the system's certificates would fail every other host. Both go
+ * in the directory open at DIR, by the last component of each path (the
+ * paths name them in messages): made, and on failure removed, in that
+ * directory, wherever its name has come to lead meanwhile. */
+int lcsb__tls_write_trust(const lcsb__tls *t, int dir, const char *bundle, const char *truststore,
                           lcsb_error *err);
 
 /* One end of a judged connection: a socket, in TLS or not. */

@@ -66,6 +66,11 @@ T.case("what is no plain data has no key, and says why", function()
   local circle = {}
   circle.self = circle
   refused(circle, "nested deeper")
+  -- A weak table loses pairs to an emergency collection, mid-walk: even as
+  -- the mark, it is no data.
+  local weak_meta = { __mode = "v" }
+  refused({ setmetatable({ "x" }, weak_meta) }, "weak table")
+  T.eq((core.plan_key({ setmetatable({ "x" }, weak_meta) }, weak_meta)), nil, "weak, as the mark")
   -- Without a mark, a preset is a table with a metatable like any other.
   T.eq((core.plan_key({ tools.shell })), nil, "no mark given")
 end)
