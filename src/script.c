@@ -238,6 +238,24 @@ static void push_run_context(lua_State *L, const char *const *argv) {
     lua_setfield(L, -2, "env");
 }
 
+/* Of Lua's debug library, a policy script gets traceback (for xpcall's
+ * messages) and nothing else: the rest reaches into lcsb's own state, its
+ * registry (what its C functions take for their own), its functions'
+ * upvalues and locals (a plan's key as it is made), its hooks. */
+static void debug_traceback_only(lua_State *L) {
+    lua_createtable(L, 0, 1);
+    lua_getglobal(L, "debug");
+    lua_getfield(L, -1, "traceback");
+    lua_setfield(L, -3, "traceback");
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "debug");
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "debug");
+    lua_pop(L, 1);
+}
+
 /* Everything that can raise runs here, under lua_pcall. */
 static int pmain(lua_State *L) {
     pmain_args *args = lua_touserdata(L, 1);
@@ -245,6 +263,7 @@ static int pmain(lua_State *L) {
     /* `require "lcsb"` finds lcsb's modules in the library; only the
      * system's Lua C modules (lua-cjson for JSON policy files). */
     lcsb__lua_open(L, args->lua_dir);
+    debug_traceback_only(L);
     lcsb__stop_open_commands(L);
     lcsb__loads_install(L, &s->loads);
 

@@ -344,13 +344,17 @@ T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in 
   T.has(out, "\nwrite:\n  (none)\n", "write says (none)")
 end)
 
-T.case("a policy script's loadfile of a file that is not there gives nil and a message", function()
+T.case("a policy script's Lua: loadfile of a missing file is nil; of debug, traceback only", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local dir = T.tmpdir()
   T.write(dir .. "/p.lua", 'local f, err, more = loadfile("missing.lua")\n'
     .. 'assert(f == nil, "loadfile gave " .. tostring(f))\n'
     .. 'assert(type(err) == "string" and err:find("missing.lua", 1, true), tostring(err))\n'
     .. 'assert(more == nil, "and more: " .. tostring(more))\n'
+    .. 'assert(require("debug") == debug, "one debug table")\n'
+    .. 'for name in pairs(debug) do assert(name == "traceback", "debug." .. name) end\n'
+    .. 'local ok, msg = xpcall(error, debug.traceback, "x")\n'
+    .. 'assert(not ok and msg:find("stack traceback", 1, true), msg)\n'
     .. 'return require("lcsb").exec_policy { exec = { "sh" } }\n')
   local out, code = lcsb_cli(dir, "check p.lua")
   T.eq(code, 0, "the script's asserts: " .. out)
