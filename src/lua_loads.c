@@ -506,13 +506,26 @@ static int l_search_c(lua_State *L) {
     return 2;
 }
 
-/* load(chunk, ...): under lcsb trust over a record, a string that is the
- * very bytes of a data file the record does not cover (a state file read,
- * then run) is that file's code: stopped as dofile of it would be. What the
- * script builds from such bytes before it loads them is code the user
- * approved, and judged as such. */
+/* load(chunk [, name [, mode [, env]]]): text chunks only, as loadfile
+ * (Lua checks no precompiled chunk, and one made to lie breaks its memory).
+ * Under lcsb trust over a record, a string that is the very bytes of a data
+ * file the record does not cover (a state file read, then run) is that
+ * file's code: stopped as dofile of it would be. What the script builds
+ * from such bytes before it loads them is code the user approved, and
+ * judged as such. */
 static int l_load(lua_State *L) {
     lcsb__loads *loads = loads_of(L);
+    if (!strchr(luaL_optstring(L, 3, "bt"), 't')) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "a policy script loads text chunks only");
+        return 2;
+    }
+    /* Mode "t" in the third place; an env only where one was given (a
+     * nil one too: it is the chunk's _ENV). */
+    if (lua_gettop(L) < 2) lua_settop(L, 2);
+    if (lua_gettop(L) < 3) lua_settop(L, 3);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
     if (loads->previous && loads->fresh.n > 0 && lua_type(L, 1) == LUA_TSTRING) {
         size_t len;
         const char *chunk = lua_tolstring(L, 1, &len);

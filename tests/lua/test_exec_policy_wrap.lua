@@ -344,7 +344,7 @@ T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in 
   T.has(out, "\nwrite:\n  (none)\n", "write says (none)")
 end)
 
-T.case("a policy script's Lua: loadfile of a missing file is nil; of debug, traceback only", function()
+T.case("a policy script's Lua: loadfile of a missing file is nil; load takes text; debug is traceback", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local dir = T.tmpdir()
   T.write(dir .. "/p.lua", 'local f, err, more = loadfile("missing.lua")\n'
@@ -355,6 +355,9 @@ T.case("a policy script's Lua: loadfile of a missing file is nil; of debug, trac
     .. 'for name in pairs(debug) do assert(name == "traceback", "debug." .. name) end\n'
     .. 'local ok, msg = xpcall(error, debug.traceback, "x")\n'
     .. 'assert(not ok and msg:find("stack traceback", 1, true), msg)\n'
+    .. 'assert(load(string.dump(function() end)) == nil, "a precompiled chunk loaded")\n'
+    .. 'assert(load("return 1")() == 1 and load("return x", "c", "t", { x = 2 })() == 2)\n'
+    .. 'assert(select(2, load("return 1", "c", "b")):find("text chunks only"))\n'
     .. 'return require("lcsb").exec_policy { exec = { "sh" } }\n')
   local out, code = lcsb_cli(dir, "check p.lua")
   T.eq(code, 0, "the script's asserts: " .. out)
