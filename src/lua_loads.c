@@ -490,9 +490,11 @@ static int l_search_lua(lua_State *L) {
 
 /* require's searchers for C modules, on the system's directories whatever
  * package.cpath now says: a module from the project would run as lcsb's
- * own code, unchecked. */
+ * own code, unchecked. The package table is the one the searcher reads its
+ * cpath from (upvalue 3, as the state opened), never what the global
+ * `package` names by the time of the call: a script could name another. */
 static int l_search_c(lua_State *L) {
-    lua_getglobal(L, "package");
+    lua_pushvalue(L, lua_upvalueindex(3));
     int package = lua_gettop(L);
     lua_getfield(L, package, "cpath");
     lua_pushliteral(L, LCSB_LUA_CPATH);
@@ -651,28 +653,20 @@ static int l_reads_since(lua_State *L) {
     return 1;
 }
 
-/* lcsb.core.reads_so_far() -> every file the script read so far (the
- * script first), a list of "SHA256 REAL" (the digest's length is fixed, so
- * any path follows it unmistaken): which script this is, and what it is
- * made of, for a plan's key. A script is trusted code and may reach into
- * lcsb's modules in ways no state shows (a hook that runs while composing):
- * what it then made is kept for that script alone. Empty where no script
- * runs through lcsb (a plain Lua host). */
-static int l_reads_so_far(lua_State *L) {
-    const lcsb__loads *loads = installed(L);
-    lua_newtable(L);
-    for (size_t i = 0; loads && i < loads->read.n; i++) {
+void lcsb__loads_identity(lua_State *L, bool at_find, lcsb__buf *out) {
+    lcsb__loads *loads = installed(L);
+    if (!loads) return;
+    if (at_find) loads->plan_mark = loads->read.n;
+    for (size_t i = 0; i < loads->plan_mark && i < loads->read.n; i++) {
         const lcsb__trust_file *f = &loads->read.v[i];
-        lua_pushfstring(L, "%s %s", f->sha256, f->real ? f->real : f->path);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        lcsb__buf_addf(out, "%s %s", f->sha256, f->real ? f->real : f->path);
+        lcsb__buf_add(out, "", 1);
     }
-    return 1;
 }
 
 const luaL_Reg lcsb__lua_loads_functions[] = {
     {"reads_mark", l_reads_mark},
     {"reads_since", l_reads_since},
-    {"reads_so_far", l_reads_so_far},
     {NULL, NULL},
 };
 
@@ -701,7 +695,8 @@ void lcsb__loads_install(lua_State *L, lcsb__loads *loads) {
     for (int i = 3; i <= 4; i++) {
         lua_pushlightuserdata(L, loads);
         lua_rawgeti(L, -2, i);
-        lua_pushcclosure(L, l_search_c, 2);
+        lua_pushvalue(L, -4); /* the package table */
+        lua_pushcclosure(L, l_search_c, 3);
         lua_rawseti(L, -2, i);
     }
     lua_pop(L, 2);

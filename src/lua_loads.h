@@ -6,6 +6,7 @@
 #define LCSB_LUA_LOADS_H
 
 #include "trust.h"
+#include "util.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -13,8 +14,8 @@
 
 typedef struct lcsb__loads {
     lcsb_trust_mode mode;
-    bool record;            /* keep each file's content, for lcsb_trust to save */
-    const char *given;      /* the script's path as the caller named it */
+    bool record;       /* keep each file's content, for lcsb_trust to save */
+    const char *given; /* the script's path as the caller named it */
     /* What trusts it again: "lcsb trust GIVEN [-- COMMAND]", shell words. */
     char again[1024];
     char script[4096];      /* its real path */
@@ -33,6 +34,7 @@ typedef struct lcsb__loads {
     lcsb__trust_files own;    /* lcsb's own modules it loaded */
     char **contents;          /* under RECORD, read.v[i]'s bytes */
     size_t *lens;
+    size_t plan_mark;   /* the files read when a plan was last looked for */
     bool refused;       /* a file was refused as untrusted: the run is */
     char refusal[1024]; /* the first refusal's message */
 } lcsb__loads;
@@ -54,6 +56,14 @@ void lcsb__loads_install(lua_State *L, lcsb__loads *loads);
  * plan (exec_policy's composition read them; a run on its plan reads them
  * again). */
 extern const luaL_Reg lcsb__lua_loads_functions[];
+
+/* Which script this is, for a plan's key: the files L's script read (the
+ * script first), each "SHA256 REAL" and a NUL, appended to OUT. AT_FIND
+ * takes as many as it has read now and keeps the count (a plan is looked
+ * for); else as many as then (a plan is kept after composing, which reads
+ * more). Kept in C, out of the script's reach: a plan is its script's
+ * alone. Nothing where no script runs through lcsb (a plain Lua host). */
+void lcsb__loads_identity(lua_State *L, bool at_find, lcsb__buf *out);
 
 /* The chunk of the Lua file at PATH, pushed, read through LOADS; raises. */
 void lcsb__loads_chunk(lua_State *L, lcsb__loads *loads, const char *path);

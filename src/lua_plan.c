@@ -5,21 +5,37 @@
 
 #include "lua_data.h"
 #include "lua_facts.h"
+#include "lua_loads.h"
 #include "lua_stock.h"
 #include "plan.h"
 #include "sys.h"
 
 #include <limits.h>
 #include <lua.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* lcsb.core.plan_find(key) -> data | nil, why: the plan kept for KEY while
- * what it rests on holds. */
+/* KEY (LEN bytes) and which script asks (lcsb__loads_identity: the files
+ * it read, counted now AT_FIND, else as many as then) into OUT: what a plan
+ * is found and kept by. */
+static void full_key(lua_State *L, const char *key, size_t len, bool at_find, lcsb__buf *out) {
+    lcsb__buf_add(out, key, len);
+    lcsb__buf_add(out, "\0script\0", 8);
+    lcsb__loads_identity(L, at_find, out);
+}
+
+/* lcsb.core.plan_find(key) -> data | nil, why: the plan kept for KEY, as
+ * this script asks, while what it rests on holds. */
 static int l_plan_find(lua_State *L) {
-    size_t len, n;
-    const char *key = luaL_checklstring(L, 1, &len);
+    size_t n;
+    lcsb__buf key = {0};
+    {
+        size_t len;
+        const char *bytes = luaL_checklstring(L, 1, &len);
+        full_key(L, bytes, len, true, &key);
+    }
     char *data, why[PATH_MAX + 256];
     /* What a composition reads (a .python-version) is held to the trust:
      * lcsb trust must see it read, so it takes no plan. */
@@ -30,7 +46,10 @@ static int l_plan_find(lua_State *L) {
         return 2;
     }
     lua_pop(L, 1);
-    if (lcsb__plan_find(key, len, &data, &n, why, sizeof why) != 0) {
+    int found = key.oom ? (snprintf(why, sizeof why, "out of memory"), 1)
+                        : lcsb__plan_find(key.p, key.len, &data, &n, why, sizeof why);
+    lcsb__buf_free(&key);
+    if (found != 0) {
         luaL_pushfail(L);
         lua_pushstring(L, why);
         return 2;
@@ -66,14 +85,16 @@ static int l_plan_save(lua_State *L) {
         areas[i - 1] = lua_tostring(L, -1);
         lua_pop(L, 1);
     }
-    lcsb__buf data = {0};
+    lcsb__buf data = {0}, full = {0};
     char why[PATH_MAX + 256];
+    full_key(L, key, key_len, false, &full);
     const char *not_data = lcsb__lua_data_encode(L, 2, &data);
-    int rc = not_data ? 1 : data.oom ? 2 : 0;
+    int rc = not_data ? 1 : data.oom || full.oom ? 2 : 0;
     if (!rc)
-        rc = lcsb__plan_save(key, key_len, facts, lcsb__facts_since(facts), areas, (size_t)n,
+        rc = lcsb__plan_save(full.p, full.len, facts, lcsb__facts_since(facts), areas, (size_t)n,
                              data.p, data.len, why, sizeof why);
     lcsb__buf_free(&data);
+    lcsb__buf_free(&full);
     if (rc == 2) return luaL_error(L, "out of memory");
     if (rc) {
         luaL_pushfail(L);

@@ -80,10 +80,10 @@ function P.state_roots(lcsb)
   return roots
 end
 
--- The bytes a plan is found by: which script asks (its files, by content:
--- a plan is that script's alone), what compose reads beyond the file system
+-- The bytes a plan is found by: what compose reads beyond the file system
 -- and the variables it asks for (which the plan records), in one canonical
--- form; nil when the options or lcsb's modules hold what no bytes can stand
+-- form (core.plan_find and core.plan_save add which script asks: its files,
+-- by content, counted in C where the script cannot change them); nil when the options or lcsb's modules hold what no bytes can stand
 -- for (a function of the script's own, a userdata).
 local function plan_key(opts, run, cache_root, lcsb)
   local build = core.build_id()
@@ -96,7 +96,7 @@ local function plan_key(opts, run, cache_root, lcsb)
     if not state then return nil, why end
   end
   local key = {
-    lcsb = build, script = core.reads_so_far(), opts = opts, cwd = run.cwd or core.realpath("."),
+    lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
     command = run.argv and run.argv[1], state = state,
     own_world = tiers.own_world(), cache_root = cache_root or false,
     HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,

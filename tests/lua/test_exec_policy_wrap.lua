@@ -344,7 +344,7 @@ T.case("lcsb check: /etc in one line, the overlay, the network's lists, each in 
   T.has(out, "\nwrite:\n  (none)\n", "write says (none)")
 end)
 
-T.case("a policy script's Lua: loadfile of a missing file is nil; load takes text; debug is traceback", function()
+T.case("a policy script's Lua: loadfile's nil, load's text, debug's traceback, C modules the system's", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local dir = T.tmpdir()
   T.write(dir .. "/p.lua", 'local f, err, more = loadfile("missing.lua")\n'
@@ -358,6 +358,14 @@ T.case("a policy script's Lua: loadfile of a missing file is nil; load takes tex
     .. 'assert(load(string.dump(function() end)) == nil, "a precompiled chunk loaded")\n'
     .. 'assert(load("return 1")() == 1 and load("return x", "c", "t", { x = 2 })() == 2)\n'
     .. 'assert(select(2, load("return 1", "c", "b")):find("text chunks only"))\n'
+    -- C modules from the system's directories only, whatever table the
+    -- global package names when require asks.
+    .. 'local real = package\n'
+    .. 'real.cpath = "/nowhere-of-lcsbs/?.so"\n'
+    .. 'package = setmetatable({}, { __index = real, __newindex = function() end })\n'
+    .. 'local found, why = pcall(require, "x-debug")\n'
+    .. 'package = real\n'
+    .. 'assert(not found and not why:find("nowhere-of-lcsbs", 1, true), why)\n'
     .. 'return require("lcsb").exec_policy { exec = { "sh" } }\n')
   local out, code = lcsb_cli(dir, "check p.lua")
   T.eq(code, 0, "the script's asserts: " .. out)
