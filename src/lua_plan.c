@@ -29,13 +29,8 @@ static void full_key(lua_State *L, const char *key, size_t len, bool at_find, lc
 /* lcsb.core.plan_find(key) -> data | nil, why: the plan kept for KEY, as
  * this script asks, while what it rests on holds. */
 static int l_plan_find(lua_State *L) {
-    size_t n;
-    lcsb__buf key = {0};
-    {
-        size_t len;
-        const char *bytes = luaL_checklstring(L, 1, &len);
-        full_key(L, bytes, len, true, &key);
-    }
+    size_t len, n;
+    const char *bytes = luaL_checklstring(L, 1, &len);
     char *data, why[PATH_MAX + 256];
     /* What a composition reads (a .python-version) is held to the trust:
      * lcsb trust must see it read, so it takes no plan. */
@@ -46,6 +41,9 @@ static int l_plan_find(lua_State *L) {
         return 2;
     }
     lua_pop(L, 1);
+    /* Nothing from here to its free can raise. */
+    lcsb__buf key = {0};
+    full_key(L, bytes, len, true, &key);
     int found = key.oom ? (snprintf(why, sizeof why, "out of memory"), 1)
                         : lcsb__plan_find(key.p, key.len, &data, &n, why, sizeof why);
     lcsb__buf_free(&key);
