@@ -41,6 +41,21 @@ static void make_dirs(dirs *d) {
     assert_true(d->fd >= 0);
 }
 
+/* A run's authority, as interception makes one. */
+static lcsb__tls *new_tls(void) {
+    lcsb__tls *t = NULL;
+    lcsb_error err;
+    if (lcsb__tls_new(&t, &err)) fail_msg("lcsb__tls_new: %s", err.message);
+    return t;
+}
+
+static void drop(dirs *d, lcsb__tls *t) {
+    rm_rf(d->held);
+    rm_rf(d->named);
+    close(d->fd);
+    lcsb__tls_free(t);
+}
+
 static bool there(const char *dir, const char *name) {
     char path[PATH_MAX + 32];
     struct stat st;
@@ -50,9 +65,8 @@ static bool there(const char *dir, const char *name) {
 
 static void test_written_in_the_held_directory(void **state) {
     (void)state;
-    lcsb__tls *t = NULL;
+    lcsb__tls *t = new_tls();
     lcsb_error err;
-    if (lcsb__tls_new(&t, &err)) fail_msg("lcsb__tls_new: %s", err.message);
     dirs d;
     make_dirs(&d);
     assert_int_equal(lcsb__tls_write_trust(t, d.fd, d.bundle, d.truststore, &err), 0);
@@ -60,10 +74,7 @@ static void test_written_in_the_held_directory(void **state) {
     assert_true(there(d.held, "truststore.jks"));
     assert_false(there(d.named, "certificates.pem"));
     assert_false(there(d.named, "truststore.jks"));
-    rm_rf(d.held);
-    rm_rf(d.named);
-    close(d.fd);
-    lcsb__tls_free(t);
+    drop(&d, t);
 }
 
 /* The truststore cannot be made (one is there): the bundle just written is
@@ -71,9 +82,8 @@ static void test_written_in_the_held_directory(void **state) {
  * stay. */
 static void test_removed_in_the_held_directory(void **state) {
     (void)state;
-    lcsb__tls *t = NULL;
+    lcsb__tls *t = new_tls();
     lcsb_error err;
-    if (lcsb__tls_new(&t, &err)) fail_msg("lcsb__tls_new: %s", err.message);
     dirs d;
     make_dirs(&d);
     char path[PATH_MAX + 32];
@@ -86,10 +96,7 @@ static void test_removed_in_the_held_directory(void **state) {
     assert_false(there(d.held, "certificates.pem"));
     assert_true(there(d.named, "certificates.pem"));
     assert_true(there(d.named, "truststore.jks"));
-    rm_rf(d.held);
-    rm_rf(d.named);
-    close(d.fd);
-    lcsb__tls_free(t);
+    drop(&d, t);
 }
 
 int main(void) {
