@@ -496,14 +496,20 @@ static int l_search_lua(lua_State *L) {
 static int l_search_c(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(3));
     int package = lua_gettop(L);
-    lua_getfield(L, package, "cpath");
+    /* Raw, both ways: a metatable the script gave the table (__newindex
+     * dropping the pin, __index answering for a cpath taken away) is never
+     * asked, and Lua's searcher finds the pinned value there. */
+    lua_pushliteral(L, "cpath");
+    lua_rawget(L, package);
+    lua_pushliteral(L, "cpath");
     lua_pushliteral(L, LCSB_LUA_CPATH);
-    lua_setfield(L, package, "cpath");
+    lua_rawset(L, package);
     lua_pushvalue(L, lua_upvalueindex(2));
     lua_pushvalue(L, 1);
     int status = lua_pcall(L, 1, 2, 0);
+    lua_pushliteral(L, "cpath");
     lua_pushvalue(L, package + 1);
-    lua_setfield(L, package, "cpath");
+    lua_rawset(L, package);
     if (status != LUA_OK) return lua_error(L);
     return 2;
 }

@@ -366,6 +366,15 @@ T.case("a policy script's Lua: loadfile's nil, load's text, debug's traceback, C
     .. 'local found, why = pcall(require, "x-debug")\n'
     .. 'package = real\n'
     .. 'assert(not found and not why:find("nowhere-of-lcsbs", 1, true), why)\n'
+    -- Nor a metatable on the package table itself answering for cpath.
+    .. 'local saved = rawget(real, "cpath")\n'
+    .. 'rawset(real, "cpath", nil)\n'
+    .. 'setmetatable(real, { __newindex = function() end, __index = function(_, k)\n'
+    .. '  if k == "cpath" then return "/nowhere-of-lcsbs/?.so" end end })\n'
+    .. 'found, why = pcall(require, "x-debug2")\n'
+    .. 'setmetatable(real, nil)\n'
+    .. 'rawset(real, "cpath", saved)\n'
+    .. 'assert(not found and not why:find("nowhere-of-lcsbs", 1, true), why)\n'
     .. 'return require("lcsb").exec_policy { exec = { "sh" } }\n')
   local out, code = lcsb_cli(dir, "check p.lua")
   T.eq(code, 0, "the script's asserts: " .. out)
