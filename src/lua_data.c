@@ -340,29 +340,9 @@ static const char *encode(encoder *e, lua_State *L, int idx, int depth) {
     return e->sorted ? encode_sorted(e, L, idx, depth, n) : encode_pairs(e, L, idx, depth, n);
 }
 
-int lcsb__lua_data_hold(lua_State *L) {
-    int running = lua_gc(L, LUA_GCISRUNNING);
-    if (running) lua_gc(L, LUA_GCSTOP);
-    return running;
-}
-
-void lcsb__lua_data_resume(lua_State *L, int was_running) {
-    if (was_running) lua_gc(L, LUA_GCRESTART);
-}
-
-/* The value at IDX through E, the collector held still: a finalizer of the
- * script's, run by a collection the walk's own allocations start, could
- * change the tables under it (keys counted, then more or fewer of them). */
-static const char *walk(encoder *e, lua_State *L, int idx) {
-    int held = lcsb__lua_data_hold(L);
-    const char *why = encode(e, L, idx, 0);
-    lcsb__lua_data_resume(L, held);
-    return why;
-}
-
 const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out) {
     encoder e = {.out = out};
-    return walk(&e, L, idx);
+    return encode(&e, L, idx, 0);
 }
 
 const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names) {
@@ -372,7 +352,7 @@ const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names) {
     lua_newtable(L);
     encoder e = {
         .out = &scratch, .sorted = true, .names = names, .naming = true, .seen = lua_gettop(L)};
-    const char *why = walk(&e, L, idx);
+    const char *why = encode(&e, L, idx, 0);
     lua_pop(L, 1);
     lcsb__buf_free(&scratch);
     return why;
@@ -383,14 +363,14 @@ const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, lcsb__
     names = lua_absindex(L, names);
     lua_newtable(L);
     encoder e = {.out = out, .sorted = true, .names = names, .seen = lua_gettop(L)};
-    const char *why = walk(&e, L, idx);
+    const char *why = encode(&e, L, idx, 0);
     lua_pop(L, 1);
     return why;
 }
 
 const char *lcsb__lua_data_encode_sorted(lua_State *L, int idx, int mark, lcsb__buf *out) {
     encoder e = {.out = out, .sorted = true, .mark = mark ? lua_absindex(L, mark) : 0};
-    return walk(&e, L, idx);
+    return encode(&e, L, idx, 0);
 }
 
 typedef struct reader {

@@ -9,7 +9,11 @@
 
 #include <lua.h>
 
-/* The value at IDX appended to OUT: NULL, or why it is no plain data (a
+/* Every walk below reads tables a script can reach: its caller holds Lua's
+ * collector still (lua_plan.c), or a finalizer of the script's could change
+ * them under it.
+ *
+ * The value at IDX appended to OUT: NULL, or why it is no plain data (a
  * function, a userdata, a table met twice on the way down, nesting past
  * 64). Never raises; OUT->oom says when memory ran out. */
 const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out);
@@ -30,14 +34,6 @@ const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names);
  * functions by the names NAMES gave them: NULL, or why no bytes stand for
  * it (a function with no name: the script's own). */
 const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, lcsb__buf *out);
-
-/* Lua's collector held still while lcsb walks tables a script can reach
- * (each function above does): a finalizer it would run could change them
- * under the walk. Returns whether it ran, for lcsb__lua_data_resume. Only
- * running out of memory raises in between, which leaves it held, and ends
- * the script anyway. */
-int lcsb__lua_data_hold(lua_State *L);
-void lcsb__lua_data_resume(lua_State *L, int was_running);
 
 /* The value LEN bytes of DATA encode, pushed: 1, or 0 with nothing pushed
  * when they are not one such value, whole. Raises only when Lua runs out of

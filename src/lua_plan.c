@@ -26,6 +26,22 @@ static void full_key(lua_State *L, const char *key, size_t len, bool at_find, lc
     lcsb__loads_identity(L, at_find, out);
 }
 
+/* Lua's collector held still while lcsb walks tables a script can reach
+ * (lua_data.c, lua_stock.c): a finalizer a collection would run could
+ * change them under the walk. Returns whether it ran, for gc_resume. Only
+ * running out of memory raises in between, which leaves it held, and ends
+ * the script anyway; an emergency collection still runs, and clears no
+ * table the walks take (a weak one is no data). */
+static int gc_hold(lua_State *L) {
+    int running = lua_gc(L, LUA_GCISRUNNING);
+    if (running) lua_gc(L, LUA_GCSTOP);
+    return running;
+}
+
+static void gc_resume(lua_State *L, int was_running) {
+    if (was_running) lua_gc(L, LUA_GCRESTART);
+}
+
 /* lcsb.core.plan_find(key) -> data | nil, why: the plan kept for KEY, as
  * this script asks, while what it rests on holds. */
 static int l_plan_find(lua_State *L) {
@@ -86,7 +102,9 @@ static int l_plan_save(lua_State *L) {
     lcsb__buf data = {0}, full = {0};
     char why[PATH_MAX + 256];
     full_key(L, key, key_len, false, &full);
+    int running = gc_hold(L);
     const char *not_data = lcsb__lua_data_encode(L, 2, &data);
+    gc_resume(L, running);
     int rc = not_data ? 1 : data.oom || full.oom ? 2 : 0;
     if (!rc)
         rc = lcsb__plan_save(full.p, full.len, facts, lcsb__facts_since(facts), areas, (size_t)n,
@@ -120,15 +138,15 @@ static int l_build_id(lua_State *L) {
     return 1;
 }
 
-/* BODY (one of the four below) run with Lua's collector held still
- * (lcsb__lua_data_hold): none of the script's finalizers runs while lcsb
- * reads the script's tables. BODY leaves its answer pushed, or returns why
- * there is none: then nil, why. */
+/* BODY (one of the four below) run with Lua's collector held still (see
+ * gc_hold): none of the script's finalizers runs while lcsb reads the
+ * script's tables. BODY leaves its answer pushed, or returns why there is
+ * none: then nil, why. */
 static int held(lua_State *L, const char *(*body)(lua_State *L)) {
-    int running = lcsb__lua_data_hold(L);
+    int running = gc_hold(L);
     int top = lua_gettop(L);
     const char *why = body(L);
-    lcsb__lua_data_resume(L, running);
+    gc_resume(L, running);
     if (!why) return lua_gettop(L) - top;
     luaL_pushfail(L);
     lua_pushstring(L, why);

@@ -4,8 +4,6 @@
  * copied table's number of pairs and the metatable its original had. */
 #include "lua_stock.h"
 
-#include "lua_data.h"
-
 #include <lauxlib.h>
 
 #define STOCK_KEY "lcsb.stock"
@@ -147,9 +145,7 @@ const char *lcsb__lua_stock_keep(lua_State *L, int idx) {
     lua_getfield(L, stock, "metas");
     lua_newtable(L);
     tables t = {.counts = stock + 1, .metas = stock + 2, .seen = stock + 3};
-    int held = lcsb__lua_data_hold(L);
     const char *why = copy_value(L, &t, idx, 0);
-    lcsb__lua_data_resume(L, held);
     if (!why) {
         lua_getfield(L, stock, "copies");
         lua_insert(L, -2);
@@ -171,9 +167,7 @@ int lcsb__lua_stock_same(lua_State *L, int idx) {
     lua_getfield(L, stock, "copies");
     lua_rawgeti(L, -1, 1);
     tables t = {.counts = stock + 1, .metas = stock + 2, .seen = stock + 3, .back = stock + 4};
-    int held = lcsb__lua_data_hold(L);
     int same = lua_istable(L, -1) && same_table(L, &t, idx, lua_gettop(L), 0);
-    lcsb__lua_data_resume(L, held);
     lua_settop(L, stock - 1);
     return same;
 }

@@ -9,7 +9,8 @@
  * pairs, its values copied again where they are tables, each table once),
  * and a run first asks whether they are still what the copy holds. Only
  * when they are not are the functions named (from the copy, which holds
- * them where they were) and the state written out. */
+ * them where they were) and the state written out. Both walks read tables a
+ * script can reach: the caller holds Lua's collector still (lua_plan.c). */
 #ifndef LCSB_LUA_STOCK_H
 #define LCSB_LUA_STOCK_H
 
