@@ -57,6 +57,12 @@ static lcsb__secret *new_secret(lcsb__interception *ic) {
  * none, so only a directory this old can be a dead run's for sure. */
 #define BUNDLE_DEAD_AFTER (60 * 60)
 
+/* The run's two files, removed in the directory open at FD. */
+static void remove_certificates(int fd) {
+    (void)unlinkat(fd, BUNDLE_FILE, 0);
+    (void)unlinkat(fd, TRUSTSTORE_FILE, 0);
+}
+
 /* Is the directory at FD (one of lcsb's, by its name) a dead run's, whole:
  * nothing in it but the bundle and the truststore, each a file of the
  * user's? Anything else there, and it is not lcsb's to remove. */
@@ -99,8 +105,7 @@ static void sweep_dead_bundles(const char *tmp) {
         int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0 && only_certificates(fd)) {
-            (void)unlinkat(fd, BUNDLE_FILE, 0);
-            (void)unlinkat(fd, TRUSTSTORE_FILE, 0);
+            remove_certificates(fd);
             (void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
         }
         close(fd);
@@ -382,8 +387,7 @@ int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block)
  * directory there). */
 static void remove_bundle(int fd, const char *dir) {
     struct stat held, named;
-    (void)unlinkat(fd, BUNDLE_FILE, 0);
-    (void)unlinkat(fd, TRUSTSTORE_FILE, 0);
+    remove_certificates(fd);
     if (fstat(fd, &held) == 0 && lstat(dir, &named) == 0 && S_ISDIR(named.st_mode) &&
         named.st_dev == held.st_dev && named.st_ino == held.st_ino)
         (void)rmdir(dir);

@@ -333,14 +333,15 @@ static int sha1(const void *data, size_t len, unsigned char digest[LCSB__SHA1_LE
     return ok && n == LCSB__SHA1_LEN ? 0 : -1;
 }
 
-/* The same certificates for Java: SYSTEM's (LEN bytes of PEM) and T's
- * authority, as a JKS store at PATH. 0, or -1 with what failed in WHY. */
 /* PATH's last component: the name of PATH's file in its directory. */
 static const char *file_name(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
 
+/* The same certificates for Java: SYSTEM's (LEN bytes of PEM) and T's
+ * authority, as a JKS store in the directory open at DIR, by PATH's name.
+ * 0, or -1 with what failed in WHY. */
 static int write_truststore(const lcsb__tls *t, const char *system, size_t len, int dir,
                             const char *path, const char **why) {
     lcsb__jks k = {0};
