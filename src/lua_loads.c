@@ -530,7 +530,6 @@ static int l_load(lua_State *L) {
     }
     /* Mode "t" in the third place; an env only where one was given (a
      * nil one too: it is the chunk's _ENV). */
-    if (lua_gettop(L) < 2) lua_settop(L, 2);
     if (lua_gettop(L) < 3) lua_settop(L, 3);
     lua_pushliteral(L, "t");
     lua_replace(L, 3);

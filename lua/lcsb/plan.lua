@@ -83,8 +83,9 @@ end
 -- The bytes a plan is found by: what compose reads beyond the file system
 -- and the variables it asks for (which the plan records), in one canonical
 -- form (core.plan_find and core.plan_save add which script asks: its files,
--- by content, counted in C where the script cannot change them); nil when the options or lcsb's modules hold what no bytes can stand
--- for (a function of the script's own, a userdata).
+-- by content, counted in C where the script cannot change them); nil when
+-- the options or lcsb's modules hold what no bytes can stand for (a
+-- function of the script's own, a userdata).
 local function plan_key(opts, run, cache_root, lcsb)
   local build = core.build_id()
   if not build then return nil, "lcsb cannot tell which build it is" end
