@@ -16,10 +16,11 @@
  * kernel reads it again. The notification is checked to be still live
  * (SECCOMP_IOCTL_NOTIF_ID_VALID) after the reads, so that a pid the caller
  * left and another process took does not lend it its memory. A caller that
- * is not dumpable cannot be read, and its exec goes on unseen: the
- * command's own process before its first exec (forked from the init, which
- * is not dumpable; the shim records that exec's failure itself), or a
- * program that made itself so.
+ * is not dumpable cannot be read, and its exec goes on unseen: a program
+ * that made itself so. The command's own process before its first exec is
+ * one (forked from the init, which is not dumpable), so the filter lets
+ * that exec through without telling the init at all; the shim records its
+ * failure itself.
  *
  * Why the init: it is not the command, outlives every process of it, and
  * its memory and descriptors are out of their reach (it is not dumpable).
@@ -71,19 +72,41 @@ union notif_resp {
     char room[128];
 };
 
-int watch_execs(void) {
+/* The two halves of execve's path argument, the pointer the caller passed. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PATH_LO offsetof(struct seccomp_data, args)
+#define PATH_HI (offsetof(struct seccomp_data, args) + 4)
+#else
+#define PATH_LO (offsetof(struct seccomp_data, args) + 4)
+#define PATH_HI offsetof(struct seccomp_data, args)
+#endif
+
+int watch_execs(const char *first) {
 #ifdef FILTER_ARCH
     struct seccomp_notif_sizes sizes;
-    /* Another arch's calls are the other filter's to kill. */
+    uint64_t at = (uint64_t)(uintptr_t)first;
+    /* Another arch's calls are the other filter's to kill. The command's
+     * first exec, which names FIRST, goes on without a word: the init could
+     * not read it (the command is not dumpable until that exec, above), and
+     * the command waiting for the init to be told cost every run a round
+     * trip. After the exec that memory is the program's; one that passes
+     * the same address only hides its exec, as one that makes itself
+     * undumpable does. */
     struct sock_filter v[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FILTER_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 3, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PATH_LO),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)at, 0, 2),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PATH_HI),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(at >> 32), 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {.len = sizeof v / sizeof v[0], .filter = v};
     int listener;
@@ -103,6 +126,7 @@ int watch_execs(void) {
         (void)!ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
     return listener;
 #else
+    (void)first;
     return -1;
 #endif
 }

@@ -17,8 +17,9 @@ struct exec_watch {
 /* In the init, after the other filters: a filter that hands every execve
  * and execveat of the init's descendants to the listener it returns
  * (close-on-exec), or -1 when the kernel cannot, which is no fault: what
- * it gives is evidence, not enforcement. */
-int watch_execs(void);
+ * it gives is evidence, not enforcement. An execve whose path is FIRST (the
+ * address, not the string) is let through unseen: the command's own. */
+int watch_execs(const char *first);
 
 /* Takes one notification from W's listener, writes the path it names to
  * the record pipe unless written already, and lets the call go on to the

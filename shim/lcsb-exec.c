@@ -506,6 +506,11 @@ struct launch {
     int report_fd;
 };
 
+/* The command's path as its process passes it to exec: at an address the
+ * init knows before the fork, so that its watch lets this one exec through
+ * without a word (execseen.c). */
+static char first_exec[PATH_MAX];
+
 /* In a world of its own the command first enters a Landlock domain of its
  * own below the init's. The rlimits last: what runs under them is the exec
  * alone (arming the recorder allocates, which a memory limit may not leave
@@ -524,6 +529,8 @@ static int exec_command(void *ctx) {
     arm_recorder(l->rec, l->h->world != WORLD_OPEN);
     if (set_rlimits(&l->h->limits) != 0)
         goto out;
+    if (strlen(argv[command]) < sizeof first_exec)
+        argv[command] = strcpy(first_exec, argv[command]);
     execvp(argv[command], &argv[command]);
     err = errno;
     record_exec(l->rec, argv[command], err);
@@ -545,7 +552,7 @@ out:
 static struct exec_watch *watch_for(const struct recorder *rec, int report_fd) {
     static struct exec_watch w;
 
-    if (rec->fd < 0 || (w.listener = watch_execs()) < 0)
+    if (rec->fd < 0 || (w.listener = watch_execs(first_exec)) < 0)
         return NULL;
     w.record_fd = rec->fd;
     if (report_fd >= 0)
