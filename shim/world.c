@@ -42,6 +42,7 @@
 #define HOST "/.lcsb-host"
 /* An empty file that hidden files are covered with, removed once used. */
 #define EMPTY "/.lcsb-empty"
+#define EMPTY_DIR "/.lcsb-empty-dir"
 
 /* Rights that make a rule's path part of the write tier. */
 #define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
@@ -410,7 +411,8 @@ static int place_root(bool writable) {
     if (dir == NULL)
         return fail("list the host's root: %s", strerror(errno));
     while (rc == 0 && (d = readdir(dir)) != NULL) {
-        static const char *const own[] = {".", "..", HOST + 1, EMPTY + 1, "proc", "dev", "tmp"};
+        static const char *const own[] = {".", "..", HOST + 1, EMPTY + 1, EMPTY_DIR + 1,
+                                          "proc", "dev", "tmp"};
         char path[PATH_MAX];
         struct stat st;
         bool skip = false;
@@ -525,12 +527,8 @@ static int hide(void *ctx, const char *path) {
         return errno == ENOENT ? 0 : fail("open %s: %s", show(path), open_error(errno));
     if (fstat(at, &st) != 0)
         rc = fail("stat %s: %s", show(path), strerror(errno));
-    else if (S_ISDIR(st.st_mode)) {
-        if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                  "size=4k,nr_inodes=1,mode=0") != 0)
-            rc = fail("hide %s: %s", show(path), strerror(errno));
-    } else if ((empty = open_path(AT_FDCWD, EMPTY)) < 0) {
-        rc = fail("open %s: %s", EMPTY, strerror(errno));
+    else if ((empty = open_path(AT_FDCWD, S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY)) < 0) {
+        rc = fail("open %s: %s", S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY, strerror(errno));
     } else {
         rc = mount_copy(empty, path, false, path);
         close(empty);
@@ -619,14 +617,17 @@ static int enter_scaffold(dev_t *scaffold) {
     if (stat("/", &st) != 0)
         return fail("stat the command's root: %s", strerror(errno));
     *scaffold = st.st_dev;
-    if (mknod(EMPTY, S_IFREG | 0000, 0) != 0)
+    /* What a hidden file or directory shows: nothing, to nobody. A bind of
+     * these costs the world less than a tmpfs of its own would. */
+    if (mknod(EMPTY, S_IFREG | 0000, 0) != 0 || mkdir(EMPTY_DIR, 0) != 0)
         return fail("make %s: %s", EMPTY, strerror(errno));
     return 0;
 }
 
 /* The host's root goes; the scaffold becomes read-only. */
 static int leave_scaffold(void) {
-    if (unlink(EMPTY) != 0 || umount2(HOST, MNT_DETACH) != 0 || rmdir(HOST) != 0)
+    if (unlink(EMPTY) != 0 || rmdir(EMPTY_DIR) != 0 || umount2(HOST, MNT_DETACH) != 0 ||
+        rmdir(HOST) != 0)
         return fail("let go of the host's root: %s", strerror(errno));
     if (set_mount_attr(AT_FDCWD, "/", 0, true) != 0)
         return fail("make the command's root read-only: %s", strerror(errno));
