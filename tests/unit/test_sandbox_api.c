@@ -540,96 +540,6 @@ static void test_hold(void **state) {
     rm_rf(dir);
 }
 
-/* The names in DIR that start "p.": how many, the last in NAME. */
-static int stashed(const char *dir, char name[PATH_MAX]) {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d)))
-        if (strncmp(e->d_name, "p.", 2) == 0 && ++n) path_in(name, dir, e->d_name);
-    if (d) closedir(d);
-    return n;
-}
-
-static ino_t inode_of(const char *path) {
-    struct stat st;
-    assert_int_equal(lstat(path, &st), 0);
-    return st.st_ino;
-}
-
-/* A placeholder let go of waits in the user's stash for the next run, which
- * renames it back: no inode made or freed per run. Only an empty directory
- * of the user's is taken from it; a stash others may write is not used;
- * another file system makes and removes it as before. Each with what it
- * must not change: the path is gone after the last release. */
-static void test_hold_stash(void **state) {
-    (void)state;
-    char dir[] = "/tmp/lcsb-api.XXXXXX", git[PATH_MAX], holds[PATH_MAX], name[PATH_MAX],
-         inside[PATH_MAX], lcsb_dir[PATH_MAX];
-    assert_non_null(mkdtemp(dir));
-    char *saved = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
-    setenv("XDG_STATE_HOME", dir, 1);
-    path_in(lcsb_dir, dir, "lcsb");
-    assert_int_equal(mkdir(lcsb_dir, 0700), 0);
-    path_in(holds, lcsb_dir, "holds");
-    path_in(git, dir, ".git");
-    lcsb_hold *h = NULL;
-    lcsb_error err;
-    assert_int_equal(lcsb_hold_acquire(git, &h, NULL, &err), 0);
-    ino_t made = inode_of(git);
-    assert_int_equal(lcsb_hold_release(h, &err), 0);
-    assert_false(exists(git));
-    assert_int_equal(stashed(holds, name), 1);
-    assert_int_equal(inode_of(name), made);
-    /* The next run takes it back. */
-    assert_int_equal(lcsb_hold_acquire(git, &h, NULL, &err), 0);
-    assert_int_equal(inode_of(git), made);
-    assert_int_equal(stashed(holds, name), 0);
-    assert_int_equal(lcsb_hold_release(h, &err), 0);
-    assert_int_equal(stashed(holds, name), 1);
-    /* Not empty, it stays in the stash and a new one is made. */
-    write_file(path_in(inside, name, "config"), "x");
-    assert_int_equal(lcsb_hold_acquire(git, &h, NULL, &err), 0);
-    assert_int_not_equal(inode_of(git), made);
-    assert_true(exists(inside));
-    assert_int_equal(lcsb_hold_release(h, &err), 0);
-    assert_false(exists(git));
-    assert_int_equal(stashed(holds, name), 2);
-    /* A stash others may write is neither taken from nor put in. */
-    rm_rf(holds);
-    assert_int_equal(mkdir(holds, 0700), 0);
-    assert_int_equal(chmod(holds, 0777), 0);
-    char planted[PATH_MAX];
-    assert_int_equal(mkdir(path_in(planted, holds, "p.planted"), 0700), 0);
-    assert_int_equal(lcsb_hold_acquire(git, &h, NULL, &err), 0);
-    assert_int_not_equal(inode_of(git), inode_of(planted));
-    assert_int_equal(lcsb_hold_release(h, &err), 0);
-    assert_false(exists(git));
-    assert_int_equal(stashed(holds, name), 1);
-    /* Its twin: the user's own, it is used. */
-    assert_int_equal(chmod(holds, 0700), 0);
-    ino_t planted_inode = inode_of(planted);
-    assert_int_equal(lcsb_hold_acquire(git, &h, NULL, &err), 0);
-    assert_int_equal(inode_of(git), planted_inode);
-    assert_int_equal(lcsb_hold_release(h, &err), 0);
-    /* Another file system: made and removed there, the stash untouched. */
-    char shm[] = "/dev/shm/lcsb-api.XXXXXX", far[PATH_MAX];
-    assert_non_null(mkdtemp(shm));
-    path_in(far, shm, ".git");
-    assert_int_equal(lcsb_hold_acquire(far, &h, NULL, &err), 0);
-    assert_int_equal(stashed(holds, name), 1);
-    assert_int_equal(lcsb_hold_release(h, &err), 0);
-    assert_false(exists(far));
-    assert_int_equal(stashed(holds, name), 1);
-    rm_rf(shm);
-    if (saved)
-        setenv("XDG_STATE_HOME", saved, 1);
-    else
-        unsetenv("XDG_STATE_HOME");
-    free(saved);
-    rm_rf(dir);
-}
-
 static volatile sig_atomic_t caught[65];
 static void count_signal(int sig) { caught[sig]++; }
 
@@ -745,7 +655,6 @@ int main(void) {
         cmocka_unit_test(test_script_finds_lua_dir),
         cmocka_unit_test(test_script_result_is_data),
         cmocka_unit_test(test_hold),
-        cmocka_unit_test(test_hold_stash),
         cmocka_unit_test(test_relayed_signals),
         cmocka_unit_test(test_script_stopped),
         cmocka_unit_test(test_script_attestation_json),

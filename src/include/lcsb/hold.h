@@ -15,10 +15,7 @@ typedef struct lcsb_hold lcsb_hold;
  * keeps a descriptor of PATH open (close-on-exec) and locked until then.
  * Makes PATH, or takes it as it is when it is an empty
  * directory: runs that share it hold it together,
- * and the last to release it removes it. Made and removed by rename where
- * it can be: an empty directory of the user's kept between runs in
- * $XDG_STATE_HOME/lcsb/holds (ext4 without a journal makes a new inode
- * slowly after many were freed). Mount it read-only in the run
+ * and the last to release it removes it. Mount it read-only in the run
  * (lcsb_policy_add_protect) and git passes over it as no repository.
  * *UNWRITABLE (may be NULL) is set when the caller may not make PATH: then
  * neither may a command it runs, and there is nothing to hold. */
