@@ -511,6 +511,49 @@ struct launch {
  * without a word (execseen.c). */
 static char first_exec[PATH_MAX];
 
+/* execvp of NAME with ARGV, each path it tries written into first_exec:
+ * the command's own first exec, however many of PATH's directories it
+ * takes, waits for no init. As musl's execvp: a name with a slash as it
+ * is, an empty entry of PATH the working directory, a directory that
+ * refuses it passed over but remembered (EACCES), any other error the
+ * end. Where that is not enough (no PATH, a path too long, a file the
+ * kernel cannot execute, which glibc hands to sh) execvp itself, seen.
+ * Returns only when nothing was executed, errno set as execvp sets it. */
+static void exec_first(const char *name, char **argv) {
+    const char *path = getenv("PATH"), *dir, *end;
+    size_t len = strlen(name);
+    bool denied = false;
+
+    errno = 0;
+    if (strchr(name, '/') != NULL && len < sizeof first_exec) {
+        execv(strcpy(first_exec, name), argv);
+        if (errno != ENOEXEC)
+            return;
+    } else if (path != NULL && *name != '\0') {
+        for (dir = path;; dir = end + 1) {
+            end = strchrnul(dir, ':');
+            size_t n = (size_t)(end - dir);
+            if (n + len + 2 <= sizeof first_exec) {
+                memcpy(first_exec, dir, n);
+                first_exec[n] = '/';
+                memcpy(first_exec + n + (n > 0), name, len + 1);
+                execv(first_exec, argv);
+                if (errno == EACCES)
+                    denied = true;
+                else if (errno != ENOENT && errno != ENOTDIR)
+                    break;
+            }
+            if (*end == '\0') {
+                errno = denied ? EACCES : ENOENT;
+                break;
+            }
+        }
+        if (errno != ENOEXEC)
+            return;
+    }
+    execvp(name, argv);
+}
+
 /* In a world of its own the command first enters a Landlock domain of its
  * own below the init's. The rlimits last: what runs under them is the exec
  * alone (arming the recorder allocates, which a memory limit may not leave
@@ -529,9 +572,7 @@ static int exec_command(void *ctx) {
     arm_recorder(l->rec, l->h->world != WORLD_OPEN);
     if (set_rlimits(&l->h->limits) != 0)
         goto out;
-    if (strlen(argv[command]) < sizeof first_exec)
-        argv[command] = strcpy(first_exec, argv[command]);
-    execvp(argv[command], &argv[command]);
+    exec_first(argv[command], &argv[command]);
     err = errno;
     record_exec(l->rec, argv[command], err);
     /* 126 and 127 are the shim's own here, not a status of the command's. */

@@ -306,6 +306,56 @@ static void test_command_not_found(void **state) {
     assert_false(exists(f->marker));
 }
 
+/* A bare name found on PATH as execvp finds it, though the shim writes each
+ * candidate itself (so that the init's watch lets the command's own exec
+ * through unseen): a directory whose file of that name may not be executed
+ * is passed over and remembered, the next one's runs; found nowhere else,
+ * it is 126, not the 127 of a name nowhere at all. */
+static void test_command_found_on_path(void **state) {
+    struct fixture *f = *state;
+    char refused[128], found[128], file[160], path[300];
+    char *old_path = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+    struct result r;
+    int fd;
+
+    require_landlock();
+    snprintf(refused, sizeof refused, "%s/refused", f->dir);
+    snprintf(found, sizeof found, "%s/found", f->dir);
+    assert_int_equal(mkdir(refused, 0755), 0);
+    assert_int_equal(mkdir(found, 0755), 0);
+    snprintf(file, sizeof file, "%s/lcsb-t-touch", refused);
+    fd = open(file, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+    close(fd);
+    snprintf(file, sizeof file, "%s/lcsb-t-touch", found);
+    assert_int_equal(symlink("/usr/bin/touch", file), 0);
+    set_valid(f, NULL);
+    free(f->args[3]);
+    f->args[3] = strdup("lcsb-t-touch");
+
+    snprintf(path, sizeof path, "/nonexistent:%s:%s", refused, found);
+    setenv("PATH", path, 1);
+    run(f, NULL, &r);
+    if (r.status != 0) print_error("found: stderr: %s", r.err);
+    assert_int_equal(r.status, 0);
+    assert_true(exists(f->marker));
+    unlink(f->marker);
+
+    snprintf(path, sizeof path, "%s:/nonexistent", refused);
+    setenv("PATH", path, 1);
+    run(f, NULL, &r);
+    assert_int_equal(r.status, 126);
+    assert_non_null(strstr(r.err, "Permission denied"));
+    assert_false(exists(f->marker));
+
+    setenv("PATH", "/nonexistent", 1);
+    run(f, NULL, &r);
+    if (old_path != NULL) setenv("PATH", old_path, 1);
+    free(old_path);
+    assert_int_equal(r.status, 127);
+}
+
 static void test_command_not_executable(void **state) {
     struct fixture *f = *state;
     char script[128];
@@ -445,6 +495,7 @@ int main(void) {
         T(test_rule_path_through_symlink),
         T(test_write_not_granted),
         T(test_command_not_found),
+        T(test_command_found_on_path),
         T(test_command_not_executable),
         T(test_command_exec_denied),
         T(test_many_paths),
