@@ -40,7 +40,8 @@
 
 /* Where the host's root stays while the new one is built, inside the new one. */
 #define HOST "/.lcsb-host"
-/* An empty file that hidden files are covered with, removed once used. */
+/* An empty file that hidden files are covered with, and a directory of
+ * mode 0 for hidden directories, both removed once used. */
 #define EMPTY "/.lcsb-empty"
 #define EMPTY_DIR "/.lcsb-empty-dir"
 
@@ -619,8 +620,10 @@ static int enter_scaffold(dev_t *scaffold) {
     *scaffold = st.st_dev;
     /* What a hidden file or directory shows: nothing, to nobody. A bind of
      * these costs the world less than a tmpfs of its own would. */
-    if (mknod(EMPTY, S_IFREG | 0000, 0) != 0 || mkdir(EMPTY_DIR, 0) != 0)
+    if (mknod(EMPTY, S_IFREG | 0000, 0) != 0)
         return fail("make %s: %s", EMPTY, strerror(errno));
+    if (mkdir(EMPTY_DIR, 0) != 0)
+        return fail("make %s: %s", EMPTY_DIR, strerror(errno));
     return 0;
 }
 
