@@ -515,41 +515,44 @@ static char first_exec[PATH_MAX];
  * the command's own first exec, however many of PATH's directories it
  * takes, waits for no init. As musl's execvp: a name with a slash as it
  * is, an empty entry of PATH the working directory, a directory that
- * refuses it passed over but remembered (EACCES), any other error the
- * end. Where that is not enough (no PATH, a path too long, a file the
- * kernel cannot execute, which glibc hands to sh) execvp itself, seen.
- * Returns only when nothing was executed, errno set as execvp sets it. */
+ * refuses it passed over but remembered (EACCES), a missing one passed
+ * over, any other error the end. Whatever else (no PATH, a name or a path
+ * too long, a file the kernel cannot execute, which glibc hands to sh)
+ * execvp itself does, seen. Returns only when nothing was executed, errno
+ * set as execvp sets it. */
 static void exec_first(const char *name, char **argv) {
     const char *path = getenv("PATH"), *dir, *end;
     size_t len = strlen(name);
     bool denied = false;
 
-    errno = 0;
-    if (strchr(name, '/') != NULL && len < sizeof first_exec) {
-        execv(strcpy(first_exec, name), argv);
-        if (errno != ENOEXEC)
-            return;
-    } else if (path != NULL && *name != '\0') {
+    if (strchr(name, '/') != NULL) {
+        if (len < sizeof first_exec) {
+            execv(strcpy(first_exec, name), argv);
+            if (errno != ENOEXEC)
+                return;
+        }
+    } else if (path != NULL && len > 0 && len <= NAME_MAX) {
         for (dir = path;; dir = end + 1) {
             end = strchrnul(dir, ':');
             size_t n = (size_t)(end - dir);
-            if (n + len + 2 <= sizeof first_exec) {
-                memcpy(first_exec, dir, n);
-                first_exec[n] = '/';
-                memcpy(first_exec + n + (n > 0), name, len + 1);
-                execv(first_exec, argv);
-                if (errno == EACCES)
-                    denied = true;
-                else if (errno != ENOENT && errno != ENOTDIR)
-                    break;
-            }
-            if (*end == '\0') {
-                errno = denied ? EACCES : ENOENT;
+            if (n + len + 2 > sizeof first_exec)
                 break;
+            memcpy(first_exec, dir, n);
+            first_exec[n] = '/';
+            memcpy(first_exec + n + (n > 0), name, len + 1);
+            execv(first_exec, argv);
+            if (errno == EACCES)
+                denied = true;
+            else if (errno == ENOEXEC)
+                break;
+            else if (errno != ENOENT && errno != ENOTDIR)
+                return;
+            if (*end == '\0') {
+                if (denied)
+                    errno = EACCES;
+                return;
             }
         }
-        if (errno != ENOEXEC)
-            return;
     }
     execvp(name, argv);
 }

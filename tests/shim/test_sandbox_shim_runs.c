@@ -349,11 +349,23 @@ static void test_command_found_on_path(void **state) {
     assert_non_null(strstr(r.err, "Permission denied"));
     assert_false(exists(f->marker));
 
+    /* What the last directory said: a file where a directory should be. */
+    snprintf(path, sizeof path, "/nonexistent:%s", file);
+    setenv("PATH", path, 1);
+    run(f, NULL, &r);
+    assert_int_equal(r.status, 127);
+    assert_non_null(strstr(r.err, "Not a directory"));
+
+    /* A name no directory can hold: execvp's own answer, not "not found". */
+    free(f->args[3]);
+    f->args[3] = calloc(1, NAME_MAX + 2);
+    memset(f->args[3], 'y', NAME_MAX + 1);
     setenv("PATH", "/nonexistent", 1);
     run(f, NULL, &r);
     if (old_path != NULL) setenv("PATH", old_path, 1);
     free(old_path);
-    assert_int_equal(r.status, 127);
+    assert_int_equal(r.status, 126);
+    assert_non_null(strstr(r.err, "too long"));
 }
 
 static void test_command_not_executable(void **state) {
