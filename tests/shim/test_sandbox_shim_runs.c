@@ -358,7 +358,7 @@ static void test_command_found_on_path(void **state) {
 
     /* A name no directory can hold: execvp's own answer. musl's says so
      * before it looks (126); glibc's looks, and /nonexistent is not there
-     * (127). The shim's own search would have said "not found" for both. */
+     * (127). The shim's own search said "not found" (127) under musl too. */
     free(f->args[3]);
     f->args[3] = calloc(1, NAME_MAX + 2);
     memset(f->args[3], 'y', NAME_MAX + 1);
