@@ -153,6 +153,19 @@ static int pattest(lua_State *L) {
     return 0;
 }
 
+/* The keys the script's result adds (pattest), appended to B: a Lua
+ * status. */
+static int add_script_keys(lcsb_script *s, lcsb__buf *b) {
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, pattest);
+    lua_pushlightuserdata(L, b);
+    lua_pushinteger(L, s->result);
+    int status = lua_pcall(L, 2, 0, 0);
+    lua_settop(L, top);
+    return status;
+}
+
 /* ATT as JSON with the keys S adds (S NULL: none) and, for a run, its
  * STATUS (NULL: none), every one a key of the one object. */
 static char *attestation_json(lcsb_script *s, const lcsb_attestation *att, const int *status) {
@@ -169,15 +182,7 @@ static char *attestation_json(lcsb_script *s, const lcsb_attestation *att, const
         if (caps) lcsb__buf_addf(&b, ",\"caps\":%s", caps);
         if (s->caps && !caps) b.oom = true;
         free(caps);
-    }
-    if (s && s->L && s->result != LUA_NOREF) {
-        lua_State *L = s->L;
-        int top = lua_gettop(L);
-        lua_pushcfunction(L, pattest);
-        lua_pushlightuserdata(L, &b);
-        lua_pushinteger(L, s->result);
-        lua_status = lua_pcall(L, 2, 0, 0);
-        lua_settop(L, top);
+        if (s->L && s->result != LUA_NOREF) lua_status = add_script_keys(s, &b);
     }
     /* How the run ended, which lcsb explain reads back. */
     if (status) lcsb__buf_addf(&b, ",\"status\":%d", *status);

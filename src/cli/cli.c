@@ -140,13 +140,11 @@ static FILE *open_attestation(const char *where) {
     return f;
 }
 
-/* ATT, with what the script adds: the files it read and how it was trusted,
- * the caps files it was checked against, the files that run later; after a
- * run (RESULT), its status too, for lcsb explain. */
-static int write_attestation(FILE *f, const char *where, lcsb_script *script,
-                             const lcsb_attestation *att, const lcsb_run_result *result) {
-    char *json =
-        result ? lcsb_script_run_json(script, result) : lcsb_script_attestation_json(script, att);
+/* JSON (freed here; NULL: memory ran out) written to F, WHERE's: the
+ * attestation with what the script adds (the files it read and how it was
+ * trusted, the caps files it was checked against, the files that run
+ * later), and after a run its status, for lcsb explain. */
+static int write_attestation(FILE *f, const char *where, char *json) {
     int rc = 0;
     int printed = json ? fprintf(f, "%s\n", json) : -1;
     if (printed < 0 || (f != stderr && fclose(f) != 0)) {
@@ -239,7 +237,7 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     /* Before the attestation, which lists the files that run later it finds. */
     say_lines("warning: ", lcsb_script_after_run(script));
     /* The command ran: its status stands even if the attestation is lost. */
-    if (attest) write_attestation(attest, args->attest, script, &result.attestation, &result);
+    if (attest) write_attestation(attest, args->attest, lcsb_script_run_json(script, &result));
     if (learning) return learn_after(args, script, &result);
     /* A run that succeeds keeps stderr the command's: tools parse it. */
     if (result.status != 0 || args->report)
@@ -353,7 +351,8 @@ static int run_check(const cli_args *args, const lcsb_capability *cap, const lcs
     int status = cli_check(args, cap, b, p, &att, script);
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest &&
-        (!attest || write_attestation(attest, args->attest, script, &att, NULL) != 0))
+        (!attest ||
+         write_attestation(attest, args->attest, lcsb_script_attestation_json(script, &att)) != 0))
         status = LCSB_EXIT_USAGE;
     return status;
 }
