@@ -23,37 +23,40 @@
 #include "helpers.h"
 #include "proxy_tls.h"
 
-/* A directory of the test's own, open, and another that the paths name. */
-typedef struct dirs {
+/* A run's authority, as interception makes one; a directory of the test's
+ * own, open, and another that the paths name. */
+typedef struct fixture {
+    lcsb__tls *tls;
     char held[PATH_MAX], named[PATH_MAX];
     char bundle[PATH_MAX + 32], truststore[PATH_MAX + 32];
     int fd;
-} dirs;
+} fixture;
 
-static void make_dirs(dirs *d) {
-    snprintf(d->held, sizeof d->held, "/tmp/lcsb-tls-held.XXXXXX");
-    snprintf(d->named, sizeof d->named, "/tmp/lcsb-tls-named.XXXXXX");
-    assert_non_null(mkdtemp(d->held));
-    assert_non_null(mkdtemp(d->named));
-    snprintf(d->bundle, sizeof d->bundle, "%s/certificates.pem", d->named);
-    snprintf(d->truststore, sizeof d->truststore, "%s/truststore.jks", d->named);
-    d->fd = open(d->held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    assert_true(d->fd >= 0);
-}
-
-/* A run's authority, as interception makes one. */
-static lcsb__tls *new_tls(void) {
-    lcsb__tls *t = NULL;
+static int set_up(void **state) {
+    fixture *f = calloc(1, sizeof *f);
     lcsb_error err;
-    if (lcsb__tls_new(&t, &err)) fail_msg("lcsb__tls_new: %s", err.message);
-    return t;
+    assert_non_null(f);
+    if (lcsb__tls_new(&f->tls, &err)) fail_msg("lcsb__tls_new: %s", err.message);
+    snprintf(f->held, sizeof f->held, "/tmp/lcsb-tls-held.XXXXXX");
+    snprintf(f->named, sizeof f->named, "/tmp/lcsb-tls-named.XXXXXX");
+    assert_non_null(mkdtemp(f->held));
+    assert_non_null(mkdtemp(f->named));
+    snprintf(f->bundle, sizeof f->bundle, "%s/certificates.pem", f->named);
+    snprintf(f->truststore, sizeof f->truststore, "%s/truststore.jks", f->named);
+    f->fd = open(f->held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(f->fd >= 0);
+    *state = f;
+    return 0;
 }
 
-static void drop(dirs *d, lcsb__tls *t) {
-    rm_rf(d->held);
-    rm_rf(d->named);
-    close(d->fd);
-    lcsb__tls_free(t);
+static int tear_down(void **state) {
+    fixture *f = *state;
+    rm_rf(f->held);
+    rm_rf(f->named);
+    close(f->fd);
+    lcsb__tls_free(f->tls);
+    free(f);
+    return 0;
 }
 
 static bool there(const char *dir, const char *name) {
@@ -64,45 +67,37 @@ static bool there(const char *dir, const char *name) {
 }
 
 static void test_written_in_the_held_directory(void **state) {
-    (void)state;
-    lcsb__tls *t = new_tls();
+    fixture *f = *state;
     lcsb_error err;
-    dirs d;
-    make_dirs(&d);
-    assert_int_equal(lcsb__tls_write_trust(t, d.fd, d.bundle, d.truststore, &err), 0);
-    assert_true(there(d.held, "certificates.pem"));
-    assert_true(there(d.held, "truststore.jks"));
-    assert_false(there(d.named, "certificates.pem"));
-    assert_false(there(d.named, "truststore.jks"));
-    drop(&d, t);
+    assert_int_equal(lcsb__tls_write_trust(f->tls, f->fd, f->bundle, f->truststore, &err), 0);
+    assert_true(there(f->held, "certificates.pem"));
+    assert_true(there(f->held, "truststore.jks"));
+    assert_false(there(f->named, "certificates.pem"));
+    assert_false(there(f->named, "truststore.jks"));
 }
 
 /* The truststore cannot be made (one is there): the bundle just written is
  * removed in the held directory, and the files the paths name, elsewhere,
  * stay. */
 static void test_removed_in_the_held_directory(void **state) {
-    (void)state;
-    lcsb__tls *t = new_tls();
+    fixture *f = *state;
     lcsb_error err;
-    dirs d;
-    make_dirs(&d);
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/truststore.jks", d.held);
+    snprintf(path, sizeof path, "%s/truststore.jks", f->held);
     write_file(path, "in the way\n");
-    write_file(d.bundle, "not lcsb's\n");
-    write_file(d.truststore, "not lcsb's\n");
-    assert_int_not_equal(lcsb__tls_write_trust(t, d.fd, d.bundle, d.truststore, &err), 0);
+    write_file(f->bundle, "not lcsb's\n");
+    write_file(f->truststore, "not lcsb's\n");
+    assert_int_not_equal(lcsb__tls_write_trust(f->tls, f->fd, f->bundle, f->truststore, &err), 0);
     assert_non_null(strstr(err.message, "cannot write the Java truststore"));
-    assert_false(there(d.held, "certificates.pem"));
-    assert_true(there(d.named, "certificates.pem"));
-    assert_true(there(d.named, "truststore.jks"));
-    drop(&d, t);
+    assert_false(there(f->held, "certificates.pem"));
+    assert_true(there(f->named, "certificates.pem"));
+    assert_true(there(f->named, "truststore.jks"));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_written_in_the_held_directory),
-        cmocka_unit_test(test_removed_in_the_held_directory),
+        cmocka_unit_test_setup_teardown(test_written_in_the_held_directory, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_removed_in_the_held_directory, set_up, tear_down),
     };
     return cmocka_run_group_tests_name("sandbox_tls_trust", tests, NULL, NULL);
 }
