@@ -195,7 +195,7 @@ T.case("no finalizer of the script's runs while lcsb walks its tables", function
   -- A collection that lcsb's own walk starts would run the script's
   -- finalizers in it, and one could change the tables being walked (pairs
   -- counted, then more of them: memory past what was counted for).
-  local inside, pause, stepmul = 0, collectgarbage("incremental"), nil
+  local inside = 0
   local function trap()
     -- A C function of lcsb.core's on the stack: "in function 'lcsb.core.plan_state'".
     if debug.traceback():find("core%.plan_") then inside = inside + 1 end
