@@ -3,14 +3,16 @@
  * many commands under it (issue 28), through the public <lcsb.h> only (it
  * links the shared liblcsb, which exports nothing else).
  *
- *     bench-embedded [--runs N] [--prepare-calls K] [--after-each] [--plain] POLICY.lua
- *     bench-embedded --serve [--prepare-calls K] [--after-each] [--plain] POLICY.lua
+ *     bench-embedded [--runs N] [--prepare-calls K] [--after-each] [--plain] [--ahead] POLICY.lua
+ *     bench-embedded --serve [--prepare-calls K] [--after-each] [--plain] [--ahead] POLICY.lua
  *
  * Once: the policy script run (lcsb_script_open, trust checked as the CLI
  * checks it), the host detected and a backend selected, the policy validated.
  * Then per command: lcsb_run of /bin/true with the options the CLI uses
  * (stderr captured, refusals recorded; --plain: neither, as a host that
- * wants no hints runs it), timed from the call to its return;
+ * wants no hints runs it), timed from the call to its return; with --ahead,
+ * through one lcsb_runner instead, which makes each command's world while
+ * the one before runs (or while the host does something else);
  * a command that does not exit 0 is an error, not a time. At the end, timed
  * apart: lcsb_prepare, which lcsb_run calls again for every command
  * (validate, compose, attest), in µs per call; lcsb_script_after_run once,
@@ -50,6 +52,8 @@ struct host {
     const lcsb_policy *policy;
     bool after_each;
     bool plain; /* no stderr capture, no refusal records: a host that wants no hints */
+    bool ahead_asked;
+    lcsb_runner *runner; /* --ahead: each world made while the command before ran */
     double open_ms, select_ms, validate_ms;
 };
 
@@ -84,8 +88,14 @@ static int run_one(struct host *h, double *ms, char *why, size_t size) {
     lcsb_run_options_init(&opts);
     opts.capture_stderr = !h->plain;
     opts.record_refusals = !h->plain;
+    if (h->ahead_asked && !h->runner &&
+        lcsb_runner_new(h->backend, h->policy, &opts, &h->runner, &err)) {
+        snprintf(why, size, "lcsb_runner_new: %s", err.message);
+        return -1;
+    }
     double start = now_ms();
-    int rc = lcsb_run(h->backend, h->policy, command, &opts, &result, &err);
+    int rc = h->runner ? lcsb_runner_run(h->runner, command, &result, &err)
+                       : lcsb_run(h->backend, h->policy, command, &opts, &result, &err);
     *ms = now_ms() - start;
     if (rc) {
         snprintf(why, size, "lcsb_run: %s", err.message);
@@ -128,6 +138,7 @@ static double after_run_ms(struct host *h) {
 
 static void host_close(struct host *h) {
     lcsb_error err = {0};
+    lcsb_runner_free(h->runner);
     lcsb_backend_free(h->backend);
     if (lcsb_script_close(h->script, &err)) fprintf(stderr, "bench-embedded: %s\n", err.message);
 }
@@ -182,8 +193,8 @@ static int run_alone(struct host *h, long runs, long prepare_calls) {
     double median = median_of(ms, (size_t)runs);
     printf("once: script %.3f ms, detect and select %.3f ms, validate %.3f ms\n", h->open_ms,
            h->select_ms, h->validate_ms);
-    printf("%ld x lcsb_run(%s): median %.3f ms, min %.3f, max %.3f\n", runs, COMMAND, median, ms[0],
-           ms[runs - 1]);
+    printf("%ld x %s(%s): median %.3f ms, min %.3f, max %.3f\n", runs,
+           h->runner ? "lcsb_runner_run" : "lcsb_run", COMMAND, median, ms[0], ms[runs - 1]);
     printf("lcsb_prepare, again in every lcsb_run: %.1f us\n", prepare_us(h, prepare_calls));
     printf("lcsb_script_after_run, once: %.3f ms\n", after_run_ms(h));
     free(ms);
@@ -208,6 +219,8 @@ int main(int argc, char **argv) {
             h.after_each = true;
         else if (strcmp(argv[i], "--plain") == 0)
             h.plain = true;
+        else if (strcmp(argv[i], "--ahead") == 0)
+            h.ahead_asked = true;
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = number(argv[++i]);
         else if (strcmp(argv[i], "--prepare-calls") == 0 && i + 1 < argc)
@@ -219,7 +232,7 @@ int main(int argc, char **argv) {
     }
     if (!policy || runs < 0 || prepare_calls < 0) {
         fputs("usage: bench-embedded [--serve] [--runs N] [--prepare-calls K] [--after-each] "
-              "[--plain] POLICY.lua\n",
+              "[--plain] [--ahead] POLICY.lua\n",
               stderr);
         return 2;
     }

@@ -62,6 +62,7 @@
 #include "cgroup.h"
 #include "execseen.h"
 #include "filters.h"
+#include "handover.h"
 #include "init.h"
 #include "kernel_uapi.h"
 #include "namespaces.h"
@@ -604,6 +605,17 @@ static struct exec_watch *watch_for(const struct recorder *rec, int report_fd) {
     return &w;
 }
 
+/* The command follows "--", or comes later on COMMAND_FD (handover.c): a
+ * world made ahead waits for it in the init, where a time limit would
+ * count the wait. */
+static int command_given(int argc, int dashdash, int command_fd, const struct header *h) {
+    if (command_fd < 0)
+        return dashdash + 1 < argc ? 0 : fail("find the command: nothing follows \"--\"");
+    if (h->world == WORLD_OPEN || h->limits.time != 0)
+        return fail("wait for the command: only a world of its own without a time limit waits for it");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     struct header h;
     int ruleset_fd;
@@ -613,6 +625,7 @@ int main(int argc, char **argv) {
     struct launch launch;
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
+    int command_fd = take_fd("LCSB_EXEC_COMMAND_FD");
     struct recorder rec = take_recorder();
     struct cgroup cg = CGROUP_INIT;
     sigset_t old_mask;
@@ -634,11 +647,7 @@ int main(int argc, char **argv) {
     /* Only a network of its own has a listening socket to hand over. */
     if (h.proxy == 0 && proxy_fd >= 0)
         close(proxy_fd);
-    if (dashdash + 1 == argc) {
-        fail("find the command: nothing follows \"--\"");
-        goto out;
-    }
-    if (check_kernel(h.abi) != 0)
+    if (command_given(argc, dashdash, command_fd, &h) != 0 || check_kernel(h.abi) != 0)
         goto out;
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
@@ -669,6 +678,10 @@ int main(int argc, char **argv) {
                              .report_fd = report_fd};
     if (h.world == WORLD_OPEN)
         return exec_command(&launch);
+    switch (command_fd < 0 ? 0 : take_command(command_fd, argv, argc, &launch.argv)) {
+    case 1: return EXIT_SUCCESS;
+    case -1: goto out;
+    }
     run_command(&old_mask, &h.limits, report_fd, watch_for(&rec, report_fd), exec_command,
                 &launch);
     goto out;

@@ -34,6 +34,12 @@ static void note_child(int sig) {
 }
 
 int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err) {
+    int rc = lcsb__capture_make(c, with_stderr, err);
+    if (!rc) lcsb__capture_listen(c);
+    return rc;
+}
+
+int lcsb__capture_make(lcsb__capture *c, bool with_stderr, lcsb_error *err) {
     memset(c, 0, sizeof *c);
     c->out[0] = c->out[1] = c->note[0] = c->note[1] = c->record = -1;
     if ((with_stderr && pipe2(c->out, O_CLOEXEC) != 0) ||
@@ -43,6 +49,10 @@ int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err) {
         return lcsb__fail(err, LCSB_ESYS, "cannot make a pipe for the command's stderr: %s",
                           strerror(saved));
     }
+    return 0;
+}
+
+void lcsb__capture_listen(lcsb__capture *c) {
     child_note_fd = c->note[1];
     struct sigaction sa = {.sa_handler = note_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
     sigemptyset(&sa.sa_mask);
@@ -52,7 +62,6 @@ int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err) {
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, &c->old_pipe);
     c->installed = true;
-    return 0;
 }
 
 void lcsb__capture_close(lcsb__capture *c) {

@@ -21,6 +21,10 @@ typedef struct lcsb__capture {
 /* Make the pipes (stderr's only WITH_STDERR) and hear SIGCHLD (and ignore
  * SIGPIPE) until close. */
 int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err);
+/* The two halves of open: the pipes made, then SIGCHLD heard (one capture
+ * listens at a time: the one waited for). */
+int lcsb__capture_make(lcsb__capture *c, bool with_stderr, lcsb_error *err);
+void lcsb__capture_listen(lcsb__capture *c);
 /* Read RECORD, the recorder's pipe, into REFUSALS too while the command runs. */
 void lcsb__capture_watch(lcsb__capture *c, int record, lcsb__refusals *refusals);
 /* After spawning a child whose stderr is c->out[1]. */

@@ -2,6 +2,7 @@
  * the trailer. The impure half of the seam. */
 #include "backend.h"
 #include "capture.h"
+#include "child.h"
 #include "escape.h"
 #include "intercept.h"
 #include "netns.h"
@@ -25,17 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The environment variables naming the descriptors on which the shim
- * reports a setup failure, and hands over the proxy's listening socket
- * (docs/wire-format.md). */
-#define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
-#define LCSB__PROXY_ENV "LCSB_EXEC_PROXY_FD"
-/* And the recorder's pipe and library, which the shim hands the command. */
-#define LCSB__RECORD_ENV "LCSB_EXEC_RECORD_FD"
-#define LCSB__RECORDER_ENV "LCSB_EXEC_RECORDER"
-/* The recorder sits beside the shim, in a build tree as in an install. */
-#define LCSB__RECORDER_NAME "liblcsb-record.so"
-
 /* lcsb's proxy for a run under net.domains: served from a socket the shim
  * listens on in the command's own network and hands over CHANNEL, or from
  * one lcsb listens on itself, on the host's loopback (LISTENER). */
@@ -44,28 +34,11 @@ typedef struct net_serve {
     int listener;
     lcsb__netns netns; /* a container's network, when lcsb made one */
     lcsb__proxy *proxy;
-    lcsb__interception ic; /* where a rule or a secret has the proxy read requests */
+    lcsb__interception ic;     /* where a rule or a secret has the proxy read requests */
+    const lcsb_policy *policy; /* what the proxy serves */
 } net_serve;
 
-static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-#define RELAYED (sizeof relayed_signals / sizeof relayed_signals[0])
-
-const int *lcsb_relayed_signals(size_t *count) {
-    *count = RELAYED;
-    return relayed_signals;
-}
-
-/* The child being waited for; read by the signal handler. One run at a time
- * per process: signal dispositions are process-wide anyway. */
-static volatile sig_atomic_t running_child;
-
-static void relay(int sig, siginfo_t *info, void *context) {
-    (void)context;
-    /* A terminal's ^C already reached the whole foreground process group,
-     * the command included; only relay what was sent to lcsb alone. */
-    if (info && info->si_code == SI_KERNEL) return;
-    if (running_child > 0) kill((pid_t)running_child, sig);
-}
+static void write_all(int fd, const char *s) { (void)lcsb__write_all(fd, s, strlen(s)); }
 
 void lcsb_run_options_init(lcsb_run_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -73,119 +46,6 @@ void lcsb_run_options_init(lcsb_run_options *opts) {
     opts->trailer_fd = STDERR_FILENO;
     opts->relay_fd = STDERR_FILENO;
     opts->record_refusals = true;
-}
-
-static void write_all(int fd, const char *s) { (void)lcsb__write_all(fd, s, strlen(s)); }
-
-/* lcsb's own descriptors for the shim: its report pipe, the proxy's
- * channel, the recorder's pipe; -1 where there is none. */
-#define SHIM_FDS 3
-
-/* The descriptors the child keeps above 2: the caller's, and lcsb's own
- * for the shim (EXTRA). */
-static bool kept(const lcsb_run_options *opts, const int extra[SHIM_FDS], int fd) {
-    for (size_t i = 0; i < opts->keep_fds_count; i++)
-        if (opts->keep_fds[i] == fd) return true;
-    for (int i = 0; i < SHIM_FDS; i++)
-        if (fd == extra[i]) return true;
-    return false;
-}
-
-/* Nothing lcsb or its host holds open (a policy script's files, a harness's
- * pipes) reaches the command but stdin, stdout, stderr and what the caller
- * passes on purpose. Closing a descriptor that is not open is no error. */
-static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts,
-                          const int extra[SHIM_FDS]) {
-    int highest = 2;
-    for (int i = 0; i < SHIM_FDS; i++)
-        if (extra[i] > highest) highest = extra[i];
-    for (size_t i = 0; i < opts->keep_fds_count; i++)
-        if (opts->keep_fds[i] > highest) highest = opts->keep_fds[i];
-    for (int fd = 3; fd < highest; fd++)
-        if (!kept(opts, extra, fd) && posix_spawn_file_actions_addclose(actions, fd)) return -1;
-    /* A dup2 onto itself clears close-on-exec. */
-    for (size_t i = 0; i < opts->keep_fds_count; i++)
-        if (posix_spawn_file_actions_adddup2(actions, opts->keep_fds[i], opts->keep_fds[i]))
-            return -1;
-    for (int i = 0; i < SHIM_FDS; i++)
-        if (extra[i] > 2 && posix_spawn_file_actions_adddup2(actions, extra[i], extra[i]))
-            return -1;
-    return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
-}
-
-static const char *const shim_names[SHIM_FDS + 1] = {LCSB__REPORT_ENV, LCSB__PROXY_ENV,
-                                                     LCSB__RECORD_ENV, LCSB__RECORDER_ENV};
-
-/* Is ENTRY one of the variables lcsb tells the shim with? */
-static bool names_shim_fd(const char *entry) {
-    for (int i = 0; i < SHIM_FDS + 1; i++) {
-        size_t len = strlen(shim_names[i]);
-        if (strncmp(entry, shim_names[i], len) == 0 && entry[len] == '=') return true;
-    }
-    return false;
-}
-
-/* What lcsb hands the shim beside the argv (docs/wire-format.md): the pipe
- * on which it reports a failed setup, and the recorder's pipe and library
- * (-1s and "" where there are none). */
-typedef struct plumbing {
-    int report[2];
-    int record[2];
-    char recorder[PATH_MAX];
-} plumbing;
-
-/* NAME=VALUE onto ENV at *K; false when out of memory. */
-static bool tell(char **env, size_t *k, const char *name, const char *value) {
-    size_t len = strlen(name) + strlen(value) + 2;
-    char *entry = malloc(len);
-    if (!entry) return false;
-    snprintf(entry, len, "%s=%s", name, value);
-    env[(*k)++] = entry;
-    return true;
-}
-
-/* The environment the child is spawned with: the seam's (lcsb_env_block:
- * the allowlist under a host mechanism, the caller's whole under a
- * container's engine), with none of the caller's variables that tell the
- * shim something; for a child that is the mechanism, lcsb's own: PL's
- * descriptors and library, and NET's channel for the proxy's socket. */
-static int child_environ(const lcsb_backend *b, const lcsb_policy *policy, const plumbing *pl,
-                         net_serve *net, char ***out, lcsb_error *err) {
-    char **block = NULL;
-    int rc = lcsb_env_block(b, policy, NULL, &block, err);
-    if (rc) return rc;
-    size_t n = 0, k = 0;
-    while (block[n]) n++;
-    char **env = calloc(n + SHIM_FDS + 2, sizeof *env);
-    if (!env) {
-        lcsb_argv_free(block);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        if (names_shim_fd(block[i]) || (net && lcsb__interception_names_secret(&net->ic, block[i])))
-            free(block[i]);
-        else
-            env[k++] = block[i];
-    free(block);
-    /* What the command was not given, no request the proxy reads may carry. */
-    if (net && net->ic.tls && lcsb__interception_note_withheld(&net->ic, env) != 0) {
-        lcsb_argv_free(env);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
-    int fds[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
-    bool told = true;
-    for (int i = 0; i < SHIM_FDS; i++) {
-        char number[16];
-        snprintf(number, sizeof number, "%d", fds[i]);
-        if (fds[i] >= 0) told = told && tell(env, &k, shim_names[i], number);
-    }
-    if (pl->record[1] >= 0) told = told && tell(env, &k, LCSB__RECORDER_ENV, pl->recorder);
-    if (!told) {
-        lcsb_argv_free(env);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
-    *out = env;
-    return 0;
 }
 
 static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
@@ -202,39 +62,6 @@ static int check_keep_fds(const lcsb_run_options *opts, lcsb_error *err) {
             return lcsb__fail(err, LCSB_EINVAL, "keep fd %d: not open in lcsb", fd);
     }
     return 0;
-}
-
-/* What the shim said on its report pipe (docs/wire-format.md): a failed
- * setup, why its init ended every process of the command, or that it saw
- * every exec. */
-static void reported(const char *said, size_t n, lcsb_run_result *result) {
-    for (size_t i = 0; i < n; i++) {
-        const char *why = NULL;
-        char grace[128];
-        if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
-        if (said[i] == 'X') result->attestation.execs_seen = true;
-        if (said[i] == 'E' &&
-            (result->status == LCSB_EXIT_NOEXEC || result->status == LCSB_EXIT_NOTFOUND))
-            result->not_executed = true;
-        if (said[i] == 'T')
-            why = "the time limit (limits.time) was reached: every process of the command was "
-                  "killed";
-        if (said[i] == 'G') {
-            snprintf(grace, sizeof grace,
-                     "the command did not stop within %d s of being asked to: every process of "
-                     "it was killed",
-                     LCSB_GRACE_SECONDS);
-            why = grace;
-        }
-        if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
-        if (said[i] == 'M')
-            why = "the memory limit (limits.memory) was reached: the kernel killed a process of "
-                  "the command";
-        size_t used = strlen(result->note);
-        if (why)
-            snprintf(result->note + used, sizeof result->note - used, "%s%s", used ? "; " : "",
-                     why);
-    }
 }
 
 /* The listening socket the shim sends on CHANNEL once the command's own
@@ -265,214 +92,52 @@ static int serve_net(net_serve *net, const lcsb_policy *policy, lcsb_error *err)
     return lcsb__proxy_start(policy, fd, &with, &net->proxy, err);
 }
 
-/* The child's start: the relayed signals (RELAYED) and SIGPIPE at their
- * defaults and nothing blocked; stderr onto CAPTURE's pipe, CWD, and the
- * descriptors it keeps (EXTRA, the shim's). Both destroyed on failure. */
-static int spawn_prepare(posix_spawnattr_t *attr, posix_spawn_file_actions_t *actions,
-                         const sigset_t *relayed, const char *cwd, const lcsb_run_options *opts,
-                         const int *extra, const lcsb__capture *capture, lcsb_error *err) {
-    sigset_t none;
-    sigemptyset(&none);
-    /* The command starts with these at their defaults, SIGPIPE included,
-     * which lcsb may be ignoring while it relays stderr. */
-    sigset_t defaults = *relayed;
-    sigaddset(&defaults, SIGPIPE);
-    if (posix_spawnattr_init(attr)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (posix_spawn_file_actions_init(actions)) {
-        posix_spawnattr_destroy(attr);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
-    posix_spawnattr_setsigdefault(attr, &defaults);
-    posix_spawnattr_setsigmask(attr, &none);
-    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    /* stderr onto the pipe before everything else above 2 is closed. */
-    if ((capture && capture->out[1] >= 0 &&
-         posix_spawn_file_actions_adddup2(actions, capture->out[1], STDERR_FILENO)) ||
-        (cwd && posix_spawn_file_actions_addchdir_np(actions, cwd)) ||
-        add_fd_actions(actions, opts, extra)) {
-        posix_spawn_file_actions_destroy(actions);
-        posix_spawnattr_destroy(attr);
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    }
-    return 0;
+/* The proxy's part of a spawn (child.h): the secrets' variables withheld
+ * and noted, the proxy served once the child runs. */
+static bool net_withholds(void *ctx, const char *entry) {
+    return lcsb__interception_names_secret(&((net_serve *)ctx)->ic, entry);
 }
 
-/* Only the child writes into these now: the write ends of the report and
- * record pipes and of NET's channel, closed in lcsb. */
-static void close_child_ends(plumbing *pl, net_serve *net) {
-    for (int *end = pl->report + 1; end; end = end == pl->report + 1 ? pl->record + 1 : NULL) {
-        if (*end >= 0) close(*end);
-        *end = -1;
-    }
-    if (net && net->channel[1] >= 0) close(net->channel[1]);
-    if (net) net->channel[1] = -1;
+static int net_notes(void *ctx, char **env) {
+    net_serve *net = ctx;
+    return net->ic.tls ? lcsb__interception_note_withheld(&net->ic, env) : 0;
 }
 
-/* PROGRAM could not be spawned (SPAWN_ERRNO): RESULT says so. */
-static void spawn_failed(lcsb_run_result *result, const char *program, int spawn_errno,
-                         bool is_mechanism) {
-    /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
-    result->status = is_mechanism                                        ? LCSB_EXIT_SETUP
-                     : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
-                                                                         : LCSB_EXIT_NOEXEC;
-    result->setup_failed = is_mechanism;
-    result->not_executed = !is_mechanism;
-    snprintf(result->note, sizeof result->note, "cannot execute %s: %s", program,
-             strerror(spawn_errno));
+static int net_serves(void *ctx, lcsb_error *err) {
+    net_serve *net = ctx;
+    return serve_net(net, net->policy, err);
 }
 
-/* The command spawned as PID (PROGRAM), its proxy served while it runs,
- * waited for: RESULT's status and what the shim reported. */
-static int wait_command(pid_t pid, const char *program, const lcsb_policy *policy,
-                        const lcsb_run_options *opts, plumbing *pl, net_serve *net,
-                        lcsb__capture *capture, lcsb_run_result *result, lcsb_error *err) {
-    int wstatus;
-    pid_t waited = pid;
-    /* A command that would run without its proxy is stopped: nothing of it
-     * may run without the whole policy, and it would find no way out. */
-    lcsb_error served = {0};
-    if (net && serve_net(net, policy, &served) != 0) {
-        kill(pid, SIGKILL);
-        result->setup_failed = true;
-        snprintf(result->note, sizeof result->note, "cannot serve the network's proxy: %.400s",
-                 served.message);
-    }
-    if (capture) {
-        lcsb__capture_spawned(capture);
-        if (lcsb__capture_wait(capture, pid, opts->relay_fd, &wstatus, result) != 0) waited = -1;
-    } else {
-        while ((waited = waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {
-        }
-    }
-    if (waited < 0)
-        return lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", program, strerror(errno));
-    result->status = result->setup_failed ? LCSB_EXIT_SETUP
-                     : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
-                                          : 128 + WTERMSIG(wstatus);
-    /* The pipe's write ends are gone with the shim and its init (the command
-     * never had one): what they said is all there. */
-    char said[8];
-    ssize_t n = pl->report[0] >= 0 ? read(pl->report[0], said, sizeof said) : -1;
-    if (n > 0) reported(said, (size_t)n, result);
-    return 0;
-}
-
-/* REPORT is the shim's report pipe (-1s when the child is no mechanism),
- * ENV the environment that names its write end, NET the proxy to serve
- * while the command runs (NULL: none), CAPTURE the stderr relay (NULL: the
- * command writes to the caller's stderr itself). */
-static int spawn_and_wait_with(const char *const *final, const lcsb_policy *policy,
-                               bool is_mechanism, const lcsb_run_options *opts, plumbing *pl,
-                               net_serve *net, char **env, lcsb__capture *capture,
-                               lcsb_run_result *result, lcsb_error *err) {
-    int extra[SHIM_FDS] = {pl->report[1], net ? net->channel[1] : -1, pl->record[1]};
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_t actions;
-    sigset_t relayed, old_mask;
-    struct sigaction old[RELAYED];
-
-    sigemptyset(&relayed);
-    for (size_t i = 0; i < RELAYED; i++) sigaddset(&relayed, relayed_signals[i]);
-    int rc = spawn_prepare(&attr, &actions, &relayed, policy->cwd, opts, extra, capture, err);
-    if (rc) return rc;
-
-    /* Hold the relayed signals until the child's pid is known, so none is lost. */
-    sigprocmask(SIG_BLOCK, &relayed, &old_mask);
-    for (size_t i = 0; i < RELAYED; i++) {
-        struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
-        sigemptyset(&sa.sa_mask);
-        sigaction(relayed_signals[i], &sa, &old[i]);
-    }
-    pid_t pid;
-    int spawn_errno = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, env);
-    close_child_ends(pl, net);
-    if (spawn_errno == 0) running_child = pid;
-    /* Unblock the relayed signals even if the caller held them: one that
-     * arrived before the spawn is delivered now, and relayed. */
-    sigset_t unblocked = old_mask;
-    for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
-
-    if (spawn_errno != 0)
-        spawn_failed(result, final[0], spawn_errno, is_mechanism);
-    else
-        rc = wait_command(pid, final[0], policy, opts, pl, net, capture, result, err);
-    sigprocmask(SIG_BLOCK, &relayed, NULL);
-    running_child = 0;
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    for (size_t i = 0; i < RELAYED; i++) sigaction(relayed_signals[i], &old[i], NULL);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    return rc;
-}
-
-/* The recorder beside SHIM (an absolute path) into PL, when it is there. */
-static bool find_recorder(const char *shim, plumbing *pl) {
-    const char *slash = strrchr(shim, '/');
-    struct stat st;
-    int n = slash ? snprintf(pl->recorder, sizeof pl->recorder, "%.*s/%s", (int)(slash - shim),
-                             shim, LCSB__RECORDER_NAME)
-                  : -1;
-    return n > 0 && (size_t)n < sizeof pl->recorder && stat(pl->recorder, &st) == 0 &&
-           S_ISREG(st.st_mode);
-}
-
-/* The recorder's pipe, for a run under SHIM (NULL: no mechanism that takes
- * one). Its write end never blocks: a record the pipe has no room for is
- * lost, and the command never waits on lcsb. */
-static void open_record(const char *shim, plumbing *pl) {
-    if (!shim || !find_recorder(shim, pl) || pipe2(pl->record, O_CLOEXEC | O_NONBLOCK) != 0) {
-        pl->record[0] = pl->record[1] = -1;
-        pl->recorder[0] = '\0';
-        return;
-    }
-    (void)fcntl(pl->record[0], F_SETPIPE_SZ, 1 << 20); /* a burst fits; the default if not */
-}
-
-/* The resources one spawn needs, made and released here: the shim says
- * "setup failed" on a pipe of its own, so that an exit status of 97, which
- * the command can give too, is never taken for that alone; the recorder's
- * pipe under a SHIM that takes it (NULL: none); the stderr relay when it is
- * asked for. */
+/* FINAL spawned and waited for, its signals relayed meanwhile; NET the
+ * proxy to serve while the command runs (NULL: none). */
 static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
                           const char *const *final, bool is_mechanism, const char *shim,
                           const lcsb_run_options *opts, net_serve *net, lcsb_run_result *result,
                           lcsb_error *err) {
-    plumbing pl = {{-1, -1}, {-1, -1}, ""};
-    char **env = NULL;
-    if (is_mechanism && pipe2(pl.report, O_CLOEXEC) != 0)
-        return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
-                          strerror(errno));
-    lcsb__refusals *refusals = shim ? lcsb__refusals_new(opts->judge ? opts->judge : policy) : NULL;
-    if (refusals) open_record(shim, &pl);
-    if (refusals && pl.record[0] < 0) {
-        lcsb__refusals_free(refusals);
-        refusals = NULL;
+    lcsb__spawn_net with = {-1, net_withholds, net_notes, net_serves, net};
+    if (net) {
+        net->policy = policy;
+        with.channel = net->channel[1];
     }
-    int rc = child_environ(b, policy, &pl, net, &env, err);
-    lcsb__capture capture;
-    bool captured = !rc && (opts->capture_stderr || refusals);
-    if (captured) rc = lcsb__capture_open(&capture, opts->capture_stderr, err);
-    if (captured && !rc && refusals) lcsb__capture_watch(&capture, pl.record[0], refusals);
-    if (!rc)
-        rc = spawn_and_wait_with(final, policy, is_mechanism, opts, &pl, net, env,
-                                 captured ? &capture : NULL, result, err);
-    if (captured) lcsb__capture_close(&capture);
-    if (refusals) {
-        result->attestation.recorded = true;
-        /* Learning, an exec only seen is one the judged policy refuses,
-         * whatever became of the run under the wider one. */
-        if (opts->judge)
-            lcsb__refusals_finish_learning(refusals, &result->attestation);
+    lcsb__spawned s;
+    int rc =
+        lcsb__spawn_open(&s, b, policy, is_mechanism, shim, opts, net ? &with : NULL, false, err);
+    if (!rc) {
+        lcsb__relay relay;
+        lcsb__relay_begin(&relay);
+        int spawn_errno = lcsb__spawn_start(&s, final, policy, opts, net ? &with : NULL);
+        /* Only the child holds the channel's other end now. */
+        if (net && net->channel[1] >= 0) close(net->channel[1]);
+        if (net) net->channel[1] = -1;
+        lcsb__relay_to(&s, &relay);
+        if (spawn_errno)
+            lcsb__spawn_failed(result, final[0], spawn_errno, is_mechanism);
         else
-            lcsb__refusals_finish(refusals, rc == 0 && result->status != 0, &result->attestation);
-        lcsb__refusals_free(refusals);
+            rc = lcsb__spawn_wait(&s, final[0], opts, net ? &with : NULL, result, err);
+        lcsb__relay_end(&relay);
+        lcsb__spawn_refusals(&s, opts, rc == 0, result);
     }
-    for (int i = 0; i < 2; i++) {
-        if (pl.report[i] >= 0) close(pl.report[i]);
-        if (pl.record[i] >= 0) close(pl.record[i]);
-    }
-    lcsb_argv_free(env);
+    lcsb__spawn_close(&s);
     return rc;
 }
 
@@ -592,29 +257,58 @@ void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, 
             att, buf, size);
 }
 
-int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
-             const lcsb_run_options *opts, lcsb_run_result *result, lcsb_error *err) {
+/* OPTS (NULL: the defaults) into GIVEN, checked for B. */
+static int take_options(const lcsb_backend *b, const lcsb_run_options *opts,
+                        lcsb_run_options *given, lcsb_error *err) {
     /* A caller built against an older, shorter struct gets defaults for the rest. */
-    lcsb_run_options given;
-    lcsb_run_options_init(&given);
+    lcsb_run_options_init(given);
     if (opts && (opts->size < sizeof(size_t) || opts->size > sizeof *opts))
         return lcsb__fail(err, LCSB_EINVAL, "run: options of unknown size %zu", opts->size);
-    if (opts) memcpy(&given, opts, opts->size);
-    opts = &given;
-    memset(result, 0, sizeof *result);
-
-    int rc = check_keep_fds(opts, err);
+    if (opts) memcpy(given, opts, opts->size);
+    int rc = check_keep_fds(given, err);
     /* A container's command gets the engine's descriptors, not lcsb's. */
-    if (!rc && opts->keep_fds_count && b->ops->contains_prefix)
+    if (!rc && given->keep_fds_count && b->ops->contains_prefix)
         rc = lcsb__fail(err, LCSB_EINVAL,
                         "%s: a descriptor cannot be passed into a container "
                         "(--keep-fd)",
                         b->ops->name);
+    return rc;
+}
+
+/* On a nonzero exit, what lcsb says after the command's stderr: its note
+ * and the trailer. */
+static void after_run(const char *command, const lcsb_run_options *opts,
+                      const lcsb_run_result *result) {
+    if (result->status == 0 || opts->trailer_fd < 0) return;
+    char line[2048], note[sizeof line - 8];
+    /* lcsb's lines start a line of their own, in the terminal's plain
+     * colours: the command's stderr may end mid-line, or in an escape
+     * that hides what follows (SGR 8) under lines it forged. */
+    if (isatty(opts->trailer_fd)) write_all(opts->trailer_fd, "\x1b[0m");
+    if (result->stderr_tail_len > 0 && result->stderr_tail[result->stderr_tail_len - 1] != '\n')
+        write_all(opts->trailer_fd, "\n");
+    if (result->note[0]) {
+        lcsb_escape(note, sizeof note, result->note, strlen(result->note));
+        snprintf(line, sizeof line, "lcsb: %s\n", note);
+        write_all(opts->trailer_fd, line);
+    }
+    trailer(command, result->status, result->setup_failed,
+            result->not_executed || result->attestation.backend != LCSB_MECHANISM_LANDLOCK,
+            &result->attestation, line, sizeof line);
+    write_all(opts->trailer_fd, line);
+}
+
+int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const *argv,
+             const lcsb_run_options *opts, lcsb_run_result *result, lcsb_error *err) {
+    lcsb_run_options given;
+    memset(result, 0, sizeof *result);
+    int rc = take_options(b, opts, &given, err);
     if (rc) return rc;
+    opts = &given;
     /* A command is needed here: lcsb_prepare would run a probe in its place. */
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, {0}};
+    net_serve net = {{-1, -1}, -1, {0, -1, ""}, NULL, {0}, NULL};
     lcsb_policy *told = NULL;
     bool served = policy->net == LCSB_NET_DOMAINS && b->ops->is_mechanism;
     /* Where the mechanism gives the command no world of its own to make
@@ -632,24 +326,191 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
     lcsb_policy_free(told);
     lcsb_argv_free(final);
     if (rc) return rc;
+    after_run(argv[0], opts, result);
+    return 0;
+}
 
-    if (result->status != 0 && opts->trailer_fd >= 0) {
-        char line[2048], note[sizeof line - 8];
-        /* lcsb's lines start a line of their own, in the terminal's plain
-         * colours: the command's stderr may end mid-line, or in an escape
-         * that hides what follows (SGR 8) under lines it forged. */
-        if (isatty(opts->trailer_fd)) write_all(opts->trailer_fd, "\x1b[0m");
-        if (result->stderr_tail_len > 0 && result->stderr_tail[result->stderr_tail_len - 1] != '\n')
-            write_all(opts->trailer_fd, "\n");
-        if (result->note[0]) {
-            lcsb_escape(note, sizeof note, result->note, strlen(result->note));
-            snprintf(line, sizeof line, "lcsb: %s\n", note);
-            write_all(opts->trailer_fd, line);
-        }
-        trailer(argv[0], result->status, result->setup_failed,
-                result->not_executed || result->attestation.backend != LCSB_MECHANISM_LANDLOCK,
-                &result->attestation, line, sizeof line);
-        write_all(opts->trailer_fd, line);
+/* ---- a runner: each command's world made while the one before ran ---- */
+
+struct lcsb_runner {
+    const lcsb_backend *backend;
+    lcsb_policy *policy; /* the runner's own copy */
+    lcsb_run_options opts;
+    lcsb__spawned ahead; /* a shim waiting for its command; pid 0: none */
+    char **prefix;       /* the argv it was spawned with */
+};
+
+int lcsb_runner_new(const lcsb_backend *b, const lcsb_policy *policy, const lcsb_run_options *opts,
+                    lcsb_runner **out, lcsb_error *err) {
+    *out = NULL;
+    lcsb_runner *r = calloc(1, sizeof *r);
+    if (!r) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    int rc = take_options(b, opts, &r->opts, err);
+    if (!rc && !(r->policy = lcsb_policy_copy(policy)))
+        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (rc) {
+        free(r);
+        return rc;
     }
+    r->backend = b;
+    r->ahead.pid = 0;
+    *out = r;
+    return 0;
+}
+
+static void drop_ahead(lcsb_runner *r) {
+    if (r->ahead.pid > 0 || r->prefix) lcsb__spawn_close(&r->ahead);
+    memset(&r->ahead, 0, sizeof r->ahead);
+    lcsb_argv_free(r->prefix);
+    r->prefix = NULL;
+}
+
+void lcsb_runner_free(lcsb_runner *r) {
+    if (!r) return;
+    drop_ahead(r);
+    lcsb_policy_free(r->policy);
+    free(r);
+}
+
+static size_t count_words(const char *const *v) {
+    size_t n = 0;
+    while (v[n]) n++;
+    return n;
+}
+
+/* The first N words of V, as a new lcsb argv; NULL when out of memory. */
+static char **copy_words(const char *const *v, size_t n) {
+    char **copy = calloc(n + 1, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++)
+        if (!(copy[i] = strdup(v[i]))) {
+            lcsb_argv_free(copy);
+            copy = NULL;
+        }
+    return copy;
+}
+
+/* How many words of FINAL come before ARGV's, which it ends with when the
+ * run can be made ahead; 0 when it cannot: only a Landlock world of its
+ * own that the shim makes alone (no proxy to serve, no time limit counting
+ * from the shim's start, no launcher or kept descriptor, stderr relayed
+ * through lcsb so that nothing the shim says before its command is lost),
+ * with the caller's stdin and stdout open to hand over. */
+static size_t ahead_prefix(const lcsb_runner *r, const lcsb_attestation *att,
+                           const char *const *final, const char *const *argv) {
+    const lcsb_run_options *o = &r->opts;
+    const lcsb_policy *p = r->policy;
+    if (!o->capture_stderr || o->prefix || o->keep_fds_count || !r->backend->ops->is_mechanism ||
+        att->backend != LCSB_MECHANISM_LANDLOCK || att->world != LCSB_HELD_OWN ||
+        p->net == LCSB_NET_DOMAINS || p->limits[LCSB_LIMIT_TIME] ||
+        fcntl(STDIN_FILENO, F_GETFD) < 0 || fcntl(STDOUT_FILENO, F_GETFD) < 0)
+        return 0;
+    size_t n = count_words(final), words = count_words(argv);
+    if (n <= words + 1) return 0;
+    for (size_t i = 0; i < words; i++)
+        if (strcmp(final[n - words + i], argv[i]) != 0) return 0;
+    return n - words;
+}
+
+/* The shim for PREFIX spawned to wait for its command. */
+static int spawn_ahead(lcsb_runner *r, char **prefix, lcsb_error *err) {
+    int rc = lcsb__spawn_open(&r->ahead, r->backend, r->policy, true, prefix[0], &r->opts, NULL,
+                              true, err);
+    if (!rc &&
+        lcsb__spawn_start(&r->ahead, (const char *const *)prefix, r->policy, &r->opts, NULL) != 0)
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot start %s: %s", prefix[0], strerror(errno));
+    if (rc) {
+        lcsb__spawn_close(&r->ahead);
+        memset(&r->ahead, 0, sizeof r->ahead);
+        lcsb_argv_free(prefix);
+        return rc;
+    }
+    r->prefix = prefix;
+    return 0;
+}
+
+/* Is the shim made ahead one for PREFIX (N words), still waiting, spawned
+ * with the environment a spawn would have now? */
+static bool ahead_fits(lcsb_runner *r, const char *const *prefix, size_t n) {
+    if (r->ahead.pid <= 0 || count_words((const char *const *)r->prefix) != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r->prefix[i], prefix[i]) != 0) return false;
+    if (waitpid(r->ahead.pid, NULL, WNOHANG) != 0) {
+        r->ahead.pid = 0; /* gone (or reaped by the caller): nothing to let go of */
+        return false;
+    }
+    return lcsb__spawn_env_same(&r->ahead, r->backend, r->policy);
+}
+
+/* ARGV handed to the shim made ahead (handover.c in the shim): the caller's
+ * stdin and stdout, then the words, each with its NUL, then the end. */
+static int hand_over(int sock, const char *const *argv) {
+    int fds[2] = {STDIN_FILENO, STDOUT_FILENO};
+    union {
+        char buf[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    char byte = 'C';
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n;
+    while ((n = sendmsg(sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    for (size_t i = 0; n == 1 && argv[i]; i++) {
+        const char *p = argv[i];
+        for (size_t left = strlen(p) + 1; n > 0 && left > 0; p += n, left -= (size_t)n)
+            while ((n = send(sock, p, left, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+            }
+        if (n > 0) n = 1;
+    }
+    return n == 1 ? 0 : -1;
+}
+
+int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *result,
+                    lcsb_error *err) {
+    memset(result, 0, sizeof *result);
+    if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
+    char **final = NULL;
+    int rc = lcsb_prepare(r->backend, r->policy, NULL, argv, &final, &result->attestation, err);
+    if (rc) return rc;
+    size_t n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
+    if (!n || !ahead_fits(r, (const char *const *) final, n)) drop_ahead(r);
+    char **prefix = n ? copy_words((const char *const *) final, n) : NULL;
+    lcsb_argv_free(final);
+    if (!n) return lcsb_run(r->backend, r->policy, argv, &r->opts, result, err);
+    if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (r->ahead.pid <= 0 && (rc = spawn_ahead(r, prefix, err)) != 0) return rc;
+    if (r->prefix != prefix) lcsb_argv_free(prefix);
+    lcsb__spawned now = r->ahead;
+    memset(&r->ahead, 0, sizeof r->ahead);
+    prefix = r->prefix;
+    r->prefix = NULL;
+
+    lcsb__relay relay;
+    lcsb__relay_begin(&relay);
+    lcsb__spawn_listen(&now);
+    lcsb__relay_to(&now, &relay);
+    /* A shim that ended before it took its command (a failed setup) says
+     * why in its report and on stderr, which the wait relays. */
+    (void)hand_over(now.command[0], argv);
+    close(now.command[0]);
+    now.command[0] = -1;
+    /* The next command's world is made while this one runs. */
+    lcsb_error later = {0};
+    if (spawn_ahead(r, prefix, &later) != 0) prefix = NULL;
+    rc = lcsb__spawn_wait(&now, prefix ? prefix[0] : "lcsb-exec", &r->opts, NULL, result, err);
+    lcsb__relay_end(&relay);
+    lcsb__spawn_refusals(&now, &r->opts, rc == 0, result);
+    lcsb__spawn_close(&now);
+    if (rc) return rc;
+    after_run(argv[0], &r->opts, result);
     return 0;
 }

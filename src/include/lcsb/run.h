@@ -92,6 +92,35 @@ LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);
 LCSB_API LCSB_NODISCARD int lcsb_run(const lcsb_backend *backend, const lcsb_policy *policy,
                                      const char *const *argv, const lcsb_run_options *opts,
                                      lcsb_run_result *result, lcsb_error *err);
+/* A runner runs commands one after another under one policy, each in a
+ * world lcsb started making while the command before it ran: a host that
+ * runs many commands pays, per command, little more than the command
+ * itself. Between commands it keeps one process of lcsb's (the next
+ * command's shim) waiting, a child of the caller's: a caller that reaps
+ * every child (waitpid(-1)) takes it away, and the next run only makes the
+ * world again. The world is made as a run's would be, from the policy and
+ * the file system at the time it is made: a path the policy names that
+ * comes or goes in between is seen by the command after the next.
+ *
+ * A world is made ahead only where the Landlock shim makes one of its own
+ * and OPTS relays stderr (capture_stderr), with no launcher prefix, no
+ * kept descriptor, no proxy (net.domains) and no time limit; otherwise
+ * each run is lcsb_run's, alike in all it does. Each command gets the
+ * caller's stdin and stdout as they are when it is run, as with lcsb_run.
+ *
+ * lcsb_runner_new copies POLICY and OPTS (the arrays OPTS points at, and
+ * BACKEND, must outlive the runner); lcsb_runner_run is lcsb_run for ARGV
+ * (the same result, trailer and signal relay, one run at a time);
+ * lcsb_runner_free lets the waiting shim go (it ends, and is reaped). */
+typedef struct lcsb_runner lcsb_runner;
+LCSB_API LCSB_NODISCARD int lcsb_runner_new(const lcsb_backend *backend,
+                                            const lcsb_policy *policy,
+                                            const lcsb_run_options *opts, lcsb_runner **out,
+                                            lcsb_error *err);
+LCSB_API LCSB_NODISCARD int lcsb_runner_run(lcsb_runner *runner, const char *const *argv,
+                                            lcsb_run_result *result, lcsb_error *err);
+LCSB_API void lcsb_runner_free(lcsb_runner *runner);
+
 /* Returns the signals lcsb_run relays to the command (SIGINT, SIGTERM,
  * SIGHUP, SIGQUIT), a static array, and in *COUNT how many: a host that must
  * not die of one before the command starts holds these. */

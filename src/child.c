@@ -1,0 +1,450 @@
+/* A run's child started and waited for: its descriptors, its environment,
+ * the signals relayed to it, the stderr relay and the refusals recorded
+ * while it runs (child.h). */
+#include "child.h"
+
+#include "backend.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The environment variables naming the descriptors on which the shim
+ * reports a setup failure, hands over the proxy's listening socket, and
+ * waits for a command made ahead of (docs/wire-format.md). */
+#define LCSB__REPORT_ENV "LCSB_EXEC_REPORT_FD"
+#define LCSB__PROXY_ENV "LCSB_EXEC_PROXY_FD"
+#define LCSB__COMMAND_ENV "LCSB_EXEC_COMMAND_FD"
+/* And the recorder's pipe and library, which the shim hands the command. */
+#define LCSB__RECORD_ENV "LCSB_EXEC_RECORD_FD"
+#define LCSB__RECORDER_ENV "LCSB_EXEC_RECORDER"
+/* The recorder sits beside the shim, in a build tree as in an install. */
+#define LCSB__RECORDER_NAME "liblcsb-record.so"
+
+static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define RELAYED (sizeof relayed_signals / sizeof relayed_signals[0])
+
+const int *lcsb_relayed_signals(size_t *count) {
+    *count = RELAYED;
+    return relayed_signals;
+}
+
+/* The child being waited for; read by the signal handler. One run at a time
+ * per process: signal dispositions are process-wide anyway. */
+static volatile sig_atomic_t running_child;
+
+static void relay(int sig, siginfo_t *info, void *context) {
+    (void)context;
+    /* A terminal's ^C already reached the whole foreground process group,
+     * the command included; only relay what was sent to lcsb alone. */
+    if (info && info->si_code == SI_KERNEL) return;
+    if (running_child > 0) kill((pid_t)running_child, sig);
+}
+
+static sigset_t relayed_set(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < RELAYED; i++) sigaddset(&set, relayed_signals[i]);
+    return set;
+}
+
+/* Held until the child's pid is known (lcsb__relay_to), so none is lost. */
+void lcsb__relay_begin(lcsb__relay *r) {
+    sigset_t relayed = relayed_set();
+    sigprocmask(SIG_BLOCK, &relayed, &r->old_mask);
+    for (size_t i = 0; i < RELAYED; i++) {
+        struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(relayed_signals[i], &sa, &r->old[i]);
+    }
+}
+
+/* Unblocked even if the caller held them: one that arrived before the
+ * spawn is delivered now, and relayed (to no one when S was not spawned). */
+void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r) {
+    if (s && s->pid > 0) running_child = s->pid;
+    sigset_t unblocked = r->old_mask;
+    for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+}
+
+void lcsb__relay_end(lcsb__relay *r) {
+    sigset_t relayed = relayed_set();
+    sigprocmask(SIG_BLOCK, &relayed, NULL);
+    running_child = 0;
+    sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
+    for (size_t i = 0; i < RELAYED; i++) sigaction(relayed_signals[i], &r->old[i], NULL);
+}
+
+/* lcsb's own descriptors for the shim: its report pipe, the proxy's
+ * channel, the recorder's pipe, the command's socket; -1 where none. */
+#define SHIM_FDS 4
+
+static void shim_fds(const lcsb__spawned *s, const lcsb__spawn_net *net, int out[SHIM_FDS]) {
+    out[0] = s->report[1];
+    out[1] = net ? net->channel : -1;
+    out[2] = s->record[1];
+    out[3] = s->command[1];
+}
+
+static const char *const shim_names[SHIM_FDS + 1] = {
+    LCSB__REPORT_ENV, LCSB__PROXY_ENV, LCSB__RECORD_ENV, LCSB__COMMAND_ENV, LCSB__RECORDER_ENV};
+
+/* The descriptors the child keeps above 2: the caller's, and lcsb's own
+ * for the shim (EXTRA). */
+static bool kept(const lcsb_run_options *opts, const int extra[SHIM_FDS], int fd) {
+    for (size_t i = 0; i < opts->keep_fds_count; i++)
+        if (opts->keep_fds[i] == fd) return true;
+    for (int i = 0; i < SHIM_FDS; i++)
+        if (fd == extra[i]) return true;
+    return false;
+}
+
+/* Nothing lcsb or its host holds open (a policy script's files, a harness's
+ * pipes) reaches the command but stdin, stdout, stderr and what the caller
+ * passes on purpose. Closing a descriptor that is not open is no error. */
+static int add_fd_actions(posix_spawn_file_actions_t *actions, const lcsb_run_options *opts,
+                          const int extra[SHIM_FDS]) {
+    int highest = 2;
+    for (int i = 0; i < SHIM_FDS; i++)
+        if (extra[i] > highest) highest = extra[i];
+    for (size_t i = 0; i < opts->keep_fds_count; i++)
+        if (opts->keep_fds[i] > highest) highest = opts->keep_fds[i];
+    for (int fd = 3; fd < highest; fd++)
+        if (!kept(opts, extra, fd) && posix_spawn_file_actions_addclose(actions, fd)) return -1;
+    /* A dup2 onto itself clears close-on-exec. */
+    for (size_t i = 0; i < opts->keep_fds_count; i++)
+        if (posix_spawn_file_actions_adddup2(actions, opts->keep_fds[i], opts->keep_fds[i]))
+            return -1;
+    for (int i = 0; i < SHIM_FDS; i++)
+        if (extra[i] > 2 && posix_spawn_file_actions_adddup2(actions, extra[i], extra[i]))
+            return -1;
+    return posix_spawn_file_actions_addclosefrom_np(actions, highest + 1);
+}
+
+/* Is ENTRY one of the variables lcsb tells the shim with? */
+static bool names_shim_fd(const char *entry) {
+    for (int i = 0; i < SHIM_FDS + 1; i++) {
+        size_t len = strlen(shim_names[i]);
+        if (strncmp(entry, shim_names[i], len) == 0 && entry[len] == '=') return true;
+    }
+    return false;
+}
+
+/* NAME=VALUE onto ENV at *K; false when out of memory. */
+static bool tell(char **env, size_t *k, const char *name, const char *value) {
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *entry = malloc(len);
+    if (!entry) return false;
+    snprintf(entry, len, "%s=%s", name, value);
+    env[(*k)++] = entry;
+    return true;
+}
+
+/* The environment the child is spawned with: the seam's (lcsb_env_block:
+ * the allowlist under a host mechanism, the caller's whole under a
+ * container's engine), with none of the caller's variables that tell the
+ * shim something, nor what NET withholds; for a child that is the
+ * mechanism, lcsb's own: S's descriptors and library. */
+static int child_environ(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
+                         const lcsb__spawn_net *net, lcsb_error *err) {
+    char **block = NULL;
+    int rc = lcsb_env_block(b, policy, NULL, &block, err);
+    if (rc) return rc;
+    size_t n = 0, k = 0;
+    while (block[n]) n++;
+    char **env = calloc(n + SHIM_FDS + 2, sizeof *env);
+    if (!env) {
+        lcsb_argv_free(block);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        if (names_shim_fd(block[i]) || (net && net->withhold && net->withhold(net->ctx, block[i])))
+            free(block[i]);
+        else
+            env[k++] = block[i];
+    free(block);
+    s->env = env;
+    s->env_own = k;
+    /* What the command was not given, no request the proxy reads may carry. */
+    if (net && net->note_withheld && net->note_withheld(net->ctx, env) != 0)
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    int fds[SHIM_FDS];
+    shim_fds(s, net, fds);
+    bool told = true;
+    for (int i = 0; i < SHIM_FDS; i++) {
+        char number[16];
+        snprintf(number, sizeof number, "%d", fds[i]);
+        if (fds[i] >= 0) told = told && tell(env, &k, shim_names[i], number);
+    }
+    if (s->record[1] >= 0) told = told && tell(env, &k, LCSB__RECORDER_ENV, s->recorder);
+    return told ? 0 : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+}
+
+bool lcsb__spawn_env_same(const lcsb__spawned *s, const lcsb_backend *b,
+                          const lcsb_policy *policy) {
+    char **block = NULL;
+    lcsb_error err = {0};
+    if (lcsb_env_block(b, policy, NULL, &block, &err)) return false;
+    size_t k = 0;
+    bool same = true;
+    for (size_t i = 0; same && block[i]; i++)
+        if (!names_shim_fd(block[i])) same = k < s->env_own && strcmp(block[i], s->env[k++]) == 0;
+    lcsb_argv_free(block);
+    return same && k == s->env_own;
+}
+
+/* The recorder beside SHIM (an absolute path) into S, when it is there. */
+static bool find_recorder(const char *shim, lcsb__spawned *s) {
+    const char *slash = strrchr(shim, '/');
+    struct stat st;
+    int n = slash ? snprintf(s->recorder, sizeof s->recorder, "%.*s/%s", (int)(slash - shim), shim,
+                             LCSB__RECORDER_NAME)
+                  : -1;
+    return n > 0 && (size_t)n < sizeof s->recorder && stat(s->recorder, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+/* The recorder's pipe, for a run under SHIM (NULL: no mechanism that takes
+ * one). Its write end never blocks: a record the pipe has no room for is
+ * lost, and the command never waits on lcsb. */
+static void open_record(const char *shim, lcsb__spawned *s) {
+    if (!shim || !find_recorder(shim, s) || pipe2(s->record, O_CLOEXEC | O_NONBLOCK) != 0) {
+        s->record[0] = s->record[1] = -1;
+        s->recorder[0] = '\0';
+        return;
+    }
+    (void)fcntl(s->record[0], F_SETPIPE_SZ, 1 << 20); /* a burst fits; the default if not */
+}
+
+/* The resources one spawn needs: the shim says "setup failed" on a pipe of
+ * its own, so that an exit status of 97, which the command can give too,
+ * is never taken for that alone; the recorder's pipe under a SHIM that
+ * takes it; the stderr relay when it is asked for. */
+int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
+                     bool is_mechanism, const char *shim, const lcsb_run_options *opts,
+                     const lcsb__spawn_net *net, bool ahead, lcsb_error *err) {
+    memset(s, 0, sizeof *s);
+    s->report[0] = s->report[1] = s->record[0] = s->record[1] = -1;
+    s->command[0] = s->command[1] = -1;
+    if (is_mechanism && pipe2(s->report, O_CLOEXEC) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
+                          strerror(errno));
+    if (ahead && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->command) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's command socket: %s",
+                          strerror(errno));
+    s->refusals = shim ? lcsb__refusals_new(opts->judge ? opts->judge : policy) : NULL;
+    if (s->refusals) open_record(shim, s);
+    if (s->refusals && s->record[0] < 0) {
+        lcsb__refusals_free(s->refusals);
+        s->refusals = NULL;
+    }
+    int rc = child_environ(s, b, policy, net, err);
+    s->captured = !rc && (opts->capture_stderr || s->refusals);
+    if (s->captured) {
+        rc = ahead ? lcsb__capture_make(&s->capture, opts->capture_stderr, err)
+                   : lcsb__capture_open(&s->capture, opts->capture_stderr, err);
+        s->captured = rc == 0;
+    }
+    if (s->captured && s->refusals) lcsb__capture_watch(&s->capture, s->record[0], s->refusals);
+    return rc;
+}
+
+void lcsb__spawn_listen(lcsb__spawned *s) {
+    if (s->captured) lcsb__capture_listen(&s->capture);
+}
+
+/* The child's start: the relayed signals and SIGPIPE at their defaults and
+ * nothing blocked; stderr onto the capture's pipe, stdin and stdout the
+ * null device when the command comes later, CWD, and the descriptors it
+ * keeps (EXTRA, the shim's). Both destroyed on failure. */
+static int spawn_prepare(posix_spawnattr_t *attr, posix_spawn_file_actions_t *actions,
+                         const lcsb__spawned *s, const char *cwd, const lcsb_run_options *opts,
+                         const int *extra) {
+    sigset_t none, defaults = relayed_set();
+    sigemptyset(&none);
+    /* The command starts with these at their defaults, SIGPIPE included,
+     * which lcsb may be ignoring while it relays stderr. */
+    sigaddset(&defaults, SIGPIPE);
+    if (posix_spawnattr_init(attr)) return ENOMEM;
+    if (posix_spawn_file_actions_init(actions)) {
+        posix_spawnattr_destroy(attr);
+        return ENOMEM;
+    }
+    posix_spawnattr_setsigdefault(attr, &defaults);
+    posix_spawnattr_setsigmask(attr, &none);
+    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    /* A shim made ahead holds none of the caller's standard descriptors
+     * open: the command's come with it (handover.c in the shim). */
+    bool later = s->command[1] >= 0;
+    /* stderr onto the pipe before everything else above 2 is closed. */
+    if ((s->captured && s->capture.out[1] >= 0 &&
+         posix_spawn_file_actions_adddup2(actions, s->capture.out[1], STDERR_FILENO)) ||
+        (later &&
+         (posix_spawn_file_actions_addopen(actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0) ||
+          posix_spawn_file_actions_addopen(actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0))) ||
+        (cwd && posix_spawn_file_actions_addchdir_np(actions, cwd)) ||
+        add_fd_actions(actions, opts, extra)) {
+        posix_spawn_file_actions_destroy(actions);
+        posix_spawnattr_destroy(attr);
+        return ENOMEM;
+    }
+    return 0;
+}
+
+int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const lcsb_policy *policy,
+                      const lcsb_run_options *opts, const lcsb__spawn_net *net) {
+    int extra[SHIM_FDS];
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t actions;
+    shim_fds(s, net, extra);
+    int rc = spawn_prepare(&attr, &actions, s, policy->cwd, opts, extra);
+    if (rc) return rc;
+    pid_t pid;
+    rc = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, s->env);
+    if (rc == 0) s->pid = pid;
+    /* Only the child writes into these now. */
+    for (int *end = s->report + 1; end; end = end == s->report + 1 ? s->record + 1 : NULL) {
+        if (*end >= 0) close(*end);
+        *end = -1;
+    }
+    if (s->command[1] >= 0) close(s->command[1]);
+    s->command[1] = -1;
+    if (s->captured) lcsb__capture_spawned(&s->capture);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
+/* What the shim said on its report pipe (docs/wire-format.md): a failed
+ * setup, why its init ended every process of the command, or that it saw
+ * every exec. */
+static void reported(const char *said, size_t n, lcsb_run_result *result) {
+    for (size_t i = 0; i < n; i++) {
+        const char *why = NULL;
+        char grace[128];
+        if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
+        if (said[i] == 'X') result->attestation.execs_seen = true;
+        if (said[i] == 'E' &&
+            (result->status == LCSB_EXIT_NOEXEC || result->status == LCSB_EXIT_NOTFOUND))
+            result->not_executed = true;
+        if (said[i] == 'T')
+            why = "the time limit (limits.time) was reached: every process of the command was "
+                  "killed";
+        if (said[i] == 'G') {
+            snprintf(grace, sizeof grace,
+                     "the command did not stop within %d s of being asked to: every process of "
+                     "it was killed",
+                     LCSB_GRACE_SECONDS);
+            why = grace;
+        }
+        if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
+        if (said[i] == 'M')
+            why = "the memory limit (limits.memory) was reached: the kernel killed a process of "
+                  "the command";
+        size_t used = strlen(result->note);
+        if (why)
+            snprintf(result->note + used, sizeof result->note - used, "%s%s", used ? "; " : "",
+                     why);
+    }
+}
+
+void lcsb__spawn_failed(lcsb_run_result *result, const char *program, int spawn_errno,
+                        bool is_mechanism) {
+    /* Behind a mechanism, failing to start it is a setup failure: nothing ran. */
+    result->status = is_mechanism                                        ? LCSB_EXIT_SETUP
+                     : (spawn_errno == ENOENT || spawn_errno == ENOTDIR) ? LCSB_EXIT_NOTFOUND
+                                                                         : LCSB_EXIT_NOEXEC;
+    result->setup_failed = is_mechanism;
+    result->not_executed = !is_mechanism;
+    snprintf(result->note, sizeof result->note, "cannot execute %s: %s", program,
+             strerror(spawn_errno));
+}
+
+/* The child spawned, its proxy served while it runs, waited for: RESULT's
+ * status, what the shim reported and what the command was refused. */
+int lcsb__spawn_wait(lcsb__spawned *s, const char *program, const lcsb_run_options *opts,
+                     const lcsb__spawn_net *net, lcsb_run_result *result, lcsb_error *err) {
+    int wstatus, rc = 0;
+    pid_t waited = s->pid;
+    /* A command that would run without its proxy is stopped: nothing of it
+     * may run without the whole policy, and it would find no way out. */
+    lcsb_error served = {0};
+    if (net && net->serve && net->serve(net->ctx, &served) != 0) {
+        kill(s->pid, SIGKILL);
+        result->setup_failed = true;
+        snprintf(result->note, sizeof result->note, "cannot serve the network's proxy: %.400s",
+                 served.message);
+    }
+    if (s->captured) {
+        if (lcsb__capture_wait(&s->capture, s->pid, opts->relay_fd, &wstatus, result) != 0)
+            waited = -1;
+    } else {
+        while ((waited = waitpid(s->pid, &wstatus, 0)) < 0 && errno == EINTR) {
+        }
+    }
+    if (waited < 0) {
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot wait for %s: %s", program, strerror(errno));
+    } else {
+        s->pid = 0;
+        result->status = result->setup_failed ? LCSB_EXIT_SETUP
+                         : WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+                                              : 128 + WTERMSIG(wstatus);
+        /* The pipe's write ends are gone with the shim and its init (the
+         * command never had one): what they said is all there. */
+        char said[8];
+        ssize_t n = s->report[0] >= 0 ? read(s->report[0], said, sizeof said) : -1;
+        if (n > 0) reported(said, (size_t)n, result);
+    }
+    return rc;
+}
+
+void lcsb__spawn_refusals(const lcsb__spawned *s, const lcsb_run_options *opts, bool waited,
+                          lcsb_run_result *result) {
+    if (!s->refusals) return;
+    result->attestation.recorded = true;
+    /* Learning, an exec only seen is one the judged policy refuses,
+     * whatever became of the run under the wider one. */
+    if (opts->judge)
+        lcsb__refusals_finish_learning(s->refusals, &result->attestation);
+    else
+        lcsb__refusals_finish(s->refusals, waited && result->status != 0, &result->attestation);
+}
+
+void lcsb__spawn_close(lcsb__spawned *s) {
+    if (s->pid > 0) {
+        /* A shim made ahead is let go of: at the end of its socket its init
+         * ends, and the shim with it, having removed what it made (a memory
+         * cgroup). Any other is killed. */
+        if (s->command[0] >= 0) {
+            close(s->command[0]);
+            s->command[0] = -1;
+        } else {
+            kill(s->pid, SIGKILL);
+        }
+        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        s->pid = 0;
+    }
+    if (s->captured) lcsb__capture_close(&s->capture);
+    s->captured = false;
+    if (s->refusals) lcsb__refusals_free(s->refusals);
+    s->refusals = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (s->report[i] >= 0) close(s->report[i]);
+        if (s->record[i] >= 0) close(s->record[i]);
+        if (s->command[i] >= 0) close(s->command[i]);
+        s->report[i] = s->record[i] = s->command[i] = -1;
+    }
+    lcsb_argv_free(s->env);
+    s->env = NULL;
+}

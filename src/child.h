@@ -1,0 +1,80 @@
+/* Layer 6, impure: a run's child started and waited for (child.c), with
+ * what lcsb hands the shim beside the argv (docs/wire-format.md): the pipe
+ * on which it reports a failed setup, the recorder's pipe and library, the
+ * stderr relay, and, for a world made ahead of its command (runner.c), the
+ * socket the command comes on. lcsb_run (run.c) spawns and waits in one
+ * go; a runner spawns the next shim while the current command runs and
+ * hands it its command later. */
+#ifndef LCSB_CHILD_H
+#define LCSB_CHILD_H
+
+#include "capture.h"
+#include "refusals.h"
+#include "util.h"
+
+#include <limits.h>
+#include <sys/types.h>
+
+typedef struct lcsb__spawned {
+    pid_t pid; /* 0 until spawned */
+    int report[2];
+    int record[2];
+    char recorder[PATH_MAX];
+    lcsb__refusals *refusals; /* NULL: nothing recorded */
+    lcsb__capture capture;
+    bool captured;
+    int command[2]; /* ahead: the command's socket (ours, the shim's); else -1s */
+    char **env;     /* the environment spawned with */
+    size_t env_own; /* how many of ENV's first entries are the policy's, not lcsb's */
+} lcsb__spawned;
+
+/* The proxy's part of a run (run.c): the channel's end the shim gets
+ * (CHANNEL, -1: none), the variables the command must not see (WITHHOLD,
+ * NULL: none), and what to do once the child runs (SERVE, NULL: nothing;
+ * nonzero stops the command). */
+typedef struct lcsb__spawn_net {
+    int channel;
+    bool (*withhold)(void *ctx, const char *entry);
+    int (*note_withheld)(void *ctx, char **env);
+    int (*serve)(void *ctx, lcsb_error *err);
+    void *ctx;
+} lcsb__spawn_net;
+
+/* Makes what S needs to spawn POLICY's child under B (SHIM: the recording
+ * shim, NULL: none; IS_MECHANISM: a report pipe). AHEAD: the shim waits
+ * for its command on a socket, its stdin and stdout the null device, and
+ * SIGCHLD is heard only once it is waited for (lcsb__spawn_listen). */
+int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
+                     bool is_mechanism, const char *shim, const lcsb_run_options *opts,
+                     const lcsb__spawn_net *net, bool ahead, lcsb_error *err);
+/* Spawns FINAL (an argv) in POLICY's cwd. 0, or the spawn's errno. */
+int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const lcsb_policy *policy,
+                      const lcsb_run_options *opts, const lcsb__spawn_net *net);
+/* Would a spawn for POLICY under B now get the environment S got (what
+ * lcsb adds for the shim aside)? */
+bool lcsb__spawn_env_same(const lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy);
+/* SIGCHLD heard for S's child (a spawn made ahead). */
+void lcsb__spawn_listen(lcsb__spawned *s);
+/* The relayed signals passed on to S's child from here to relay_end. */
+typedef struct lcsb__relay {
+    sigset_t old_mask;
+    struct sigaction old[4];
+} lcsb__relay;
+void lcsb__relay_begin(lcsb__relay *r);
+void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r);
+void lcsb__relay_end(lcsb__relay *r);
+/* Waits for S's child (PROGRAM), serving NET meanwhile: RESULT's status
+ * and what the shim reported. */
+int lcsb__spawn_wait(lcsb__spawned *s, const char *program, const lcsb_run_options *opts,
+                     const lcsb__spawn_net *net, lcsb_run_result *result, lcsb_error *err);
+/* The refusals S recorded into RESULT's attestation, judged as OPTS says;
+ * WAITED: the child was waited for (RESULT's status is its). */
+void lcsb__spawn_refusals(const lcsb__spawned *s, const lcsb_run_options *opts, bool waited,
+                          lcsb_run_result *result);
+/* PROGRAM could not be spawned (SPAWN_ERRNO): RESULT says so. */
+void lcsb__spawn_failed(lcsb_run_result *result, const char *program, int spawn_errno,
+                        bool is_mechanism);
+/* Everything S holds let go of; a child not waited for is killed and reaped. */
+void lcsb__spawn_close(lcsb__spawned *s);
+
+#endif

@@ -1,0 +1,239 @@
+/* A runner (lcsb_runner_new): commands one after another under one policy,
+ * each in a world made while the one before ran. Each command gets a world
+ * of its own as lcsb_run's would (a fresh private HOME, the policy
+ * enforced by the kernel, the caller's stdin and stdout as they are when it
+ * runs, the caller's environment as it is then), the shim made ahead holds
+ * none of the caller's descriptors, and nothing of lcsb's is left once the
+ * runner is freed. Through the public API, as an embedded host uses it. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define VARIABLE "LCSB_RUNNER_WORD"
+
+typedef struct fx {
+    char dir[PATH_MAX];     /* the project, and the policy script in it */
+    char outside[PATH_MAX]; /* a directory the policy does not name */
+    char secret[PATH_MAX];  /* a file in it */
+    char cwd[PATH_MAX];
+    lcsb_script *script;
+    lcsb_backend *backend;
+    lcsb_runner *runner;
+} fx;
+
+static fx F;
+
+/* The runner's policy: the project, sh and cat, and VARIABLE passed on. */
+static const char POLICY[] =
+    "local lcsb = require 'lcsb'\n"
+    "return function(run) return lcsb.exec_policy { project = run.cwd,\n"
+    "  exec = { 'sh', 'cat' }, env = { pass = { '" VARIABLE "' } } } end\n";
+
+static int setup(void **state) {
+    char policy[PATH_MAX];
+    assert_non_null(getcwd(F.cwd, sizeof F.cwd));
+    FMT(F.dir, "/tmp/lcsb-runner-XXXXXX");
+    FMT(F.outside, "/tmp/lcsb-runner-out-XXXXXX");
+    assert_non_null(mkdtemp(F.dir));
+    assert_non_null(mkdtemp(F.outside));
+    /* Others may read it: the test user's run of the suite too. */
+    assert_int_equal(chmod(F.outside, 0755), 0);
+    write_file(path_in(F.secret, F.outside, "secret"), "not for the command\n");
+    write_file(path_in(policy, F.dir, "policy.lua"), POLICY);
+    assert_int_equal(chdir(F.dir), 0);
+    *state = &F;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    lcsb_runner_free(F.runner);
+    lcsb_backend_free(F.backend);
+    lcsb_error err = {0};
+    if (F.script) (void)lcsb_script_close(F.script, &err);
+    F.runner = NULL;
+    F.backend = NULL;
+    F.script = NULL;
+    assert_int_equal(chdir(F.cwd), 0);
+    rm_rf(F.dir);
+    rm_rf(F.outside);
+    return 0;
+}
+
+/* The policy opened and a runner made for it under BACKEND ("auto",
+ * "none"); false when a Landlock world of its own cannot be made here (a
+ * skip, or a failure where the tests are required). */
+static bool open_runner(fx *f, const char *backend) {
+    lcsb_script_options so;
+    lcsb_script_options_init(&so);
+    so.lua_dir = LCSB_LUA_DIR;
+    so.shim = LCSB_SHIM_PATH;
+    so.trust = LCSB_TRUST_SKIP;
+    so.caps_system = "";
+    so.caps_user = "";
+    lcsb_error err = {0};
+    lcsb_capability cap;
+    static const char *const probe[] = {"sh", NULL};
+    char policy[PATH_MAX];
+    if (lcsb_script_open(path_in(policy, f->dir, "policy.lua"), probe, &so, &f->script, &err))
+        fail_msg("lcsb_script_open: %s", err.message);
+    if (lcsb_detect(&cap, LCSB_SHIM_PATH, &err)) fail_msg("lcsb_detect: %s", err.message);
+    /* A world is made ahead only where the command gets one of its own. */
+    if (strcmp(backend, "auto") == 0 && !(cap.landlock_abi > 0 && cap.mount_namespaces)) {
+        if (tests_required())
+            fail_msg("no Landlock world of its own here and LCSB_SANDBOX_TESTS_REQUIRED=1");
+        return false;
+    }
+    if (lcsb_backend_select(&cap, backend, &f->backend, &err))
+        fail_msg("lcsb_backend_select: %s", err.message);
+    lcsb_run_options opts;
+    lcsb_run_options_init(&opts);
+    opts.capture_stderr = true;
+    opts.relay_fd = -1;
+    opts.trailer_fd = -1;
+    if (lcsb_runner_new(f->backend, lcsb_script_policy(f->script), &opts, &f->runner, &err))
+        fail_msg("lcsb_runner_new: %s", err.message);
+    return true;
+}
+
+#define NEED_RUNNER(f, backend)                                                                    \
+    do {                                                                                           \
+        if (!open_runner(f, backend)) skip();                                                      \
+    } while (0)
+
+/* SCRIPT run by sh through the runner, its stdout a pipe of its own, read
+ * to its end (which a shim holding it open would never let come) into
+ * OUT; returns the command's status. */
+static int run_sh(fx *f, const char *script, char *out, size_t size) {
+    int pipe_fds[2], saved = dup(STDOUT_FILENO);
+    assert_true(saved >= 0);
+    assert_int_equal(pipe2(pipe_fds, O_CLOEXEC), 0);
+    assert_true(dup2(pipe_fds[1], STDOUT_FILENO) >= 0);
+    close(pipe_fds[1]);
+    const char *const argv[] = {"sh", "-c", script, NULL};
+    lcsb_run_result *result = calloc(1, sizeof *result);
+    lcsb_error err = {0};
+    assert_non_null(result);
+    int rc = lcsb_runner_run(f->runner, argv, result, &err);
+    assert_true(dup2(saved, STDOUT_FILENO) >= 0);
+    close(saved);
+    if (rc) fail_msg("lcsb_runner_run: %s", err.message);
+    size_t n = 0;
+    ssize_t got;
+    while (n + 1 < size && (got = read(pipe_fds[0], out + n, size - 1 - n)) > 0) n += (size_t)got;
+    out[n] = '\0';
+    close(pipe_fds[0]);
+    int status = result->status;
+    if (result->setup_failed) fail_msg("the sandbox was not set up: %s", result->note);
+    free(result);
+    return status;
+}
+
+/* The processes this one has as children now. */
+static int children(void) {
+    char path[64], text[4096] = "";
+    int n = 0;
+    FMT(path, "/proc/self/task/%d/children", (int)getpid());
+    read_file(path, text, sizeof text);
+    for (char *p = strtok(text, " \n"); p; p = strtok(NULL, " \n")) n++;
+    return n;
+}
+
+/* Three commands in a row: each sees its own stdout, a fresh private HOME
+ * (what the one before wrote in its HOME is not there) and the caller's
+ * variable as it is when it runs. Between them one shim waits, and none
+ * once the runner is freed. */
+static void test_each_command_in_a_world_of_its_own(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    char out[4096];
+    setenv(VARIABLE, "first", 1);
+    assert_int_equal(
+        run_sh(f, "echo \"$" VARIABLE "\" > \"$HOME/mark\"; cat \"$HOME/mark\"", out, sizeof out),
+        0);
+    assert_string_equal(out, "first\n");
+    assert_int_equal(children(), 1);
+    setenv(VARIABLE, "second", 1);
+    assert_int_equal(run_sh(f, "cat \"$HOME/mark\" 2>/dev/null || echo \"fresh $" VARIABLE "\"",
+                            out, sizeof out),
+                     0);
+    assert_string_equal(out, "fresh second\n");
+    /* What it writes in the project stays, as any run's would. */
+    assert_int_equal(run_sh(f, "echo kept > made && cat made", out, sizeof out), 0);
+    assert_string_equal(out, "kept\n");
+    char made[PATH_MAX];
+    assert_true(exists(path_in(made, f->dir, "made")));
+    lcsb_runner_free(f->runner);
+    f->runner = NULL;
+    assert_int_equal(children(), 0);
+    unsetenv(VARIABLE);
+}
+
+/* A file outside the policy does not exist for a command run ahead, as
+ * for any run; its twin, the same runner under the none backend (which
+ * makes nothing ahead and runs each command as lcsb_run does), reads it. */
+static void test_the_policy_holds(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    char out[4096], script[PATH_MAX + 64];
+    FMT(script, "cat '%s'", f->secret);
+    /* Twice: the first world made at the call, the second made ahead. */
+    for (int i = 0; i < 2; i++) {
+        assert_int_not_equal(run_sh(f, script, out, sizeof out), 0);
+        assert_string_equal(out, "");
+    }
+    teardown(state);
+    setup(state);
+    FMT(script, "cat '%s'", f->secret);
+    NEED_RUNNER(f, "none");
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(run_sh(f, script, out, sizeof out), 0);
+        assert_string_equal(out, "not for the command\n");
+    }
+}
+
+/* A shim the caller reaped while it waited (a host that reaps every
+ * child) is made again: the command still runs. */
+static void test_a_reaped_shim_is_made_again(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    char out[4096];
+    assert_int_equal(run_sh(f, "echo one", out, sizeof out), 0);
+    assert_int_equal(children(), 1);
+    /* What a host's SIGCHLD handler would do to it, short of a kill: it
+     * dies and is reaped before the runner sees it. */
+    char path[64], text[64] = "";
+    FMT(path, "/proc/self/task/%d/children", (int)getpid());
+    read_file(path, text, sizeof text);
+    pid_t waiting = (pid_t)atoi(text);
+    assert_true(waiting > 0);
+    assert_int_equal(kill(waiting, SIGKILL), 0);
+    assert_int_equal(waitpid(waiting, NULL, 0), waiting);
+    assert_int_equal(run_sh(f, "echo two", out, sizeof out), 0);
+    assert_string_equal(out, "two\n");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_each_command_in_a_world_of_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_policy_holds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_reaped_shim_is_made_again, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
