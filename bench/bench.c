@@ -261,23 +261,27 @@ static void row_policy(struct row *row, const struct fixture *fx, const lcsb_bac
 }
 
 /* The host program that compiles the minimal policy once and runs every
- * command with lcsb_run, timing each itself (embedded.c). */
+ * command with lcsb_run, or (AHEAD) through one lcsb_runner, which makes
+ * each command's world while the one before runs, timing each itself
+ * (embedded.c). */
 static void row_embedded(struct row *row, const struct config *cfg, const struct fixture *fx,
-                         const lcsb_backend *b, struct served *host) {
+                         const lcsb_backend *b, struct served *host, bool ahead) {
     char calls[32];
     snprintf(calls, sizeof calls, "%ld", cfg->prepare_calls);
-    const char *const argv[] = {LCSB_BENCH_EMBEDDED, "--serve", "--prepare-calls", calls,
-                                policies[0].file,    NULL};
-    *row = (struct row){.name = "embedded",
-                        .label = "embedded, per run",
+    const char *argv[7] = {LCSB_BENCH_EMBEDDED, "--serve", "--prepare-calls", calls};
+    size_t n = 4;
+    if (ahead) argv[n++] = "--ahead";
+    argv[n] = policies[0].file;
+    *row = (struct row){.name = ahead ? "embedded_ahead" : "embedded",
                         .required = true,
                         .cwd = fx->project,
                         .served = host};
+    snprintf(row->label, sizeof row->label, "%s", ahead ? "embedded, runner" : "embedded, per run");
     if (!b) {
         row_skip(row, "no Landlock on this kernel");
         return;
     }
-    if ((row->argv = strv_copy(argv))) own_state(row, fx, policies[0].file);
+    if ((row->argv = strv_copy((const char *const *)argv))) own_state(row, fx, policies[0].file);
 }
 
 /* lcsb's own rows, and bare beside them: the shim alone, the shim under the
@@ -329,7 +333,7 @@ static void lcsb_rows(struct row *rows, struct fixture *fx, const lcsb_backend *
 
 /* Issue 28's rows: each real policy warm, then cold; then the embedded host. */
 static void issue28_rows(struct row *rows, const struct config *cfg, struct fixture *fx,
-                         const lcsb_backend *b, struct served *host) {
+                         const lcsb_backend *b, struct served *hosts) {
     static const struct {
         const char *name, *label;
     } issue28[] = {
@@ -346,7 +350,8 @@ static void issue28_rows(struct row *rows, const struct config *cfg, struct fixt
         snprintf(row->label, sizeof row->label, "%s", issue28[i].label);
         row_policy(row, fx, b, policies[i / 2].file, i % 2 == 1);
     }
-    row_embedded(&rows[ROW_EMBEDDED], cfg, fx, b, host);
+    row_embedded(&rows[ROW_EMBEDDED], cfg, fx, b, &hosts[0], false);
+    row_embedded(&rows[ROW_EMBEDDED_AHEAD], cfg, fx, b, &hosts[1], true);
 }
 
 /* The peers lcsb is weighed against, where installed: bwrap, firejail, podman. */
@@ -399,9 +404,9 @@ static void peer_rows(struct row *rows, const struct fixture *fx) {
 }
 
 static void main_rows(struct row *rows, const struct config *cfg, struct fixture *fx,
-                      const lcsb_backend *b, struct served *host) {
+                      const lcsb_backend *b, struct served *hosts) {
     lcsb_rows(rows, fx, b);
-    issue28_rows(rows, cfg, fx, b, host);
+    issue28_rows(rows, cfg, fx, b, hosts);
     peer_rows(rows, fx);
     for (size_t i = 0; i < MAIN_ROWS; i++) {
         if (rows[i].state == ROW_OK && !rows[i].argv) row_skip(&rows[i], "out of memory");
@@ -563,6 +568,7 @@ static void run_all(struct results *r, const struct fixture *fx, const lcsb_back
     /* The host's last words (lcsb_prepare timed, after_run) before anything
      * else runs; then what the plan caches hold. */
     served_end(&r->main[ROW_EMBEDDED]);
+    served_end(&r->main[ROW_EMBEDDED_AHEAD]);
     plans_look(r->main, MAIN_ROWS);
     measure(r->main + ROW_FIREJAIL, MAIN_ROWS - ROW_FIREJAIL, cfg->warmup, cfg->iterations);
     for (size_t l = 0; l < LAYOUTS; l++)
@@ -590,12 +596,13 @@ int main(int argc, char **argv) {
                scaling[LAYOUTS][sizeof full_scaling / sizeof *full_scaling] = {{{0}}};
     struct throughput net = {0};
     struct server srv = {.fd = -1}, tls = {.fd = -1};
-    struct served host = {.fd = -1};
+    struct served hosts[2] = {{.fd = -1}, {.fd = -1}};
     struct results r = {.cfg = &cfg,
                         .main = rows,
                         .scaling = {scaling[0], scaling[1]},
                         .net = &net,
-                        .embedded = &host};
+                        .embedded = &hosts[0],
+                        .embedded_ahead = &hosts[1]};
     int status = 2, scratch = -1, scratch_err = -1;
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     lcsb_backend *b = host_backend(&r.abi);
@@ -616,7 +623,7 @@ int main(int argc, char **argv) {
         perror("bench: setup");
         goto out;
     }
-    main_rows(rows, &cfg, &fx, b, &host);
+    main_rows(rows, &cfg, &fx, b, hosts);
     for (size_t l = 0; l < LAYOUTS; l++) scaling_rows(scaling[l], &cfg, &fx, b, l);
     transfer_rows(&net, &srv, &tls, &fx, b);
     run_all(&r, &fx, b, scratch, scratch_err);
@@ -630,6 +637,7 @@ int main(int argc, char **argv) {
     }
 out:
     served_end(&rows[ROW_EMBEDDED]);
+    served_end(&rows[ROW_EMBEDDED_AHEAD]);
     server_stop(&srv);
     server_stop(&tls);
     transfers_free(&net);

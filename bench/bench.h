@@ -130,6 +130,7 @@ enum {
     ROW_TOOLS,
     ROW_TOOLS_COLD,
     ROW_EMBEDDED,
+    ROW_EMBEDDED_AHEAD,
     ROW_BWRAP,
     ROW_FIREJAIL,
     ROW_PODMAN,
@@ -193,8 +194,9 @@ struct results {
     struct micro wrap, build;
     double fit_us[LAYOUTS];
     int abi;
-    const struct served *embedded; /* the ROW_EMBEDDED host's once-only costs */
-    char strace[64];               /* what counted the system calls, or "" */
+    const struct served *embedded;       /* the ROW_EMBEDDED host's once-only costs */
+    const struct served *embedded_ahead; /* ROW_EMBEDDED_AHEAD's, through a runner */
+    char strace[64];                     /* what counted the system calls, or "" */
 };
 
 /* Prints the results as a table on stdout and, with --json FILE, writes them

@@ -125,6 +125,8 @@ static size_t targets(const struct results *r, struct target *out) {
                        ratio(m[ROW_TOOLS_COLD].median, m[ROW_BWRAP].median), 2.0);
     out[n++] = at_most("embedded, per run / bwrap",
                        ratio(m[ROW_EMBEDDED].median, m[ROW_BWRAP].median), 0.5);
+    out[n++] = at_most("embedded, runner / bwrap",
+                       ratio(m[ROW_EMBEDDED_AHEAD].median, m[ROW_BWRAP].median), 0.5);
     out[n++] =
         at_most("sh+git+py, warm syscalls",
                 m[ROW_TOOLS].sys.state == ROW_OK ? (double)m[ROW_TOOLS].sys.total : NAN, 500);
@@ -250,6 +252,14 @@ static void print_issue28(const struct results *r) {
     print_value(h->done ? h->prepare_us : NAN, 0);
     printf("   lcsb_script_after_run, once (ms):");
     print_value(h->done ? h->after_run_ms : NAN, 0);
+    const struct row *a = &m[ROW_EMBEDDED_AHEAD];
+    printf("\n  embedded host, per lcsb_runner_run (each world made while the one before ran):");
+    if (a->state != ROW_OK)
+        printf(" %s: %s", state_name(a->state), a->note);
+    else
+        printf(" %.3f ms, x bwrap", a->median);
+    if (a->state == ROW_OK) print_value(ratio(a->median, bwrap), 0);
+    printf("\n");
 }
 
 static void print_syscalls(const struct results *r) {
@@ -459,6 +469,11 @@ static void json_issue28(FILE *f, const struct results *r) {
     json_num(f, ok && h->done ? h->prepare_us : NAN);
     fputs(",\"after_run_ms_once\":", f);
     json_num(f, ok && h->done ? h->after_run_ms : NAN);
+    const struct row *a = &m[ROW_EMBEDDED_AHEAD];
+    fputs("},\n  \"embedded_runner\":{\"policy\":\"minimal\",\"median_ms\":", f);
+    json_num(f, a->state == ROW_OK ? a->median : NAN);
+    fputs(",\"embedded_runner/bwrap\":", f);
+    json_num(f, ratio(a->median, bwrap));
     fputs("},\n  \"syscalls\":{\"how\":\"strace -c -S calls, without -f: lcsb's own process\","
           "\"strace\":",
           f);
