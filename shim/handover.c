@@ -11,14 +11,21 @@
  *     its stdin and stdout, and its stderr where lcsb does not read it
  *     (two or three, SCM_RIGHTS): a host hands each command its own, and
  *     the shim started ahead holds none of them open;
- *   - then the command's words, each ended by a NUL, up to the end of the
- *     stream; they follow what the argv already holds after "--" (the env
- *     hop lcsb composed), as a command given on the argv would.
+ *   - then words, each ended by a NUL, up to the end of the stream, and
+ *     nothing beside them: how many are the command's and how many its
+ *     environment's ("N E", in decimal), the command's words,
+ *     which follow what the argv already holds after "--" (the env hop lcsb
+ *     composed) as a command given on the argv would, and its environment,
+ *     which replaces the shim's own (lcsb spawns it with only what it tells
+ *     the shim, so that the world can be made before the policy is known).
  *
- * Only which command runs, and with which standard descriptors, comes this
- * way: the policy was read and enforced before, from the argv, and nothing
- * here can change it. The stream ending with nothing on it is lcsb letting
- * the world go unused: the init ends without running anything. */
+ * Only which command runs, with which standard descriptors and environment,
+ * comes this way: the policy was read and enforced before, from the argv,
+ * and nothing here can change it. The stream ending with nothing on it is
+ * lcsb letting the world go unused: the init ends without running anything.
+ * A world whose mount table changed while it waited is one the host changed
+ * under it (a file it protected or hid, replaced): it is not used, and lcsb
+ * makes another (REPORT_STALE). */
 #define _GNU_SOURCE
 #include "handover.h"
 
@@ -74,40 +81,113 @@ static int take_descriptors(int fd) {
     return whole ? 0 : fail("receive the command: not lcsb's handover");
 }
 
-int take_command(int fd, char **argv, int argc, char ***out) {
-    char *words = NULL;
-    size_t len = 0, size = 0, count = 0;
-    int rc = take_descriptors(fd);
+/* What the stream holds up to its end into *WORDS (*LEN bytes): plain
+ * bytes, no descriptor beside them. 0, or -1, said. */
+static int read_words(int fd, char **words, size_t *len) {
+    size_t size = 0;
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
 
-    if (rc != 0)
-        return rc;
+    *words = NULL;
+    *len = 0;
     for (;;) {
-        if (len == size) {
-            char *more = size < WORDS_MAX ? realloc(words, size = size ? 2 * size : 4096) : NULL;
+        if (*len == size) {
+            char *more = size < WORDS_MAX ? realloc(*words, size = size ? 2 * size : 4096) : NULL;
             if (more == NULL)
                 return fail("receive the command: %s",
                             size >= WORDS_MAX ? "more than 16 MiB of words" : strerror(ENOMEM));
-            words = more;
+            *words = more;
         }
-        ssize_t got = read(fd, words + len, size - len);
+        struct iovec iov = {.iov_base = *words + *len, .iov_len = size - *len};
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                             .msg_controllen = sizeof control.buf};
+        ssize_t got = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
             return fail("receive the command: %s", strerror(errno));
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+                for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++)
+                    close(((int *)CMSG_DATA(c))[k]);
+        if (msg.msg_controllen != 0 || (msg.msg_flags & MSG_CTRUNC))
+            return fail("receive the command: not lcsb's handover");
         if (got == 0)
-            break;
-        len += (size_t)got;
+            return 0;
+        *len += (size_t)got;
     }
+}
+
+/* The world's mount table as it reads now (from MOUNTS, opened before the
+ * init was restricted), into *TABLE; NULL when it cannot be read. */
+static char *mount_table(int mounts, size_t *len) {
+    char *table = NULL;
+    size_t size = 0;
+
+    *len = 0;
+    for (;;) {
+        if (*len == size) {
+            char *more = size < WORDS_MAX ? realloc(table, size = size ? 2 * size : 16384) : NULL;
+            if (more == NULL) {
+                free(table);
+                return NULL;
+            }
+            table = more;
+        }
+        ssize_t got = pread(mounts, table + *len, size - *len, (off_t)*len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(table);
+            return NULL;
+        }
+        if (got == 0)
+            return table;
+        *len += (size_t)got;
+    }
+}
+
+int take_command(int fd, int mounts, char **argv, int argc, char ***out, char ***env) {
+    char *words, *end, *before, *after;
+    size_t len, before_len, after_len, count = 0;
+    /* The world as it was made, before the wait. */
+    if ((before = mount_table(mounts, &before_len)) == NULL)
+        return fail("read the world's mounts: %s", strerror(errno));
+    int rc = take_descriptors(fd);
+
+    if (rc != 0 || (rc = read_words(fd, &words, &len)) != 0)
+        return rc;
     close(fd);
-    if (len == 0 || words[len - 1] != '\0')
-        return fail("receive the command: %s", len == 0 ? "no command came" : "a word without its end");
+    /* A cover the world put on a file of the host's (a protected or hidden
+     * path) goes with the file when the host replaces it (a rename over
+     * it): the world then no longer holds what the policy says. */
+    after = mount_table(mounts, &after_len);
+    if (after == NULL || after_len != before_len || memcmp(after, before, after_len) != 0)
+        return 2;
     for (size_t i = 0; i < len; i++)
         count += words[i] == '\0';
-    *out = calloc((size_t)argc + count + 1, sizeof **out);
-    if (*out == NULL)
+    /* The first word says how many words are the command's and how many its
+     * environment's; all of them, and nothing more, must have come. */
+    unsigned long long n, e;
+    errno = 0;
+    n = strtoull(words, &end, 10);
+    e = *end == ' ' ? strtoull(end + 1, &end, 10) : 0;
+    if (len == 0 || words[len - 1] != '\0' || errno != 0 || end == words || *end != '\0' ||
+        n == 0 || count < 1 || n > count - 1 || e != count - 1 - n)
+        return fail("receive the command: not lcsb's handover");
+    *out = calloc((size_t)argc + n + 1, sizeof **out);
+    *env = calloc(e + 1, sizeof **env);
+    if (*out == NULL || *env == NULL)
         return fail("receive the command: %s", strerror(ENOMEM));
     memcpy(*out, argv, (size_t)argc * sizeof *argv);
-    for (size_t i = 0, k = (size_t)argc; i < len; i += strlen(words + i) + 1)
-        (*out)[k++] = words + i;
+    size_t k = 0;
+    for (size_t i = strlen(words) + 1; i < len; i += strlen(words + i) + 1, k++) {
+        if (k < n)
+            (*out)[(size_t)argc + k] = words + i;
+        else
+            (*env)[k - n] = words + i;
+    }
     return 0;
 }

@@ -22,6 +22,8 @@
 #define REPORT_OUT_OF_MEMORY 'M'
 /* And that it sees every exec of the command's (execseen.h). */
 #define REPORT_EXECS_SEEN 'X'
+/* And that a world made ahead changed while it waited: not used (handover.c). */
+#define REPORT_STALE 'R'
 
 /* Forks the new pid namespace's init. Returns 0 in the init, which has
  * joined CG first; in the shim outside (which must already die with lcsb),

@@ -605,6 +605,31 @@ static struct exec_watch *watch_for(const struct recorder *rec, int report_fd) {
     return &w;
 }
 
+/* The world's mount table, opened in the init before it is restricted: a
+ * world made ahead compares it before and after its wait (handover.c). */
+static int open_mounts(void) {
+    int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+    return fd >= 0 ? fd : fail("open the world's mount table: %s", strerror(errno));
+}
+
+/* A setup that failed ends the shim, saying so out of band. CG, when made
+ * and no init forked to join it, goes (in the init, a no-op). */
+static int setup_failed(int report_fd, struct cgroup *cg) {
+    cgroup_remove(cg);
+    if (report_fd >= 0)
+        (void)!write(report_fd, "F", 1);
+    return EXIT_SETUP;
+}
+
+/* A world that changed while it waited ends unused, and says so: lcsb makes
+ * another for the command. */
+static int report_stale(int report_fd) {
+    if (report_fd >= 0)
+        (void)!write(report_fd, (char[]){REPORT_STALE}, 1);
+    return EXIT_SETUP;
+}
+
 /* The command follows "--", or comes later on COMMAND_FD (handover.c): a
  * world made ahead waits for it in the init, where a time limit would
  * count the wait. */
@@ -625,7 +650,7 @@ int main(int argc, char **argv) {
     struct launch launch;
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
-    int command_fd = take_fd("LCSB_EXEC_COMMAND_FD");
+    int command_fd = take_fd("LCSB_EXEC_COMMAND_FD"), mounts_fd = -1;
     struct recorder rec = take_recorder();
     struct cgroup cg = CGROUP_INIT;
     sigset_t old_mask;
@@ -653,7 +678,8 @@ int main(int argc, char **argv) {
     if (ruleset_fd < 0)
         goto out;
     if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd, &rec,
-                  &cg) != 0)
+                  &cg) != 0 ||
+        (command_fd >= 0 && (mounts_fd = open_mounts()) < 0))
         goto close_ruleset;
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */
@@ -678,10 +704,13 @@ int main(int argc, char **argv) {
                              .report_fd = report_fd};
     if (h.world == WORLD_OPEN)
         return exec_command(&launch);
-    switch (command_fd < 0 ? 0 : take_command(command_fd, argv, argc, &launch.argv)) {
-    case 1: return EXIT_SUCCESS;
-    case -1: goto out;
-    }
+    int taken = command_fd < 0 ? 0
+                               : take_command(command_fd, mounts_fd, argv, argc, &launch.argv,
+                                              &environ);
+    if (taken != 0)
+        return taken == 1   ? EXIT_SUCCESS
+               : taken == 2 ? report_stale(report_fd)
+                            : setup_failed(report_fd, &cg);
     run_command(&old_mask, &h.limits, report_fd, watch_for(&rec, report_fd), exec_command,
                 &launch);
     goto out;
@@ -689,9 +718,5 @@ int main(int argc, char **argv) {
 close_ruleset:
     close(ruleset_fd);
 out:
-    /* Made, and no init forked to join it (in the init, a no-op). */
-    cgroup_remove(&cg);
-    if (report_fd >= 0)
-        (void)!write(report_fd, "F", 1);
-    return EXIT_SETUP;
+    return setup_failed(report_fd, &cg);
 }

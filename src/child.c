@@ -8,13 +8,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,57 +154,47 @@ static bool tell(char **env, size_t *k, const char *name, const char *value) {
     return true;
 }
 
-/* The environment the child is spawned with: the seam's (lcsb_env_block:
- * the allowlist under a host mechanism, the caller's whole under a
- * container's engine), with none of the caller's variables that tell the
- * shim something, nor what NET withholds; for a child that is the
- * mechanism, lcsb's own: S's descriptors and library. */
-static int child_environ(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
-                         const lcsb__spawn_net *net, lcsb_error *err) {
+/* The command's environment: the seam's (lcsb_env_block: the allowlist
+ * under a host mechanism, the caller's whole under a container's engine),
+ * with none of the caller's variables that tell the shim something, nor
+ * what NET withholds; ROOM entries more left free, *N the count. */
+static int command_environ(const lcsb_backend *b, const lcsb_policy *policy,
+                           const lcsb__spawn_net *net, size_t room, char ***out, size_t *n,
+                           lcsb_error *err) {
     char **block = NULL;
     int rc = lcsb_env_block(b, policy, NULL, &block, err);
     if (rc) return rc;
-    size_t n = 0, k = 0;
-    while (block[n]) n++;
-    char **env = calloc(n + SHIM_FDS + 2, sizeof *env);
+    size_t all = 0, k = 0;
+    while (block[all]) all++;
+    char **env = calloc(all + room + 1, sizeof *env);
     if (!env) {
         lcsb_argv_free(block);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < all; i++)
         if (names_shim_fd(block[i]) || (net && net->withhold && net->withhold(net->ctx, block[i])))
             free(block[i]);
         else
             env[k++] = block[i];
     free(block);
-    s->env = env;
-    s->env_own = k;
-    /* What the command was not given, no request the proxy reads may carry. */
-    if (net && net->note_withheld && net->note_withheld(net->ctx, env) != 0)
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    *out = env;
+    *n = k;
+    return 0;
+}
+
+/* What lcsb tells the shim, appended to S->env at *K: S's descriptors and
+ * the recorder's library. */
+static int tell_shim(lcsb__spawned *s, const lcsb__spawn_net *net, size_t k, lcsb_error *err) {
     int fds[SHIM_FDS];
     shim_fds(s, net, fds);
     bool told = true;
     for (int i = 0; i < SHIM_FDS; i++) {
         char number[16];
         snprintf(number, sizeof number, "%d", fds[i]);
-        if (fds[i] >= 0) told = told && tell(env, &k, shim_names[i], number);
+        if (fds[i] >= 0) told = told && tell(s->env, &k, shim_names[i], number);
     }
-    if (s->record[1] >= 0) told = told && tell(env, &k, LCSB__RECORDER_ENV, s->recorder);
+    if (s->record[1] >= 0) told = told && tell(s->env, &k, LCSB__RECORDER_ENV, s->recorder);
     return told ? 0 : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-}
-
-bool lcsb__spawn_env_same(const lcsb__spawned *s, const lcsb_backend *b,
-                          const lcsb_policy *policy) {
-    char **block = NULL;
-    lcsb_error err = {0};
-    if (lcsb_env_block(b, policy, NULL, &block, &err)) return false;
-    size_t k = 0;
-    bool same = true;
-    for (size_t i = 0; same && block[i]; i++)
-        if (!names_shim_fd(block[i])) same = k < s->env_own && strcmp(block[i], s->env[k++]) == 0;
-    lcsb_argv_free(block);
-    return same && k == s->env_own;
 }
 
 /* The recorder beside SHIM (an absolute path) into S, when it is there. */
@@ -226,41 +220,203 @@ static void open_record(const char *shim, lcsb__spawned *s) {
     (void)fcntl(s->record[0], F_SETPIPE_SZ, 1 << 20); /* a burst fits; the default if not */
 }
 
-/* The resources one spawn needs: the shim says "setup failed" on a pipe of
- * its own, so that an exit status of 97, which the command can give too,
- * is never taken for that alone; the recorder's pipe under a SHIM that
- * takes it; the stderr relay when it is asked for. */
-int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
-                     bool is_mechanism, const char *shim, const lcsb_run_options *opts,
-                     const lcsb__spawn_net *net, bool ahead, lcsb_error *err) {
+/* S empty, with the report pipe when IS_MECHANISM: the shim says "setup
+ * failed" on a pipe of its own, so that an exit status of 97, which the
+ * command can give too, is never taken for that alone. */
+static int open_report(lcsb__spawned *s, bool is_mechanism, lcsb_error *err) {
     memset(s, 0, sizeof *s);
+    s->open = true;
+    s->pidfd = -1;
     s->report[0] = s->report[1] = s->record[0] = s->record[1] = -1;
     s->command[0] = s->command[1] = -1;
     if (is_mechanism && pipe2(s->report, O_CLOEXEC) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's report pipe: %s",
                           strerror(errno));
-    if (ahead && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->command) != 0)
-        return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's command socket: %s",
-                          strerror(errno));
-    s->refusals = shim ? lcsb__refusals_new(opts->judge ? opts->judge : policy) : NULL;
-    if (s->refusals) open_record(shim, s);
-    if (s->refusals && s->record[0] < 0) {
-        lcsb__refusals_free(s->refusals);
-        s->refusals = NULL;
-    }
-    int rc = child_environ(s, b, policy, net, err);
-    s->captured = !rc && (opts->capture_stderr || s->refusals);
-    if (s->captured) {
-        rc = ahead ? lcsb__capture_make(&s->capture, opts->capture_stderr, err)
-                   : lcsb__capture_open(&s->capture, opts->capture_stderr, err);
-        s->captured = rc == 0;
-    }
-    if (s->captured && s->refusals) lcsb__capture_watch(&s->capture, s->record[0], s->refusals);
-    return rc;
+    return 0;
 }
 
-void lcsb__spawn_listen(lcsb__spawned *s) {
-    if (s->captured) lcsb__capture_listen(&s->capture);
+/* The refusals read from S's record pipe, judged against POLICY (or what
+ * OPTS judges by); none when it has no pipe. */
+static void watch_refusals(lcsb__spawned *s, const lcsb_policy *policy,
+                           const lcsb_run_options *opts) {
+    if (s->record[0] >= 0) s->refusals = lcsb__refusals_new(opts->judge ? opts->judge : policy);
+    if (s->refusals && s->captured) lcsb__capture_watch(&s->capture, s->record[0], s->refusals);
+}
+
+/* The resources one spawn needs: the report pipe, the recorder's pipe
+ * under a SHIM that takes it, the stderr relay when it is asked for, and
+ * the environment. */
+int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
+                     bool is_mechanism, const char *shim, const lcsb_run_options *opts,
+                     const lcsb__spawn_net *net, lcsb_error *err) {
+    int rc = open_report(s, is_mechanism, err);
+    if (rc) return rc;
+    open_record(shim, s);
+    size_t k;
+    if ((rc = command_environ(b, policy, net, SHIM_FDS + 1, &s->env, &k, err))) return rc;
+    /* What the command was not given, no request the proxy reads may carry. */
+    if (net && net->note_withheld && net->note_withheld(net->ctx, s->env) != 0)
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if ((rc = tell_shim(s, net, k, err))) return rc;
+    if (opts->capture_stderr || s->record[0] >= 0) {
+        if ((rc = lcsb__capture_open(&s->capture, opts->capture_stderr, err))) return rc;
+        s->captured = true;
+    }
+    watch_refusals(s, policy, opts);
+    return 0;
+}
+
+/* Of /proc/self/status, the lines a child inherits (its ignored signals
+ * are asked one by one, below) and a shim made ahead
+ * would carry over from an earlier caller. */
+// clang-format off
+static const char *const inherited[] = {
+    "Umask:", "Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:",
+    "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Cpus_allowed_list:",
+    "Mems_allowed_list:", NULL};
+// clang-format on
+
+/* PATH (a file of /proc about this process) appended to OUT, as far as it
+ * reads; only the lines starting with one of ONLY when ONLY is not NULL. */
+static void add_proc_file(lcsb__buf *out, const char *path, const char *const *only) {
+    char text[16384];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof text) : -1;
+    if (fd >= 0) close(fd);
+    lcsb__buf_addf(out, "%s\n", path);
+    for (char *line = text, *end; n > 0 && line < text + n; line = end + 1) {
+        if (!(end = memchr(line, '\n', (size_t)(text + n - line)))) end = text + n - 1;
+        bool wanted = !only;
+        for (size_t i = 0; only && only[i]; i++)
+            wanted = wanted || strncmp(line, only[i], strlen(only[i])) == 0;
+        if (wanted) lcsb__buf_add(out, line, (size_t)(end - line) + 1);
+    }
+}
+
+/* What a child of this process inherits from it and the world it is made
+ * in: its status's lines above, its limits, its namespaces, its cgroup, its
+ * security label, its scheduling priority and personality. Landlock has no
+ * way to be read back; a process that restricts itself sets NoNewPrivs or
+ * holds no capability to begin with, which is seen. */
+static void host_state(lcsb__buf *out) {
+    char path[64], link[256];
+    add_proc_file(out, "/proc/self/status", inherited);
+    add_proc_file(out, "/proc/self/cgroup", NULL);
+    add_proc_file(out, "/proc/self/attr/current", NULL);
+    for (int r = 0; r < RLIM_NLIMITS; r++) {
+        struct rlimit rl = {0, 0};
+        (void)getrlimit((__rlimit_resource_t)r, &rl);
+        lcsb__buf_addf(out, "rlimit %d %llu %llu\n", r, (unsigned long long)rl.rlim_cur,
+                       (unsigned long long)rl.rlim_max);
+    }
+    static const char *const ns[] = {
+        "cgroup", "ipc", "mnt", "net", "pid_for_children", "time_for_children", "user", "uts"};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+        snprintf(path, sizeof path, "/proc/self/ns/%s", ns[i]);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        lcsb__buf_addf(out, "%s %.*s\n", ns[i], n > 0 ? (int)n : 0, link);
+    }
+    /* The signals it ignores, which an exec keeps ignored; not those the
+     * spawn puts back (lcsb ignores SIGPIPE while it relays stderr). */
+    sigset_t reset = relayed_set();
+    sigaddset(&reset, SIGPIPE);
+    lcsb__buf_adds(out, "ignored");
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (!sigismember(&reset, sig) && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+            lcsb__buf_addf(out, " %d", sig);
+    }
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    lcsb__buf_addf(out, "nice %d personality %d\n", nice, personality(0xffffffff));
+}
+
+bool lcsb__ahead_fits(lcsb__spawned *s) {
+    struct pollfd p = {.fd = s->pidfd, .events = POLLIN};
+    /* Ended (or reaped by the caller): the descriptor says, whoever took
+     * its pid since. */
+    if (s->pid <= 0 || s->pidfd < 0 || poll(&p, 1, 0) != 0) return false;
+    lcsb__buf now = {0};
+    host_state(&now);
+    bool same = !now.oom && !s->host.oom && now.len == s->host.len &&
+                memcmp(now.p, s->host.p, now.len) == 0;
+    lcsb__buf_free(&now);
+    return same;
+}
+
+int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options *opts,
+                     lcsb_error *err) {
+    int rc = open_report(s, true, err);
+    if (rc) return rc;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->command) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's command socket: %s",
+                          strerror(errno));
+    if (opts->record_refusals) open_record(shim, s);
+    if (!(s->env = calloc(SHIM_FDS + 2, sizeof *s->env)))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if ((rc = tell_shim(s, NULL, 0, err))) return rc;
+    if ((rc = lcsb__capture_make(&s->capture, true, err))) return rc;
+    s->captured = true;
+    host_state(&s->host);
+    return s->host.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory") : 0;
+}
+
+/* ARGV and ENV handed to the shim made ahead (handover.c in the shim): the
+ * caller's stdin and stdout, then how many words the command and its
+ * environment have, then the words, each with its NUL, then the end. */
+static int hand_over(int sock, const char *const *argv, char *const *env) {
+    int fds[2] = {STDIN_FILENO, STDOUT_FILENO};
+    union {
+        char buf[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    char byte = 'C', count[48];
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n;
+    while ((n = sendmsg(sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    size_t words = 0, vars = 0;
+    while (argv[words]) words++;
+    while (env[vars]) vars++;
+    snprintf(count, sizeof count, "%zu %zu", words, vars);
+    const char *const head[] = {count, NULL};
+    const char *const *lists[] = {head, argv, (const char *const *)env};
+    for (size_t l = 0; l < 3; l++)
+        for (size_t i = 0; n == 1 && lists[l][i]; i++) {
+            const char *p = lists[l][i];
+            for (size_t left = strlen(p) + 1; n > 0 && left > 0; p += n, left -= (size_t)n)
+                while ((n = send(sock, p, left, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+                }
+            if (n > 0) n = 1;
+        }
+    return n == 1 ? 0 : -1;
+}
+
+int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
+                     const lcsb_run_options *opts, const char *const *argv, lcsb_error *err) {
+    char **env = NULL;
+    size_t k;
+    int rc = command_environ(b, policy, NULL, 0, &env, &k, err);
+    if (rc) return rc;
+    watch_refusals(s, policy, opts);
+    lcsb__capture_listen(&s->capture);
+    /* A shim that ended before it took its command (a failed setup) says
+     * why in its report and on stderr, which the wait relays. */
+    rc = hand_over(s->command[0], argv, env) == 0 ? 0 : 1;
+    close(s->command[0]);
+    s->command[0] = -1;
+    lcsb_argv_free(env);
+    return rc;
 }
 
 /* The child's start: the relayed signals and SIGPIPE at their defaults and
@@ -301,17 +457,20 @@ static int spawn_prepare(posix_spawnattr_t *attr, posix_spawn_file_actions_t *ac
     return 0;
 }
 
-int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const lcsb_policy *policy,
+int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const char *cwd,
                       const lcsb_run_options *opts, const lcsb__spawn_net *net) {
     int extra[SHIM_FDS];
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     shim_fds(s, net, extra);
-    int rc = spawn_prepare(&attr, &actions, s, policy->cwd, opts, extra);
+    int rc = spawn_prepare(&attr, &actions, s, cwd, opts, extra);
     if (rc) return rc;
     pid_t pid;
     rc = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, s->env);
     if (rc == 0) s->pid = pid;
+    /* A shim made ahead waits while the caller does what it likes, reaping
+     * included: it is known from then on by a descriptor, not its pid. */
+    if (rc == 0 && s->command[1] >= 0) s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     /* Only the child writes into these now. */
     for (int *end = s->report + 1; end; end = end == s->report + 1 ? s->record + 1 : NULL) {
         if (*end >= 0) close(*end);
@@ -404,6 +563,7 @@ int lcsb__spawn_wait(lcsb__spawned *s, const char *program, const lcsb_run_optio
         char said[8];
         ssize_t n = s->report[0] >= 0 ? read(s->report[0], said, sizeof said) : -1;
         if (n > 0) reported(said, (size_t)n, result);
+        s->stale = n > 0 && memchr(said, 'R', (size_t)n) != NULL;
     }
     return rc;
 }
@@ -421,6 +581,8 @@ void lcsb__spawn_refusals(const lcsb__spawned *s, const lcsb_run_options *opts, 
 }
 
 void lcsb__spawn_close(lcsb__spawned *s) {
+    if (!s->open) return;
+    s->open = false;
     if (s->pid > 0) {
         /* A shim made ahead is let go of: at the end of its socket its init
          * ends, and the shim with it, having removed what it made (a memory
@@ -431,10 +593,18 @@ void lcsb__spawn_close(lcsb__spawned *s) {
         } else {
             kill(s->pid, SIGKILL);
         }
-        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
-        }
+        siginfo_t info;
+        if (s->pidfd >= 0)
+            while (waitid(P_PIDFD, (id_t)s->pidfd, &info, WEXITED) < 0 && errno == EINTR) {
+            }
+        else
+            while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+            }
         s->pid = 0;
     }
+    if (s->pidfd >= 0) close(s->pidfd);
+    s->pidfd = -1;
+    lcsb__buf_free(&s->host);
     if (s->captured) lcsb__capture_close(&s->capture);
     s->captured = false;
     if (s->refusals) lcsb__refusals_free(s->refusals);

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 typedef struct lcsb__spawned {
+    bool open; /* anything here to let go of */
     pid_t pid; /* 0 until spawned */
     int report[2];
     int record[2];
@@ -25,7 +26,9 @@ typedef struct lcsb__spawned {
     bool captured;
     int command[2]; /* ahead: the command's socket (ours, the shim's); else -1s */
     char **env;     /* the environment spawned with */
-    size_t env_own; /* how many of ENV's first entries are the policy's, not lcsb's */
+    int pidfd;      /* the child, by a descriptor no other process can take: -1 none */
+    lcsb__buf host; /* ahead: what the caller's process was when it spawned */
+    bool stale;     /* ahead: the world changed while it waited, and was not used */
 } lcsb__spawned;
 
 /* The proxy's part of a run (run.c): the channel's end the shim gets
@@ -41,20 +44,29 @@ typedef struct lcsb__spawn_net {
 } lcsb__spawn_net;
 
 /* Makes what S needs to spawn POLICY's child under B (SHIM: the recording
- * shim, NULL: none; IS_MECHANISM: a report pipe). AHEAD: the shim waits
- * for its command on a socket, its stdin and stdout the null device, and
- * SIGCHLD is heard only once it is waited for (lcsb__spawn_listen). */
+ * shim, NULL: none; IS_MECHANISM: a report pipe), SIGCHLD heard. */
 int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
                      bool is_mechanism, const char *shim, const lcsb_run_options *opts,
-                     const lcsb__spawn_net *net, bool ahead, lcsb_error *err);
-/* Spawns FINAL (an argv) in POLICY's cwd. 0, or the spawn's errno. */
-int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const lcsb_policy *policy,
+                     const lcsb__spawn_net *net, lcsb_error *err);
+/* Makes what S needs to spawn SHIM ahead of its command, before any policy
+ * is known: the shim's stdin and stdout the null device, its stderr lcsb's
+ * relay, its environment lcsb's alone; the recorder's pipe when OPTS
+ * records. SIGCHLD is heard only once the command is handed over. */
+int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options *opts,
+                     lcsb_error *err);
+/* Spawns FINAL (an argv) in CWD. 0, or the spawn's errno. */
+int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const char *cwd,
                       const lcsb_run_options *opts, const lcsb__spawn_net *net);
-/* Would a spawn for POLICY under B now get the environment S got (what
- * lcsb adds for the shim aside)? */
-bool lcsb__spawn_env_same(const lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy);
-/* SIGCHLD heard for S's child (a spawn made ahead). */
-void lcsb__spawn_listen(lcsb__spawned *s);
+/* Is S's shim made ahead still waiting, spawned by a process that was what
+ * the caller's is now (its credentials, umask, limits, namespaces,
+ * confinement: what a child inherits)? */
+bool lcsb__ahead_fits(lcsb__spawned *s);
+/* Hands ARGV to S's shim made ahead, with the environment a run of POLICY
+ * under B gives its command and the caller's stdin and stdout, and hears
+ * SIGCHLD for it: the refusals judged as OPTS says. 0; 1 when the shim
+ * took none of it (it had ended); or out of memory. */
+int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy *policy,
+                     const lcsb_run_options *opts, const char *const *argv, lcsb_error *err);
 /* The relayed signals passed on to S's child from here to relay_end. */
 typedef struct lcsb__relay {
     sigset_t old_mask;

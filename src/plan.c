@@ -657,3 +657,47 @@ int lcsb__plan_save(const char *key, size_t key_len, const lcsb__facts *facts, s
     lcsb__buf_free(&r.lines);
     return rc;
 }
+
+/* ---- guesses: the argv a run gave its shim, for the next to start early ---- */
+
+#define GUESS_MAX ((size_t)1 << 20)
+
+/* Where the guess for KEY is kept: named apart from any plan's key. */
+static void guess_name(const char *key, size_t len, char name[LCSB__SHA256_HEX]) {
+    lcsb__buf b = {0};
+    lcsb__buf_adds(&b, "guess\n");
+    lcsb__buf_add(&b, key, len);
+    name_of(b.oom ? "" : b.p, b.oom ? 0 : b.len, name);
+    lcsb__buf_free(&b);
+}
+
+int lcsb__plan_guess_find(const char *key, size_t len, char **data, size_t *data_len) {
+    char store[PATH_MAX], name[LCSB__SHA256_HEX], why[PATH_MAX + 128];
+    lcsb_error err;
+    lcsb__file_seen seen;
+    *data = NULL;
+    if (lcsb__plan_store(store, sizeof store, &err)) return 1;
+    int dir = open_store(store, why, sizeof why);
+    if (dir < 0) return 1;
+    guess_name(key, len, name);
+    int rc = lcsb__read_regular_at(dir, name, GUESS_MAX, true, data, data_len, NULL, &seen);
+    close(dir);
+    if (rc == 0 && owned(&seen.st)) return 0;
+    free(*data);
+    *data = NULL;
+    return 1;
+}
+
+int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len) {
+    char store[PATH_MAX], name[LCSB__SHA256_HEX], why[PATH_MAX + 128];
+    lcsb_error err;
+    if (data_len > GUESS_MAX || lcsb__plan_store(store, sizeof store, &err) ||
+        make_dirs(store) != 0)
+        return 1;
+    int dir = open_store(store, why, sizeof why);
+    if (dir < 0) return 1;
+    guess_name(key, len, name);
+    int rc = write_whole_at(dir, name, data, data_len) != 0;
+    close(dir);
+    return rc;
+}

@@ -6,6 +6,7 @@
 #include "escape.h"
 #include "intercept.h"
 #include "netns.h"
+#include "plan.h"
 #include "private.h"
 #include "proxy.h"
 #include "refusals.h"
@@ -120,12 +121,11 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
         with.channel = net->channel[1];
     }
     lcsb__spawned s;
-    int rc =
-        lcsb__spawn_open(&s, b, policy, is_mechanism, shim, opts, net ? &with : NULL, false, err);
+    int rc = lcsb__spawn_open(&s, b, policy, is_mechanism, shim, opts, net ? &with : NULL, err);
     if (!rc) {
         lcsb__relay relay;
         lcsb__relay_begin(&relay);
-        int spawn_errno = lcsb__spawn_start(&s, final, policy, opts, net ? &with : NULL);
+        int spawn_errno = lcsb__spawn_start(&s, final, policy->cwd, opts, net ? &with : NULL);
         /* Only the child holds the channel's other end now. */
         if (net && net->channel[1] >= 0) close(net->channel[1]);
         if (net) net->channel[1] = -1;
@@ -267,7 +267,7 @@ static int take_options(const lcsb_backend *b, const lcsb_run_options *opts,
     if (opts) memcpy(given, opts, opts->size);
     int rc = check_keep_fds(given, err);
     /* A container's command gets the engine's descriptors, not lcsb's. */
-    if (!rc && given->keep_fds_count && b->ops->contains_prefix)
+    if (!rc && given->keep_fds_count && b && b->ops->contains_prefix)
         rc = lcsb__fail(err, LCSB_EINVAL,
                         "%s: a descriptor cannot be passed into a container "
                         "(--keep-fd)",
@@ -333,42 +333,66 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
 /* ---- a runner: each command's world made while the one before ran ---- */
 
 struct lcsb_runner {
-    const lcsb_backend *backend;
-    lcsb_policy *policy; /* the runner's own copy */
+    const lcsb_backend *backend; /* NULL until bound (lcsb_runner_bind) */
+    lcsb_policy *policy;         /* the runner's own copy */
     lcsb_run_options opts;
     lcsb__spawned ahead; /* a shim waiting for its command; pid 0: none */
     char **prefix;       /* the argv it was spawned with */
+    char *cwd;           /* and where */
+    bool once;           /* one command: no world made for a next */
+    char **last;         /* the argv the last command's shim had, the command left out */
+    lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
+    char *guess;         /* what was kept there (LEN bytes), or NULL */
+    size_t guess_len;
 };
 
-int lcsb_runner_new(const lcsb_backend *b, const lcsb_policy *policy, const lcsb_run_options *opts,
-                    lcsb_runner **out, lcsb_error *err) {
-    *out = NULL;
-    lcsb_runner *r = calloc(1, sizeof *r);
-    if (!r) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    int rc = take_options(b, opts, &r->opts, err);
-    if (!rc && !(r->policy = lcsb_policy_copy(policy)))
-        rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+static int runner_alloc(const lcsb_backend *b, const lcsb_run_options *opts, lcsb_runner **out,
+                        lcsb_error *err) {
+    *out = calloc(1, sizeof **out);
+    if (!*out) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    int rc = take_options(b, opts, &(*out)->opts, err);
     if (rc) {
-        free(r);
-        return rc;
+        free(*out);
+        *out = NULL;
     }
+    return rc;
+}
+
+int lcsb_runner_bind(lcsb_runner *r, const lcsb_backend *b, const lcsb_policy *policy,
+                     lcsb_error *err) {
+    lcsb_policy_free(r->policy);
     r->backend = b;
-    r->ahead.pid = 0;
-    *out = r;
+    if (!(r->policy = lcsb_policy_copy(policy)))
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     return 0;
 }
 
+int lcsb_runner_new(const lcsb_backend *b, const lcsb_policy *policy, const lcsb_run_options *opts,
+                    lcsb_runner **out, lcsb_error *err) {
+    int rc = runner_alloc(b, opts, out, err);
+    if (!rc && (rc = lcsb_runner_bind(*out, b, policy, err)) != 0) {
+        lcsb_runner_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 static void drop_ahead(lcsb_runner *r) {
-    if (r->ahead.pid > 0 || r->prefix) lcsb__spawn_close(&r->ahead);
+    lcsb__spawn_close(&r->ahead);
     memset(&r->ahead, 0, sizeof r->ahead);
     lcsb_argv_free(r->prefix);
+    free(r->cwd);
     r->prefix = NULL;
+    r->cwd = NULL;
 }
 
 void lcsb_runner_free(lcsb_runner *r) {
     if (!r) return;
     drop_ahead(r);
+    lcsb_argv_free(r->last);
     lcsb_policy_free(r->policy);
+    lcsb__buf_free(&r->key);
+    free(r->guess);
     free(r);
 }
 
@@ -389,20 +413,25 @@ static char **copy_words(const char *const *v, size_t n) {
     return copy;
 }
 
+/* May the command of a run with OPTS have its world made ahead? Only where
+ * stderr is relayed through lcsb (nothing the shim says before its command
+ * is lost) and nothing but the shim comes first or goes along (a launcher,
+ * a kept descriptor), with the caller's stdin and stdout open to hand over. */
+static bool ahead_allowed(const lcsb_run_options *o) {
+    return o->capture_stderr && !o->prefix && !o->keep_fds_count && !o->judge &&
+           fcntl(STDIN_FILENO, F_GETFD) >= 0 && fcntl(STDOUT_FILENO, F_GETFD) >= 0;
+}
+
 /* How many words of FINAL come before ARGV's, which it ends with when the
  * run can be made ahead; 0 when it cannot: only a Landlock world of its
  * own that the shim makes alone (no proxy to serve, no time limit counting
- * from the shim's start, no launcher or kept descriptor, stderr relayed
- * through lcsb so that nothing the shim says before its command is lost),
- * with the caller's stdin and stdout open to hand over. */
+ * from the shim's start). */
 static size_t ahead_prefix(const lcsb_runner *r, const lcsb_attestation *att,
                            const char *const *final, const char *const *argv) {
-    const lcsb_run_options *o = &r->opts;
     const lcsb_policy *p = r->policy;
-    if (!o->capture_stderr || o->prefix || o->keep_fds_count || !r->backend->ops->is_mechanism ||
+    if (!ahead_allowed(&r->opts) || !r->backend->ops->is_mechanism ||
         att->backend != LCSB_MECHANISM_LANDLOCK || att->world != LCSB_HELD_OWN ||
-        p->net == LCSB_NET_DOMAINS || p->limits[LCSB_LIMIT_TIME] ||
-        fcntl(STDIN_FILENO, F_GETFD) < 0 || fcntl(STDOUT_FILENO, F_GETFD) < 0)
+        p->net == LCSB_NET_DOMAINS || p->limits[LCSB_LIMIT_TIME])
         return 0;
     size_t n = count_words(final), words = count_words(argv);
     if (n <= words + 1) return 0;
@@ -411,106 +440,166 @@ static size_t ahead_prefix(const lcsb_runner *r, const lcsb_attestation *att,
     return n - words;
 }
 
-/* The shim for PREFIX spawned to wait for its command. */
-static int spawn_ahead(lcsb_runner *r, char **prefix, lcsb_error *err) {
-    int rc = lcsb__spawn_open(&r->ahead, r->backend, r->policy, true, prefix[0], &r->opts, NULL,
-                              true, err);
-    if (!rc &&
-        lcsb__spawn_start(&r->ahead, (const char *const *)prefix, r->policy, &r->opts, NULL) != 0)
+/* The shim for PREFIX (taken) spawned in CWD to wait for its command. */
+static int spawn_ahead(lcsb_runner *r, char **prefix, const char *cwd, lcsb_error *err) {
+    int rc = lcsb__ahead_open(&r->ahead, prefix[0], &r->opts, err);
+    if (!rc && !(r->cwd = strdup(cwd))) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (!rc && lcsb__spawn_start(&r->ahead, (const char *const *)prefix, cwd, &r->opts, NULL) != 0)
         rc = lcsb__fail(err, LCSB_ESYS, "cannot start %s: %s", prefix[0], strerror(errno));
-    if (rc) {
-        lcsb__spawn_close(&r->ahead);
-        memset(&r->ahead, 0, sizeof r->ahead);
-        lcsb_argv_free(prefix);
-        return rc;
-    }
     r->prefix = prefix;
+    if (rc) drop_ahead(r);
+    return rc;
+}
+
+/* What a guess holds: the directory, then the shim's words, each with its
+ * NUL. */
+static void guess_bytes(const char *cwd, const char *const *prefix, lcsb__buf *out) {
+    lcsb__buf_add(out, cwd, strlen(cwd) + 1);
+    for (size_t i = 0; prefix && prefix[i]; i++)
+        lcsb__buf_add(out, prefix[i], strlen(prefix[i]) + 1);
+}
+
+int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *opts,
+                      lcsb_runner **out, lcsb_error *err) {
+    int rc = runner_alloc(NULL, opts, out, err);
+    if (rc) return rc;
+    lcsb_runner *r = *out;
+    r->once = true;
+    lcsb__buf_add(&r->key, key, key_len);
+    if (r->key.oom) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (rc || !ahead_allowed(&r->opts) ||
+        lcsb__plan_guess_find(r->key.p, r->key.len, &r->guess, &r->guess_len) != 0)
+        return rc;
+    /* The directory, the shim and at least one word of the policy's. */
+    size_t n = 0;
+    for (size_t i = 0; i < r->guess_len; i++) n += r->guess[i] == '\0';
+    if (n < 3 || r->guess[r->guess_len - 1] != '\0') return 0;
+    char **prefix = calloc(n, sizeof *prefix);
+    const char *cwd = r->guess;
+    for (size_t at = strlen(cwd) + 1, k = 0; prefix && at < r->guess_len;
+         at += strlen(r->guess + at) + 1)
+        if (!(prefix[k++] = strdup(r->guess + at))) {
+            lcsb_argv_free(prefix);
+            prefix = NULL;
+        }
+    if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (prefix[0][0] != '/') {
+        lcsb_argv_free(prefix);
+        return 0;
+    }
+    /* A guess that cannot be started costs the run nothing but the try. */
+    lcsb_error ignored;
+    (void)spawn_ahead(r, prefix, cwd, &ignored);
     return 0;
 }
 
-/* Is the shim made ahead one for PREFIX (N words), still waiting, spawned
- * with the environment a spawn would have now? */
-static bool ahead_fits(lcsb_runner *r, const char *const *prefix, size_t n) {
-    if (r->ahead.pid <= 0 || count_words((const char *const *)r->prefix) != n) return false;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(r->prefix[i], prefix[i]) != 0) return false;
-    if (waitpid(r->ahead.pid, NULL, WNOHANG) != 0) {
-        r->ahead.pid = 0; /* gone (or reaped by the caller): nothing to let go of */
-        return false;
-    }
-    return lcsb__spawn_env_same(&r->ahead, r->backend, r->policy);
+/* The guess kept for the runs after R's, where it changed. */
+static void keep_guess(lcsb_runner *r) {
+    lcsb__buf b = {0};
+    guess_bytes(r->policy->cwd ? r->policy->cwd : "", (const char *const *)r->last, &b);
+    bool same = !b.oom && r->guess && b.len == r->guess_len && memcmp(b.p, r->guess, b.len) == 0;
+    if (!b.oom && !same) (void)lcsb__plan_guess_keep(r->key.p, r->key.len, b.p, b.len);
+    lcsb__buf_free(&b);
 }
 
-/* ARGV handed to the shim made ahead (handover.c in the shim): the caller's
- * stdin and stdout, then the words, each with its NUL, then the end. */
-static int hand_over(int sock, const char *const *argv) {
-    int fds[2] = {STDIN_FILENO, STDOUT_FILENO};
-    union {
-        char buf[CMSG_SPACE(sizeof fds)];
-        struct cmsghdr align;
-    } control;
-    memset(&control, 0, sizeof control);
-    char byte = 'C';
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(c), fds, sizeof fds);
-    ssize_t n;
-    while ((n = sendmsg(sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+/* Is the shim made ahead one for PREFIX (N words) in CWD, still waiting,
+ * spawned by a caller that was what it is now? */
+static bool ahead_fits(lcsb_runner *r, const char *const *prefix, size_t n, const char *cwd) {
+    if (r->ahead.pid <= 0 || count_words((const char *const *)r->prefix) != n ||
+        strcmp(r->cwd, cwd) != 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r->prefix[i], prefix[i]) != 0) return false;
+    return lcsb__ahead_fits(&r->ahead);
+}
+
+/* NOW's shim handed ARGV and waited for. 0 when it ran the command (or
+ * failed to: RESULT says); 1 when it took none of it, or its world changed
+ * while it waited (the host replaced a file it covered): nothing ran. */
+static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *argv,
+                         bool spawn_next, lcsb_run_result *result, lcsb_error *err) {
+    lcsb__relay relay;
+    lcsb__relay_begin(&relay);
+    int rc = lcsb__ahead_take(now, r->backend, r->policy, &r->opts, argv, err);
+    lcsb__relay_to(now, &relay);
+    /* The next command's world is made while this one runs. */
+    lcsb_error later = {0};
+    char **next = spawn_next ? copy_words((const char *const *)r->last,
+                                          count_words((const char *const *)r->last))
+                             : NULL;
+    if (next) (void)spawn_ahead(r, next, r->policy->cwd ? r->policy->cwd : "", &later);
+    if (rc == 0) rc = lcsb__spawn_wait(now, r->last[0], &r->opts, NULL, result, err);
+    lcsb__relay_end(&relay);
+    if (rc == 0 && now->stale) rc = 1;
+    if (rc == 0) lcsb__spawn_refusals(now, &r->opts, true, result);
+    lcsb__spawn_close(now);
+    return rc;
+}
+
+/* The run of ARGV in the world made ahead for it (NOW); where that world
+ * ran nothing, once more in one made now, which nothing can have changed
+ * while it waited but the run's own start. */
+static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv,
+                     lcsb_run_result *result, lcsb_error *err) {
+    int rc = hand_and_wait(r, now, argv, !r->once, result, err);
+    if (rc != 1) return rc;
+    result->status = 0;
+    result->note[0] = '\0';
+    result->setup_failed = result->not_executed = false;
+    result->stderr_tail_len = 0;
+    result->attestation.execs_seen = false;
+    lcsb__spawned again = r->ahead;
+    char **prefix =
+        copy_words((const char *const *)r->last, count_words((const char *const *)r->last));
+    memset(&r->ahead, 0, sizeof r->ahead);
+    /* Made ahead meanwhile for the command after: it may have the same fault. */
+    lcsb__spawn_close(&again);
+    drop_ahead(r);
+    if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if ((rc = spawn_ahead(r, prefix, r->policy->cwd ? r->policy->cwd : "", err)) != 0) return rc;
+    again = r->ahead;
+    memset(&r->ahead, 0, sizeof r->ahead);
+    drop_ahead(r);
+    rc = hand_and_wait(r, &again, argv, !r->once, result, err);
+    if (rc == 1) {
+        result->status = LCSB_EXIT_SETUP;
+        result->setup_failed = true;
+        snprintf(result->note, sizeof result->note,
+                 "the command's world changed while it was made (a file it protects or hides "
+                 "was replaced): nothing ran");
+        rc = 0;
     }
-    for (size_t i = 0; n == 1 && argv[i]; i++) {
-        const char *p = argv[i];
-        for (size_t left = strlen(p) + 1; n > 0 && left > 0; p += n, left -= (size_t)n)
-            while ((n = send(sock, p, left, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
-            }
-        if (n > 0) n = 1;
-    }
-    return n == 1 ? 0 : -1;
+    return rc;
 }
 
 int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *result,
                     lcsb_error *err) {
     memset(result, 0, sizeof *result);
+    if (!r->backend) return lcsb__fail(err, LCSB_EINVAL, "run: the runner has no policy yet");
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
     int rc = lcsb_prepare(r->backend, r->policy, NULL, argv, &final, &result->attestation, err);
     if (rc) return rc;
+    const char *cwd = r->policy->cwd ? r->policy->cwd : "";
     size_t n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
-    if (!n || !ahead_fits(r, (const char *const *) final, n)) drop_ahead(r);
-    char **prefix = n ? copy_words((const char *const *) final, n) : NULL;
+    if (!n || !ahead_fits(r, (const char *const *) final, n, cwd)) drop_ahead(r);
+    lcsb_argv_free(r->last);
+    r->last = n ? copy_words((const char *const *) final, n) : NULL;
     lcsb_argv_free(final);
+    if (!n && r->key.len) keep_guess(r);
     if (!n) return lcsb_run(r->backend, r->policy, argv, &r->opts, result, err);
-    if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (r->ahead.pid <= 0 && (rc = spawn_ahead(r, prefix, err)) != 0) return rc;
-    if (r->prefix != prefix) lcsb_argv_free(prefix);
+    if (!r->last) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (r->ahead.pid <= 0) {
+        char **prefix = copy_words((const char *const *)r->last, n);
+        if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if ((rc = spawn_ahead(r, prefix, cwd, err)) != 0) return rc;
+    }
     lcsb__spawned now = r->ahead;
     memset(&r->ahead, 0, sizeof r->ahead);
-    prefix = r->prefix;
-    r->prefix = NULL;
-
-    lcsb__relay relay;
-    lcsb__relay_begin(&relay);
-    lcsb__spawn_listen(&now);
-    lcsb__relay_to(&now, &relay);
-    /* A shim that ended before it took its command (a failed setup) says
-     * why in its report and on stderr, which the wait relays. */
-    (void)hand_over(now.command[0], argv);
-    close(now.command[0]);
-    now.command[0] = -1;
-    /* The next command's world is made while this one runs. */
-    lcsb_error later = {0};
-    if (spawn_ahead(r, prefix, &later) != 0) prefix = NULL;
-    rc = lcsb__spawn_wait(&now, prefix ? prefix[0] : "lcsb-exec", &r->opts, NULL, result, err);
-    lcsb__relay_end(&relay);
-    lcsb__spawn_refusals(&now, &r->opts, rc == 0, result);
-    lcsb__spawn_close(&now);
+    drop_ahead(r);
+    rc = run_ahead(r, &now, argv, result, err);
     if (rc) return rc;
+    if (r->key.len) keep_guess(r);
     after_run(argv[0], &r->opts, result);
     return 0;
 }

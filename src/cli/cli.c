@@ -204,20 +204,54 @@ static int learn_after(const cli_args *args, lcsb_script *script, const lcsb_run
     return result->status;
 }
 
-/* A run of the command under P; lcsb learn's (LEARNING, the wider policy)
- * under that one, its refusals judged against P. */
+/* How ARGS runs its command. */
+static void run_options(const cli_args *args, lcsb_run_options *opts) {
+    lcsb_run_options_init(opts);
+    opts->prefix = (const char *const *)args->prefix;
+    opts->keep_fds = args->keep_fds;
+    opts->keep_fds_count = args->keep_fds_count;
+    opts->capture_stderr = !args->no_capture;
+    opts->record_refusals = !args->no_record;
+}
+
+/* A runner for the command of ARGS, started before its policy script runs:
+ * the world the last such run had is made while the script composes, and
+ * taken only if the policy gives the very same (lcsb_runner_start). The
+ * run is named by the script, the directory, the command's name and how it
+ * runs. NULL where there is nothing to start it from. */
+static lcsb_runner *start_runner(const cli_args *args) {
+    char policy[PATH_MAX], cwd[PATH_MAX];
+    if (args->command != CLI_RUN || !args->argv || !args->argv[0] ||
+        !realpath(args->policy, policy) || !getcwd(cwd, sizeof cwd))
+        return NULL;
+    size_t len = 0;
+    char key[3 * PATH_MAX + 512];
+    const char *const parts[] = {"lcsb run",    policy,
+                                 cwd,           args->argv[0],
+                                 args->backend, args->no_trust_check ? "unchecked" : "trusted"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        size_t n = strlen(parts[i]) + 1;
+        if (len + n > sizeof key) return NULL;
+        memcpy(key + len, parts[i], n);
+        len += n;
+    }
+    lcsb_run_options opts;
+    run_options(args, &opts);
+    lcsb_runner *runner = NULL;
+    lcsb_error err;
+    return lcsb_runner_start(key, len, &opts, &runner, &err) == 0 ? runner : NULL;
+}
+
+/* A run of the command under P, through RUNNER when there is one; lcsb
+ * learn's (LEARNING, the wider policy) under that one, its refusals judged
+ * against P. */
 static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_policy *p,
-                   const lcsb_policy *learning, lcsb_script *script) {
+                   const lcsb_policy *learning, lcsb_script *script, lcsb_runner *runner) {
     lcsb_run_options opts;
     lcsb_run_result result;
     lcsb_error err;
-    lcsb_run_options_init(&opts);
+    run_options(args, &opts);
     if (learning) opts.judge = p;
-    opts.prefix = (const char *const *)args->prefix;
-    opts.keep_fds = args->keep_fds;
-    opts.keep_fds_count = args->keep_fds_count;
-    opts.capture_stderr = !args->no_capture;
-    opts.record_refusals = !args->no_record;
     FILE *attest = args->attest ? open_attestation(args->attest) : NULL;
     if (args->attest && !attest) return LCSB_EXIT_USAGE;
     if (strcmp(lcsb_backend_name(b), "none") == 0)
@@ -225,7 +259,11 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
                 args->argv[0]);
     say_lines("warning: ", lcsb_script_warnings(script));
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
-    int ran = lcsb_run(b, learning ? learning : p, args->argv, &opts, &result, &err);
+    int ran = runner && !learning ? lcsb_runner_bind(runner, b, p, &err) : 0;
+    if (!ran)
+        ran = runner && !learning
+                  ? lcsb_runner_run(runner, args->argv, &result, &err)
+                  : lcsb_run(b, learning ? learning : p, args->argv, &opts, &result, &err);
     /* Before the private HOME goes: nothing may still be using it. */
     if (cli_end_leftovers() < 0)
         cli_say("warning: could not end what the command left running: %s", strerror(errno));
@@ -385,6 +423,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         cli_say("cannot become the reaper of what the command leaves running: %s", strerror(errno));
         return LCSB_EXIT_USAGE;
     }
+    lcsb_runner *runner = start_runner(args);
     if (lcsb_script_open(args->policy, argv, &opts, &script, &err)) {
         if (err.code == LCSB_ETIMEDOUT)
             cli_say("%s; LCSB_POLICY_TIMEOUT=SECONDS sets the budget (0: none)", err.message);
@@ -427,9 +466,10 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
                 err.message);
         goto out;
     }
-    status = cmd_run(args, b, p, learning, script);
+    status = cmd_run(args, b, p, learning, script, runner);
     lcsb_policy_free(learning);
 out:
+    lcsb_runner_free(runner);
     lcsb_backend_free(b);
     /* What the script's commands left running goes before its directories. */
     if (cli_end_leftovers() < 0)

@@ -229,11 +229,65 @@ static void test_a_reaped_shim_is_made_again(void **state) {
     assert_string_equal(out, "two\n");
 }
 
+/* A file the world protects, replaced by the host while the next world
+ * waits (as git config writes its config: a new file renamed over the old
+ * one), is still protected for the next command: the world that covered
+ * the old file is not used. Its twin, under the none backend, appends. */
+static void test_a_file_replaced_while_waiting_stays_protected(void **state) {
+    fx *f = *state;
+    char git[PATH_MAX], config[PATH_MAX], fresh[PATH_MAX], out[4096], text[4096];
+    const char *append = "echo '[core] fsmonitor = planted' >> .git/config";
+    for (int twin = 0; twin < 2; twin++) {
+        if (twin) {
+            teardown(state);
+            setup(state);
+        }
+        assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
+        write_file(path_in(config, git, "config"), "[core]\n");
+        if (!open_runner(f, twin ? "none" : "auto")) skip();
+        assert_int_equal(run_sh(f, "true", out, sizeof out), 0);
+        /* The host writes its config while the next world waits. */
+        write_file(path_in(fresh, git, "config.lock"), "[user]\n\tname = host\n");
+        assert_int_equal(rename(fresh, config), 0);
+        int status = run_sh(f, append, out, sizeof out);
+        read_file(config, text, sizeof text);
+        if (twin) {
+            assert_int_equal(status, 0);
+            assert_non_null(strstr(text, "planted"));
+        } else {
+            assert_int_not_equal(status, 0);
+            assert_string_equal(text, "[user]\n\tname = host\n");
+        }
+    }
+}
+
+/* A host that narrows itself between two commands (here its umask) gets
+ * the second command run as it is now, as lcsb_run would: the world made
+ * before the change is not used. */
+static void test_the_callers_process_as_it_is_now(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    char out[4096], made[PATH_MAX];
+    mode_t was = umask(022);
+    assert_int_equal(run_sh(f, "echo > first", out, sizeof out), 0);
+    umask(077);
+    assert_int_equal(run_sh(f, "echo > second", out, sizeof out), 0);
+    umask(was);
+    struct stat st;
+    assert_int_equal(stat(path_in(made, f->dir, "first"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    assert_int_equal(stat(path_in(made, f->dir, "second"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_command_in_a_world_of_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_policy_holds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_reaped_shim_is_made_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_file_replaced_while_waiting_stays_protected, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,6 +121,24 @@ LCSB_API LCSB_NODISCARD int lcsb_runner_run(lcsb_runner *runner, const char *con
                                             lcsb_run_result *result, lcsb_error *err);
 LCSB_API void lcsb_runner_free(lcsb_runner *runner);
 
+/* A runner for one command whose policy is not known yet, for a host that
+ * composes it first (lcsb's CLI, whose policy script takes milliseconds):
+ * KEY (KEY_LEN bytes) names the run (the CLI's: the script, the directory,
+ * the command's name, the backend asked for). The world the last run under
+ * KEY gave its command is started at once, from the guess lcsb kept of it
+ * (beside the plans, the user's own), and made while the host composes;
+ * lcsb_runner_bind then gives the runner its policy, and lcsb_runner_run
+ * takes that world only if the policy gives the shim the very same argv in
+ * the same directory. Otherwise it is let go of, and the run is
+ * lcsb_runner_run's as for any runner. Nothing is enforced from the guess:
+ * it can only be used or wasted. Each run keeps its own for the next. */
+LCSB_API LCSB_NODISCARD int lcsb_runner_start(const void *key, size_t key_len,
+                                              const lcsb_run_options *opts, lcsb_runner **out,
+                                              lcsb_error *err);
+/* RUNNER runs POLICY (copied) under BACKEND from now on. */
+LCSB_API LCSB_NODISCARD int lcsb_runner_bind(lcsb_runner *runner, const lcsb_backend *backend,
+                                             const lcsb_policy *policy, lcsb_error *err);
+
 /* Returns the signals lcsb_run relays to the command (SIGINT, SIGTERM,
  * SIGHUP, SIGQUIT), a static array, and in *COUNT how many: a host that must
  * not die of one before the command starts holds these. */
