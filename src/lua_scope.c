@@ -50,7 +50,27 @@ static int l_scope_mkdtemp(lua_State *L) { return scope_path(L, lcsb__scope_mkdt
 /* scope:reserve(label) -> a path the scope owns, not made yet: the run's
  * private HOME or TMPDIR, which the shim makes in the command's world, or
  * the run on the host (lcsb__scope_reserve). */
-static int l_scope_reserve(lua_State *L) { return scope_path(L, lcsb__scope_reserve); }
+static int l_scope_reserve(lua_State *L) {
+    lcsb__scope *s = check_scope(L, 1);
+    const char *label = luaL_optstring(L, 2, "run");
+    for (const char *c = label; *c; c++)
+        if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
+    /* The names a run before gave them, which a run's own scope may take
+     * again (lcsb_script_options.private_names). */
+    const char *wanted[8] = {NULL};
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_PRIVATE_NAMES) == LUA_TTABLE)
+        for (lua_Integer i = 1; i < 8 && lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+            wanted[i - 1] = lua_tostring(L, -1);
+            lua_pop(L, 1);
+        }
+    char path[PATH_MAX];
+    lcsb_error err;
+    int rc = lcsb__scope_reserve_as(s, label, wanted, path, &err);
+    lua_settop(L, 2);
+    if (rc) return lcsb__lua_fail(L, err.message);
+    lua_pushstring(L, path);
+    return 1;
+}
 
 /* __close, __gc and :close() share this; closing twice is harmless. */
 int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err) {

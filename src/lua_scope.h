@@ -7,6 +7,10 @@
 
 #include <lauxlib.h>
 
+/* The names the run's private HOME and TMPDIR may take again (a table in
+ * the registry: lcsb_script_options.private_names). */
+#define LCSB__REG_PRIVATE_NAMES "lcsb.private_names"
+
 extern const luaL_Reg lcsb__lua_scope_functions[];
 void lcsb__lua_scope_class(lua_State *L);
 /* Close the scope at IDX if it is an open one (never raises); as lcsb__scope_close. */

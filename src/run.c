@@ -344,6 +344,7 @@ struct lcsb_runner {
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
     char *guess;         /* what was kept there (LEN bytes), or NULL */
     size_t guess_len;
+    char **names; /* the private HOME and TMPDIR it names */
 };
 
 static int runner_alloc(const lcsb_backend *b, const lcsb_run_options *opts, lcsb_runner **out,
@@ -393,6 +394,7 @@ void lcsb_runner_free(lcsb_runner *r) {
     lcsb_policy_free(r->policy);
     lcsb__buf_free(&r->key);
     free(r->guess);
+    lcsb_argv_free(r->names);
     free(r);
 }
 
@@ -451,12 +453,29 @@ static int spawn_ahead(lcsb_runner *r, char **prefix, const char *cwd, lcsb_erro
     return rc;
 }
 
-/* What a guess holds: the directory, then the shim's words, each with its
- * NUL. */
-static void guess_bytes(const char *cwd, const char *const *prefix, lcsb__buf *out) {
-    lcsb__buf_add(out, cwd, strlen(cwd) + 1);
-    for (size_t i = 0; prefix && prefix[i]; i++)
-        lcsb__buf_add(out, prefix[i], strlen(prefix[i]) + 1);
+/* What a guess holds: the directory, the private HOME and TMPDIR (how
+ * many, then each), then the shim's words, each with its NUL. */
+static void guess_bytes(const lcsb_runner *r, lcsb__buf *out) {
+    const lcsb_policy *p = r->policy;
+    lcsb__buf_add(out, p->cwd ? p->cwd : "", strlen(p->cwd ? p->cwd : "") + 1);
+    lcsb__buf_addf(out, "%zu", p->priv_n);
+    lcsb__buf_add(out, "", 1);
+    for (size_t i = 0; i < p->priv_n; i++)
+        lcsb__buf_add(out, p->priv[i].path, strlen(p->priv[i].path) + 1);
+    for (size_t i = 0; r->last && r->last[i]; i++)
+        lcsb__buf_add(out, r->last[i], strlen(r->last[i]) + 1);
+}
+
+/* R's guess read into its words (NULL-terminated, pointing into it); NULL
+ * when it is no guess's form or out of memory. */
+static const char **guess_words(const lcsb_runner *r) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->guess_len; i++) n += r->guess[i] == '\0';
+    if (n < 2 || r->guess[r->guess_len - 1] != '\0') return NULL;
+    const char **words = calloc(n + 1, sizeof *words);
+    for (size_t at = 0, k = 0; words && at < r->guess_len; at += strlen(r->guess + at) + 1)
+        words[k++] = r->guess + at;
+    return words;
 }
 
 int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *opts,
@@ -466,26 +485,27 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
     lcsb_runner *r = *out;
     r->once = true;
     lcsb__buf_add(&r->key, key, key_len);
-    if (r->key.oom) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (rc || !ahead_allowed(&r->opts) ||
+    if (r->key.oom) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (!ahead_allowed(&r->opts) ||
         lcsb__plan_guess_find(r->key.p, r->key.len, &r->guess, &r->guess_len) != 0)
-        return rc;
-    /* The directory, the shim and at least one word of the policy's. */
-    size_t n = 0;
-    for (size_t i = 0; i < r->guess_len; i++) n += r->guess[i] == '\0';
-    if (n < 3 || r->guess[r->guess_len - 1] != '\0') return 0;
-    char **prefix = calloc(n, sizeof *prefix);
-    const char *cwd = r->guess;
-    for (size_t at = strlen(cwd) + 1, k = 0; prefix && at < r->guess_len;
-         at += strlen(r->guess + at) + 1)
-        if (!(prefix[k++] = strdup(r->guess + at))) {
-            lcsb_argv_free(prefix);
-            prefix = NULL;
-        }
-    if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (prefix[0][0] != '/') {
-        lcsb_argv_free(prefix);
         return 0;
+    const char **words = guess_words(r);
+    size_t n = 0;
+    while (words && words[n]) n++;
+    char *end = NULL;
+    unsigned long names = n >= 2 ? strtoul(words[1], &end, 10) : 0;
+    /* The directory, the names, and the shim with a word of the policy's. */
+    if (!words || !end || *end || names > 8 || n < 2 + names + 2 || words[2 + names][0] != '/') {
+        free(words);
+        return 0;
+    }
+    char **prefix = copy_words(words + 2 + names, n - 2 - names);
+    r->names = copy_words(words + 2, names);
+    const char *cwd = words[0];
+    free(words);
+    if (!prefix || !r->names) {
+        lcsb_argv_free(prefix);
+        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
     /* A guess that cannot be started costs the run nothing but the try. */
     lcsb_error ignored;
@@ -493,10 +513,14 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
     return 0;
 }
 
+const char *const *lcsb_runner_private_names(const lcsb_runner *r) {
+    return r ? (const char *const *)r->names : NULL;
+}
+
 /* The guess kept for the runs after R's, where it changed. */
 static void keep_guess(lcsb_runner *r) {
     lcsb__buf b = {0};
-    guess_bytes(r->policy->cwd ? r->policy->cwd : "", (const char *const *)r->last, &b);
+    guess_bytes(r, &b);
     bool same = !b.oom && r->guess && b.len == r->guess_len && memcmp(b.p, r->guess, b.len) == 0;
     if (!b.oom && !same) (void)lcsb__plan_guess_keep(r->key.p, r->key.len, b.p, b.len);
     lcsb__buf_free(&b);

@@ -47,8 +47,26 @@ static int own(lcsb__scope *scope, const char *path, uint64_t mount, lcsb_error 
     return 0;
 }
 
+static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/* PATH, a name nobody has made, owned by SCOPE: made later on the mount of
+ * the directory it is made in, where removal stays (a directory's mount is
+ * its parent's). */
+static int own_reserved(lcsb__scope *scope, const char *path, lcsb_error *err) {
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(path, '/') - path), path);
+    uint64_t mount;
+    int fd = open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int known = fd >= 0 ? lcsb__mount_of(fd, &mount, NULL, NULL) : -1;
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    if (known != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot tell which mount %s is on: %s", parent,
+                          strerror(saved));
+    return own(scope, path, mount, err);
+}
+
 int lcsb__scope_reserve(lcsb__scope *scope, const char *label, char *out, lcsb_error *err) {
-    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     int rc = template_of(label, out, err);
     if (rc) return rc;
     /* Twelve characters (71 bits): a name nobody can guess before the
@@ -58,26 +76,33 @@ int lcsb__scope_reserve(lcsb__scope *scope, const char *label, char *out, lcsb_e
     for (int tries = 0; tries < 8; tries++) {
         unsigned char rnd[12];
         arc4random_buf(rnd, sizeof rnd);
-        for (size_t i = 0; i < sizeof rnd; i++) out[at + i] = chars[rnd[i] % (sizeof chars - 1)];
+        for (size_t i = 0; i < sizeof rnd; i++)
+            out[at + i] = name_chars[rnd[i] % (sizeof name_chars - 1)];
         out[at + sizeof rnd] = '\0';
         struct stat st;
-        if (lstat(out, &st) == 0) continue;
-        /* Made later on the mount of the directory it is made in, where
-         * removal stays (a directory's mount is its parent's). */
-        char parent[PATH_MAX];
-        snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(out, '/') - out), out);
-        uint64_t mount;
-        int fd = open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int known = fd >= 0 ? lcsb__mount_of(fd, &mount, NULL, NULL) : -1;
-        int saved = errno;
-        if (fd >= 0) close(fd);
-        if (known != 0)
-            return lcsb__fail(err, LCSB_ESYS, "cannot tell which mount %s is on: %s", parent,
-                              strerror(saved));
-        return own(scope, out, mount, err);
+        if (lstat(out, &st) != 0) return own_reserved(scope, out, err);
     }
     return lcsb__fail(err, LCSB_ESYS, "cannot find an unused name in %.*s",
                       (int)(strrchr(out, '/') - out), out);
+}
+
+int lcsb__scope_reserve_as(lcsb__scope *scope, const char *label, const char *const *wanted,
+                           char *out, lcsb_error *err) {
+    char template[PATH_MAX];
+    int rc = template_of(label, template, err);
+    size_t at = rc ? 0 : strlen(template) - 6;
+    for (size_t i = 0; !rc && wanted && wanted[i]; i++) {
+        const char *path = wanted[i];
+        struct stat st;
+        /* Of the form reserve gives LABEL's names, beside where it would
+         * make one, and nothing there now. */
+        if (strlen(path) == at + 12 && strncmp(path, template, at) == 0 &&
+            strspn(path + at, name_chars) == 12 && lstat(path, &st) != 0 && errno == ENOENT) {
+            memcpy(out, path, at + 13);
+            return own_reserved(scope, out, err);
+        }
+    }
+    return rc ? rc : lcsb__scope_reserve(scope, label, out, err);
 }
 
 int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_error *err) {

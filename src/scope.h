@@ -16,6 +16,11 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
  * where mkdtemp would make it, its name unguessable and unused now. The
  * scope removes it at close when it is there, as one it made. */
 int lcsb__scope_reserve(lcsb__scope *scope, const char *label, char *out, lcsb_error *err);
+/* As lcsb__scope_reserve, taking instead the first of WANTED (a name a run
+ * reserved before: NULL-terminated, may be NULL) that has the form such a
+ * name of LABEL's has, where nothing is now. */
+int lcsb__scope_reserve_as(lcsb__scope *scope, const char *label, const char *const *wanted,
+                           char *out, lcsb_error *err);
 /* Remove everything the scope owns, never following a symlink or crossing a
  * mount. Idempotent. 0, or LCSB_ESYS naming what was left behind. */
 int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err);

@@ -15,6 +15,7 @@
 #include "lua_loads.h"
 #include "lua_modules.h"
 #include "lua_policy.h"
+#include "lua_scope.h"
 #include "lua_stop.h"
 #include "lua_util.h"
 #include "path.h"
@@ -48,6 +49,7 @@ static int panic(lua_State *L) {
 
 typedef struct pmain_args {
     const char *path;
+    const char *const *private_names;
     const char *const *argv;
     const char *lua_dir;
     const char *shim;
@@ -273,6 +275,12 @@ static int pmain(lua_State *L) {
     }
     lua_pushlightuserdata(L, s->facts);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_FACTS);
+    lua_newtable(L);
+    for (lua_Integer i = 0; args->private_names && args->private_names[i]; i++) {
+        lua_pushstring(L, args->private_names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_PRIVATE_NAMES);
     lua_pushboolean(L, s->loads.record);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_TRUSTING);
     push_run_context(L, args->argv);
@@ -475,8 +483,12 @@ static int open_script(const char *path, const char *const *argv, const lcsb_scr
     s->result = LUA_NOREF;
     s->list_quiet = given.list_quiet;
     lua_atpanic(s->L, panic);
-    pmain_args args = {
-        .path = path, .argv = argv, .shim = given.shim, .script = s, .lua_dir = lua_dir};
+    pmain_args args = {.path = path,
+                       .argv = argv,
+                       .shim = given.shim,
+                       .script = s,
+                       .lua_dir = lua_dir,
+                       .private_names = given.private_names};
     /* Stoppable from before the first instruction until its directories are
      * gone; a signal that stops it is raised again after that. */
     lcsb__stop stop;

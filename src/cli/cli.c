@@ -424,6 +424,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
         return LCSB_EXIT_USAGE;
     }
     lcsb_runner *runner = start_runner(args);
+    opts.private_names = lcsb_runner_private_names(runner);
     if (lcsb_script_open(args->policy, argv, &opts, &script, &err)) {
         if (err.code == LCSB_ETIMEDOUT)
             cli_say("%s; LCSB_POLICY_TIMEOUT=SECONDS sets the budget (0: none)", err.message);

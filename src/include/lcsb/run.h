@@ -135,6 +135,11 @@ LCSB_API void lcsb_runner_free(lcsb_runner *runner);
 LCSB_API LCSB_NODISCARD int lcsb_runner_start(const void *key, size_t key_len,
                                               const lcsb_run_options *opts, lcsb_runner **out,
                                               lcsb_error *err);
+/* The names the private HOME and TMPDIR had in the run RUNNER's guess
+ * comes from (NULL-terminated; NULL: none), for lcsb_script_options's
+ * private_names: a script whose private directories are named as before
+ * can compose the very argv the guess started. RUNNER keeps ownership. */
+LCSB_API const char *const *lcsb_runner_private_names(const lcsb_runner *runner);
 /* RUNNER runs POLICY (copied) under BACKEND from now on. */
 LCSB_API LCSB_NODISCARD int lcsb_runner_bind(lcsb_runner *runner, const lcsb_backend *backend,
                                              const lcsb_policy *policy, lcsb_error *err);

@@ -80,6 +80,13 @@ typedef struct lcsb_script_options {
      * Makefile a build wrote), as lcsb --report does; false (the default):
      * only the attestation lists them. */
     bool list_quiet;
+    /* Paths the script's private HOME and TMPDIR may be named again, each
+     * as a run named one before (lcsb_runner_private_names): where one is of
+     * the form lcsb gives them and nothing is there, the run takes it
+     * instead of a new random name, so that what it composes can be the
+     * same as the run's before. NULL-terminated; NULL: none. The caller
+     * keeps ownership. */
+    const char *const *private_names;
 } lcsb_script_options;
 
 /* Fills the caller's OPTS with the defaults, its size included: the
