@@ -395,6 +395,22 @@ static int run_check(const cli_args *args, const lcsb_capability *cap, const lcs
     return status;
 }
 
+/* How ARGS's policy script runs: 0, or -1 said. */
+static int script_options(const cli_args *args, const cli_paths *paths, lcsb_script_options *opts) {
+    lcsb_script_options_init(opts);
+    opts->lua_dir = paths->lua_dir;
+    opts->shim = paths->shim;
+    opts->trust = args->no_trust_check ? LCSB_TRUST_SKIP : LCSB_TRUST_CHECK;
+    opts->accept = args->accept_count ? args->accept : NULL;
+    opts->list_quiet = args->report;
+    char msg[256];
+    if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts->time_budget, msg, sizeof msg)) {
+        cli_say("%s", msg);
+        return -1;
+    }
+    return 0;
+}
+
 static int with_policy(const cli_args *args, const cli_paths *paths) {
     lcsb_script *script = NULL;
     lcsb_backend *b = NULL;
@@ -405,17 +421,7 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     const char *const *argv = args->argv ? args->argv : no_command;
 
     lcsb_script_options opts;
-    lcsb_script_options_init(&opts);
-    opts.lua_dir = paths->lua_dir;
-    opts.shim = paths->shim;
-    opts.trust = args->no_trust_check ? LCSB_TRUST_SKIP : LCSB_TRUST_CHECK;
-    opts.accept = args->accept_count ? args->accept : NULL;
-    opts.list_quiet = args->report;
-    char msg[256];
-    if (cli_parse_timeout(getenv("LCSB_POLICY_TIMEOUT"), &opts.time_budget, msg, sizeof msg)) {
-        cli_say("%s", msg);
-        return LCSB_EXIT_USAGE;
-    }
+    if (script_options(args, paths, &opts) != 0) return LCSB_EXIT_USAGE;
     if (args->command == CLI_TRUST) return cmd_trust(args, &opts);
     /* From before the policy script, whose commands may leave something
      * running too. */

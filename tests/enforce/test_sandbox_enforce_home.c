@@ -280,7 +280,10 @@ static void test_private_dirs_in_world(void **state) {
                             "stdout");
             assert_lacks(P.out, "run\n", "stdout (the run before's mark)");
             assert_contains(P.out, h.gitconfig, "stdout (the home entry's link)");
-            assert_true(strcmp(first, home_dir) != 0);
+            /* A new name each run where lcsb makes the directory on the
+             * host; in a world of its own a run may take the name its last
+             * run had (lcsb_runner_start), the directory fresh all the same. */
+            if (i != 0) assert_true(strcmp(first, home_dir) != 0);
             snprintf(first, sizeof first, "%s", home_dir);
             struct stat st;
             assert_int_equal(stat(t.dir, &st), 0);
