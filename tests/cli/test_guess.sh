@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Guesses (issue 28): `lcsb POLICY -- CMD` starts, before its policy script
+# runs, the shim the last run under the same script, directory and command
+# had (lcsb_runner_start), and hands it the command only if the policy it
+# composes gives that shim the very same argv. Each case proves what is
+# enforced is what the run composed, whatever the guess: a guess from an
+# earlier policy is let go of and the new policy holds (the kernel refuses
+# what it no longer allows); a guess file others may write is not even
+# started; a name a guess carries for the private HOME is taken only where
+# nothing is. Whether the guess was used is read from lcsb's own system
+# calls (strace, without -f): a used guess is the one shim spawned, before
+# the policy script is opened; a guess let go of is a second spawn.
+#
+# Usage: test_guess.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
+# mechanism a failure.
+set -uo pipefail
+LCSB=$(realpath "$1")
+work=$(mktemp -d /tmp/lcsb-guess.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failed=0 passed=0
+export PATH=/usr/bin:/bin
+export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
+mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
+
+fail() { echo "FAIL $case_name: $*" >&2; case_failed=1; }
+begin() { case_name=$1 case_failed=0; }
+end() {
+  if ((case_failed)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
+}
+
+required() { # WHY
+  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
+    echo "FAIL: $1" >&2
+    exit 1
+  fi
+  echo "# skipped: $1" >&2
+  exit 0
+}
+detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
+[[ $detected == *'"landlock_abi":'[1-9]* && $detected == *'"mount_namespaces":true'* ]] ||
+  required "no Landlock world of its own here"
+command -v strace >/dev/null || required "strace is not installed"
+
+proj=$work/proj secret=$work/secret
+mkdir -p "$proj" "$secret"
+echo "not for the command" >"$secret/file"
+chmod 755 "$work" "$secret"
+
+# The policy: sh and cat, and (WIDE) the secret's directory to read.
+policy() { # narrow|wide
+  local read=''
+  [[ $1 == wide ]] && read="read = { \"$secret\" },"
+  cat >"$proj/policy.lua" <<EOF
+local lcsb = require "lcsb"
+return function(run) return lcsb.exec_policy { project = run.cwd, $read exec = { "sh", "cat" } } end
+EOF
+}
+
+# ARGV run under the policy, lcsb's own calls traced: $status, $out, and
+# $spawns (the shims spawned), $early (whether the first came before the
+# policy script was opened).
+run() { # ARGV...
+  (cd "$proj" && strace -o "$work/trace" -e trace=clone3,openat \
+    "$LCSB" --no-trust-check policy.lua -- "$@" >"$work/out" 2>"$work/err")
+  status=$? out=$(cat "$work/out")
+  spawns=$(grep -c '^clone3(.*CLONE_VFORK' "$work/trace")
+  local first_spawn policy_open
+  first_spawn=$(grep -n '^clone3(.*CLONE_VFORK' "$work/trace" | head -1 | cut -d: -f1)
+  policy_open=$(grep -n 'policy\.lua' "$work/trace" | head -1 | cut -d: -f1)
+  early=0
+  [[ -n $first_spawn && -n $policy_open ]] && ((first_spawn < policy_open)) && early=1
+}
+
+# The guess files in the plan store (a plan starts with its magic line).
+guesses() {
+  for f in "$XDG_STATE_HOME"/lcsb/plans/*; do
+    [[ -f $f ]] && ! head -c 9 "$f" | grep -q '^lcsb-plan' && echo "$f"
+  done
+}
+
+begin "a guess is kept, and the next run takes it"
+policy narrow
+run cat /dev/null
+((status == 0)) || fail "the first run failed ($status): $(cat "$work/err")"
+[[ -n $(guesses) ]] || fail "no guess was kept"
+run cat /dev/null
+((status == 0 && spawns == 1 && early == 1)) ||
+  fail "the second run did not take the guess (status $status, $spawns spawns, early $early)"
+end
+
+begin "a guess from a wider policy is let go of, and the narrower one holds"
+policy wide
+run cat "$secret/file"
+run cat "$secret/file"
+[[ $status == 0 && $out == "not for the command" && $early == 1 ]] ||
+  fail "the wide policy's run (the twin) did not read the file: $status, $out"
+policy narrow
+run cat "$secret/file"
+((status != 0)) || fail "the narrow policy's run read the file through the wide guess"
+[[ $out == "" ]] || fail "the file reached the command: $out"
+((spawns == 2)) || fail "the wide guess was not let go of ($spawns spawns)"
+end
+
+begin "a guess others may write is not started; untouched, it is"
+policy narrow
+run cat /dev/null
+run cat /dev/null
+((early == 1)) || fail "the untouched guess was not taken"
+guess=$(guesses | head -1)
+chmod 666 "$guess"
+run cat /dev/null
+((status == 0)) || fail "the run failed ($status)"
+((early == 0 && spawns == 1)) || fail "a guess others may write was started (early $early)"
+end
+
+begin "a private HOME's name is taken again only where nothing is"
+run sh -c 'echo "$HOME"'
+run sh -c 'echo "$HOME"'
+home=$out
+[[ $home == */lcsb-home.* ]] || fail "no private HOME: $home"
+run sh -c 'echo "$HOME"'
+[[ $out == "$home" ]] || fail "the guess's name was not taken again: $out, not $home"
+mkdir "$home"
+run sh -c 'echo "$HOME"; echo made > "$HOME/f" && cat "$HOME/f"'
+rmdir "$home"
+((status == 0)) || fail "the run failed ($status): $(cat "$work/err")"
+[[ $(head -1 <<<"$out") != "$home" ]] || fail "the name was taken though a directory is there"
+end
+
+echo "# test_guess: $passed passed, $failed failed"
+((failed == 0))
