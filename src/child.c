@@ -351,6 +351,7 @@ int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->command) != 0)
         return lcsb__fail(err, LCSB_ESYS, "cannot make the shim's command socket: %s",
                           strerror(errno));
+    s->waiting = true;
     if (opts->record_refusals) open_record(shim, s);
     if (!(s->env = calloc(SHIM_FDS + 2, sizeof *s->env)))
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
@@ -412,6 +413,7 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     lcsb__capture_listen(&s->capture);
     /* A shim that ended before it took its command (a failed setup) says
      * why in its report and on stderr, which the wait relays. */
+    s->waiting = false;
     rc = hand_over(s->command[0], argv, env) == 0 ? 0 : 1;
     close(s->command[0]);
     s->command[0] = -1;
@@ -584,11 +586,11 @@ void lcsb__spawn_close(lcsb__spawned *s) {
     if (!s->open) return;
     s->open = false;
     if (s->pid > 0) {
-        /* A shim made ahead is let go of: at the end of its socket its init
-         * ends, and the shim with it, having removed what it made (a memory
-         * cgroup). Any other is killed. */
-        if (s->command[0] >= 0) {
-            close(s->command[0]);
+        /* A shim made ahead that was handed no command is let go of: at the
+         * end of its socket its init ends, and the shim with it, having
+         * removed what it made (a memory cgroup). Any other is killed. */
+        if (s->waiting) {
+            if (s->command[0] >= 0) close(s->command[0]);
             s->command[0] = -1;
         } else {
             kill(s->pid, SIGKILL);

@@ -29,6 +29,7 @@ typedef struct lcsb__spawned {
     int pidfd;      /* the child, by a descriptor no other process can take: -1 none */
     lcsb__buf host; /* ahead: what the caller's process was when it spawned */
     bool stale;     /* ahead: the world changed while it waited, and was not used */
+    bool waiting;   /* ahead, and handed no command yet */
 } lcsb__spawned;
 
 /* The proxy's part of a run (run.c): the channel's end the shim gets

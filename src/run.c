@@ -337,6 +337,7 @@ struct lcsb_runner {
     lcsb_policy *policy;         /* the runner's own copy */
     lcsb_run_options opts;
     lcsb__spawned ahead; /* a shim waiting for its command; pid 0: none */
+    lcsb__spawned gone;  /* one let go of, ending on its own, reaped later */
     char **prefix;       /* the argv it was spawned with */
     char *cwd;           /* and where */
     bool once;           /* one command: no world made for a next */
@@ -387,9 +388,24 @@ static void drop_ahead(lcsb_runner *r) {
     r->cwd = NULL;
 }
 
+/* The shim made ahead let go of without waiting for it: told its world will
+ * not be used (the end of its socket), it ends once made, while the run
+ * goes on; reaped at the next run or at the end. */
+static void let_go(lcsb_runner *r) {
+    lcsb__spawn_close(&r->gone);
+    if (r->ahead.open && r->ahead.pid > 0 && r->ahead.command[0] >= 0) {
+        close(r->ahead.command[0]);
+        r->ahead.command[0] = -1;
+        r->gone = r->ahead;
+        memset(&r->ahead, 0, sizeof r->ahead);
+    }
+    drop_ahead(r);
+}
+
 void lcsb_runner_free(lcsb_runner *r) {
     if (!r) return;
     drop_ahead(r);
+    lcsb__spawn_close(&r->gone);
     lcsb_argv_free(r->last);
     lcsb_policy_free(r->policy);
     lcsb__buf_free(&r->key);
@@ -606,7 +622,7 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
     if (rc) return rc;
     const char *cwd = r->policy->cwd ? r->policy->cwd : "";
     size_t n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
-    if (!n || !ahead_fits(r, (const char *const *) final, n, cwd)) drop_ahead(r);
+    if (!n || !ahead_fits(r, (const char *const *) final, n, cwd)) let_go(r);
     lcsb_argv_free(r->last);
     r->last = n ? copy_words((const char *const *) final, n) : NULL;
     lcsb_argv_free(final);
