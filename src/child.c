@@ -266,8 +266,8 @@ int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     return 0;
 }
 
-/* Of /proc/self/status, the lines a child inherits (its ignored signals
- * are asked one by one, below) and a shim made ahead
+/* Of /proc/self/status, the lines a child inherits (and SigIgn, read
+ * apart) and a shim made ahead
  * would carry over from an earlier caller. */
 // clang-format off
 static const char *const inherited[] = {
@@ -275,6 +275,14 @@ static const char *const inherited[] = {
     "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "Cpus_allowed_list:",
     "Mems_allowed_list:", NULL};
 // clang-format on
+
+/* The signals a spawn sets back to their defaults, as /proc's masks write
+ * them (signal N at bit N-1). */
+static unsigned long long reset_mask(void) {
+    unsigned long long mask = 1ULL << (SIGPIPE - 1);
+    for (size_t i = 0; i < RELAYED; i++) mask |= 1ULL << (relayed_signals[i] - 1);
+    return mask;
+}
 
 /* PATH (a file of /proc about this process) appended to OUT, as far as it
  * reads; only the lines starting with one of ONLY when ONLY is not NULL. */
@@ -290,6 +298,10 @@ static void add_proc_file(lcsb__buf *out, const char *path, const char *const *o
         for (size_t i = 0; only && only[i]; i++)
             wanted = wanted || strncmp(line, only[i], strlen(only[i])) == 0;
         if (wanted) lcsb__buf_add(out, line, (size_t)(end - line) + 1);
+        /* The signals it ignores, which an exec keeps ignored; not those the
+         * spawn puts back (lcsb ignores SIGPIPE while it relays stderr). */
+        if (only && strncmp(line, "SigIgn:", 7) == 0)
+            lcsb__buf_addf(out, "SigIgn: %llx\n", strtoull(line + 7, NULL, 16) & ~reset_mask());
     }
 }
 
@@ -300,31 +312,16 @@ static void add_proc_file(lcsb__buf *out, const char *path, const char *const *o
  * holds no capability to begin with, which is seen. */
 static void host_state(lcsb__buf *out) {
     char path[64], link[256];
-    add_proc_file(out, "/proc/self/status", inherited);
-    add_proc_file(out, "/proc/self/cgroup", NULL);
-    add_proc_file(out, "/proc/self/attr/current", NULL);
-    for (int r = 0; r < RLIM_NLIMITS; r++) {
-        struct rlimit rl = {0, 0};
-        (void)getrlimit((__rlimit_resource_t)r, &rl);
-        lcsb__buf_addf(out, "rlimit %d %llu %llu\n", r, (unsigned long long)rl.rlim_cur,
-                       (unsigned long long)rl.rlim_max);
-    }
+    static const char *const files[] = {"/proc/self/status", "/proc/self/limits",
+                                        "/proc/self/cgroup", "/proc/self/attr/current"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        add_proc_file(out, files[i], i == 0 ? inherited : NULL);
     static const char *const ns[] = {
         "cgroup", "ipc", "mnt", "net", "pid_for_children", "time_for_children", "user", "uts"};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
         snprintf(path, sizeof path, "/proc/self/ns/%s", ns[i]);
         ssize_t n = readlink(path, link, sizeof link - 1);
         lcsb__buf_addf(out, "%s %.*s\n", ns[i], n > 0 ? (int)n : 0, link);
-    }
-    /* The signals it ignores, which an exec keeps ignored; not those the
-     * spawn puts back (lcsb ignores SIGPIPE while it relays stderr). */
-    sigset_t reset = relayed_set();
-    sigaddset(&reset, SIGPIPE);
-    lcsb__buf_adds(out, "ignored");
-    for (int sig = 1; sig < NSIG; sig++) {
-        struct sigaction sa;
-        if (!sigismember(&reset, sig) && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-            lcsb__buf_addf(out, " %d", sig);
     }
     errno = 0;
     int nice = getpriority(PRIO_PROCESS, 0);
@@ -372,7 +369,7 @@ static int hand_over(int sock, const char *const *argv, char *const *env) {
         struct cmsghdr align;
     } control;
     memset(&control, 0, sizeof control);
-    char byte = 'C', count[48];
+    char byte = 'C';
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
     struct msghdr msg = {.msg_iov = &iov,
                          .msg_iovlen = 1,
@@ -389,17 +386,18 @@ static int hand_over(int sock, const char *const *argv, char *const *env) {
     size_t words = 0, vars = 0;
     while (argv[words]) words++;
     while (env[vars]) vars++;
-    snprintf(count, sizeof count, "%zu %zu", words, vars);
-    const char *const head[] = {count, NULL};
-    const char *const *lists[] = {head, argv, (const char *const *)env};
-    for (size_t l = 0; l < 3; l++)
-        for (size_t i = 0; n == 1 && lists[l][i]; i++) {
-            const char *p = lists[l][i];
-            for (size_t left = strlen(p) + 1; n > 0 && left > 0; p += n, left -= (size_t)n)
-                while ((n = send(sock, p, left, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
-                }
-            if (n > 0) n = 1;
+    /* The rest in one buffer, sent in as few calls as the socket takes. */
+    lcsb__buf b = {0};
+    lcsb__buf_addf(&b, "%zu %zu", words, vars);
+    lcsb__buf_add(&b, "", 1);
+    for (size_t i = 0; i < words; i++) lcsb__buf_add(&b, argv[i], strlen(argv[i]) + 1);
+    for (size_t i = 0; i < vars; i++) lcsb__buf_add(&b, env[i], strlen(env[i]) + 1);
+    if (b.oom) n = -1;
+    for (size_t at = 0; n > 0 && at < b.len; at += (size_t)n)
+        while ((n = send(sock, b.p + at, b.len - at, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
         }
+    if (n > 0) n = 1;
+    lcsb__buf_free(&b);
     return n == 1 ? 0 : -1;
 }
 

@@ -335,6 +335,7 @@ int lcsb_run(const lcsb_backend *b, const lcsb_policy *policy, const char *const
 struct lcsb_runner {
     const lcsb_backend *backend; /* NULL until bound (lcsb_runner_bind) */
     lcsb_policy *policy;         /* the runner's own copy */
+    char **verified;             /* what it lends the copy: as the original had (policy.h) */
     lcsb_run_options opts;
     lcsb__spawned ahead; /* a shim waiting for its command; pid 0: none */
     lcsb__spawned gone;  /* one let go of, ending on its own, reaped later */
@@ -347,6 +348,23 @@ struct lcsb_runner {
     size_t guess_len;
     char **names; /* the private HOME and TMPDIR it names */
 };
+
+static size_t count_words(const char *const *v) {
+    size_t n = 0;
+    while (v[n]) n++;
+    return n;
+}
+
+/* The first N words of V, as a new lcsb argv; NULL when out of memory. */
+static char **copy_words(const char *const *v, size_t n) {
+    char **copy = calloc(n + 1, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++)
+        if (!(copy[i] = strdup(v[i]))) {
+            lcsb_argv_free(copy);
+            copy = NULL;
+        }
+    return copy;
+}
 
 static int runner_alloc(const lcsb_backend *b, const lcsb_run_options *opts, lcsb_runner **out,
                         lcsb_error *err) {
@@ -363,9 +381,17 @@ static int runner_alloc(const lcsb_backend *b, const lcsb_run_options *opts, lcs
 int lcsb_runner_bind(lcsb_runner *r, const lcsb_backend *b, const lcsb_policy *policy,
                      lcsb_error *err) {
     lcsb_policy_free(r->policy);
+    lcsb_argv_free(r->verified);
     r->backend = b;
-    if (!(r->policy = lcsb_policy_copy(policy)))
+    r->verified = NULL;
+    /* The paths its composition found real, as lcsb_run takes them from
+     * the original: a copy borrows none (policy.h), and checked again one
+     * by one they cost a warm run two hundred system calls. */
+    if (!(r->policy = lcsb_policy_copy(policy)) ||
+        (policy->verified_n && !(r->verified = copy_words(policy->verified, policy->verified_n))))
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    r->policy->verified = (const char *const *)r->verified;
+    r->policy->verified_n = r->verified ? policy->verified_n : 0;
     return 0;
 }
 
@@ -408,27 +434,11 @@ void lcsb_runner_free(lcsb_runner *r) {
     lcsb__spawn_close(&r->gone);
     lcsb_argv_free(r->last);
     lcsb_policy_free(r->policy);
+    lcsb_argv_free(r->verified);
     lcsb__buf_free(&r->key);
     free(r->guess);
     lcsb_argv_free(r->names);
     free(r);
-}
-
-static size_t count_words(const char *const *v) {
-    size_t n = 0;
-    while (v[n]) n++;
-    return n;
-}
-
-/* The first N words of V, as a new lcsb argv; NULL when out of memory. */
-static char **copy_words(const char *const *v, size_t n) {
-    char **copy = calloc(n + 1, sizeof *copy);
-    for (size_t i = 0; copy && i < n; i++)
-        if (!(copy[i] = strdup(v[i]))) {
-            lcsb_argv_free(copy);
-            copy = NULL;
-        }
-    return copy;
 }
 
 /* May the command of a run with OPTS have its world made ahead? Only where
