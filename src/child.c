@@ -363,26 +363,8 @@ int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options 
  * caller's stdin and stdout, then how many words the command and its
  * environment have, then the words, each with its NUL, then the end. */
 static int hand_over(int sock, const char *const *argv, char *const *env) {
-    int fds[2] = {STDIN_FILENO, STDOUT_FILENO};
-    union {
-        char buf[CMSG_SPACE(sizeof fds)];
-        struct cmsghdr align;
-    } control;
-    memset(&control, 0, sizeof control);
-    char byte = 'C';
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(c), fds, sizeof fds);
-    ssize_t n;
-    while ((n = sendmsg(sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
-    }
+    static const int fds[2] = {STDIN_FILENO, STDOUT_FILENO};
+    ssize_t n = lcsb__send_fds(sock, 'C', fds, 2) == 0 ? 1 : -1;
     size_t words = 0, vars = 0;
     while (argv[words]) words++;
     while (env[vars]) vars++;

@@ -45,22 +45,8 @@ static void make_and_hold(uint16_t port, int channel, int release) {
         (fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
         bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 512) != 0)
         goto failed;
-    char byte = 'L';
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    if (sendmsg(channel, &msg, MSG_NOSIGNAL) != 1) goto failed;
+    char byte;
+    if (lcsb__send_fds(channel, 'L', &fd, 1) != 0) goto failed;
     close(fd);
     close(channel);
     /* Until lcsb closes its end, or dies and takes this process with it. */

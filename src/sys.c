@@ -396,6 +396,32 @@ bool lcsb__self_path(char *out) {
     return self_found;
 }
 
+int lcsb__send_fds(int channel, char byte, const int *fds, size_t n) {
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    if (n > 4) {
+        errno = EINVAL;
+        return -1;
+    }
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = CMSG_SPACE(n * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+    ssize_t sent;
+    while ((sent = sendmsg(channel, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    return sent == 1 ? 0 : -1;
+}
+
 int lcsb__recv_fd(int channel, unsigned char *byte) {
     union {
         char buf[CMSG_SPACE(sizeof(int))];

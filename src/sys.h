@@ -90,5 +90,8 @@ bool lcsb__self_path(char *out);
  * socket CHANNEL: the descriptor (close-on-exec), or -1 when none came; the
  * byte into *BYTE (0 when none came either). */
 int lcsb__recv_fd(int channel, unsigned char *byte);
+/* BYTE and the N descriptors FDS (at most 4) sent with it on the unix
+ * socket CHANNEL (SCM_RIGHTS), without SIGPIPE: 0, or -1 with errno. */
+int lcsb__send_fds(int channel, char byte, const int *fds, size_t n);
 
 #endif
