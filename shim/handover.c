@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "say.h"
+#include "world.h"
 
 /* More than any kernel takes as an exec's arguments. */
 #define WORDS_MAX ((size_t)16 << 20)
@@ -162,9 +163,12 @@ int take_command(int fd, int mounts, char **argv, int argc, char ***out, char **
     close(fd);
     /* A cover the world put on a file of the host's (a protected or hidden
      * path) goes with the file when the host replaces it (a rename over
-     * it): the world then no longer holds what the policy says. */
+     * it), and one it found missing has none (the empty .git a project's
+     * run makes after the world was started): the world then no longer
+     * holds what the policy says. */
     after = mount_table(mounts, &after_len);
-    if (after == NULL || after_len != before_len || memcmp(after, before, after_len) != 0)
+    if (after == NULL || after_len != before_len || memcmp(after, before, after_len) != 0 ||
+        world_absent_appeared())
         return 2;
     for (size_t i = 0; i < len; i++)
         count += words[i] == '\0';

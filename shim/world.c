@@ -516,6 +516,35 @@ static int place(struct plan *plan, const struct entry *e, const char *next) {
     return plan->rules->on_path(plan->rules->ctx, e->path, e->access);
 }
 
+/* The hidden and protected paths that were missing as the world was
+ * built: a policy script may make one afterwards (the empty .git a
+ * project's run holds), which a world made ahead of it would leave bare. */
+static char **absent;
+static size_t absent_n;
+
+/* PATH noted as missing (errno ENOENT on the way here): 0, or -1 said. */
+static int note_absent(const char *path) {
+    char **more = realloc(absent, (absent_n + 1) * sizeof *absent);
+
+    if (more == NULL || (more[absent_n] = strdup(path)) == NULL) {
+        if (more != NULL)
+            absent = more;
+        return fail("hold the policy's paths: out of memory");
+    }
+    absent = more;
+    absent_n++;
+    return 0;
+}
+
+bool world_absent_appeared(void) {
+    struct stat st;
+
+    for (size_t i = 0; i < absent_n; i++)
+        if (fstatat(AT_FDCWD, absent[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+            return true;
+    return false;
+}
+
 /* What "hide" names is covered: a directory with an empty read-only tmpfs,
  * anything else with an empty file no one may read. A path that is not in
  * the world is hidden already. */
@@ -525,7 +554,7 @@ static int hide(void *ctx, const char *path) {
 
     (void)ctx;
     if (at < 0)
-        return errno == ENOENT ? 0 : fail("open %s: %s", show(path), open_error(errno));
+        return errno == ENOENT ? note_absent(path) : fail("open %s: %s", show(path), open_error(errno));
     if (fstat(at, &st) != 0)
         rc = fail("stat %s: %s", show(path), strerror(errno));
     else if ((empty = open_path(AT_FDCWD, S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY)) < 0) {
@@ -544,7 +573,7 @@ static int protect(void *ctx, const char *path) {
 
     (void)ctx;
     if (at < 0)
-        return errno == ENOENT ? 0 : fail("open %s: %s", show(path), open_error(errno));
+        return errno == ENOENT ? note_absent(path) : fail("open %s: %s", show(path), open_error(errno));
     rc = mount_copy(at, path, false, path);
     close(at);
     return rc;

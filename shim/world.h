@@ -25,4 +25,9 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
                 const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
                 uint64_t extra_access);
 
+/* Has a path the header hides or protects, which build_world found missing
+ * (nothing to cover), come to be since? A world made ahead of its command
+ * (handover.c) is then not used: what the policy covers would be bare. */
+bool world_absent_appeared(void);
+
 #endif

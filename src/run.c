@@ -13,6 +13,7 @@
 #include "sys.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -346,7 +347,9 @@ struct lcsb_runner {
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
     char *guess;         /* what was kept there (LEN bytes), or NULL */
     size_t guess_len;
-    char **names; /* the private HOME and TMPDIR it names */
+    char **names;      /* the private HOME and TMPDIR it names */
+    lcsb_hold **holds; /* the placeholders held before its shim started */
+    size_t holds_n;
 };
 
 static size_t count_words(const char *const *v) {
@@ -437,6 +440,10 @@ void lcsb_runner_free(lcsb_runner *r) {
     lcsb_argv_free(r->verified);
     lcsb__buf_free(&r->key);
     free(r->guess);
+    /* Last: the run's own hold on each is gone by now, and the last to let
+     * go removes it. */
+    for (size_t i = 0; i < r->holds_n; i++) (void)lcsb_hold_release(r->holds[i], NULL);
+    free(r->holds);
     lcsb_argv_free(r->names);
     free(r);
 }
@@ -479,17 +486,39 @@ static int spawn_ahead(lcsb_runner *r, char **prefix, const char *cwd, lcsb_erro
     return rc;
 }
 
-/* What a guess holds: the directory, the private HOME and TMPDIR (how
- * many, then each), then the shim's words, each with its NUL. */
+static void add_word(lcsb__buf *out, const char *word) {
+    lcsb__buf_add(out, word, strlen(word) + 1);
+}
+
+/* Is PATH the empty .git a run holds where there is no repository
+ * (lcsb_hold_acquire: exec_policy makes one for every such project)? */
+static bool placeholder_git(const char *path) {
+    const char *slash = strrchr(path, '/');
+    DIR *d = slash && strcmp(slash, "/.git") == 0 ? opendir(path) : NULL;
+    struct dirent *e;
+    bool empty = d != NULL;
+    while (d && empty && (e = readdir(d)) != NULL)
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    if (d) closedir(d);
+    return empty;
+}
+
+/* What a guess holds: the directory; the private HOME and TMPDIR (how
+ * many, then each); the placeholders to hold before its shim starts (how
+ * many, then each); then the shim's words; each with its NUL. */
 static void guess_bytes(const lcsb_runner *r, lcsb__buf *out) {
     const lcsb_policy *p = r->policy;
-    lcsb__buf_add(out, p->cwd ? p->cwd : "", strlen(p->cwd ? p->cwd : "") + 1);
+    add_word(out, p->cwd ? p->cwd : "");
     lcsb__buf_addf(out, "%zu", p->priv_n);
     lcsb__buf_add(out, "", 1);
-    for (size_t i = 0; i < p->priv_n; i++)
-        lcsb__buf_add(out, p->priv[i].path, strlen(p->priv[i].path) + 1);
-    for (size_t i = 0; r->last && r->last[i]; i++)
-        lcsb__buf_add(out, r->last[i], strlen(r->last[i]) + 1);
+    for (size_t i = 0; i < p->priv_n; i++) add_word(out, p->priv[i].path);
+    size_t held = 0;
+    for (size_t i = 0; i < p->protect.n; i++) held += placeholder_git(p->protect.v[i]);
+    lcsb__buf_addf(out, "%zu", held);
+    lcsb__buf_add(out, "", 1);
+    for (size_t i = 0; i < p->protect.n; i++)
+        if (placeholder_git(p->protect.v[i])) add_word(out, p->protect.v[i]);
+    for (size_t i = 0; r->last && r->last[i]; i++) add_word(out, r->last[i]);
 }
 
 /* R's guess read into its words (NULL-terminated, pointing into it); NULL
@@ -502,6 +531,22 @@ static const char **guess_words(const lcsb_runner *r) {
     for (size_t at = 0, k = 0; words && at < r->guess_len; at += strlen(r->guess + at) + 1)
         words[k++] = r->guess + at;
     return words;
+}
+
+/* The placeholders WORDS names (N of them) held, where none is: the
+ * policy script of the run makes each again and holds it too, but only
+ * after the shim started from the guess made its world, which would then
+ * have nothing to cover (the init sees it appear, and the world goes
+ * unused). Held from before, it is covered like any protected path. */
+static void hold_placeholders(lcsb_runner *r, const char *const *words, size_t n) {
+    r->holds = calloc(n ? n : 1, sizeof *r->holds);
+    for (size_t i = 0; r->holds && i < n; i++) {
+        struct stat st;
+        lcsb_error ignored;
+        if (words[i][0] == '/' && lstat(words[i], &st) != 0 && errno == ENOENT &&
+            lcsb_hold_acquire(words[i], &r->holds[r->holds_n], NULL, &ignored) == 0)
+            r->holds_n++;
+    }
 }
 
 int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *opts,
@@ -518,16 +563,21 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
     const char **words = guess_words(r);
     size_t n = 0;
     while (words && words[n]) n++;
-    char *end = NULL;
+    /* The directory, the names, the placeholders, and the shim with a word
+     * of the policy's. */
+    char *end = NULL, *end2 = NULL;
     unsigned long names = n >= 2 ? strtoul(words[1], &end, 10) : 0;
-    /* The directory, the names, and the shim with a word of the policy's. */
-    if (!words || !end || *end || names > 8 || n < 2 + names + 2 || words[2 + names][0] != '/') {
+    unsigned long held =
+        end && !*end && names <= 8 && n > 2 + names ? strtoul(words[2 + names], &end2, 10) : 0;
+    size_t at = 3 + names + held;
+    if (!words || !end2 || *end2 || held > 8 || n < at + 2 || words[at][0] != '/') {
         free(words);
         return 0;
     }
-    char **prefix = copy_words(words + 2 + names, n - 2 - names);
+    char **prefix = copy_words(words + at, n - at);
     r->names = copy_words(words + 2, names);
     const char *cwd = words[0];
+    if (prefix && r->names) hold_placeholders(r, words + 3 + names, held);
     free(words);
     if (!prefix || !r->names) {
         lcsb_argv_free(prefix);

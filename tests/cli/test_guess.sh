@@ -52,16 +52,18 @@ policy() { # narrow|wide
   [[ $1 == wide ]] && read="read = { \"$secret\" },"
   cat >"$proj/policy.lua" <<EOF
 local lcsb = require "lcsb"
-return function(run) return lcsb.exec_policy { project = run.cwd, $read exec = { "sh", "cat" } } end
+return function(run) return lcsb.exec_policy { project = run.cwd, $read exec = { "sh", "cat", "mkdir" } } end
 EOF
 }
 
-# ARGV run under the policy, lcsb's own calls traced: $status, $out, and
+# ARGV run under the policy, lcsb's own calls traced (BACKEND: another
+# backend's name): $status, $out, and
 # $spawns (the shims spawned), $early (whether the first came before the
 # policy script was opened).
 run() { # ARGV...
   (cd "$proj" && strace -o "$work/trace" -e trace=clone3,openat \
-    "$LCSB" --no-trust-check policy.lua -- "$@" >"$work/out" 2>"$work/err")
+    "$LCSB" --no-trust-check ${backend:+--backend "$backend"} policy.lua -- "$@" \
+    >"$work/out" 2>"$work/err")
   status=$? out=$(cat "$work/out")
   spawns=$(grep -c '^clone3(.*CLONE_VFORK' "$work/trace")
   local first_spawn policy_open
@@ -111,6 +113,21 @@ chmod 666 "$guess"
 run cat /dev/null
 ((status == 0)) || fail "the run failed ($status)"
 ((early == 0 && spawns == 1)) || fail "a guess others may write was started (early $early)"
+end
+
+begin "the empty .git a project holds is covered in a world started from a guess"
+# The policy script makes it, after the guessed world was started: held
+# from before (and checked again by the shim), no repository can be made.
+policy narrow
+run mkdir -p made
+run mkdir -p made
+run mkdir -p .git/hooks
+((status != 0)) || fail "the command made .git/hooks in a world started from a guess"
+((early == 1)) || fail "the guess was not taken (early $early, $spawns spawns)"
+[[ ! -e $proj/.git ]] || fail ".git is left in the project: $(ls -A "$proj/.git")"
+backend=none run mkdir -p .git/hooks
+[[ $status == 0 && -d $proj/.git/hooks ]] || fail "the twin (unsandboxed) could not make .git/hooks"
+rm -rf "$proj/.git" "$proj/made"
 end
 
 begin "a private HOME's name is taken again only where nothing is"
