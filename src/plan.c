@@ -671,33 +671,46 @@ static void guess_name(const char *key, size_t len, char name[LCSB__SHA256_HEX])
     lcsb__buf_free(&b);
 }
 
-int lcsb__plan_guess_find(const char *key, size_t len, char **data, size_t *data_len) {
-    char store[PATH_MAX], name[LCSB__SHA256_HEX], why[PATH_MAX + 128];
+/* The store, opened (made first when MAKE), and the name of KEY's guess
+ * and of the guess while a run has taken it: -1 when there is none. */
+static int guess_store(const char *key, size_t len, bool make, char name[LCSB__SHA256_HEX],
+                       char taken[LCSB__SHA256_HEX + 8]) {
+    char store[PATH_MAX], why[PATH_MAX + 128];
     lcsb_error err;
-    lcsb__file_seen seen;
-    *data = NULL;
-    if (lcsb__plan_store(store, sizeof store, &err)) return 1;
-    int dir = open_store(store, why, sizeof why);
-    if (dir < 0) return 1;
+    if (lcsb__plan_store(store, sizeof store, &err) || (make && make_dirs(store) != 0)) return -1;
     guess_name(key, len, name);
-    int rc = lcsb__read_regular_at(dir, name, GUESS_MAX, true, data, data_len, NULL, &seen);
-    close(dir);
-    if (rc == 0 && owned(&seen.st)) return 0;
-    free(*data);
-    *data = NULL;
-    return 1;
+    snprintf(taken, LCSB__SHA256_HEX + 8, ".%s.run", name);
+    return open_store(store, why, sizeof why);
 }
 
-int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len) {
-    char store[PATH_MAX], name[LCSB__SHA256_HEX], why[PATH_MAX + 128];
-    lcsb_error err;
-    if (data_len > GUESS_MAX || lcsb__plan_store(store, sizeof store, &err) ||
-        make_dirs(store) != 0)
-        return 1;
-    int dir = open_store(store, why, sizeof why);
+int lcsb__plan_guess_take(const char *key, size_t len, char **data, size_t *data_len) {
+    char name[LCSB__SHA256_HEX], taken[LCSB__SHA256_HEX + 8];
+    lcsb__file_seen seen;
+    *data = NULL;
+    int dir = guess_store(key, len, false, name, taken);
     if (dir < 0) return 1;
-    guess_name(key, len, name);
-    int rc = write_whole_at(dir, name, data, data_len) != 0;
+    /* Taken away: a run at the same time finds none, and draws names of
+     * its own for its private directories. */
+    int rc = renameat(dir, name, dir, taken) != 0 ||
+             lcsb__read_regular_at(dir, taken, GUESS_MAX, true, data, data_len, NULL, &seen) != 0 ||
+             !owned(&seen.st);
+    close(dir);
+    if (rc) {
+        free(*data);
+        *data = NULL;
+    }
+    return rc;
+}
+
+int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len,
+                          bool as_taken) {
+    char name[LCSB__SHA256_HEX], taken[LCSB__SHA256_HEX + 8];
+    if (data_len > GUESS_MAX) return 1;
+    int dir = guess_store(key, len, true, name, taken);
+    if (dir < 0) return 1;
+    int rc = as_taken ? renameat(dir, taken, dir, name) != 0
+                      : write_whole_at(dir, name, data, data_len) != 0;
+    if (!as_taken) unlinkat(dir, taken, 0);
     close(dir);
     return rc;
 }

@@ -349,6 +349,7 @@ struct lcsb_runner {
     size_t guess_len;
     char **names;      /* the private HOME and TMPDIR it names */
     lcsb_hold **holds; /* the placeholders held before its shim started */
+    bool kept;         /* the guess kept for the next run (or the one taken given back) */
     size_t holds_n;
 };
 
@@ -438,6 +439,10 @@ void lcsb_runner_free(lcsb_runner *r) {
     lcsb_argv_free(r->last);
     lcsb_policy_free(r->policy);
     lcsb_argv_free(r->verified);
+    /* A run that ended before it could say what to keep gives back what
+     * it took. */
+    if (r->guess && !r->kept)
+        (void)lcsb__plan_guess_keep(r->key.p, r->key.len, r->guess, r->guess_len, true);
     lcsb__buf_free(&r->key);
     free(r->guess);
     /* Last: the run's own hold on each is gone by now, and the last to let
@@ -558,7 +563,7 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
     lcsb__buf_add(&r->key, key, key_len);
     if (r->key.oom) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     if (!ahead_allowed(&r->opts) ||
-        lcsb__plan_guess_find(r->key.p, r->key.len, &r->guess, &r->guess_len) != 0)
+        lcsb__plan_guess_take(r->key.p, r->key.len, &r->guess, &r->guess_len) != 0)
         return 0;
     const char **words = guess_words(r);
     size_t n = 0;
@@ -593,13 +598,15 @@ const char *const *lcsb_runner_private_names(const lcsb_runner *r) {
     return r ? (const char *const *)r->names : NULL;
 }
 
-/* The guess kept for the runs after R's, where it changed. */
+/* The guess kept for the runs after R's: the one taken given back where
+ * it still holds. */
 static void keep_guess(lcsb_runner *r) {
     lcsb__buf b = {0};
     guess_bytes(r, &b);
     bool same = !b.oom && r->guess && b.len == r->guess_len && memcmp(b.p, r->guess, b.len) == 0;
-    if (!b.oom && !same) (void)lcsb__plan_guess_keep(r->key.p, r->key.len, b.p, b.len);
+    if (!b.oom) (void)lcsb__plan_guess_keep(r->key.p, r->key.len, b.p, b.len, same);
     lcsb__buf_free(&b);
+    r->kept = true;
 }
 
 /* Is the shim made ahead one for PREFIX (N words) in CWD, still waiting,
