@@ -306,16 +306,19 @@ static void add_proc_file(lcsb__buf *out, const char *path, const char *const *o
 }
 
 /* What a child of this process inherits from it and the world it is made
- * in: its status's lines above, its limits, its namespaces, its cgroup, its
- * security label, its scheduling priority and personality. Landlock has no
+ * in: its status's lines above (its credentials, umask, capabilities,
+ * no_new_privs, seccomp, ignored signals); and, WHOLE, its limits, its
+ * namespaces, its cgroup, its security label, its scheduling priority and
+ * personality. Landlock has no
  * way to be read back; a process that restricts itself sets NoNewPrivs or
  * holds no capability to begin with, which is seen. */
-static void host_state(lcsb__buf *out) {
+static void host_state(lcsb__buf *out, bool whole) {
     char path[64], link[256];
     static const char *const files[] = {"/proc/self/status", "/proc/self/limits",
                                         "/proc/self/cgroup", "/proc/self/attr/current"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+    for (size_t i = 0; i < (whole ? sizeof files / sizeof *files : 1); i++)
         add_proc_file(out, files[i], i == 0 ? inherited : NULL);
+    if (!whole) return;
     static const char *const ns[] = {
         "cgroup", "ipc", "mnt", "net", "pid_for_children", "time_for_children", "user", "uts"};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
@@ -334,7 +337,7 @@ bool lcsb__ahead_fits(lcsb__spawned *s) {
      * its pid since. */
     if (s->pid <= 0 || s->pidfd < 0 || poll(&p, 1, 0) != 0) return false;
     lcsb__buf now = {0};
-    host_state(&now);
+    host_state(&now, s->whole_host);
     bool same = !now.oom && !s->host.oom && now.len == s->host.len &&
                 memcmp(now.p, s->host.p, now.len) == 0;
     lcsb__buf_free(&now);
@@ -342,7 +345,7 @@ bool lcsb__ahead_fits(lcsb__spawned *s) {
 }
 
 int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options *opts,
-                     lcsb_error *err) {
+                     bool whole_host, lcsb_error *err) {
     int rc = open_report(s, true, err);
     if (rc) return rc;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->command) != 0)
@@ -355,7 +358,8 @@ int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options 
     if ((rc = tell_shim(s, NULL, 0, err))) return rc;
     if ((rc = lcsb__capture_make(&s->capture, true, err))) return rc;
     s->captured = true;
-    host_state(&s->host);
+    s->whole_host = whole_host;
+    host_state(&s->host, whole_host);
     return s->host.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory") : 0;
 }
 

@@ -24,12 +24,13 @@ typedef struct lcsb__spawned {
     lcsb__refusals *refusals; /* NULL: nothing recorded */
     lcsb__capture capture;
     bool captured;
-    int command[2]; /* ahead: the command's socket (ours, the shim's); else -1s */
-    char **env;     /* the environment spawned with */
-    int pidfd;      /* the child, by a descriptor no other process can take: -1 none */
-    lcsb__buf host; /* ahead: what the caller's process was when it spawned */
-    bool stale;     /* ahead: the world changed while it waited, and was not used */
-    bool waiting;   /* ahead, and handed no command yet */
+    int command[2];  /* ahead: the command's socket (ours, the shim's); else -1s */
+    char **env;      /* the environment spawned with */
+    int pidfd;       /* the child, by a descriptor no other process can take: -1 none */
+    lcsb__buf host;  /* ahead: what the caller's process was when it spawned */
+    bool stale;      /* ahead: the world changed while it waited, and was not used */
+    bool waiting;    /* ahead, and handed no command yet */
+    bool whole_host; /* ahead: all of the caller's process compared, not its status alone */
 } lcsb__spawned;
 
 /* The proxy's part of a run (run.c): the channel's end the shim gets
@@ -54,13 +55,15 @@ int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
  * relay, its environment lcsb's alone; the recorder's pipe when OPTS
  * records. SIGCHLD is heard only once the command is handed over. */
 int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options *opts,
-                     lcsb_error *err);
+                     bool whole_host, lcsb_error *err);
 /* Spawns FINAL (an argv) in CWD. 0, or the spawn's errno. */
 int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const char *cwd,
                       const lcsb_run_options *opts, const lcsb__spawn_net *net);
 /* Is S's shim made ahead still waiting, spawned by a process that was what
- * the caller's is now (its credentials, umask, limits, namespaces,
- * confinement: what a child inherits)? */
+ * the caller's is now (its credentials, umask, capabilities, confinement,
+ * ignored signals; and, where the world was made for a later command
+ * (WHOLE_HOST at the open), its limits, namespaces, cgroup, label: what a
+ * child inherits)? */
 bool lcsb__ahead_fits(lcsb__spawned *s);
 /* Hands ARGV to S's shim made ahead, with the environment a run of POLICY
  * under B gives its command and the caller's stdin and stdout, and hears

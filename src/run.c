@@ -347,9 +347,9 @@ struct lcsb_runner {
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
     char *guess;         /* what was kept there (LEN bytes), or NULL */
     size_t guess_len;
+    bool kept;         /* the guess kept for the next run (or the one taken given back) */
     char **names;      /* the private HOME and TMPDIR it names */
     lcsb_hold **holds; /* the placeholders held before its shim started */
-    bool kept;         /* the guess kept for the next run (or the one taken given back) */
     size_t holds_n;
 };
 
@@ -386,7 +386,7 @@ int lcsb_runner_bind(lcsb_runner *r, const lcsb_backend *b, const lcsb_policy *p
                      lcsb_error *err) {
     lcsb_policy_free(r->policy);
     lcsb_argv_free(r->verified);
-    r->backend = b;
+    r->backend = NULL;
     r->verified = NULL;
     /* The paths its composition found real, as lcsb_run takes them from
      * the original: a copy borrows none (policy.h), and checked again one
@@ -396,6 +396,7 @@ int lcsb_runner_bind(lcsb_runner *r, const lcsb_backend *b, const lcsb_policy *p
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     r->policy->verified = (const char *const *)r->verified;
     r->policy->verified_n = r->verified ? policy->verified_n : 0;
+    r->backend = b;
     return 0;
 }
 
@@ -482,7 +483,11 @@ static size_t ahead_prefix(const lcsb_runner *r, const lcsb_attestation *att,
 
 /* The shim for PREFIX (taken) spawned in CWD to wait for its command. */
 static int spawn_ahead(lcsb_runner *r, char **prefix, const char *cwd, lcsb_error *err) {
-    int rc = lcsb__ahead_open(&r->ahead, prefix[0], &r->opts, err);
+    /* A world made for this one command, while this process composes it,
+     * is compared with what this process's status says; one made for a
+     * later command, with all it inherits (a host may change anything in
+     * between). */
+    int rc = lcsb__ahead_open(&r->ahead, prefix[0], &r->opts, !r->once, err);
     if (!rc && !(r->cwd = strdup(cwd))) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     if (!rc && lcsb__spawn_start(&r->ahead, (const char *const *)prefix, cwd, &r->opts, NULL) != 0)
         rc = lcsb__fail(err, LCSB_ESYS, "cannot start %s: %s", prefix[0], strerror(errno));
