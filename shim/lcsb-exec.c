@@ -1,6 +1,10 @@
 /* lcsb-exec: the Landlock exec shim.
  *
  *     lcsb-exec HEADER PART_1 ... PART_N -- COMMAND [ARG...]
+ *     LCSB_EXEC_COMMAND_FD=N lcsb-exec HEADER PART_1 ... PART_N -- [WORD...]
+ *
+ * In the second form the world is made before the command is known, and the
+ * init waits for it on socket N (handover.c).
  *
  * The policy arrives as JSON on argv (docs/wire-format.md) because the library's
  * `wrap` is pure and cannot hand over a ruleset descriptor. The shim reads it
@@ -34,7 +38,7 @@
  * drift apart.
  *
  * One program (this file, wire.c, filters.c, world.c, namespaces.c, init.c,
- * execseen.c, cgroup.c, say.c and their headers, kernel_uapi.h), libc and
+ * execseen.c, handover.c, cgroup.c, say.c and their headers, kernel_uapi.h), libc and
  * kernel headers only; nothing from the library (docs/architecture.md,
  * rule 2). */
 #define _GNU_SOURCE

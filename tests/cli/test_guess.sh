@@ -15,31 +15,24 @@
 # mechanism a failure.
 set -uo pipefail
 LCSB=$(realpath "$1")
+source "$(dirname "$0")/harness.sh"
 work=$(mktemp -d /tmp/lcsb-guess.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-failed=0 passed=0
 export PATH=/usr/bin:/bin
 export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
 mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
 
-fail() { echo "FAIL $case_name: $*" >&2; case_failed=1; }
-begin() { case_name=$1 case_failed=0; }
-end() {
-  if ((case_failed)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
-}
-
-required() { # WHY
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
-    echo "FAIL: $1" >&2
-    exit 1
-  fi
-  echo "# skipped: $1" >&2
-  exit 0
-}
-detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
-[[ $detected == *'"landlock_abi":'[1-9]* && $detected == *'"mount_namespaces":true'* ]] ||
-  required "no Landlock world of its own here"
-command -v strace >/dev/null || required "strace is not installed"
+need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
+  '"mount_namespaces":true'
+if ! command -v strace >/dev/null; then
+  missing "strace is not installed"
+  echo "# guess: $passed passed, $failed failed, $skipped skipped" >&2
+  [[ $failed == 0 ]]
+  exit
+fi
+# A case's outcome: passed unless it failed.
+begin() { case_name=$1 failed_before=$failed; }
+end() { ((failed == failed_before)) && passed=$((passed + 1)); }
 
 proj=$work/proj secret=$work/secret
 mkdir -p "$proj" "$secret"
@@ -144,5 +137,5 @@ rmdir "$home"
 [[ $(head -1 <<<"$out") != "$home" ]] || fail "the name was taken though a directory is there"
 end
 
-echo "# test_guess: $passed passed, $failed failed"
-((failed == 0))
+echo "# guess: $passed passed, $failed failed, $skipped skipped" >&2
+[[ $failed == 0 ]]
