@@ -47,7 +47,7 @@ if [[ $(id -u) -eq 0 ]]; then
   chmod -R go+rX "$unpriv"
   # The test_sandbox_policy parts too: removing a mode-000 directory needs the
   # chmod that root never does.
-  for t in test_sandbox_enforce_{fs,net,domains,intercept,java,cli,scope,faults,world,oci,isolation,limits,memory,stop,trust,trust_accept,caps,later,home} test_sandbox_caps \
+  for t in test_sandbox_enforce_{fs,net,domains,intercept,java,cli,scope,faults,world,oci,isolation,limits,memory,stop,trust,trust_accept,caps,later,home,runner} test_sandbox_caps \
            test_sandbox_shim_{refusals,runs,sockets,terminal} test_sandbox_policy_{data,validate} \
            test_sandbox_detect; do
     [[ -x "$unpriv/tests/$t" ]] || continue
