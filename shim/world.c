@@ -184,8 +184,10 @@ static int mount_tmp(const char *path, uint64_t size) {
 
     if (size != 0)
         snprintf(options, sizeof options, "size=%llu,mode=0700", (unsigned long long)size);
-    if (make_parents(path) != 0 || (mkdir(path, 0700) != 0 && errno != EEXIST))
+    if (make_parents(path) != 0)
         return -1;
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return fail("make %s in the command's root: %s", show(path), strerror(errno));
     if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
         return fail("mount a private tmp of %llu bytes on %s: %s", (unsigned long long)size,
                     show(path), strerror(errno));
