@@ -418,6 +418,16 @@ end)
 M.add("setup_failed", function(ev)
   if ev.status ~= EXIT.setup or not ev.setup_failed then return end
   local reason = (ev.stderr or ""):match("lcsb%-exec: cannot ([^\n]+)")
+  -- The private HOME and TMPDIR go beside the caller's TMPDIR (else /tmp);
+  -- a policy that reads that directory whole binds it read-only there.
+  local private = reason and reason:match("^make (.-/)lcsb%-[%a]+%.[%w]+ in the command's root: "
+    .. "Read%-only file system")
+  if private then
+    return ("the sandbox could not be set up: the run's private HOME and TMPDIR are made in %s, "
+      .. "which the policy reads whole, so it is read-only in the command's world; read only "
+      .. "what the command needs there, or run lcsb with TMPDIR set to a directory the policy "
+      .. "reads nothing of"):format(private)
+  end
   return ("the sandbox could not be set up%s; `lcsb detect` shows what this host can enforce")
     :format(reason and (" (the shim could not " .. reason .. ")") or " (the message above says why)")
 end)

@@ -413,7 +413,9 @@ local function from_stderr(ev)
   local lines, cut = tail_lines(ev.stderr)
   for i, line in ipairs(lines) do
     if line:find("^g?make[%[%d%]]*: %*%*%* .*Error 127") then out.make127 = true end
-    local r = read_line(lines, i)
+    -- The shim's own lines are lcsb's, not the command's: a world it could
+    -- not make is said by the setup_failed hint, never as a path to grant.
+    local r = reporter(line) ~= "lcsb-exec" and read_line(lines, i) or nil
     if r and cut[i] then r.program = nil end -- its first word is not the tool's
     local name = r and r.name
     if name and name ~= "" and name ~= "/" then

@@ -230,6 +230,17 @@ if ((status == 0)); then fail "it was not refused"; show
 elif [[ -n $missing ]]; then fail "not named:$missing"; show
 elif allowed sh -c "$several"; then passed=$((passed + 1)); fi
 
+# ---- the private HOME cannot be made: the hint says why and what to change ----
+case_name="a policy that reads TMPDIR's directory whole"
+tmp_base=$(realpath "${TMPDIR:-/tmp}")
+policy "project = \"$proj\", read = { \"$tmp_base\" }, exec = { \"sh\" }"
+refused sh -c true
+if ((status != 97)); then fail "exited $status, not 97"; show
+elif ! hinted 'private HOME and TMPDIR are made in' "$tmp_base/" 'TMPDIR set to'; then
+  fail "no hint names the private directories' place"; show
+elif [[ $err == *'add write = {'* ]]; then fail "a hint offers the private HOME's random path"; show
+elif allowed sh -c true; then passed=$((passed + 1)); fi
+
 # ---- a run that exits 0: quiet, but in the attestation, --report, explain ----
 case_name="a refusal in a run that exits 0"
 policy 'exec = { "sh", "cat" }'
