@@ -6,6 +6,7 @@
 #include "escape.h"
 #include "intercept.h"
 #include "netns.h"
+#include "path.h"
 #include "plan.h"
 #include "private.h"
 #include "proxy.h"
@@ -347,7 +348,8 @@ struct lcsb_runner {
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
     char *guess;         /* what was kept there (LEN bytes), or NULL */
     size_t guess_len;
-    bool kept;         /* the guess kept for the next run (or the one taken given back) */
+    bool kept; /* NEXT is the guess to keep for the next run */
+    lcsb__buf next;
     char **names;      /* the private HOME and TMPDIR it names */
     lcsb_hold **holds; /* the placeholders held before its shim started */
     size_t holds_n;
@@ -440,10 +442,17 @@ void lcsb_runner_free(lcsb_runner *r) {
     lcsb_argv_free(r->last);
     lcsb_policy_free(r->policy);
     lcsb_argv_free(r->verified);
-    /* A run that ended before it could say what to keep gives back what
-     * it took. */
-    if (r->guess && !r->kept)
+    /* Only now, the run's private directories gone with its script (the
+     * caller frees the runner after lcsb_script_close): the names it gives
+     * on are no longer any run's. What it took goes back as it was where
+     * it still holds, or where the run ended before it could say. */
+    bool same = r->kept && r->guess && r->next.len == r->guess_len &&
+                memcmp(r->next.p, r->guess, r->guess_len) == 0;
+    if (r->key.len && r->kept)
+        (void)lcsb__plan_guess_keep(r->key.p, r->key.len, r->next.p, r->next.len, same);
+    else if (r->guess)
         (void)lcsb__plan_guess_keep(r->key.p, r->key.len, r->guess, r->guess_len, true);
+    lcsb__buf_free(&r->next);
     lcsb__buf_free(&r->key);
     free(r->guess);
     /* Last: the run's own hold on each is gone by now, and the last to let
@@ -548,12 +557,16 @@ static const char **guess_words(const lcsb_runner *r) {
  * after the shim started from the guess made its world, which would then
  * have nothing to cover (the init sees it appear, and the world goes
  * unused). Held from before, it is covered like any protected path. */
-static void hold_placeholders(lcsb_runner *r, const char *const *words, size_t n) {
+static void hold_placeholders(lcsb_runner *r, const char *cwd, const char *const *words, size_t n) {
     r->holds = calloc(n ? n : 1, sizeof *r->holds);
     for (size_t i = 0; r->holds && i < n; i++) {
         struct stat st;
         lcsb_error ignored;
-        if (words[i][0] == '/' && lstat(words[i], &st) != 0 && errno == ENOENT &&
+        /* Only a .git in the run's directory or below, as exec_policy holds
+         * them: a guess names nothing else to make. */
+        const char *slash = strrchr(words[i], '/');
+        if (words[i][0] == '/' && slash && strcmp(slash, "/.git") == 0 &&
+            lcsb__path_within(words[i], cwd) && lstat(words[i], &st) != 0 && errno == ENOENT &&
             lcsb_hold_acquire(words[i], &r->holds[r->holds_n], NULL, &ignored) == 0)
             r->holds_n++;
     }
@@ -587,7 +600,7 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
     char **prefix = copy_words(words + at, n - at);
     r->names = copy_words(words + 2, names);
     const char *cwd = words[0];
-    if (prefix && r->names) hold_placeholders(r, words + 3 + names, held);
+    if (prefix && r->names) hold_placeholders(r, cwd, words + 3 + names, held);
     free(words);
     if (!prefix || !r->names) {
         lcsb_argv_free(prefix);
@@ -606,12 +619,9 @@ const char *const *lcsb_runner_private_names(const lcsb_runner *r) {
 /* The guess kept for the runs after R's: the one taken given back where
  * it still holds. */
 static void keep_guess(lcsb_runner *r) {
-    lcsb__buf b = {0};
-    guess_bytes(r, &b);
-    bool same = !b.oom && r->guess && b.len == r->guess_len && memcmp(b.p, r->guess, b.len) == 0;
-    if (!b.oom) (void)lcsb__plan_guess_keep(r->key.p, r->key.len, b.p, b.len, same);
-    lcsb__buf_free(&b);
-    r->kept = true;
+    lcsb__buf_free(&r->next);
+    guess_bytes(r, &r->next);
+    r->kept = !r->next.oom;
 }
 
 /* Is the shim made ahead one for PREFIX (N words) in CWD, still waiting,

@@ -476,12 +476,13 @@ static int with_policy(const cli_args *args, const cli_paths *paths) {
     status = cmd_run(args, b, p, learning, script, runner);
     lcsb_policy_free(learning);
 out:
-    lcsb_runner_free(runner);
     lcsb_backend_free(b);
     /* What the script's commands left running goes before its directories. */
     if (cli_end_leftovers() < 0)
         cli_say("warning: could not end what the policy script left running: %s", strerror(errno));
     if (lcsb_script_close(script, &err)) cli_say("warning: %s", err.message);
+    /* After the script's directories: the guess it keeps names them on. */
+    lcsb_runner_free(runner);
     return status;
 }
 

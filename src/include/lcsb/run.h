@@ -131,7 +131,10 @@ LCSB_API void lcsb_runner_free(lcsb_runner *runner);
  * takes that world only if the policy gives the shim the very same argv in
  * the same directory. Otherwise it is let go of, and the run is
  * lcsb_runner_run's as for any runner. Nothing is enforced from the guess:
- * it can only be used or wasted. Each run keeps its own for the next. */
+ * it can only be used or wasted. Each run keeps its own for the next, when
+ * the runner is freed: free it after the script that named the run's
+ * private directories is closed (lcsb_script_close), so that no run is
+ * given their names while they may still be on the host. */
 LCSB_API LCSB_NODISCARD int lcsb_runner_start(const void *key, size_t key_len,
                                               const lcsb_run_options *opts, lcsb_runner **out,
                                               lcsb_error *err);
