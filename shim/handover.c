@@ -168,7 +168,7 @@ int take_command(int fd, int mounts, char **argv, int argc, char ***out, char **
      * holds what the policy says. */
     after = mount_table(mounts, &after_len);
     if (after == NULL || after_len != before_len || memcmp(after, before, after_len) != 0 ||
-        world_absent_appeared())
+        world_covers_changed())
         return 2;
     for (size_t i = 0; i < len; i++)
         count += words[i] == '\0';

@@ -27,6 +27,7 @@
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,28 +522,59 @@ static int place(struct plan *plan, const struct entry *e, const char *next) {
 /* The hidden and protected paths that were missing as the world was
  * built: a policy script may make one afterwards (the empty .git a
  * project's run holds), which a world made ahead of it would leave bare. */
-static char **absent;
-static size_t absent_n;
+struct noted {
+    char **v;
+    size_t n;
+};
+/* And those it covered: each a mount root of the world's, until the host
+ * replaces the file under it (the kernel then detaches the cover). */
+static struct noted absent, covered;
 
-/* PATH noted as missing (errno ENOENT on the way here): 0, or -1 said. */
-static int note_absent(const char *path) {
-    char **more = realloc(absent, (absent_n + 1) * sizeof *absent);
+/* PATH noted in LIST: 0, or -1 said. */
+static int note(struct noted *list, const char *path) {
+    char **more = realloc(list->v, (list->n + 1) * sizeof *list->v);
 
-    if (more == NULL || (more[absent_n] = strdup(path)) == NULL) {
+    if (more == NULL || (more[list->n] = strdup(path)) == NULL) {
         if (more != NULL)
-            absent = more;
+            list->v = more;
         return fail("hold the policy's paths: out of memory");
     }
-    absent = more;
-    absent_n++;
+    list->v = more;
+    list->n++;
     return 0;
 }
 
-bool world_absent_appeared(void) {
+/* The kernel's struct statx as far as it is read here (linux/stat.h): the
+ * C libraries' own clash with the kernel's header, or (musl before 1.2.5)
+ * have none. */
+struct statx_head {
+    uint32_t mask, blksize;
+    uint64_t attributes;
+    uint32_t nlink, uid, gid;
+    uint16_t mode, spare;
+    uint64_t ino, size, blocks, attributes_mask;
+    uint8_t rest[256 - 64];
+};
+#define STATX_TYPE_ONLY 0x1
+#define ATTR_MOUNT_ROOT 0x2000
+
+/* Is PATH the root of a mount, as a cover put on it is? */
+static bool mount_root(const char *path) {
+    struct statx_head stx;
+
+    return syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+                   STATX_TYPE_ONLY, &stx) == 0 &&
+           (stx.attributes_mask & ATTR_MOUNT_ROOT) && (stx.attributes & ATTR_MOUNT_ROOT);
+}
+
+bool world_covers_changed(void) {
     struct stat st;
 
-    for (size_t i = 0; i < absent_n; i++)
-        if (fstatat(AT_FDCWD, absent[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+    for (size_t i = 0; i < absent.n; i++)
+        if (fstatat(AT_FDCWD, absent.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+            return true;
+    for (size_t i = 0; i < covered.n; i++)
+        if (!mount_root(covered.v[i]))
             return true;
     return false;
 }
@@ -556,7 +588,7 @@ static int hide(void *ctx, const char *path) {
 
     (void)ctx;
     if (at < 0)
-        return errno == ENOENT ? note_absent(path) : fail("open %s: %s", show(path), open_error(errno));
+        return errno == ENOENT ? note(&absent, path) : fail("open %s: %s", show(path), open_error(errno));
     if (fstat(at, &st) != 0)
         rc = fail("stat %s: %s", show(path), strerror(errno));
     else if ((empty = open_path(AT_FDCWD, S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY)) < 0) {
@@ -566,7 +598,7 @@ static int hide(void *ctx, const char *path) {
         close(empty);
     }
     close(at);
-    return rc;
+    return rc != 0 ? rc : note(&covered, path);
 }
 
 /* What "protect" names: a read-only copy on top of the writable tree. */
@@ -575,10 +607,10 @@ static int protect(void *ctx, const char *path) {
 
     (void)ctx;
     if (at < 0)
-        return errno == ENOENT ? note_absent(path) : fail("open %s: %s", show(path), open_error(errno));
+        return errno == ENOENT ? note(&absent, path) : fail("open %s: %s", show(path), open_error(errno));
     rc = mount_copy(at, path, false, path);
     close(at);
-    return rc;
+    return rc != 0 ? rc : note(&covered, path);
 }
 
 /* The host's top-level symlinks (/bin -> usr/bin on a merged /usr): a name

@@ -25,9 +25,11 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
                 const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
                 uint64_t extra_access);
 
-/* Has a path the header hides or protects, which build_world found missing
- * (nothing to cover), come to be since? A world made ahead of its command
- * (handover.c) is then not used: what the policy covers would be bare. */
-bool world_absent_appeared(void);
+/* Has a path the header hides or protects lost its cover since build_world
+ * made it (the host replaced the file under it, and the kernel detached the
+ * cover), or, found missing then (nothing to cover), come to be? A world
+ * made ahead of its command (handover.c) is then not used: what the policy
+ * covers would be bare. */
+bool world_covers_changed(void);
 
 #endif
