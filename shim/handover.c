@@ -82,6 +82,21 @@ static int take_descriptors(int fd) {
     return whole ? 0 : fail("receive the command: not lcsb's handover");
 }
 
+/* Room in *BUF (*SIZE bytes, LEN of them used) for more: the buffer grown
+ * to twice its size (FIRST to start with) while under WORDS_MAX. false when
+ * it cannot grow, *BUF kept. */
+static bool grow(char **buf, size_t *size, size_t len, size_t first) {
+    char *more;
+
+    if (len < *size)
+        return true;
+    if (*size >= WORDS_MAX || (more = realloc(*buf, *size ? 2 * *size : first)) == NULL)
+        return false;
+    *buf = more;
+    *size = *size ? 2 * *size : first;
+    return true;
+}
+
 /* What the stream holds up to its end into *WORDS (*LEN bytes): plain
  * bytes, no descriptor beside them. 0, or -1, said. */
 static int read_words(int fd, char **words, size_t *len) {
@@ -94,13 +109,9 @@ static int read_words(int fd, char **words, size_t *len) {
     *words = NULL;
     *len = 0;
     for (;;) {
-        if (*len == size) {
-            char *more = size < WORDS_MAX ? realloc(*words, size = size ? 2 * size : 4096) : NULL;
-            if (more == NULL)
-                return fail("receive the command: %s",
-                            size >= WORDS_MAX ? "more than 16 MiB of words" : strerror(ENOMEM));
-            *words = more;
-        }
+        if (!grow(words, &size, *len, 4096))
+            return fail("receive the command: %s",
+                        size >= WORDS_MAX ? "more than 16 MiB of words" : strerror(ENOMEM));
         struct iovec iov = {.iov_base = *words + *len, .iov_len = size - *len};
         struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
                              .msg_controllen = sizeof control.buf};
@@ -129,13 +140,9 @@ static char *mount_table(int mounts, size_t *len) {
 
     *len = 0;
     for (;;) {
-        if (*len == size) {
-            char *more = size < WORDS_MAX ? realloc(table, size = size ? 2 * size : 16384) : NULL;
-            if (more == NULL) {
-                free(table);
-                return NULL;
-            }
-            table = more;
+        if (!grow(&table, &size, *len, 16384)) {
+            free(table);
+            return NULL;
         }
         ssize_t got = pread(mounts, table + *len, size - *len, (off_t)*len);
         if (got < 0 && errno == EINTR)
@@ -170,6 +177,9 @@ int take_command(int fd, int mounts, char **argv, int argc, char ***out, char **
     if (after == NULL || after_len != before_len || memcmp(after, before, after_len) != 0 ||
         world_covers_changed())
         return 2;
+    /* Words, each ended: nothing below reads past the last NUL. */
+    if (len == 0 || words[len - 1] != '\0')
+        return fail("receive the command: not lcsb's handover");
     for (size_t i = 0; i < len; i++)
         count += words[i] == '\0';
     /* The first word says how many words are the command's and how many its
@@ -178,8 +188,8 @@ int take_command(int fd, int mounts, char **argv, int argc, char ***out, char **
     errno = 0;
     n = strtoull(words, &end, 10);
     e = *end == ' ' ? strtoull(end + 1, &end, 10) : 0;
-    if (len == 0 || words[len - 1] != '\0' || errno != 0 || end == words || *end != '\0' ||
-        n == 0 || count < 1 || n > count - 1 || e != count - 1 - n)
+    if (errno != 0 || end == words || *end != '\0' || n == 0 || n > count - 1 ||
+        e != count - 1 - n)
         return fail("receive the command: not lcsb's handover");
     *out = calloc((size_t)argc + n + 1, sizeof **out);
     *env = calloc(e + 1, sizeof **env);
