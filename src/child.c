@@ -266,9 +266,8 @@ int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     return 0;
 }
 
-/* Of /proc/self/status, the lines a child inherits (and SigIgn, read
- * apart) and a shim made ahead
- * would carry over from an earlier caller. */
+/* Of /proc/self/status, the lines a child inherits, which a shim made
+ * ahead would carry over from an earlier caller (and SigIgn, read apart). */
 // clang-format off
 static const char *const inherited[] = {
     "Umask:", "Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:",
@@ -309,9 +308,9 @@ static void add_proc_file(lcsb__buf *out, const char *path, const char *const *o
  * in: its status's lines above (its credentials, umask, capabilities,
  * no_new_privs, seccomp, ignored signals); and, WHOLE, its limits, its
  * namespaces, its cgroup, its security label, its scheduling priority and
- * personality. Landlock has no
- * way to be read back; a process that restricts itself sets NoNewPrivs or
- * holds no capability to begin with, which is seen. */
+ * personality. Landlock has no way to be read back; a process that
+ * restricts itself sets NoNewPrivs or holds no capability to begin with,
+ * which is seen. */
 static void host_state(lcsb__buf *out, bool whole) {
     char path[64], link[256];
     static const char *const files[] = {"/proc/self/status", "/proc/self/limits",

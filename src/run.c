@@ -348,8 +348,8 @@ struct lcsb_runner {
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
     char *guess;         /* what was kept there (LEN bytes), or NULL */
     size_t guess_len;
-    bool kept; /* NEXT is the guess to keep for the next run */
-    lcsb__buf next;
+    lcsb__buf next; /* the guess to keep for the next run, when KEPT */
+    bool kept;
     char **names;      /* the private HOME and TMPDIR it names */
     lcsb_hold **holds; /* the placeholders held before its shim started */
     size_t holds_n;
@@ -371,6 +371,9 @@ static char **copy_words(const char *const *v, size_t n) {
         }
     return copy;
 }
+
+/* All of V, as a new lcsb argv; NULL when out of memory. */
+static char **copy_all(const char *const *v) { return copy_words(v, count_words(v)); }
 
 static int runner_alloc(const lcsb_backend *b, const lcsb_run_options *opts, lcsb_runner **out,
                         lcsb_error *err) {
@@ -420,6 +423,17 @@ static void drop_ahead(lcsb_runner *r) {
     r->prefix = NULL;
     r->cwd = NULL;
 }
+
+/* The shim made ahead, taken out of R for a command: R has none after. */
+static lcsb__spawned take_ahead(lcsb_runner *r) {
+    lcsb__spawned taken = r->ahead;
+    memset(&r->ahead, 0, sizeof r->ahead);
+    drop_ahead(r);
+    return taken;
+}
+
+/* Where R's commands run. */
+static const char *run_cwd(const lcsb_runner *r) { return r->policy->cwd ? r->policy->cwd : ""; }
 
 /* The shim made ahead let go of without waiting for it: told its world will
  * not be used (the end of its socket), it ends once made, while the run
@@ -527,16 +541,22 @@ static bool placeholder_git(const char *path) {
  * many, then each); then the shim's words; each with its NUL. */
 static void guess_bytes(const lcsb_runner *r, lcsb__buf *out) {
     const lcsb_policy *p = r->policy;
-    add_word(out, p->cwd ? p->cwd : "");
+    add_word(out, run_cwd(r));
     lcsb__buf_addf(out, "%zu", p->priv_n);
     lcsb__buf_add(out, "", 1);
     for (size_t i = 0; i < p->priv_n; i++) add_word(out, p->priv[i].path);
-    size_t held = 0;
-    for (size_t i = 0; i < p->protect.n; i++) held += placeholder_git(p->protect.v[i]);
-    lcsb__buf_addf(out, "%zu", held);
-    lcsb__buf_add(out, "", 1);
+    lcsb__buf held = {0};
+    size_t n = 0;
     for (size_t i = 0; i < p->protect.n; i++)
-        if (placeholder_git(p->protect.v[i])) add_word(out, p->protect.v[i]);
+        if (placeholder_git(p->protect.v[i])) {
+            add_word(&held, p->protect.v[i]);
+            n++;
+        }
+    lcsb__buf_addf(out, "%zu", n);
+    lcsb__buf_add(out, "", 1);
+    if (held.len) lcsb__buf_add(out, held.p, held.len);
+    if (held.oom) out->oom = true;
+    lcsb__buf_free(&held);
     for (size_t i = 0; r->last && r->last[i]; i++) add_word(out, r->last[i]);
 }
 
@@ -572,6 +592,16 @@ static void hold_placeholders(lcsb_runner *r, const char *cwd, const char *const
     }
 }
 
+/* WORDS[AT] (of N) read as how many of the words after it are a list's,
+ * at most eight, into *COUNT: false when it is no such number. */
+static bool count_at(const char *const *words, size_t n, size_t at, size_t *count) {
+    char *end;
+    if (at >= n) return false;
+    unsigned long v = strtoul(words[at], &end, 10);
+    *count = v;
+    return end != words[at] && *end == '\0' && v <= 8 && at + 1 + v <= n;
+}
+
 int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *opts,
                       lcsb_runner **out, lcsb_error *err) {
     int rc = runner_alloc(NULL, opts, out, err);
@@ -584,19 +614,16 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
         lcsb__plan_guess_take(r->key.p, r->key.len, &r->guess, &r->guess_len) != 0)
         return 0;
     const char **words = guess_words(r);
-    size_t n = 0;
+    size_t n = 0, names, held;
     while (words && words[n]) n++;
     /* The directory, the names, the placeholders, and the shim with a word
      * of the policy's. */
-    char *end = NULL, *end2 = NULL;
-    unsigned long names = n >= 2 ? strtoul(words[1], &end, 10) : 0;
-    unsigned long held =
-        end && !*end && names <= 8 && n > 2 + names ? strtoul(words[2 + names], &end2, 10) : 0;
-    size_t at = 3 + names + held;
-    if (!words || !end2 || *end2 || held > 8 || n < at + 2 || words[at][0] != '/') {
+    if (!words || !count_at(words, n, 1, &names) || !count_at(words, n, 2 + names, &held) ||
+        n < 3 + names + held + 2 || words[3 + names + held][0] != '/') {
         free(words);
         return 0;
     }
+    size_t at = 3 + names + held;
     char **prefix = copy_words(words + at, n - at);
     r->names = copy_words(words + 2, names);
     const char *cwd = words[0];
@@ -616,8 +643,8 @@ const char *const *lcsb_runner_private_names(const lcsb_runner *r) {
     return r ? (const char *const *)r->names : NULL;
 }
 
-/* The guess kept for the runs after R's: the one taken given back where
- * it still holds. */
+/* The guess to keep for the runs after R's, made now that its policy gave
+ * the shim its argv: written when R is freed. */
 static void keep_guess(lcsb_runner *r) {
     lcsb__buf_free(&r->next);
     guess_bytes(r, &r->next);
@@ -646,10 +673,8 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
     lcsb__relay_to(now, &relay);
     /* The next command's world is made while this one runs. */
     lcsb_error later = {0};
-    char **next = spawn_next ? copy_words((const char *const *)r->last,
-                                          count_words((const char *const *)r->last))
-                             : NULL;
-    if (next) (void)spawn_ahead(r, next, r->policy->cwd ? r->policy->cwd : "", &later);
+    char **next = spawn_next ? copy_all((const char *const *)r->last) : NULL;
+    if (next) (void)spawn_ahead(r, next, run_cwd(r), &later);
     if (rc == 0) rc = lcsb__spawn_wait(now, r->last[0], &r->opts, NULL, result, err);
     lcsb__relay_end(&relay);
     if (rc == 0 && now->stale) rc = 1;
@@ -670,18 +695,13 @@ static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv
     result->setup_failed = result->not_executed = false;
     result->stderr_tail_len = 0;
     result->attestation.execs_seen = false;
-    lcsb__spawned again = r->ahead;
-    char **prefix =
-        copy_words((const char *const *)r->last, count_words((const char *const *)r->last));
-    memset(&r->ahead, 0, sizeof r->ahead);
-    /* Made ahead meanwhile for the command after: it may have the same fault. */
-    lcsb__spawn_close(&again);
+    /* One made ahead meanwhile for the command after may have the same
+     * fault: it goes too. */
     drop_ahead(r);
+    char **prefix = copy_all((const char *const *)r->last);
     if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if ((rc = spawn_ahead(r, prefix, r->policy->cwd ? r->policy->cwd : "", err)) != 0) return rc;
-    again = r->ahead;
-    memset(&r->ahead, 0, sizeof r->ahead);
-    drop_ahead(r);
+    if ((rc = spawn_ahead(r, prefix, run_cwd(r), err)) != 0) return rc;
+    lcsb__spawned again = take_ahead(r);
     rc = hand_and_wait(r, &again, argv, !r->once, result, err);
     if (rc == 1) {
         result->status = LCSB_EXIT_SETUP;
@@ -702,7 +722,7 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
     char **final = NULL;
     int rc = lcsb_prepare(r->backend, r->policy, NULL, argv, &final, &result->attestation, err);
     if (rc) return rc;
-    const char *cwd = r->policy->cwd ? r->policy->cwd : "";
+    const char *cwd = run_cwd(r);
     size_t n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
     if (!n || !ahead_fits(r, (const char *const *) final, n, cwd)) let_go(r);
     lcsb_argv_free(r->last);
@@ -716,9 +736,7 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
         if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         if ((rc = spawn_ahead(r, prefix, cwd, err)) != 0) return rc;
     }
-    lcsb__spawned now = r->ahead;
-    memset(&r->ahead, 0, sizeof r->ahead);
-    drop_ahead(r);
+    lcsb__spawned now = take_ahead(r);
     rc = run_ahead(r, &now, argv, result, err);
     if (rc) return rc;
     if (r->key.len) keep_guess(r);
