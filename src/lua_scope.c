@@ -30,47 +30,37 @@ static lcsb__scope *check_scope(lua_State *L, int idx) {
     return ud->scope;
 }
 
-/* A path of the scope's under the label argument, from MAKE (made, or
- * reserved): its path, or nil and why. */
-static int scope_path(lua_State *L,
-                      int (*make)(lcsb__scope *, const char *, char *, lcsb_error *)) {
-    lcsb__scope *s = check_scope(L, 1);
-    const char *label = luaL_optstring(L, 2, "run");
-    for (const char *c = label; *c; c++)
-        if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
-    char path[PATH_MAX];
-    lcsb_error err;
-    if (make(s, label, path, &err)) return lcsb__lua_fail(L, err.message);
-    lua_pushstring(L, path);
-    return 1;
-}
-
-static int l_scope_mkdtemp(lua_State *L) { return scope_path(L, lcsb__scope_mkdtemp); }
-
-/* scope:reserve(label) -> a path the scope owns, not made yet: the run's
- * private HOME or TMPDIR, which the shim makes in the command's world, or
- * the run on the host (lcsb__scope_reserve). */
-static int l_scope_reserve(lua_State *L) {
+/* A path of the scope's under the label argument, made (mkdtemp) or, when
+ * RESERVE, reserved: its path, or nil and why. */
+static int scope_path(lua_State *L, bool reserve) {
     lcsb__scope *s = check_scope(L, 1);
     const char *label = luaL_optstring(L, 2, "run");
     for (const char *c = label; *c; c++)
         if (*c == '/') return luaL_argerror(L, 2, "a label, not a path");
     /* The names a run before gave them, which a run's own scope may take
-     * again (lcsb_script_options.private_names). */
+     * again (lcsb_script_options.private_names): strings the registry keeps. */
     const char *wanted[8] = {NULL};
-    if (lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_PRIVATE_NAMES) == LUA_TTABLE)
+    if (reserve && lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_PRIVATE_NAMES) == LUA_TTABLE)
         for (lua_Integer i = 1; i < 8 && lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
             wanted[i - 1] = lua_tostring(L, -1);
             lua_pop(L, 1);
         }
+    lua_settop(L, 2);
     char path[PATH_MAX];
     lcsb_error err;
-    int rc = lcsb__scope_reserve_as(s, label, wanted, path, &err);
-    lua_settop(L, 2);
-    if (rc) return lcsb__lua_fail(L, err.message);
+    if (reserve ? lcsb__scope_reserve_as(s, label, wanted, path, &err)
+                : lcsb__scope_mkdtemp(s, label, path, &err))
+        return lcsb__lua_fail(L, err.message);
     lua_pushstring(L, path);
     return 1;
 }
+
+static int l_scope_mkdtemp(lua_State *L) { return scope_path(L, false); }
+
+/* scope:reserve(label) -> a path the scope owns, not made yet: the run's
+ * private HOME or TMPDIR, which the shim makes in the command's world, or
+ * the run on the host (lcsb__scope_reserve). */
+static int l_scope_reserve(lua_State *L) { return scope_path(L, true); }
 
 /* __close, __gc and :close() share this; closing twice is harmless. */
 int lcsb__lua_close_scope(lua_State *L, int idx, lcsb_error *err) {
