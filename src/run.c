@@ -486,16 +486,22 @@ static bool ahead_allowed(const lcsb_run_options *o) {
            fcntl(STDIN_FILENO, F_GETFD) >= 0 && fcntl(STDOUT_FILENO, F_GETFD) >= 0;
 }
 
+/* Can R's runs have their world made ahead, as far as its options and
+ * policy tell: only by a mechanism's shim that makes it alone (no proxy to
+ * serve, no time limit counting from the shim's start). */
+static bool ahead_possible(const lcsb_runner *r) {
+    const lcsb_policy *p = r->policy;
+    return ahead_allowed(&r->opts) && r->backend->ops->is_mechanism && p->net != LCSB_NET_DOMAINS &&
+           !p->limits[LCSB_LIMIT_TIME];
+}
+
 /* How many words of FINAL come before ARGV's, which it ends with when the
  * run can be made ahead; 0 when it cannot: only a Landlock world of its
- * own that the shim makes alone (no proxy to serve, no time limit counting
- * from the shim's start). */
+ * own. */
 static size_t ahead_prefix(const lcsb_runner *r, const lcsb_attestation *att,
                            const char *const *final, const char *const *argv) {
-    const lcsb_policy *p = r->policy;
-    if (!ahead_allowed(&r->opts) || !r->backend->ops->is_mechanism ||
-        att->backend != LCSB_MECHANISM_LANDLOCK || att->world != LCSB_HELD_OWN ||
-        p->net == LCSB_NET_DOMAINS || p->limits[LCSB_LIMIT_TIME])
+    if (!ahead_possible(r) || att->backend != LCSB_MECHANISM_LANDLOCK ||
+        att->world != LCSB_HELD_OWN)
         return 0;
     size_t n = count_words(final), words = count_words(argv);
     if (n <= words + 1) return 0;
@@ -720,10 +726,15 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
     if (!r->backend) return lcsb__fail(err, LCSB_EINVAL, "run: the runner has no policy yet");
     if (!argv || !argv[0]) return lcsb__fail(err, LCSB_EINVAL, "no command given");
     char **final = NULL;
-    int rc = lcsb_prepare(r->backend, r->policy, NULL, argv, &final, &result->attestation, err);
-    if (rc) return rc;
+    size_t n = 0;
+    int rc = 0;
+    /* A run that cannot be made ahead is lcsb_run's, which prepares it. */
+    if (ahead_possible(r)) {
+        rc = lcsb_prepare(r->backend, r->policy, NULL, argv, &final, &result->attestation, err);
+        if (rc) return rc;
+        n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
+    }
     const char *cwd = run_cwd(r);
-    size_t n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
     if (!n || !ahead_fits(r, (const char *const *) final, n, cwd)) let_go(r);
     lcsb_argv_free(r->last);
     r->last = n ? copy_words((const char *const *) final, n) : NULL;
