@@ -708,6 +708,9 @@ int main(int argc, char **argv) {
                              .report_fd = report_fd};
     if (h.world == WORLD_OPEN)
         return exec_command(&launch);
+    /* Before a world made ahead waits: its command starts as soon as it
+     * comes. */
+    struct exec_watch *watch = watch_for(&rec, report_fd);
     int taken = command_fd < 0 ? 0
                                : take_command(command_fd, mounts_fd, argv, argc, &launch.argv,
                                               &environ);
@@ -715,8 +718,7 @@ int main(int argc, char **argv) {
         return taken == 1   ? EXIT_SUCCESS
                : taken == 2 ? report_stale(report_fd)
                             : setup_failed(report_fd, &cg);
-    run_command(&old_mask, &h.limits, report_fd, watch_for(&rec, report_fd), exec_command,
-                &launch);
+    run_command(&old_mask, &h.limits, report_fd, watch, exec_command, &launch);
     goto out;
 
 close_ruleset:
