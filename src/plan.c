@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -671,46 +672,50 @@ static void guess_name(const char *key, size_t len, char name[LCSB__SHA256_HEX])
     lcsb__buf_free(&b);
 }
 
-/* The store, opened (made first when MAKE), and the name of KEY's guess
- * and of the guess while a run has taken it: -1 when there is none. */
-static int guess_store(const char *key, size_t len, bool make, char name[LCSB__SHA256_HEX],
-                       char taken[LCSB__SHA256_HEX + 8]) {
+/* The store, opened (made first when MAKE), and the name of KEY's guess:
+ * -1 when there is none. */
+static int guess_store(const char *key, size_t len, bool make, char name[LCSB__SHA256_HEX]) {
     char store[PATH_MAX], why[PATH_MAX + 128];
     lcsb_error err;
     if (lcsb__plan_store(store, sizeof store, &err) || (make && make_dirs(store) != 0)) return -1;
     guess_name(key, len, name);
-    snprintf(taken, LCSB__SHA256_HEX + 8, ".%s.run", name);
     return open_store(store, why, sizeof why);
 }
 
-int lcsb__plan_guess_take(const char *key, size_t len, char **data, size_t *data_len) {
-    char name[LCSB__SHA256_HEX], taken[LCSB__SHA256_HEX + 8];
+int lcsb__plan_guess_take(const char *key, size_t len, char **data, size_t *data_len, int *held) {
+    char name[LCSB__SHA256_HEX];
     lcsb__file_seen seen;
     *data = NULL;
-    int dir = guess_store(key, len, false, name, taken);
+    *held = -1;
+    int dir = guess_store(key, len, false, name);
     if (dir < 0) return 1;
-    /* Taken away: a run at the same time finds none, and draws names of
-     * its own for its private directories. */
-    int rc = renameat(dir, name, dir, taken) != 0 ||
-             lcsb__read_regular_at(dir, taken, GUESS_MAX, true, data, data_len, NULL, &seen) != 0 ||
-             !owned(&seen.st);
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     close(dir);
+    /* Locked while the run lasts: a run at the same time finds it locked,
+     * takes none, and draws names of its own for its private directories.
+     * The lock is the descriptor's, and goes with the last copy of it. */
+    int rc =
+        fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 || (*held = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0;
     if (rc) {
+        if (fd >= 0) close(fd);
+        return 1;
+    }
+    if (lcsb__read_regular_fd(fd, GUESS_MAX, data, data_len, &seen) != 0 || !owned(&seen.st)) {
         free(*data);
         *data = NULL;
+        close(*held);
+        *held = -1;
+        return 1;
     }
-    return rc;
+    return 0;
 }
 
-int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len,
-                          bool as_taken) {
-    char name[LCSB__SHA256_HEX], taken[LCSB__SHA256_HEX + 8];
+int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len) {
+    char name[LCSB__SHA256_HEX];
     if (data_len > GUESS_MAX) return 1;
-    int dir = guess_store(key, len, true, name, taken);
+    int dir = guess_store(key, len, true, name);
     if (dir < 0) return 1;
-    int rc = as_taken ? renameat(dir, taken, dir, name) != 0
-                      : write_whole_at(dir, name, data, data_len) != 0;
-    if (!as_taken) unlinkat(dir, taken, 0);
+    int rc = write_whole_at(dir, name, data, data_len) != 0;
     close(dir);
     return rc;
 }

@@ -52,15 +52,15 @@ int lcsb__plan_save(const char *key, size_t key_len, const lcsb__facts *facts, s
 
 /* A guess (run.c, lcsb_runner_start): bytes kept in the plan store under
  * KEY (LEN bytes), for a later run to start what it will probably need;
- * nothing is enforced from it. Taken (renamed aside, so that no run at the
- * same time takes it too), and used only when the file is the user's own,
- * written by no one else: 0 and *DATA (caller frees, *DATA_LEN bytes),
- * else 1. */
-int lcsb__plan_guess_take(const char *key, size_t len, char **data, size_t *data_len);
-/* Keeps DATA (DATA_LEN bytes) as the guess for KEY, or (AS_TAKEN) the guess
- * taken back as it was: 0, or 1 when it cannot. */
-int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len,
-                          bool as_taken);
+ * nothing is enforced from it. Taken under a lock held by *HELD (a
+ * descriptor the caller closes once the run is over: a run at the same
+ * time finds it locked and takes none), and used only when the file is the
+ * user's own, written by no one else: 0 and *DATA (caller frees, *DATA_LEN
+ * bytes), else 1. */
+int lcsb__plan_guess_take(const char *key, size_t len, char **data, size_t *data_len, int *held);
+/* Keeps DATA (DATA_LEN bytes) as the guess for KEY: 0, or 1 when it
+ * cannot. */
+int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len);
 
 /* The directory plans are kept in, into OUT (SIZE bytes). */
 int lcsb__plan_store(char *out, size_t size, lcsb_error *err);

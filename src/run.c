@@ -348,6 +348,7 @@ struct lcsb_runner {
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
     char *guess;         /* what was kept there (LEN bytes), or NULL */
     size_t guess_len;
+    int guess_held; /* the lock on it while the run lasts, or -1 */
     lcsb__buf next; /* the guess to keep for the next run, when KEPT */
     bool kept;
     char **names;      /* the private HOME and TMPDIR it names */
@@ -379,6 +380,7 @@ static int runner_alloc(const lcsb_backend *b, const lcsb_run_options *opts, lcs
                         lcsb_error *err) {
     *out = calloc(1, sizeof **out);
     if (!*out) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    (*out)->guess_held = -1;
     int rc = take_options(b, opts, &(*out)->opts, err);
     if (rc) {
         free(*out);
@@ -458,14 +460,13 @@ void lcsb_runner_free(lcsb_runner *r) {
     lcsb_argv_free(r->verified);
     /* Only now, the run's private directories gone with its script (the
      * caller frees the runner after lcsb_script_close): the names it gives
-     * on are no longer any run's. What it took goes back as it was where
-     * it still holds, or where the run ended before it could say. */
+     * on are no longer any run's. A guess that still holds stays as it is;
+     * either way the lock on the one taken goes. */
     bool same = r->kept && r->guess && r->next.len == r->guess_len &&
                 memcmp(r->next.p, r->guess, r->guess_len) == 0;
-    if (r->key.len && r->kept)
-        (void)lcsb__plan_guess_keep(r->key.p, r->key.len, r->next.p, r->next.len, same);
-    else if (r->guess)
-        (void)lcsb__plan_guess_keep(r->key.p, r->key.len, r->guess, r->guess_len, true);
+    if (r->key.len && r->kept && !same)
+        (void)lcsb__plan_guess_keep(r->key.p, r->key.len, r->next.p, r->next.len);
+    if (r->guess_held >= 0) close(r->guess_held);
     lcsb__buf_free(&r->next);
     lcsb__buf_free(&r->key);
     free(r->guess);
@@ -617,7 +618,7 @@ int lcsb_runner_start(const void *key, size_t key_len, const lcsb_run_options *o
     lcsb__buf_add(&r->key, key, key_len);
     if (r->key.oom) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     if (!ahead_allowed(&r->opts) ||
-        lcsb__plan_guess_take(r->key.p, r->key.len, &r->guess, &r->guess_len) != 0)
+        lcsb__plan_guess_take(r->key.p, r->key.len, &r->guess, &r->guess_len, &r->guess_held) != 0)
         return 0;
     const char **words = guess_words(r);
     size_t n = 0, names, held;

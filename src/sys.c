@@ -187,6 +187,12 @@ static int read_open(int fd, const char *path, size_t max, char **data, size_t *
     return 0;
 }
 
+int lcsb__read_regular_fd(int fd, size_t max, char **data, size_t *len, lcsb__file_seen *seen) {
+    *data = NULL;
+    *len = 0;
+    return read_open(fd, "", max, data, len, NULL, seen);
+}
+
 int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
                           size_t *len, char *real, lcsb__file_seen *seen) {
     *data = NULL;

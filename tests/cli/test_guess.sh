@@ -46,7 +46,7 @@ policy() { # narrow|wide
   [[ $1 == wide ]] && read="read = { \"$secret\" },"
   cat >"$proj/policy.lua" <<EOF
 local lcsb = require "lcsb"
-return function(run) return lcsb.exec_policy { project = run.cwd, $read exec = { "sh", "cat", "mkdir" } } end
+return function(run) return lcsb.exec_policy { project = run.cwd, $read exec = { "sh", "cat", "mkdir", "sleep" } } end
 EOF
 }
 
@@ -139,6 +139,23 @@ run sh -c 'echo "$HOME"; echo made > "$HOME/f" && cat "$HOME/f"'
 rmdir "$home"
 ((status == 0)) || fail "the run failed ($status): $(cat "$work/err")"
 [[ $(head -1 <<<"$out") != "$home" ]] || fail "the name was taken though a directory is there"
+end
+
+begin "a run while another holds the guess takes neither it nor its names"
+policy narrow
+run sh -c 'echo "$HOME"'
+run sh -c 'echo "$HOME"'
+home=$out
+(cd "$proj" && "$LCSB" --no-trust-check policy.lua -- sh -c 'echo "$HOME"; sleep 3' \
+  >"$work/held" 2>"$work/held.err") &
+holder=$!
+for _ in $(seq 100); do [[ -s $work/held ]] && break; sleep 0.05; done
+run sh -c 'echo "$HOME"'
+wait "$holder"
+[[ $(head -1 "$work/held") == "$home" ]] || fail "the holding run did not take the guess: $(cat "$work/held" "$work/held.err")"
+((status == 0)) || fail "the run beside it failed ($status): $(cat "$work/err")"
+[[ $out != "$home" ]] || fail "the run beside it took the private HOME the other run holds: $out"
+((early == 0)) || fail "the run beside it started the guess the other run holds"
 end
 
 echo "# guess: $passed passed, $failed failed, $skipped skipped" >&2
