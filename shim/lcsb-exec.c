@@ -708,8 +708,7 @@ int main(int argc, char **argv) {
                              .report_fd = report_fd};
     if (h.world == WORLD_OPEN)
         return exec_command(&launch);
-    /* Before a world made ahead waits: its command starts as soon as it
-     * comes. */
+    /* Before a world made ahead waits: its command then starts at once. */
     struct exec_watch *watch = watch_for(&rec, report_fd);
     int taken = command_fd < 0 ? 0
                                : take_command(command_fd, mounts_fd, argv, argc, &launch.argv,
