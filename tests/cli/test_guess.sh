@@ -158,5 +158,40 @@ wait "$holder"
 ((early == 0)) || fail "the run beside it started the guess the other run holds"
 end
 
+begin "a guess replaced between a run's open and its lock is not taken"
+policy narrow
+run sh -c 'echo "$HOME"'
+run sh -c 'echo "$HOME"'
+# The guess that names the HOME it gave.
+home=$out guess=$(guesses | xargs grep -l -F -- "$out")
+# The run's lock comes late (strace delays it) and meanwhile the guess is
+# replaced, as a run ending rewrites it: the file it opened is no longer
+# the guess, and another run may hold the one that is.
+(cd "$proj" && strace -o "$work/late.trace" -e trace=openat,flock \
+  -e inject=flock:delay_enter=3000000 \
+  "$LCSB" --no-trust-check policy.lua -- sh -c 'echo "$HOME"' >"$work/late" 2>"$work/late.err") &
+late=$!
+for _ in $(seq 200); do grep -q "${guess##*/}" "$work/late.trace" 2>/dev/null && break; sleep 0.05; done
+cp "$guess" "$guess.new" && mv "$guess.new" "$guess"
+wait "$late"
+grep -q 'flock(' "$work/late.trace" || fail "the run took no lock: $(cat "$work/late.err")"
+[[ -s $work/late ]] || fail "the run failed: $(cat "$work/late.err")"
+[[ $(cat "$work/late") != "$home" ]] || fail "the run took the names of a guess replaced under it"
+end
+
+begin "a FIFO where a guess is to be written holds no run"
+policy narrow
+run sh -c 'echo "$HOME"'
+guess=$(guesses | xargs grep -l -F -- "$out")
+rm -f "$guess"
+# lcsb writes it through .NAME.PID first: the shell's pid, which exec keeps.
+(cd "$proj" && timeout 20 sh -c 'mkfifo "$1/.${2##*/}.$$" && exec "$3" --no-trust-check policy.lua -- sh -c "echo ran"' \
+  sh "${guess%/*}" "$guess" "$LCSB" >"$work/out" 2>"$work/err")
+status=$?
+((status == 0)) || fail "the run did not end as it should ($status): $(cat "$work/err")"
+[[ $(cat "$work/out") == ran ]] || fail "the command did not run: $(cat "$work/out")"
+[[ -f $guess ]] || fail "no guess was kept"
+end
+
 echo "# guess: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]
