@@ -463,8 +463,7 @@ static int write_whole_at(int dir, const char *name, const char *data, size_t le
      * nothing already there (a FIFO would hold the open for ever) is
      * opened. */
     unlinkat(dir, tmp, 0);
-    int fd =
-        openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
     bool written = lcsb__write_all(fd, data, len);
     int saved = errno;
@@ -698,25 +697,22 @@ int lcsb__plan_guess_take(const char *key, size_t len, char **data, size_t *data
     int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     /* Locked while the run lasts: a run at the same time finds it locked,
      * takes none, and draws names of its own for its private directories.
-     * The lock is the descriptor's, and goes with the last copy of it. A
-     * guess is replaced by a rename, so the lock counts only on the file
+     * A guess is replaced by a rename, so the lock counts only on the file
      * still there under the name: one replaced between the open and the
      * lock is another run's to lock, which may hand on the same names. */
     int rc = fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-             (*held = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0 ||
              lcsb__read_regular_fd(fd, GUESS_MAX, data, data_len, &seen) != 0 || !owned(&seen.st) ||
-             seen.st.st_nlink == 0 || fstatat(dir, name, &there, AT_SYMLINK_NOFOLLOW) != 0 ||
+             fstatat(dir, name, &there, AT_SYMLINK_NOFOLLOW) != 0 ||
              there.st_dev != seen.st.st_dev || there.st_ino != seen.st.st_ino;
     close(dir);
-    if (rc) {
-        /* Once HELD is made, FD has been read through, which closed it. */
-        if (fd >= 0 && *held < 0) close(fd);
-        if (*held >= 0) close(*held);
-        *held = -1;
-        free(*data);
-        *data = NULL;
+    if (!rc) {
+        *held = fd;
+        return 0;
     }
-    return rc;
+    if (fd >= 0) close(fd);
+    free(*data);
+    *data = NULL;
+    return 1;
 }
 
 int lcsb__plan_guess_keep(const char *key, size_t len, const char *data, size_t data_len) {

@@ -740,8 +740,12 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
     lcsb_argv_free(r->last);
     r->last = n ? copy_words((const char *const *) final, n) : NULL;
     lcsb_argv_free(final);
-    if (!n && r->key.len) keep_guess(r);
-    if (!n) return lcsb_run(r->backend, r->policy, argv, &r->opts, result, err);
+    if (!n) {
+        /* Kept, as a guess made ahead is, only once the run was made. */
+        rc = lcsb_run(r->backend, r->policy, argv, &r->opts, result, err);
+        if (!rc && r->key.len) keep_guess(r);
+        return rc;
+    }
     if (!r->last) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     if (r->ahead.pid <= 0) {
         char **prefix = copy_words((const char *const *)r->last, n);

@@ -125,10 +125,10 @@ int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data,
     return lcsb__read_regular_at(AT_FDCWD, path, max, nofollow, data, len, real, seen);
 }
 
-/* The regular file open as FD (which this closes), read whole as
- * lcsb__read_regular says; PATH is how it was named. */
-static int read_open(int fd, const char *path, size_t max, char **data, size_t *len, char *real,
-                     lcsb__file_seen *seen) {
+/* The regular file open as FD, read whole as lcsb__read_regular says; PATH
+ * is how it was named. */
+static int read_fd(int fd, const char *path, size_t max, char **data, size_t *len, char *real,
+                   lcsb__file_seen *seen) {
     struct stat st;
     char *buf = NULL;
     size_t cap = 0, got = 0;
@@ -175,7 +175,6 @@ static int read_open(int fd, const char *path, size_t max, char **data, size_t *
                 buf = grown;
         }
     }
-    close(fd);
     if (error) {
         free(buf);
         errno = error;
@@ -187,10 +186,20 @@ static int read_open(int fd, const char *path, size_t max, char **data, size_t *
     return 0;
 }
 
+/* The same, FD closed after. */
+static int read_open(int fd, const char *path, size_t max, char **data, size_t *len, char *real,
+                     lcsb__file_seen *seen) {
+    int rc = read_fd(fd, path, max, data, len, real, seen);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
 int lcsb__read_regular_fd(int fd, size_t max, char **data, size_t *len, lcsb__file_seen *seen) {
     *data = NULL;
     *len = 0;
-    return read_open(fd, "", max, data, len, NULL, seen);
+    return read_fd(fd, "", max, data, len, NULL, seen);
 }
 
 int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,

@@ -44,7 +44,7 @@ int lcsb__read_regular(const char *path, size_t max, bool nofollow, char **data,
 /* The same, PATH relative to the directory open as DIRFD (or AT_FDCWD). */
 int lcsb__read_regular_at(int dirfd, const char *path, size_t max, bool nofollow, char **data,
                           size_t *len, char *real, lcsb__file_seen *seen);
-/* The same, read through FD, which it closes. */
+/* The same, read through FD, which stays open. */
 int lcsb__read_regular_fd(int fd, size_t max, char **data, size_t *len, lcsb__file_seen *seen);
 
 /* The file the kernel makes up at PATH, a path in /proc or /sys as written

@@ -146,12 +146,19 @@ policy narrow
 run sh -c 'echo "$HOME"'
 run sh -c 'echo "$HOME"'
 home=$out
-(cd "$proj" && "$LCSB" --no-trust-check policy.lua -- sh -c 'echo "$HOME"; sleep 3' \
+# The holder runs until the run beside it is over (a file in the project
+# says so), however slow the machine.
+rm -f "$proj/release"
+(cd "$proj" && "$LCSB" --no-trust-check policy.lua -- sh -c \
+  'echo "$HOME"; i=0; until [ -e release ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i + 1)); done' \
   >"$work/held" 2>"$work/held.err") &
 holder=$!
-for _ in $(seq 100); do [[ -s $work/held ]] && break; sleep 0.05; done
+for _ in $(seq 400); do [[ -s $work/held ]] && break; sleep 0.05; done
+[[ -s $work/held ]] || fail "the holding run did not start: $(cat "$work/held.err")"
 run sh -c 'echo "$HOME"'
+touch "$proj/release"
 wait "$holder"
+rm -f "$proj/release"
 [[ $(head -1 "$work/held") == "$home" ]] || fail "the holding run did not take the guess: $(cat "$work/held" "$work/held.err")"
 ((status == 0)) || fail "the run beside it failed ($status): $(cat "$work/err")"
 [[ $out != "$home" ]] || fail "the run beside it took the private HOME the other run holds: $out"
@@ -169,10 +176,15 @@ home=$out guess=$(guesses | xargs grep -l -F -- "$out")
 # the guess, and another run may hold the one that is.
 (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
   strace -o "$work/late.trace" -e trace=openat,flock \
-  -e inject=flock:delay_enter=3000000 \
+  -e inject=flock:delay_enter=5000000 \
   "$LCSB" --no-trust-check policy.lua -- sh -c 'echo "$HOME"' >"$work/late" 2>"$work/late.err") &
 late=$!
-for _ in $(seq 200); do grep -q "${guess##*/}" "$work/late.trace" 2>/dev/null && break; sleep 0.05; done
+opened=0
+for _ in $(seq 400); do
+  grep -q "${guess##*/}" "$work/late.trace" 2>/dev/null && opened=1 && break
+  sleep 0.05
+done
+((opened)) || fail "the run did not open the guess within 20 s"
 cp "$guess" "$guess.new" && mv "$guess.new" "$guess"
 wait "$late"
 grep -q 'flock(' "$work/late.trace" || fail "the run took no lock: $(cat "$work/late.err")"
