@@ -77,9 +77,10 @@ static int teardown(void **state) {
 }
 
 /* The policy opened and a runner made for it under BACKEND ("auto",
- * "none"); false when a Landlock world of its own cannot be made here (a
- * skip, or a failure where the tests are required). */
-static bool open_runner(fx *f, const char *backend) {
+ * "none"), HIDDEN (when not NULL) hidden besides; false when a Landlock
+ * world of its own cannot be made here (a skip, or a failure where the
+ * tests are required). */
+static bool open_runner(fx *f, const char *backend, const char *hidden) {
     lcsb_script_options so;
     lcsb_script_options_init(&so);
     so.lua_dir = LCSB_LUA_DIR;
@@ -107,14 +108,19 @@ static bool open_runner(fx *f, const char *backend) {
     opts.capture_stderr = true;
     opts.relay_fd = -1;
     opts.trailer_fd = -1;
-    if (lcsb_runner_new(f->backend, lcsb_script_policy(f->script), &opts, &f->runner, &err))
+    lcsb_policy *copy = lcsb_policy_copy(lcsb_script_policy(f->script));
+    assert_non_null(copy);
+    if (hidden && lcsb_policy_add_hide(copy, hidden, &err))
+        fail_msg("lcsb_policy_add_hide: %s", err.message);
+    if (lcsb_runner_new(f->backend, copy, &opts, &f->runner, &err))
         fail_msg("lcsb_runner_new: %s", err.message);
+    lcsb_policy_free(copy);
     return true;
 }
 
 #define NEED_RUNNER(f, backend)                                                                    \
     do {                                                                                           \
-        if (!open_runner(f, backend)) skip();                                                      \
+        if (!open_runner(f, backend, NULL)) skip();                                                \
     } while (0)
 
 /* SCRIPT run by sh through the runner, its stdout a pipe of its own, read
@@ -244,7 +250,7 @@ static void test_a_file_replaced_while_waiting_stays_protected(void **state) {
         }
         assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
         write_file(path_in(config, git, "config"), "[core]\n");
-        if (!open_runner(f, twin ? "none" : "auto")) skip();
+        if (!open_runner(f, twin ? "none" : "auto", NULL)) skip();
         assert_int_equal(run_sh(f, "true", out, sizeof out), 0);
         /* The host writes its config while the next world waits. */
         write_file(path_in(fresh, git, "config.lock"), "[user]\n\tname = host\n");
@@ -257,6 +263,35 @@ static void test_a_file_replaced_while_waiting_stays_protected(void **state) {
         } else {
             assert_int_not_equal(status, 0);
             assert_string_equal(text, "[user]\n\tname = host\n");
+        }
+    }
+}
+
+/* A hidden path that is not there when the next world is made (hide
+ * leaves it out then: hidden already) and that the host makes before that
+ * world's command comes: the world has no cover for it, so it is not used,
+ * and the command runs in one made at once, where the path is hidden. */
+static void test_a_hidden_path_made_while_waiting_stays_hidden(void **state) {
+    fx *f = *state;
+    char planted[PATH_MAX], out[4096];
+    /* Long enough for the next world to be made while it runs. */
+    const char *busy = "i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done";
+    for (int twin = 0; twin < 2; twin++) {
+        if (twin) {
+            teardown(state);
+            setup(state);
+        }
+        path_in(planted, f->dir, "planted");
+        if (!open_runner(f, twin ? "none" : "auto", planted)) skip();
+        assert_int_equal(run_sh(f, busy, out, sizeof out), 0);
+        write_file(planted, "not for the command\n");
+        int status = run_sh(f, "cat planted", out, sizeof out);
+        if (twin) {
+            assert_int_equal(status, 0);
+            assert_string_equal(out, "not for the command\n");
+        } else {
+            assert_int_not_equal(status, 0);
+            assert_null(strstr(out, "not for the command"));
         }
     }
 }
@@ -288,6 +323,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_a_file_replaced_while_waiting_stays_protected, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_hidden_path_made_while_waiting_stays_hidden, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
