@@ -21,6 +21,7 @@ its stdin closes: the suite that started it holds the other end, so the
 servers go with it, however it ends.
 """
 import base64
+import errno
 import gzip
 import hashlib
 import http.server
@@ -211,16 +212,28 @@ class Server(http.server.ThreadingHTTPServer):
 
 def serve(context=None):
     """One port on ADDRESS and, where that is another, on 127.0.0.1 too:
-    the cases reach the server by the host's name and by localhost."""
+    the cases reach the server by the host's name and by localhost. The
+    port the first address got may be another socket's on the second (a
+    suite beside this one): then both go, and another port is tried."""
     handler = lambda *a, **k: Quiet(*a, directory=os.path.join(ROOT, "web"), **k)
-    port = 0
-    for address in dict.fromkeys([ADDRESS, "127.0.0.1"]):
-        server = Server((address, port), handler)
-        if context:
-            server.socket = context.wrap_socket(server.socket, server_side=True)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        port = server.server_address[1]
-    return port
+    for _ in range(20):
+        servers, port = [], 0
+        try:
+            for address in dict.fromkeys([ADDRESS, "127.0.0.1"]):
+                servers.append(Server((address, port), handler))
+                port = servers[-1].server_address[1]
+        except OSError as e:
+            for server in servers:
+                server.server_close()
+            if e.errno != errno.EADDRINUSE:
+                raise
+            continue
+        for server in servers:
+            if context:
+                server.socket = context.wrap_socket(server.socket, server_side=True)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+        return port
+    raise OSError(errno.EADDRINUSE, "no port free on both addresses")
 
 
 def main():
