@@ -496,14 +496,12 @@ static bool ahead_possible(const lcsb_runner *r) {
            !p->limits[LCSB_LIMIT_TIME];
 }
 
-/* How many words of FINAL come before ARGV's, which it ends with when the
- * run can be made ahead; 0 when it cannot: only a Landlock world of its
- * own. */
-static size_t ahead_prefix(const lcsb_runner *r, const lcsb_attestation *att,
-                           const char *const *final, const char *const *argv) {
-    if (!ahead_possible(r) || att->backend != LCSB_MECHANISM_LANDLOCK ||
-        att->world != LCSB_HELD_OWN)
-        return 0;
+/* Of a run ahead_possible allows, how many words of FINAL come before
+ * ARGV's, which it ends with when the run can be made ahead; 0 when it
+ * cannot: only a Landlock world of its own. */
+static size_t ahead_prefix(const lcsb_attestation *att, const char *const *final,
+                           const char *const *argv) {
+    if (att->backend != LCSB_MECHANISM_LANDLOCK || att->world != LCSB_HELD_OWN) return 0;
     size_t n = count_words(final), words = count_words(argv);
     if (n <= words + 1) return 0;
     for (size_t i = 0; i < words; i++)
@@ -733,7 +731,7 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
     if (ahead_possible(r)) {
         rc = lcsb_prepare(r->backend, r->policy, NULL, argv, &final, &result->attestation, err);
         if (rc) return rc;
-        n = ahead_prefix(r, &result->attestation, (const char *const *) final, argv);
+        n = ahead_prefix(&result->attestation, (const char *const *) final, argv);
     }
     const char *cwd = run_cwd(r);
     if (!n || !ahead_fits(r, (const char *const *) final, n, cwd)) let_go(r);
