@@ -146,7 +146,10 @@ static int run_sh(fx *f, const char *script, char *out, size_t size) {
     out[n] = '\0';
     close(pipe_fds[0]);
     int status = result->status;
-    if (result->setup_failed) fail_msg("the sandbox was not set up: %s", result->note);
+    /* The shim says why on its stderr, which the runner captures. */
+    if (result->setup_failed)
+        fail_msg("the sandbox was not set up: %s; its stderr: %.*s", result->note,
+                 (int)result->stderr_tail_len, result->stderr_tail);
     free(result);
     return status;
 }
