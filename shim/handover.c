@@ -37,8 +37,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "covers.h"
 #include "say.h"
-#include "world.h"
 
 /* More than any kernel takes as an exec's arguments. */
 #define WORDS_MAX ((size_t)16 << 20)

@@ -37,9 +37,9 @@
  * pass runs the same parser, so what is checked and what is enforced cannot
  * drift apart.
  *
- * One program (this file, wire.c, filters.c, world.c, namespaces.c, init.c,
- * execseen.c, handover.c, cgroup.c, say.c and their headers, kernel_uapi.h), libc and
- * kernel headers only; nothing from the library (docs/architecture.md,
+ * One program (this file, wire.c, filters.c, world.c, covers.c, mounts.c,
+ * namespaces.c, init.c, execseen.c, handover.c, cgroup.c, say.c and their
+ * headers, kernel_uapi.h), libc and kernel headers only; nothing from the library (docs/architecture.md,
  * rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -36,63 +36,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "covers.h"
 #include "kernel_uapi.h"
+#include "mounts.h"
 #include "say.h"
 
 /* Where the host's root stays while the new one is built, inside the new one. */
 #define HOST "/.lcsb-host"
-/* An empty file that hidden files are covered with, and a directory of
- * mode 0 for hidden directories, both removed once used. */
-#define EMPTY "/.lcsb-empty"
-#define EMPTY_DIR "/.lcsb-empty-dir"
 
 /* Rights that make a rule's path part of the write tier. */
 #define WRITES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | \
     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR)
-
-static int open_path(int dirfd, const char *path) {
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-
-    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-}
-
-static const char *open_error(int err) {
-    return err == ELOOP ? "the path passes through a symlink" : strerror(err);
-}
-
-static int set_mount_attr(int dirfd, const char *path, unsigned flags, bool readonly) {
-    struct mount_attr_v0 attr = {0};
-
-    if (readonly)
-        attr.attr_set = MOUNT_ATTR_RDONLY_;
-    else
-        attr.attr_clr = MOUNT_ATTR_RDONLY_;
-    return (int)syscall(SYS_mount_setattr, dirfd, path, flags, &attr, sizeof attr);
-}
-
-/* A copy of the mount tree at FROM (a descriptor), read-only throughout, or
- * with its top mount writable: a mount below a write-tier path that was
- * read-only before lcsb came stays so. Mounted on the path TO in the new root. */
-static int mount_copy(int from, const char *to, bool writable, const char *name) {
-    int tree = (int)syscall(SYS_open_tree, from, "",
-                            OPEN_TREE_CLONE_ | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE_);
-    int at = -1, ret = -1;
-
-    if (tree < 0 || set_mount_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE_, true) != 0 ||
-        (writable && set_mount_attr(tree, "", AT_EMPTY_PATH, false) != 0) ||
-        (at = open_path(AT_FDCWD, to)) < 0 ||
-        syscall(SYS_move_mount, tree, "", at, "",
-                MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_) != 0)
-        fail("mount %s %s: %s", show(name), writable ? "writable" : "read-only",
-             strerror(errno));
-    else
-        ret = 0;
-    if (at >= 0)
-        close(at);
-    if (tree >= 0)
-        close(tree);
-    return ret;
-}
 
 /* The directories above PATH, made in the new root's tmpfs. Sorted paths
  * come in runs of siblings: the directory made last is not made again. */
@@ -519,100 +473,6 @@ static int place(struct plan *plan, const struct entry *e, const char *next) {
     return plan->rules->on_path(plan->rules->ctx, e->path, e->access);
 }
 
-/* The hidden and protected paths that were missing as the world was
- * built: a policy script may make one afterwards (the empty .git a
- * project's run holds), which a world made ahead of it would leave bare. */
-struct noted {
-    char **v;
-    size_t n;
-};
-/* And those it covered: each a mount root of the world's, until the host
- * replaces the file under it (the kernel then detaches the cover). */
-static struct noted absent, covered;
-
-/* PATH noted in LIST: 0, or -1 said. */
-static int note(struct noted *list, const char *path) {
-    char **more = realloc(list->v, (list->n + 1) * sizeof *list->v);
-
-    if (more == NULL || (more[list->n] = strdup(path)) == NULL) {
-        if (more != NULL)
-            list->v = more;
-        return fail("hold the policy's paths: out of memory");
-    }
-    list->v = more;
-    list->n++;
-    return 0;
-}
-
-/* The kernel's struct statx as far as it is read here (linux/stat.h): the
- * C libraries' own clash with the kernel's header, or (musl before 1.2.5)
- * have none. */
-struct statx_head {
-    uint32_t mask, blksize;
-    uint64_t attributes;
-    uint32_t nlink, uid, gid;
-    uint16_t mode, spare;
-    uint64_t ino, size, blocks, attributes_mask;
-    uint8_t rest[256 - 64];
-};
-#define STATX_TYPE_ONLY 0x1
-#define ATTR_MOUNT_ROOT 0x2000
-
-/* Is PATH the root of a mount, as a cover put on it is? */
-static bool mount_root(const char *path) {
-    struct statx_head stx;
-
-    return syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-                   STATX_TYPE_ONLY, &stx) == 0 &&
-           (stx.attributes_mask & ATTR_MOUNT_ROOT) && (stx.attributes & ATTR_MOUNT_ROOT);
-}
-
-bool world_covers_changed(void) {
-    struct stat st;
-
-    for (size_t i = 0; i < absent.n; i++)
-        if (fstatat(AT_FDCWD, absent.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-            return true;
-    for (size_t i = 0; i < covered.n; i++)
-        if (!mount_root(covered.v[i]))
-            return true;
-    return false;
-}
-
-/* What "hide" names is covered: a directory with an empty read-only tmpfs,
- * anything else with an empty file no one may read. A path that is not in
- * the world is hidden already. */
-static int hide(void *ctx, const char *path) {
-    struct stat st;
-    int at = open_path(AT_FDCWD, path), rc = 0, empty;
-
-    (void)ctx;
-    if (at < 0)
-        return errno == ENOENT ? note(&absent, path) : fail("open %s: %s", show(path), open_error(errno));
-    if (fstat(at, &st) != 0)
-        rc = fail("stat %s: %s", show(path), strerror(errno));
-    else if ((empty = open_path(AT_FDCWD, S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY)) < 0) {
-        rc = fail("open %s: %s", S_ISDIR(st.st_mode) ? EMPTY_DIR : EMPTY, strerror(errno));
-    } else {
-        rc = mount_copy(empty, path, false, path);
-        close(empty);
-    }
-    close(at);
-    return rc != 0 ? rc : note(&covered, path);
-}
-
-/* What "protect" names: a read-only copy on top of the writable tree. */
-static int protect(void *ctx, const char *path) {
-    int at = open_path(AT_FDCWD, path), rc;
-
-    (void)ctx;
-    if (at < 0)
-        return errno == ENOENT ? note(&absent, path) : fail("open %s: %s", show(path), open_error(errno));
-    rc = mount_copy(at, path, false, path);
-    close(at);
-    return rc != 0 ? rc : note(&covered, path);
-}
-
 /* The host's top-level symlinks (/bin -> usr/bin on a merged /usr): a name
  * and where it points reveal nothing the policy would hide, and programs
  * are found through them. */
@@ -690,11 +550,15 @@ static int enter_scaffold(dev_t *scaffold) {
     return 0;
 }
 
-/* The host's root goes; the scaffold becomes read-only. */
+/* The host's root goes; the scaffold becomes read-only. Last of all the
+ * world's mounts, the covers are looked at again. */
 static int leave_scaffold(void) {
-    if (unlink(EMPTY) != 0 || rmdir(EMPTY_DIR) != 0 || umount2(HOST, MNT_DETACH) != 0 ||
-        rmdir(HOST) != 0)
+    if (umount2(HOST, MNT_DETACH) != 0 || rmdir(HOST) != 0)
         return fail("let go of the host's root: %s", strerror(errno));
+    if (keep_covers() != 0)
+        return -1;
+    if (unlink(EMPTY) != 0 || rmdir(EMPTY_DIR) != 0)
+        return fail("let go of the empty file and directory: %s", strerror(errno));
     if (set_mount_attr(AT_FDCWD, "/", 0, true) != 0)
         return fail("make the command's root read-only: %s", strerror(errno));
     return 0;
@@ -707,7 +571,7 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
     const struct policy_sink collect = {
         .ctx = &plan, .on_port = pass_port, .on_path = gather, .on_private = note_private};
     const struct policy_sink after = {
-        .ctx = &plan, .on_hide = hide, .on_protect = protect, .on_link = make_link};
+        .ctx = &plan, .on_hide = cover_hide, .on_protect = cover_protect, .on_link = make_link};
     struct header again;
     char cwd[PATH_MAX];
     int rc = -1;

@@ -25,11 +25,4 @@ int build_world(char **argv, int argc, int dashdash, const struct header *h,
                 const struct policy_sink *rules, rule_on_fd on_fd, const char *extra,
                 uint64_t extra_access);
 
-/* Has a path the header hides or protects lost its cover since build_world
- * made it (the host replaced the file under it, and the kernel detached the
- * cover), or, found missing then (nothing to cover), come to be? A world
- * made ahead of its command (handover.c) is then not used: what the policy
- * covers would be bare. */
-bool world_covers_changed(void);
-
 #endif

@@ -688,32 +688,39 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
     return rc;
 }
 
+/* How many worlds are made at once for a command whose world changed while
+ * it was made: the host's writes come in bursts (git renames its config
+ * anew on each change), and each world is made in a few milliseconds. */
+#define FRESH_WORLDS 3
+
 /* The run of ARGV in the world made ahead for it (NOW); where that world
- * ran nothing, once more in one made now, which nothing can have changed
- * while it waited but the run's own start. */
+ * ran nothing, again in one made now, which nothing can have changed while
+ * it waited but the run's own start. */
 static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv,
                      lcsb_run_result *result, lcsb_error *err) {
     int rc = hand_and_wait(r, now, argv, !r->once, result, err);
-    if (rc != 1) return rc;
-    result->status = 0;
-    result->note[0] = '\0';
-    result->setup_failed = result->not_executed = false;
-    result->stderr_tail_len = 0;
-    result->attestation.execs_seen = false;
-    /* One made ahead meanwhile for the command after may have the same
-     * fault: it goes too. */
-    drop_ahead(r);
-    char **prefix = copy_all((const char *const *)r->last);
-    if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if ((rc = spawn_ahead(r, prefix, run_cwd(r), err)) != 0) return rc;
-    lcsb__spawned again = take_ahead(r);
-    rc = hand_and_wait(r, &again, argv, !r->once, result, err);
+    for (int fresh = 0; rc == 1 && fresh < FRESH_WORLDS; fresh++) {
+        /* One made ahead meanwhile for the command after may have the same
+         * fault: it goes too. */
+        drop_ahead(r);
+        result->status = 0;
+        result->note[0] = '\0';
+        result->setup_failed = result->not_executed = false;
+        result->stderr_tail_len = 0;
+        result->attestation.execs_seen = false;
+        char **prefix = copy_all((const char *const *)r->last);
+        if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+        if ((rc = spawn_ahead(r, prefix, run_cwd(r), err)) != 0) return rc;
+        lcsb__spawned again = take_ahead(r);
+        rc = hand_and_wait(r, &again, argv, !r->once, result, err);
+    }
     if (rc == 1) {
         result->status = LCSB_EXIT_SETUP;
         result->setup_failed = true;
         snprintf(result->note, sizeof result->note,
-                 "the command's world changed while it was made (a file it protects or hides "
-                 "was replaced): nothing ran");
+                 "the command's world changed while it was made, %d times (a file it protects "
+                 "or hides was replaced each time): nothing ran",
+                 FRESH_WORLDS + 1);
         rc = 0;
     }
     return rc;

@@ -299,6 +299,35 @@ static void test_a_hidden_path_made_while_waiting_stays_hidden(void **state) {
     }
 }
 
+/* A directory hidden whole that holds a protected path (.git, and its
+ * config protected by default): its worlds, made ahead, are used (the
+ * protected path beneath the cover is out of them, not a cover lost), and
+ * the directory is out of the command's reach. Its twin, under the none
+ * backend, lists it. */
+static void test_a_hidden_directory_holding_a_protected_path(void **state) {
+    fx *f = *state;
+    char git[PATH_MAX], config[PATH_MAX], out[4096];
+    for (int twin = 0; twin < 2; twin++) {
+        if (twin) {
+            teardown(state);
+            setup(state);
+        }
+        assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
+        write_file(path_in(config, git, "config"), "[core]\n");
+        if (!open_runner(f, twin ? "none" : "auto", git)) skip();
+        for (int i = 0; i < 2; i++) {
+            int status = run_sh(f, "cat .git/config", out, sizeof out);
+            if (twin) {
+                assert_int_equal(status, 0);
+                assert_string_equal(out, "[core]\n");
+            } else {
+                assert_int_not_equal(status, 0);
+                assert_string_equal(out, "");
+            }
+        }
+    }
+}
+
 /* A host that narrows itself between two commands (here its umask) gets
  * the second command run as it is now, as lcsb_run would: the world made
  * before the change is not used. */
@@ -326,6 +355,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_a_file_replaced_while_waiting_stays_protected, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_hidden_directory_holding_a_protected_path, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_path_made_while_waiting_stays_hidden, setup,
                                         teardown),
     };
