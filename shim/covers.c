@@ -27,8 +27,9 @@ struct noted {
     size_t n;
 };
 /* And those it covered: each a mount root of the world's, until the host
- * replaces the file under it (the kernel then detaches the cover). */
-static struct noted absent, covered;
+ * replaces the file under it (the kernel then detaches the cover); and the
+ * directories bound onto themselves that hold them in place. */
+static struct noted absent, covered, held;
 
 /* PATH noted in LIST: 0, or -1 said. */
 static int note(struct noted *list, const char *path, bool hidden) {
@@ -59,13 +60,25 @@ struct statx_head {
 #define STATX_TYPE_ONLY 0x1
 #define ATTR_MOUNT_ROOT 0x2000
 
-/* Is PATH the root of a mount, as a cover put on it is? */
-static bool mount_root(const char *path) {
+static bool is_mount_root(int dirfd, const char *path, int flags) {
     struct statx_head stx;
 
-    return syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+    return syscall(SYS_statx, dirfd, path, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
                    STATX_TYPE_ONLY, &stx) == 0 &&
            (stx.attributes_mask & ATTR_MOUNT_ROOT) && (stx.attributes & ATTR_MOUNT_ROOT);
+}
+
+/* Is PATH the root of a mount, as a cover put on it is? Reached through no
+ * symlink: one the host put in place of a directory above it would lead
+ * to the old cover. (At the handover the mount table, whose paths change
+ * then, tells that; this is the look while the world is made.) */
+static bool mount_root(const char *path) {
+    int fd = open_path(AT_FDCWD, path);
+    bool root = fd >= 0 && is_mount_root(fd, "", AT_EMPTY_PATH);
+
+    if (fd >= 0)
+        close(fd);
+    return root;
 }
 
 static bool appeared(const char *path) {
@@ -79,9 +92,13 @@ bool world_covers_changed(void) {
         if (appeared(absent.v[i].path))
             return true;
     for (size_t i = 0; i < covered.n; i++)
-        if (!mount_root(covered.v[i].path))
+        if (!is_mount_root(AT_FDCWD, covered.v[i].path, 0))
             return true;
     return false;
+}
+
+int cover_hold(const char *path) {
+    return note(&held, path, false);
 }
 
 /* How often a cover is put again on a file the host replaced while it was
@@ -175,6 +192,13 @@ int keep_covers(void) {
 
         forget_inside_hidden(&covered);
         forget_inside_hidden(&absent);
+        forget_inside_hidden(&held);
+        /* Bound again, it would need the host's root, gone by now. */
+        for (size_t i = 0; i < held.n; i++)
+            if (!mount_root(held.v[i].path))
+                return fail("keep %s in place: the host moved or replaced it while the world "
+                            "was made; run the command again",
+                            show(held.v[i].path));
 
         for (size_t i = 0; i < covered.n && rc >= 0; i++) {
             if (mount_root(covered.v[i].path))

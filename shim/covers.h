@@ -21,6 +21,12 @@
 int cover_hide(void *ctx, const char *path);
 int cover_protect(void *ctx, const char *path);
 
+/* PATH, a directory of the host's bound writable onto itself inside a tree
+ * bound already (what holds a protected or hidden path in place: the
+ * command cannot rename a mount point), is looked at with the covers: the
+ * host can rename it, and its mount goes with it. 0, or -1 said. */
+int cover_hold(const char *path);
+
 /* Each cover put again where the host took it away since, and each path
  * found missing that came since covered, until a look finds nothing
  * changed: once every other mount of the world is made. 0, or -1 said. */

@@ -460,7 +460,8 @@ static int place(struct plan *plan, const struct entry *e, const char *next) {
          * same inode. */
         if (rc == 0 && scaffold)
             rc = bind_from_host(e->path, writable, plan, e);
-        else if (rc == 0 && (rc = mount_copy(at, e->path, true, e->path)) == 0)
+        else if (rc == 0 && (rc = mount_copy(at, e->path, true, e->path)) == 0 &&
+                 (rc = cover_hold(e->path)) == 0)
             rc = plan->on_fd(plan->rules->ctx, at, st.st_mode, e->path, e->access);
         close(at);
         return rc;

@@ -688,41 +688,29 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
     return rc;
 }
 
-/* How many worlds are made at once for a command whose world changed while
- * it was made: the host's writes come in bursts (git renames its config
- * anew on each change), and each world is made in a few milliseconds. */
-#define FRESH_WORLDS 3
-
 /* The run of ARGV in the world made ahead for it (NOW); where that world
- * ran nothing, again in one made now, which nothing can have changed while
- * it waited but the run's own start. */
+ * ran nothing (the host changed what it covers while it waited, or it could
+ * not look), in one made at the call, as lcsb_run makes it: that shim puts
+ * its covers again on what the host left while it made its world, and has
+ * no wait after. */
 static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv,
                      lcsb_run_result *result, lcsb_error *err) {
     int rc = hand_and_wait(r, now, argv, !r->once, result, err);
-    for (int fresh = 0; rc == 1 && fresh < FRESH_WORLDS; fresh++) {
-        /* One made ahead meanwhile for the command after may have the same
-         * fault: it goes too. */
-        drop_ahead(r);
-        result->status = 0;
-        result->note[0] = '\0';
-        result->setup_failed = result->not_executed = false;
-        result->stderr_tail_len = 0;
-        result->attestation.execs_seen = false;
-        char **prefix = copy_all((const char *const *)r->last);
-        if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-        if ((rc = spawn_ahead(r, prefix, run_cwd(r), err)) != 0) return rc;
-        lcsb__spawned again = take_ahead(r);
-        rc = hand_and_wait(r, &again, argv, !r->once, result, err);
-    }
-    if (rc == 1) {
-        result->status = LCSB_EXIT_SETUP;
-        result->setup_failed = true;
-        snprintf(result->note, sizeof result->note,
-                 "the command's world changed while it was made, %d times (a file it protects "
-                 "or hides was replaced each time): nothing ran",
-                 FRESH_WORLDS + 1);
-        rc = 0;
-    }
+    if (rc != 1) return rc;
+    result->status = 0;
+    result->note[0] = '\0';
+    result->setup_failed = result->not_executed = false;
+    result->stderr_tail_len = 0;
+    result->attestation.execs_seen = false;
+    size_t n = count_words((const char *const *)r->last), words = count_words(argv);
+    const char **final = calloc(n + words + 1, sizeof *final);
+    if (!final) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    memcpy(final, r->last, n * sizeof *final);
+    memcpy(final + n, argv, words * sizeof *final);
+    rc = spawn_and_wait(r->backend, r->policy, final, true,
+                        recording_shim(&r->opts, &result->attestation, (char *const *) final),
+                        &r->opts, NULL, result, err);
+    free(final);
     return rc;
 }
 

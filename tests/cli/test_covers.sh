@@ -43,43 +43,60 @@ end
 EOF
 append='echo "[core] fsmonitor = planted" >> .git/config'
 
-# Replace .git/config from the host once a shim of this run is held in a
-# call the trace shows begun (strace writes a call's start as it enters it)
-# and matching PATTERN; $work/replaced says whether it came to that.
-replace_when_held() { # PATTERN
-  local last
+# The host's rewrite of its config, as git does it: a new file renamed
+# over the old one.
+replace_config() {
+  printf '[user]\n\tname = host\n' >"$proj/.git/config.lock"
+  mv "$proj/.git/config.lock" "$proj/.git/config"
+}
+
+# The host's .git moved aside and a copy made in its place (the copy a
+# plain directory of the project's), or (symlink) a symlink to it.
+move_git() {
+  mv "$proj/.git" "$proj/.git.old"
+  if [[ $1 == copy ]]; then cp -a "$proj/.git.old" "$proj/.git"; else ln -s .git.old "$proj/.git"; fi
+}
+
+# ACTION run on the host once a shim of this run is held in a call the
+# trace shows begun (strace writes a call's start as it enters it) and
+# matching PATTERN; $work/acted says whether it came to that.
+act_when_held() { # PATTERN ACTION...
+  local last pattern=$1
+  shift
   for _ in $(seq 1 3000); do
     last=$(tail -n 1 "$work/trace" 2>/dev/null)
-    if [[ $last =~ $1 && $last != *") = "* ]]; then
-      printf '[user]\n\tname = host\n' >"$proj/.git/config.lock"
-      mv "$proj/.git/config.lock" "$proj/.git/config"
-      echo yes >"$work/replaced"
+    if [[ $last =~ $pattern && $last != *") = "* ]]; then
+      "$@"
+      echo yes >"$work/acted"
       return
     fi
     sleep 0.01
   done
-  echo no >"$work/replaced"
+  echo no >"$work/acted"
 }
 
 # The append run with the shim's NAME calls delayed by DELAY microseconds,
-# the config replaced while one matching PATTERN is held (strace -y shows
-# the paths of the call's descriptors).
-run_held() { # NAME DELAY PATTERN
+# ACTION done on the host while one matching PATTERN is held (strace -y
+# shows the paths of the call's descriptors).
+run_held() { # NAME DELAY PATTERN ACTION...
+  local name=$1 delay=$2
+  shift 2
+  rm -rf "$proj/.git" "$proj/.git.old" "$work/acted" "$work/trace"
+  mkdir "$proj/.git"
   printf '[core]\n' >"$proj/.git/config"
-  rm -f "$work/replaced" "$work/trace"
-  replace_when_held "$3" &
-  local replacer=$!
+  act_when_held "$@" &
+  local actor=$!
   (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    strace -f -y -o "$work/trace" -e "trace=$1" -e "inject=$1:delay_enter=$2" \
+    strace -f -y -o "$work/trace" -e "trace=$name" -e "inject=$name:delay_enter=$delay" \
     "$LCSB" --no-trust-check policy.lua -- sh -c "$append" >"$work/out" 2>"$work/err")
   status=$?
-  wait "$replacer"
+  wait "$actor"
 }
 
 # The append refused, the command run, and the host's config as the host
 # left it; the replacement came while the shim was held.
 expect_refused() {
-  [[ $(cat "$work/replaced") == yes ]] || { fail "the shim was never held there"; return; }
+  [[ $(cat "$work/acted") == yes ]] || { fail "the shim was never held there"; return; }
   ((status != 97)) || fail "the world was not made: $(cat "$work/err")"
   ((status != 0)) || fail "the command appended to the replaced config"
   grep -q planted "$proj/.git/config" && fail "planted in .git/config: $(cat "$proj/.git/config")"
@@ -100,7 +117,7 @@ end
 # its covers again (last of its mounts, after it lets go of the host's
 # root) and covers the new file.
 begin "a protected file replaced after it was covered stays protected"
-run_held umount2 1000000 'umount2\('
+run_held umount2 1000000 'umount2\(' replace_config
 expect_refused
 end
 
@@ -112,10 +129,25 @@ if ((EUID != 0)); then
   # and its descriptors' paths only as root.
   skip "strace shows which path a shim's mount is for only to root"
 else
-  run_held move_mount 100000 "move_mount\\(.*$proj/\\.git/config>"
+  run_held move_mount 100000 "move_mount\\(.*$proj/\\.git/config>" replace_config
   expect_refused
   end
 fi
+
+# What holds .git in place (a mount of its own, which the command cannot
+# rename) moved by the host before the covers are looked at again: the
+# world cannot bind the new one (the host's root is gone), so nothing runs,
+# rather than a .git the command could move aside and make anew.
+for how in copy symlink; do
+  begin "a .git the host moves aside while the world is made ($how in its place): nothing runs"
+  run_held umount2 1000000 'umount2\(' move_git "$how"
+  [[ $(cat "$work/acted") == yes ]] || fail "the shim was never held there"
+  ((status == 97)) || fail "the command ran ($status): $(cat "$work/err")"
+  grep -qs planted "$proj/.git/config" "$proj/.git.old/config" && fail "planted in .git/config"
+  grep -Eq "keep .*/\.git in place|passes through a symlink" "$work/err" ||
+    fail "the message does not say why: $(cat "$work/err")"
+  end
+done
 
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]

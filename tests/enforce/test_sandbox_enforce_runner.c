@@ -328,6 +328,24 @@ static void test_a_hidden_directory_holding_a_protected_path(void **state) {
     }
 }
 
+/* A directory above a protected path that no one may search (the command
+ * may chmod the .git it owns): the world made ahead, whose init has no
+ * capability left to look through it at the handover, is not used, and the
+ * command runs in a world made at the call instead of failing. */
+static void test_an_unsearchable_directory_above_a_cover(void **state) {
+    fx *f = *state;
+    char git[PATH_MAX], config[PATH_MAX], out[4096];
+    assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
+    write_file(path_in(config, git, "config"), "[core]\n");
+    if (!open_runner(f, "auto", NULL)) skip();
+    assert_int_equal(run_sh(f, "true", out, sizeof out), 0);
+    assert_int_equal(chmod(git, 0), 0);
+    int status = run_sh(f, "echo ran", out, sizeof out);
+    assert_int_equal(chmod(git, 0755), 0);
+    assert_int_equal(status, 0);
+    assert_string_equal(out, "ran\n");
+}
+
 /* A host that narrows itself between two commands (here its umask) gets
  * the second command run as it is now, as lcsb_run would: the world made
  * before the change is not used. */
@@ -355,6 +373,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_a_file_replaced_while_waiting_stays_protected, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_an_unsearchable_directory_above_a_cover, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_directory_holding_a_protected_path, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_path_made_while_waiting_stays_hidden, setup,
