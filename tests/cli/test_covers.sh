@@ -35,10 +35,13 @@ end() { ((failed == failed_before)) && passed=$((passed + 1)); }
 
 proj=$work/proj
 mkdir -p "$proj/.git"
+# ASAN_OPTIONS passed on reaches the shim too: a sanitizer build's shim,
+# traced, must not end in LeakSanitizer's refusal to run under ptrace.
 cat >"$proj/policy.lua" <<'EOF'
 local lcsb = require "lcsb"
 return function(run)
-  return lcsb.exec_policy { project = run.cwd, exec = { "sh" }, limits = { time = 120 } }
+  return lcsb.exec_policy { project = run.cwd, exec = { "sh" }, limits = { time = 120 },
+    env = { pass = { "ASAN_OPTIONS" } } }
 end
 EOF
 append='echo "[core] fsmonitor = planted" >> .git/config'
