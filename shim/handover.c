@@ -30,6 +30,7 @@
 #include "handover.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -157,12 +158,27 @@ static char *mount_table(int mounts, size_t *len) {
     }
 }
 
-int take_command(int fd, int mounts, char **argv, int argc, char ***out, char ***env) {
-    char *words, *end, *before, *after;
-    size_t len, before_len, after_len, count = 0;
-    /* The world as it was made, before the wait. */
-    if ((before = mount_table(mounts, &before_len)) == NULL)
-        return fail("read the world's mounts: %s", strerror(errno));
+/* The world's mount table as it was made (NULL: it could not be read), and
+ * where to read it again. */
+static char *as_made;
+static size_t as_made_len;
+static int mounts = -1;
+
+void world_made(int command_fd) {
+    int fd = command_fd < 0 ? -1 : open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    if ((as_made = mount_table(fd, &as_made_len)) == NULL) {
+        close(fd);
+        return;
+    }
+    mounts = fd;
+}
+
+int take_command(int fd, char **argv, int argc, char ***out, char ***env) {
+    char *words, *end, *now;
+    size_t len, now_len, count = 0;
     int rc = take_descriptors(fd);
 
     if (rc != 0 || (rc = read_words(fd, &words, &len)) != 0)
@@ -170,11 +186,13 @@ int take_command(int fd, int mounts, char **argv, int argc, char ***out, char **
     close(fd);
     /* A cover the world put on a file of the host's (a protected or hidden
      * path) goes with the file when the host replaces it (a rename over
-     * it), and one it found missing has none (the empty .git a project's
+     * it), a directory that holds one in place goes where the host renames
+     * it, and one it found missing has none (the empty .git a project's
      * run makes after the world was started): the world then no longer
-     * holds what the policy says. */
-    after = mount_table(mounts, &after_len);
-    if (after == NULL || after_len != before_len || memcmp(after, before, after_len) != 0 ||
+     * holds what the policy says. One whose table could not be read (a
+     * policy that hides /proc) cannot tell. */
+    now = as_made == NULL ? NULL : mount_table(mounts, &now_len);
+    if (now == NULL || now_len != as_made_len || memcmp(now, as_made, now_len) != 0 ||
         world_covers_changed())
         return 2;
     /* Words, each ended: nothing below reads past the last NUL. */

@@ -609,14 +609,6 @@ static struct exec_watch *watch_for(const struct recorder *rec, int report_fd) {
     return &w;
 }
 
-/* The world's mount table, opened in the init before it is restricted: a
- * world made ahead compares it before and after its wait (handover.c). */
-static int open_mounts(void) {
-    int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-
-    return fd >= 0 ? fd : fail("open the world's mount table: %s", strerror(errno));
-}
-
 /* A setup that failed ends the shim, saying so out of band. CG, when made
  * and no init forked to join it, goes (in the init, a no-op). */
 static int setup_failed(int report_fd, struct cgroup *cg) {
@@ -654,7 +646,7 @@ int main(int argc, char **argv) {
     struct launch launch;
     int report_fd = take_fd("LCSB_EXEC_REPORT_FD");
     int proxy_fd = take_fd("LCSB_EXEC_PROXY_FD");
-    int command_fd = take_fd("LCSB_EXEC_COMMAND_FD"), mounts_fd = -1;
+    int command_fd = take_fd("LCSB_EXEC_COMMAND_FD");
     struct recorder rec = take_recorder();
     struct cgroup cg = CGROUP_INIT;
     sigset_t old_mask;
@@ -682,9 +674,10 @@ int main(int argc, char **argv) {
     if (ruleset_fd < 0)
         goto out;
     if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd, &rec,
-                  &cg) != 0 ||
-        (command_fd >= 0 && (mounts_fd = open_mounts()) < 0))
+                  &cg) != 0)
         goto close_ruleset;
+    /* A world made ahead: its mounts as made, looked at again when used. */
+    world_made(command_fd);
     /* Required by the kernel for an unprivileged restrict_self, and what stops
      * a set-uid binary from carrying privileges into the sandbox. */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -710,9 +703,7 @@ int main(int argc, char **argv) {
         return exec_command(&launch);
     /* Before a world made ahead waits: its command then starts at once. */
     struct exec_watch *watch = watch_for(&rec, report_fd);
-    int taken = command_fd < 0 ? 0
-                               : take_command(command_fd, mounts_fd, argv, argc, &launch.argv,
-                                              &environ);
+    int taken = command_fd < 0 ? 0 : take_command(command_fd, argv, argc, &launch.argv, &environ);
     if (taken != 0)
         return taken == 1   ? EXIT_SUCCESS
                : taken == 2 ? report_stale(report_fd)

@@ -45,9 +45,12 @@ const int *lcsb_relayed_signals(size_t *count) {
 /* The child being waited for; read by the signal handler. One run at a time
  * per process: signal dispositions are process-wide anyway. */
 static volatile sig_atomic_t running_child;
+/* The last signal relayed to it. */
+static volatile sig_atomic_t relayed_last;
 
 static void relay(int sig, siginfo_t *info, void *context) {
     (void)context;
+    relayed_last = sig;
     /* A terminal's ^C already reached the whole foreground process group,
      * the command included; only relay what was sent to lcsb alone. */
     if (info && info->si_code == SI_KERNEL) return;
@@ -65,6 +68,7 @@ static sigset_t relayed_set(void) {
 void lcsb__relay_begin(lcsb__relay *r) {
     sigset_t relayed = relayed_set();
     sigprocmask(SIG_BLOCK, &relayed, &r->old_mask);
+    relayed_last = 0;
     for (size_t i = 0; i < RELAYED; i++) {
         struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
         sigemptyset(&sa.sa_mask);
@@ -85,6 +89,7 @@ void lcsb__relay_end(lcsb__relay *r) {
     sigset_t relayed = relayed_set();
     sigprocmask(SIG_BLOCK, &relayed, NULL);
     running_child = 0;
+    r->relayed = relayed_last;
     sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
     for (size_t i = 0; i < RELAYED; i++) sigaction(relayed_signals[i], &r->old[i], NULL);
 }

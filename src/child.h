@@ -75,6 +75,7 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
 typedef struct lcsb__relay {
     sigset_t old_mask;
     struct sigaction old[4];
+    int relayed; /* after lcsb__relay_end: the last signal relayed, or 0 */
 } lcsb__relay;
 void lcsb__relay_begin(lcsb__relay *r);
 void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r);

@@ -492,6 +492,23 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
     return within;
 }
 
+/* Is DIR in a private directory's own tmpfs, not in a tree of the host's
+ * bound inside it (a write path there)? Nothing of the host's is there to
+ * hold in place: a directory bound there to pin it would be the host's, in
+ * the command's reach. */
+static bool in_private_tmpfs(const lcsb_policy *policy, const char *dir) {
+    size_t priv = 0, write = 0;
+    for (size_t i = 0; i < policy->priv_n; i++) {
+        size_t len = strlen(policy->priv[i].path);
+        if (len > priv && lcsb__path_within(dir, policy->priv[i].path)) priv = len;
+    }
+    for (size_t i = 0; i < policy->write.n; i++) {
+        size_t len = strlen(policy->write.v[i]);
+        if (len > write && lcsb__path_within(dir, policy->write.v[i])) write = len;
+    }
+    return priv > 0 && write <= priv;
+}
+
 int lcsb__policy_pins(const lcsb_policy *policy, lcsb__strv *out) {
     const lcsb__strv *held[] = {&policy->protect, &policy->hide};
     for (size_t t = 0; t < 2; t++)
@@ -504,7 +521,8 @@ int lcsb__policy_pins(const lcsb_policy *policy, lcsb__strv *out) {
                 *slash = '\0';
                 bool is_root;
                 if (!within_write(policy, dir, &is_root)) break;
-                if (!is_root && lcsb__strv_push(out, dir)) return LCSB_ENOMEM;
+                if (!is_root && !in_private_tmpfs(policy, dir) && lcsb__strv_push(out, dir))
+                    return LCSB_ENOMEM;
             }
         }
     return 0;

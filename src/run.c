@@ -669,9 +669,11 @@ static bool ahead_fits(lcsb_runner *r, const char *const *prefix, size_t n, cons
 
 /* NOW's shim handed ARGV and waited for. 0 when it ran the command (or
  * failed to: RESULT says); 1 when it took none of it, or its world changed
- * while it waited (the host replaced a file it covered): nothing ran. */
+ * while it waited (the host replaced a file it covered): nothing ran.
+ * *SIGNALLED: the last signal relayed to it meanwhile, or 0. */
 static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *argv,
-                         bool spawn_next, lcsb_run_result *result, lcsb_error *err) {
+                         bool spawn_next, int *signalled, lcsb_run_result *result,
+                         lcsb_error *err) {
     lcsb__relay relay;
     lcsb__relay_begin(&relay);
     int rc = lcsb__ahead_take(now, r->backend, r->policy, &r->opts, argv, err);
@@ -682,6 +684,7 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
     if (next) (void)spawn_ahead(r, next, run_cwd(r), &later);
     if (rc == 0) rc = lcsb__spawn_wait(now, r->last[0], &r->opts, NULL, result, err);
     lcsb__relay_end(&relay);
+    *signalled = relay.relayed;
     if (rc == 0 && now->stale) rc = 1;
     if (rc == 0) lcsb__spawn_refusals(now, &r->opts, true, result);
     lcsb__spawn_close(now);
@@ -695,8 +698,17 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
  * no wait after. */
 static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv,
                      lcsb_run_result *result, lcsb_error *err) {
-    int rc = hand_and_wait(r, now, argv, !r->once, result, err);
+    int signalled;
+    int rc = hand_and_wait(r, now, argv, !r->once, &signalled, result, err);
     if (rc != 1) return rc;
+    /* A signal meant to stop the command came while the world that went
+     * unused had it: the command is not started again without it. */
+    if (signalled) {
+        result->status = 128 + signalled;
+        snprintf(result->note, sizeof result->note,
+                 "signal %d came before the command started: it did not run", signalled);
+        return 0;
+    }
     result->status = 0;
     result->note[0] = '\0';
     result->setup_failed = result->not_executed = false;

@@ -45,6 +45,10 @@ return function(run)
 end
 EOF
 append='echo "[core] fsmonitor = planted" >> .git/config'
+# The same without a time limit: its worlds are made ahead (the guess).
+sed 's/, limits = { time = 120 }//; s/exec = { "sh" }/exec = { "sh", "rm", "mkdir" }/' \
+  "$proj/policy.lua" >"$proj/ahead.lua"
+policy_file=policy.lua
 
 # The host's rewrite of its config, as git does it: a new file renamed
 # over the old one.
@@ -91,7 +95,7 @@ run_held() { # NAME DELAY PATTERN ACTION...
   local actor=$!
   (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     strace -f -y -o "$work/trace" -e "trace=$name" -e "inject=$name:delay_enter=$delay" \
-    "$LCSB" --no-trust-check policy.lua -- sh -c "$append" >"$work/out" 2>"$work/err")
+    "$LCSB" --no-trust-check "$policy_file" -- sh -c "$append" >"$work/out" 2>"$work/err")
   status=$?
   wait "$actor"
 }
@@ -151,6 +155,52 @@ for how in copy symlink; do
     fail "the message does not say why: $(cat "$work/err")"
   end
 done
+
+# The same swap once a world made ahead is made (its init held as it
+# restricts itself, before it waits): the mount table it read as it was
+# made shows .git's mount moved, so it is not used; the world made at the
+# call in its place refuses the symlink.
+begin "a .git the host swaps for a symlink while a world made ahead waits: nothing planted"
+policy_file=ahead.lua append='rm .git && mkdir .git && echo "[core] fsmonitor = planted" > .git/config'
+(cd "$proj" && "$LCSB" --no-trust-check ahead.lua -- sh -c true >/dev/null 2>&1)
+run_held landlock_restrict_self 1000000 'landlock_restrict_self\(' move_git symlink
+[[ $(cat "$work/acted") == yes ]] || fail "the shim was never held there"
+grep -qs planted "$proj/.git/config" "$proj/.git.old/config" &&
+  fail "planted in .git/config ($status): $(cat "$work/err")"
+((status != 0)) || fail "the command ran: $(cat "$work/err")"
+end
+
+# A signal meant to stop the command that comes while lcsb hands it to a
+# world made ahead which then goes unused (.git unsearchable: the init,
+# its capabilities dropped, cannot look at the covers beneath): the world
+# made at the call in its place is not started without it.
+begin "a signal that comes while a world made ahead goes unused: the command does not run"
+rm -rf "$proj/.git" "$proj/.git.old" "$proj/ran"
+mkdir "$proj/.git"
+printf '[core]\n' >"$proj/.git/config"
+(cd "$proj" && "$LCSB" --no-trust-check ahead.lua -- sh -c true >/dev/null 2>&1)
+chmod 0 "$proj/.git"
+rm -f "$work/trace"
+(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  exec strace -f -o "$work/trace" -e trace=sendmsg -e inject=sendmsg:delay_enter=1000000:when=1 \
+  "$LCSB" --no-trust-check ahead.lua -- sh -c 'echo ran > ran' >"$work/out" 2>"$work/err") &
+tracer=$!
+sent=no
+for _ in $(seq 1 1000); do
+  last=$(tail -n 1 "$work/trace" 2>/dev/null)
+  if [[ $last =~ ^([0-9]+)\ +sendmsg\( && $last != *") = "* ]]; then
+    kill -INT "${BASH_REMATCH[1]}" && sent=yes
+    break
+  fi
+  sleep 0.01
+done
+wait "$tracer"
+status=$?
+chmod 755 "$proj/.git"
+[[ $sent == yes ]] || fail "lcsb was never held handing the command over"
+[[ -e $proj/ran ]] && fail "the command ran after the signal ($status): $(cat "$work/err")"
+((status == 130)) || fail "lcsb ended $status, not 130: $(cat "$work/err")"
+end
 
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]

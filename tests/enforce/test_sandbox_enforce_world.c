@@ -193,6 +193,53 @@ static void test_held_paths_stay_in_place(void **state) {
     expect_denied(f, CMD("cat", "c/d/secret"), 1, &P);
 }
 
+/* A path hidden or protected inside a private directory (a fresh tmpfs in
+ * the world, nothing of the host's): the directories above it are not
+ * held in place by binding the host's own there, which would show the
+ * command what lies beside the path, writable. Under none the private
+ * directory is made on the host, and the host's directory is not there
+ * either; the twin is a policy without it, where the command reads and
+ * writes beside the path. */
+static void test_held_paths_in_a_private_directory(void **state) {
+    NEED_LANDLOCK();
+    if (oci_group()) skip();
+    fx *f = *state;
+    char priv[PATH_MAX], sub[PATH_MAX], beside[PATH_MAX], made[PATH_MAX], text[4096];
+    path_in(priv, f->outside, "priv");
+    path_in(sub, priv, "sub");
+    assert_int_equal(mkdir(priv, 0755), 0);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    write_file(path_in(beside, sub, "beside"), SECRET "\n");
+    write_file(path_in(made, sub, "file"), "held\n");
+    path_in(made, sub, "made");
+    const char *const *cmd = CMD("sh", "-c", "cat \"$0/beside\"; echo planted > \"$0/made\"", sub);
+    const char *const kinds[] = {"hide", "protect"};
+    char private[PATH_MAX + 64];
+    FMT(private, ", private = { { path = \"%s\" } }", priv);
+    for (int twin = 0; twin < 2; twin++)
+        for (size_t k = 0; k < 2; k++) {
+            FMT(text,
+                "local lcsb = require \"lcsb\"\n"
+                "return function(run)\n"
+                "  local p = lcsb.exec_policy { project = run.cwd, exec = { \"sh\", \"cat\" } }\n"
+                "  return lcsb.policy { cwd = run.cwd, read = p.read, exec = p.exec,\n"
+                "    write = { run.cwd, \"%s\" }, %s = { \"%s/file\" }%s }\n"
+                "end\n",
+                priv, kinds[k], sub, twin ? "" : private);
+            raw_policy(f, text);
+            if (!twin) {
+                expect_denied(f, cmd, -1, &P);
+                assert_lacks(P.out, SECRET, "stdout");
+                assert_exists(made, false);
+            } else {
+                expect_allowed(f, cmd, &P);
+                assert_contains(P.out, SECRET, "stdout");
+                assert_exists(made, true);
+                assert_int_equal(unlink(made), 0);
+            }
+        }
+}
+
 /* Files outlive the sandbox: no set-id bit (chmod, or a mode given at
  * creation) and no extended attribute (file capabilities are one) can be
  * set, or a command run as root could leave a set-uid root shell behind. */
@@ -259,8 +306,7 @@ static void test_directory_bound_whole(void **state) {
     assert_int_equal(chmod(script, 0755), 0);
     path_in(made, dir, "made");
     FMT(write, "echo x > '%s'", other);
-    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, hide = { \"%s\" }", a, b,
-           hidden);
+    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, hide = { \"%s\" }", a, b, hidden);
 
     expect_allowed(f, CMD("cat", a, b), &P);
     assert_string_equal(P.out, "a\nb\n");
@@ -309,8 +355,7 @@ static void test_directory_bound_whole_keeps_the_write_tier(void **state) {
     path_in(moved, dir, "moved");
     FMT(append, "echo written >> '%s'", log);
     FMT(clobber, "echo x > '%s'", other);
-    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, write = { \"%s\" }", a, b,
-           log);
+    policy(f, "exec = { " TOOLS " }, read = { \"%s\", \"%s\" }, write = { \"%s\" }", a, b, log);
 
     expect_allowed(f, CMD("sh", "-c", append), &P);
     assert_content(log, "written\n");
@@ -559,6 +604,7 @@ int main(void) {
         T(test_git_file_protected),
         T(test_moves_within_the_project),
         T(test_held_paths_stay_in_place),
+        T(test_held_paths_in_a_private_directory),
         /* the coding agents' configuration */
         T(test_agent_config_protected),
         T(test_agent_config_before_it_exists),
