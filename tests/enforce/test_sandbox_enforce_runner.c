@@ -335,6 +335,10 @@ static void test_a_hidden_directory_holding_a_protected_path(void **state) {
 static void test_an_unsearchable_directory_above_a_cover(void **state) {
     fx *f = *state;
     char git[PATH_MAX], config[PATH_MAX], out[4096];
+    /* A caller without CAP_DAC_OVERRIDE cannot look into it either: its
+     * policy is refused before any world (protect names what it cannot
+     * reach). */
+    if (geteuid() != 0) skip();
     assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
     write_file(path_in(config, git, "config"), "[core]\n");
     if (!open_runner(f, "auto", NULL)) skip();
