@@ -32,3 +32,14 @@ need_mechanisms() { # LCSB WHAT PATTERN...
     exit 0
   done
 }
+
+# The suite's own directory, $work (/tmp/lcsb-NAME.*, gone at exit), with
+# lcsb's state and caches in it, and PATH the system's alone.
+suite_work() { # NAME
+  work=$(mktemp -d "/tmp/lcsb-$1.XXXXXX")
+  # shellcheck disable=SC2064 # $work is fixed from here on
+  trap "rm -rf '$work'" EXIT
+  export PATH=/usr/bin:/bin
+  export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
+  mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
+}

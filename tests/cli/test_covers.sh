@@ -15,11 +15,7 @@ set -uo pipefail
 LCSB=$(realpath "$1")
 # shellcheck source=tests/cli/harness.sh
 source "$(dirname "$0")/harness.sh"
-work=$(mktemp -d /tmp/lcsb-covers.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-export PATH=/usr/bin:/bin
-export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
-mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
+suite_work covers
 
 need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
   '"mount_namespaces":true'

@@ -238,6 +238,20 @@ static void test_a_reaped_shim_is_made_again(void **state) {
     assert_string_equal(out, "two\n");
 }
 
+/* A case's pass TWIN (0: under the mechanism; 1: under none, from a fresh
+ * setup) over a project whose .git (GIT) holds a config (CONFIG) of
+ * "[core]", .git hidden besides when HIDE_GIT; false to skip. */
+static bool open_with_git(void **state, int twin, char *git, char *config, bool hide_git) {
+    fx *f = *state;
+    if (twin) {
+        teardown(state);
+        setup(state);
+    }
+    assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
+    write_file(path_in(config, git, "config"), "[core]\n");
+    return open_runner(f, twin ? "none" : "auto", hide_git ? git : NULL);
+}
+
 /* A file the world protects, replaced by the host while the next world
  * waits (as git config writes its config: a new file renamed over the old
  * one), is still protected for the next command: the world that covered
@@ -247,13 +261,7 @@ static void test_a_file_replaced_while_waiting_stays_protected(void **state) {
     char git[PATH_MAX], config[PATH_MAX], fresh[PATH_MAX], out[4096], text[4096];
     const char *append = "echo '[core] fsmonitor = planted' >> .git/config";
     for (int twin = 0; twin < 2; twin++) {
-        if (twin) {
-            teardown(state);
-            setup(state);
-        }
-        assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
-        write_file(path_in(config, git, "config"), "[core]\n");
-        if (!open_runner(f, twin ? "none" : "auto", NULL)) skip();
+        if (!open_with_git(state, twin, git, config, false)) skip();
         assert_int_equal(run_sh(f, "true", out, sizeof out), 0);
         /* The host writes its config while the next world waits. */
         write_file(path_in(fresh, git, "config.lock"), "[user]\n\tname = host\n");
@@ -308,13 +316,7 @@ static void test_a_hidden_directory_holding_a_protected_path(void **state) {
     fx *f = *state;
     char git[PATH_MAX], config[PATH_MAX], out[4096];
     for (int twin = 0; twin < 2; twin++) {
-        if (twin) {
-            teardown(state);
-            setup(state);
-        }
-        assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
-        write_file(path_in(config, git, "config"), "[core]\n");
-        if (!open_runner(f, twin ? "none" : "auto", git)) skip();
+        if (!open_with_git(state, twin, git, config, true)) skip();
         for (int i = 0; i < 2; i++) {
             int status = run_sh(f, "cat .git/config", out, sizeof out);
             if (twin) {
@@ -338,10 +340,7 @@ static void test_an_unsearchable_directory_above_a_cover(void **state) {
     /* A caller without CAP_DAC_OVERRIDE cannot look into it either: its
      * policy is refused before any world (protect names what it cannot
      * reach). */
-    if (geteuid() != 0) skip();
-    assert_int_equal(mkdir(path_in(git, f->dir, ".git"), 0755), 0);
-    write_file(path_in(config, git, "config"), "[core]\n");
-    if (!open_runner(f, "auto", NULL)) skip();
+    if (geteuid() != 0 || !open_with_git(state, 0, git, config, false)) skip();
     assert_int_equal(run_sh(f, "true", out, sizeof out), 0);
     assert_int_equal(chmod(git, 0), 0);
     int status = run_sh(f, "echo ran", out, sizeof out);
