@@ -492,15 +492,27 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
     return within;
 }
 
+static bool listed(const lcsb__strv *paths, const char *path) {
+    for (size_t i = 0; i < paths->n; i++)
+        if (strcmp(paths->v[i], path) == 0) return true;
+    return false;
+}
+
 /* Is DIR in a private directory's own tmpfs, not in a tree of the host's
  * bound inside it (a write path there)? Nothing of the host's is there to
  * hold in place: a directory bound there to pin it would be the host's, in
- * the command's reach. */
+ * the command's reach. The shim makes the tmpfs only where the private
+ * directory is a path of the policy's; one that is not is the host's
+ * directory, seen through the tree that holds it, and pinned as any. */
 static bool in_private_tmpfs(const lcsb_policy *policy, const char *dir) {
     size_t priv = 0, write = 0;
     for (size_t i = 0; i < policy->priv_n; i++) {
-        size_t len = strlen(policy->priv[i].path);
-        if (len > priv && lcsb__path_within(dir, policy->priv[i].path)) priv = len;
+        const char *path = policy->priv[i].path;
+        size_t len = strlen(path);
+        if (len > priv && lcsb__path_within(dir, path) &&
+            (listed(&policy->write, path) || listed(&policy->read, path) ||
+             listed(&policy->exec, path)))
+            priv = len;
     }
     for (size_t i = 0; i < policy->write.n; i++) {
         size_t len = strlen(policy->write.v[i]);

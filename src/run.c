@@ -705,6 +705,7 @@ static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv
      * unused had it: the command is not started again without it. */
     if (signalled) {
         result->status = 128 + signalled;
+        result->setup_failed = result->not_executed = false;
         snprintf(result->note, sizeof result->note,
                  "signal %d came before the command started: it did not run", signalled);
         return 0;

@@ -221,7 +221,8 @@ static void test_held_paths_in_a_private_directory(void **state) {
             FMT(text,
                 "local lcsb = require \"lcsb\"\n"
                 "return function(run)\n"
-                "  local p = lcsb.exec_policy { project = run.cwd, exec = { \"sh\", \"cat\" } }\n"
+                "  local p = lcsb.exec_policy { project = run.cwd,\n"
+                "    exec = { \"sh\", \"cat\", \"mv\", \"mkdir\" } }\n"
                 "  return lcsb.policy { cwd = run.cwd, read = p.read, exec = p.exec,\n"
                 "    write = { run.cwd, \"%s\" }, %s = { \"%s/file\" }%s }\n"
                 "end\n",
@@ -238,6 +239,26 @@ static void test_held_paths_in_a_private_directory(void **state) {
                 assert_int_equal(unlink(made), 0);
             }
         }
+    /* A private directory that is no path of the policy's is not made: it
+     * is the host's, seen through the tree the policy writes that holds
+     * it, and what holds a protected path there is held as anywhere. */
+    char held[PATH_MAX];
+    const char *const *move =
+        CMD("sh", "-c", "mv \"$0\" \"$0.2\" && mkdir \"$0\" && echo planted > \"$0/file\"", sub);
+    FMT(text,
+        "local lcsb = require \"lcsb\"\n"
+        "return function(run)\n"
+        "  local p = lcsb.exec_policy { project = run.cwd, exec = { \"sh\", \"mv\", \"mkdir\" } }\n"
+        "  return lcsb.policy { cwd = run.cwd, read = p.read, exec = p.exec,\n"
+        "    write = { run.cwd, \"%s\" }, protect = { \"%s/file\" }%s }\n"
+        "end\n",
+        f->outside, sub, private);
+    raw_policy(f, text);
+    expect_denied(f, move, -1, &P);
+    assert_contains(P.err, "busy", "stderr");
+    assert_content(path_in(held, sub, "file"), "held\n");
+    expect_unsandboxed_ok(f, move, &P);
+    assert_content(held, "planted\n");
 }
 
 /* Files outlive the sandbox: no set-id bit (chmod, or a mode given at
