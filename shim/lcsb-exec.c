@@ -39,8 +39,8 @@
  *
  * One program (this file, wire.c, filters.c, world.c, covers.c, mounts.c,
  * namespaces.c, init.c, execseen.c, handover.c, cgroup.c, say.c and their
- * headers, kernel_uapi.h), libc and kernel headers only; nothing from the library (docs/architecture.md,
- * rule 2). */
+ * headers, kernel_uapi.h), libc and kernel headers only; nothing from the
+ * library (docs/architecture.md, rule 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -492,12 +492,6 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
     return within;
 }
 
-static bool listed(const lcsb__strv *paths, const char *path) {
-    for (size_t i = 0; i < paths->n; i++)
-        if (strcmp(paths->v[i], path) == 0) return true;
-    return false;
-}
-
 /* Is DIR in a private directory's own tmpfs, not in a tree of the host's
  * bound inside it (a write path there)? Nothing of the host's is there to
  * hold in place: a directory bound there to pin it would be the host's, in
@@ -510,8 +504,8 @@ static bool in_private_tmpfs(const lcsb_policy *policy, const char *dir) {
         const char *path = policy->priv[i].path;
         size_t len = strlen(path);
         if (len > priv && lcsb__path_within(dir, path) &&
-            (listed(&policy->write, path) || listed(&policy->read, path) ||
-             listed(&policy->exec, path)))
+            (lcsb__strv_has(&policy->write, path) || lcsb__strv_has(&policy->read, path) ||
+             lcsb__strv_has(&policy->exec, path)))
             priv = len;
     }
     for (size_t i = 0; i < policy->write.n; i++) {

@@ -147,12 +147,6 @@ static int shebang(const char *h, size_t got, char *interp, char *env_program) {
     return 1;
 }
 
-static bool listed(const lcsb__strv *sv, const char *s) {
-    for (size_t i = 0; i < sv->n; i++)
-        if (strcmp(sv->v[i], s) == 0) return true;
-    return false;
-}
-
 static int resolve_into(lcsb__facts *f, const char *name, lcsb__strv *out, int depth,
                         lcsb_error *err) {
     char found[PATH_MAX], real[PATH_MAX], interp[PATH_MAX], env_program[PATH_MAX];
@@ -162,7 +156,7 @@ static int resolve_into(lcsb__facts *f, const char *name, lcsb__strv *out, int d
     if (rc) return rc;
     if (!lcsb__facts_realpath(f, found, real))
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", found, strerror(errno));
-    if (listed(out, real)) return 0;
+    if (lcsb__strv_has(out, real)) return 0;
     /* The head, and more of it where the ELF headers lie further in. */
     char small[HEAD], *head = small;
     size_t got;

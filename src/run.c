@@ -701,20 +701,19 @@ static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv
     int signalled;
     int rc = hand_and_wait(r, now, argv, !r->once, &signalled, result, err);
     if (rc != 1) return rc;
-    /* A signal meant to stop the command came while the world that went
-     * unused had it: the command is not started again without it. */
-    if (signalled) {
-        result->status = 128 + signalled;
-        result->setup_failed = result->not_executed = false;
-        snprintf(result->note, sizeof result->note,
-                 "signal %d came before the command started: it did not run", signalled);
-        return 0;
-    }
     result->status = 0;
     result->note[0] = '\0';
     result->setup_failed = result->not_executed = false;
     result->stderr_tail_len = 0;
     result->attestation.execs_seen = false;
+    /* A signal meant to stop the command came while the world that went
+     * unused had it: the command is not started again without it. */
+    if (signalled) {
+        result->status = 128 + signalled;
+        snprintf(result->note, sizeof result->note,
+                 "signal %d came before the command started: it did not run", signalled);
+        return 0;
+    }
     size_t n = count_words((const char *const *)r->last), words = count_words(argv);
     const char **final = calloc(n + words + 1, sizeof *final);
     if (!final) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");

@@ -36,6 +36,12 @@ int lcsb__strv_push_all(lcsb__strv *sv, const char *const *argv) {
     return 0;
 }
 
+bool lcsb__strv_has(const lcsb__strv *sv, const char *s) {
+    for (size_t i = 0; i < sv->n; i++)
+        if (strcmp(sv->v[i], s) == 0) return true;
+    return false;
+}
+
 void lcsb__strv_clear(lcsb__strv *sv) {
     for (size_t i = 0; i < sv->n; i++) free(sv->v[i]);
     free(sv->v);

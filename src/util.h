@@ -30,6 +30,8 @@ int lcsb__strv_push(lcsb__strv *sv, const char *s);               /* copies S */
 int lcsb__strv_push_n(lcsb__strv *sv, const char *s, size_t len); /* copies LEN bytes */
 int lcsb__strv_push_all(lcsb__strv *sv, const char *const *argv); /* NULL-safe */
 void lcsb__strv_clear(lcsb__strv *sv);
+/* Is S one of SV's strings? */
+bool lcsb__strv_has(const lcsb__strv *sv, const char *s);
 /* Hand the array over as a NULL-terminated argv (an empty one when SV is empty). */
 char **lcsb__strv_take(lcsb__strv *sv);
 /* Sorted, duplicate-free view of SV's strings (pointers into SV); caller frees the array. */
