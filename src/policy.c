@@ -496,8 +496,9 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
  * bound inside it (a write path there)? Nothing of the host's is there to
  * hold in place: a directory bound there to pin it would be the host's, in
  * the command's reach. The shim makes the tmpfs only where the private
- * directory is a path of the policy's; one that is not is the host's
- * directory, seen through the tree that holds it, and pinned as any. */
+ * directory is a path of the policy's (validation refuses one that is not,
+ * lcsb__validate_paths); one that is not would be the host's directory,
+ * seen through the tree that holds it, and is pinned as any. */
 static bool in_private_tmpfs(const lcsb_policy *policy, const char *dir) {
     size_t priv = 0, write = 0;
     for (size_t i = 0; i < policy->priv_n; i++) {

@@ -94,6 +94,19 @@ static bool known(const lcsb_policy *policy, const char *path) {
 int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb__path_alias alias,
                          lcsb_error *err) {
     int rc = 0;
+    /* The world makes a private directory fresh only where the command is
+     * given it; one given no access of its own would be the host's
+     * directory, seen through whatever tree holds it, while the policy
+     * says fresh. */
+    for (size_t i = 0; !rc && i < policy->priv_n; i++) {
+        const char *path = policy->priv[i].path;
+        if (!lcsb__strv_has(&policy->write, path) && !lcsb__strv_has(&policy->read, path) &&
+            !lcsb__strv_has(&policy->exec, path))
+            rc = lcsb__fail(err, LCSB_EINVAL,
+                            "private: %s is none of the policy's paths, so the command would "
+                            "see the host's directory there, not a fresh one; list it in write",
+                            path);
+    }
     /* A path the composition verified (policy.h) is real and there: what
      * is asked of it here is only what needs no disk. So is a private
      * directory's, which lcsb itself makes fresh when the run starts (in
