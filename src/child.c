@@ -76,6 +76,22 @@ void lcsb__relay_begin(lcsb__relay *r) {
     }
 }
 
+int lcsb__relay_pending(void) {
+    sigset_t pending;
+    int last = 0;
+    if (sigpending(&pending) != 0) return 0;
+    for (size_t i = 0; i < RELAYED; i++) {
+        if (!sigismember(&pending, relayed_signals[i])) continue;
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, relayed_signals[i]);
+        /* Taken, so that unblocking it later delivers nothing. */
+        struct timespec now = {0, 0};
+        if (sigtimedwait(&one, NULL, &now) == relayed_signals[i]) last = relayed_signals[i];
+    }
+    return last;
+}
+
 /* Unblocked even if the caller held them: one that arrived before the
  * spawn is delivered now, and relayed (to no one when S was not spawned). */
 void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r) {

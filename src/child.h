@@ -78,6 +78,11 @@ typedef struct lcsb__relay {
     int relayed; /* after lcsb__relay_end: the last signal relayed, or 0 */
 } lcsb__relay;
 void lcsb__relay_begin(lcsb__relay *r);
+/* Between relay_begin and relay_to: a relayed signal that came while they
+ * were held, taken (it is delivered to no one later), or 0. One sent by a
+ * terminal to its foreground group reached no command, since none was
+ * started yet: the run must not start one without it. */
+int lcsb__relay_pending(void);
 void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r);
 void lcsb__relay_end(lcsb__relay *r);
 /* Waits for S's child (PROGRAM), serving NET meanwhile: RESULT's status

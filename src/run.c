@@ -111,6 +111,14 @@ static int net_serves(void *ctx, lcsb_error *err) {
     return serve_net(net, net->policy, err);
 }
 
+/* RESULT of a run that a relayed signal stopped before its command
+ * started (lcsb__relay_pending): nothing ran, and nothing will. */
+static void signalled_before(lcsb_run_result *result, int sig) {
+    result->status = 128 + sig;
+    snprintf(result->note, sizeof result->note,
+             "signal %d came before the command started: it did not run", sig);
+}
+
 /* FINAL spawned and waited for, its signals relayed meanwhile; NET the
  * proxy to serve while the command runs (NULL: none). */
 static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
@@ -127,17 +135,21 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
     if (!rc) {
         lcsb__relay relay;
         lcsb__relay_begin(&relay);
-        int spawn_errno = lcsb__spawn_start(&s, final, policy->cwd, opts, net ? &with : NULL);
+        int early = lcsb__relay_pending();
+        int spawn_errno =
+            early ? 0 : lcsb__spawn_start(&s, final, policy->cwd, opts, net ? &with : NULL);
         /* Only the child holds the channel's other end now. */
         if (net && net->channel[1] >= 0) close(net->channel[1]);
         if (net) net->channel[1] = -1;
         lcsb__relay_to(&s, &relay);
-        if (spawn_errno)
+        if (early)
+            signalled_before(result, early);
+        else if (spawn_errno)
             lcsb__spawn_failed(result, final[0], spawn_errno, is_mechanism);
         else
             rc = lcsb__spawn_wait(&s, final[0], opts, net ? &with : NULL, result, err);
         lcsb__relay_end(&relay);
-        lcsb__spawn_refusals(&s, opts, rc == 0, result);
+        if (!early) lcsb__spawn_refusals(&s, opts, rc == 0, result);
     }
     lcsb__spawn_close(&s);
     return rc;
@@ -676,6 +688,14 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
                          lcsb_error *err) {
     lcsb__relay relay;
     lcsb__relay_begin(&relay);
+    int early = lcsb__relay_pending();
+    if (early) {
+        lcsb__relay_to(NULL, &relay);
+        lcsb__relay_end(&relay);
+        lcsb__spawn_close(now);
+        *signalled = early;
+        return 1;
+    }
     int rc = lcsb__ahead_take(now, r->backend, r->policy, &r->opts, argv, err);
     lcsb__relay_to(now, &relay);
     /* The next command's world is made while this one runs. */
@@ -709,9 +729,7 @@ static int run_ahead(lcsb_runner *r, lcsb__spawned *now, const char *const *argv
     /* A signal meant to stop the command came while the world that went
      * unused had it: the command is not started again without it. */
     if (signalled) {
-        result->status = 128 + signalled;
-        snprintf(result->note, sizeof result->note,
-                 "signal %d came before the command started: it did not run", signalled);
+        signalled_before(result, signalled);
         return 0;
     }
     size_t n = count_words((const char *const *)r->last), words = count_words(argv);

@@ -198,5 +198,58 @@ chmod 755 "$proj/.git"
 ((status == 130)) || fail "lcsb ended $status, not 130: $(cat "$work/err")"
 end
 
+# A terminal's ^C reaches its whole foreground group, so lcsb relays none
+# (the command has it already). One that comes before the command exists
+# reached no command: lcsb must not start it after. Each run is held (its
+# first look for a held signal delayed) in a terminal of its own, which
+# then sends ^C; the twin, sent none, runs. A world made ahead, and one
+# made at the call (a time limit).
+tty_run() { # POLICY INTERRUPT: lcsb's status on stdout
+  (cd "$proj" && python3 - "$work/trace" "$LCSB" "$1" "$2" <<'PY'
+import os, pty, sys, time
+trace, lcsb, policy, interrupt = sys.argv[1:5]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", "trace=rt_sigpending",
+                         "-e", "inject=rt_sigpending:delay_enter=1000000:when=1",
+                         lcsb, "--no-trust-check", policy, "--", "sh", "-c", "echo ran > ran"])
+held = False
+for _ in range(1000):
+    try:
+        last = open(trace).read().splitlines()[-1:]
+    except OSError:
+        last = []
+    if last and "rt_sigpending(" in last[0] and " = " not in last[0]:
+        held = True
+        break
+    time.sleep(0.01)
+if held and interrupt == "yes":
+    os.write(fd, b"\x03")
+while True:
+    try:
+        if not os.read(fd, 4096):
+            break
+    except OSError:
+        break
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status) if held else "never held")
+PY
+  )
+}
+for policy in ahead.lua policy.lua; do
+  begin "a terminal's ^C before the command starts ($policy): the command does not run"
+  rm -rf "$proj/.git" "$proj/.git.old" "$proj/ran"
+  mkdir "$proj/.git"
+  (cd "$proj" && "$LCSB" --no-trust-check "$policy" -- sh -c true >/dev/null 2>&1)
+  status=$(tty_run "$policy" yes)
+  [[ -e $proj/ran ]] && fail "the command ran after ^C ($status)"
+  [[ $status == 130 ]] || fail "lcsb ended $status, not 130"
+  end
+  begin "its twin ($policy): sent no ^C, the command runs"
+  status=$(tty_run "$policy" no)
+  [[ -e $proj/ran && $status == 0 ]] || fail "the command did not run ($status)"
+  end
+done
+
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]
