@@ -115,6 +115,7 @@ static int net_serves(void *ctx, lcsb_error *err) {
  * started (lcsb__relay_pending): nothing ran, and nothing will. */
 static void signalled_before(lcsb_run_result *result, int sig) {
     result->status = 128 + sig;
+    result->not_executed = true;
     snprintf(result->note, sizeof result->note,
              "signal %d came before the command started: it did not run", sig);
 }
@@ -244,7 +245,7 @@ static const char *recording_shim(const lcsb_run_options *opts, const lcsb_attes
 /* The command's name is the caller's to choose, control bytes and all: it
  * reaches the terminal escaped. */
 static void trailer(const char *command, int status, bool setup_failed, bool not_executed,
-                    const lcsb_attestation *att, char *buf, size_t size) {
+                    bool not_started, const lcsb_attestation *att, char *buf, size_t size) {
     char summary[256], shown[1024];
     char how[64] = "";
     if (!command) command = "command";
@@ -252,7 +253,8 @@ static void trailer(const char *command, int status, bool setup_failed, bool not
     lcsb_attestation_summary(att, summary, sizeof summary);
     if (status > 128 && status < 128 + 65) {
         const char *name = sigabbrev_np(status - 128);
-        snprintf(how, sizeof how, " (signal %s%s)", name ? "SIG" : "", name ? name : "?");
+        snprintf(how, sizeof how, " (signal %s%s%s)", name ? "SIG" : "", name ? name : "?",
+                 not_started ? "; it did not run" : "");
     } else if (setup_failed) {
         snprintf(how, sizeof how, " (sandbox setup failed; the command did not run)");
     } else if (status == LCSB_EXIT_NOEXEC && not_executed) {
@@ -268,7 +270,7 @@ void lcsb_trailer(const char *command, int status, const lcsb_attestation *att, 
                   size_t size) {
     /* Whose 126 it is, only the run knows: under a shim, the shim says. */
     trailer(command, status, status == LCSB_EXIT_SETUP, att->backend != LCSB_MECHANISM_LANDLOCK,
-            att, buf, size);
+            false, att, buf, size);
 }
 
 /* OPTS (NULL: the defaults) into GIVEN, checked for B. */
@@ -308,7 +310,7 @@ static void after_run(const char *command, const lcsb_run_options *opts,
     }
     trailer(command, result->status, result->setup_failed,
             result->not_executed || result->attestation.backend != LCSB_MECHANISM_LANDLOCK,
-            &result->attestation, line, sizeof line);
+            result->not_executed && result->status > 128, &result->attestation, line, sizeof line);
     write_all(opts->trailer_fd, line);
 }
 

@@ -72,7 +72,8 @@ typedef struct lcsb_run_result {
     bool setup_failed;
     /* The mechanism could not execute the command itself (its 126 or 127,
      * said out of band as setup_failed is): a 126 without it is the
-     * command's own, one of its programs refused, say. */
+     * command's own, one of its programs refused, say. With 128+N: signal
+     * N came before the command started, and none was. */
     bool not_executed;
     /* The last bytes the command wrote to stderr, when captured (any bytes,
      * NULs included: use the length). */
