@@ -7,10 +7,14 @@
  * made and every rule and filter is in force, waits for the command
  * (docs/wire-format.md):
  *
- *   - one byte, 'C', carrying the descriptors the command starts with:
- *     its stdin and stdout, and its stderr where lcsb does not read it
- *     (two or three, SCM_RIGHTS): a host hands each command its own, and
- *     the shim started ahead holds none of them open;
+ *   - one byte carrying the descriptors the command starts with: its
+ *     stdin and stdout, and its stderr where lcsb does not read it (two or
+ *     three, SCM_RIGHTS): a host hands each command its own, and the shim
+ *     started ahead holds none of them open. 'N' when the world was made
+ *     for this command (while lcsb composed it), 'C' when for a later one
+ *     (while the one before ran): a stop a terminal sent to its foreground
+ *     group before the command started is this command's only in the
+ *     first (init.c);
  *   - then words, each ended by a NUL, up to the end of the stream, and
  *     nothing beside them: how many are the command's and how many its
  *     environment's ("N E", in decimal), the command's words,
@@ -45,8 +49,9 @@
 #define WORDS_MAX ((size_t)16 << 20)
 
 /* The descriptors the handover's first byte carries, put in place as 0, 1
- * and 2. 0 when they came; 1 at the end of the stream; -1, said, else. */
-static int take_descriptors(int fd) {
+ * and 2, and whether that byte says the world was made for this command.
+ * 0 when they came; 1 at the end of the stream; -1, said, else. */
+static int take_descriptors(int fd, bool *for_it) {
     union {
         char buf[CMSG_SPACE(4 * sizeof(int))];
         struct cmsghdr align;
@@ -72,7 +77,8 @@ static int take_descriptors(int fd) {
         memcpy(fds, CMSG_DATA(c), n * sizeof(int));
     }
     /* Whatever came is closed below, whether it is taken or not. */
-    bool whole = byte == 'C' && !(msg.msg_flags & MSG_CTRUNC) && n >= 2 && n <= 3;
+    bool whole = (byte == 'C' || byte == 'N') && !(msg.msg_flags & MSG_CTRUNC) && n >= 2 && n <= 3;
+    *for_it = byte == 'N';
     for (size_t i = 0; i < n; i++)
         whole = whole && fds[i] > 2;
     for (size_t i = 0; i < n; i++) {
@@ -176,10 +182,14 @@ void world_made(int command_fd) {
     mounts = fd;
 }
 
-int take_command(int fd, char **argv, int argc, char ***out, char ***env) {
+int take_command(int fd, char **argv, int argc, char ***out, char ***env, bool *for_it) {
     char *words, *end, *now;
     size_t len, now_len, count = 0;
-    int rc = take_descriptors(fd);
+
+    *for_it = true;
+    if (fd < 0)
+        return 0;
+    int rc = take_descriptors(fd, for_it);
 
     if (rc != 0 || (rc = read_words(fd, &words, &len)) != 0)
         return rc;

@@ -8,9 +8,10 @@
  *
  * Signals travel down the chain: each one passes on what was sent to it
  * alone. A terminal's ^C reached the whole foreground process group, the
- * command included, and is not sent twice. The command's exit status travels
- * up: the init writes its wait status on a pipe, and the outer shim exits
- * with it, or dies of the same signal.
+ * command included, and is not sent twice; one held in the init before the
+ * command started, in a world made for it, starts none (run_command). The
+ * command's exit status travels up: the init writes its wait status on a
+ * pipe, and the outer shim exits with it, or dies of the same signal.
  *
  * The time limit and the grace period are the outer shim's: it is outside
  * the pid namespace, so the command cannot name it, slow it or stop it, and
@@ -286,12 +287,35 @@ static pid_t start_command(const sigset_t *old_mask, const struct exec_watch *w,
     return command;
 }
 
+/* A signal asking to stop that is held here, or 0. */
+static int stop_held(void) {
+    sigset_t held;
+
+    if (sigpending(&held) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
+        if (asks_to_stop(passed_on[i]) && sigismember(&held, passed_on[i]))
+            return passed_on[i];
+    return 0;
+}
+
 int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
-                struct exec_watch *watch, int (*in_command)(void *ctx), void *ctx) {
+                struct exec_watch *watch, bool for_it, int (*in_command)(void *ctx), void *ctx) {
     sigset_t set;
-    int signals = -1, code;
+    int signals = -1, code, asked;
     pid_t command;
 
+    /* A terminal's ^C reaches its whole foreground group, this init
+     * included, where it is held, and lcsb passes on what came to it before
+     * the command had a process: either way no command had it. (Not in a
+     * world made for a later command: one held may be for the one before.) */
+    if (for_it && (asked = stop_held()) != 0) {
+        struct ended ended = {.ws = asked, .alone = 1};
+        if (report_fd >= 0)
+            (void)!write(report_fd, (char[]){REPORT_INTERRUPTED}, 1);
+        (void)!write(status_fd, &ended, sizeof ended);
+        _exit(0);
+    }
     waited_signals(&set);
     if (watch != NULL && (signals = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
         return fail("watch for signals: %s", strerror(errno));

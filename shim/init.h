@@ -4,6 +4,7 @@
 #define LCSB_SHIM_INIT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cgroup.h"
@@ -24,6 +25,8 @@
 #define REPORT_EXECS_SEEN 'X'
 /* And that a world made ahead changed while it waited: not used (handover.c). */
 #define REPORT_STALE 'R'
+/* And that it was asked to stop before the command started: none was. */
+#define REPORT_INTERRUPTED 'I'
 
 /* Forks the new pid namespace's init. Returns 0 in the init, which has
  * joined CG first; in the shim outside (which must already die with lcsb),
@@ -40,9 +43,11 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cg
  * it returns when that fails (it shares the init's memory until then: a
  * vfork, unless WATCH); the init waits, passes signals on, sees every exec
  * WATCH (NULL: none) is told of, says when the command left its private tmp
- * full (LIMITS), and exits with it. It returns only when the command could
- * not be started. */
+ * full (LIMITS), and exits with it. FOR_IT: the world was made for this
+ * command, so a stop asked of the init before it starts is the command's,
+ * and none is started. It returns only when the command could not be
+ * started. */
 int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
-                struct exec_watch *watch, int (*in_command)(void *ctx), void *ctx);
+                struct exec_watch *watch, bool for_it, int (*in_command)(void *ctx), void *ctx);
 
 #endif

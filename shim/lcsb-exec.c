@@ -703,12 +703,13 @@ int main(int argc, char **argv) {
         return exec_command(&launch);
     /* Before a world made ahead waits: its command then starts at once. */
     struct exec_watch *watch = watch_for(&rec, report_fd);
-    int taken = command_fd < 0 ? 0 : take_command(command_fd, argv, argc, &launch.argv, &environ);
+    bool for_it;
+    int taken = take_command(command_fd, argv, argc, &launch.argv, &environ, &for_it);
     if (taken != 0)
         return taken == 1   ? EXIT_SUCCESS
                : taken == 2 ? report_stale(report_fd)
                             : setup_failed(report_fd, &cg);
-    run_command(&old_mask, &h.limits, report_fd, watch, exec_command, &launch);
+    run_command(&old_mask, &h.limits, report_fd, watch, for_it, exec_command, &launch);
     goto out;
 
 close_ruleset:

@@ -76,7 +76,9 @@ void lcsb__relay_begin(lcsb__relay *r) {
     }
 }
 
-int lcsb__relay_pending(void) {
+/* Each held relayed signal taken (unblocking it later delivers nothing),
+ * and passed to PID when there is one; the last, or 0. */
+static int take_held(pid_t pid) {
     sigset_t pending;
     int last = 0;
     if (sigpending(&pending) != 0) return 0;
@@ -85,17 +87,24 @@ int lcsb__relay_pending(void) {
         sigset_t one;
         sigemptyset(&one);
         sigaddset(&one, relayed_signals[i]);
-        /* Taken, so that unblocking it later delivers nothing. */
         struct timespec now = {0, 0};
-        if (sigtimedwait(&one, NULL, &now) == relayed_signals[i]) last = relayed_signals[i];
+        if (sigtimedwait(&one, NULL, &now) != relayed_signals[i]) continue;
+        last = relayed_signals[i];
+        if (pid > 0) kill(pid, last);
     }
     return last;
 }
 
-/* Unblocked even if the caller held them: one that arrived before the
- * spawn is delivered now, and relayed (to no one when S was not spawned). */
+int lcsb__relay_pending(void) { return take_held(0); }
+
+/* Unblocked even if the caller held them. One that arrived before the
+ * spawn (or the handover) is passed on now whoever sent it: a terminal's
+ * ^C then reached no command, which did not exist yet. (To no one when S
+ * was not spawned.) */
 void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r) {
     if (s && s->pid > 0) running_child = s->pid;
+    int held = take_held(s && s->pid > 0 ? s->pid : 0);
+    if (held) relayed_last = held;
     sigset_t unblocked = r->old_mask;
     for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
@@ -386,9 +395,9 @@ int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options 
 /* ARGV and ENV handed to the shim made ahead (handover.c in the shim): the
  * caller's stdin and stdout, then how many words the command and its
  * environment have, then the words, each with its NUL, then the end. */
-static int hand_over(int sock, const char *const *argv, char *const *env) {
+static int hand_over(int sock, bool for_it, const char *const *argv, char *const *env) {
     static const int fds[2] = {STDIN_FILENO, STDOUT_FILENO};
-    ssize_t n = lcsb__send_fds(sock, 'C', fds, 2) == 0 ? 1 : -1;
+    ssize_t n = lcsb__send_fds(sock, for_it ? 'N' : 'C', fds, 2) == 0 ? 1 : -1;
     size_t words = 0, vars = 0;
     while (argv[words]) words++;
     while (env[vars]) vars++;
@@ -418,7 +427,8 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     /* A shim that ended before it took its command (a failed setup) says
      * why in its report and on stderr, which the wait relays. */
     s->waiting = false;
-    rc = hand_over(s->command[0], argv, env) == 0 ? 0 : 1;
+    /* Made while this process composed this command, not a later one's. */
+    rc = hand_over(s->command[0], !s->whole_host, argv, env) == 0 ? 0 : 1;
     close(s->command[0]);
     s->command[0] = -1;
     lcsb_argv_free(env);
@@ -513,6 +523,13 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
             why = grace;
         }
         if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
+        if (said[i] == 'I' && result->status > 128) {
+            result->not_executed = true;
+            snprintf(grace, sizeof grace,
+                     "signal %d came before the command started: it did not run",
+                     result->status - 128);
+            why = grace;
+        }
         if (said[i] == 'M')
             why = "the memory limit (limits.memory) was reached: the kernel killed a process of "
                   "the command";

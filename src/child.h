@@ -81,7 +81,8 @@ void lcsb__relay_begin(lcsb__relay *r);
 /* Between relay_begin and relay_to: a relayed signal that came while they
  * were held, taken (it is delivered to no one later), or 0. One sent by a
  * terminal to its foreground group reached no command, since none was
- * started yet: the run must not start one without it. */
+ * started yet: the run must not start one without it. relay_to passes on
+ * one that comes after this look, whoever sent it. */
 int lcsb__relay_pending(void);
 void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r);
 void lcsb__relay_end(lcsb__relay *r);

@@ -201,26 +201,35 @@ end
 # A terminal's ^C reaches its whole foreground group, so lcsb relays none
 # (the command has it already). One that comes before the command exists
 # reached no command: lcsb must not start it after. Each run is held (its
-# first look for a held signal delayed) in a terminal of its own, which
-# then sends ^C; the twin, sent none, runs. A world made ahead, and one
-# made at the call (a time limit).
-tty_run() { # POLICY INTERRUPT: lcsb's status on stdout
+# look for a held signal delayed, before the look or after it, so that the
+# ^C comes before the handover or as it is made) in a terminal of its own,
+# which then sends ^C; the twin, sent none, runs. A world made ahead, and
+# one made at the call (a time limit).
+tty_run() { # POLICY INTERRUPT enter|exit: lcsb's status on stdout
+  rm -f "$work/trace"
   (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    python3 - "$work/trace" "$LCSB" "$1" "$2" <<'PY'
-import os, pty, sys, time
-trace, lcsb, policy, interrupt = sys.argv[1:5]
+    python3 - "$work/trace" "$LCSB" "$1" "$2" "$3" <<'PY'
+import os, pty, re, sys, time
+trace, lcsb, policy, interrupt, when = sys.argv[1:6]
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", "trace=rt_sigpending",
-                         "-e", "inject=rt_sigpending:delay_enter=1000000:when=1",
+                         "-e", f"inject=rt_sigpending:delay_{when}=1000000:when=1",
                          lcsb, "--no-trust-check", policy, "--", "sh", "-c", "echo ran > ran"])
+def held_now():
+    # Held before the look: its call begun, not ended (other processes'
+    # lines may come after it); after it: strace says it delays.
+    try:
+        text = open(trace).read()
+    except OSError:
+        return False
+    if when == "exit":
+        return "rt_sigpending(" in text and "(DELAYED)" in text
+    return ("rt_sigpending(" in text and "rt_sigpending resumed" not in text and
+            re.search(r"rt_sigpending\(.*\) += ", text) is None)
 held = False
 for _ in range(1000):
-    try:
-        last = open(trace).read().splitlines()[-1:]
-    except OSError:
-        last = []
-    if last and "rt_sigpending(" in last[0] and " = " not in last[0]:
+    if held_now():
         held = True
         break
     time.sleep(0.01)
@@ -238,16 +247,19 @@ PY
   )
 }
 for policy in ahead.lua policy.lua; do
-  begin "a terminal's ^C before the command starts ($policy): the command does not run"
   rm -rf "$proj/.git" "$proj/.git.old" "$proj/ran"
   mkdir "$proj/.git"
   (cd "$proj" && "$LCSB" --no-trust-check "$policy" -- sh -c true >/dev/null 2>&1)
-  status=$(tty_run "$policy" yes)
-  [[ -e $proj/ran ]] && fail "the command ran after ^C ($status)"
-  [[ $status == 130 ]] || fail "lcsb ended $status, not 130"
-  end
+  for when in enter exit; do
+    begin "a terminal's ^C before the command starts ($policy, $when): the command does not run"
+    rm -f "$proj/ran"
+    status=$(tty_run "$policy" yes "$when")
+    [[ -e $proj/ran ]] && fail "the command ran after ^C ($status)"
+    [[ $status == 130 ]] || fail "lcsb ended $status, not 130"
+    end
+  done
   begin "its twin ($policy): sent no ^C, the command runs"
-  status=$(tty_run "$policy" no)
+  status=$(tty_run "$policy" no enter)
   [[ -e $proj/ran && $status == 0 ]] || fail "the command did not run ($status)"
   end
 done
