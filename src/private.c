@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,11 +38,57 @@ static int make_link(int dir, const char *link, const char *target) {
     return rc;
 }
 
-/* PATH, there already: an earlier run's directory (one policy serves many
- * runs of an embedded host), not something put in its way. */
+/* The private directories this process made and has not removed: a name
+ * and the inode it was made as. */
+struct made {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+};
+static struct made *made;
+static size_t made_n;
+static pthread_mutex_t made_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int lcsb__private_made(const char *path, lcsb_error *err) {
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return lcsb__fail(err, LCSB_ESYS, "cannot look at %s: %s", path, strerror(errno));
+    pthread_mutex_lock(&made_lock);
+    struct made *more = realloc(made, (made_n + 1) * sizeof *more);
+    char *copy = more ? strdup(path) : NULL;
+    if (more) made = more;
+    if (copy) made[made_n++] = (struct made){copy, st.st_dev, st.st_ino};
+    pthread_mutex_unlock(&made_lock);
+    return copy ? 0 : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+}
+
+void lcsb__private_gone(const char *path) {
+    pthread_mutex_lock(&made_lock);
+    for (size_t i = made_n; i-- > 0;)
+        if (strcmp(made[i].path, path) == 0) {
+            free(made[i].path);
+            made[i] = made[--made_n];
+        }
+    if (made_n == 0) {
+        free(made);
+        made = NULL;
+    }
+    pthread_mutex_unlock(&made_lock);
+}
+
+/* PATH, there already: a directory this process made (an earlier run's of
+ * the same policy, one policy serving many runs of an embedded host; a
+ * scope's), not one of the host's or something put in its way. */
 static bool ours(const char *path) {
     struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+    bool found = false;
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return false;
+    pthread_mutex_lock(&made_lock);
+    for (size_t i = 0; !found && i < made_n; i++)
+        found =
+            made[i].dev == st.st_dev && made[i].ino == st.st_ino && strcmp(made[i].path, path) == 0;
+    pthread_mutex_unlock(&made_lock);
+    return found;
 }
 
 int lcsb__private_make(const lcsb_policy *policy, lcsb_error *err) {
@@ -49,8 +97,12 @@ int lcsb__private_make(const lcsb_policy *policy, lcsb_error *err) {
         if (mkdir(d->path, 0700) != 0) {
             if (errno == EEXIST && ours(d->path)) continue;
             return lcsb__fail(err, LCSB_ESYS, "cannot make the private directory %s: %s", d->path,
-                              errno == EEXIST ? "something else is there" : strerror(errno));
+                              errno == EEXIST ? "something is there already that lcsb did not "
+                                                "make (a private directory starts empty)"
+                                              : strerror(errno));
         }
+        int rc = lcsb__private_made(d->path, err);
+        if (rc) return rc;
         int dir = open(d->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         for (size_t j = 0; dir >= 0 && j + 1 < d->links.n; j += 2) {
             if (make_link(dir, d->links.v[j], d->links.v[j + 1]) != 0) {

@@ -5,6 +5,7 @@
  * mount of the same file system included). */
 #include "scope.h"
 
+#include "private.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -127,7 +128,9 @@ int lcsb__scope_mkdtemp(lcsb__scope *scope, const char *label, char *out, lcsb_e
         rmdir(out);
         return LCSB_ENOMEM;
     }
-    return 0;
+    /* A run's policy names it as a private directory: there already when
+     * the run makes those, and to be taken as made. */
+    return lcsb__private_made(out, err);
 }
 
 /* Is the file open as FD on MOUNT? */
@@ -302,6 +305,7 @@ int lcsb__scope_close(lcsb__scope *scope, lcsb_error *err) {
     int rc = 0;
     if (!scope) return 0;
     for (size_t i = scope->dirs.n; i-- > 0;) {
+        lcsb__private_gone(scope->dirs.v[i]);
         if (lcsb__remove_tree(scope->dirs.v[i], scope->mounts[i]) != 0 && rc == 0)
             rc = lcsb__fail(err, LCSB_ESYS,
                             "could not remove all of %s (a mount point inside, or a file lcsb "

@@ -261,6 +261,45 @@ static void test_held_paths_in_a_private_directory(void **state) {
     assert_content(path_in(held, sub, "file"), "held\n");
 }
 
+/* A private directory starts empty. In a world of its own it is a tmpfs
+ * there; elsewhere (under none here, as under any backend without a world)
+ * lcsb makes it on the host, and a directory of the host's already at that
+ * path is refused, not taken as fresh. Its twin: with nothing there, the
+ * same run under none gets an empty directory. */
+static void test_private_directory_never_the_hosts(void **state) {
+    NEED_LANDLOCK();
+    if (oci_group()) skip();
+    fx *f = *state;
+    char priv[PATH_MAX], inside[PATH_MAX], text[4096];
+    path_in(priv, f->outside, "priv");
+    assert_int_equal(mkdir(priv, 0700), 0);
+    write_file(path_in(inside, priv, "host"), SECRET "\n");
+    FMT(text,
+        "local lcsb = require \"lcsb\"\n"
+        "return function(run)\n"
+        "  local p = lcsb.exec_policy { project = run.cwd, exec = { \"sh\", \"ls\" } }\n"
+        "  return lcsb.policy { cwd = run.cwd, read = p.read, exec = p.exec,\n"
+        "    write = { run.cwd, \"%s\" }, private = { { path = \"%s\" } } }\n"
+        "end\n",
+        priv, priv);
+    raw_policy(f, text);
+    const char *const *cmd = CMD("sh", "-c", "ls -A \"$0\"; echo made > \"$0/made\"", priv);
+    char made[PATH_MAX];
+    path_in(made, priv, "made");
+    expect_allowed(f, cmd, &P);
+    assert_lacks(P.out, "host", "stdout");
+    assert_exists(made, false);
+    lcsb(f, "none", cmd, &P);
+    assert_int_equal(P.status, LCSB_EXIT_USAGE);
+    assert_true(has_line(P.err, "lcsb: ", CMD(priv, "lcsb did not make")));
+    assert_exists(made, false);
+    assert_int_equal(unlink(inside), 0);
+    assert_int_equal(rmdir(priv), 0);
+    expect_unsandboxed_ok(f, cmd, &P);
+    assert_lacks(P.out, "host", "stdout");
+    assert_exists(made, true);
+}
+
 /* Files outlive the sandbox: no set-id bit (chmod, or a mode given at
  * creation) and no extended attribute (file capabilities are one) can be
  * set, or a command run as root could leave a set-uid root shell behind. */
@@ -626,6 +665,7 @@ int main(void) {
         T(test_moves_within_the_project),
         T(test_held_paths_stay_in_place),
         T(test_held_paths_in_a_private_directory),
+        T(test_private_directory_never_the_hosts),
         /* the coding agents' configuration */
         T(test_agent_config_protected),
         T(test_agent_config_before_it_exists),
