@@ -19,7 +19,7 @@ suite_work covers
 
 need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
   '"mount_namespaces":true'
-for tool in strace; do
+for tool in strace python3; do
   command -v "$tool" >/dev/null && continue
   missing "$tool is not installed"
   echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
