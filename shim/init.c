@@ -322,6 +322,18 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
     command = start_command(old_mask, watch, signals, in_command, ctx);
     if (command < 0)
         return fail("start the command: %s", strerror(errno));
+    /* One that came between that look and the fork reached no command
+     * either: passed on now, it stops the command before its program can
+     * have a handler (one that came after the fork reached the command too,
+     * and the command dies of the first). */
+    for (size_t i = 0; for_it && i < sizeof passed_on / sizeof passed_on[0]; i++) {
+        sigset_t one;
+        struct timespec now = {0, 0};
+        sigemptyset(&one);
+        sigaddset(&one, passed_on[i]);
+        if (asks_to_stop(passed_on[i]) && sigtimedwait(&one, NULL, &now) == passed_on[i])
+            kill(command, passed_on[i]);
+    }
     for (;;) {
         int sig = next_signal(&set, watch, signals, &code);
         if (sig == SIGCHLD) {

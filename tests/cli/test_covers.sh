@@ -200,21 +200,23 @@ end
 
 # A terminal's ^C reaches its whole foreground group, so lcsb relays none
 # (the command has it already). One that comes before the command exists
-# reached no command: lcsb must not start it after. Each run is held (its
-# look for a held signal delayed, before the look or after it, so that the
-# ^C comes before the handover or as it is made) in a terminal of its own,
-# which then sends ^C; the twin, sent none, runs. A world made ahead, and
-# one made at the call (a time limit).
-tty_run() { # POLICY INTERRUPT enter|exit: lcsb's status on stdout
+# reached no command: lcsb must not start it after. Each run is held in a
+# terminal of its own, which then sends ^C: lcsb before its look for a held
+# signal (enter) or after it (exit), so that the ^C comes before the
+# handover or as it is made; or the init as it is about to start the
+# command (init: its signalfd, after its own look). The twin, sent none,
+# runs. A world made ahead, and one made at the call (a time limit).
+tty_run() { # POLICY INTERRUPT enter|exit|init: lcsb's status on stdout
   rm -f "$work/trace"
   (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     python3 - "$work/trace" "$LCSB" "$1" "$2" "$3" <<'PY'
 import os, pty, re, sys, time
 trace, lcsb, policy, interrupt, when = sys.argv[1:6]
+call, delay = ("signalfd4", "enter") if when == "init" else ("rt_sigpending", when)
 pid, fd = pty.fork()
 if pid == 0:
-    os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", "trace=rt_sigpending",
-                         "-e", f"inject=rt_sigpending:delay_{when}=1000000:when=1",
+    os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", f"trace={call}",
+                         "-e", f"inject={call}:delay_{delay}=1000000:when=1",
                          lcsb, "--no-trust-check", policy, "--", "sh", "-c", "echo ran > ran"])
 def held_now():
     # Held before the look: its call begun, not ended (other processes'
@@ -223,10 +225,10 @@ def held_now():
         text = open(trace).read()
     except OSError:
         return False
-    if when == "exit":
-        return "rt_sigpending(" in text and "(DELAYED)" in text
-    return ("rt_sigpending(" in text and "rt_sigpending resumed" not in text and
-            re.search(r"rt_sigpending\(.*\) += ", text) is None)
+    if delay == "exit":
+        return call + "(" in text and "(DELAYED)" in text
+    return (call + "(" in text and call + " resumed" not in text and
+            re.search(call + r"\(.*\) += ", text) is None)
 held = False
 for _ in range(1000):
     if held_now():
@@ -250,7 +252,7 @@ for policy in ahead.lua policy.lua; do
   rm -rf "$proj/.git" "$proj/.git.old" "$proj/ran"
   mkdir "$proj/.git"
   (cd "$proj" && "$LCSB" --no-trust-check "$policy" -- sh -c true >/dev/null 2>&1)
-  for when in enter exit; do
+  for when in enter exit init; do
     begin "a terminal's ^C before the command starts ($policy, $when): the command does not run"
     rm -f "$proj/ran"
     status=$(tty_run "$policy" yes "$when")
