@@ -6,6 +6,7 @@
  * here at all. */
 #include "private.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -39,26 +40,52 @@ static int make_link(int dir, const char *link, const char *target) {
 }
 
 /* The private directories this process made and has not removed: a name
- * and the inode it was made as. */
+ * and the directory it was made as, held open so that its inode cannot be
+ * freed and given to another directory at that name. */
 struct made {
     char *path;
-    dev_t dev;
-    ino_t ino;
+    int fd;
 };
 static struct made *made;
 static size_t made_n;
 static pthread_mutex_t made_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Is the directory open as FD empty? */
+static bool empty(int fd) {
+    int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    struct dirent *e;
+    bool none = d != NULL;
+    while (none && (e = readdir(d)) != NULL)
+        none = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    if (d)
+        closedir(d);
+    else if (dup_fd >= 0)
+        close(dup_fd);
+    return none;
+}
+
 int lcsb__private_made(const char *path, lcsb_error *err) {
     struct stat st;
-    if (lstat(path, &st) != 0)
-        return lcsb__fail(err, LCSB_ESYS, "cannot look at %s: %s", path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "cannot open %s: %s", path, strerror(errno));
+    /* What is there now may not be what mkdir made (the host renamed a
+     * directory of its own over it): only an empty one of this user's is
+     * taken as made. */
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !empty(fd)) {
+        close(fd);
+        return lcsb__fail(err, LCSB_ESYS,
+                          "cannot make the private directory %s: what is there is not the empty "
+                          "directory lcsb made",
+                          path);
+    }
     pthread_mutex_lock(&made_lock);
     struct made *more = realloc(made, (made_n + 1) * sizeof *more);
     char *copy = more ? strdup(path) : NULL;
     if (more) made = more;
-    if (copy) made[made_n++] = (struct made){copy, st.st_dev, st.st_ino};
+    if (copy) made[made_n++] = (struct made){copy, fd};
     pthread_mutex_unlock(&made_lock);
+    if (!copy) close(fd);
     return copy ? 0 : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
 }
 
@@ -67,6 +94,7 @@ void lcsb__private_gone(const char *path) {
     for (size_t i = made_n; i-- > 0;)
         if (strcmp(made[i].path, path) == 0) {
             free(made[i].path);
+            close(made[i].fd);
             made[i] = made[--made_n];
         }
     if (made_n == 0) {
@@ -76,17 +104,17 @@ void lcsb__private_gone(const char *path) {
     pthread_mutex_unlock(&made_lock);
 }
 
-/* PATH, there already: a directory this process made (an earlier run's of
- * the same policy, one policy serving many runs of an embedded host; a
- * scope's), not one of the host's or something put in its way. */
+/* PATH, there already: the very directory this process made (an earlier
+ * run's of the same policy, one policy serving many runs of an embedded
+ * host; a scope's), not one of the host's or something put in its way. */
 static bool ours(const char *path) {
-    struct stat st;
+    struct stat st, held;
     bool found = false;
     if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return false;
     pthread_mutex_lock(&made_lock);
     for (size_t i = 0; !found && i < made_n; i++)
-        found =
-            made[i].dev == st.st_dev && made[i].ino == st.st_ino && strcmp(made[i].path, path) == 0;
+        found = strcmp(made[i].path, path) == 0 && fstat(made[i].fd, &held) == 0 &&
+                held.st_dev == st.st_dev && held.st_ino == st.st_ino;
     pthread_mutex_unlock(&made_lock);
     return found;
 }

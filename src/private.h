@@ -15,8 +15,10 @@
 int lcsb__private_make(const lcsb_policy *policy, lcsb_error *err);
 
 /* PATH, a directory lcsb just made to be private, remembered as this
- * process's own (as it is now: the same inode); lcsb__private_gone forgets
- * it once removed. 0, or LCSB_ENOMEM. */
+ * process's own (held open: the same inode, never another's given its
+ * number); lcsb__private_gone forgets it, before it is removed. 0; or
+ * LCSB_ESYS when what is at PATH is not an empty directory of this user's
+ * (the host put one of its own in its place); or LCSB_ENOMEM. */
 int lcsb__private_made(const char *path, lcsb_error *err);
 void lcsb__private_gone(const char *path);
 

@@ -1,6 +1,8 @@
 /* The validation a backend does before anything runs (rule 8), on files this
  * suite makes in a private directory; the parts a host cannot enforce; the
  * backends' constructors; and the scope's removal racing a symlink swap.
+ * Which directory at a private directory's path lcsb takes as its own is
+ * test_sandbox_private.c.
  * What detect sees is test_sandbox_detect.c. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -136,6 +138,22 @@ static void test_validate_missing_paths(void **state) {
     lcsb_backend_free(b);
 }
 
+/* A private directory is made fresh only where it is one of the policy's
+ * paths: one that is not would be the host's directory, seen through a
+ * tree that holds it. Listed in write, it passes. */
+static void test_validate_private_listed(void **state) {
+    (void)state;
+    lcsb_backend *b = landlock(7);
+    lcsb_error err = {0};
+    lcsb_policy *p = valid_policy();
+    assert_int_equal(lcsb__policy_add_private(p, fx("home"), NULL, &err), 0);
+    expect_invalid(b, p, LCSB_EINVAL, fx("home"), "none of the policy's paths");
+    added(p, LCSB_TIER_WRITE, fx("home"));
+    expect_valid(b, p);
+    lcsb_policy_free(p);
+    lcsb_backend_free(b);
+}
+
 /* A hidden path is covered where it is: named through a symlink it would
  * cover the link, not what a read through it reaches. One that does not
  * exist is hidden already. Limits and hidden paths need the world, and the
@@ -165,7 +183,7 @@ static void test_validate_hide_and_limits(void **state) {
         char **final = NULL;
         lcsb_attestation a;
         assert_int_equal(lcsb_backend_wrap(b, p, cmd, &final, &err), 0);
-        assert_int_equal(lcsb_attest((const char *const *)final, NULL, &a, &err), 0);
+        assert_int_equal(lcsb_attest((const char *const *) final, NULL, &a, &err), 0);
         assert_string_equal(a.limits, "time=5 memory=1099511627776");
         lcsb_argv_free(final);
     }
@@ -730,6 +748,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_baseline),
         cmocka_unit_test(test_validate_missing_paths),
+        cmocka_unit_test(test_validate_private_listed),
         cmocka_unit_test(test_validate_exec_symlinks),
         cmocka_unit_test(test_validate_hide_and_limits),
         cmocka_unit_test(test_validate_memory_limit),
