@@ -506,7 +506,7 @@ int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const char *cw
 static void reported(const char *said, size_t n, lcsb_run_result *result) {
     for (size_t i = 0; i < n; i++) {
         const char *why = NULL;
-        char grace[128];
+        char text[128];
         if (said[i] == 'F' && result->status == LCSB_EXIT_SETUP) result->setup_failed = true;
         if (said[i] == 'X') result->attestation.execs_seen = true;
         if (said[i] == 'E' &&
@@ -516,19 +516,18 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
             why = "the time limit (limits.time) was reached: every process of the command was "
                   "killed";
         if (said[i] == 'G') {
-            snprintf(grace, sizeof grace,
+            snprintf(text, sizeof text,
                      "the command did not stop within %d s of being asked to: every process of "
                      "it was killed",
                      LCSB_GRACE_SECONDS);
-            why = grace;
+            why = text;
         }
         if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
         if (said[i] == 'I' && result->status > 128) {
             result->not_executed = true;
-            snprintf(grace, sizeof grace,
-                     "signal %d came before the command started: it did not run",
+            snprintf(text, sizeof text, "signal %d came before the command started: it did not run",
                      result->status - 128);
-            why = grace;
+            why = text;
         }
         if (said[i] == 'M')
             why = "the memory limit (limits.memory) was reached: the kernel killed a process of "
