@@ -265,28 +265,6 @@ static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, i
     }
 }
 
-/* The command's process, running IN_COMMAND(CTX) with OLD_MASK restored;
- * in it, this never returns. It shares the init's memory until its exec,
- * and the init waits meanwhile: no page table copied for a process that is
- * about to exec, and none of the faults that copying on write costs both
- * after. But an init that watches execs (W) must answer the command's own
- * first: it cannot wait for it, and forks. */
-static pid_t start_command(const sigset_t *old_mask, const struct exec_watch *w, int signals,
-                           int (*in_command)(void *ctx), void *ctx) {
-    pid_t command = w != NULL ? fork() : vfork();
-
-    if (command == 0) {
-        close(status_fd);
-        if (w != NULL) {
-            close(w->listener);
-            close(signals);
-        }
-        sigprocmask(SIG_SETMASK, old_mask, NULL);
-        _exit(in_command(ctx));
-    }
-    return command;
-}
-
 /* A signal asking to stop that is held here, or 0. */
 static int stop_held(void) {
     sigset_t held;
@@ -299,40 +277,70 @@ static int stop_held(void) {
     return 0;
 }
 
+/* The command's process, running IN_COMMAND(CTX) with OLD_MASK restored;
+ * in it, this never returns. It shares the init's memory until its exec,
+ * and the init waits meanwhile: no page table copied for a process that is
+ * about to exec, and none of the faults that copying on write costs both
+ * after. But an init that watches execs (W) must answer the command's own
+ * first: it cannot wait for it, and forks; so does one whose command waits
+ * for its word (GO, a pipe; -1: none), every signal still held, to exec, or
+ * to end when none comes. */
+static pid_t start_command(const sigset_t *old_mask, const struct exec_watch *w, int signals,
+                           const int go[2], int (*in_command)(void *ctx), void *ctx) {
+    pid_t command = w != NULL || go[0] >= 0 ? fork() : vfork();
+    char word;
+
+    if (command == 0) {
+        close(status_fd);
+        if (w != NULL) {
+            close(w->listener);
+            close(signals);
+        }
+        if (go[0] >= 0) {
+            close(go[1]);
+            if (read(go[0], &word, 1) != 1)
+                _exit(0);
+            close(go[0]);
+        }
+        sigprocmask(SIG_SETMASK, old_mask, NULL);
+        _exit(in_command(ctx));
+    }
+    return command;
+}
+
 int run_command(const sigset_t *old_mask, const struct limits *limits, int report_fd,
                 struct exec_watch *watch, bool for_it, int (*in_command)(void *ctx), void *ctx) {
     sigset_t set;
-    int signals = -1, code, asked;
+    int signals = -1, code, asked, go[2] = {-1, -1};
     pid_t command;
 
-    /* A terminal's ^C reaches its whole foreground group, this init
-     * included, where it is held, and lcsb passes on what came to it before
-     * the command had a process: either way no command had it. (Not in a
-     * world made for a later command: one held may be for the one before.) */
-    if (for_it && (asked = stop_held()) != 0) {
-        struct ended ended = {.ws = asked, .alone = 1};
-        if (report_fd >= 0)
-            (void)!write(report_fd, (char[]){REPORT_INTERRUPTED}, 1);
-        (void)!write(status_fd, &ended, sizeof ended);
-        _exit(0);
-    }
     waited_signals(&set);
     if (watch != NULL && (signals = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
         return fail("watch for signals: %s", strerror(errno));
-    command = start_command(old_mask, watch, signals, in_command, ctx);
+    /* A terminal's ^C reaches its whole foreground group, this init
+     * included, where it is held; lcsb passes on to it what came to lcsb
+     * alone. One held here before the command exists reached no command:
+     * the command, made and waiting, starts only once the init has looked,
+     * and one that comes after that reaches the command itself (held in it
+     * until its exec, and then its end). Not in a world made for a later
+     * command, where one held may be for the command before. */
+    if (for_it && pipe2(go, O_CLOEXEC) != 0)
+        return fail("start the command: %s", strerror(errno));
+    command = start_command(old_mask, watch, signals, go, in_command, ctx);
     if (command < 0)
         return fail("start the command: %s", strerror(errno));
-    /* One that came between that look and the fork reached no command
-     * either: passed on now, it stops the command before its program can
-     * have a handler (one that came after the fork reached the command too,
-     * and the command dies of the first). */
-    for (size_t i = 0; for_it && i < sizeof passed_on / sizeof passed_on[0]; i++) {
-        sigset_t one;
-        struct timespec now = {0, 0};
-        sigemptyset(&one);
-        sigaddset(&one, passed_on[i]);
-        if (asks_to_stop(passed_on[i]) && sigtimedwait(&one, NULL, &now) == passed_on[i])
-            kill(command, passed_on[i]);
+    if (go[0] >= 0) {
+        close(go[0]);
+        if ((asked = stop_held()) != 0) {
+            struct ended ended = {.ws = asked, .alone = 1};
+            kill(command, SIGKILL);
+            if (report_fd >= 0)
+                (void)!write(report_fd, (char[]){REPORT_INTERRUPTED}, 1);
+            (void)!write(status_fd, &ended, sizeof ended);
+            _exit(0);
+        }
+        (void)!write(go[1], "g", 1);
+        close(go[1]);
     }
     for (;;) {
         int sig = next_signal(&set, watch, signals, &code);

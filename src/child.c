@@ -77,33 +77,35 @@ void lcsb__relay_begin(lcsb__relay *r) {
 }
 
 /* Each held relayed signal taken (unblocking it later delivers nothing),
- * and passed to PID when there is one; the last, or 0. */
-static int take_held(pid_t pid) {
+ * and passed to PID when there is one: a terminal's too when EVERY; the
+ * last, or 0. */
+static int take_held(pid_t pid, bool every) {
     sigset_t pending;
     int last = 0;
     if (sigpending(&pending) != 0) return 0;
     for (size_t i = 0; i < RELAYED; i++) {
         if (!sigismember(&pending, relayed_signals[i])) continue;
         sigset_t one;
+        siginfo_t info;
         sigemptyset(&one);
         sigaddset(&one, relayed_signals[i]);
         struct timespec now = {0, 0};
-        if (sigtimedwait(&one, NULL, &now) != relayed_signals[i]) continue;
+        if (sigtimedwait(&one, &info, &now) != relayed_signals[i]) continue;
         last = relayed_signals[i];
-        if (pid > 0) kill(pid, last);
+        if (pid > 0 && (every || info.si_code != SI_KERNEL)) kill(pid, last);
     }
     return last;
 }
 
-int lcsb__relay_pending(void) { return take_held(0); }
+int lcsb__relay_pending(void) { return take_held(0, false); }
 
-/* Unblocked even if the caller held them. One that arrived before the
- * spawn (or the handover) is passed on now whoever sent it: a terminal's
- * ^C then reached no command, which did not exist yet. (To no one when S
- * was not spawned.) */
-void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r) {
+/* Unblocked even if the caller held them. One that arrived before is
+ * passed on now; a terminal's too where S was spawned just now (FRESH): it
+ * came before S's processes existed to get it, and S has no command yet
+ * to get it twice. (To no one when S was not spawned.) */
+void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r, bool fresh) {
     if (s && s->pid > 0) running_child = s->pid;
-    int held = take_held(s && s->pid > 0 ? s->pid : 0);
+    int held = take_held(s && s->pid > 0 ? s->pid : 0, fresh);
     if (held) relayed_last = held;
     sigset_t unblocked = r->old_mask;
     for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);

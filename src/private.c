@@ -50,19 +50,34 @@ static struct made *made;
 static size_t made_n;
 static pthread_mutex_t made_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Is the directory open as FD empty? */
-static bool empty(int fd) {
+/* Is the directory open as FD empty? 1 or 0; -1, errno set, when it
+ * cannot be read. */
+static int empty(int fd) {
     int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     struct dirent *e;
-    bool none = d != NULL;
-    while (none && (e = readdir(d)) != NULL)
+    int none = d != NULL ? 1 : -1;
+    while (none == 1 && (e = readdir(d)) != NULL)
         none = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
     if (d)
         closedir(d);
     else if (dup_fd >= 0)
         close(dup_fd);
     return none;
+}
+
+/* Forgets PATH's entry, if any; with MADE_LOCK held. */
+static void forget(const char *path) {
+    for (size_t i = made_n; i-- > 0;)
+        if (strcmp(made[i].path, path) == 0) {
+            free(made[i].path);
+            close(made[i].fd);
+            made[i] = made[--made_n];
+        }
+    if (made_n == 0) {
+        free(made);
+        made = NULL;
+    }
 }
 
 int lcsb__private_made(const char *path, lcsb_error *err) {
@@ -72,14 +87,18 @@ int lcsb__private_made(const char *path, lcsb_error *err) {
     /* What is there now may not be what mkdir made (the host renamed a
      * directory of its own over it): only an empty one of this user's is
      * taken as made. */
-    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !empty(fd)) {
+    int none = fstat(fd, &st) != 0 ? -1 : st.st_uid != geteuid() ? 0 : empty(fd);
+    if (none != 1) {
+        int saved = errno;
         close(fd);
-        return lcsb__fail(err, LCSB_ESYS,
-                          "cannot make the private directory %s: what is there is not the empty "
-                          "directory lcsb made",
-                          path);
+        return lcsb__fail(err, LCSB_ESYS, "cannot make the private directory %s: %s", path,
+                          none < 0 ? strerror(saved)
+                                   : "what is there is not the empty directory lcsb made");
     }
     pthread_mutex_lock(&made_lock);
+    /* Made again (the one before was removed between two runs): this one
+     * stands in its entry. */
+    forget(path);
     struct made *more = realloc(made, (made_n + 1) * sizeof *more);
     char *copy = more ? strdup(path) : NULL;
     if (more) made = more;
@@ -91,16 +110,7 @@ int lcsb__private_made(const char *path, lcsb_error *err) {
 
 void lcsb__private_gone(const char *path) {
     pthread_mutex_lock(&made_lock);
-    for (size_t i = made_n; i-- > 0;)
-        if (strcmp(made[i].path, path) == 0) {
-            free(made[i].path);
-            close(made[i].fd);
-            made[i] = made[--made_n];
-        }
-    if (made_n == 0) {
-        free(made);
-        made = NULL;
-    }
+    forget(path);
     pthread_mutex_unlock(&made_lock);
 }
 

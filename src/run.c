@@ -142,7 +142,7 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
         /* Only the child holds the channel's other end now. */
         if (net && net->channel[1] >= 0) close(net->channel[1]);
         if (net) net->channel[1] = -1;
-        lcsb__relay_to(&s, &relay);
+        lcsb__relay_to(&s, &relay, true);
         if (early)
             signalled_before(result, early);
         else if (spawn_errno)
@@ -692,14 +692,14 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
     lcsb__relay_begin(&relay);
     int early = lcsb__relay_pending();
     if (early) {
-        lcsb__relay_to(NULL, &relay);
+        lcsb__relay_to(NULL, &relay, false);
         lcsb__relay_end(&relay);
         lcsb__spawn_close(now);
         *signalled = early;
         return 1;
     }
     int rc = lcsb__ahead_take(now, r->backend, r->policy, &r->opts, argv, err);
-    lcsb__relay_to(now, &relay);
+    lcsb__relay_to(now, &relay, false);
     /* The next command's world is made while this one runs. */
     lcsb_error later = {0};
     char **next = spawn_next ? copy_all((const char *const *)r->last) : NULL;

@@ -266,5 +266,50 @@ for policy in ahead.lua policy.lua; do
   end
 done
 
+# A ^C after the command started is the command's alone: it reaches it
+# once, from the terminal, even when lcsb, held as it hands over, holds a
+# copy too (it passes on no terminal's signal to a world made ahead, whose
+# init got its own). The command traps it and goes on, in a loop of the
+# shell's own until the test lets it end (past lcsb's hold).
+begin "a terminal's ^C after the command started reaches it once"
+sed 's/exec = { "sh", "rm", "mkdir" }/exec = { "sh", "sleep" }/' "$proj/ahead.lua" >"$proj/trap.lua"
+(cd "$proj" && "$LCSB" --no-trust-check trap.lua -- sh -c true >/dev/null 2>&1)
+rm -f "$work/trace" "$proj/stop"
+out=$(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  python3 - "$work/trace" "$LCSB" <<'PY'
+import os, pty, sys, time
+trace, lcsb = sys.argv[1:3]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", "trace=rt_sigpending",
+                         "-e", "inject=rt_sigpending:delay_enter=2000000:when=2",
+                         lcsb, "--no-trust-check", "trap.lua", "--", "sh", "-c",
+                         'trap "echo got" INT; echo start; '
+                         'while [ ! -e stop ]; do :; done; echo after'])
+out, sent = b"", False
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+    if not sent and b"start" in out:
+        time.sleep(0.2)
+        os.write(fd, b"\x03")
+        sent = True
+        time.sleep(3)
+        open("stop", "w").close()
+_, status = os.waitpid(pid, 0)
+print(out.decode(errors="replace").replace("\r", ""))
+print("status", os.waitstatus_to_exitcode(status))
+PY
+)
+[[ $(grep -o got <<<"$out" | wc -l) == 1 ]] || fail "the trap did not run once: $out"
+grep -q after <<<"$out" || fail "the command did not go on: $out"
+grep -q '^status 0$' <<<"$out" || fail "the run did not end 0: $out"
+end
+
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]

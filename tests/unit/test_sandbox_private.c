@@ -1,7 +1,8 @@
 /* The private directories lcsb makes on the host, where no world of the
  * command's own makes them (private.c): which directory found at such a
- * path it takes as its own. Whether a policy may name one at all is
- * validation's (test_sandbox_policy_validate.c). */
+ * path it takes as its own, and that it holds one descriptor for each.
+ * Whether a policy may name one at all is validation's
+ * (test_sandbox_policy_validate.c). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +71,42 @@ static void test_private_made_is_the_one_made(void **state) {
     lcsb_policy_free(p);
 }
 
+/* How many descriptors this process has open. */
+static int open_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    while (d && readdir(d)) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+/* A directory removed between runs (by the host, by the command) and made
+ * again takes the place of the one before: one held descriptor per path,
+ * however many runs. */
+static void test_private_made_again_holds_one(void **state) {
+    (void)state;
+    lcsb_error err = {0};
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/again", fixture);
+    lcsb_policy *p = lcsb_policy_new();
+    assert_int_equal(lcsb__policy_add_private(p, dir, NULL, &err), 0);
+    assert_int_equal(lcsb__private_make(p, &err), 0);
+    int fds = open_fds();
+    for (int run = 0; run < 20; run++) {
+        assert_int_equal(rmdir(dir), 0);
+        assert_int_equal(lcsb__private_make(p, &err), 0);
+    }
+    assert_int_equal(open_fds(), fds);
+    lcsb__private_gone(dir);
+    assert_int_equal(open_fds(), fds - 1);
+    assert_int_equal(rmdir(dir), 0);
+    lcsb_policy_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_private_made_is_the_one_made),
+        cmocka_unit_test(test_private_made_again_holds_one),
     };
     return cmocka_run_group_tests_name("sandbox_private", tests, fixture_setup, fixture_teardown);
 }
