@@ -98,6 +98,26 @@ static void end_all(pid_t init, char why, int report_fd, char *said) {
         *said = why;
 }
 
+/* Is INFO a terminal's stop that lcsb held and passes on, marked? */
+static bool marked(const siginfo_t *info) {
+    return info->si_code == SI_QUEUE && info->si_value.sival_int == TERMINAL_STOP;
+}
+
+/* SIG, which came as INFO, passed on to the init: one sent to lcsb alone as
+ * it is; a terminal's that lcsb held, or one held here from before the
+ * init existed (FROM_BEFORE), marked; any other terminal's not at all (the
+ * init got its own). Whether it starts a grace period, into *GRACE. */
+static void pass_on(pid_t init, int sig, const siginfo_t *info, bool from_before, double *grace) {
+    bool from_terminal = info->si_code == SI_KERNEL || marked(info);
+
+    if (from_terminal && (from_before || marked(info)))
+        sigqueue(init, sig, (union sigval){.sival_int = TERMINAL_STOP});
+    else if (!from_terminal)
+        kill(init, sig);
+    if (!*grace && asks_to_stop(sig) && (!from_terminal || sig == SIGHUP))
+        *grace = now() + GRACE_SECONDS;
+}
+
 /* A grace period starts with TERM, INT, HUP or QUIT sent to lcsb (and
  * passed on here), or with the terminal's hangup; not with a ^C at the
  * terminal, which is the command's to handle (a REPL stops a computation). */
@@ -114,6 +134,16 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
     bool told = false, reaped_above = getppid() != 1 && cg->kind == CGROUP_NONE;
 
     waited_signals(&set);
+    /* What came while this shim made the init came before the init
+     * existed: a terminal's reached no one inside. */
+    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++) {
+        sigset_t one;
+        struct timespec zero = {0, 0};
+        sigemptyset(&one);
+        sigaddset(&one, passed_on[i]);
+        if (sigtimedwait(&one, &info, &zero) == passed_on[i])
+            pass_on(init, passed_on[i], &info, true, &grace);
+    }
     /* FROM_INIT raises SIGIO when the init writes (start_init). */
     sigaddset(&set, SIGIO);
     for (;;) {
@@ -145,11 +175,7 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
             if (got == init)
                 break;
         } else if (sig > 0 && sig != SIGIO) {
-            bool from_terminal = info.si_code == SI_KERNEL;
-            if (!from_terminal)
-                kill(init, sig);
-            if (!grace && asks_to_stop(sig) && (!from_terminal || sig == SIGHUP))
-                grace = now() + GRACE_SECONDS;
+            pass_on(init, sig, &info, false, &grace);
         }
     }
     /* Every process of the command is gone with the init: what the kernel
@@ -238,13 +264,15 @@ static bool alone(void) {
 /* The next signal the init waits for, its si_code into *CODE; meanwhile,
  * every exec W (NULL: none) is told of is seen and let go on. Under
  * watch, signals are read from SIGNALS (a signalfd), beside the listener. */
-static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, int *code) {
+static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, int *code,
+                       bool *terminal_stop) {
     siginfo_t info;
     struct signalfd_siginfo si;
 
     if (w == NULL) {
         int sig = sigwaitinfo(set, &info);
         *code = info.si_code;
+        *terminal_stop = marked(&info);
         return sig;
     }
     for (;;) {
@@ -260,6 +288,7 @@ static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, i
             w->listener = -1;
         if ((p[0].revents & POLLIN) && read(signals, &si, sizeof si) == (ssize_t)sizeof si) {
             *code = si.ssi_code;
+            *terminal_stop = si.ssi_code == SI_QUEUE && si.ssi_int == TERMINAL_STOP;
             return (int)si.ssi_signo;
         }
     }
@@ -312,6 +341,7 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
                 struct exec_watch *watch, bool for_it, int (*in_command)(void *ctx), void *ctx) {
     sigset_t set;
     int signals = -1, code, asked, go[2] = {-1, -1};
+    bool terminal_stop;
     pid_t command;
 
     waited_signals(&set);
@@ -343,7 +373,7 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
         close(go[1]);
     }
     for (;;) {
-        int sig = next_signal(&set, watch, signals, &code);
+        int sig = next_signal(&set, watch, signals, &code, &terminal_stop);
         if (sig == SIGCHLD) {
             int ws;
             pid_t got;
@@ -355,7 +385,7 @@ int run_command(const sigset_t *old_mask, const struct limits *limits, int repor
                     _exit(0);
                 }
             }
-        } else if (sig > 0 && code != SI_KERNEL) {
+        } else if (sig > 0 && code != SI_KERNEL && !terminal_stop) {
             kill(command, sig);
         }
     }

@@ -28,6 +28,12 @@
 /* And that it was asked to stop before the command started: none was. */
 #define REPORT_INTERRUPTED 'I'
 
+/* The value a terminal's stop carries (sigqueue) when lcsb, or the shim
+ * outside, passes on one it held from before the processes below it could
+ * get their own: the init counts it before its command starts and never
+ * passes it to a command that runs, which has its own (wire-format.md). */
+#define TERMINAL_STOP 0x6c637362
+
 /* Forks the new pid namespace's init. Returns 0 in the init, which has
  * joined CG first; in the shim outside (which must already die with lcsb),
  * waits for it, passes signals on, ends everything at TIME_LIMIT seconds

@@ -33,6 +33,10 @@
 #define LCSB__RECORDER_ENV "LCSB_EXEC_RECORDER"
 /* The recorder sits beside the shim, in a build tree as in an install. */
 #define LCSB__RECORDER_NAME "liblcsb-record.so"
+/* The value a terminal's stop carries when lcsb passes on one it held
+ * (sigqueue): the shim gives it to the init, which counts it before its
+ * command starts and never passes it to one that runs (wire-format.md). */
+#define LCSB__TERMINAL_STOP 0x6c637362
 
 static const int relayed_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define RELAYED (sizeof relayed_signals / sizeof relayed_signals[0])
@@ -77,9 +81,9 @@ void lcsb__relay_begin(lcsb__relay *r) {
 }
 
 /* Each held relayed signal taken (unblocking it later delivers nothing),
- * and passed to PID when there is one: a terminal's too when EVERY; the
- * last, or 0. */
-static int take_held(pid_t pid, bool every) {
+ * and passed to PID when there is one: one sent to lcsb alone as it came,
+ * a terminal's marked as such; the last, or 0. */
+static int take_held(pid_t pid) {
     sigset_t pending;
     int last = 0;
     if (sigpending(&pending) != 0) return 0;
@@ -92,20 +96,22 @@ static int take_held(pid_t pid, bool every) {
         struct timespec now = {0, 0};
         if (sigtimedwait(&one, &info, &now) != relayed_signals[i]) continue;
         last = relayed_signals[i];
-        if (pid > 0 && (every || info.si_code != SI_KERNEL)) kill(pid, last);
+        if (pid > 0 && info.si_code != SI_KERNEL) kill(pid, last);
+        if (pid > 0 && info.si_code == SI_KERNEL)
+            sigqueue(pid, last, (union sigval){.sival_int = LCSB__TERMINAL_STOP});
     }
     return last;
 }
 
-int lcsb__relay_pending(void) { return take_held(0, false); }
+int lcsb__relay_pending(void) { return take_held(0); }
 
 /* Unblocked even if the caller held them. One that arrived before is
- * passed on now; a terminal's too where S was spawned just now (FRESH): it
- * came before S's processes existed to get it, and S has no command yet
- * to get it twice. (To no one when S was not spawned.) */
-void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r, bool fresh) {
+ * passed on now: a terminal's marked, since it may have come before the
+ * shim's processes existed to get it, or after, when the command has its
+ * own. (To no one when S was not spawned.) */
+void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r) {
     if (s && s->pid > 0) running_child = s->pid;
-    int held = take_held(s && s->pid > 0 ? s->pid : 0, fresh);
+    int held = take_held(s && s->pid > 0 ? s->pid : 0);
     if (held) relayed_last = held;
     sigset_t unblocked = r->old_mask;
     for (size_t i = 0; i < RELAYED; i++) sigdelset(&unblocked, relayed_signals[i]);
@@ -390,6 +396,7 @@ int lcsb__ahead_open(lcsb__spawned *s, const char *shim, const lcsb_run_options 
     if ((rc = lcsb__capture_make(&s->capture, true, err))) return rc;
     s->captured = true;
     s->whole_host = whole_host;
+    s->for_it = !whole_host;
     host_state(&s->host, whole_host);
     return s->host.oom ? lcsb__fail(err, LCSB_ENOMEM, "out of memory") : 0;
 }
@@ -429,8 +436,7 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     /* A shim that ended before it took its command (a failed setup) says
      * why in its report and on stderr, which the wait relays. */
     s->waiting = false;
-    /* Made while this process composed this command, not a later one's. */
-    rc = hand_over(s->command[0], !s->whole_host, argv, env) == 0 ? 0 : 1;
+    rc = hand_over(s->command[0], s->for_it, argv, env) == 0 ? 0 : 1;
     close(s->command[0]);
     s->command[0] = -1;
     lcsb_argv_free(env);

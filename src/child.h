@@ -31,6 +31,7 @@ typedef struct lcsb__spawned {
     bool stale;      /* ahead: the world changed while it waited, and was not used */
     bool waiting;    /* ahead, and handed no command yet */
     bool whole_host; /* ahead: all of the caller's process compared, not its status alone */
+    bool for_it;     /* ahead: made for the command it is handed ('N'), not a later one */
 } lcsb__spawned;
 
 /* The proxy's part of a run (run.c): the channel's end the shim gets
@@ -82,11 +83,10 @@ void lcsb__relay_begin(lcsb__relay *r);
  * were held, taken (it is delivered to no one later), or 0. One sent by a
  * terminal to its foreground group reached no command, since none was
  * started yet: the run must not start one without it. relay_to passes on
- * one that comes after this look: a terminal's only to a shim spawned just
- * now (FRESH); a world made ahead, whose init got its own, starts no
- * command when one is held there (init.c in the shim). */
+ * one that comes after this look, a terminal's marked so that the init
+ * counts it only before its command starts (init.c in the shim). */
 int lcsb__relay_pending(void);
-void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r, bool fresh);
+void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r);
 void lcsb__relay_end(lcsb__relay *r);
 /* Waits for S's child (PROGRAM), serving NET meanwhile: RESULT's status
  * and what the shim reported. */

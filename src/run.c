@@ -142,7 +142,7 @@ static int spawn_and_wait(const lcsb_backend *b, const lcsb_policy *policy,
         /* Only the child holds the channel's other end now. */
         if (net && net->channel[1] >= 0) close(net->channel[1]);
         if (net) net->channel[1] = -1;
-        lcsb__relay_to(&s, &relay, true);
+        lcsb__relay_to(&s, &relay);
         if (early)
             signalled_before(result, early);
         else if (spawn_errno)
@@ -692,14 +692,14 @@ static int hand_and_wait(lcsb_runner *r, lcsb__spawned *now, const char *const *
     lcsb__relay_begin(&relay);
     int early = lcsb__relay_pending();
     if (early) {
-        lcsb__relay_to(NULL, &relay, false);
+        lcsb__relay_to(NULL, &relay);
         lcsb__relay_end(&relay);
         lcsb__spawn_close(now);
         *signalled = early;
         return 1;
     }
     int rc = lcsb__ahead_take(now, r->backend, r->policy, &r->opts, argv, err);
-    lcsb__relay_to(now, &relay, false);
+    lcsb__relay_to(now, &relay);
     /* The next command's world is made while this one runs. */
     lcsb_error later = {0};
     char **next = spawn_next ? copy_all((const char *const *)r->last) : NULL;
@@ -776,6 +776,8 @@ int lcsb_runner_run(lcsb_runner *r, const char *const *argv, lcsb_run_result *re
         char **prefix = copy_words((const char *const *)r->last, n);
         if (!prefix) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         if ((rc = spawn_ahead(r, prefix, cwd, err)) != 0) return rc;
+        /* Made now, for this command: a stop held in it is this one's. */
+        r->ahead.for_it = true;
     }
     lcsb__spawned now = take_ahead(r);
     rc = run_ahead(r, &now, argv, result, err);

@@ -203,16 +203,18 @@ end
 # reached no command: lcsb must not start it after. Each run is held in a
 # terminal of its own, which then sends ^C: lcsb before its look for a held
 # signal (enter) or after it (exit), so that the ^C comes before the
-# handover or as it is made; or the init as it is about to start the
-# command (init: its signalfd, after its own look). The twin, sent none,
+# handover or as it is made; the shim outside as it forks the init (shim:
+# the init does not exist yet); or the init as it is about to start the
+# command (init: its signalfd, before its own look). The twin, sent none,
 # runs. A world made ahead, and one made at the call (a time limit).
-tty_run() { # POLICY INTERRUPT enter|exit|init: lcsb's status on stdout
+tty_run() { # POLICY INTERRUPT enter|exit|shim|init: lcsb's status on stdout
   rm -f "$work/trace"
   (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     python3 - "$work/trace" "$LCSB" "$1" "$2" "$3" <<'PY'
 import os, pty, re, sys, time
 trace, lcsb, policy, interrupt, when = sys.argv[1:6]
-call, delay = ("signalfd4", "enter") if when == "init" else ("rt_sigpending", when)
+call, delay = {"init": ("signalfd4", "enter"), "shim": ("fork", "enter")}.get(
+    when, ("rt_sigpending", when))
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", f"trace={call}",
@@ -252,7 +254,7 @@ for policy in ahead.lua policy.lua; do
   rm -rf "$proj/.git" "$proj/.git.old" "$proj/ran"
   mkdir "$proj/.git"
   (cd "$proj" && "$LCSB" --no-trust-check "$policy" -- sh -c true >/dev/null 2>&1)
-  for when in enter exit init; do
+  for when in enter exit shim init; do
     begin "a terminal's ^C before the command starts ($policy, $when): the command does not run"
     rm -f "$proj/ran"
     status=$(tty_run "$policy" yes "$when")
@@ -267,23 +269,24 @@ for policy in ahead.lua policy.lua; do
 done
 
 # A ^C after the command started is the command's alone: it reaches it
-# once, from the terminal, even when lcsb, held as it hands over, holds a
-# copy too (it passes on no terminal's signal to a world made ahead, whose
-# init got its own). The command traps it and goes on, in a loop of the
+# once, from the terminal, even when lcsb, held as it hands over (or after
+# it spawned the shim, at the call), holds a copy too: it passes that on
+# marked, and the init passes no marked one to a command that runs. The command traps it and goes on, in a loop of the
 # shell's own until the test lets it end (past lcsb's hold).
-begin "a terminal's ^C after the command started reaches it once"
+for policy in trap.lua policy.lua; do
+begin "a terminal's ^C after the command started reaches it once ($policy)"
 sed 's/exec = { "sh", "rm", "mkdir" }/exec = { "sh", "sleep" }/' "$proj/ahead.lua" >"$proj/trap.lua"
-(cd "$proj" && "$LCSB" --no-trust-check trap.lua -- sh -c true >/dev/null 2>&1)
+(cd "$proj" && "$LCSB" --no-trust-check "$policy" -- sh -c true >/dev/null 2>&1)
 rm -f "$work/trace" "$proj/stop"
 out=$(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  python3 - "$work/trace" "$LCSB" <<'PY'
+  python3 - "$work/trace" "$LCSB" "$policy" <<'PY'
 import os, pty, sys, time
-trace, lcsb = sys.argv[1:3]
+trace, lcsb, policy = sys.argv[1:4]
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp("strace", ["strace", "-f", "-I", "never", "-o", trace, "-e", "trace=rt_sigpending",
                          "-e", "inject=rt_sigpending:delay_enter=2000000:when=2",
-                         lcsb, "--no-trust-check", "trap.lua", "--", "sh", "-c",
+                         lcsb, "--no-trust-check", policy, "--", "sh", "-c",
                          'trap "echo got" INT; echo start; '
                          'while [ ! -e stop ]; do :; done; echo after'])
 out, sent = b"", False
@@ -310,6 +313,7 @@ PY
 grep -q after <<<"$out" || fail "the command did not go on: $out"
 grep -q '^status 0$' <<<"$out" || fail "the run did not end 0: $out"
 end
+done
 
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]
