@@ -98,9 +98,12 @@ static void end_all(pid_t init, char why, int report_fd, char *said) {
         *said = why;
 }
 
-/* Is INFO a terminal's stop that lcsb held and passes on, marked? */
-static bool marked(const siginfo_t *info) {
-    return info->si_code == SI_QUEUE && info->si_value.sival_int == TERMINAL_STOP;
+/* Is INFO a terminal's stop held and passed on, marked, by the process
+ * that may (FROM: to the outer shim, lcsb, its parent; to the init, the
+ * outer shim, pid 0 from inside the namespace)? Anyone else's is plain. */
+static bool marked(const siginfo_t *info, pid_t from) {
+    return info->si_code == SI_QUEUE && info->si_value.sival_int == TERMINAL_STOP &&
+           info->si_pid == from;
 }
 
 /* SIG, which came as INFO, passed on to the init: one sent to lcsb alone as
@@ -108,9 +111,10 @@ static bool marked(const siginfo_t *info) {
  * init existed (FROM_BEFORE), marked; any other terminal's not at all (the
  * init got its own). Whether it starts a grace period, into *GRACE. */
 static void pass_on(pid_t init, int sig, const siginfo_t *info, bool from_before, double *grace) {
-    bool from_terminal = info->si_code == SI_KERNEL || marked(info);
+    bool lcsb_held = marked(info, getppid());
+    bool from_terminal = info->si_code == SI_KERNEL || lcsb_held;
 
-    if (from_terminal && (from_before || marked(info)))
+    if (from_terminal && (from_before || lcsb_held))
         sigqueue(init, sig, (union sigval){.sival_int = TERMINAL_STOP});
     else if (!from_terminal)
         kill(init, sig);
@@ -272,7 +276,7 @@ static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, i
     if (w == NULL) {
         int sig = sigwaitinfo(set, &info);
         *code = info.si_code;
-        *terminal_stop = marked(&info);
+        *terminal_stop = marked(&info, 0);
         return sig;
     }
     for (;;) {
@@ -288,7 +292,8 @@ static int next_signal(const sigset_t *set, struct exec_watch *w, int signals, i
             w->listener = -1;
         if ((p[0].revents & POLLIN) && read(signals, &si, sizeof si) == (ssize_t)sizeof si) {
             *code = si.ssi_code;
-            *terminal_stop = si.ssi_code == SI_QUEUE && si.ssi_int == TERMINAL_STOP;
+            *terminal_stop =
+                si.ssi_code == SI_QUEUE && si.ssi_int == TERMINAL_STOP && si.ssi_pid == 0;
             return (int)si.ssi_signo;
         }
     }

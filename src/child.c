@@ -56,8 +56,10 @@ static void relay(int sig, siginfo_t *info, void *context) {
     (void)context;
     relayed_last = sig;
     /* A terminal's ^C already reached the whole foreground process group,
-     * the command included; only relay what was sent to lcsb alone. */
-    if (info && info->si_code == SI_KERNEL) return;
+     * the command included; only relay what was sent to lcsb alone. Its
+     * hangup reaches only the session's leader, which lcsb may be (a tmux
+     * pane's command, ssh -t): passed on. */
+    if (info && info->si_code == SI_KERNEL && sig != SIGHUP) return;
     if (running_child > 0) kill((pid_t)running_child, sig);
 }
 
@@ -96,8 +98,9 @@ static int take_held(pid_t pid) {
         struct timespec now = {0, 0};
         if (sigtimedwait(&one, &info, &now) != relayed_signals[i]) continue;
         last = relayed_signals[i];
-        if (pid > 0 && info.si_code != SI_KERNEL) kill(pid, last);
-        if (pid > 0 && info.si_code == SI_KERNEL)
+        bool terminal = info.si_code == SI_KERNEL && last != SIGHUP;
+        if (pid > 0 && !terminal) kill(pid, last);
+        if (pid > 0 && terminal)
             sigqueue(pid, last, (union sigval){.sival_int = LCSB__TERMINAL_STOP});
     }
     return last;

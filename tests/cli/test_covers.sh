@@ -318,5 +318,42 @@ grep -q '^status 0$' <<<"$out" || fail "the run did not end 0: $out"
 end
 done
 
+# A terminal's hangup reaches only its session's leader, which lcsb may be
+# (the command of a tmux pane, of ssh -t): lcsb passes it on, and the
+# command, which traps it here, hears it.
+begin "a hangup of the terminal whose session lcsb leads reaches the command"
+rm -f "$proj/hup" "$proj/stop"
+(cd "$proj" && "$LCSB" --no-trust-check trap.lua -- sh -c true >/dev/null 2>&1)
+(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  python3 - "$LCSB" <<'PY'
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--no-trust-check", "trap.lua", "--", "sh", "-c",
+                           'trap "echo hup > hup; exit 3" HUP; echo start; '
+                           'while [ ! -e stop ]; do :; done'])
+out = b""
+while b"start" not in out:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.close(fd)
+for _ in range(500):
+    if os.waitpid(pid, os.WNOHANG)[0]:
+        break
+    time.sleep(0.01)
+else:
+    open("stop", "w").close()
+    os.waitpid(pid, 0)
+PY
+)
+[[ -e $proj/hup ]] || fail "the command did not hear the hangup"
+rm -f "$proj/stop"
+end
+
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]
