@@ -47,7 +47,7 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cg
 /* In the init, with the command's setup done: starts the command, which
  * calls IN_COMMAND(CTX) with OLD_MASK restored, to exec, and exits with what
  * it returns when that fails (it shares the init's memory until then: a
- * vfork, unless WATCH); the init waits, passes signals on, sees every exec
+ * vfork, unless WATCH or FOR_IT); the init waits, passes signals on, sees every exec
  * WATCH (NULL: none) is told of, says when the command left its private tmp
  * full (LIMITS), and exits with it. FOR_IT: the world was made for this
  * command, so a stop asked of the init before it starts is the command's,

@@ -536,8 +536,7 @@ static void reported(const char *said, size_t n, lcsb_run_result *result) {
         if (said[i] == 'S') why = "TMPDIR was full when the command ended (limits.tmp)";
         if (said[i] == 'I' && result->status > 128) {
             result->not_executed = true;
-            snprintf(text, sizeof text, "signal %d came before the command started: it did not run",
-                     result->status - 128);
+            snprintf(text, sizeof text, LCSB__NOT_STARTED_NOTE, result->status - 128);
             why = text;
         }
         if (said[i] == 'M')

@@ -86,6 +86,8 @@ void lcsb__relay_begin(lcsb__relay *r);
  * one that comes after this look, a terminal's marked so that the init
  * counts it only before its command starts (init.c in the shim). */
 int lcsb__relay_pending(void);
+/* The note of a run that signal %d stopped before its command started. */
+#define LCSB__NOT_STARTED_NOTE "signal %d came before the command started: it did not run"
 void lcsb__relay_to(const lcsb__spawned *s, lcsb__relay *r);
 void lcsb__relay_end(lcsb__relay *r);
 /* Waits for S's child (PROGRAM), serving NET meanwhile: RESULT's status

@@ -499,14 +499,17 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
  * directory is a path of the policy's (validation refuses one that is not,
  * lcsb__validate_paths); one that is not would be the host's directory,
  * seen through the tree that holds it, and is pinned as any. */
+bool lcsb__policy_lists(const lcsb_policy *policy, const char *path) {
+    return lcsb__strv_has(&policy->write, path) || lcsb__strv_has(&policy->read, path) ||
+           lcsb__strv_has(&policy->exec, path);
+}
+
 static bool in_private_tmpfs(const lcsb_policy *policy, const char *dir) {
     size_t priv = 0, write = 0;
     for (size_t i = 0; i < policy->priv_n; i++) {
         const char *path = policy->priv[i].path;
         size_t len = strlen(path);
-        if (len > priv && lcsb__path_within(dir, path) &&
-            (lcsb__strv_has(&policy->write, path) || lcsb__strv_has(&policy->read, path) ||
-             lcsb__strv_has(&policy->exec, path)))
+        if (len > priv && lcsb__path_within(dir, path) && lcsb__policy_lists(policy, path))
             priv = len;
     }
     for (size_t i = 0; i < policy->write.n; i++) {

@@ -92,6 +92,9 @@ int lcsb__policy_add_private(lcsb_policy *policy, const char *path, const char *
 /* Is PATH one of POLICY's private directories, or inside one? Nothing of
  * it is on the disk before the run makes it. */
 bool lcsb__policy_private_at(const lcsb_policy *policy, const char *path);
+/* Is PATH itself one of POLICY's paths (read, write or exec)? The world
+ * makes a private directory fresh only where it is. */
+bool lcsb__policy_lists(const lcsb_policy *policy, const char *path);
 
 /* Is PATH among POLICY's verified paths? */
 bool lcsb__policy_verified(const lcsb_policy *policy, const char *path);

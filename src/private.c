@@ -80,7 +80,9 @@ static void forget(const char *path) {
     }
 }
 
-int lcsb__private_made(const char *path, lcsb_error *err) {
+/* lcsb__private_made, the descriptor it holds into *HELD (the registry's:
+ * not the caller's to close). */
+static int remember(const char *path, int *held, lcsb_error *err) {
     struct stat st;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return lcsb__fail(err, LCSB_ESYS, "cannot open %s: %s", path, strerror(errno));
@@ -105,7 +107,13 @@ int lcsb__private_made(const char *path, lcsb_error *err) {
     if (copy) made[made_n++] = (struct made){copy, fd};
     pthread_mutex_unlock(&made_lock);
     if (!copy) close(fd);
+    *held = copy ? fd : -1;
     return copy ? 0 : lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+}
+
+int lcsb__private_made(const char *path, lcsb_error *err) {
+    int held;
+    return remember(path, &held, err);
 }
 
 void lcsb__private_gone(const char *path) {
@@ -139,20 +147,14 @@ int lcsb__private_make(const lcsb_policy *policy, lcsb_error *err) {
                                                 "make (a private directory starts empty)"
                                               : strerror(errno));
         }
-        int rc = lcsb__private_made(d->path, err);
+        /* The links go in the very directory taken as made, by the
+         * descriptor that holds it. */
+        int dir, rc = remember(d->path, &dir, err);
         if (rc) return rc;
-        int dir = open(d->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        for (size_t j = 0; dir >= 0 && j + 1 < d->links.n; j += 2) {
-            if (make_link(dir, d->links.v[j], d->links.v[j + 1]) != 0) {
-                int saved = errno;
-                close(dir);
+        for (size_t j = 0; j + 1 < d->links.n; j += 2)
+            if (make_link(dir, d->links.v[j], d->links.v[j + 1]) != 0)
                 return lcsb__fail(err, LCSB_ESYS, "cannot show %s in %s: %s", d->links.v[j + 1],
-                                  d->path, strerror(saved));
-            }
-        }
-        if (dir < 0)
-            return lcsb__fail(err, LCSB_ESYS, "cannot open %s: %s", d->path, strerror(errno));
-        close(dir);
+                                  d->path, strerror(errno));
     }
     return 0;
 }

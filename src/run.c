@@ -116,8 +116,7 @@ static int net_serves(void *ctx, lcsb_error *err) {
 static void signalled_before(lcsb_run_result *result, int sig) {
     result->status = 128 + sig;
     result->not_executed = true;
-    snprintf(result->note, sizeof result->note,
-             "signal %d came before the command started: it did not run", sig);
+    snprintf(result->note, sizeof result->note, LCSB__NOT_STARTED_NOTE, sig);
 }
 
 /* FINAL spawned and waited for, its signals relayed meanwhile; NET the

@@ -100,8 +100,7 @@ int lcsb__validate_paths(const lcsb_policy *policy, bool check_exec_rules, lcsb_
      * says fresh. */
     for (size_t i = 0; !rc && i < policy->priv_n; i++) {
         const char *path = policy->priv[i].path;
-        if (!lcsb__strv_has(&policy->write, path) && !lcsb__strv_has(&policy->read, path) &&
-            !lcsb__strv_has(&policy->exec, path))
+        if (!lcsb__policy_lists(policy, path))
             rc = lcsb__fail(err, LCSB_EINVAL,
                             "private: %s is none of the policy's paths, so the command would "
                             "see the host's directory there, not a fresh one; list it in write",
