@@ -56,10 +56,20 @@ struct ended {
     int alone; /* nothing is left in the namespace but the init */
 };
 
+/* A signal lcsb's caller ignored (nohup's SIGHUP, a background job's INT
+ * and QUIT) came down the chain ignored, and the command keeps it ignored,
+ * as an exec does: no process here waits for it, so the kernel drops it as
+ * it comes (one blocked it would hold, whatever its disposition). */
+static bool came_ignored(int sig) {
+    struct sigaction sa;
+    return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+}
+
 static void waited_signals(sigset_t *set) {
     sigemptyset(set);
     for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
-        sigaddset(set, passed_on[i]);
+        if (!came_ignored(passed_on[i]))
+            sigaddset(set, passed_on[i]);
     sigaddset(set, SIGCHLD);
 }
 
@@ -143,6 +153,8 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
     for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++) {
         sigset_t one;
         struct timespec zero = {0, 0};
+        if (!sigismember(&set, passed_on[i]))
+            continue;
         sigemptyset(&one);
         sigaddset(&one, passed_on[i]);
         if (sigtimedwait(&one, &info, &zero) == passed_on[i])

@@ -52,6 +52,18 @@ int lcsb__capture_make(lcsb__capture *c, bool with_stderr, lcsb_error *err) {
     return 0;
 }
 
+/* How many captures listen, and SIGPIPE as the caller had it before the
+ * first: while any does, lcsb ignores it for itself. */
+static int pipe_held;
+static struct sigaction callers_pipe;
+
+bool lcsb__capture_caller_ignores_pipe(void) {
+    struct sigaction now;
+    const struct sigaction *sa = pipe_held ? &callers_pipe : &now;
+    if (!pipe_held && sigaction(SIGPIPE, NULL, &now) != 0) return false;
+    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
+}
+
 void lcsb__capture_listen(lcsb__capture *c) {
     child_note_fd = c->note[1];
     struct sigaction sa = {.sa_handler = note_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
@@ -61,6 +73,7 @@ void lcsb__capture_listen(lcsb__capture *c) {
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, &c->old_pipe);
+    if (pipe_held++ == 0) callers_pipe = c->old_pipe;
     c->installed = true;
 }
 
@@ -68,6 +81,7 @@ void lcsb__capture_close(lcsb__capture *c) {
     if (c->installed) {
         sigaction(SIGCHLD, &c->old_chld, NULL);
         sigaction(SIGPIPE, &c->old_pipe, NULL);
+        pipe_held--;
         child_note_fd = -1;
         c->installed = false;
     }

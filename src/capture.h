@@ -25,6 +25,9 @@ int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err);
  * listens at a time: the one waited for). */
 int lcsb__capture_make(lcsb__capture *c, bool with_stderr, lcsb_error *err);
 void lcsb__capture_listen(lcsb__capture *c);
+/* Whether lcsb's caller ignores SIGPIPE, which lcsb ignores for itself
+ * while a capture listens. */
+bool lcsb__capture_caller_ignores_pipe(void);
 /* Read RECORD, the recorder's pipe, into REFUSALS too while the command runs. */
 void lcsb__capture_watch(lcsb__capture *c, int record, lcsb__refusals *refusals);
 /* After spawning a child whose stderr is c->out[1]. */

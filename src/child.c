@@ -63,6 +63,18 @@ static void relay(int sig, siginfo_t *info, void *context) {
     if (running_child > 0) kill((pid_t)running_child, sig);
 }
 
+/* Is SIG ignored here? One lcsb's caller ignored (nohup's SIGHUP, a
+ * background job's INT and QUIT) stays so for lcsb and for the command, as
+ * an exec keeps it: it is neither relayed nor put back to its default. */
+static bool ignores(const struct sigaction *sa) {
+    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
+}
+
+static bool ignored_now(int sig) {
+    struct sigaction sa;
+    return sigaction(sig, NULL, &sa) == 0 && ignores(&sa);
+}
+
 static sigset_t relayed_set(void) {
     sigset_t set;
     sigemptyset(&set);
@@ -78,7 +90,8 @@ void lcsb__relay_begin(lcsb__relay *r) {
     for (size_t i = 0; i < RELAYED; i++) {
         struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
         sigemptyset(&sa.sa_mask);
-        sigaction(relayed_signals[i], &sa, &r->old[i]);
+        sigaction(relayed_signals[i], NULL, &r->old[i]);
+        if (!ignores(&r->old[i])) sigaction(relayed_signals[i], &sa, NULL);
     }
 }
 
@@ -90,7 +103,9 @@ static int take_held(pid_t pid) {
     int last = 0;
     if (sigpending(&pending) != 0) return 0;
     for (size_t i = 0; i < RELAYED; i++) {
-        if (!sigismember(&pending, relayed_signals[i])) continue;
+        /* Held while ignored (the kernel queues a blocked one whatever its
+         * disposition): dropped as it is unblocked. */
+        if (!sigismember(&pending, relayed_signals[i]) || ignored_now(relayed_signals[i])) continue;
         sigset_t one;
         siginfo_t info;
         sigemptyset(&one);
@@ -316,11 +331,24 @@ static const char *const inherited[] = {
     "Mems_allowed_list:", NULL};
 // clang-format on
 
-/* The signals a spawn sets back to their defaults, as /proc's masks write
- * them (signal N at bit N-1). */
+/* The signals a spawn sets back to their defaults: the relayed ones and
+ * SIGPIPE, which lcsb handles or ignores for itself (SIGPIPE while it relays
+ * stderr), but not one the caller ignores, which the command keeps ignored. */
+static sigset_t spawn_resets(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < RELAYED; i++)
+        if (!ignored_now(relayed_signals[i])) sigaddset(&set, relayed_signals[i]);
+    if (!lcsb__capture_caller_ignores_pipe()) sigaddset(&set, SIGPIPE);
+    return set;
+}
+
+/* As /proc's masks write them (signal N at bit N-1). */
 static unsigned long long reset_mask(void) {
-    unsigned long long mask = 1ULL << (SIGPIPE - 1);
-    for (size_t i = 0; i < RELAYED; i++) mask |= 1ULL << (relayed_signals[i] - 1);
+    sigset_t set = spawn_resets();
+    unsigned long long mask = 0;
+    for (int sig = 1; sig < 64; sig++)
+        if (sigismember(&set, sig) == 1) mask |= 1ULL << (sig - 1);
     return mask;
 }
 
@@ -339,7 +367,7 @@ static void add_proc_file(lcsb__buf *out, const char *path, const char *const *o
             wanted = wanted || strncmp(line, only[i], strlen(only[i])) == 0;
         if (wanted) lcsb__buf_add(out, line, (size_t)(end - line) + 1);
         /* The signals it ignores, which an exec keeps ignored; not those the
-         * spawn puts back (lcsb ignores SIGPIPE while it relays stderr). */
+         * spawn puts back (what lcsb ignores for itself). */
         if (only && strncmp(line, "SigIgn:", 7) == 0)
             lcsb__buf_addf(out, "SigIgn: %llx\n", strtoull(line + 7, NULL, 16) & ~reset_mask());
     }
@@ -446,18 +474,15 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     return rc;
 }
 
-/* The child's start: the relayed signals and SIGPIPE at their defaults and
- * nothing blocked; stderr onto the capture's pipe, stdin and stdout the
- * null device when the command comes later, CWD, and the descriptors it
- * keeps (EXTRA, the shim's). Both destroyed on failure. */
+/* The child's start: the relayed signals and SIGPIPE as the caller has
+ * them, and nothing blocked; stderr onto the capture's pipe, stdin and
+ * stdout the null device when the command comes later, CWD, and the
+ * descriptors it keeps (EXTRA, the shim's). Both destroyed on failure. */
 static int spawn_prepare(posix_spawnattr_t *attr, posix_spawn_file_actions_t *actions,
                          const lcsb__spawned *s, const char *cwd, const lcsb_run_options *opts,
                          const int *extra) {
-    sigset_t none, defaults = relayed_set();
+    sigset_t none, defaults = spawn_resets();
     sigemptyset(&none);
-    /* The command starts with these at their defaults, SIGPIPE included,
-     * which lcsb may be ignoring while it relays stderr. */
-    sigaddset(&defaults, SIGPIPE);
     if (posix_spawnattr_init(attr)) return ENOMEM;
     if (posix_spawn_file_actions_init(actions)) {
         posix_spawnattr_destroy(attr);

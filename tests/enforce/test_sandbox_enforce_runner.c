@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,51 @@ static void test_the_callers_process_as_it_is_now(void **state) {
     assert_int_equal(st.st_mode & 0777, 0600);
 }
 
+/* The signals the command starts ignoring, as its /proc/self/status says
+ * (SigIgn: signal N at bit N-1). */
+static unsigned long long ignored_by_command(fx *f) {
+    char out[4096];
+    assert_int_equal(run_sh(f,
+                            "while read -r k v; do case $k in SigIgn:) echo \"$v\";; esac; done "
+                            "</proc/self/status",
+                            out, sizeof out),
+                     0);
+    return strtoull(out, NULL, 16);
+}
+
+#define BIT(sig) (1ULL << ((sig)-1))
+
+/* A signal the host ignores, the command starts ignoring, as an exec keeps
+ * it; SIGPIPE, which lcsb ignores while a command before runs (as it
+ * relays its stderr, when the next world is made), the command gets as the
+ * host has it. A host that ignores SIGHUP only from the third command on
+ * gets a world made with it ignored, not the one made ahead without. */
+static void test_the_callers_ignored_signals(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    struct sigaction was_hup, was_pipe, dfl = {.sa_handler = SIG_DFL},
+                                        ign = {.sa_handler = SIG_IGN};
+    sigemptyset(&dfl.sa_mask);
+    sigemptyset(&ign.sa_mask);
+    assert_int_equal(sigaction(SIGHUP, &dfl, &was_hup), 0);
+    assert_int_equal(sigaction(SIGPIPE, &dfl, &was_pipe), 0);
+    for (int i = 0; i < 2; i++) {
+        unsigned long long mask = ignored_by_command(f);
+        if (mask & (BIT(SIGHUP) | BIT(SIGPIPE)))
+            fail_msg("command %d starts ignoring what the host does not: %llx", i + 1, mask);
+    }
+    assert_int_equal(sigaction(SIGHUP, &ign, NULL), 0);
+    unsigned long long ignoring_hup = ignored_by_command(f);
+    assert_int_equal(sigaction(SIGPIPE, &ign, NULL), 0);
+    unsigned long long ignoring_both = ignored_by_command(f);
+    assert_int_equal(sigaction(SIGHUP, &was_hup, NULL), 0);
+    assert_int_equal(sigaction(SIGPIPE, &was_pipe, NULL), 0);
+    if ((ignoring_hup & (BIT(SIGHUP) | BIT(SIGPIPE))) != BIT(SIGHUP))
+        fail_msg("the host ignores SIGHUP, the command: %llx", ignoring_hup);
+    if ((ignoring_both & (BIT(SIGHUP) | BIT(SIGPIPE))) != (BIT(SIGHUP) | BIT(SIGPIPE)))
+        fail_msg("the host ignores SIGHUP and SIGPIPE, the command: %llx", ignoring_both);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_command_in_a_world_of_its_own, setup, teardown),
@@ -376,6 +422,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_a_file_replaced_while_waiting_stays_protected, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_callers_ignored_signals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_unsearchable_directory_above_a_cover, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_directory_holding_a_protected_path, setup,

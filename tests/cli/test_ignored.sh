@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Signals lcsb's caller ignores. An exec keeps an ignored signal ignored:
+# `nohup CMD` runs CMD deaf to SIGHUP, and a non-interactive shell's
+# background job (`CMD &`) deaf to SIGINT and SIGQUIT. `nohup lcsb POLICY --
+# CMD` must give CMD the same: lcsb does not relay what it was started
+# ignoring, the shim's processes do not take it as a stop, and the command
+# starts with it ignored, as it would bare. Each case runs a world made
+# ahead (the guess), a world made at the call (a time limit) and the none
+# backend, and has its twin: the same signal not ignored stops the run.
+#
+# Usage: test_ignored.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
+# mechanism a failure.
+set -uo pipefail
+LCSB=$(realpath "$1")
+# shellcheck source=tests/cli/harness.sh
+source "$(dirname "$0")/harness.sh"
+suite_work ignored
+
+need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
+  '"mount_namespaces":true'
+if ! command -v strace >/dev/null; then
+  missing "strace is not installed"
+  echo "# ignored: $passed passed, $failed failed, $skipped skipped" >&2
+  [[ $failed == 0 ]]
+  exit
+fi
+begin() { case_name=$1 failed_before=$failed; }
+end() { ((failed == failed_before)) && passed=$((passed + 1)); }
+
+proj=$work/proj
+mkdir -p "$proj"
+cat >"$proj/timed.lua" <<'EOF'
+local lcsb = require "lcsb"
+return function(run)
+  return lcsb.exec_policy { project = run.cwd, exec = { "sh", "sleep" }, limits = { time = 120 },
+    env = { pass = { "ASAN_OPTIONS" } } }
+end
+EOF
+sed 's/, limits = { time = 120 }//' "$proj/timed.lua" >"$proj/ahead.lua"
+# A warm guess for ahead.lua, so that its runs below are made ahead.
+for _ in 1 2; do (cd "$proj" && "$LCSB" --no-trust-check ahead.lua -- sh -c true); done
+
+# The command's ignored signals (1 to 31; glibc's posix_spawn leaves its own
+# 32 and 33 ignored in what it spawns), then a SIGHUP, SIGINT and SIGPIPE
+# of its own: it says each it lived through.
+# shellcheck disable=SC2016 # the command's shell expands it
+probe='while read -r k v; do [ "$k" = SigIgn: ] && echo "ignored $v"; done </proc/self/status
+kill -HUP $$; echo lived-HUP; kill -INT $$; echo lived-INT; kill -PIPE $$; echo lived-PIPE'
+low_bits() { printf '%08x' $((0x$1 & 0x7fffffff)); }
+
+# `sh -c probe` started by a shell that ignores IGNORE (a trap list, may be
+# empty), run as RUN says: bare, or under lcsb with POLICY and BACKEND.
+ignoring() { # IGNORE bare | POLICY BACKEND
+  local ignore=$1
+  shift
+  if [[ $1 == bare ]]; then
+    (cd "$proj" && bash -c "${ignore:+trap '' $ignore;} exec sh -c \"\$0\"" "$probe" 2>&1)
+  else
+    (cd "$proj" && bash -c "${ignore:+trap '' $ignore;} exec \"\$@\"" _ "$LCSB" --no-trust-check \
+      --backend "$2" "$1" -- sh -c "$probe" 2>&1)
+  fi
+  echo "status $?"
+}
+
+runs=("ahead.lua auto" "timed.lua auto" "ahead.lua none")
+for run in "${runs[@]}"; do
+  # shellcheck disable=SC2086 # POLICY BACKEND, two words
+  set -- $run
+  begin "signals the caller ignores stay ignored in the command ($1, $2), as bare"
+  bare=$(ignoring "HUP INT PIPE" bare)
+  out=$(ignoring "HUP INT PIPE" "$1" "$2")
+  for said in lived-HUP lived-INT lived-PIPE "status 0"; do
+    grep -qx "$said" <<<"$out" || fail "no '$said': $out"
+  done
+  want=$(low_bits "$(sed -n 's/^ignored //p' <<<"$bare")")
+  got=$(low_bits "$(sed -n 's/^ignored //p' <<<"$out" | head -1)")
+  [[ $want == "$got" && $want != 00000000 ]] ||
+    fail "ignored $got under lcsb, $want bare: $out"
+  end
+
+  begin "its twin ($1, $2): a caller that ignores none, the command's own SIGHUP ends it"
+  out=$(ignoring "" "$1" "$2")
+  grep -qx "status 129" <<<"$out" || fail "not ended by its SIGHUP: $out"
+  grep -q lived-HUP <<<"$out" && fail "the command lived through its SIGHUP: $out"
+  end
+
+  # lcsb's own pipe for the command's stderr makes it ignore SIGPIPE: that
+  # must not reach the command.
+  begin "lcsb's own SIGPIPE ignored is not the command's ($1, $2)"
+  out=$(ignoring "" "$1" "$2")
+  mask=$(sed -n 's/^ignored //p' <<<"$out" | head -1)
+  [[ -n $mask ]] || fail "no mask: $out"
+  (((0x${mask:-0} >> 12) & 1)) && fail "SIGPIPE ignored in the command: $out"
+  end
+done
+
+# Signals sent while the command runs, to lcsb alone and to its whole
+# process group (a terminal's ^C, a shell killing its background job):
+# the run lives through those the caller ignores.
+during() { # IGNORE POLICY BACKEND SIGNAL lcsb|group [SECONDS]: the command's output, then status
+  rm -f "$proj/started"
+  (cd "$proj" && exec setsid bash -c "${1:+trap '' $1;} exec \"\$@\"" _ "$LCSB" --no-trust-check \
+    --backend "$3" "$2" -- sh -c "echo > started; sleep ${6:-1}; echo finished" >"$work/out" 2>&1) &
+  local pid=$! i
+  for ((i = 0; i < 500; i++)); do [[ -e $proj/started ]] && break; sleep 0.01; done
+  if [[ $5 == lcsb ]]; then kill "-$4" "$pid"; else kill "-$4" -- "-$pid"; fi
+  wait "$pid"
+  local status=$?
+  cat "$work/out"
+  echo "status $status"
+}
+for run in "${runs[@]}"; do
+  # shellcheck disable=SC2086
+  set -- $run
+  for to in lcsb group; do
+    for sig in HUP INT; do
+      begin "a $sig to $to that the caller ignores while the command runs ($1, $2)"
+      out=$(during "$sig" "$1" "$2" "$sig" "$to")
+      if ! grep -qx finished <<<"$out" || ! grep -qx "status 0" <<<"$out"; then
+        fail "the command did not finish: $out"
+      fi
+      end
+      begin "its twin: not ignored, the $sig to $to ends the run ($1, $2)"
+      out=$(during "" "$1" "$2" "$sig" "$to")
+      want=$((128 + $(kill -l "$sig")))
+      grep -qx "status $want" <<<"$out" || fail "not $want: $out"
+      grep -qx finished <<<"$out" && fail "the command finished: $out"
+      end
+    done
+  done
+done
+
+# A stop sent to lcsb, or to the shim outside, starts a grace period of 10
+# seconds, after which every process of the command is killed: not for one
+# the caller ignores, which reaches neither.
+begin "a HUP to the group that the caller ignores starts no grace period"
+out=$(during HUP ahead.lua auto HUP group 11)
+if ! grep -qx finished <<<"$out" || ! grep -qx "status 0" <<<"$out"; then
+  fail "the command did not finish: $out"
+fi
+end
+
+# lcsb holds the signals it relays from before its command starts; one it
+# ignores, held so by the kernel (a blocked signal is queued whatever its
+# disposition), must not be taken for a stop that keeps the command from
+# running; nor may the init's, which holds them too until its command
+# starts. lcsb is held (strace) at its look, where it gets a SIGINT; or the
+# init as it is about to look (its signalfd), when the whole group gets one.
+held_then() { # IGNORE POLICY lcsb|init: the command ran or not, then lcsb's status
+  local call=rt_sigpending
+  [[ $3 == init ]] && call=signalfd4
+  rm -f "$proj/ran" "$work/trace"
+  (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    exec setsid bash -c "${1:+trap '' $1;} exec \"\$@\"" _ strace -f -I never -o "$work/trace" \
+    -e trace=$call -e inject=$call:delay_enter=1000000:when=1 \
+    "$LCSB" --no-trust-check "$2" -- sh -c 'echo ran > ran' >/dev/null 2>&1) &
+  local pid=$! i held=
+  for ((i = 0; i < 1000; i++)); do
+    held=$(sed -n "s/^\([0-9]*\) *$call(.*/\1/p" "$work/trace" 2>/dev/null | head -1)
+    [[ -n $held ]] && break
+    sleep 0.01
+  done
+  if [[ -n $held && $3 == lcsb ]]; then kill -INT "$held"; fi
+  if [[ -n $held && $3 == init ]]; then kill -INT -- "-$pid"; fi
+  wait "$pid"
+  local status=$?
+  [[ -e $proj/ran ]] && echo ran || echo "did not run"
+  echo "status $status${held:+ held}"
+}
+for policy in ahead.lua timed.lua; do
+  for where in lcsb init; do
+    begin "a SIGINT the caller ignores, held by the $where before the command starts, stops nothing ($policy)"
+    out=$(held_then INT "$policy" "$where")
+    [[ $out == $'ran\nstatus 0 held' ]] || fail "$out"
+    end
+    begin "its twin: not ignored, held by the $where, it stops the run before the command ($policy)"
+    out=$(held_then "" "$policy" "$where")
+    [[ $out == $'did not run\nstatus 130 held' ]] || fail "$out"
+    end
+  done
+done
+
+echo "# ignored: $passed passed, $failed failed, $skipped skipped" >&2
+[[ $failed == 0 ]]
