@@ -26,6 +26,9 @@ for tool in strace python3; do
   [[ $failed == 0 ]]
   exit
 done
+# The heredocs below read their terminals with pty_drive.py, beside this.
+PYTHONPATH=$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 begin() { case_name=$1 failed_before=$failed; }
 end() { ((failed == failed_before)) && passed=$((passed + 1)); }
 
@@ -212,6 +215,7 @@ tty_run() { # POLICY INTERRUPT enter|exit|shim|init: lcsb's status on stdout
   (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     python3 - "$work/trace" "$LCSB" "$1" "$2" "$3" <<'PY'
 import os, pty, re, sys, time
+from pty_drive import read_until
 trace, lcsb, policy, interrupt, when = sys.argv[1:6]
 # (The shim forks by fork, or, built against glibc for the sanitizers, clone.)
 call, delay = {"init": ("signalfd4", "enter"), "shim": ("fork,clone", "enter")}.get(
@@ -242,12 +246,7 @@ for _ in range(1000):
     time.sleep(0.01)
 if held and interrupt == "yes":
     os.write(fd, b"\x03")
-while True:
-    try:
-        if not os.read(fd, 4096):
-            break
-    except OSError:
-        break
+read_until(fd)
 _, status = os.waitpid(pid, 0)
 print(os.waitstatus_to_exitcode(status) if held else "never held")
 PY
@@ -284,6 +283,7 @@ rm -f "$work/trace" "$proj/stop"
 out=$(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
   python3 - "$work/trace" "$LCSB" "$policy" <<'PY'
 import os, pty, sys, time
+from pty_drive import read_until
 trace, lcsb, policy = sys.argv[1:4]
 pid, fd = pty.fork()
 if pid == 0:
@@ -292,21 +292,13 @@ if pid == 0:
                          lcsb, "--no-trust-check", policy, "--", "sh", "-c",
                          'trap "echo got" INT; echo start; '
                          'while [ ! -e stop ]; do :; done; echo after'])
-out, sent = b"", False
-while True:
-    try:
-        d = os.read(fd, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-    if not sent and b"start" in out:
-        time.sleep(0.2)
-        os.write(fd, b"\x03")
-        sent = True
-        time.sleep(3)
-        open("stop", "w").close()
+out = read_until(fd, b"start")
+if b"start" in out:
+    time.sleep(0.2)
+    os.write(fd, b"\x03")
+    time.sleep(3)
+    open("stop", "w").close()
+out = read_until(fd, None, out)
 _, status = os.waitpid(pid, 0)
 print(out.decode(errors="replace").replace("\r", ""))
 print("status", os.waitstatus_to_exitcode(status))
@@ -327,20 +319,13 @@ rm -f "$proj/hup" "$proj/stop"
 (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
   python3 - "$LCSB" <<'PY'
 import os, pty, sys, time
+from pty_drive import read_until
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(sys.argv[1], [sys.argv[1], "--no-trust-check", "trap.lua", "--", "sh", "-c",
                            'trap "echo hup > hup; exit 3" HUP; echo start; '
                            'while [ ! -e stop ]; do :; done'])
-out = b""
-while b"start" not in out:
-    try:
-        d = os.read(fd, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
+read_until(fd, b"start")
 os.close(fd)
 for _ in range(500):
     if os.waitpid(pid, os.WNOHANG)[0]:
