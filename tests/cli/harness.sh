@@ -1,7 +1,8 @@
 # What the CLI suites share (test_sandbox_workloads.sh, test_learn.sh,
-# test_sandbox_hints.sh): counting each case's outcome, and the host's
-# mechanisms a suite needs before any case runs. Sourced, not run; a suite
-# sets case_name before each case, and ends with its counts.
+# test_sandbox_hints.sh, and the others): counting each case's outcome, and
+# the host's mechanisms and tools a suite needs before any case runs.
+# Sourced, not run; a suite sets case_name before each case (or calls
+# begin and end around it), and ends with its counts.
 
 failed=0 passed=0 skipped=0 case_name=setup
 
@@ -42,4 +43,21 @@ suite_work() { # NAME
   export PATH=/usr/bin:/bin
   export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
   mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
+}
+
+# A case in suites that count it passed unless it failed: begin NAME ... end.
+begin() { case_name=$1 failed_before=$failed; }
+end() { ((failed == failed_before)) && passed=$((passed + 1)); }
+
+# End the suite NAME here, its counts said, unless every TOOL is installed;
+# a missing one is a failure where every test must run.
+need_tools() { # NAME TOOL...
+  local name=$1 tool
+  shift
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null && continue
+    missing "$tool is not installed"
+    echo "# $name: $passed passed, $failed failed, $skipped skipped" >&2
+    exit $((failed != 0))
+  done
 }

@@ -19,18 +19,10 @@ suite_work covers
 
 need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
   '"mount_namespaces":true'
-for tool in strace python3; do
-  command -v "$tool" >/dev/null && continue
-  missing "$tool is not installed"
-  echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
-  [[ $failed == 0 ]]
-  exit
-done
+need_tools covers strace python3
 # The heredocs below read their terminals with pty_drive.py, beside this.
 PYTHONPATH=$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONPATH
-begin() { case_name=$1 failed_before=$failed; }
-end() { ((failed == failed_before)) && passed=$((passed + 1)); }
 
 proj=$work/proj
 mkdir -p "$proj/.git"

@@ -21,15 +21,8 @@ suite_work guess
 
 need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
   '"mount_namespaces":true'
-if ! command -v strace >/dev/null; then
-  missing "strace is not installed"
-  echo "# guess: $passed passed, $failed failed, $skipped skipped" >&2
-  [[ $failed == 0 ]]
-  exit
-fi
+need_tools guess strace
 # A case's outcome: passed unless it failed.
-begin() { case_name=$1 failed_before=$failed; }
-end() { ((failed == failed_before)) && passed=$((passed + 1)); }
 
 proj=$work/proj secret=$work/secret
 mkdir -p "$proj" "$secret"

@@ -18,14 +18,7 @@ suite_work ignored
 
 need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
   '"mount_namespaces":true'
-if ! command -v strace >/dev/null; then
-  missing "strace is not installed"
-  echo "# ignored: $passed passed, $failed failed, $skipped skipped" >&2
-  [[ $failed == 0 ]]
-  exit
-fi
-begin() { case_name=$1 failed_before=$failed; }
-end() { ((failed == failed_before)) && passed=$((passed + 1)); }
+need_tools ignored strace
 
 proj=$work/proj
 mkdir -p "$proj"
