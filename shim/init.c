@@ -56,21 +56,26 @@ struct ended {
     int alone; /* nothing is left in the namespace but the init */
 };
 
-/* A signal lcsb's caller ignored (nohup's SIGHUP, a background job's INT
- * and QUIT) came down the chain ignored, and the command keeps it ignored,
- * as an exec does: no process here waits for it, so the kernel drops it as
- * it comes (one blocked it would hold, whatever its disposition). */
-static bool came_ignored(int sig) {
-    struct sigaction sa;
-    return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-}
-
+/* The signals the shim's processes wait for. One lcsb's caller ignored
+ * (nohup's SIGHUP, a background job's INT and QUIT) came down the chain
+ * ignored, and the command keeps it ignored, as an exec does: no process
+ * here waits for it, so the kernel drops it as it comes (one blocked it
+ * would hold, whatever its disposition). */
 static void waited_signals(sigset_t *set) {
-    sigemptyset(set);
-    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
-        if (!came_ignored(passed_on[i]))
-            sigaddset(set, passed_on[i]);
-    sigaddset(set, SIGCHLD);
+    /* Asked once, before the init is forked; neither process changes it. */
+    static sigset_t waited;
+    static bool known;
+    struct sigaction sa;
+
+    if (!known) {
+        sigemptyset(&waited);
+        for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
+            if (sigaction(passed_on[i], NULL, &sa) != 0 || sa.sa_handler != SIG_IGN)
+                sigaddset(&waited, passed_on[i]);
+        sigaddset(&waited, SIGCHLD);
+        known = true;
+    }
+    *set = waited;
 }
 
 /* Exit as the wait status WS says: with its code, or of its signal (without

@@ -59,10 +59,11 @@ static struct sigaction callers_pipe;
 
 bool lcsb__capture_caller_ignores_pipe(void) {
     struct sigaction now;
-    const struct sigaction *sa = pipe_held ? &callers_pipe : &now;
-    if (!pipe_held && sigaction(SIGPIPE, NULL, &now) != 0) return false;
-    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
+    if (pipe_held) return lcsb__ignores(&callers_pipe);
+    return sigaction(SIGPIPE, NULL, &now) == 0 && lcsb__ignores(&now);
 }
+
+bool lcsb__capture_ignores_pipe_itself(void) { return pipe_held && !lcsb__ignores(&callers_pipe); }
 
 void lcsb__capture_listen(lcsb__capture *c) {
     child_note_fd = c->note[1];

@@ -25,9 +25,15 @@ int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err);
  * listens at a time: the one waited for). */
 int lcsb__capture_make(lcsb__capture *c, bool with_stderr, lcsb_error *err);
 void lcsb__capture_listen(lcsb__capture *c);
+/* Does SA ignore its signal (SIG_IGN)? */
+static inline bool lcsb__ignores(const struct sigaction *sa) {
+    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
+}
 /* Whether lcsb's caller ignores SIGPIPE, which lcsb ignores for itself
  * while a capture listens. */
 bool lcsb__capture_caller_ignores_pipe(void);
+/* Whether lcsb ignores SIGPIPE now where its caller does not. */
+bool lcsb__capture_ignores_pipe_itself(void);
 /* Read RECORD, the recorder's pipe, into REFUSALS too while the command runs. */
 void lcsb__capture_watch(lcsb__capture *c, int record, lcsb__refusals *refusals);
 /* After spawning a child whose stderr is c->out[1]. */

@@ -66,13 +66,9 @@ static void relay(int sig, siginfo_t *info, void *context) {
 /* Is SIG ignored here? One lcsb's caller ignored (nohup's SIGHUP, a
  * background job's INT and QUIT) stays so for lcsb and for the command, as
  * an exec keeps it: it is neither relayed nor put back to its default. */
-static bool ignores(const struct sigaction *sa) {
-    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
-}
-
 static bool ignored_now(int sig) {
     struct sigaction sa;
-    return sigaction(sig, NULL, &sa) == 0 && ignores(&sa);
+    return sigaction(sig, NULL, &sa) == 0 && lcsb__ignores(&sa);
 }
 
 static sigset_t relayed_set(void) {
@@ -90,8 +86,9 @@ void lcsb__relay_begin(lcsb__relay *r) {
     for (size_t i = 0; i < RELAYED; i++) {
         struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
         sigemptyset(&sa.sa_mask);
-        sigaction(relayed_signals[i], NULL, &r->old[i]);
-        if (!ignores(&r->old[i])) sigaction(relayed_signals[i], &sa, NULL);
+        /* Held meanwhile: SIG_IGN put back discards what came in between. */
+        sigaction(relayed_signals[i], &sa, &r->old[i]);
+        if (lcsb__ignores(&r->old[i])) sigaction(relayed_signals[i], &r->old[i], NULL);
     }
 }
 
@@ -343,13 +340,11 @@ static sigset_t spawn_resets(void) {
     return set;
 }
 
-/* As /proc's masks write them (signal N at bit N-1). */
+/* What of this process's ignored signals a spawn puts back, as /proc's
+ * masks write them (signal N at bit N-1): SIGPIPE, when lcsb ignores it
+ * for itself; a relayed signal it ignores is the caller's. */
 static unsigned long long reset_mask(void) {
-    sigset_t set = spawn_resets();
-    unsigned long long mask = 0;
-    for (int sig = 1; sig < 64; sig++)
-        if (sigismember(&set, sig) == 1) mask |= 1ULL << (sig - 1);
-    return mask;
+    return lcsb__capture_ignores_pipe_itself() ? 1ULL << (SIGPIPE - 1) : 0;
 }
 
 /* PATH (a file of /proc about this process) appended to OUT, as far as it
