@@ -147,6 +147,41 @@ local function built_would_cover(ev, targets)
   return true
 end
 
+-- The targets the enforced policy names in exec, as it named them: a
+-- program allowed that was refused anyway was made anew during the run.
+local function allowed_by_name(ev, targets)
+  local policy = type(ev.policy) == "table" and ev.policy or {}
+  local listed = {}
+  for _, path in ipairs(type(policy.exec) == "table" and policy.exec or {}) do
+    listed[path] = true
+  end
+  local out = {}
+  for _, target in ipairs(targets) do
+    if listed[target] then out[#out + 1] = target end
+  end
+  return out
+end
+
+-- A program the policy allows by its path, refused because the run wrote a
+-- new file there (a linker does, and npm ci): the grant holds the file that
+-- was there when the run started, so naming it again changes nothing. What
+-- the command writes and then runs is what built = true allows (in the
+-- project), or its directory named in exec.
+local function remade_line(ev, target, program)
+  local text = refusal_text(ev, { op = "exec", target = target, program = program })
+  local policy = type(ev.policy) == "table" and ev.policy or {}
+  local project = type(policy.cwd) == "string" and policy.cwd
+  local widen = project and target:sub(1, #project + 1) == project .. "/"
+    and "exec = { built = true } lets what the project builds run"
+    or ("exec = { %q } lets what the command writes in that directory run")
+      :format(dirname(target))
+  return ("refused: %s: the policy allows it by its path, but the file there is a new one (a "
+    .. "build or an install wrote it during the run) and the grant holds the one there when "
+    .. "the run started, so naming it again changes nothing; %s (anything the command writes "
+    .. "there, it can run)")
+    :format(text, widen)
+end
+
 -- ---- one function for each kind of refusal: GROUP's lines ----
 
 -- Every program refused execution, in one line: the files to add (the
@@ -166,9 +201,23 @@ local function exec_lines(ev, group)
     end
   end
   local out = {}
+  local remade = allowed_by_name(ev, targets)
+  if #remade > 0 then
+    local again = {}
+    for _, target in ipairs(remade) do
+      again[target] = true
+      out[#out + 1] = remade_line(ev, target, r.program)
+    end
+    local rest = {}
+    for _, target in ipairs(targets) do
+      if not again[target] then rest[#rest + 1] = target end
+    end
+    targets, names = rest, {}
+    for _, target in ipairs(rest) do names[#names + 1] = shown(basename(target)) end
+  end
   if #targets == 1 then
     local one = { op = "exec", target = targets[1], program = r.program }
-    out[1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one), lua_list(targets))
+    out[#out + 1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one), lua_list(targets))
   elseif #targets > 1 then
     -- A line a terminal can show: the first few, and how many more.
     local SHOWN_PROGRAMS, more, total = 8, "", #targets
@@ -178,7 +227,7 @@ local function exec_lines(ev, group)
       names = table.move(names, 1, SHOWN_PROGRAMS, 1, {})
       names[#names + 1] = "..."
     end
-    out[1] = ("refused: exec of %d programs (%s): add exec = %s%s"):format(total,
+    out[#out + 1] = ("refused: exec of %d programs (%s): add exec = %s%s"):format(total,
       table.concat(names, ", "), lua_list(targets), more)
   end
   local preset = preset_for(targets)

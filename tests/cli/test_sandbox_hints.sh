@@ -144,6 +144,33 @@ if have make && have gcc; then
   prelude='lcsb.tools.closures = {}'
   check "gcc: its own programs" 'exec = { "gcc" }' 'exec = {' "cc1" gcc -c hello.c -o hello.o
   prelude=
+
+  # A program the policy names by its path that the run builds anew: the
+  # grant holds the file that was there when the run started, so the hint
+  # must not say to name it again, but what lets a rebuilt program run.
+  case_name="make: a named program the run rebuilds"
+  printf 'hello: hello.c\n\tgcc -o hello hello.c\ntest: hello\n\t./hello\n' >"$proj/Makefile"
+  (cd "$proj" && make -s hello)
+  policy 'exec = { lcsb.tools.c, "./hello" }'
+  refused make -s test
+  if ((status != 0)); then fail "built before the run, it was refused: $status"; show
+  else
+    touch -d '+2 seconds' "$proj/hello.c"
+    refused make -s test
+    if ((status == 0)); then fail "rebuilt, it was not refused"
+    elif ! hinted 'exec = { built = true }' "$proj/hello" "a new one"; then
+      fail "no hint says it was made anew"; show
+    elif hinted 'add exec = {' "$proj/hello"; then fail "a hint says to name it again"; show
+    elif allowed make -s test; then
+      # Its twin: built = true lets the rebuilt program run.
+      policy 'exec = { lcsb.tools.c, built = true }'
+      touch -d '+4 seconds' "$proj/hello.c"
+      refused make -s test
+      if ((status != 0)); then fail "with built = true, it exited $status"; show
+      else passed=$((passed + 1)); fi
+    fi
+  fi
+  rm -f "$proj/Makefile" "$proj/hello"
 else case_name="make, gcc"; skip "make or gcc is not installed"; fi
 
 # ---- git: what protect keeps ----

@@ -224,16 +224,25 @@ if ! command -v npm >/dev/null; then
   missing "npm is missing"
 else
   dir=$(example node)
-  printf '{ "name": "trial", "version": "1.0.0", "scripts": { "test": "node test.js && echo tested" } }\n' \
+  # npm test runs a tool from node_modules/.bin, as most projects' do: a
+  # package of the project's own with a bin, which npm links there.
+  mkdir -p "$dir/tool"
+  printf '{ "name": "trial-tool", "version": "1.0.0", "bin": { "trial-tool": "cli.js" } }\n' \
+    >"$dir/tool/package.json"
+  printf '#!/usr/bin/env node\nrequire("../test.js");\n' >"$dir/tool/cli.js"
+  printf '{ "name": "trial", "version": "1.0.0", "scripts": { "test": "trial-tool && echo tested" } }\n' \
     >"$dir/package.json"
   printf 'const isNumber = require("is-number");\nif (!isNumber(5)) process.exit(1);\n' >"$dir/test.js"
   opts=(--no-audit --no-fund --no-update-notifier --fetch-timeout=8000 --fetch-retries=1
         "--registry=$registry")
-  if run_in "$dir" policy.lua sh -c "npm install ${opts[*]} is-number && npm test"; then
+  if run_in "$dir" policy.lua sh -c "npm install ${opts[*]} is-number ./tool && npm test"; then
     grep -q "tested" "$dir/run.out" || { fail "npm test did not run"; show "$dir"; }
-    # The twin: npm by name, with no closure, cannot run its script's shell.
+    # The twins: npm by name, with no closure, cannot run its script's
+    # shell; the preset without built = true, the tool npm linked.
     bare "$dir" '"node"'
     expect_refused "EACCES" "$dir" bare.lua npm test
+    sed 's/, built = true//' "$dir/policy.lua" >"$dir/unbuilt.lua"
+    expect_refused "exec of $dir/node_modules/.bin/trial-tool" "$dir" unbuilt.lua npm test
   elif ! curl -sS -m 8 -o /dev/null "$registry" 2>/dev/null; then
     skip "the registry $registry does not answer this host now"
   else
