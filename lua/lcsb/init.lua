@@ -46,7 +46,30 @@ M.etc_secrets = {
   "security/opasswd",         -- pam_pwhistory's old password hashes
   "ssl/private",              -- TLS private keys
   "krb5.keytab",              -- Kerberos service keys
+  "krb5kdc",                  -- a KDC's master key stash and admin keytab
   "master.passwd",            -- macOS's password hashes
+  -- Keys and passwords services keep here for root alone: a command run as
+  -- root could read them (docs/policy.md: hide what else a host holds).
+  "pki/tls/private", "pki/CA/private", -- TLS private keys (Red Hat's layout)
+  "letsencrypt",              -- certbot's account and certificate keys
+  "dovecot/private",          -- the mail server's TLS key
+  "wireguard",                -- VPN private keys
+  "openvpn",                  -- VPN keys and credentials
+  "ipsec.secrets", "ipsec.d/private", "swanctl/private", -- IPsec keys
+  "ppp/chap-secrets", "ppp/pap-secrets", -- dial-up and PPPoE passwords
+  "NetworkManager/system-connections", -- Wi-Fi and VPN secrets
+  "wpa_supplicant/*.conf",    -- Wi-Fi passphrases
+  "netplan",                  -- Wi-Fi passphrases, as netplan writes them
+  "kubernetes",               -- cluster admin credentials and keys
+  "rancher",                  -- k3s's kubeconfig and node token
+  "docker/key.json",          -- the Docker daemon's identity key
+  "gitlab/gitlab-secrets.json", "gitlab-runner", -- GitLab's secrets, runner tokens
+  "ceph/*.keyring",           -- Ceph's client keys
+  "mysql/debian.cnf",         -- Debian's MySQL/MariaDB maintenance password
+  "ldap.secret", "libnss-ldap.secret", "pam_ldap.secret", "nslcd.conf", -- LDAP bind passwords
+  "sssd",                     -- SSSD's LDAP and AD credentials
+  "postfix/sasl_passwd", "postfix/sasl_passwd.db", "exim4/passwd.client", -- mail relay passwords
+  "credstore", "credstore.encrypted", -- systemd's credentials
 }
 
 -- What ordinary programs need to read: system trees and the few /proc, /sys

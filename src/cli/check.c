@@ -8,11 +8,14 @@
 #include <lcsb.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* TEXT (LEN bytes) escaped for the terminal, in a buffer the caller frees;
  * NULL on ENOMEM. */
@@ -169,6 +172,42 @@ static bool etc_collapses(const lcsb_policy *p, etc_hold *etc) {
     return etc->whole || (etc->entries && etc->out.n < etc->entries);
 }
 
+static void names_free(name_list *list);
+
+/* Is NAME (relative to /etc) one of OUT's, or inside one? */
+static bool among(const name_list *out, const char *name) {
+    for (size_t i = 0; i < out->n; i++) {
+        size_t len = strlen(out->v[i]);
+        if (strncmp(name, out->v[i], len) == 0 && (name[len] == '\0' || name[len] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* What in DIR (ETC's, or below) others may not read but the caller may,
+ * and the command with it, unless hidden or left out (ETC's OUT): a root-only
+ * file the secrets' list does not name, for a caller that is root. Into
+ * FOUND, relative to /etc; a directory whole. */
+static void readable_as_caller(const etc_hold *etc, const char *dir, name_list *found) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
+        const char *name = path + strlen(etc->dir) + 1;
+        if (among(&etc->out, name) || lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) continue;
+        mode_t others = S_ISDIR(st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
+        bool theirs = (st.st_mode & others) == others;
+        if (!theirs && faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0)
+            names_add(found, name);
+        else if (theirs && S_ISDIR(st.st_mode))
+            readable_as_caller(etc, path, found);
+    }
+    if (d) closedir(d);
+}
+
 static void print_etc(const char *mark, const etc_hold *etc) {
     printf("  %-9s %s (", mark, etc->dir);
     if (etc->whole)
@@ -184,6 +223,20 @@ static void print_etc(const char *mark, const etc_hold *etc) {
         free(shown);
     }
     printf(")\n");
+    name_list found = {0};
+    readable_as_caller(etc, etc->dir, &found);
+    if (found.n || found.lost) {
+        qsort(found.v, found.n, sizeof *found.v, by_name);
+        printf("  %-9s %zu%s in %s that others may not read, the command reads as you may: ",
+               "warning", found.n, found.lost ? " or more" : "", etc->dir);
+        for (size_t i = 0; i < found.n; i++) {
+            char *shown = escaped(found.v[i], strlen(found.v[i]));
+            printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
+            free(shown);
+        }
+        printf(" (name a secret among them in hide = { ... })\n");
+    }
+    names_free(&found);
 }
 
 static void names_free(name_list *list) {

@@ -147,6 +147,50 @@ T.case("etc_read: a built /etc, every secret left out, the rest granted by real 
   T.eq(n, #want, "as many grants as wanted")
 end)
 
+-- Services' keys and passwords, which a command run as root could read:
+-- each left out of a built /etc and hidden, what lies beside them granted.
+T.case("etc_read, etc_hidden: services' keys and passwords", function()
+  local etc = realpath(T.tmpdir())
+  local secret = { "wireguard/wg0.conf", "NetworkManager/system-connections/home.nmconnection",
+    "letsencrypt/live/x/privkey.pem", "openvpn/client.key", "ipsec.secrets",
+    "kubernetes/admin.conf", "rancher/k3s/k3s.yaml", "pki/tls/private/k.key",
+    "wpa_supplicant/wpa_supplicant.conf", "ceph/ceph.client.admin.keyring", "mysql/debian.cnf",
+    "sssd/sssd.conf", "postfix/sasl_passwd", "credstore/token" }
+  local beside = { "NetworkManager/NetworkManager.conf", "pki/tls/certs/ca.pem",
+    "wpa_supplicant/functions.sh", "ceph/ceph.conf", "mysql/my.cnf", "postfix/main.cf" }
+  local all = {}
+  for _, list in ipairs({ secret, beside }) do
+    for _, rel in ipairs(list) do all[#all + 1] = T.q(rel) end
+  end
+  T.sh("cd " .. T.q(etc) .. " && for f in " .. table.concat(all, " ")
+    .. "; do mkdir -p \"$(dirname \"$f\")\" && touch \"$f\"; done")
+  local got = {}
+  for _, path in ipairs(lcsb.etc_read(etc)) do got[path:sub(#etc + 2)] = true end
+  -- A directory with no secret in it is granted whole.
+  local function granted(rel)
+    for path in pairs(got) do
+      if rel == path or rel:sub(1, #path + 1) == path .. "/" then return true end
+    end
+    return false
+  end
+  for _, rel in ipairs(beside) do T.ok(granted(rel), rel .. " is granted") end
+  for path in pairs(got) do
+    for _, rel in ipairs(secret) do
+      T.ok(rel ~= path and rel:sub(1, #path + 1) ~= path .. "/", path .. " grants the secret " .. rel)
+    end
+  end
+  local hidden = {}
+  for _, path in ipairs(lcsb.etc_hidden(etc)) do hidden[#hidden + 1] = path:sub(#etc + 2) end
+  for _, rel in ipairs(secret) do
+    local held = false
+    for _, h in ipairs(hidden) do held = held or rel == h or rel:sub(1, #h + 1) == h .. "/" end
+    T.ok(held, rel .. " is hidden")
+  end
+  for _, rel in ipairs(beside) do
+    for _, h in ipairs(hidden) do T.ok(rel ~= h and rel:sub(1, #h + 1) ~= h .. "/", h .. " hides " .. rel) end
+  end
+end)
+
 -- The placeholder .git that runs in one project share: made or found empty,
 -- held, and removed by the last run to let go.
 T.case("core.hold: shared, removed by the last to let go, never when not empty", function()

@@ -257,6 +257,40 @@ local function lcsb_cli(dir, args, env)
   return T.sh(cmd)
 end
 
+-- Run as root, a file in /etc only root may read that the secrets' list
+-- does not name is readable by the command: check warns of it, and hide
+-- takes it away (its twin, the read refused by the kernel).
+T.case("lcsb check, as root: /etc's root-only files the command reads, named", function()
+  if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
+  local id = T.sh("id -u"):gsub("%s", "")
+  if id ~= "0" then return print("     (skipped: not root: files only root may read stay so)") end
+  local dir = T.tmpdir()
+  local etc = realpath("/etc")
+  local name = ("lcsb-check-%d"):format(math.random(1e9))
+  local secret = etc .. "/" .. name
+  T.write(secret, "a root-only secret\n")
+  local ok, err = pcall(function()
+    T.sh("chmod 600 " .. T.q(secret))
+    local policy = 'return require("lcsb").exec_policy { exec = { "cat" }%s }\n'
+    T.write(dir .. "/p.lua", policy:format(""))
+    local out = lcsb_cli(dir, "check p.lua")
+    T.ok(out:find("\n  warning   %d+ in " .. etc:gsub("%p", "%%%0")
+      .. " that others may not read, the command reads as you may: [^\n]*" .. name:gsub("%p", "%%%0")) ~= nil,
+      "check names it: " .. out)
+    out = lcsb_cli(dir, "p.lua -- cat " .. T.q(secret))
+    T.has(out, "a root-only secret", "the command reads it")
+    T.write(dir .. "/p.lua", policy:format((', hide = { %q }'):format(secret)))
+    out = lcsb_cli(dir, "check p.lua")
+    local warning = out:match("\n  warning   [^\n]*") or ""
+    T.hasnt(warning, name, "hidden, check does not warn of it")
+    T.has(out, "hidden in it: ", "it is hidden")
+    out = lcsb_cli(dir, "p.lua -- cat " .. T.q(secret))
+    T.hasnt(out, "a root-only secret", "hidden, the command cannot read it: " .. out)
+  end)
+  os.remove(secret)
+  if not ok then error(err, 0) end
+end)
+
 T.case("lcsb check marks every rule enforced or dropped, and why", function()
   if not T.build then return print("     (skipped: LCSB_BUILD_DIR not set)") end
   local dir = T.tmpdir()
