@@ -147,6 +147,19 @@ local function built_would_cover(ev, targets)
   return true
 end
 
+-- TARGETS as exec entries: one in the project by its path from there
+-- ("./bin/app", as exec takes it), so that the line holds in any checkout.
+local function exec_entries(ev, targets)
+  local policy = type(ev.policy) == "table" and ev.policy or {}
+  local project = type(policy.cwd) == "string" and policy.cwd ~= "/" and policy.cwd
+  local out = {}
+  for i, target in ipairs(targets) do
+    local inside = project and target:sub(1, #project + 1) == project .. "/"
+    out[i] = inside and "./" .. target:sub(#project + 2) or target
+  end
+  return out
+end
+
 -- The targets the enforced policy names in exec, as it named them: a
 -- program allowed that was refused anyway was made anew during the run.
 local function allowed_by_name(ev, targets)
@@ -217,7 +230,8 @@ local function exec_lines(ev, group)
   end
   if #targets == 1 then
     local one = { op = "exec", target = targets[1], program = r.program }
-    out[#out + 1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one), lua_list(targets))
+    out[#out + 1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one),
+      lua_list(exec_entries(ev, targets)))
   elseif #targets > 1 then
     -- A line a terminal can show: the first few, and how many more.
     local SHOWN_PROGRAMS, more, total = 8, "", #targets
@@ -228,7 +242,7 @@ local function exec_lines(ev, group)
       names[#names + 1] = "..."
     end
     out[#out + 1] = ("refused: exec of %d programs (%s): add exec = %s%s"):format(total,
-      table.concat(names, ", "), lua_list(targets), more)
+      table.concat(names, ", "), lua_list(exec_entries(ev, targets)), more)
   end
   local preset = preset_for(targets)
   if preset then

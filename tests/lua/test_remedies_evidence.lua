@@ -29,11 +29,13 @@ T.case("exec refusals: one line, full paths to add, program names in the parenth
     .. '"/usr/lib/gcc/x86_64-linux-gnu/12/collect2" }', "three programs")
   T.eq(lines(reported { refusal("exec", "exec", "/usr/bin/id", "make") }),
     'refused: exec of /usr/bin/id (make): add exec = { "/usr/bin/id" }', "one program")
-  -- A program the project built may be named, or built = true let every
-  -- one of them run; one in a dot-directory of yours is not suggested.
+  -- A program the project built may be named (by its path from the
+  -- project, as exec takes it: the line holds in any checkout), or built =
+  -- true let every one of them run; one in a dot-directory of yours is not
+  -- suggested.
   T.eq(lines(reported { refusal("exec", "exec", D .. "/proj/.venv/bin/pytest", "python3") }),
-    ('refused: exec of %s/proj/.venv/bin/pytest (python3): add exec = { "%s/proj/.venv/bin/pytest" }')
-      :format(D, D) .. BUILT, "the project's own")
+    ('refused: exec of %s/proj/.venv/bin/pytest (python3): add exec = { "./.venv/bin/pytest" }')
+      :format(D) .. BUILT, "the project's own")
   -- What a toolchain builds in the run's TMPDIR (go test's binary) too;
   -- not where built = true is there already, nor for a hook git runs.
   local policy = evidence().policy
