@@ -215,6 +215,11 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cg
     sigset_t set;
     pid_t pid;
 
+    /* Started with SIGCHLD ignored, the kernel would reap the init and the
+     * command itself and send no SIGCHLD, which both wait for: it is the
+     * default here, and the command's (whether an exec keeps it ignored,
+     * POSIX leaves to the system). */
+    signal(SIGCHLD, SIG_DFL);
     waited_signals(&set);
     sigaddset(&set, SIGIO);
     if (sigprocmask(SIG_BLOCK, &set, old_mask) != 0)

@@ -25,10 +25,9 @@ int lcsb__capture_open(lcsb__capture *c, bool with_stderr, lcsb_error *err);
  * listens at a time: the one waited for). */
 int lcsb__capture_make(lcsb__capture *c, bool with_stderr, lcsb_error *err);
 void lcsb__capture_listen(lcsb__capture *c);
-/* Does SA ignore its signal (SIG_IGN)? */
-static inline bool lcsb__ignores(const struct sigaction *sa) {
-    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
-}
+/* Does SA ignore its signal? The kernel reads SIG_IGN whatever the flags
+ * say (SA_SIGINFO with sa_sigaction SIG_IGN ignores too). */
+static inline bool lcsb__ignores(const struct sigaction *sa) { return sa->sa_handler == SIG_IGN; }
 /* Whether lcsb's caller ignores SIGPIPE, which lcsb ignores for itself
  * while a capture listens. */
 bool lcsb__capture_caller_ignores_pipe(void);

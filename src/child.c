@@ -86,9 +86,10 @@ void lcsb__relay_begin(lcsb__relay *r) {
     for (size_t i = 0; i < RELAYED; i++) {
         struct sigaction sa = {.sa_sigaction = relay, .sa_flags = SA_SIGINFO | SA_RESTART};
         sigemptyset(&sa.sa_mask);
-        /* Held meanwhile: SIG_IGN put back discards what came in between. */
-        sigaction(relayed_signals[i], &sa, &r->old[i]);
-        if (lcsb__ignores(&r->old[i])) sigaction(relayed_signals[i], &r->old[i], NULL);
+        /* Read first: replaced and put back, an ignored one could reach the
+         * handler from a thread of the host's that does not hold it. */
+        sigaction(relayed_signals[i], NULL, &r->old[i]);
+        if (!lcsb__ignores(&r->old[i])) sigaction(relayed_signals[i], &sa, NULL);
     }
 }
 
@@ -469,6 +470,31 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     return rc;
 }
 
+/* While lcsb has a child to wait for, SIGCHLD is not ignored: with SIG_IGN
+ * (or SA_NOCLDWAIT) the kernel reaps the child itself and sends no SIGCHLD,
+ * and waitpid finds none, so lcsb, and the shim under it, would wait for
+ * ever. The caller's disposition comes back when the last child is let go
+ * of. The command starts with SIGCHLD at its default (POSIX leaves it to
+ * the implementation whether an exec keeps it ignored). */
+static int chld_holders;
+static bool chld_replaced;
+static struct sigaction callers_chld;
+
+static void hold_chld(void) {
+    struct sigaction now, dfl = {.sa_handler = SIG_DFL};
+    if (chld_holders++ > 0 || sigaction(SIGCHLD, NULL, &now) != 0) return;
+    if (!lcsb__ignores(&now) && !(now.sa_flags & SA_NOCLDWAIT)) return;
+    sigemptyset(&dfl.sa_mask);
+    callers_chld = now;
+    chld_replaced = sigaction(SIGCHLD, &dfl, NULL) == 0;
+}
+
+static void let_go_chld(void) {
+    if (chld_holders == 0 || --chld_holders > 0) return;
+    if (chld_replaced) sigaction(SIGCHLD, &callers_chld, NULL);
+    chld_replaced = false;
+}
+
 /* The child's start: the relayed signals and SIGPIPE as the caller has
  * them, and nothing blocked; stderr onto the capture's pipe, stdin and
  * stdout the null device when the command comes later, CWD, and the
@@ -512,6 +538,8 @@ int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const char *cw
     shim_fds(s, net, extra);
     int rc = spawn_prepare(&attr, &actions, s, cwd, opts, extra);
     if (rc) return rc;
+    if (!s->holds_chld) hold_chld();
+    s->holds_chld = true;
     pid_t pid;
     rc = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, s->env);
     if (rc == 0) s->pid = pid;
@@ -658,6 +686,9 @@ void lcsb__spawn_close(lcsb__spawned *s) {
     s->pidfd = -1;
     lcsb__buf_free(&s->host);
     if (s->captured) lcsb__capture_close(&s->capture);
+    /* After the capture, which puts back what it found (SIGCHLD held). */
+    if (s->holds_chld) let_go_chld();
+    s->holds_chld = false;
     s->captured = false;
     if (s->refusals) lcsb__refusals_free(s->refusals);
     s->refusals = NULL;

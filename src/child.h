@@ -32,6 +32,7 @@ typedef struct lcsb__spawned {
     bool waiting;    /* ahead, and handed no command yet */
     bool whole_host; /* ahead: all of the caller's process compared, not its status alone */
     bool for_it;     /* ahead: made for the command it is handed ('N'), not a later one */
+    bool holds_chld; /* spawned: SIGCHLD kept waitable until it is let go of */
 } lcsb__spawned;
 
 /* The proxy's part of a run (run.c): the channel's end the shim gets

@@ -28,6 +28,8 @@
  * running; without it, the budget still stops Lua code, through the hook. */
 #include "lua_stop.h"
 
+#include "capture.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
@@ -93,8 +95,9 @@ static void on_signal(int sig, siginfo_t *info, void *context) {
         start_grace();
     } else {
         if (!stop_signal) stop_signal = sig;
-        /* A terminal's ^C already reached the whole foreground process group. */
-        if (!info || info->si_code != SI_KERNEL) tell_commands(sig);
+        /* A terminal's ^C already reached the whole foreground process
+         * group; its hangup, only the session's leader, which lcsb may be. */
+        if (!info || info->si_code != SI_KERNEL || sig == SIGHUP) tell_commands(sig);
         start_grace();
     }
     if (L) lua_sethook(L, hook, LUA_MASKCOUNT, 1);
@@ -193,24 +196,18 @@ void lcsb__stop_arm(lcsb__stop *stop, lua_State *L, double budget) {
     for (size_t i = 0; i < n && stop->n < LCSB__STOP_SIGNALS_MAX - 1; i++)
         stop->signals[stop->n++] = relayed[i];
     if (timer_ours) stop->signals[stop->n++] = SIGALRM;
-    /* Each handler set and the old one read in one call, with the signals
-     * blocked: one that comes before an ignored one is put back waits, and
-     * putting SIG_IGN back discards it, as if it had never been replaced. */
-    sigset_t block, was;
-    sigemptyset(&block);
-    for (size_t i = 0; i < stop->n; i++) sigaddset(&block, stop->signals[i]);
-    pthread_sigmask(SIG_BLOCK, &block, &was);
+    /* A signal the caller ignores (nohup's SIGHUP) stays ignored: each
+     * disposition read before any is set, since one replaced and put back
+     * could reach the handler meanwhile from a thread of the host's. */
     for (size_t i = 0; i < stop->n; i++) {
         struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
         sigemptyset(&sa.sa_mask);
-        if (sigaction(stop->signals[i], &sa, &stop->old[i]) != 0) continue;
-        stop->replaced[i] = true;
-        /* A signal the caller ignores (nohup's SIGHUP) stays ignored. */
-        bool ignored = !(stop->old[i].sa_flags & SA_SIGINFO) && stop->old[i].sa_handler == SIG_IGN;
-        if (stop->signals[i] != SIGALRM && ignored)
-            stop->replaced[i] = sigaction(stop->signals[i], &stop->old[i], NULL) != 0;
+        if (sigaction(stop->signals[i], NULL, &stop->old[i]) != 0) continue;
+        if (stop->signals[i] != SIGALRM && lcsb__ignores(&stop->old[i])) continue;
+        stop->replaced[i] = sigaction(stop->signals[i], &sa, NULL) == 0;
     }
-    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    sigset_t was;
+    pthread_sigmask(SIG_SETMASK, NULL, &was);
     bool alarm_set = false;
     if (timer_ours && has_deadline) {
         struct itimerval t = {{0, 0}, {(time_t)budget, 0}};

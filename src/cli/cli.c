@@ -340,8 +340,7 @@ static void hold_signals(void) {
         struct sigaction sa = {.sa_handler = note_signal}, old;
         sigemptyset(&sa.sa_mask);
         /* One lcsb was started ignoring (nohup's SIGHUP) stays ignored. */
-        if (sigaction(relayed[i], &sa, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-            old.sa_handler == SIG_IGN)
+        if (sigaction(relayed[i], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
             sigaction(relayed[i], &old, NULL);
     }
     sigprocmask(SIG_SETMASK, &was, NULL);
@@ -486,10 +485,24 @@ out:
     return status;
 }
 
+/* The caller's stderr may be a pipe whose reader is gone: lcsb's own lines
+ * there must not kill it before it runs the command or says its status. A
+ * handler, not SIG_IGN, so that the command starts with SIGPIPE at its
+ * default (an exec resets a handler); one the caller ignores stays so. */
+static void on_broken_pipe(int sig) { (void)sig; }
+
+static void survive_broken_pipes(void) {
+    struct sigaction now, sa = {.sa_handler = on_broken_pipe};
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPIPE, NULL, &now) == 0 && now.sa_handler == SIG_DFL)
+        sigaction(SIGPIPE, &sa, NULL);
+}
+
 int cli_main(int argc, char **argv) {
     cli_args args;
     char msg[512];
     int status;
+    survive_broken_pipes();
     if (cli_parse(argc, argv, &args, msg, sizeof msg) != 0) {
         cli_say("%s", msg);
         fprintf(stderr, "%s", cli_usage);

@@ -332,5 +332,36 @@ PY
 rm -f "$proj/stop"
 end
 
+# The same hangup while the policy script runs a command of its own: lcsb
+# stops the script and passes the hangup on to that command, which traps
+# it, rather than killing it two seconds later.
+begin "a hangup of the terminal whose session lcsb leads reaches the policy script's command"
+rm -f "$proj/hup" "$proj/stop"
+cat >"$proj/hangs.lua" <<'LUA'
+os.execute([[trap "echo hup > hup; exit 3" HUP; echo start; while [ ! -e stop ]; do :; done]])
+return require("lcsb").exec_policy { exec = { "sh" } }
+LUA
+(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  python3 - "$LCSB" <<'PY'
+import os, pty, sys, time
+from pty_drive import read_until
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--no-trust-check", "hangs.lua", "--", "true"])
+read_until(fd, b"start")
+os.close(fd)
+for _ in range(500):
+    if os.waitpid(pid, os.WNOHANG)[0]:
+        break
+    time.sleep(0.01)
+else:
+    open("stop", "w").close()
+    os.waitpid(pid, 0)
+PY
+)
+[[ -e $proj/hup ]] || fail "the script's command did not hear the hangup"
+rm -f "$proj/stop"
+end
+
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]

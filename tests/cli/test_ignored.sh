@@ -40,6 +40,10 @@ for _ in 1 2; do (cd "$proj" && "$LCSB" --no-trust-check ahead.lua -- sh -c true
 probe='while read -r k v; do [ "$k" = SigIgn: ] && echo "ignored $v"; done </proc/self/status
 kill -HUP $$; echo lived-HUP; kill -INT $$; echo lived-INT; kill -PIPE $$; echo lived-PIPE'
 low_bits() { printf '%08x' $((0x$1 & 0x7fffffff)); }
+# Its ignored signals (1 to 31) into ./ran, then exit 3.
+# shellcheck disable=SC2016 # the command's shell expands it
+probe_pipe='while read -r k v; do case $k in SigIgn:) printf "%08x" $((0x$v & 0x7fffffff)) >ran;; esac; done </proc/self/status; exit 3'
+
 
 # `sh -c probe` started by a shell that ignores IGNORE (a trap list, may be
 # empty), run as RUN says: bare, or under lcsb with POLICY and BACKEND.
@@ -84,6 +88,63 @@ for run in "${runs[@]}"; do
   mask=$(sed -n 's/^ignored //p' <<<"$out" | head -1)
   [[ -n $mask ]] || fail "no mask: $out"
   (((0x${mask:-0} >> 12) & 1)) && fail "SIGPIPE ignored in the command: $out"
+  end
+done
+
+# SIGCHLD the caller ignores: the kernel would reap what lcsb and the shim
+# wait for, and the run would never end. It ends with the command's status,
+# the command starting with SIGCHLD at its default (as POSIX allows).
+for run in "${runs[@]}"; do
+  # shellcheck disable=SC2086
+  set -- $run
+  begin "a caller that ignores SIGCHLD: the run ends, with the command's status ($1, $2)"
+  out=$(cd "$proj" && timeout -k 5 30 bash -c "trap '' CHLD; exec \"\$@\"" _ "$LCSB" --no-trust-check \
+    --backend "$2" "$1" -- sh -c 'echo ran; exit 3' 2>&1)
+  status=$?
+  [[ $status == 3 ]] || fail "ended $status, not 3: $out"
+  grep -qx ran <<<"$out" || fail "the command did not run: $out"
+  end
+done
+
+# The same for a host that runs the shim itself, from lcsb wrap's argv.
+begin "a host that ignores SIGCHLD runs lcsb wrap's argv: it ends, with the command's status"
+if ! command -v python3 >/dev/null; then
+  missing "python3 is not installed"
+else
+  (cd "$proj" && "$LCSB" wrap --no-trust-check timed.lua -- sh -c 'echo ran; exit 3') >"$work/argv"
+  out=$(cd "$proj" && timeout -k 5 30 python3 -c '
+import json, os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+argv = json.load(open(sys.argv[1]))
+os.execv(argv[0], argv)' "$work/argv" 2>&1)
+  status=$?
+  [[ $status == 3 ]] || fail "ended $status, not 3: $out"
+  grep -qx ran <<<"$out" || fail "the command did not run: $out"
+fi
+end
+
+# A caller's stderr whose reader is gone: lcsb's own lines there (the
+# trailer; under none, its warning before the command) must not kill it
+# with SIGPIPE, and the command, which gets SIGPIPE at its default, runs.
+for run in "${runs[@]}"; do
+  # shellcheck disable=SC2086
+  set -- $run
+  begin "stderr a pipe no one reads: the run ends with the command's status ($1, $2)"
+  rm -f "$proj/ran"
+  (cd "$proj" && timeout -k 5 30 python3 -c '
+import os, signal, sys
+# Python ignores both for itself.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+r, w = os.pipe()
+os.close(r)
+os.dup2(w, 2)
+os.execv(sys.argv[1], sys.argv[1:])' "$LCSB" --no-trust-check --backend "$2" "$1" -- \
+    sh -c "$probe_pipe")
+  status=$?
+  [[ $status == 3 && -e $proj/ran ]] || fail "ended $status$([[ -e $proj/ran ]] || echo ', the command not run')"
+  [[ $(cat "$proj/ran" 2>/dev/null) == "$(low_bits 0)" ]] ||
+    fail "the command's ignored signals: $(cat "$proj/ran" 2>/dev/null)"
   end
 done
 

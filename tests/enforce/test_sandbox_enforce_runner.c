@@ -406,12 +406,67 @@ static void test_the_callers_ignored_signals(void **state) {
     unsigned long long ignoring_hup = ignored_by_command(f);
     assert_int_equal(sigaction(SIGPIPE, &ign, NULL), 0);
     unsigned long long ignoring_both = ignored_by_command(f);
+    /* SIG_IGN as an SA_SIGINFO action (sa_sigaction shares sa_handler's
+     * place): the kernel ignores it all the same. After a command with
+     * SIGHUP at its default, whose next world was made so. */
+    assert_int_equal(sigaction(SIGHUP, &dfl, NULL), 0);
+    (void)ignored_by_command(f);
+    struct sigaction info_ign = {.sa_handler = SIG_IGN, .sa_flags = SA_SIGINFO};
+    sigemptyset(&info_ign.sa_mask);
+    assert_int_equal(sigaction(SIGHUP, &info_ign, NULL), 0);
+    unsigned long long ignoring_as_info = ignored_by_command(f);
     assert_int_equal(sigaction(SIGHUP, &was_hup, NULL), 0);
     assert_int_equal(sigaction(SIGPIPE, &was_pipe, NULL), 0);
     if ((ignoring_hup & (BIT(SIGHUP) | BIT(SIGPIPE))) != BIT(SIGHUP))
         fail_msg("the host ignores SIGHUP, the command: %llx", ignoring_hup);
     if ((ignoring_both & (BIT(SIGHUP) | BIT(SIGPIPE))) != (BIT(SIGHUP) | BIT(SIGPIPE)))
         fail_msg("the host ignores SIGHUP and SIGPIPE, the command: %llx", ignoring_both);
+    if (!(ignoring_as_info & BIT(SIGHUP)))
+        fail_msg("the host ignores SIGHUP (SA_SIGINFO), the command: %llx", ignoring_as_info);
+}
+
+/* A host that ignores SIGCHLD: the kernel would reap what lcsb and the
+ * shim wait for, and no run would end. Each command's status comes back,
+ * and the host's SIGCHLD is as it was once the runner, which keeps a shim
+ * waiting for the next command, is freed. */
+static void test_a_host_that_ignores_sigchld(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    struct sigaction was, ign = {.sa_handler = SIG_IGN}, now;
+    sigemptyset(&ign.sa_mask);
+    assert_int_equal(sigaction(SIGCHLD, &ign, &was), 0);
+    char out[4096];
+    int first = run_sh(f, "echo one; exit 3", out, sizeof out);
+    int second = run_sh(f, "echo two; exit 4", out, sizeof out);
+    lcsb_runner_free(f->runner);
+    f->runner = NULL;
+    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
+    assert_int_equal(first, 3);
+    assert_int_equal(second, 4);
+    assert_string_equal(out, "two\n");
+    assert_true(now.sa_handler == SIG_IGN);
+
+    /* And lcsb_run, its stderr not captured and nothing recorded: no
+     * handler of lcsb's own for SIGCHLD then. A run that never ends is cut
+     * short by the alarm, which fails the suite. */
+    lcsb_run_options opts;
+    lcsb_run_options_init(&opts);
+    opts.capture_stderr = false;
+    opts.record_refusals = false;
+    opts.trailer_fd = -1;
+    lcsb_run_result *result = calloc(1, sizeof *result);
+    assert_non_null(result);
+    lcsb_error err = {0};
+    static const char *const argv[] = {"sh", "-c", "exit 5", NULL};
+    assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
+    alarm(60);
+    int rc = lcsb_run(f->backend, lcsb_script_policy(f->script), argv, &opts, result, &err);
+    alarm(0);
+    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
+    if (rc) fail_msg("lcsb_run: %s", err.message);
+    assert_int_equal(result->status, 5);
+    assert_true(now.sa_handler == SIG_IGN);
+    free(result);
 }
 
 int main(void) {
@@ -423,6 +478,7 @@ int main(void) {
                                         teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_ignored_signals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_host_that_ignores_sigchld, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_unsearchable_directory_above_a_cover, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_directory_holding_a_protected_path, setup,
