@@ -503,7 +503,8 @@ char **lcsb__caps_lines(const lcsb__caps *caps) {
     }
     lcsb__buf one = {0}, two = {0};
     lcsb__buf_addf(&one,
-                   "caps: %zu paths denied, %zu never writable; net %s, exec any %s, degrade ",
+                   "caps (the most any policy may ask): %zu paths denied, %zu never writable; "
+                   "net up to %s, exec any %s, degrade ",
                    denied, unwritable, lcsb__caps_net_names[net], exec_any ? "allowed" : "refused");
     if (degrade == LCSB_PARTS_ALL)
         lcsb__buf_adds(&one, "any part");

@@ -191,7 +191,10 @@ local function cache_entries(rels, project, write)
   local out = {}
   for _, rel in ipairs(rels) do
     local dir, err = core.cache_dir(project, rel)
-    if not dir then fail("exec_policy: key 'cache': " .. err) end
+    -- A preset's cache is no key the user wrote: say which the cache is.
+    if not dir then
+      fail(("exec_policy: the cache ~/%s (key 'cache', or an exec preset's): %s"):format(rel, err))
+    end
     add_unique(write, dir)
     out[#out + 1] = { rel = rel, name = "~/" .. rel, path = dir }
   end

@@ -137,7 +137,7 @@ static void test_defaults_pass_the_ordinary(void **state) {
     lcsb__caps *caps = load(t);
     char **lines = lcsb__caps_lines(caps);
     assert_non_null(lines);
-    assert_contains(lines[0], "net open, exec any allowed, degrade any part");
+    assert_contains(lines[0], "net up to open, exec any allowed, degrade any part");
     assert_contains(lines[1], "lcsb's defaults " LCSB_LUA_DIR "/lcsb/caps.lua");
     assert_contains(lines[1], "(absent)");
     lcsb_argv_free(lines);
@@ -355,7 +355,7 @@ static void test_merge_tightest(void **state) {
     lcsb_policy_free(p);
     lcsb__caps *caps = load(t);
     char **lines = lcsb__caps_lines(caps);
-    assert_contains(lines[0], "net ports, exec any refused, degrade net");
+    assert_contains(lines[0], "net up to ports, exec any refused, degrade net");
     lcsb_argv_free(lines);
     char *json = lcsb__caps_json(caps);
     assert_contains(json, t->places.system);
