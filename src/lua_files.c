@@ -82,6 +82,13 @@ static int l_kind(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.executable(path) -> whether this process may execute what
+ * PATH leads to (its mode: root too needs an x bit). */
+static int l_executable(lua_State *L) {
+    lua_pushboolean(L, lcsb__facts_executable(lcsb__lua_facts(L), luaL_checkstring(L, 1)));
+    return 1;
+}
+
 /* lcsb.lstat(path) -> kind ("dir", "file", "link" or "other"), id ("DEV:INO",
  * which file it is) | nil; a symlink as itself */
 static int l_lstat(lua_State *L) {
@@ -306,9 +313,18 @@ static int l_dir_has(lua_State *L) {
 }
 
 const luaL_Reg lcsb__lua_files_functions[] = {
-    {"dir_has", l_dir_has}, {"which", l_which},       {"kind", l_kind},
-    {"lstat", l_lstat},     {"readlink", l_readlink}, {"realpath", l_realpath},
-    {"listdir", l_listdir}, {"peek", l_peek},         {"mkdir", l_mkdir},
-    {"rmdir", l_rmdir},     {"symlink", l_symlink},   {"read_regular", l_read_regular},
+    {"dir_has", l_dir_has},
+    {"which", l_which},
+    {"kind", l_kind},
+    {"lstat", l_lstat},
+    {"readlink", l_readlink},
+    {"realpath", l_realpath},
+    {"executable", l_executable},
+    {"listdir", l_listdir},
+    {"peek", l_peek},
+    {"mkdir", l_mkdir},
+    {"rmdir", l_rmdir},
+    {"symlink", l_symlink},
+    {"read_regular", l_read_regular},
     {NULL, NULL},
 };

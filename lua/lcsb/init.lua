@@ -58,13 +58,13 @@ M.etc_secrets = {
   "ipsec.secrets", "ipsec.d/private", "swanctl/private", -- IPsec keys
   "ppp/chap-secrets", "ppp/pap-secrets", -- dial-up and PPPoE passwords
   "NetworkManager/system-connections", -- Wi-Fi and VPN secrets
-  "wpa_supplicant/*.conf",    -- Wi-Fi passphrases
+  "wpa_supplicant/*.conf", "wpa_supplicant.conf", -- Wi-Fi passphrases
   "netplan",                  -- Wi-Fi passphrases, as netplan writes them
   "kubernetes",               -- cluster admin credentials and keys
   "rancher",                  -- k3s's kubeconfig and node token
   "docker/key.json",          -- the Docker daemon's identity key
   "gitlab/gitlab-secrets.json", "gitlab-runner", -- GitLab's secrets, runner tokens
-  "ceph/*.keyring",           -- Ceph's client keys
+  "ceph/*.keyring", "ceph/keyring", "ceph/keyring.bin", -- Ceph's client keys
   "mysql/debian.cnf",         -- Debian's MySQL/MariaDB maintenance password
   "ldap.secret", "libnss-ldap.secret", "pam_ldap.secret", "nslcd.conf", -- LDAP bind passwords
   "sssd",                     -- SSSD's LDAP and AD credentials

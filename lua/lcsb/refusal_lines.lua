@@ -160,34 +160,65 @@ local function exec_entries(ev, targets)
   return out
 end
 
--- The targets the enforced policy names in exec, as it named them: a
--- program allowed that was refused anyway was made anew during the run.
+-- Is PATH one of LIST's paths, or inside one?
+local function within_any(list, path)
+  for _, dir in ipairs(type(list) == "table" and list or {}) do
+    if path == dir or path:sub(1, #dir + 1) == dir .. "/" then return true end
+  end
+  return false
+end
+
+-- What TARGET, as the command ran it, is now: its real path (a symlink
+-- named in exec, ./bin/app or node_modules/.bin/mocha, is granted as the
+-- file it leads to).
+local function real_target(target)
+  return has_core and core.realpath(target) or target
+end
+
+-- The targets the enforced policy names in exec (by their real paths), but
+-- not as the project's with built = true: a program allowed that was refused
+-- anyway is one the file at that path no longer is.
 local function allowed_by_name(ev, targets)
   local policy = type(ev.policy) == "table" and ev.policy or {}
+  local exec = type(policy.exec) == "table" and policy.exec or {}
   local listed = {}
-  for _, path in ipairs(type(policy.exec) == "table" and policy.exec or {}) do
-    listed[path] = true
-  end
+  for _, path in ipairs(exec) do listed[path] = true end
+  local project = type(policy.cwd) == "string" and policy.cwd
   local out = {}
   for _, target in ipairs(targets) do
-    if listed[target] then out[#out + 1] = target end
+    local real = real_target(target)
+    local built = project and listed[project] and within_any({ project }, real)
+    if (listed[target] or listed[real]) and not built then out[#out + 1] = target end
   end
   return out
 end
 
--- A program the policy allows by its path, refused because the run wrote a
--- new file there (a linker does, and npm ci): the grant holds the file that
--- was there when the run started, so naming it again changes nothing. What
--- the command writes and then runs is what built = true allows (in the
--- project), or its directory named in exec.
+-- A program the policy allows by its path, refused anyway. Not executable
+-- (its mode), the policy cannot help. Else the file there is not the one
+-- the grant holds, the one there when the run started: where the command
+-- writes, it made it anew (a linker does, and npm ci), and what it writes
+-- and then runs is what built = true allows (in the project), or its
+-- directory named in exec; elsewhere, something outside the sandbox
+-- replaced it, and the next run allows the new file. Naming it again
+-- changes nothing.
 local function remade_line(ev, target, program)
   local text = refusal_text(ev, { op = "exec", target = target, program = program })
   local policy = type(ev.policy) == "table" and ev.policy or {}
+  local real = real_target(target)
+  if has_core and core.kind(real) == "file" and not core.executable(real) then
+    return ("refused: %s: the policy allows it, but the file is not executable (its mode: chmod "
+      .. "+x it, or have what makes it do so)"):format(text)
+  end
+  if not within_any(policy.write, real) then
+    return ("refused: %s: the policy allows it by its path, but the file there is a new one, put "
+      .. "there during the run by something outside the sandbox (the command cannot write "
+      .. "there), and the grant holds the one there when the run started; the next run allows "
+      .. "the new file"):format(text)
+  end
   local project = type(policy.cwd) == "string" and policy.cwd
-  local widen = project and target:sub(1, #project + 1) == project .. "/"
+  local widen = project and within_any({ project }, real)
     and "exec = { built = true } lets what the project builds run"
-    or ("exec = { %q } lets what the command writes in that directory run")
-      :format(dirname(target))
+    or ("exec = { %q } lets what the command writes in that directory run"):format(dirname(real))
   return ("refused: %s: the policy allows it by its path, but the file there is a new one (a "
     .. "build or an install wrote it during the run) and the grant holds the one there when "
     .. "the run started, so naming it again changes nothing; %s (anything the command writes "

@@ -187,7 +187,8 @@ static bool among(const name_list *out, const char *name) {
 /* What in DIR (ETC's, or below) others may not read but the caller may,
  * and the command with it, unless hidden or left out (ETC's OUT): a root-only
  * file the secrets' list does not name, for a caller that is root. Into
- * FOUND, relative to /etc; a directory whole. */
+ * FOUND, relative to /etc; a directory whole. Granted entry by entry, a
+ * symlink grants what it leads to, wherever that is: named with it. */
 static void readable_as_caller(const etc_hold *etc, const char *dir, name_list *found) {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -197,7 +198,18 @@ static void readable_as_caller(const etc_hold *etc, const char *dir, name_list *
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
         const char *name = path + strlen(etc->dir) + 1;
-        if (among(&etc->out, name) || lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) continue;
+        if (among(&etc->out, name) || lstat(path, &st) != 0) continue;
+        if (S_ISLNK(st.st_mode)) {
+            char real[PATH_MAX], shown[2 * PATH_MAX + 8];
+            if (etc->whole || stat(path, &st) != 0 || !realpath(path, real)) continue;
+            mode_t others = S_ISDIR(st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
+            if ((st.st_mode & others) != others &&
+                faccessat(AT_FDCWD, real, R_OK, AT_EACCESS) == 0) {
+                snprintf(shown, sizeof shown, "%s -> %s", name, real);
+                names_add(found, shown);
+            }
+            continue;
+        }
         mode_t others = S_ISDIR(st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
         bool theirs = (st.st_mode & others) == others;
         if (!theirs && faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0)
@@ -234,7 +246,8 @@ static void print_etc(const char *mark, const etc_hold *etc) {
             printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
             free(shown);
         }
-        printf(" (name a secret among them in hide = { ... })\n");
+        printf(etc->whole ? " (name a secret among them in hide = { ... })\n"
+                          : " (no world of its own here, where hide could take them away)\n");
     }
     names_free(&found);
 }

@@ -286,6 +286,23 @@ T.case("lcsb check, as root: /etc's root-only files the command reads, named", f
     T.has(out, "hidden in it: ", "it is hidden")
     out = lcsb_cli(dir, "p.lua -- cat " .. T.q(secret))
     T.hasnt(out, "a root-only secret", "hidden, the command cannot read it: " .. out)
+    -- Without a world of its own (user namespaces turned off below a user
+    -- namespace of this test's), /etc is granted entry by entry, and a
+    -- symlink there grants what it leads to: named with its target, and
+    -- read by the command.
+    T.sh("rm -f " .. T.q(secret) .. " && mkdir -m 700 " .. T.q(dir .. "/vault")
+      .. " && echo a vault > " .. T.q(dir .. "/vault/token") .. " && chmod 600 " .. T.q(dir .. "/vault/token")
+      .. " && ln -s " .. T.q(dir .. "/vault") .. " " .. T.q(secret))
+    T.write(dir .. "/p.lua", 'return require("lcsb").exec_policy { exec = { "cat" }, '
+      .. 'degrade = { "world", "metadata" } }\n')
+    local without = "unshare -U -r sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' _ "
+    out = lcsb_cli(dir, "check p.lua", without)
+    T.has(out, "one by one", "entry by entry: " .. out)
+    T.ok(out:find("\n  warning   [^\n]*" .. name:gsub("%p", "%%%0") .. " %-> " .. realpath(dir):gsub("%p", "%%%0")
+      .. "/vault[^\n]*%(no world of its own here, where hide could take them away%)") ~= nil,
+      "the symlink named with its target, and no hide advised: " .. out)
+    out = lcsb_cli(dir, "p.lua -- cat " .. T.q(secret .. "/token"), without)
+    T.has(out, "a vault", "the command reads it: " .. out)
   end)
   os.remove(secret)
   if not ok then error(err, 0) end

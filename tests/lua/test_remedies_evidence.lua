@@ -18,6 +18,43 @@ local reported, said, lines = F.reported, F.said, F.lines
 local BUILT = ", or exec = { built = true } for everything the project builds (anything the "
   .. "command writes there, it can run)"
 
+-- A program the policy names by its path, refused anyway: what the file
+-- at that path is now says why, and what would let it run.
+T.case("exec refusals of a program the policy allows: made anew, not executable, replaced", function()
+  local proj = D .. "/proj"
+  T.sh("mkdir -p " .. T.q(proj .. "/bin") .. " " .. T.q(proj .. "/out2") .. " " .. T.q(D .. "/elsewhere")
+    .. " && printf '#!/bin/sh\\n' > " .. T.q(proj .. "/out2/app") .. " && chmod 755 " .. T.q(proj .. "/out2/app")
+    .. " && ln -sf ../out2/app " .. T.q(proj .. "/bin/app")
+    .. " && printf 'x' > " .. T.q(proj .. "/plain") .. " && chmod 644 " .. T.q(proj .. "/plain")
+    .. " && printf '#!/bin/sh\\n' > " .. T.q(D .. "/elsewhere/tool") .. " && chmod 755 " .. T.q(D .. "/elsewhere/tool"))
+  local function policy(exec)
+    local p = evidence().policy
+    p.exec = exec
+    return p
+  end
+  local NEW = "the policy allows it by its path, but the file there is a new one (a build or an "
+    .. "install wrote it during the run) and the grant holds the one there when the run started, "
+    .. "so naming it again changes nothing; exec = { built = true } lets what the project builds "
+    .. "run (anything the command writes there, it can run)"
+  -- Named through a symlink, granted as the file it leads to.
+  T.eq(lines(reported({ refusal("exec", "exec", proj .. "/bin/app", "sh") },
+    policy { proj .. "/out2/app" })),
+    ("refused: exec of %s/bin/app (sh): %s"):format(proj, NEW), "through a symlink")
+  T.eq(lines(reported({ refusal("exec", "exec", proj .. "/plain", "sh") }, policy { proj .. "/plain" })),
+    ("refused: exec of %s/plain (sh): the policy allows it, but the file is not executable (its "
+      .. "mode: chmod +x it, or have what makes it do so)"):format(proj), "not executable")
+  T.eq(lines(reported({ refusal("exec", "exec", D .. "/elsewhere/tool", "sh") },
+    policy { D .. "/elsewhere/tool" })),
+    ("refused: exec of %s/elsewhere/tool (sh): the policy allows it by its path, but the file "
+      .. "there is a new one, put there during the run by something outside the sandbox (the "
+      .. "command cannot write there), and the grant holds the one there when the run started; "
+      .. "the next run allows the new file"):format(D), "where the command does not write")
+  -- With built = true the project's files may run, rebuilt or not: no such hint.
+  local with_built = lines(reported({ refusal("exec", "exec", proj .. "/out2/app", "sh") },
+    policy { proj, proj .. "/out2/app" }))
+  T.hasnt(with_built, "a new one", "built = true: not said to be made anew")
+end)
+
 T.case("exec refusals: one line, full paths to add, program names in the parenthesis", function()
   local hints = reported {
     refusal("exec", "exec", "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "gcc"),
