@@ -343,9 +343,12 @@ static sigset_t spawn_resets(void) {
 
 /* What of this process's ignored signals a spawn puts back, as /proc's
  * masks write them (signal N at bit N-1): SIGPIPE, when lcsb ignores it
- * for itself; a relayed signal it ignores is the caller's. */
+ * for itself; SIGCHLD, which lcsb holds at its default while it has a child
+ * and the shim sets so (sys.h); a relayed signal it ignores is the
+ * caller's. */
 static unsigned long long reset_mask(void) {
-    return lcsb__capture_ignores_pipe_itself() ? 1ULL << (SIGPIPE - 1) : 0;
+    unsigned long long chld = 1ULL << (SIGCHLD - 1);
+    return chld | (lcsb__capture_ignores_pipe_itself() ? 1ULL << (SIGPIPE - 1) : 0);
 }
 
 /* PATH (a file of /proc about this process) appended to OUT, as far as it
@@ -470,31 +473,6 @@ int lcsb__ahead_take(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     return rc;
 }
 
-/* While lcsb has a child to wait for, SIGCHLD is not ignored: with SIG_IGN
- * (or SA_NOCLDWAIT) the kernel reaps the child itself and sends no SIGCHLD,
- * and waitpid finds none, so lcsb, and the shim under it, would wait for
- * ever. The caller's disposition comes back when the last child is let go
- * of. The command starts with SIGCHLD at its default (POSIX leaves it to
- * the implementation whether an exec keeps it ignored). */
-static int chld_holders;
-static bool chld_replaced;
-static struct sigaction callers_chld;
-
-static void hold_chld(void) {
-    struct sigaction now, dfl = {.sa_handler = SIG_DFL};
-    if (chld_holders++ > 0 || sigaction(SIGCHLD, NULL, &now) != 0) return;
-    if (!lcsb__ignores(&now) && !(now.sa_flags & SA_NOCLDWAIT)) return;
-    sigemptyset(&dfl.sa_mask);
-    callers_chld = now;
-    chld_replaced = sigaction(SIGCHLD, &dfl, NULL) == 0;
-}
-
-static void let_go_chld(void) {
-    if (chld_holders == 0 || --chld_holders > 0) return;
-    if (chld_replaced) sigaction(SIGCHLD, &callers_chld, NULL);
-    chld_replaced = false;
-}
-
 /* The child's start: the relayed signals and SIGPIPE as the caller has
  * them, and nothing blocked; stderr onto the capture's pipe, stdin and
  * stdout the null device when the command comes later, CWD, and the
@@ -521,7 +499,7 @@ static int spawn_prepare(posix_spawnattr_t *attr, posix_spawn_file_actions_t *ac
         (later &&
          (posix_spawn_file_actions_addopen(actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0) ||
           posix_spawn_file_actions_addopen(actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0))) ||
-        (cwd && posix_spawn_file_actions_addchdir_np(actions, cwd)) ||
+        (cwd && *cwd && posix_spawn_file_actions_addchdir_np(actions, cwd)) ||
         add_fd_actions(actions, opts, extra)) {
         posix_spawn_file_actions_destroy(actions);
         posix_spawnattr_destroy(attr);
@@ -538,7 +516,7 @@ int lcsb__spawn_start(lcsb__spawned *s, const char *const *final, const char *cw
     shim_fds(s, net, extra);
     int rc = spawn_prepare(&attr, &actions, s, cwd, opts, extra);
     if (rc) return rc;
-    if (!s->holds_chld) hold_chld();
+    if (!s->holds_chld) lcsb__children_hold();
     s->holds_chld = true;
     pid_t pid;
     rc = posix_spawnp(&pid, final[0], &actions, &attr, (char *const *) final, s->env);
@@ -687,7 +665,7 @@ void lcsb__spawn_close(lcsb__spawned *s) {
     lcsb__buf_free(&s->host);
     if (s->captured) lcsb__capture_close(&s->capture);
     /* After the capture, which puts back what it found (SIGCHLD held). */
-    if (s->holds_chld) let_go_chld();
+    if (s->holds_chld) lcsb__children_release();
     s->holds_chld = false;
     s->captured = false;
     if (s->refusals) lcsb__refusals_free(s->refusals);

@@ -55,12 +55,12 @@ static bool can_make_user_namespaces(void) {
      * call overwrite the return address the parent came back by, which
      * then skipped storing the pid and waited for any child (a shim spawned
      * ahead, lcsb_runner_start), taking its status for the probe's. */
+    lcsb__children_hold();
     pid_t pid = vfork();
     if (pid == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
-    if (pid < 0) return false;
-    int status;
-    while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int status = 0;
+    if (pid < 0) lcsb__children_release();
+    if (pid < 0 || lcsb__children_reap(pid, &status) != pid) return false;
     known = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     return known;
 }

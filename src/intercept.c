@@ -212,11 +212,13 @@ static int run_value(const lcsb__secret *s, char **value, lcsb_error *err) {
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
+    lcsb__children_hold();
     int e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(out[1]);
     if (e) {
+        lcsb__children_release();
         close(out[0]);
         return lcsb__fail(err, LCSB_EINVAL, "secrets.%s: cannot run %s: %s", s->name, argv[0],
                           strerror(e));
@@ -240,9 +242,7 @@ static int run_value(const lcsb__secret *s, char **value, lcsb_error *err) {
     }
     close(out[0]);
     if (late || got.len > VALUE_MAX) kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int status = 0, waited = lcsb__children_reap(pid, &status) == pid;
     int rc = 0;
     if (late)
         rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s printed no value within %d s", s->name,
@@ -250,7 +250,7 @@ static int run_value(const lcsb__secret *s, char **value, lcsb_error *err) {
     else if (got.oom || got.len > VALUE_MAX)
         rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s printed more than a value (64 KiB)",
                         s->name, argv[0]);
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    else if (!waited || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         rc = lcsb__fail(err, LCSB_EINVAL, "secrets.%s: %s failed (%s %d), so there is no value",
                         s->name, argv[0], WIFEXITED(status) ? "exit status" : "signal",
                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));

@@ -29,6 +29,7 @@
 #include "lua_stop.h"
 
 #include "capture.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -281,7 +282,9 @@ static int spawn_shell(const char *command, int fd, int onto, pid_t *pid) {
                 posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK) ||
                 (fd >= 0 && posix_spawn_file_actions_adddup2(&actions, fd, onto))))
         rc = ENOMEM;
-    if (!rc) rc = posix_spawn(pid, SHELL, &actions, &attr, argv, environ);
+    if (!rc) lcsb__children_hold();
+    if (!rc && (rc = posix_spawn(pid, SHELL, &actions, &attr, argv, environ)) != 0)
+        lcsb__children_release();
     if (!rc) commands[slot] = *pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
     posix_spawnattr_destroy(&attr);
@@ -301,10 +304,7 @@ static int wait_shell(pid_t pid, int *status) {
     for (size_t i = 0; i < COMMANDS_MAX; i++)
         if (commands[i] == pid) commands[i] = 0;
     sigprocmask(SIG_SETMASK, &old, NULL);
-    pid_t got;
-    while ((got = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
-    }
-    return got == pid ? 0 : -1;
+    return lcsb__children_reap(pid, status) == pid ? 0 : -1;
 }
 
 /* os.execute([command]) -> true | fail, "exit" | "signal", code, as Lua's */

@@ -71,6 +71,7 @@ int lcsb__netns_hold(uint16_t port, lcsb__netns *ns, int *listener, lcsb_error *
         close(channel[1]);
         return lcsb__fail(err, LCSB_ESYS, "cannot make a pipe: %s", strerror(e));
     }
+    lcsb__children_hold();
     pid_t pid = fork();
     if (pid == 0) {
         close(channel[0]);
@@ -82,6 +83,7 @@ int lcsb__netns_hold(uint16_t port, lcsb__netns *ns, int *listener, lcsb_error *
     close(gate[0]);
     ns->release = gate[1];
     if (pid < 0) {
+        lcsb__children_release();
         close(channel[0]);
         lcsb__netns_release(ns);
         return lcsb__fail(err, LCSB_ESYS, "cannot fork: %s", strerror(e));
@@ -105,8 +107,6 @@ void lcsb__netns_release(lcsb__netns *ns) {
     if (!ns) return;
     if (ns->release >= 0) close(ns->release);
     ns->release = -1;
-    if (ns->holder > 0)
-        while (waitpid(ns->holder, NULL, 0) < 0 && errno == EINTR) {
-        }
+    if (ns->holder > 0) lcsb__children_reap(ns->holder, NULL);
     ns->holder = 0;
 }

@@ -41,7 +41,9 @@ typedef struct net_serve {
     const lcsb_policy *policy; /* what the proxy serves */
 } net_serve;
 
-static void write_all(int fd, const char *s) { (void)lcsb__write_all(fd, s, strlen(s)); }
+/* The host's stderr may be a pipe whose reader is gone: it is not to die of
+ * SIGPIPE for lcsb's lines. */
+static void write_all(int fd, const char *s) { (void)lcsb__write_all_unpiped(fd, s, strlen(s)); }
 
 void lcsb_run_options_init(lcsb_run_options *opts) {
     memset(opts, 0, sizeof *opts);
@@ -530,8 +532,10 @@ static int spawn_ahead(lcsb_runner *r, char **prefix, const char *cwd, lcsb_erro
      * between). */
     int rc = lcsb__ahead_open(&r->ahead, prefix[0], &r->opts, !r->once, err);
     if (!rc && !(r->cwd = strdup(cwd))) rc = lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (!rc && lcsb__spawn_start(&r->ahead, (const char *const *)prefix, cwd, &r->opts, NULL) != 0)
-        rc = lcsb__fail(err, LCSB_ESYS, "cannot start %s: %s", prefix[0], strerror(errno));
+    int spawned =
+        rc ? 0 : lcsb__spawn_start(&r->ahead, (const char *const *)prefix, cwd, &r->opts, NULL);
+    if (spawned)
+        rc = lcsb__fail(err, LCSB_ESYS, "cannot start %s: %s", prefix[0], strerror(spawned));
     r->prefix = prefix;
     if (rc) drop_ahead(r);
     return rc;

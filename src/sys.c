@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef __linux__
@@ -44,6 +46,37 @@ static enum plain probe_plain(const char *path) {
     (void)path;
 #endif
     return PLAIN_UNKNOWN;
+}
+
+static int children_holds;
+static bool children_replaced;
+static struct sigaction callers_chld;
+
+void lcsb__children_hold(void) {
+    struct sigaction now, dfl = {.sa_handler = SIG_DFL};
+    children_holds++;
+    /* Asked at every hold: the caller may have changed it since the first
+     * (a runner holds its next shim between commands); what it set last
+     * comes back. */
+    if (sigaction(SIGCHLD, NULL, &now) != 0) return;
+    if (now.sa_handler != SIG_IGN && !(now.sa_flags & SA_NOCLDWAIT)) return;
+    sigemptyset(&dfl.sa_mask);
+    callers_chld = now;
+    children_replaced = sigaction(SIGCHLD, &dfl, NULL) == 0 || children_replaced;
+}
+
+void lcsb__children_release(void) {
+    if (children_holds == 0 || --children_holds > 0) return;
+    if (children_replaced) sigaction(SIGCHLD, &callers_chld, NULL);
+    children_replaced = false;
+}
+
+pid_t lcsb__children_reap(pid_t pid, int *status) {
+    pid_t got;
+    while ((got = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
+    }
+    lcsb__children_release();
+    return got;
 }
 
 char *lcsb__realpath(const char *path, char *out) {
@@ -312,6 +345,21 @@ bool lcsb__write_all(int fd, const void *data, size_t len) {
         len -= (size_t)n;
     }
     return true;
+}
+
+/* SIGPIPE held in this thread while it writes (a write's SIGPIPE is the
+ * writing thread's), and one the write raised taken. */
+bool lcsb__write_all_unpiped(int fd, const void *data, size_t len) {
+    sigset_t pipe_only, was, pending;
+    struct timespec now = {0, 0};
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &was);
+    bool held_before = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    bool ok = lcsb__write_all(fd, data, len);
+    if (!ok && errno == EPIPE && !held_before) sigtimedwait(&pipe_only, NULL, &now);
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    return ok;
 }
 
 long long lcsb__now_ms(void) {

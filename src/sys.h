@@ -12,6 +12,18 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* While the library has a child to wait for, SIGCHLD is not ignored: with
+ * SIG_IGN (or SA_NOCLDWAIT) the kernel reaps the child itself, sends no
+ * SIGCHLD, and waitpid finds none, so a wait would fail, or never end in a
+ * process under it (the shim). Held from before a child is made until it
+ * is reaped; the caller's disposition comes back with the last hold let
+ * go. Process-wide, as dispositions are: one run at a time. */
+void lcsb__children_hold(void);
+void lcsb__children_release(void);
+/* Waits for the child PID (EINTR retried), its wait status into *STATUS
+ * (NULL: not wanted), then lets go of the hold taken to make it. */
+pid_t lcsb__children_reap(pid_t pid, int *status);
+
 /* realpath(3), faster where the host can tell at once that a normalized path
  * holds no symlink. OUT has PATH_MAX bytes. */
 char *lcsb__realpath(const char *path, char *out);
@@ -74,6 +86,9 @@ struct timespec lcsb__fs_now(void);
 /* All LEN bytes of DATA to FD, through short writes and EINTR: true, or
  * false with errno (EIO where a write wrote nothing). */
 bool lcsb__write_all(int fd, const void *data, size_t len);
+/* The same to a descriptor of the caller's (its stderr), which may be a pipe
+ * whose reader is gone: no SIGPIPE of it reaches the caller. */
+bool lcsb__write_all_unpiped(int fd, const void *data, size_t len);
 /* The monotonic clock in milliseconds: for deadlines and budgets. */
 long long lcsb__now_ms(void);
 /* ST's status change time (ctime), which no one but the kernel sets. */

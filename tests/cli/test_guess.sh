@@ -195,5 +195,22 @@ status=$?
 [[ -f $guess ]] || fail "no guess was kept"
 end
 
+# A policy that names no directory for the command (lcsb.policy, not
+# exec_policy): its worlds made ahead start where lcsb was started, as one
+# made at the call does, run after run (each once failed: chdir("")).
+begin "a policy with no working directory of its own, run after run"
+mkdir -p "$work/nocwd"
+cat >"$work/nocwd/p.lua" <<'LUA'
+local lcsb = require "lcsb"
+return function(run)
+  return lcsb.policy { read = { "/usr", run.cwd }, exec = lcsb.which("/usr/bin/true") }
+end
+LUA
+for run in 1 2 3; do
+  out=$(cd "$work/nocwd" && "$LCSB" --no-trust-check p.lua -- /usr/bin/true 2>&1) ||
+    fail "run $run: $out"
+done
+end
+
 echo "# guess: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]

@@ -106,6 +106,20 @@ for run in "${runs[@]}"; do
   end
 done
 
+# And the policy script's own commands, which lcsb waits for the same way.
+begin "a caller that ignores SIGCHLD: the policy script's commands are waited for"
+cat >"$proj/execs.lua" <<'LUA'
+assert(os.execute("exit 0"), "os.execute lost its command's status")
+local p = assert(io.popen("echo popen"))
+assert(p:read("l") == "popen" and p:close(), "io.popen lost its command's status")
+return require("lcsb").exec_policy { exec = { "sh" } }
+LUA
+out=$(cd "$proj" && timeout -k 5 30 bash -c "trap '' CHLD; exec \"\$@\"" _ "$LCSB" --no-trust-check \
+  execs.lua -- sh -c 'echo ran; exit 3' 2>&1)
+status=$?
+[[ $status == 3 ]] || fail "ended $status, not 3: $out"
+end
+
 # The same for a host that runs the shim itself, from lcsb wrap's argv.
 begin "a host that ignores SIGCHLD runs lcsb wrap's argv: it ends, with the command's status"
 if ! command -v python3 >/dev/null; then

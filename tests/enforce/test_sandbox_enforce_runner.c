@@ -429,26 +429,11 @@ static void test_the_callers_ignored_signals(void **state) {
  * shim wait for, and no run would end. Each command's status comes back,
  * and the host's SIGCHLD is as it was once the runner, which keeps a shim
  * waiting for the next command, is freed. */
-static void test_a_host_that_ignores_sigchld(void **state) {
-    fx *f = *state;
-    NEED_RUNNER(f, "auto");
-    struct sigaction was, ign = {.sa_handler = SIG_IGN}, now;
-    sigemptyset(&ign.sa_mask);
-    assert_int_equal(sigaction(SIGCHLD, &ign, &was), 0);
-    char out[4096];
-    int first = run_sh(f, "echo one; exit 3", out, sizeof out);
-    int second = run_sh(f, "echo two; exit 4", out, sizeof out);
-    lcsb_runner_free(f->runner);
-    f->runner = NULL;
-    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
-    assert_int_equal(first, 3);
-    assert_int_equal(second, 4);
-    assert_string_equal(out, "two\n");
-    assert_true(now.sa_handler == SIG_IGN);
-
-    /* And lcsb_run, its stderr not captured and nothing recorded: no
-     * handler of lcsb's own for SIGCHLD then. A run that never ends is cut
-     * short by the alarm, which fails the suite. */
+/* lcsb_run of "sh -c SCRIPT" under F's policy, stderr not captured and
+ * nothing recorded, so that lcsb has no SIGCHLD handler of its own, and
+ * no trailer; its status. A run that never ends is cut short by the
+ * alarm, which fails the suite. */
+static int run_plain(fx *f, const char *script) {
     lcsb_run_options opts;
     lcsb_run_options_init(&opts);
     opts.capture_stderr = false;
@@ -457,16 +442,74 @@ static void test_a_host_that_ignores_sigchld(void **state) {
     lcsb_run_result *result = calloc(1, sizeof *result);
     assert_non_null(result);
     lcsb_error err = {0};
-    static const char *const argv[] = {"sh", "-c", "exit 5", NULL};
-    assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
+    const char *const argv[] = {"sh", "-c", script, NULL};
     alarm(60);
     int rc = lcsb_run(f->backend, lcsb_script_policy(f->script), argv, &opts, result, &err);
     alarm(0);
-    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
     if (rc) fail_msg("lcsb_run: %s", err.message);
-    assert_int_equal(result->status, 5);
-    assert_true(now.sa_handler == SIG_IGN);
+    int status = result->status;
     free(result);
+    return status;
+}
+
+/* A host that ignores SIGCHLD: the kernel would reap what lcsb and the
+ * shim wait for, and no run would end. It may start ignoring it while a
+ * runner keeps a shim waiting for the next command. Each command's status
+ * comes back, and the host's SIGCHLD is as it last set it once the runner
+ * is freed. */
+static void test_a_host_that_ignores_sigchld(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    struct sigaction was, ign = {.sa_handler = SIG_IGN}, dfl = {.sa_handler = SIG_DFL}, now;
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&dfl.sa_mask);
+    assert_int_equal(sigaction(SIGCHLD, &dfl, &was), 0);
+    char out[4096];
+    int first = run_sh(f, "echo one; exit 3", out, sizeof out);
+    assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
+    int second = run_sh(f, "echo two; exit 4", out, sizeof out);
+    int plain = run_plain(f, "exit 5");
+    lcsb_runner_free(f->runner);
+    f->runner = NULL;
+    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
+    assert_int_equal(first, 3);
+    assert_int_equal(second, 4);
+    assert_string_equal(out, "two\n");
+    assert_int_equal(plain, 5);
+    assert_true(now.sa_handler == SIG_IGN);
+    /* And with no runner at all. */
+    assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
+    plain = run_plain(f, "exit 6");
+    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
+    assert_int_equal(plain, 6);
+    assert_true(now.sa_handler == SIG_IGN);
+}
+
+/* A host whose stderr is a pipe no one reads, SIGPIPE at its default: lcsb's
+ * trailer there must not kill it. In a child, which would die. */
+static void test_a_host_whose_stderr_is_gone(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int p[2];
+        signal(SIGPIPE, SIG_DFL);
+        if (pipe(p) != 0 || close(p[0]) != 0 || dup2(p[1], STDERR_FILENO) < 0) _exit(120);
+        lcsb_run_options opts;
+        lcsb_run_options_init(&opts);
+        lcsb_run_result *result = calloc(1, sizeof *result);
+        lcsb_error err = {0};
+        static const char *const argv[] = {"sh", "-c", "exit 3", NULL};
+        if (!result ||
+            lcsb_run(f->backend, lcsb_script_policy(f->script), argv, &opts, result, &err))
+            _exit(121);
+        _exit(result->status);
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    if (!WIFEXITED(ws)) fail_msg("the host was killed by signal %d", WTERMSIG(ws));
+    assert_int_equal(WEXITSTATUS(ws), 3);
 }
 
 int main(void) {
@@ -479,6 +522,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_the_callers_process_as_it_is_now, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_callers_ignored_signals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_host_that_ignores_sigchld, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_host_whose_stderr_is_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_unsearchable_directory_above_a_cover, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_directory_holding_a_protected_path, setup,
