@@ -43,14 +43,15 @@ static int read_int_file(const char *path, int fallback) {
  * (a container's) can refuse it. So a child is made in a new one, and exits
  * at once: sharing memory and waited for like vfork (the kernel has made the
  * namespace by then), it costs about as much as the namespace. Once per
- * process: the answer does not change while it runs. */
+ * process: the answer does not change while it runs; but a probe that could
+ * not be made or waited for (no process left to fork, a caller's SIGCHLD
+ * handler that reaps every child) says nothing, and is asked again. */
 static bool can_make_user_namespaces(void) {
     static int known = -1;
     if (known >= 0) return known;
-    known = 0;
     if (read_int_file("/proc/sys/user/max_user_namespaces", 0) <= 0 ||
         read_int_file("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0)
-        return false;
+        return (known = 0);
     /* vfork's own: a raw clone sharing this stack let the child's next
      * call overwrite the return address the parent came back by, which
      * then skipped storing the pid and waited for any child (a shim spawned

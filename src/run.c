@@ -358,6 +358,7 @@ struct lcsb_runner {
     lcsb__spawned gone;  /* one let go of, ending on its own, reaped later */
     char **prefix;       /* the argv it was spawned with */
     char *cwd;           /* and where */
+    char here[PATH_MAX]; /* a policy naming no directory: where the caller was last */
     bool once;           /* one command: no world made for a next */
     char **last;         /* the argv the last command's shim had, the command left out */
     lcsb__buf key;       /* lcsb_runner_start's: where the guess is kept */
@@ -450,7 +451,14 @@ static lcsb__spawned take_ahead(lcsb_runner *r) {
 }
 
 /* Where R's commands run. */
-static const char *run_cwd(const lcsb_runner *r) { return r->policy->cwd ? r->policy->cwd : ""; }
+/* Where the command runs: the policy's directory, or, for one that names
+ * none, where the caller is now, which a world made ahead must have been
+ * made in to fit. */
+static const char *run_cwd(lcsb_runner *r) {
+    if (r->policy->cwd) return r->policy->cwd;
+    if (!getcwd(r->here, sizeof r->here)) r->here[0] = '\0';
+    return r->here;
+}
 
 /* The shim made ahead let go of without waiting for it: told its world will
  * not be used (the end of its socket), it ends once made, while the run
@@ -561,7 +569,7 @@ static bool placeholder_git(const char *path) {
 /* What a guess holds: the directory; the private HOME and TMPDIR (how
  * many, then each); the placeholders to hold before its shim starts (how
  * many, then each); then the shim's words; each with its NUL. */
-static void guess_bytes(const lcsb_runner *r, lcsb__buf *out) {
+static void guess_bytes(lcsb_runner *r, lcsb__buf *out) {
     const lcsb_policy *p = r->policy;
     add_word(out, run_cwd(r));
     lcsb__buf_addf(out, "%zu", p->priv_n);

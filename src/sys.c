@@ -66,8 +66,12 @@ void lcsb__children_hold(void) {
 }
 
 void lcsb__children_release(void) {
+    struct sigaction now;
     if (children_holds == 0 || --children_holds > 0) return;
-    if (children_replaced) sigaction(SIGCHLD, &callers_chld, NULL);
+    /* Not over what the caller set meanwhile (a handler, say). */
+    if (children_replaced && sigaction(SIGCHLD, NULL, &now) == 0 && now.sa_handler == SIG_DFL &&
+        !(now.sa_flags & SA_NOCLDWAIT))
+        sigaction(SIGCHLD, &callers_chld, NULL);
     children_replaced = false;
 }
 

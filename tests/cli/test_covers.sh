@@ -303,20 +303,18 @@ end
 done
 
 # A terminal's hangup reaches only its session's leader, which lcsb may be
-# (the command of a tmux pane, of ssh -t): lcsb passes it on, and the
-# command, which traps it here, hears it.
-begin "a hangup of the terminal whose session lcsb leads reaches the command"
-rm -f "$proj/hup" "$proj/stop"
-(cd "$proj" && "$LCSB" --no-trust-check trap.lua -- sh -c true >/dev/null 2>&1)
-(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  python3 - "$LCSB" <<'PY'
+# (the command of a tmux pane, of ssh -t): lcsb passes it on. The run, in a
+# terminal of its own, prints "start" once what must hear the hangup traps
+# it; then the terminal goes. Ended within 5 s, or let go through ./stop.
+hang_up() { # POLICY ARGV...
+  rm -f "$proj/hup" "$proj/stop"
+  (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    python3 - "$LCSB" "$@" <<'PY'
 import os, pty, sys, time
 from pty_drive import read_until
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(sys.argv[1], [sys.argv[1], "--no-trust-check", "trap.lua", "--", "sh", "-c",
-                           'trap "echo hup > hup; exit 3" HUP; echo start; '
-                           'while [ ! -e stop ]; do :; done'])
+    os.execv(sys.argv[1], [sys.argv[1], "--no-trust-check", sys.argv[2], "--"] + sys.argv[3:])
 read_until(fd, b"start")
 os.close(fd)
 for _ in range(500):
@@ -327,40 +325,25 @@ else:
     open("stop", "w").close()
     os.waitpid(pid, 0)
 PY
-)
+  )
+  rm -f "$proj/stop"
+}
+traps='trap "echo hup > hup; exit 3" HUP; echo start; while [ ! -e stop ]; do :; done'
+
+begin "a hangup of the terminal whose session lcsb leads reaches the command"
+(cd "$proj" && "$LCSB" --no-trust-check trap.lua -- sh -c true >/dev/null 2>&1)
+hang_up trap.lua sh -c "$traps"
 [[ -e $proj/hup ]] || fail "the command did not hear the hangup"
-rm -f "$proj/stop"
 end
 
-# The same hangup while the policy script runs a command of its own: lcsb
-# stops the script and passes the hangup on to that command, which traps
-# it, rather than killing it two seconds later.
+# The same while the policy script runs a command of its own: lcsb stops
+# the script and passes the hangup on to that command, rather than killing
+# it two seconds later.
 begin "a hangup of the terminal whose session lcsb leads reaches the policy script's command"
-rm -f "$proj/hup" "$proj/stop"
-cat >"$proj/hangs.lua" <<'LUA'
-os.execute([[trap "echo hup > hup; exit 3" HUP; echo start; while [ ! -e stop ]; do :; done]])
-return require("lcsb").exec_policy { exec = { "sh" } }
-LUA
-(cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  python3 - "$LCSB" <<'PY'
-import os, pty, sys, time
-from pty_drive import read_until
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], [sys.argv[1], "--no-trust-check", "hangs.lua", "--", "true"])
-read_until(fd, b"start")
-os.close(fd)
-for _ in range(500):
-    if os.waitpid(pid, os.WNOHANG)[0]:
-        break
-    time.sleep(0.01)
-else:
-    open("stop", "w").close()
-    os.waitpid(pid, 0)
-PY
-)
+printf 'os.execute([[%s]])\nreturn require("lcsb").exec_policy { exec = { "sh" } }\n' "$traps" \
+  >"$proj/hangs.lua"
+hang_up hangs.lua true
 [[ -e $proj/hup ]] || fail "the script's command did not hear the hangup"
-rm -f "$proj/stop"
 end
 
 echo "# covers: $passed passed, $failed failed, $skipped skipped" >&2

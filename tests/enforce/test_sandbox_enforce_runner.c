@@ -485,6 +485,55 @@ static void test_a_host_that_ignores_sigchld(void **state) {
     assert_true(now.sa_handler == SIG_IGN);
 }
 
+static volatile sig_atomic_t chld_seen;
+static void note_chld(int sig) { chld_seen = sig; }
+
+/* A host that sets a SIGCHLD handler of its own while a runner holds a
+ * shim, after lcsb put its ignored SIGCHLD to the default: the handler is
+ * what it has once the runner is freed, not the SIG_IGN from before. */
+static void test_a_host_that_sets_sigchld_meanwhile(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    struct sigaction was, ign = {.sa_handler = SIG_IGN}, mine = {.sa_handler = note_chld}, now;
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&mine.sa_mask);
+    assert_int_equal(sigaction(SIGCHLD, &ign, &was), 0);
+    char out[4096];
+    assert_int_equal(run_sh(f, "exit 3", out, sizeof out), 3);
+    assert_int_equal(sigaction(SIGCHLD, &mine, NULL), 0);
+    lcsb_runner_free(f->runner);
+    f->runner = NULL;
+    assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
+    assert_true(now.sa_handler == note_chld);
+}
+
+/* A policy that names no directory for its commands (lcsb.policy): each
+ * runs where the host is when it calls, whatever the world made ahead was
+ * made in. */
+static void test_no_directory_of_its_own(void **state) {
+    fx *f = *state;
+    char policy[PATH_MAX], sub[2][PATH_MAX], here[PATH_MAX], out[4096];
+    write_file(path_in(policy, f->dir, "policy.lua"),
+               "local lcsb = require 'lcsb'\n"
+               "return function(run) return lcsb.policy { read = { '/usr', run.cwd },\n"
+               "  exec = lcsb.which('/bin/sh') } end\n");
+    NEED_RUNNER(f, "auto");
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(mkdir(path_in(sub[i], f->dir, i ? "two" : "one"), 0755), 0);
+        assert_non_null(realpath(sub[i], here));
+        snprintf(sub[i], sizeof sub[i], "%s", here);
+    }
+    for (int round = 0; round < 4; round++) {
+        const char *want = round == 0 ? NULL : sub[round % 2];
+        if (want) assert_int_equal(chdir(want), 0);
+        assert_non_null(getcwd(here, sizeof here));
+        assert_int_equal(run_sh(f, "pwd", out, sizeof out), 0);
+        out[strcspn(out, "\n")] = '\0';
+        if (strcmp(out, here) != 0)
+            fail_msg("round %d: ran in %s, the host in %s", round, out, here);
+    }
+}
+
 /* A host whose stderr is a pipe no one reads, SIGPIPE at its default: lcsb's
  * trailer there must not kill it. In a child, which would die. */
 static void test_a_host_whose_stderr_is_gone(void **state) {
@@ -523,6 +572,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_the_callers_ignored_signals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_host_that_ignores_sigchld, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_host_whose_stderr_is_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_host_that_sets_sigchld_meanwhile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_directory_of_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_unsearchable_directory_above_a_cover, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_hidden_directory_holding_a_protected_path, setup,

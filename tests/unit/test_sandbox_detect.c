@@ -9,9 +9,11 @@
 #include <cmocka.h> /* after the four above, which it needs */
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -106,8 +108,42 @@ static void test_detect_finds_shim(void **state) {
     unsetenv("LCSB_SHIM");
 }
 
+/* A caller's SIGCHLD handler that reaps every child may take the probe's
+ * child before lcsb waits for it: that probe says nothing, and is asked
+ * again, so the answer once the handler is gone is this host's. The first
+ * call, with the handler, may say either. */
+static void reap_all(int sig) {
+    (void)sig;
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+}
+
+static void test_detect_after_a_probe_lost(void **state) {
+    (void)state;
+    struct sigaction was, reaper = {.sa_handler = reap_all};
+    sigemptyset(&reaper.sa_mask);
+    lcsb_capability cap;
+    lcsb_error err;
+    /* First of the suite's: this process has not probed yet. */
+    assert_int_equal(sigaction(SIGCHLD, &reaper, &was), 0);
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    assert_int_equal(sigaction(SIGCHLD, &was, NULL), 0);
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    /* What a process that lost no probe says (the CLI, run afresh). */
+    FILE *p = popen(LCSB_CLI_PATH " detect --json", "r");
+    char json[8192] = "";
+    assert_non_null(p);
+    json[fread(json, 1, sizeof json - 1, p)] = '\0';
+    assert_int_equal(pclose(p), 0);
+    bool fresh = strstr(json, "\"user_namespaces\":true") != NULL;
+    if (cap.user_namespaces != fresh)
+        fail_msg("after a lost probe: user_namespaces %d, %d in a process that lost none",
+                 cap.user_namespaces, fresh);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect_after_a_probe_lost),
         cmocka_unit_test(test_detect_abi_cap),
         cmocka_unit_test(test_detect_finds_shim),
     };
