@@ -20,9 +20,10 @@ suite_work covers
 need_mechanisms "$LCSB" "Landlock world of its own" '"landlock_abi":[1-9]' \
   '"mount_namespaces":true'
 need_tools covers strace python3
-# The heredocs below read their terminals with pty_drive.py, beside this.
+# The heredocs below read their terminals with pty_drive.py, beside this,
+# leaving no bytecode in the source tree.
 PYTHONPATH=$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}
-export PYTHONPATH
+export PYTHONPATH PYTHONDONTWRITEBYTECODE=1
 
 proj=$work/proj
 mkdir -p "$proj/.git"
