@@ -492,6 +492,11 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
     return within;
 }
 
+bool lcsb__policy_lists(const lcsb_policy *policy, const char *path) {
+    return lcsb__strv_has(&policy->write, path) || lcsb__strv_has(&policy->read, path) ||
+           lcsb__strv_has(&policy->exec, path);
+}
+
 /* Is DIR in a private directory's own tmpfs, not in a tree of the host's
  * bound inside it (a write path there)? Nothing of the host's is there to
  * hold in place: a directory bound there to pin it would be the host's, in
@@ -499,11 +504,6 @@ static bool within_write(const lcsb_policy *policy, const char *dir, bool *is_ro
  * directory is a path of the policy's (validation refuses one that is not,
  * lcsb__validate_paths); one that is not would be the host's directory,
  * seen through the tree that holds it, and is pinned as any. */
-bool lcsb__policy_lists(const lcsb_policy *policy, const char *path) {
-    return lcsb__strv_has(&policy->write, path) || lcsb__strv_has(&policy->read, path) ||
-           lcsb__strv_has(&policy->exec, path);
-}
-
 static bool in_private_tmpfs(const lcsb_policy *policy, const char *dir) {
     size_t priv = 0, write = 0;
     for (size_t i = 0; i < policy->priv_n; i++) {

@@ -450,8 +450,7 @@ static lcsb__spawned take_ahead(lcsb_runner *r) {
     return taken;
 }
 
-/* Where R's commands run. */
-/* Where the command runs: the policy's directory, or, for one that names
+/* Where R's commands run: the policy's directory, or, for one that names
  * none, where the caller is now, which a world made ahead must have been
  * made in to fit. */
 static const char *run_cwd(lcsb_runner *r) {

@@ -38,6 +38,23 @@ local function refusal_text(ev, r)
   return r.program and ("%s (%s)"):format(text, shown(r.program)) or text
 end
 
+-- The policy the evidence holds, and the project (its directory, nil when
+-- it names none): the evidence is a host's to fill, and may lack either.
+local function policy_of(ev) return type(ev.policy) == "table" and ev.policy or {} end
+
+local function project_of(ev)
+  local cwd = policy_of(ev).cwd
+  return type(cwd) == "string" and cwd or nil
+end
+
+-- Is PATH one of LIST's paths, or inside one?
+local function within_any(list, path)
+  for _, dir in ipairs(type(list) == "table" and list or {}) do
+    if path == dir or path:sub(1, #dir + 1) == dir .. "/" then return true end
+  end
+  return false
+end
+
 -- The default of protect (lcsb.protect_default) that keeps TARGET
 -- read-only, by its name from the project's root (the deepest: .git/hooks
 -- rather than .git), for the hint that lets that one go; nil when TARGET
@@ -45,8 +62,8 @@ end
 -- The defaults are those the run held by (lcsb.protect_default as the
 -- policy script left it: it may add to them), kept by lcsb.protect.
 local function default_holding(ev, target)
-  local project = type(ev.policy) == "table" and ev.policy.cwd
-  if type(project) ~= "string" or target:sub(1, #project + 1) ~= project .. "/" then return nil end
+  local project = project_of(ev)
+  if not project or target:sub(1, #project + 1) ~= project .. "/" then return nil end
   local rel = target:sub(#project + 2)
   local ok, protect = pcall(require, "lcsb.protect")
   -- Only a default the run held: one the policy let go ("!NAME") holds
@@ -69,7 +86,7 @@ end
 -- The protected or hidden path of the policy lying below the directory
 -- TARGET, or the hidden path TARGET is, if any: { path, hidden, itself }.
 local function held_below(ev, target)
-  local policy = type(ev.policy) == "table" and ev.policy or {}
+  local policy = policy_of(ev)
   for _, tier in ipairs({ "protect", "hide" }) do
     for _, path in ipairs(type(policy[tier]) == "table" and policy[tier] or {}) do
       if type(path) == "string" and (path:sub(1, #target + 1) == target .. "/"
@@ -130,9 +147,8 @@ end
 -- the run's private TMPDIR), under a policy without it? Then one grant
 -- covers every program the build makes, not one hint per run.
 local function built_would_cover(ev, targets)
-  local policy = type(ev.policy) == "table" and ev.policy or {}
-  local project = policy.cwd
-  if type(project) ~= "string" or #targets == 0 then return false end
+  local policy, project = policy_of(ev), project_of(ev)
+  if not project or #targets == 0 then return false end
   for _, path in ipairs(type(policy.exec) == "table" and policy.exec or {}) do
     if path == project then return false end -- built = true already
   end
@@ -150,22 +166,13 @@ end
 -- TARGETS as exec entries: one in the project by its path from there
 -- ("./bin/app", as exec takes it), so that the line holds in any checkout.
 local function exec_entries(ev, targets)
-  local policy = type(ev.policy) == "table" and ev.policy or {}
-  local project = type(policy.cwd) == "string" and policy.cwd ~= "/" and policy.cwd
+  local project = project_of(ev)
   local out = {}
   for i, target in ipairs(targets) do
-    local inside = project and target:sub(1, #project + 1) == project .. "/"
+    local inside = project and project ~= "/" and target:sub(1, #project + 1) == project .. "/"
     out[i] = inside and "./" .. target:sub(#project + 2) or target
   end
   return out
-end
-
--- Is PATH one of LIST's paths, or inside one?
-local function within_any(list, path)
-  for _, dir in ipairs(type(list) == "table" and list or {}) do
-    if path == dir or path:sub(1, #dir + 1) == dir .. "/" then return true end
-  end
-  return false
 end
 
 -- What TARGET, as the command ran it, is now: its real path (a symlink
@@ -175,20 +182,19 @@ local function real_target(target)
   return has_core and core.realpath(target) or target
 end
 
--- The targets the enforced policy names in exec (by their real paths), but
--- not as the project's with built = true: a program allowed that was refused
--- anyway is one the file at that path no longer is.
+-- Of TARGETS, those the enforced policy names in exec (by their real
+-- paths), but not as the project's with built = true, as a set: a program
+-- allowed that was refused anyway is one the file at that path no longer is.
 local function allowed_by_name(ev, targets)
-  local policy = type(ev.policy) == "table" and ev.policy or {}
-  local exec = type(policy.exec) == "table" and policy.exec or {}
+  local exec = policy_of(ev).exec
   local listed = {}
-  for _, path in ipairs(exec) do listed[path] = true end
-  local project = type(policy.cwd) == "string" and policy.cwd
+  for _, path in ipairs(type(exec) == "table" and exec or {}) do listed[path] = true end
+  local project = project_of(ev)
   local out = {}
   for _, target in ipairs(targets) do
     local real = real_target(target)
     local built = project and listed[project] and within_any({ project }, real)
-    if (listed[target] or listed[real]) and not built then out[#out + 1] = target end
+    if (listed[target] or listed[real]) and not built then out[target] = true end
   end
   return out
 end
@@ -203,19 +209,18 @@ end
 -- changes nothing.
 local function remade_line(ev, target, program)
   local text = refusal_text(ev, { op = "exec", target = target, program = program })
-  local policy = type(ev.policy) == "table" and ev.policy or {}
   local real = real_target(target)
   if has_core and core.kind(real) == "file" and not core.executable(real) then
     return ("refused: %s: the policy allows it, but the file is not executable (its mode: chmod "
       .. "+x it, or have what makes it do so)"):format(text)
   end
-  if not within_any(policy.write, real) then
+  if not within_any(policy_of(ev).write, real) then
     return ("refused: %s: the policy allows it by its path, but the file there is a new one, put "
       .. "there during the run by something outside the sandbox (the command cannot write "
       .. "there), and the grant holds the one there when the run started; the next run allows "
       .. "the new file"):format(text)
   end
-  local project = type(policy.cwd) == "string" and policy.cwd
+  local project = project_of(ev)
   local widen = project and within_any({ project }, real)
     and "exec = { built = true } lets what the project builds run"
     or ("exec = { %q } lets what the command writes in that directory run"):format(dirname(real))
@@ -245,20 +250,16 @@ local function exec_lines(ev, group)
     end
   end
   local out = {}
-  local remade = allowed_by_name(ev, targets)
-  if #remade > 0 then
-    local again = {}
-    for _, target in ipairs(remade) do
-      again[target] = true
+  -- Those the policy allows already get a line of their own.
+  local remade, rest, rest_names = allowed_by_name(ev, targets), {}, {}
+  for i, target in ipairs(targets) do
+    if remade[target] then
       out[#out + 1] = remade_line(ev, target, r.program)
+    else
+      rest[#rest + 1], rest_names[#rest_names + 1] = target, names[i]
     end
-    local rest = {}
-    for _, target in ipairs(targets) do
-      if not again[target] then rest[#rest + 1] = target end
-    end
-    targets, names = rest, {}
-    for _, target in ipairs(rest) do names[#names + 1] = shown(basename(target)) end
   end
+  targets, names = rest, rest_names
   if #targets == 1 then
     local one = { op = "exec", target = targets[1], program = r.program }
     out[#out + 1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one),

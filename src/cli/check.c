@@ -174,6 +174,21 @@ static bool etc_collapses(const lcsb_policy *p, etc_hold *etc) {
 
 static void names_free(name_list *list);
 
+/* LIST's names, escaped, comma-separated. */
+static void print_names(const name_list *list) {
+    for (size_t i = 0; i < list->n; i++) {
+        char *shown = escaped(list->v[i], strlen(list->v[i]));
+        printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
+        free(shown);
+    }
+}
+
+/* May others read what ST describes (and search it, a directory)? */
+static bool theirs_to_read(const struct stat *st) {
+    mode_t others = S_ISDIR(st->st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
+    return (st->st_mode & others) == others;
+}
+
 /* Is NAME (relative to /etc) one of OUT's, or inside one? */
 static bool among(const name_list *out, const char *name) {
     for (size_t i = 0; i < out->n; i++) {
@@ -202,16 +217,13 @@ static void readable_as_caller(const etc_hold *etc, const char *dir, name_list *
         if (S_ISLNK(st.st_mode)) {
             char real[PATH_MAX], shown[2 * PATH_MAX + 8];
             if (etc->whole || stat(path, &st) != 0 || !realpath(path, real)) continue;
-            mode_t others = S_ISDIR(st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
-            if ((st.st_mode & others) != others &&
-                faccessat(AT_FDCWD, real, R_OK, AT_EACCESS) == 0) {
+            if (!theirs_to_read(&st) && faccessat(AT_FDCWD, real, R_OK, AT_EACCESS) == 0) {
                 snprintf(shown, sizeof shown, "%s -> %s", name, real);
                 names_add(found, shown);
             }
             continue;
         }
-        mode_t others = S_ISDIR(st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
-        bool theirs = (st.st_mode & others) == others;
+        bool theirs = theirs_to_read(&st);
         if (!theirs && faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0)
             names_add(found, name);
         else if (theirs && S_ISDIR(st.st_mode))
@@ -229,11 +241,7 @@ static void print_etc(const char *mark, const etc_hold *etc) {
     if (etc->out.n || etc->out.lost)
         printf("; %zu%s %s: ", etc->out.n, etc->out.lost ? " or more" : "",
                etc->whole ? "hidden in it" : "left out");
-    for (size_t i = 0; i < etc->out.n; i++) {
-        char *shown = escaped(etc->out.v[i], strlen(etc->out.v[i]));
-        printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
-        free(shown);
-    }
+    print_names(&etc->out);
     printf(")\n");
     name_list found = {0};
     readable_as_caller(etc, etc->dir, &found);
@@ -241,11 +249,7 @@ static void print_etc(const char *mark, const etc_hold *etc) {
         qsort(found.v, found.n, sizeof *found.v, by_name);
         printf("  %-9s %zu%s in %s that others may not read, the command reads as you may: ",
                "warning", found.n, found.lost ? " or more" : "", etc->dir);
-        for (size_t i = 0; i < found.n; i++) {
-            char *shown = escaped(found.v[i], strlen(found.v[i]));
-            printf("%s%s", i ? ", " : "", shown ? shown : "(out of memory)");
-            free(shown);
-        }
+        print_names(&found);
         printf(etc->whole ? " (name a secret among them in hide = { ... })\n"
                           : " (no world of its own here, where hide could take them away)\n");
     }

@@ -369,6 +369,14 @@ static void test_the_callers_process_as_it_is_now(void **state) {
     assert_int_equal(st.st_mode & 0777, 0600);
 }
 
+/* SIG's action set to HANDLER with FLAGS, the one before into *WAS (NULL:
+ * not wanted). */
+static void set_action(int sig, void (*handler)(int), int flags, struct sigaction *was) {
+    struct sigaction sa = {.sa_handler = handler, .sa_flags = flags};
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(sig, &sa, was), 0);
+}
+
 /* The signals the command starts ignoring, as its /proc/self/status says
  * (SigIgn: signal N at bit N-1). */
 static unsigned long long ignored_by_command(fx *f) {
@@ -391,29 +399,24 @@ static unsigned long long ignored_by_command(fx *f) {
 static void test_the_callers_ignored_signals(void **state) {
     fx *f = *state;
     NEED_RUNNER(f, "auto");
-    struct sigaction was_hup, was_pipe, dfl = {.sa_handler = SIG_DFL},
-                                        ign = {.sa_handler = SIG_IGN};
-    sigemptyset(&dfl.sa_mask);
-    sigemptyset(&ign.sa_mask);
-    assert_int_equal(sigaction(SIGHUP, &dfl, &was_hup), 0);
-    assert_int_equal(sigaction(SIGPIPE, &dfl, &was_pipe), 0);
+    struct sigaction was_hup, was_pipe;
+    set_action(SIGHUP, SIG_DFL, 0, &was_hup);
+    set_action(SIGPIPE, SIG_DFL, 0, &was_pipe);
     for (int i = 0; i < 2; i++) {
         unsigned long long mask = ignored_by_command(f);
         if (mask & (BIT(SIGHUP) | BIT(SIGPIPE)))
             fail_msg("command %d starts ignoring what the host does not: %llx", i + 1, mask);
     }
-    assert_int_equal(sigaction(SIGHUP, &ign, NULL), 0);
+    set_action(SIGHUP, SIG_IGN, 0, NULL);
     unsigned long long ignoring_hup = ignored_by_command(f);
-    assert_int_equal(sigaction(SIGPIPE, &ign, NULL), 0);
+    set_action(SIGPIPE, SIG_IGN, 0, NULL);
     unsigned long long ignoring_both = ignored_by_command(f);
     /* SIG_IGN as an SA_SIGINFO action (sa_sigaction shares sa_handler's
      * place): the kernel ignores it all the same. After a command with
      * SIGHUP at its default, whose next world was made so. */
-    assert_int_equal(sigaction(SIGHUP, &dfl, NULL), 0);
+    set_action(SIGHUP, SIG_DFL, 0, NULL);
     (void)ignored_by_command(f);
-    struct sigaction info_ign = {.sa_handler = SIG_IGN, .sa_flags = SA_SIGINFO};
-    sigemptyset(&info_ign.sa_mask);
-    assert_int_equal(sigaction(SIGHUP, &info_ign, NULL), 0);
+    set_action(SIGHUP, SIG_IGN, SA_SIGINFO, NULL);
     unsigned long long ignoring_as_info = ignored_by_command(f);
     assert_int_equal(sigaction(SIGHUP, &was_hup, NULL), 0);
     assert_int_equal(sigaction(SIGPIPE, &was_pipe, NULL), 0);
@@ -460,13 +463,11 @@ static int run_plain(fx *f, const char *script) {
 static void test_a_host_that_ignores_sigchld(void **state) {
     fx *f = *state;
     NEED_RUNNER(f, "auto");
-    struct sigaction was, ign = {.sa_handler = SIG_IGN}, dfl = {.sa_handler = SIG_DFL}, now;
-    sigemptyset(&ign.sa_mask);
-    sigemptyset(&dfl.sa_mask);
-    assert_int_equal(sigaction(SIGCHLD, &dfl, &was), 0);
+    struct sigaction was, now;
+    set_action(SIGCHLD, SIG_DFL, 0, &was);
     char out[4096];
     int first = run_sh(f, "echo one; exit 3", out, sizeof out);
-    assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
+    set_action(SIGCHLD, SIG_IGN, 0, NULL);
     int second = run_sh(f, "echo two; exit 4", out, sizeof out);
     int plain = run_plain(f, "exit 5");
     lcsb_runner_free(f->runner);
@@ -478,7 +479,7 @@ static void test_a_host_that_ignores_sigchld(void **state) {
     assert_int_equal(plain, 5);
     assert_true(now.sa_handler == SIG_IGN);
     /* And with no runner at all. */
-    assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
+    set_action(SIGCHLD, SIG_IGN, 0, NULL);
     plain = run_plain(f, "exit 6");
     assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
     assert_int_equal(plain, 6);
@@ -494,13 +495,11 @@ static void note_chld(int sig) { chld_seen = sig; }
 static void test_a_host_that_sets_sigchld_meanwhile(void **state) {
     fx *f = *state;
     NEED_RUNNER(f, "auto");
-    struct sigaction was, ign = {.sa_handler = SIG_IGN}, mine = {.sa_handler = note_chld}, now;
-    sigemptyset(&ign.sa_mask);
-    sigemptyset(&mine.sa_mask);
-    assert_int_equal(sigaction(SIGCHLD, &ign, &was), 0);
+    struct sigaction was, now;
+    set_action(SIGCHLD, SIG_IGN, 0, &was);
     char out[4096];
     assert_int_equal(run_sh(f, "exit 3", out, sizeof out), 3);
-    assert_int_equal(sigaction(SIGCHLD, &mine, NULL), 0);
+    set_action(SIGCHLD, note_chld, 0, NULL);
     lcsb_runner_free(f->runner);
     f->runner = NULL;
     assert_int_equal(sigaction(SIGCHLD, &was, &now), 0);
