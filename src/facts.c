@@ -20,6 +20,7 @@
 
 typedef struct entry {
     char *path;
+    uint64_t hash;   /* of path: most lookups are told apart by it alone */
     unsigned marked; /* 1 << lcsb__seen_kind, for each kind marked */
     bool looked, linked, listed, headed;
     bool realed, real_marked; /* realpath asked; and while recording */
@@ -117,7 +118,7 @@ static bool grow(lcsb__facts *f) {
     for (size_t i = 0; i < f->cap; i++) {
         entry *e = f->slots[i];
         if (!e) continue;
-        size_t at = hash(e->path) & (cap - 1);
+        size_t at = e->hash & (cap - 1);
         while (slots[at]) at = (at + 1) & (cap - 1);
         slots[at] = e;
     }
@@ -146,12 +147,15 @@ static bool keyable(lcsb__facts *f, const char *path) {
 }
 
 /* PATH's entry, made when new; NULL when the path is not keyable or memory
- * ran out (then the caller asks the host directly). */
+ * ran out (then the caller asks the host directly). A path found is one
+ * that was keyable when its entry was made: only a new one is looked at. */
 static entry *entry_of(lcsb__facts *f, const char *path) {
-    if (!f || !keyable(f, path)) return NULL;
-    size_t at = hash(path) & (f->cap - 1);
+    if (!f) return NULL;
+    uint64_t h = hash(path);
+    size_t at = h & (f->cap - 1);
     for (; f->slots[at]; at = (at + 1) & (f->cap - 1))
-        if (strcmp(f->slots[at]->path, path) == 0) return f->slots[at];
+        if (f->slots[at]->hash == h && strcmp(f->slots[at]->path, path) == 0) return f->slots[at];
+    if (!keyable(f, path)) return NULL;
     if ((f->n + 1) * 2 > f->cap) {
         if (!grow(f)) return NULL;
         return entry_of(f, path);
@@ -163,6 +167,7 @@ static entry *entry_of(lcsb__facts *f, const char *path) {
         if (f->recording) f->unfit = true;
         return NULL;
     }
+    e->hash = h;
     f->slots[at] = e;
     f->n++;
     return e;
@@ -317,7 +322,7 @@ char *lcsb__facts_realpath(lcsb__facts *f, const char *path, char *out) {
 }
 
 char *lcsb__facts_realpath_where(lcsb__facts *f, const char *path, char *out) {
-    if (!f || !keyable(f, path)) return lcsb__realpath_where(path, out);
+    if (!entry_of(f, path)) return lcsb__realpath_where(path, out);
     if (lcsb__facts_realpath(f, path, out)) return out;
     if (errno != ENOENT && errno != ENOTDIR) return NULL;
     const char *slash = strrchr(path, '/');
@@ -340,14 +345,14 @@ char *lcsb__facts_realpath_where(lcsb__facts *f, const char *path, char *out) {
 
 int lcsb__facts_stat(lcsb__facts *f, const char *path, struct stat *st) {
     char real[PATH_MAX];
-    if (!f || !keyable(f, path)) return stat(path, st);
+    if (!entry_of(f, path)) return stat(path, st);
     if (!lcsb__facts_realpath(f, path, real)) return -1;
     return lcsb__facts_lstat(f, real, st);
 }
 
 bool lcsb__facts_executable(lcsb__facts *f, const char *path) {
     char real[PATH_MAX];
-    if (!f || !keyable(f, path)) return access(path, X_OK) == 0;
+    if (!entry_of(f, path)) return access(path, X_OK) == 0;
     /* Asked of the file the path leads to, once; a change of its mode is a
      * change of its entry, which a plan checks. */
     entry *e = lcsb__facts_realpath(f, path, real) ? looked_up(f, real) : NULL;
@@ -438,7 +443,7 @@ static int by_string(const void *a, const void *b) {
 
 int lcsb__facts_dir_has(lcsb__facts *f, const char *dir, const char *name) {
     char real[PATH_MAX];
-    if (!f || !keyable(f, dir) || !lcsb__facts_realpath(f, dir, real)) return -1;
+    if (!entry_of(f, dir) || !lcsb__facts_realpath(f, dir, real)) return -1;
     entry *e = looked_up(f, real);
     if (!e || e->lerr || !S_ISDIR(e->st.st_mode) || e->st.st_size > LISTED_DIR_MAX) return -1;
     if (!e->listed) {
