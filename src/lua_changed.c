@@ -204,7 +204,7 @@ static int l_changed(lua_State *L) {
         lua_pushstring(L, watch[entry->watch].name);
         lua_setfield(L, -2, "watch");
         if (entry->ino) {
-            lua_pushfstring(L, "%I:%I", (lua_Integer)entry->dev, (lua_Integer)entry->ino);
+            lcsb__lua_push_identity(L, (lua_Integer)entry->dev, (lua_Integer)entry->ino);
             lua_setfield(L, -2, "id");
         }
         if (entry->parts_n) {

@@ -101,7 +101,7 @@ static int l_lstat(lua_State *L) {
                       : S_ISREG(st.st_mode) ? "file"
                       : S_ISLNK(st.st_mode) ? "link"
                                             : "other");
-    lua_pushfstring(L, "%I:%I", (lua_Integer)st.st_dev, (lua_Integer)st.st_ino);
+    lcsb__lua_push_identity(L, (lua_Integer)st.st_dev, (lua_Integer)st.st_ino);
     return 2;
 }
 

@@ -41,6 +41,23 @@ void lcsb__lua_push_argv(lua_State *L, char **argv) {
     }
 }
 
+/* N in decimal, ending at END; returns where it starts. */
+static char *decimal(char *end, lua_Integer n) {
+    lua_Unsigned u = n < 0 ? 0u - (lua_Unsigned)n : (lua_Unsigned)n;
+    do *--end = (char)('0' + u % 10);
+    while (u /= 10);
+    if (n < 0) *--end = '-';
+    return end;
+}
+
+void lcsb__lua_push_identity(lua_State *L, lua_Integer dev, lua_Integer ino) {
+    char buf[48];
+    char *ino_at = decimal(buf + sizeof buf, ino);
+    *--ino_at = ':';
+    char *start = decimal(ino_at, dev);
+    lua_pushlstring(L, start, (size_t)(buf + sizeof buf - start));
+}
+
 void lcsb__lua_push_bits(lua_State *L, const char *const *names, unsigned bits) {
     lua_newtable(L);
     lua_Integer n = 0;

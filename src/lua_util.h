@@ -15,6 +15,10 @@ int lcsb__lua_fail(lua_State *L, const char *message);
 /* true when RC is 0, else nil and ERR's message. */
 int lcsb__lua_outcome(lua_State *L, int rc, const lcsb_error *err);
 void lcsb__lua_push_argv(lua_State *L, char **argv);
+/* A file's identity, "DEV:INO", as lua_pushfstring's "%I:%I" would say it
+ * (a few hundred instructions rather than two snprintf calls: a
+ * composition asks it of every file it looks at). */
+void lcsb__lua_push_identity(lua_State *L, lua_Integer dev, lua_Integer ino);
 /* BITS as the list of their NAMES (bit I is NAMES[I]). */
 void lcsb__lua_push_bits(lua_State *L, const char *const *names, unsigned bits);
 /* OBJECT as a table of its FIELDS, as its JSON says it. */
