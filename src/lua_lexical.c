@@ -49,8 +49,28 @@ static int l_system_prefix(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.split(path) -> directory | nil, name: PATH at its last slash,
+ * as text. The directory is nil when there is none before that slash (a
+ * name alone, or one right under "/"); the name is what follows it (the
+ * whole of PATH when it has no slash; "" after a trailing one). What a
+ * composition asks of each of hundreds of files, at a tenth of a pattern's
+ * cost. */
+static int l_split(lua_State *L) {
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    const char *slash = len ? memrchr(path, '/', len) : NULL;
+    if (slash && slash > path)
+        lua_pushlstring(L, path, (size_t)(slash - path));
+    else
+        luaL_pushfail(L);
+    const char *name = slash ? slash + 1 : path;
+    lua_pushlstring(L, name, len - (size_t)(name - path));
+    return 2;
+}
+
 const luaL_Reg lcsb__lua_lexical_functions[] = {
     {"normalize", l_normalize},
     {"system_prefix", l_system_prefix},
+    {"split", l_split},
     {NULL, NULL},
 };

@@ -11,6 +11,7 @@ local tiers = require "lcsb.tiers"
 local tools = require "lcsb.tools"
 
 local covered = paths.covered
+local split = core.split
 local add_unique, expand, absolute = tiers.add_unique, tiers.expand, tiers.absolute
 local passes_through = tiers.passes_through
 local getenv = plan.getenv
@@ -37,7 +38,7 @@ end
 -- preset's files share a few.
 local function in_tier(acc, set, path)
   if set["/"] or set[path] then return true end
-  local dir = path:match("^(.+)/[^/]*$")
+  local dir = split(path)
   if not dir then return false end
   local memo = acc.in_tier[set]
   if not memo then
@@ -60,8 +61,9 @@ end
 local function writes_on_way(path, acc)
   local known = acc.passes[path]
   if known ~= nil then return known end
-  local dir, leaf = path:match("^(/.+)/([^/]+)$")
-  if dir and leaf ~= "." and leaf ~= ".." and not writes_on_way(dir, acc)
+  local dir, leaf = split(path)
+  if dir and #dir > 1 and dir:byte(1) == 47 and leaf ~= "" and leaf ~= "." and leaf ~= ".."
+    and not writes_on_way(dir, acc)
     and core.realpath(dir) == dir then
     local set = acc.policy_write
     known = set["/"] or set[path] or false
@@ -183,7 +185,7 @@ end
 
 local function basenames(files, from)
   local names = {}
-  for i = from, #files do names[#names + 1] = files[i]:match("[^/]*$") end
+  for i = from, #files do names[#names + 1] = select(2, split(files[i])) end
   return names
 end
 

@@ -80,9 +80,11 @@ end
 -- A program's name as the closures know it: "x86_64-linux-gnu-gcc-12" and
 -- "gcc-12" are gcc.
 function M.family(name)
-  -- The last component: anchored, as "[^/]*$" is tried from every byte.
-  local base = name:match("^.*/(.*)$") or name
-  base = base:gsub("^[%w_]+%-linux%-gnu%-", "")
+  local _, base = core.split(name)
+  -- Patterns only where they may match: a composition asks this of
+  -- hundreds of programs, and most names have no "-".
+  if not base:find("-", 1, true) then return base end
+  if base:find("-linux-gnu-", 1, true) then base = base:gsub("^[%w_]+%-linux%-gnu%-", "") end
   return (base:gsub("%-%d[%d.]*$", ""))
 end
 
@@ -303,8 +305,11 @@ M.closures = {
   {
     tool = "rustup",
     match = function(prog)
-      local dir, name = prog.file:match("^(.*)/([^/]+)$")
-      if RUSTUP_PROXIES[name] and core.kind(dir .. "/rustup") == "file" then return dir end
+      -- Asked of every program a policy names: the name rules most out.
+      local dir, name = core.split(prog.file)
+      if not RUSTUP_PROXIES[name] or not prog.file:find("/", 1, true) then return nil end
+      dir = dir or ""
+      if core.kind(dir .. "/rustup") == "file" then return dir end
     end,
     resolve = function(bin, _, ctx)
       local home = ctx.getenv("RUSTUP_HOME")
@@ -357,10 +362,11 @@ end
 function M.closures_of(prog, index)
   index = index or M.closures_index()
   local at = table.move(index.matchers, 1, #index.matchers, 1, {})
-  for family in pairs({ [M.family(prog.name)] = true, [M.family(prog.file)] = true }) do
-    table.move(index.by_name[family] or {}, 1, #(index.by_name[family] or {}), #at + 1, at)
-  end
-  table.sort(at)
+  local by_name = index.by_name[M.family(prog.name)]
+  local by_file = index.by_name[M.family(prog.file)]
+  if by_name then table.move(by_name, 1, #by_name, #at + 1, at) end
+  if by_file and by_file ~= by_name then table.move(by_file, 1, #by_file, #at + 1, at) end
+  if by_name or by_file then table.sort(at) end
   local out = {}
   for k, i in ipairs(at) do
     if i ~= at[k - 1] then

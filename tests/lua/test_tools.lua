@@ -56,6 +56,30 @@ T.case("gcc brings its internal programs, assembler and linker, as files", funct
   -- Any spelling of the compiler is gcc.
   T.eq(tools.family("/usr/bin/x86_64-linux-gnu-gcc-12"), "gcc", "a triple and a version")
   T.eq(tools.family("cc"), "cc", "cc")
+  T.eq(tools.family("/usr/bin/gcc-12.2"), "gcc", "a dotted version")
+  T.eq(tools.family("/usr/bin/x86_64-linux-gnu-ld.bfd"), "ld.bfd", "a triple, no version")
+  T.eq(tools.family("/usr/lib/git-core/git-http-fetch"), "git-http-fetch", "a name with dashes")
+  T.eq(tools.family("/opt/x-linux-gnu-/bin/cc-1x"), "cc-1x", "a triple in a directory is no triple")
+end)
+
+-- The split every file of a composition's is asked of, as the patterns it
+-- stands for ("^(.+)/[^/]*$" and what follows the last slash) say it.
+T.case("core.split: a path at its last slash, as text", function()
+  local core = require "lcsb.core"
+  local function split(path) return table.pack(core.split(path)) end
+  for _, case in ipairs {
+    { "/usr/bin/cat", "/usr/bin", "cat" }, { "/cat", nil, "cat" }, { "cat", nil, "cat" },
+    { "/usr/", "/usr", "" }, { "", nil, "" }, { "a/b", "a", "b" }, { "//x", "/", "x" },
+    { "/", nil, "" }, { "a\0b/c", "a\0b", "c" },
+  } do
+    local got = split(case[1])
+    T.eq(got.n, 2, "two values for " .. case[1])
+    T.eq(got[1], case[2], "the directory of " .. case[1])
+    T.eq(got[2], case[3], "the name of " .. case[1])
+    if case[1]:find("\0", 1, true) == nil then
+      T.eq(got[1], case[1]:match("^(.+)/[^/]*$"), "as the pattern says, for " .. case[1])
+    end
+  end
 end)
 
 T.case("git brings its exec-path helpers; the preset brings its config", function()
