@@ -204,9 +204,9 @@ static const char *push_names(lua_State *L) {
     return NULL;
 }
 
-/* lcsb.core.plan_stock(roots): ROOTS (lcsb's modules, as they are loaded)
- * kept as they are now, for plan_unchanged, and for plan_state to name
- * their functions by. */
+/* lcsb.core.plan_stock(roots) -> which: ROOTS (lcsb's modules, as they
+ * are loaded) kept as they are now, for plan_unchanged (the copy WHICH),
+ * and for plan_state to name their functions by. */
 static const char *plan_stock(lua_State *L) {
     const char *why = lcsb__lua_stock_keep(L, 1);
     /* Named already (a state was written out): these are named now. */
@@ -220,18 +220,22 @@ static int l_plan_stock(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     if (held(L, plan_stock)) return luaL_error(L, "plan_stock: %s", lua_tostring(L, -1));
-    return 0;
+    lcsb__lua_stock_copies(L); /* kept just now */
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
 }
 
-/* lcsb.core.plan_unchanged(roots) -> boolean: is ROOTS what the first
- * plan_stock kept? Then their state is the one this build loads. */
+/* lcsb.core.plan_unchanged(roots[, which]) -> boolean: is ROOTS what
+ * plan_stock kept (its first copy, or the copy WHICH)? Then their state
+ * is the one this build loads. */
 static const char *plan_unchanged(lua_State *L) {
-    lua_pushboolean(L, lcsb__lua_stock_same(L, 1));
+    lua_pushboolean(L, lcsb__lua_stock_same(L, 1, luaL_optinteger(L, 2, 1)));
     return NULL;
 }
 
 static int l_plan_unchanged(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_optinteger(L, 2, 1);
     return held(L, plan_unchanged);
 }
 

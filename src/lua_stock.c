@@ -155,7 +155,7 @@ const char *lcsb__lua_stock_keep(lua_State *L, int idx) {
     return why;
 }
 
-int lcsb__lua_stock_same(lua_State *L, int idx) {
+int lcsb__lua_stock_same(lua_State *L, int idx, lua_Integer copy) {
     idx = lua_absindex(L, idx);
     luaL_checkstack(L, 8, "comparing lcsb's modules");
     if (lua_type(L, idx) != LUA_TTABLE || !stock_pushed(L)) return 0;
@@ -165,7 +165,7 @@ int lcsb__lua_stock_same(lua_State *L, int idx) {
     lua_newtable(L);
     lua_newtable(L);
     lua_getfield(L, stock, "copies");
-    lua_rawgeti(L, -1, 1);
+    lua_rawgeti(L, -1, copy);
     tables t = {.counts = stock + 1, .metas = stock + 2, .seen = stock + 3, .back = stock + 4};
     int same = lua_istable(L, -1) && same_table(L, &t, idx, lua_gettop(L), 0);
     lua_settop(L, stock - 1);

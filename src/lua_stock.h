@@ -21,12 +21,12 @@
  * nested past 64). Raises only when Lua runs out of memory. */
 const char *lcsb__lua_stock_keep(lua_State *L, int idx);
 
-/* Is the table at IDX still what the first copy kept holds? Every table's
+/* Is the table at IDX still what copy COPY (1 for the first) holds? Every table's
  * pairs the same (numbers of the same kind, strings equal, functions,
  * userdata and other values the same ones), its metatable the same one,
  * and tables met twice in the copy met twice here, never two for one.
- * False when nothing was kept. Raises only when Lua runs out of memory. */
-int lcsb__lua_stock_same(lua_State *L, int idx);
+ * False when no such copy was kept. Raises only when Lua runs out of memory. */
+int lcsb__lua_stock_same(lua_State *L, int idx, lua_Integer copy);
 
 /* The copies kept, a list in the order they were kept, pushed: 1; 0 with
  * nothing pushed when none was. */

@@ -55,12 +55,13 @@ end
 local ON_DEMAND = { "lcsb.exec_tier", "lcsb.env", "lcsb.oci" }
 local on_demand_stock = {}
 
--- MODULE, loaded as NAME (one of ON_DEMAND): its functions named and its
--- state kept, once, before a policy script can change them.
+-- MODULE, loaded as NAME (one of ON_DEMAND): kept as it is, once, before
+-- a policy script can change it; which copy of plan_stock's it is. Its
+-- state is written out only if a script changed it (state_roots), which a
+-- composition, the one run that loads it, rarely asks.
 function P.stock_on_demand(name, module)
   if on_demand_stock[name] ~= nil then return end
-  core.plan_stock({ [name] = module })
-  on_demand_stock[name] = core.plan_state({ [name] = module }) or false
+  on_demand_stock[name] = core.plan_stock({ [name] = module }) or false
 end
 
 -- LCSB (lcsb/init.lua's module) and the rest of lcsb's modules, the
@@ -73,7 +74,7 @@ function P.state_roots(lcsb)
     table = table, math = math, utf8 = utf8, os = os, io = io, G = globals }
   for _, name in ipairs(ON_DEMAND) do
     local module, stock = package.loaded[name], on_demand_stock[name]
-    if module ~= nil and not (stock and core.plan_state({ [name] = module }) == stock) then
+    if module ~= nil and not (stock and core.plan_unchanged({ [name] = module }, stock)) then
       roots[name] = module
     end
   end
