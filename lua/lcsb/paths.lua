@@ -14,8 +14,12 @@ end
 -- Is PATH, or a directory above it, in SET (paths as keys)?
 function M.covered(set, path)
   if set["/"] or set[path] then return true end
-  for at in path:gmatch("()/") do
-    if at > 1 and set[path:sub(1, at - 1)] then return true end
+  -- Each directory above PATH, found by plain finds: a composition asks
+  -- this of every file it grants, and gmatch tries a pattern at each byte.
+  local at = path:find("/", 2, true)
+  while at do
+    if set[path:sub(1, at - 1)] then return true end
+    at = path:find("/", at + 1, true)
   end
   return false
 end
