@@ -449,8 +449,10 @@ static int record_one(const lcsb__seen *s, void *ctx) {
      * again rather than the policy composed again. */
     if (s->error && strcmp(dir, r->home) == 0) return add_home_absent(r, dir, &dst, s);
     /* Elsewhere, the directory's times, unless anyone may write it (/tmp):
-     * then each is asked again. */
-    if (s->error && !(dst.st_mode & 002)) return add_dir(r, dir, &dst);
+     * then each is asked again. Beneath a file (a glob's pattern tried
+     * through a file of the directory: ENOTDIR), no directory's times
+     * tell: the entry itself is asked again. */
+    if (s->error && S_ISDIR(dst.st_mode) && !(dst.st_mode & 002)) return add_dir(r, dir, &dst);
     return add_entry(r, s->path, s->error, &s->st);
 }
 

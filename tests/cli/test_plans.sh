@@ -117,6 +117,27 @@ run "$tools/sh"
 export PATH=/usr/bin:/bin
 end
 
+# ---- a glob tried through a file ----
+# exec's glob DIR/*/bin/* lists DIR, and asks a file of it (a toolchain's
+# "components", beside its directories) for bin: not there (ENOTDIR). That
+# answer is kept as the entry's own, not as its directory's times (a file
+# has none that tell): the plan is used, and composed again when the file
+# has become a directory.
+begin "a glob tried through a file: kept, and composed again when it is a directory"
+fresh globbed
+mkdir -p "$tools/x/bin"
+script "$tools/x/bin/prog" /bin/dash "x's prog"
+echo data >"$tools/components"
+printf 'return require("lcsb").exec_policy { exec = { "%s/*/bin/*" } }\n' "$tools" >"$proj/policy.lua"
+kept_then_used "$tools/x/bin/prog"
+rm "$tools/components"
+mkdir -p "$tools/components/bin"
+script "$tools/components/bin/prog" /bin/dash "the new prog"
+expect_plan "composed (" "$tools/components/bin/prog"
+run "$tools/components/bin/prog"
+[[ $status == 0 && $out == "the new prog" ]] || fail "the program the glob finds now: $status $out $err"
+end
+
 # ---- an interpreter's #! changed ----
 begin "an interpreter's #! changed"
 fresh shebang
