@@ -143,20 +143,34 @@ local function preset_for(targets)
   end
 end
 
+-- Does TARGET lie in the run's private TMPDIR? The policy's env says
+-- where it was; a saved attestation, without it, by the name lcsb gives it.
+local function in_private_tmp(ev, target)
+  local env = type(policy_of(ev).env) == "table" and policy_of(ev).env or {}
+  local tmp = type(env.set) == "table" and env.set.TMPDIR or env.TMPDIR
+  if type(tmp) == "string" and tmp:sub(1, 1) == "/" then
+    return target:sub(1, #tmp + 1) == tmp .. "/"
+  end
+  return target:find("^/.-/lcsb%-tmp[%.%-][^/]+/") ~= nil
+end
+
+-- Does the policy say built = true (the project among its exec paths)?
+local function has_built(ev)
+  local policy, project = policy_of(ev), project_of(ev)
+  for _, path in ipairs(type(policy.exec) == "table" and policy.exec or {}) do
+    if path == project then return true end
+  end
+  return false
+end
+
 -- Do TARGETS all lie where built = true would let them run (the project,
 -- the run's private TMPDIR), under a policy without it? Then one grant
 -- covers every program the build makes, not one hint per run.
 local function built_would_cover(ev, targets)
-  local policy, project = policy_of(ev), project_of(ev)
-  if not project or #targets == 0 then return false end
-  for _, path in ipairs(type(policy.exec) == "table" and policy.exec or {}) do
-    if path == project then return false end -- built = true already
-  end
-  local env = type(policy.env) == "table" and policy.env or {}
-  local tmp = type(env.set) == "table" and env.set.TMPDIR or env.TMPDIR
+  local project = project_of(ev)
+  if not project or #targets == 0 or has_built(ev) then return false end
   for _, target in ipairs(targets) do
-    local inside = target:sub(1, #project + 1) == project .. "/"
-      or (type(tmp) == "string" and target:sub(1, #tmp + 1) == tmp .. "/")
+    local inside = target:sub(1, #project + 1) == project .. "/" or in_private_tmp(ev, target)
     -- A hook git runs is no program the build made.
     if not inside or target:find("/.git/", 1, true) then return false end
   end
@@ -258,6 +272,32 @@ local function exec_lines(ev, group)
     else
       rest[#rest + 1], rest_names[#rest_names + 1] = target, names[i]
     end
+  end
+  targets, names = rest, rest_names
+  -- What the command built in its private TMPDIR (go test's binaries) is
+  -- at a new path each run: no name of it holds for the next.
+  local tmp, tmp_names = {}, {}
+  rest, rest_names = {}, {}
+  local built_fits = project_of(ev) and not has_built(ev)
+  for i, target in ipairs(targets) do
+    if built_fits and in_private_tmp(ev, target) then
+      tmp[#tmp + 1], tmp_names[#tmp_names + 1] = target, names[i]
+    else
+      rest[#rest + 1], rest_names[#rest_names + 1] = target, names[i]
+    end
+  end
+  if #tmp > 0 then
+    local SHOWN = 8
+    if #tmp_names > SHOWN then
+      tmp_names = table.move(tmp_names, 1, SHOWN, 1, {})
+      tmp_names[#tmp_names + 1] = ("and %d more"):format(#tmp - SHOWN)
+    end
+    local what = #tmp == 1 and refusal_text(ev, { op = "exec", target = tmp[1], program = r.program })
+      or ("exec of %d programs (%s)"):format(#tmp, table.concat(tmp_names, ", "))
+    out[#out + 1] = ("refused: %s: the run's private TMPDIR, where %s, is a directory made anew "
+      .. "for each run, so no path in it holds for the next; exec = { built = true } lets what "
+      .. "the command builds there, and in the project, run (anything the command writes there, "
+      .. "it can run)"):format(what, #tmp == 1 and "it lies" or "they lie")
   end
   targets, names = rest, rest_names
   if #targets == 1 then
@@ -450,6 +490,17 @@ local function home_lines(ev, group)
   elseif shown_in(cache_list, rel) then
     return {} -- a cache is the project's own and writable: nothing of lcsb's
   elseif r.op == "exec" then
+    -- Not there, and not in your real HOME either: a program looked for
+    -- along a PATH through the private HOME (cargo's rustc asks
+    -- $CARGO_HOME/bin for cc before /usr/bin), no refusal.
+    local real = (os.getenv("HOME") or "") .. rel:sub(2)
+    local yours = rel:sub(1, 2) == "~/" and exists(real)
+    if r.absent and not yours then return {} end
+    if r.absent then
+      return { ("refused: %s: the command's HOME is a fresh private directory, so your %s is "
+        .. "not there; to let it run, name it in exec = %s, and have the command run it by "
+        .. "that path (%s), not through its HOME"):format(text, shown(rel), lua_list { rel }, real) }
+    end
     return { ("refused: %s: it lies in the run's private HOME, a fresh directory removed "
       .. "after the run, not your HOME: nothing there can be named in exec"):format(text) }
   elseif r.absent then

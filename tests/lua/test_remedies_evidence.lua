@@ -73,13 +73,32 @@ T.case("exec refusals: one line, full paths to add, program names in the parenth
   T.eq(lines(reported { refusal("exec", "exec", D .. "/proj/.venv/bin/pytest", "python3") }),
     ('refused: exec of %s/proj/.venv/bin/pytest (python3): add exec = { "./.venv/bin/pytest" }')
       :format(D) .. BUILT, "the project's own")
-  -- What a toolchain builds in the run's TMPDIR (go test's binary) too;
-  -- not where built = true is there already, nor for a hook git runs.
+  -- What a toolchain builds in the run's TMPDIR (go test's binary) lies at
+  -- a new path each run: built = true, never its path; not where built =
+  -- true is there already, nor for a hook git runs.
   local policy = evidence().policy
   policy.env.set.TMPDIR = "/tmp/lcsb-tmp.x"
+  local TMP = ": the run's private TMPDIR, where %s, is a directory made anew for each run, so no "
+    .. "path in it holds for the next; exec = { built = true } lets what the command builds "
+    .. "there, and in the project, run (anything the command writes there, it can run)"
   T.eq(lines(reported({ refusal("exec", "exec", "/tmp/lcsb-tmp.x/go-build1/b001/p.test", "go") },
-    policy)), 'refused: exec of /tmp/lcsb-tmp.x/go-build1/b001/p.test (go): add exec = '
-      .. '{ "/tmp/lcsb-tmp.x/go-build1/b001/p.test" }' .. BUILT, "the TMPDIR's")
+    policy)), "refused: exec of /tmp/lcsb-tmp.x/go-build1/b001/p.test (go)" .. TMP:format("it lies"),
+    "the TMPDIR's")
+  local tests, mixed = {}, nil
+  for i = 1, 10 do
+    tests[i] = refusal("exec", "exec", ("/tmp/lcsb-tmp.x/go-build1/b%03d/p%d.test"):format(i, i), "go")
+  end
+  T.eq(lines(reported(tests, policy)), "refused: exec of 10 programs (p1.test, p2.test, p3.test, "
+    .. "p4.test, p5.test, p6.test, p7.test, p8.test, and 2 more)" .. TMP:format("they lie"),
+    "ten of them, the first eight named")
+  mixed = lines(reported({ tests[1], refusal("exec", "exec", D .. "/proj/bin/app", "make") }, policy))
+  T.has(mixed, "refused: exec of /tmp/lcsb-tmp.x/go-build1/b001/p1.test (go)" .. TMP:format("it lies"),
+    "mixed: the TMPDIR's line")
+  T.has(mixed, ('add exec = { "./bin/app" }'):format(D), "mixed: the project's by its path")
+  T.hasnt(mixed, "lcsb-tmp.x/go-build1/b001/p1.test\" }", "mixed: no TMPDIR path to add")
+  -- A saved attestation, without the policy's env: known by its name.
+  T.has(lines(reported({ refusal("exec", "exec", "/tmp/lcsb-tmp.AbC123/go-build9/b001/q.test", "go") })),
+    "the run's private TMPDIR, where it lies", "by the name lcsb gives it")
   policy.exec = { D .. "/proj", "/tmp/lcsb-tmp.x" }
   local already = lines(reported({ refusal("exec", "exec", D .. "/proj/app", "sh") }, policy))
   T.has(already, "add exec = ", "built already: the program")
@@ -343,6 +362,25 @@ T.case("the private HOME: said to be thrown away, with the key that keeps or sho
   T.eq(lines(reported { at("/tmp/lcsb-home.x/.local/bin/t", "sh", { op = "exec", key = "exec" }) }),
     "refused: exec of ~/.local/bin/t (sh): it lies in the run's private HOME, a fresh "
     .. "directory removed after the run, not your HOME: nothing there can be named in exec", "exec")
+  -- Not there (ENOENT), and not in your real HOME either: a program looked
+  -- for along a PATH through the private HOME (cargo's rustc asks
+  -- $CARGO_HOME/bin for cc), said nowhere; one your HOME has is named by
+  -- its real path.
+  local absent = { op = "exec", key = "exec", errno = 2, error = "ENOENT" }
+  T.eq(lines(reported { at("/tmp/lcsb-home.x/.cargo/bin/lcsb-test-nothing-here", "rustc", absent) }),
+    "", "a probe: nothing")
+  local real_home = os.getenv("HOME")
+  local name = ("lcsb-test-tool-%d"):format(math.random(1e9))
+  local f = real_home and io.open(real_home .. "/" .. name, "w")
+  if f then
+    f:close()
+    T.eq(lines(reported { at("/tmp/lcsb-home.x/" .. name, "sh", absent) }),
+      ("refused: exec of ~/%s (sh): the command's HOME is a fresh private directory, so your "
+        .. '~/%s is not there; to let it run, name it in exec = { "~/%s" }, and have the command '
+        .. "run it by that path (%s/%s), not through its HOME"):format(name, name, name, real_home, name),
+      "yours: by its real path")
+    os.remove(real_home .. "/" .. name)
+  end
   -- A saved attestation has no policy: the HOME is known by its name, the
   -- home entries by the attestation's own list.
   local att = recorded { at("/tmp/lcsb-home.AbC123/.gitconfig", "git") }
