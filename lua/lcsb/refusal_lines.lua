@@ -245,6 +245,33 @@ local function remade_line(ev, target, program)
     :format(text, widen)
 end
 
+-- Of TARGETS (NAMES their names), those the command built in its private
+-- TMPDIR (go test's binaries), at a new path each run, so that no name of
+-- them holds for the next: their line (nil when none), and the rest.
+local function private_tmp_line(ev, targets, names, program)
+  local tmp, tmp_names, rest, rest_names = {}, {}, {}, {}
+  local built_fits = project_of(ev) and not has_built(ev)
+  for i, target in ipairs(targets) do
+    if built_fits and in_private_tmp(ev, target) then
+      tmp[#tmp + 1], tmp_names[#tmp_names + 1] = target, names[i]
+    else
+      rest[#rest + 1], rest_names[#rest_names + 1] = target, names[i]
+    end
+  end
+  if #tmp == 0 then return nil, rest, rest_names end
+  local SHOWN = 8
+  if #tmp_names > SHOWN then
+    tmp_names = table.move(tmp_names, 1, SHOWN, 1, {})
+    tmp_names[#tmp_names + 1] = ("and %d more"):format(#tmp - SHOWN)
+  end
+  local what = #tmp == 1 and refusal_text(ev, { op = "exec", target = tmp[1], program = program })
+    or ("exec of %d programs (%s)"):format(#tmp, table.concat(tmp_names, ", "))
+  return ("refused: %s: the run's private TMPDIR, where %s, is a directory made anew for each "
+    .. "run, so no path in it holds for the next; exec = { built = true } lets what the command "
+    .. "builds there, and in the project, run (anything the command writes there, it can run)")
+    :format(what, #tmp == 1 and "it lies" or "they lie"), rest, rest_names
+end
+
 -- ---- one function for each kind of refusal: GROUP's lines ----
 
 -- Every program refused execution, in one line: the files to add (the
@@ -273,33 +300,9 @@ local function exec_lines(ev, group)
       rest[#rest + 1], rest_names[#rest_names + 1] = target, names[i]
     end
   end
-  targets, names = rest, rest_names
-  -- What the command built in its private TMPDIR (go test's binaries) is
-  -- at a new path each run: no name of it holds for the next.
-  local tmp, tmp_names = {}, {}
-  rest, rest_names = {}, {}
-  local built_fits = project_of(ev) and not has_built(ev)
-  for i, target in ipairs(targets) do
-    if built_fits and in_private_tmp(ev, target) then
-      tmp[#tmp + 1], tmp_names[#tmp_names + 1] = target, names[i]
-    else
-      rest[#rest + 1], rest_names[#rest_names + 1] = target, names[i]
-    end
-  end
-  if #tmp > 0 then
-    local SHOWN = 8
-    if #tmp_names > SHOWN then
-      tmp_names = table.move(tmp_names, 1, SHOWN, 1, {})
-      tmp_names[#tmp_names + 1] = ("and %d more"):format(#tmp - SHOWN)
-    end
-    local what = #tmp == 1 and refusal_text(ev, { op = "exec", target = tmp[1], program = r.program })
-      or ("exec of %d programs (%s)"):format(#tmp, table.concat(tmp_names, ", "))
-    out[#out + 1] = ("refused: %s: the run's private TMPDIR, where %s, is a directory made anew "
-      .. "for each run, so no path in it holds for the next; exec = { built = true } lets what "
-      .. "the command builds there, and in the project, run (anything the command writes there, "
-      .. "it can run)"):format(what, #tmp == 1 and "it lies" or "they lie")
-  end
-  targets, names = rest, rest_names
+  local tmp_line
+  tmp_line, targets, names = private_tmp_line(ev, rest, rest_names, r.program)
+  out[#out + 1] = tmp_line -- nil adds none
   if #targets == 1 then
     local one = { op = "exec", target = targets[1], program = r.program }
     out[#out + 1] = ("refused: %s: add exec = %s"):format(refusal_text(ev, one),

@@ -242,6 +242,25 @@ static lcsb_runner *start_runner(const cli_args *args) {
     return lcsb_runner_start(key, len, &opts, &runner, &err) == 0 ? runner : NULL;
 }
 
+/* lcsb learn's stdout is the change alone, a diff to save or pipe: while
+ * it learns, the command's stdout is lcsb's stderr. The real stdout, kept
+ * (close-on-exec), or -1 when it stays as it is. */
+static int stdout_to_stderr(void) {
+    int kept = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (kept >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        close(kept);
+        kept = -1;
+    }
+    return kept;
+}
+
+static void stdout_back(int kept) {
+    if (kept < 0) return;
+    fflush(stdout);
+    dup2(kept, STDOUT_FILENO);
+    close(kept);
+}
+
 /* A run of the command under P, through RUNNER when there is one; lcsb
  * learn's (LEARNING, the wider policy) under that one, its refusals judged
  * against P. */
@@ -260,10 +279,12 @@ static int cmd_run(const cli_args *args, const lcsb_backend *b, const lcsb_polic
     say_lines("warning: ", lcsb_script_warnings(script));
     /* lcsb_run validates before it spawns; what it refuses, the script built. */
     int ran = runner && !learning ? lcsb_runner_bind(runner, b, p, &err) : 0;
+    int kept_stdout = learning ? stdout_to_stderr() : -1;
     if (!ran)
         ran = runner && !learning
                   ? lcsb_runner_run(runner, args->argv, &result, &err)
                   : lcsb_run(b, learning ? learning : p, args->argv, &opts, &result, &err);
+    stdout_back(kept_stdout);
     /* Before the private HOME goes: nothing may still be using it. */
     if (cli_end_leftovers() < 0)
         cli_say("warning: could not end what the command left running: %s", strerror(errno));

@@ -64,6 +64,12 @@ learn_case() { # DIR STEPS PASSED CLEAN
     fail "the learning run failed"; show "$dir"; return
   fi
   grep -q '^+++ policy.lua (learned)' "$dir/run.out" || { fail "no diff on stdout"; show "$dir"; }
+  # stdout is the change alone, to save or pipe: the command's own output
+  # went to stderr.
+  if grep -vq -e '^--- ' -e '^+++ ' -e '^@@ ' -e '^[ +-]' -e '^$' "$dir/run.out"; then
+    fail "more than the diff on stdout: $(grep -v -e '^--- ' -e '^+++ ' -e '^@@ ' -e '^[ +-]' "$dir/run.out" | head -3)"
+  fi
+  grep -q -- "$want" "$dir/run.err" || { fail "the command's output is not on stderr ($want)"; show "$dir"; }
   grep -q "learn: wrote policy.lua" "$dir/run.err" || { fail "not written"; show "$dir"; }
   (cd "$dir" && eval "$clean")
   # Written, not trusted: lcsb refuses the file until the user trusts it.
