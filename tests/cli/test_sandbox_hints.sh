@@ -369,6 +369,33 @@ elif [[ $err == *"could not be executed"* ]]; then fail "the trailer blames sh";
 elif ! hinted 'exec = {' /usr/bin/id; then fail "the child is not named"; show
 elif allowed sh -c 'id -u'; then passed=$((passed + 1)); fi
 
+# ---- another user's HOME (setpriv, sudo keep it): the caps file's refusal says so ----
+begin "another user's HOME"
+if [[ $(id -u) != 0 ]]; then
+  skip "not root: no other user to run as"
+elif ! user=$(bash "$(dirname "$0")/../support/test_user.sh"); then
+  fail "no unprivileged user to run as"
+else
+  shared=$(mktemp -d /tmp/lcsb-hints-shared.XXXXXX)
+  chmod 755 "$shared"
+  mkdir -m 700 "$shared/roots" "$shared/theirs"
+  mkdir -m 755 "$shared/proj"
+  chown "$user" "$shared/theirs"
+  printf 'return require("lcsb").exec_policy { exec = { "true" } }\n' >"$shared/proj/p.lua"
+  as() { (cd "$shared/proj" && setpriv --reuid "$user" --regid "$user" --clear-groups -- \
+    env HOME="$1" XDG_STATE_HOME="$shared/theirs/state" "$LCSB" --no-trust-check p.lua -- true 2>&1); }
+  out=$(as "$shared/roots")
+  status=$?
+  want="caps file $shared/roots/.config/lcsb/user.lua: cannot read it: Permission denied (HOME, $shared/roots, is another user's"
+  [[ $status == 125 && $out == *"$want"* ]] || fail "HOME not named: $status $out"
+  # Its twin: a HOME of the user's own, and the run goes on.
+  out=$(as "$shared/theirs")
+  status=$?
+  [[ $status == 0 ]] || fail "the user's own HOME: $status $out"
+  rm -rf "$shared"
+  end
+fi
+
 # ---- lcsb's lines start a line of their own ----
 case_name="the trailer on a fresh line"
 policy 'exec = { "sh" }'
