@@ -161,6 +161,10 @@ void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
     lua_setfield(L, -2, "__index");
+    /* Out of a script's reach: a __call put there would make the object a
+     * function lcsb calls while composing, which no plan's key sees. */
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
 }
 

@@ -27,7 +27,8 @@ void lcsb__lua_push_attestation(lua_State *L, const lcsb_attestation *a);
 /* A run's result into the table on top of the stack: status, note,
  * setup_failed, stderr (when any was kept) and attestation. */
 void lcsb__lua_set_run_result(lua_State *L, const lcsb_run_result *result);
-/* A metatable NAME with META and, as __index, METHODS. */
+/* A metatable NAME with META and, as __index, METHODS; getmetatable of an
+ * object of it gives NAME, and setmetatable refuses it. */
 void lcsb__lua_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                          const luaL_Reg *methods);
 

@@ -10,11 +10,11 @@ local plan = require "lcsb.plan"
 local tiers = require "lcsb.tiers"
 local tools = require "lcsb.tools"
 
-local covered = paths.covered
-local split = core.split
-local add_unique, expand, absolute = tiers.add_unique, tiers.expand, tiers.absolute
-local passes_through = tiers.passes_through
-local getenv = plan.getenv
+-- No function of another module's is kept in a local here: this module
+-- loads after the policy script has run, and what it kept would be what
+-- the script had put in that module's place then, and taken back since,
+-- which no plan's key sees (lcsb.plan keys the modules' tables). Each is
+-- looked up in its module when called.
 
 -- Errors carry no position here: exec_policy re-raises them at the script's
 -- line that called it.
@@ -33,12 +33,12 @@ local function new_acc(project, read, write, built)
   }
 end
 
--- covered(SET, PATH) for SET one of the policy's own tiers, which stay as
+-- paths.covered(SET, PATH) for SET one of the policy's own tiers, which stay as
 -- they are while composing: what a directory answers is kept, as a
 -- preset's files share a few.
 local function in_tier(acc, set, path)
   if set["/"] or set[path] then return true end
-  local dir = split(path)
+  local dir = core.split(path)
   if not dir then return false end
   local memo = acc.in_tier[set]
   if not memo then
@@ -47,7 +47,7 @@ local function in_tier(acc, set, path)
   end
   local known = memo[dir]
   if known == nil then
-    known = covered(set, dir)
+    known = paths.covered(set, dir)
     memo[dir] = known
   end
   return known
@@ -61,15 +61,15 @@ end
 local function writes_on_way(path, acc)
   local known = acc.passes[path]
   if known ~= nil then return known end
-  local dir, leaf = split(path)
+  local dir, leaf = core.split(path)
   if dir and #dir > 1 and dir:byte(1) == 47 and leaf ~= "" and leaf ~= "." and leaf ~= ".."
     and not writes_on_way(dir, acc)
     and core.realpath(dir) == dir then
     local set = acc.policy_write
     known = set["/"] or set[path] or false
-    if not known and core.lstat(path) == "link" then known = passes_through(path, set) end
+    if not known and core.lstat(path) == "link" then known = tiers.passes_through(path, set) end
   else
-    known = passes_through(path, acc.policy_write)
+    known = tiers.passes_through(path, acc.policy_write)
   end
   acc.passes[path] = known
   return known
@@ -108,7 +108,7 @@ local function installed_on_path(name, acc)
   if not acc.path_clean then
     acc.path_clean, acc.path_planted = {}, false
     for _, dir in ipairs(acc.path_dirs) do
-      if passes_through(dir, acc.policy_write) then
+      if tiers.passes_through(dir, acc.policy_write) then
         acc.path_planted = true
       else
         acc.path_clean[#acc.path_clean + 1] = { dir = dir }
@@ -135,7 +135,7 @@ end
 local function planted_on_path(acc)
   local by_real = {}
   for _, dir in ipairs(acc.path_dirs) do
-    if passes_through(dir, acc.policy_write) then
+    if tiers.passes_through(dir, acc.policy_write) then
       for _, name in ipairs(core.listdir(dir) or {}) do
         local real = core.realpath(dir .. "/" .. name)
         if real and not by_real[real] then by_real[real] = dir .. "/" .. name end
@@ -155,12 +155,13 @@ end
 local function writable(acc, path) return in_tier(acc, acc.policy_write, path) end
 
 local function readable(acc, path)
-  return (in_tier(acc, acc.policy_read, path) or covered(acc.read, path) or writable(acc, path))
+  return (in_tier(acc, acc.policy_read, path) or paths.covered(acc.read, path)
+      or writable(acc, path))
     and not (acc.policy_hide and in_tier(acc, acc.policy_hide, path))
 end
 
 -- built = true is the project's files, not a write path's or a cache's.
-local function built(acc, path) return acc.built_ok and covered(acc.project_set, path) end
+local function built(acc, path) return acc.built_ok and paths.covered(acc.project_set, path) end
 
 local function planted(files, located, named, acc)
   -- Once the chain passed where the command writes, what comes after it
@@ -185,7 +186,7 @@ end
 
 local function basenames(files, from)
   local names = {}
-  for i = from, #files do names[#names + 1] = select(2, split(files[i])) end
+  for i = from, #files do names[#names + 1] = select(2, core.split(files[i])) end
   return names
 end
 
@@ -212,16 +213,16 @@ local function apply_closures(prog, located, acc)
     if not acc.closures[key] then
       acc.closures[key] = true
       local need = c.entry.resolve and c.entry.resolve(c.matched, prog, {
-        project = acc.project, getenv = getenv,
+        project = acc.project, getenv = plan.getenv,
       }) or c.entry
       local before = #acc.exec
       for _, entry in ipairs(need.exec or {}) do want_program(entry, acc, true, true) end
       for _, path in ipairs(need.read or {}) do
         local real = core.realpath(path)
-        if real then add_unique(acc.read, real) end
+        if real then tiers.add_unique(acc.read, real) end
       end
-      for _, rel in ipairs(need.home or {}) do add_unique(acc.home, rel) end
-      for _, rel in ipairs(need.cache or {}) do add_unique(acc.cache, rel) end
+      for _, rel in ipairs(need.home or {}) do tiers.add_unique(acc.home, rel) end
+      for _, rel in ipairs(need.cache or {}) do tiers.add_unique(acc.cache, rel) end
       for name, value in pairs(need.env or {}) do acc.env[name] = value end
       local added = basenames(acc.exec, before + 1)
       acc.notes[#acc.notes + 1] = ("closure %s (for %s): %s"):format(c.entry.tool,
@@ -233,7 +234,7 @@ end
 -- The nearest directory at or above PATH that exists, when PATH lies in
 -- PROJECT: what a program not built yet is allowed by.
 local function built_dir(path, project)
-  if not covered({ [project] = true }, path) then return nil end
+  if not paths.covered({ [project] = true }, path) then return nil end
   local dir = path
   repeat
     dir = dir:match("^(.*)/[^/]*$")
@@ -256,8 +257,8 @@ function want_program(entry, acc, optional, closure)
         missing[#missing + 1] = program
       end
     end
-    for _, rel in ipairs(entry.home) do add_unique(acc.home, rel) end
-    for _, rel in ipairs(entry.cache) do add_unique(acc.cache, rel) end
+    for _, rel in ipairs(entry.home) do tiers.add_unique(acc.home, rel) end
+    for _, rel in ipairs(entry.cache) do tiers.add_unique(acc.cache, rel) end
     acc.notes[#acc.notes + 1] = ("preset %s: %d files%s"):format(entry.name, #acc.exec - before,
       #missing > 0 and (" (not installed here: %s)"):format(some(missing)) or "")
     return true
@@ -269,7 +270,7 @@ function want_program(entry, acc, optional, closure)
   local path = entry
   if entry:find("/", 1, true) then
     if entry:sub(1, 1) ~= "/" and entry:sub(1, 1) ~= "~" then path = acc.project .. "/" .. entry end
-    path = absolute(path, "exec")
+    path = tiers.absolute(path, "exec")
     if path:find("*", 1, true) then
       local found = false
       for _, f in ipairs(tools.glob(path)) do found = want_program(f, acc, true, closure) or found end
@@ -278,11 +279,11 @@ function want_program(entry, acc, optional, closure)
     if core.kind(path) == "dir" then
       -- A closure names files; a directory in its place is none it meant.
       if closure then return false end
-      add_unique(acc.exec, path) -- validation refuses system prefixes and symlinks
+      tiers.add_unique(acc.exec, path) -- validation refuses system prefixes and symlinks
       return true
     end
   else
-    path = expand(entry, "exec")
+    path = tiers.expand(entry, "exec")
     if optional and not path:find("/", 1, true) then
       path = installed_on_path(path, acc)
       if not path then return false end
@@ -294,8 +295,8 @@ function want_program(entry, acc, optional, closure)
     local dir = not optional and path:sub(1, 1) == "/" and not core.kind(path)
       and built_dir(path, acc.project)
     if dir then
-      add_unique(acc.exec, dir)
-      add_unique(acc.built, dir)
+      tiers.add_unique(acc.exec, dir)
+      tiers.add_unique(acc.built, dir)
       local own = path:match("^(.*)/[^/]*$")
       acc.warnings[#acc.warnings + 1] = ("exec: %s does not exist yet; allowing what is built "
         .. "in %s, as it lies in the project (anything the command writes there, it can run)%s")
@@ -322,7 +323,7 @@ function want_program(entry, acc, optional, closure)
     return false
   end
   acc.seen[path] = true
-  for _, f in ipairs(files) do add_unique(acc.exec, f) end
+  for _, f in ipairs(files) do tiers.add_unique(acc.exec, f) end
   apply_closures({ name = entry, file = files[1] }, located, acc)
   return true
 end
@@ -364,14 +365,14 @@ local function exec_tier(opts, run, acc)
       acc.warnings[#acc.warnings + 1] = ("the command %s is not allowed to run: %s"):format(
         command, why)
     elseif files then
-      for _, f in ipairs(files) do add_unique(acc.exec, f) end
+      for _, f in ipairs(files) do tiers.add_unique(acc.exec, f) end
       acc.seen[name] = true
       apply_closures({ name = command, file = files[1] }, located, acc)
     end
   end
   if given.built then
-    add_unique(acc.exec, acc.project)
-    add_unique(acc.built, acc.project)
+    tiers.add_unique(acc.exec, acc.project)
+    tiers.add_unique(acc.built, acc.project)
     acc.notes[#acc.notes + 1] = ("built = true: every file in %s and in the run's private TMPDIR "
       .. "may run (anything the command writes there, it can run)"):format(acc.project)
   end

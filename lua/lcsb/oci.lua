@@ -6,8 +6,6 @@ local core = require "lcsb.core"
 local plan = require "lcsb.plan"
 local tiers = require "lcsb.tiers"
 
-local absolute = tiers.absolute
-
 -- Errors carry no position here: exec_policy re-raises them at the script's
 -- line that called it.
 local function fail(msg) error(msg, 0) end
@@ -36,7 +34,7 @@ local function oci_world(opts)
   end
   local world = { image = given.image, engine = given.engine, args = {} }
   if given.rootfs then
-    world.rootfs = absolute(given.rootfs, "oci.rootfs")
+    world.rootfs = tiers.absolute(given.rootfs, "oci.rootfs")
     if core.kind(world.rootfs) ~= "dir" then
       fail(("exec_policy: key 'oci.rootfs': %s is not a directory"):format(world.rootfs))
     end

@@ -394,6 +394,63 @@ if [[ $(id -u) == 0 ]]; then
 fi
 end
 
+# ---- what a module only composing loads would keep of another's ----
+# lcsb.exec_tier loads when the script composes, after it ran: a function
+# the script put in lcsb.tiers' place then, and took back, must not be the
+# one composing calls (the key holds the tables as they are). And a string
+# or a file made callable (their metatables) is a function of the script's
+# own, as any other: composed every run, never kept.
+begin "a module only composing loads keeps nothing of another's; callable strings and files"
+fresh captured
+cat >"$proj/policy.lua" <<'EOF'
+local lcsb = require "lcsb"
+local core, tiers = require "lcsb.core", require "lcsb.tiers"
+local cat, dash = core.realpath("/usr/bin/cat"), core.realpath("/usr/bin/dash")
+local orig = tiers.add_unique
+local function with_dash(into, p)
+  orig(into, p)
+  if p == cat then orig(into, dash) end
+end
+if os.getenv("SWAP") then
+  tiers.add_unique = with_dash
+  require "lcsb.exec_tier"
+  -- Taken back, unless asked to keep it in place (the twin).
+  if os.getenv("SWAP") == "back" then tiers.add_unique = orig end
+end
+local callable = os.getenv("CALLABLE")
+if callable then
+  local meta = callable == "file" and getmetatable(io.stdout) or getmetatable("")
+  meta.__call = function(_, prog, _, ctx)
+    if ctx == nil then return prog.file == cat or nil end
+    return { exec = { dash } }
+  end
+  local it = callable == "file" and io.stdout or "rt"
+  table.insert(lcsb.tools.closures, { tool = "rt", match = it, resolve = it })
+end
+return lcsb.exec_policy { exec = { "cat" } }
+EOF
+# The command runs dash through env (the command itself is always let
+# run, and a plan is kept for its command).
+probe=(env dash -c 'echo dash ran')
+# The swapping run composes first, and keeps what it composed.
+settle
+SWAP=back expect_plan "composed (no plan kept yet); kept for the runs after" "${probe[@]}"
+expect_plan "kept plan used" "${probe[@]}"
+run "${probe[@]}"
+[[ $status == 126 ]] || fail "dash ran after a script kept a swapped function in exec_tier: $status $out"
+SWAP=keep expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
+(cd "$proj" && SWAP=keep "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
+[[ $? == 0 && $(cat "$work/out") == "dash ran" ]] || fail "the swap in place: dash refused: $(cat "$work/out")"
+for kind in file string; do
+  CALLABLE=$kind expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
+  (cd "$proj" && CALLABLE=$kind "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
+  [[ $? == 0 && $(cat "$work/out") == "dash ran" ]] || fail "a callable $kind: its closure not applied: $(cat "$work/out")"
+  expect_plan "kept plan used" "${probe[@]}"
+  run "${probe[@]}"
+  [[ $status == 126 ]] || fail "dash ran after a callable $kind's run: $status $out"
+done
+end
+
 # ---- a plan is its script's alone ----
 # A script is trusted code and can reach into lcsb while it composes (a hook
 # in package.preload for a module only composing loads) in ways no state of
