@@ -42,21 +42,28 @@ static void gc_resume(lua_State *L, int was_running) {
     if (was_running) lua_gc(L, LUA_GCRESTART);
 }
 
+/* Is this lcsb trust? What a composition reads (a .python-version) is held
+ * to the trust: lcsb trust must see it read, so it takes no plan; and it
+ * keeps none, as it never asked which files the script read (the plan's
+ * key would name none). */
+static bool trusting(lua_State *L) {
+    bool yes = lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_TRUSTING) == LUA_TBOOLEAN &&
+               lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return yes;
+}
+
 /* lcsb.core.plan_find(key) -> data | nil, why: the plan kept for KEY, as
  * this script asks, while what it rests on holds. */
 static int l_plan_find(lua_State *L) {
     size_t len, n;
     const char *bytes = luaL_checklstring(L, 1, &len);
     char *data, why[PATH_MAX + 256];
-    /* What a composition reads (a .python-version) is held to the trust:
-     * lcsb trust must see it read, so it takes no plan. */
-    if (lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_TRUSTING) == LUA_TBOOLEAN &&
-        lua_toboolean(L, -1)) {
+    if (trusting(L)) {
         luaL_pushfail(L);
         lua_pushliteral(L, "lcsb trust composes afresh");
         return 2;
     }
-    lua_pop(L, 1);
     /* Nothing from here to its free can raise. */
     lcsb__buf key = {0};
     full_key(L, bytes, len, true, &key);
@@ -89,6 +96,11 @@ static int l_plan_save(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     lcsb__facts *facts = lcsb__lua_facts(L);
     if (!facts) return luaL_error(L, "plan_save: no composition is running");
+    if (trusting(L)) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "lcsb trust keeps none");
+        return 2;
+    }
     lua_Integer n = luaL_len(L, 3);
     if (n < 0 || n > 4096) return luaL_argerror(L, 3, "a list of at most 4096 paths");
     /* The strings stay alive in the table at 3 while this runs. */

@@ -194,8 +194,13 @@ run "$tools/two"
 [[ $status == 0 && $out == two ]] || fail "the file's new program: $status $out $err"
 run /bin/sh -c "$tools/one"
 [[ $status == 126 || $status == 127 ]] || fail "the file's old program still runs: $status"
-# Trusted, an edit is refused before anything runs, plan or not.
+# Trusted, an edit is refused before anything runs, plan or not. lcsb
+# trust keeps no plan: it never asks which files the script read, which
+# a plan's key names.
+plans_before=$(find "$XDG_STATE_HOME/lcsb/plans" -maxdepth 1 -type f | wc -l)
 (cd "$proj" && "$LCSB" trust policy.lua >/dev/null 2>&1) || fail "lcsb trust"
+plans_after=$(find "$XDG_STATE_HOME/lcsb/plans" -maxdepth 1 -type f | wc -l)
+[[ $plans_after == "$plans_before" ]] || fail "lcsb trust kept a plan: $plans_before, then $plans_after"
 (cd "$proj" && "$LCSB" policy.lua -- true >/dev/null 2>&1) || fail "the trusted policy did not run"
 echo "-- edited" >>"$proj/policy.lua"
 (cd "$proj" && "$LCSB" policy.lua -- true >/dev/null 2>"$work/err")
