@@ -85,8 +85,12 @@ local function socket_lines(ev, r, text)
     return { ("refused: %s: net = { connect = { PORT } } allows TCP alone; net = true "
       .. "allows every kind of socket"):format(text) }
   end
-  return { ("refused: %s: the policy allows no network; net = true allows all of it, "
-    .. "net = { domains = { \"HOST\" } } names hosts to reach through lcsb's proxy")
+  -- A program may make one and go on without it (a JVM as it starts, javac
+  -- too): the network is offered for a command that needs it, not as the
+  -- fix for every socket.
+  return { ("refused: %s: the policy allows no network (a command that needs none may make a "
+    .. "socket anyway, as a JVM does as it starts, and go on without it); net = true allows all "
+    .. "of it, net = { domains = { \"HOST\" } } names hosts to reach through lcsb's proxy")
     :format(text) }
 end
 

@@ -238,8 +238,10 @@ T.case("the network by host and port, in the policy's own net syntax", function(
     .. "refused: connect to [::1]:80 (curl): add net = { connect = { 80 } } (which opens TCP 80 "
     .. "to every host, not this host's loopback alone)\n"
     .. "refused: bind to 0.0.0.0:8080 (node): add net = { bind = { 8080 } }\n"
-    .. "refused: a socket of kind inet/dgram (dig): the policy allows no network; net = true "
-    .. 'allows all of it, net = { domains = { "HOST" } } names hosts to reach through lcsb\'s proxy',
+    .. "refused: a socket of kind inet/dgram (dig): the policy allows no network (a command "
+    .. "that needs none may make a socket anyway, as a JVM does as it starts, and go on without "
+    .. 'it); net = true allows all of it, net = { domains = { "HOST" } } names hosts to reach '
+    .. "through lcsb's proxy",
     "denied")
   local ev = evidence { status = 7, attestation = recorded {
     refusal("connect", "net", "93.184.216.34:443", "curl"),
@@ -250,8 +252,10 @@ T.case("the network by host and port, in the policy's own net syntax", function(
     .. "name to net = { domains = { ... } }; if it is there already, the program went around "
     .. "the proxy, which HTTPS_PROXY and its kin name, and for Java JAVA_TOOL_OPTIONS (which "
     .. "_JAVA_OPTIONS, JDK_JAVA_OPTIONS and java's own -D options override)\n"
-    .. "refused: a socket of kind inet/dgram (dig): the policy allows no network; net = true "
-    .. 'allows all of it, net = { domains = { "HOST" } } names hosts to reach through lcsb\'s proxy',
+    .. "refused: a socket of kind inet/dgram (dig): the policy allows no network (a command "
+    .. "that needs none may make a socket anyway, as a JVM does as it starts, and go on without "
+    .. 'it); net = true allows all of it, net = { domains = { "HOST" } } names hosts to reach '
+    .. "through lcsb's proxy",
     "domains")
   ev.attestation.net = "ports"
   ev.attestation.refused = { refusal("socket", "net", "inet/dgram", "dig") }
