@@ -110,11 +110,13 @@ local function gather(ev)
   local exec_now, writes = set(list(ev.policy.exec)), set(list(ev.policy.write))
   local reads = set(list(ev.policy.read))
   local function program(target)
-    if seen[target] or covered(exec_now, target) then return end
+    -- The kernel judges the file a link leads to: a link in the project
+    -- under built = true is not let run by that alone.
+    local real = core.realpath(target)
+    if seen[target] or covered(exec_now, real or target) then return end
     seen[target] = true
     -- A link in the project to a program elsewhere runs that program, which
     -- built = true does not let run: it is learned as what it leads to.
-    local real = core.realpath(target)
     if built_here(ev, target) and real and not built_here(ev, real) then return program(real) end
     if built_here(ev, target) then
       change.built[#change.built + 1] = target

@@ -120,6 +120,24 @@ T.case("programs become presets, built = true and paths; secrets stay out", func
   if m4 ~= "" then T.has(out.text, "l.tools.autotools", "by the script's own name") end
 end)
 
+-- A link in the project to a program elsewhere (a venv's python made from
+-- another python than the preset's) is refused under built = true: the
+-- kernel judges the file it leads to, and learning learns that.
+T.case("a link in the project, under built = true, is learned as what it leads to", function()
+  local dir = T.tmpdir()
+  local sed = T.trim(T.sh("command -v sed"))
+  T.sh(("mkdir -p %s/.venv/bin && ln -s %s %s/.venv/bin/tool"):format(T.q(dir), T.q(sed), T.q(dir)))
+  local ev = evidence(dir, { { op = "exec", key = "exec", target = dir .. "/.venv/bin/tool",
+    program = "sh" } }, true)
+  ev.policy.exec = { "/usr/bin/env", dir }
+  local source = 'local lcsb = require "lcsb"\nreturn function(run) return lcsb.exec_policy '
+    .. '{ project = run.cwd, exec = { built = true } } end\n'
+  local out = learn.propose(ev, "p.lua", source)
+  local report = table.concat(out.lines, "\n")
+  T.hasnt(report, "lets run already", "not taken as allowed: " .. report)
+  T.ok(out.text and out.text:find("lcsb.tools.shell", 1, true), "sed's preset: " .. report)
+end)
+
 T.case("a run that could not see every exec says so", function()
   local out = learn.propose(evidence(T.tmpdir(), {}, false), "p.lua", "return 1\n")
   T.has(table.concat(out.lines, "\n"), "could not show lcsb every exec", "said")
