@@ -62,8 +62,34 @@ static int l_run_scope(lua_State *L) {
     return 1;
 }
 
+/* The table at IDX (a list or a map of strings, no metatable: the
+ * registry's own) copied, pushed. */
+static void push_copy(lua_State *L, int idx) {
+    lua_newtable(L);
+    for (lua_pushnil(L); lua_next(L, idx);) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+}
+
+/* A copy of the context each time it is asked: the script's function gets
+ * a table of its own too, and what a script does to either (a metatable
+ * that answers cwd one way, then another) is not what lcsb reads: the
+ * plan's key and the composition read one answer. */
 static int l_run(lua_State *L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN) != LUA_TTABLE) return 1;
+    int context = lua_gettop(L);
+    lua_newtable(L);
+    static const char *const fields[] = {"argv", "cwd", "env"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        lua_pushstring(L, fields[i]);
+        if (lua_rawget(L, context) == LUA_TTABLE) {
+            push_copy(L, lua_gettop(L));
+            lua_remove(L, -2);
+        }
+        lua_setfield(L, -2, fields[i]);
+    }
     return 1;
 }
 

@@ -283,9 +283,10 @@ static int pmain(lua_State *L) {
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_PRIVATE_NAMES);
     lua_pushboolean(L, s->loads.record);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_TRUSTING);
+    /* lcsb's own, which core.run() copies; and the script's function's. */
     push_run_context(L, args->argv);
-    lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, LCSB__REG_RUN);
+    push_run_context(L, args->argv);
     int run = lua_gettop(L);
 
     /* The run's scope: the private HOME and TMPDIR live in it until close. */

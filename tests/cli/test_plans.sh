@@ -422,6 +422,22 @@ if os.getenv("SWAP") then
   -- Taken back, unless asked to keep it in place (the twin).
   if os.getenv("SWAP") == "back" then tiers.add_unique = orig end
 end
+-- The run's context answering cwd one way for the key, another for the
+-- composition: what the script holds is a copy, not lcsb's.
+if os.getenv("RUNMETA") then
+  local run = require("lcsb.core").run()
+  local real, asked = run.cwd, 0
+  run.cwd = nil
+  setmetatable(run, { __index = function(_, k)
+    if k ~= "cwd" then return nil end
+    asked = asked + 1
+    return asked >= 2 and os.getenv("RUNMETA") or real
+  end })
+end
+-- A global answered by a metatable on _G: the script's own code.
+if os.getenv("GMETA") then
+  setmetatable(_G, { __index = function(_, k) return nil end })
+end
 local callable = os.getenv("CALLABLE")
 if callable then
   local meta = callable == "file" and getmetatable(io.stdout) or getmetatable("")
@@ -446,6 +462,11 @@ run "${probe[@]}"
 SWAP=keep expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
 (cd "$proj" && SWAP=keep "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
 [[ $? == 0 && $(cat "$work/out") == "dash ran" ]] || fail "the swap in place: dash refused: $(cat "$work/out")"
+GMETA=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
+mkdir -p "$work/captured/other"
+(cd "$proj" && RUNMETA=$work/captured/other "$LCSB" --no-trust-check policy.lua -- \
+  sh -c "echo pwned > $work/captured/other/x" >"$work/out" 2>&1)
+[[ $? != 0 && ! -e $work/captured/other/x ]] || fail "a run's context answered twice: the write went elsewhere: $(cat "$work/out")"
 for kind in file string; do
   CALLABLE=$kind expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
   (cd "$proj" && CALLABLE=$kind "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
