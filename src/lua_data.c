@@ -215,6 +215,14 @@ static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, u
     if (!why) {
         lcsb__buf_add(e->out, "T", 1);
         add_count(e->out, count);
+        /* What # says of a table with holes ({ a, nil, c }: 3, or 1 when
+         * made t[1], t[3]) is what ipairs and a check of its keys see, and
+         * no listing of its pairs shows. */
+        size_t border = lua_rawlen(L, idx);
+        if (border) {
+            lcsb__buf_add(e->out, "#", 1);
+            add_count(e->out, border);
+        }
     }
     for (size_t i = 0; i < count && !why; i++) {
         const key_ref *k = &keys[i];

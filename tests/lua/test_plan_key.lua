@@ -20,11 +20,17 @@ T.case("equal data, built in any order, is the same key", function()
   a.list, b.list = { "x", "y", { z = true } }, { "x", "y", { z = true } }
   T.eq(key(a), key(b), "the same pairs")
   -- A table whose length is a border but that is no list (key 3 missing,
-  -- key 0 there: as many pairs as its length says).
+  -- key 0 there): its pairs, and what # says of it, which ipairs and the
+  -- check of a list's keys see (exec = { "true", nil, "cat" } is refused
+  -- for its key 3, the same pairs made t[1], t[3] are not).
   local holey = { [0] = 3, "/usr", "/etc", [4] = 2.5, [5] = true, [6] = false }
   local same = { [6] = false, [5] = true, [4] = 2.5, [2] = "/etc", [1] = "/usr", [0] = 3 }
   T.ok(key(holey), "a table with a hole has a key")
-  T.eq(key(holey), key(same), "whatever its length says")
+  T.eq(key(holey) == key(same), #holey == #same, "the same pairs: one key where # agrees")
+  local made = {}
+  made[1], made[3] = "/usr/bin/true", "/usr/bin/cat"
+  local given = { "/usr/bin/true", nil, "/usr/bin/cat" }
+  T.eq(key({ exec = made }) == key({ exec = given }), #made == #given, "# told apart")
   -- A table met twice is the same data twice, not a circle.
   local shared = { "/usr" }
   T.ok(key({ read = shared, exec = shared }), "a table met twice")
