@@ -150,7 +150,13 @@ function P.compose_cached(opts, run, compose, lcsb)
   core.compose_begin(key ~= nil)
   env_read = {}
   local reads_mark = core.reads_mark()
+  -- No collection while it composes: a finalizer of the script's would run
+  -- in its midst, code of the script's that the key, made before, never
+  -- saw. (An emergency collection, if memory runs short, runs none.)
+  local collecting = collectgarbage("isrunning")
+  collectgarbage("stop")
   local ok, composed = pcall(compose, opts, run, cache_root)
+  if collecting then collectgarbage("restart") end
   if ok then composed.env_read, composed.reads = env_read, core.reads_since(reads_mark) end
   env_read = nil
   local kept, not_kept = false, why

@@ -434,6 +434,25 @@ if os.getenv("RUNMETA") then
     return asked >= 2 and os.getenv("RUNMETA") or real
   end })
 end
+-- A finalizer of the script's that would swap lcsb.tiers' add_unique
+-- while composing runs (the env hop is added last): no collection runs
+-- then, so none runs it there.
+if os.getenv("FINAL") then
+  local env = core.realpath("/usr/bin/env")
+  local mt = {}
+  mt.__gc = function()
+    if package.loaded["lcsb.exec_tier"] then
+      tiers.add_unique = function(into, p)
+        orig(into, p)
+        if p == env then orig(into, dash) end
+      end
+    else
+      setmetatable({}, mt)
+    end
+  end
+  setmetatable({}, mt)
+  collectgarbage("incremental", 10, 400)
+end
 -- A global answered by a metatable on _G: the script's own code.
 if os.getenv("GMETA") then
   setmetatable(_G, { __index = function(_, k) return nil end })
@@ -463,6 +482,12 @@ SWAP=keep expect_plan "composed (a function of the script's own in lcsb's tables
 (cd "$proj" && SWAP=keep "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
 [[ $? == 0 && $(cat "$work/out") == "dash ran" ]] || fail "the swap in place: dash refused: $(cat "$work/out")"
 GMETA=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
+"$LCSB" cache clear --plans >/dev/null || fail "cache clear --plans failed"
+settle
+FINAL=1 expect_plan "composed (no plan kept yet); kept for the runs after" "${probe[@]}"
+expect_plan "kept plan used" "${probe[@]}"
+run "${probe[@]}"
+[[ $status == 126 ]] || fail "dash ran after a finalizer's run: $status $out"
 mkdir -p "$work/captured/other"
 (cd "$proj" && RUNMETA=$work/captured/other "$LCSB" --no-trust-check policy.lua -- \
   sh -c "echo pwned > $work/captured/other/x" >"$work/out" 2>&1)
