@@ -193,12 +193,17 @@ static int learn_after(const cli_args *args, lcsb_script *script, const lcsb_run
     if (diff) {
         fputs(diff, stdout);
         fflush(stdout);
+        /* The command named, as trust records what the script reads for
+         * it; where the shell would need it quoted, left to the refusal. */
+        const char *command = args->argv[0];
+        bool plain = strspn(command, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789_-./+,:@%=") == strlen(command);
         if (args->write)
-            cli_say("learn: wrote %s; read it, then run: lcsb trust %s", args->policy,
-                    args->policy);
+            cli_say("learn: wrote %s; read it, then run: lcsb trust %s%s%s", args->policy,
+                    args->policy, plain ? " -- " : "", plain ? command : "");
         else
-            cli_say("learn: lcsb learn --write writes it to %s; then run: lcsb trust %s",
-                    args->policy, args->policy);
+            cli_say("learn: lcsb learn --write writes it to %s; then run: lcsb trust %s%s%s",
+                    args->policy, args->policy, plain ? " -- " : "", plain ? command : "");
     }
     free(diff);
     return result->status;

@@ -70,7 +70,8 @@ learn_case() { # DIR STEPS PASSED CLEAN
     fail "more than the diff on stdout: $(grep -v -e '^--- ' -e '^+++ ' -e '^@@ ' -e '^[ +-]' "$dir/run.out" | head -3)"
   fi
   grep -q -- "$want" "$dir/run.err" || { fail "the command's output is not on stderr ($want)"; show "$dir"; }
-  grep -q "learn: wrote policy.lua" "$dir/run.err" || { fail "not written"; show "$dir"; }
+  grep -q "learn: wrote policy.lua; read it, then run: lcsb trust policy.lua -- sh$" "$dir/run.err" ||
+    { fail "not written, or the trust line names no command"; show "$dir"; }
   (cd "$dir" && eval "$clean")
   # Written, not trusted: lcsb refuses the file until the user trusts it.
   if run_in "$dir" policy.lua -- true; then fail "the learned file ran untrusted"; fi
