@@ -382,8 +382,15 @@ else
   mkdir -m 755 "$shared/proj"
   chown "$user" "$shared/theirs"
   printf 'return require("lcsb").exec_policy { exec = { "true" } }\n' >"$shared/proj/p.lua"
+  # lcsb laid out as installed where the user can run it: the build may
+  # lie in a directory of root's alone (a fresh machine's /root).
+  built=$(dirname "$LCSB")
+  mkdir -p "$shared/bin" "$shared/share/lua/5.4/lcsb"
+  cp "$LCSB" "$built/lcsb-exec" "$built/liblcsb-record.so" "$shared/bin/"
+  cp "$built/lua/lcsb/caps.lua" "$shared/share/lua/5.4/lcsb/"
+  chmod -R a+rX "$shared/bin" "$shared/share"
   as() { (cd "$shared/proj" && setpriv --reuid "$user" --regid "$user" --clear-groups -- \
-    env HOME="$1" XDG_STATE_HOME="$shared/theirs/state" "$LCSB" --no-trust-check p.lua -- true 2>&1); }
+    env HOME="$1" XDG_STATE_HOME="$shared/theirs/state" "$shared/bin/lcsb" --no-trust-check p.lua -- true 2>&1); }
   out=$(as "$shared/roots")
   status=$?
   want="caps file $shared/roots/.config/lcsb/user.lua: cannot read it: Permission denied (HOME, $shared/roots, is another user's"
