@@ -143,6 +143,19 @@ local function preset_for(targets)
   end
 end
 
+-- Is preset NAME in the policy already (exec_policy's notes name it)? Then
+-- it is no remedy: what was refused is not what the preset found here (a
+-- venv's python made from another python than the one PATH finds).
+local function preset_in_use(ev, name)
+  local notes = policy_of(ev).tools
+  for _, note in ipairs(type(notes) == "table" and notes or {}) do
+    if type(note) == "string" and note:sub(1, #name + 8) == "preset " .. name .. ":" then
+      return true
+    end
+  end
+  return false
+end
+
 -- Does TARGET lie in the run's private TMPDIR? The policy's env says
 -- where it was; a saved attestation, without it, by the name lcsb gives it.
 local function in_private_tmp(ev, target)
@@ -320,7 +333,7 @@ local function exec_lines(ev, group)
       table.concat(names, ", "), lua_list(exec_entries(ev, targets)), more)
   end
   local preset = preset_for(targets)
-  if preset then
+  if preset and not preset_in_use(ev, preset) then
     out[#out] = out[#out] .. (", or exec = { lcsb.tools.%s } for %s and the rest of that "
       .. "preset at once"):format(preset, #targets == 1 and "it" or "them")
   elseif built_would_cover(ev, targets) then

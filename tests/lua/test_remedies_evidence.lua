@@ -106,6 +106,16 @@ T.case("exec refusals: one line, full paths to add, program names in the parenth
   local hook = lines(reported { refusal("exec", "exec", D .. "/proj/.git/hooks/pre-push", "git") })
   T.has(hook, "add exec = ", "a hook: the program")
   T.hasnt(hook, "built = true", "a hook: no built")
+  -- A preset the policy has already is no remedy: what was refused is not
+  -- what it found here (a venv's python, made from another python).
+  local with_python = evidence().policy
+  with_python.tools = { "preset python: 57 files" }
+  local venv = lines(reported({ refusal("exec", "exec", D .. "/proj/.venv/bin/python", "sh") },
+    with_python))
+  T.has(venv, 'add exec = { "./.venv/bin/python" }', "the link, by its path")
+  T.hasnt(venv, "lcsb.tools.python", "not the preset it has")
+  T.has(lines(reported { refusal("exec", "exec", D .. "/proj/.venv/bin/python", "sh") }),
+    "lcsb.tools.python", "its twin: a policy without it is offered it")
   -- One program of a family is enough to name the family (autoreconf's
   -- aclocal: the autotools, not eight runs), but not the shell's.
   T.has(lines(reported { refusal("exec", "exec", "/usr/bin/aclocal", "autoreconf") }),
