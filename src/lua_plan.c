@@ -270,10 +270,29 @@ static int l_plan_state(lua_State *L) {
     return held(L, plan_state);
 }
 
+/* lcsb.core.plan_metatables() -> { string =, file =, G = }: the
+ * metatables of strings, of files and of the globals as they are, not
+ * what getmetatable says of them (a __metatable field hides one). */
+static int l_plan_metatables(lua_State *L) {
+    lua_createtable(L, 0, 3);
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) lua_setfield(L, -3, "string");
+    lua_pop(L, 1);
+    if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE)
+        lua_setfield(L, -2, "file");
+    else
+        lua_pop(L, 1);
+    lua_pushglobaltable(L);
+    if (lua_getmetatable(L, -1)) lua_setfield(L, -3, "G");
+    lua_pop(L, 1);
+    return 1;
+}
+
 const luaL_Reg lcsb__lua_plan_functions[] = {
     {"plan_stock", l_plan_stock},
     {"plan_state", l_plan_state},
     {"plan_unchanged", l_plan_unchanged},
+    {"plan_metatables", l_plan_metatables},
     {"build_id", l_build_id},
     {"plan_key", l_plan_key},
     {"plan_find", l_plan_find},

@@ -69,16 +69,17 @@ end
 function P.state_roots(lcsb)
   local globals = {}
   for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(_G, name) end
-  -- The metatables of strings, of files and of the globals too: a __call
+  -- The metatables of strings, of files and of the globals too (as they
+  -- are: a __metatable field would hide one from getmetatable): a __call
   -- or __index put there makes "rt" or io.stdout a function lcsb may call
   -- while composing (a closure's match), changes every string method it
   -- uses, or answers for a global taken away (ipairs). (lcsb's own
   -- userdata keep theirs out of a script's reach: __metatable.)
+  local metas = core.plan_metatables()
   local roots = { lcsb = lcsb, core = core, tools = tools, paths = paths, run_later = run_later,
     agents = agents, tiers = tiers, home = home, protect = protect, plan = P, string = string,
     table = table, math = math, utf8 = utf8, os = os, io = io, G = globals,
-    string_meta = getmetatable(""), file_meta = getmetatable(io.stdout),
-    G_meta = getmetatable(_G) }
+    string_meta = metas.string, file_meta = metas.file, G_meta = metas.G }
   for _, name in ipairs(ON_DEMAND) do
     local module, stock = package.loaded[name], on_demand_stock[name]
     if module ~= nil and not (stock and core.plan_unchanged({ [name] = module }, stock)) then

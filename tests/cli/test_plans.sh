@@ -454,8 +454,9 @@ if os.getenv("FINAL") then
   collectgarbage("incremental", 10, 400)
 end
 -- A global answered by a metatable on _G: the script's own code.
+-- (LOCK: and hidden from getmetatable by a __metatable field.)
 if os.getenv("GMETA") then
-  setmetatable(_G, { __index = function(_, k) return nil end })
+  setmetatable(_G, { __index = function(_, k) return nil end, __metatable = os.getenv("LOCK") })
 end
 local callable = os.getenv("CALLABLE")
 if callable then
@@ -466,6 +467,7 @@ if callable then
   end
   local it = callable == "file" and io.stdout or "rt"
   table.insert(lcsb.tools.closures, { tool = "rt", match = it, resolve = it })
+  meta.__metatable = os.getenv("LOCK")
 end
 return lcsb.exec_policy { exec = { "cat" } }
 EOF
@@ -482,6 +484,7 @@ SWAP=keep expect_plan "composed (a function of the script's own in lcsb's tables
 (cd "$proj" && SWAP=keep "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
 [[ $? == 0 && $(cat "$work/out") == "dash ran" ]] || fail "the swap in place: dash refused: $(cat "$work/out")"
 GMETA=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
+GMETA=1 LOCK=locked expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
 "$LCSB" cache clear --plans >/dev/null || fail "cache clear --plans failed"
 settle
 FINAL=1 expect_plan "composed (no plan kept yet); kept for the runs after" "${probe[@]}"
@@ -493,6 +496,7 @@ mkdir -p "$work/captured/other"
   sh -c "echo pwned > $work/captured/other/x" >"$work/out" 2>&1)
 [[ $? != 0 && ! -e $work/captured/other/x ]] || fail "a run's context answered twice: the write went elsewhere: $(cat "$work/out")"
 for kind in file string; do
+  CALLABLE=$kind LOCK=locked expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
   CALLABLE=$kind expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
   (cd "$proj" && CALLABLE=$kind "$LCSB" --no-trust-check policy.lua -- "${probe[@]}" >"$work/out" 2>&1)
   [[ $? == 0 && $(cat "$work/out") == "dash ran" ]] || fail "a callable $kind: its closure not applied: $(cat "$work/out")"
