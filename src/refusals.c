@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Longer lines are no record (the recorder writes at most PIPE_BUF). */
 #define LINE_MAX_BYTES 4096
@@ -43,11 +44,12 @@
 
 struct lcsb__refusals {
     const lcsb_policy *policy;
-    const char *home; /* the private HOME, or NULL */
+    const char *home;        /* the private HOME, or NULL */
+    struct timespec started; /* before the world's grants were made (the file clock's) */
     char line[LINE_MAX_BYTES + 1];
     size_t line_len;
-    bool overlong;             /* the line being read is past LINE_MAX_BYTES: skip it */
-    uint64_t *seen;            /* SEEN_SLOTS hashes of records looked at, 0 empty; NULL until one */
+    bool overlong;  /* the line being read is past LINE_MAX_BYTES: skip it */
+    uint64_t *seen; /* SEEN_SLOTS hashes of records looked at, 0 empty; NULL until one */
     size_t lookups;
     int64_t lookup_ms; /* spent on lookups so far */
     lcsb_refusal kept[LCSB_REFUSALS_MAX];
@@ -63,6 +65,8 @@ lcsb__refusals *lcsb__refusals_new(const lcsb_policy *policy) {
     lcsb__refusals *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->policy = policy;
+    /* The clock files' times come from: a coarse one, a tick behind. */
+    clock_gettime(CLOCK_REALTIME_COARSE, &r->started);
     for (size_t i = 0; i < policy->env_n; i++)
         if (strcmp(policy->env[i].name, "HOME") == 0 && policy->env[i].value &&
             policy->env[i].value[0] == '/')
@@ -232,6 +236,14 @@ static bool host_socket(const char *path) {
     return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+/* Was PATH's file made or changed at or after WHEN (its change time)? */
+static bool host_changed_since(const char *path, struct timespec when) {
+    struct stat st;
+    return stat(path, &st) == 0 &&
+           (st.st_ctim.tv_sec > when.tv_sec ||
+            (st.st_ctim.tv_sec == when.tv_sec && st.st_ctim.tv_nsec >= when.tv_nsec));
+}
+
 static bool host_has(const char *path) {
     struct stat st;
     return lstat(path, &st) == 0;
@@ -296,11 +308,14 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
         return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL
                                                                                        : "sockets";
     /* Only a file runs: a directory in exec would let all it holds run. */
-    if (strcmp(rec->op, "exec") == 0)
-        return p->exec_open || (!unseen && !host_regular(real[0] ? real : t)) ||
-                       in_tier_either(&p->exec, t, real)
-                   ? NULL
-                   : "exec";
+    if (strcmp(rec->op, "exec") == 0) {
+        if (p->exec_open || (!unseen && !host_regular(real[0] ? real : t))) return NULL;
+        if (!in_tier_either(&p->exec, t, real)) return "exec";
+        /* Named in exec and refused anyway: a file made there after the
+         * grant was (a build's link, npm ci) is not the one it holds, and
+         * the hints say so. One older is the command's own business. */
+        return host_changed_since(real[0] ? real : t, r->started) ? "exec" : NULL;
+    }
     return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL : "read";
 }
 

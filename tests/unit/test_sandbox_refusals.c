@@ -167,6 +167,33 @@ static void test_what_the_policy_grants_is_no_refusal(void **state) {
     assert_int_equal(a->refused_count, 0);
 }
 
+/* A program named in exec and refused anyway: kept when its file was made
+ * after the run began (a build's new link, which the grant does not hold:
+ * the hint of a remade program), not when it is older (its mode, a noexec
+ * mount: the command's own). */
+static void test_a_program_remade_in_exec(void **state) {
+    (void)state;
+    make_file("rw/old-app");
+    usleep(30000); /* past the coarse clock's tick, which files' times take */
+    lcsb_policy *p = policy();
+    assert_int_equal(lcsb_policy_add_exec(p, at("rw/old-app"), NULL), 0);
+    assert_int_equal(lcsb_policy_add_exec(p, at("rw/new-app"), NULL), 0);
+    lcsb__refusals *r = lcsb__refusals_new(p);
+    assert_non_null(r);
+    make_file("rw/new-app");
+    char text[PATH_MAX * 8] = "";
+    strcat(text, line("exec", EACCES, "ctest", at("rw/old-app")));
+    strcat(text, line("exec", EACCES, "ctest", at("rw/new-app")));
+    lcsb__refusals_feed(r, text, strlen(text));
+    static lcsb_attestation att;
+    memset(&att, 0, sizeof att);
+    lcsb__refusals_finish(r, true, &att);
+    lcsb__refusals_free(r);
+    lcsb_policy_free(p);
+    assert_int_equal(att.refused_count, 1);
+    expect(&att.refused[0], "exec", "exec", at("rw/new-app"));
+}
+
 static void test_counted_once_and_normalized(void **state) {
     (void)state;
     char text[PATH_MAX * 24] = "", twisted[PATH_MAX * 2];
@@ -422,6 +449,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kept_under_the_key_that_allows_it),
         cmocka_unit_test(test_what_the_policy_grants_is_no_refusal),
+        cmocka_unit_test(test_a_program_remade_in_exec),
         cmocka_unit_test(test_counted_once_and_normalized),
         cmocka_unit_test(test_private_home_marked),
         cmocka_unit_test(test_not_records_are_ignored),
