@@ -179,14 +179,15 @@ static int read_whole(const char *path, char **text, size_t *len, bool *absent, 
     const char *home = getenv("HOME");
     size_t home_len = home ? strlen(home) : 0;
     struct stat home_st;
-    bool foreign = error == EACCES && home_len > 1 && strncmp(path, home, home_len) == 0 &&
-                   path[home_len] == '/' && stat(home, &home_st) == 0 &&
-                   home_st.st_uid != geteuid();
-    return lcsb__fail(err, LCSB_EINVAL, "caps file %s: cannot read it: %s%s%s%s", path,
-                      strerror(error), foreign ? " (HOME, " : "", foreign ? home : "",
-                      foreign ? ", is another user's, as setpriv and sudo leave it: set HOME to "
-                                "your own)"
-                              : "");
+    char whose[PATH_MAX + 96] = "";
+    if (error == EACCES && home_len > 1 && strncmp(path, home, home_len) == 0 &&
+        path[home_len] == '/' && stat(home, &home_st) == 0 && home_st.st_uid != geteuid())
+        snprintf(whose, sizeof whose,
+                 " (HOME, %s, is another user's, as setpriv and sudo leave it: set HOME to your "
+                 "own)",
+                 home);
+    return lcsb__fail(err, LCSB_EINVAL, "caps file %s: cannot read it: %s%s", path, strerror(error),
+                      whose);
 }
 
 /* The Lua state's budget: memory (first, for lcsb__lua_capped_alloc) and

@@ -306,10 +306,9 @@ M.closures = {
     tool = "rustup",
     match = function(prog)
       -- Asked of every program a policy names: the name rules most out.
-      local dir, name = core.split(prog.file)
-      if not RUSTUP_PROXIES[name] or not prog.file:find("/", 1, true) then return nil end
-      dir = dir or ""
-      if core.kind(dir .. "/rustup") == "file" then return dir end
+      if not RUSTUP_PROXIES[select(2, core.split(prog.file))] then return nil end
+      local dir = prog.file:match("^(.*)/[^/]+$")
+      if dir and core.kind(dir .. "/rustup") == "file" then return dir end
     end,
     resolve = function(bin, _, ctx)
       local home = ctx.getenv("RUSTUP_HOME")

@@ -495,6 +495,11 @@ mkdir -p "$work/captured/other"
 (cd "$proj" && RUNMETA=$work/captured/other "$LCSB" --no-trust-check policy.lua -- \
   sh -c "echo pwned > $work/captured/other/x" >"$work/out" 2>&1)
 [[ $? != 0 && ! -e $work/captured/other/x ]] || fail "a run's context answered twice: the write went elsewhere: $(cat "$work/out")"
+# Its twin: unsandboxed, the same write is made.
+(cd "$proj" && "$LCSB" --no-trust-check --backend none policy.lua -- \
+  sh -c "echo pwned > $work/captured/other/x" >"$work/out" 2>&1)
+[[ $? == 0 && -e $work/captured/other/x ]] || fail "the write open: $(cat "$work/out")"
+rm -f "$work/captured/other/x"
 for kind in file string; do
   CALLABLE=$kind LOCK=locked expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
   CALLABLE=$kind expect_plan "composed (a function of the script's own in lcsb's tables); not kept" "${probe[@]}"
