@@ -210,9 +210,30 @@ static void outer(pid_t init, int from_init, uint64_t time_limit, int report_fd,
     exit_as(told ? ended.ws : ws);
 }
 
-int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cgroup *cg) {
-    int status[2], alive[2];
+void hold_signals(sigset_t *entry) {
     sigset_t set;
+
+    waited_signals(&set);
+    sigaddset(&set, SIGIO);
+    /* It fails only for a set that is not one. */
+    sigprocmask(SIG_BLOCK, &set, entry);
+}
+
+void release_signals(const sigset_t *entry, int report_fd) {
+    sigset_t pending;
+
+    if (report_fd >= 0 && sigpending(&pending) == 0)
+        for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
+            /* One the shim came with blocked stays so for the command. */
+            if (sigismember(&pending, passed_on[i]) && !sigismember(entry, passed_on[i])) {
+                (void)!write(report_fd, (char[]){REPORT_INTERRUPTED}, 1);
+                break;
+            }
+    sigprocmask(SIG_SETMASK, entry, NULL);
+}
+
+int start_init(uint64_t time_limit, int report_fd, struct cgroup *cg) {
+    int status[2], alive[2];
     pid_t pid;
 
     /* Started with SIGCHLD ignored, the kernel would reap the init and the
@@ -220,10 +241,6 @@ int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cg
      * default here, and the command's (whether an exec keeps it ignored,
      * POSIX leaves to the system). */
     signal(SIGCHLD, SIG_DFL);
-    waited_signals(&set);
-    sigaddset(&set, SIGIO);
-    if (sigprocmask(SIG_BLOCK, &set, old_mask) != 0)
-        return fail("block signals: %s", strerror(errno));
     if (pipe2(status, O_CLOEXEC) != 0 || pipe2(alive, O_CLOEXEC) != 0)
         return fail("make a pipe: %s", strerror(errno));
     /* The status wakes the shim outside as it comes (SIGIO), and is read

@@ -34,15 +34,27 @@
  * passes it to a command that runs, which has its own (wire-format.md). */
 #define TERMINAL_STOP 0x6c637362
 
+/* The shim's first step: the signals its processes wait for held from
+ * here on, so that one that comes while the world is made is passed on to
+ * the init as a later one is (and, held there before the command starts,
+ * said: REPORT_INTERRUPTED), not taken by its default action, which would
+ * end the shim with no word that the command never ran. ENTRY gets the
+ * mask the shim came with: the command's. */
+void hold_signals(sigset_t *entry);
+
+/* Where the shim becomes the command (a world of the host's): ENTRY put
+ * back before its exec. A stop held until then is said on REPORT_FD
+ * (REPORT_INTERRUPTED) and ends the shim as it would have. */
+void release_signals(const sigset_t *entry, int report_fd);
+
 /* Forks the new pid namespace's init. Returns 0 in the init, which has
  * joined CG first; in the shim outside (which must already die with lcsb),
  * waits for it, passes signals on, ends everything at TIME_LIMIT seconds
  * (0: none) or after the grace period (saying which on REPORT_FD), says
  * when the kernel killed a process of CG for want of memory, removes CG,
- * and exits as the command did: it never returns there. OLD_MASK is the
- * signal mask to restore for the command; signals are blocked from here
- * on. */
-int start_init(sigset_t *old_mask, uint64_t time_limit, int report_fd, struct cgroup *cg);
+ * and exits as the command did: it never returns there. Signals are held
+ * from hold_signals on. */
+int start_init(uint64_t time_limit, int report_fd, struct cgroup *cg);
 
 /* In the init, with the command's setup done: starts the command, which
  * calls IN_COMMAND(CTX) with OLD_MASK restored, to exec, and exits with what

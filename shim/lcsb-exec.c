@@ -462,8 +462,8 @@ static int set_rlimits(const struct limits *l) {
  * as their paths are placed in it. Otherwise the rules go on the host's
  * paths as they are read. */
 static int add_rules(char **argv, int argc, int dashdash, const struct header *h,
-                     const struct policy_sink *rules, sigset_t *old_mask, int report_fd,
-                     int proxy_fd, const struct recorder *rec, struct cgroup *cg) {
+                     const struct policy_sink *rules, int report_fd, int proxy_fd,
+                     const struct recorder *rec, struct cgroup *cg) {
     struct header scratch;
     /* The recorder's library, read-only, where reads are handled at all. */
     const char *library = rec->fd >= 0 ? rec->library : NULL;
@@ -493,7 +493,7 @@ static int add_rules(char **argv, int argc, int dashdash, const struct header *h
         if (handed != 0)
             return -1;
     }
-    if (die_with_parent() != 0 || start_init(old_mask, h->limits.time, report_fd, cg) != 0 ||
+    if (die_with_parent() != 0 || start_init(h->limits.time, report_fd, cg) != 0 ||
         build_world(argv, argc, dashdash, h, rules, grant_fd, library, read_file) != 0 ||
         join_new_keyring() != 0)
         return -1;
@@ -649,8 +649,9 @@ int main(int argc, char **argv) {
     int command_fd = take_fd("LCSB_EXEC_COMMAND_FD");
     struct recorder rec = take_recorder();
     struct cgroup cg = CGROUP_INIT;
-    sigset_t old_mask;
+    sigset_t entry_mask;
 
+    hold_signals(&entry_mask);
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("lcsb-exec %d\n", WIRE_VERSION);
         return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_SETUP;
@@ -673,8 +674,7 @@ int main(int argc, char **argv) {
     ruleset_fd = create_ruleset(&h);
     if (ruleset_fd < 0)
         goto out;
-    if (add_rules(argv, argc, dashdash, &h, &rules, &old_mask, report_fd, proxy_fd, &rec,
-                  &cg) != 0)
+    if (add_rules(argv, argc, dashdash, &h, &rules, report_fd, proxy_fd, &rec, &cg) != 0)
         goto close_ruleset;
     /* A world made ahead: its mounts as made, looked at again when used. */
     world_made(command_fd);
@@ -699,8 +699,10 @@ int main(int argc, char **argv) {
      * the host's, this process is the command. */
     launch = (struct launch){.argv = argv, .dashdash = dashdash, .h = &h, .rec = &rec,
                              .report_fd = report_fd};
-    if (h.world == WORLD_OPEN)
+    if (h.world == WORLD_OPEN) {
+        release_signals(&entry_mask, report_fd);
         return exec_command(&launch);
+    }
     /* Before a world made ahead waits: its command then starts at once. */
     struct exec_watch *watch = watch_for(&rec, report_fd);
     bool for_it;
@@ -709,7 +711,7 @@ int main(int argc, char **argv) {
         return taken == 1   ? EXIT_SUCCESS
                : taken == 2 ? report_stale(report_fd)
                             : setup_failed(report_fd, &cg);
-    run_command(&old_mask, &h.limits, report_fd, watch, for_it, exec_command, &launch);
+    run_command(&entry_mask, &h.limits, report_fd, watch, for_it, exec_command, &launch);
     goto out;
 
 close_ruleset:

@@ -248,5 +248,57 @@ for policy in ahead.lua timed.lua; do
   done
 done
 
+# A stop that reaches the shim while it makes the world, before its init is
+# forked, is held there and passed on to the init, which then starts no
+# command and says so: lcsb's trailer tells that the command did not run.
+# The shim is held (strace) at its namespaces when lcsb, which relays it,
+# gets a SIGTERM. (Its twin is the case above: one sent once the command
+# runs reaches it.)
+# In a world of the host's (no user namespaces: a user namespace of the
+# test's own where none may be made, and a policy that lets the world go),
+# the shim becomes the command; it is held as it restricts itself.
+cat >"$proj/open.lua" <<'EOF'
+local lcsb = require "lcsb"
+return function(run)
+  return lcsb.exec_policy { project = run.cwd, exec = { "sh" }, degrade = { "metadata", "world" },
+    env = { pass = { "ASAN_OPTIONS" } } }
+end
+EOF
+held_at() { # POLICY CALL PATTERN [no-userns]: SIGTERM to lcsb while the shim is held at CALL
+  rm -f "$proj/ran" "$work/trace"
+  local -a inside=()
+  # shellcheck disable=SC2016 # the inner shell expands it
+  [[ ${4:-} == no-userns ]] && inside=(unshare -U -r sh -c \
+    'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"' _)
+  (cd "$proj" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    exec "${inside[@]}" strace -f -I never -o "$work/trace" -e trace="execve,$2" \
+    -e inject="$2":delay_enter=1000000 \
+    "$LCSB" --no-trust-check "$1" -- sh -c 'echo ran > ran' >/dev/null 2>"$work/err") &
+  local runner=$! lcsb_pid= shim_pid= i
+  for ((i = 0; i < 1000; i++)); do
+    lcsb_pid=$(sed -n 's/^\([0-9]*\) *execve(.*/\1/p' "$work/trace" 2>/dev/null | head -1)
+    shim_pid=$(sed -n "s/^\([0-9]*\) *$2($3.*/\1/p" "$work/trace" 2>/dev/null | head -1)
+    [[ -n $lcsb_pid && -n $shim_pid ]] && break
+    sleep 0.01
+  done
+  [[ -n $shim_pid ]] && kill -TERM "$lcsb_pid"
+  wait "$runner"
+  local status=$?
+  if [[ -z $shim_pid ]]; then
+    echo "the shim was never seen at $2: $(cat "$work/trace")"
+    return
+  fi
+  echo "$([[ -e $proj/ran ]] && echo ran || echo "did not run") status $status"
+  grep -q "exited 143 (signal SIGTERM; it did not run)" "$work/err" && echo "said so"
+}
+begin "a SIGTERM while the shim makes the world stops the run before the command, and says so"
+out=$(held_at timed.lua unshare '.*CLONE_NEWPID')
+[[ $out == $'did not run status 143\nsaid so' ]] || fail "$out: $(cat "$work/err")"
+end
+begin "the same in a world of the host's, as the shim restricts itself"
+out=$(held_at open.lua landlock_restrict_self '' no-userns)
+[[ $out == $'did not run status 143\nsaid so' ]] || fail "$out: $(cat "$work/err")"
+end
+
 echo "# ignored: $passed passed, $failed failed, $skipped skipped" >&2
 [[ $failed == 0 ]]
