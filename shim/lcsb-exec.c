@@ -509,6 +509,7 @@ struct launch {
     const struct header *h;
     struct recorder *rec;
     int report_fd;
+    const sigset_t *entry; /* the signal mask the shim came with */
 };
 
 /* The command's path as its process passes it to exec: at an address the
@@ -572,6 +573,10 @@ static int exec_command(void *ctx) {
     char **argv = l->argv;
     int command, err;
 
+    /* In a world of the host's, this process is the command: its signals as
+     * they came (in the init's, the command's process has them so). */
+    if (l->h->world == WORLD_OPEN)
+        release_signals(l->entry, l->report_fd);
     if (l->h->world == WORLD_POLICY && enter_child_domain(l->h) != 0)
         goto out;
     command = env_hop(argv, l->dashdash + 1);
@@ -698,11 +703,9 @@ int main(int argc, char **argv) {
     /* The init starts the command and stays to wait for it; in a world of
      * the host's, this process is the command. */
     launch = (struct launch){.argv = argv, .dashdash = dashdash, .h = &h, .rec = &rec,
-                             .report_fd = report_fd};
-    if (h.world == WORLD_OPEN) {
-        release_signals(&entry_mask, report_fd);
+                             .report_fd = report_fd, .entry = &entry_mask};
+    if (h.world == WORLD_OPEN)
         return exec_command(&launch);
-    }
     /* Before a world made ahead waits: its command then starts at once. */
     struct exec_watch *watch = watch_for(&rec, report_fd);
     bool for_it;
