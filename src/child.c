@@ -309,8 +309,8 @@ int lcsb__spawn_open(lcsb__spawned *s, const lcsb_backend *b, const lcsb_policy 
     size_t k;
     if ((rc = command_environ(b, policy, net, SHIM_FDS + 1, &s->env, &k, err))) return rc;
     /* What the command was not given, no request the proxy reads may carry. */
-    if (net && net->note_withheld && net->note_withheld(net->ctx, s->env) != 0)
-        return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
+    if (net && net->note_withheld && (rc = net->note_withheld(net->ctx, s->env, err)) != 0)
+        return rc;
     if ((rc = tell_shim(s, net, k, err))) return rc;
     if (opts->capture_stderr || s->record[0] >= 0) {
         if ((rc = lcsb__capture_open(&s->capture, opts->capture_stderr, err))) return rc;

@@ -42,7 +42,7 @@ typedef struct lcsb__spawned {
 typedef struct lcsb__spawn_net {
     int channel;
     bool (*withhold)(void *ctx, const char *entry);
-    int (*note_withheld)(void *ctx, char **env);
+    int (*note_withheld)(void *ctx, char **env, lcsb_error *err);
     int (*serve)(void *ctx, lcsb_error *err);
     void *ctx;
 } lcsb__spawn_net;

@@ -296,7 +296,14 @@ static int fill_secret(lcsb__secret *s, lcsb_error *err) {
                                 "placeholder the command gets",
                                 s->name, s->name);
     }
-    int rc = 0;
+    int rc = strlen(value) < LCSB__SECRET_VALUE_MIN
+                 ? lcsb__fail(err, LCSB_EINVAL,
+                              "secrets.%s: its value is %zu bytes; lcsb takes %d or more (a "
+                              "shorter one's Base64 in an answer is too short to be told from "
+                              "other data, so a server that echoes it could hand it to the "
+                              "command)",
+                              s->name, strlen(value), LCSB__SECRET_VALUE_MIN)
+                 : 0;
     for (const char *c = value; *c && !rc; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             rc = lcsb__fail(err, LCSB_EINVAL,
@@ -355,7 +362,59 @@ bool lcsb__interception_names_secret(const lcsb__interception *ic, const char *e
     return false;
 }
 
-int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block) {
+/* The first of IC's secrets (one with hosts, whose placeholder the
+ * command gets) whose value TEXT holds: its name, or NULL. */
+static const char *secret_in(const lcsb__interception *ic, const char *text) {
+    for (size_t k = 0; text && k < ic->secrets_n; k++) {
+        const lcsb__secret *s = &ic->secrets[k];
+        if (s->hosts_n && s->value_len && strstr(text, s->value)) return s->name;
+    }
+    return NULL;
+}
+
+/* Why a run whose command was handed a secret's value (WHERE says how,
+ * SHELL when it may be a shell's doing) is not made. */
+static int given_value(const char *name, const char *where, bool shell, lcsb_error *err) {
+    char how[2 * LCSB__SECRET_NAME_MAX + 100] = "";
+    if (shell)
+        snprintf(how, sizeof how,
+                 " (a shell expands \"$%s\" before lcsb runs: write '$%s', and the command "
+                 "gets the placeholder)",
+                 name, name);
+    return lcsb__fail(err, LCSB_EINVAL,
+                      "%s holds the value of the secret %s, which the command must never have: "
+                      "lcsb puts it in place of the placeholder, in requests to the secret's hosts "
+                      "alone%s",
+                      where, name, how);
+}
+
+int lcsb__interception_check_given(const lcsb__interception *ic, const char *const *argv,
+                                   char *const *final, lcsb_error *err) {
+    const char *name = NULL;
+    for (size_t i = 0; argv && argv[i] && !name; i++) name = secret_in(ic, argv[i]);
+    if (name) return given_value(name, "an argument of the command's", true, err);
+    for (size_t i = 0; final && final[i]; i++) {
+        if (!(name = secret_in(ic, final[i]))) continue;
+        /* A variable's NAME=value in the words of the env hop, most likely. */
+        size_t n = strcspn(final[i], "=");
+        char where[LCSB__SECRET_NAME_MAX + 64] = "a word of the argv that runs the command";
+        if (final[i][n] == '=' && n < LCSB__SECRET_NAME_MAX)
+            snprintf(where, sizeof where, "%.*s, a variable the policy sets for the command (env),",
+                     (int)n, final[i]);
+        return given_value(name, where, false, err);
+    }
+    return 0;
+}
+
+int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block, lcsb_error *err) {
+    for (size_t i = 0; block[i]; i++) {
+        const char *eq = strchr(block[i], '='), *name = eq ? secret_in(ic, eq + 1) : NULL;
+        if (!name) continue;
+        char where[LCSB__SECRET_NAME_MAX + 64];
+        snprintf(where, sizeof where, "%.*s, a variable the command is given (env.pass),",
+                 (int)(eq - block[i]) < LCSB__SECRET_NAME_MAX ? (int)(eq - block[i]) : 0, block[i]);
+        return given_value(name, where, false, err);
+    }
     for (size_t i = 0; environ && environ[i]; i++) {
         const char *eq = strchr(environ[i], '=');
         /* Short values would turn up in ordinary requests, and a path
@@ -374,9 +433,9 @@ int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block)
          * an environment's is not looked for (docs/policy.md says so). */
         if (ic->secrets_n >= LCSB__RUN_SECRETS_MAX) break;
         lcsb__secret *s = new_secret(ic);
-        if (!s) return -1;
+        if (!s || lcsb__secret_set_value(s, eq + 1, strlen(eq + 1)))
+            return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
         snprintf(s->name, sizeof s->name, "%s", name);
-        if (lcsb__secret_set_value(s, eq + 1, strlen(eq + 1))) return -1;
     }
     return 0;
 }

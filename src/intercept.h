@@ -42,9 +42,16 @@ int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, l
  * a process in the sandbox might read. */
 bool lcsb__interception_names_secret(const lcsb__interception *ic, const char *entry);
 /* The values of lcsb's variables that look sensitive and that BLOCK (the
- * environment the command is spawned with) does not hold, noted in IC:
- * 0, or -1 out of memory. */
-int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block);
+ * environment the command is spawned with) does not hold, noted in IC;
+ * refused (LCSB_EINVAL) when BLOCK holds a secret's value itself (a
+ * variable env.pass names that holds it too). 0, or an error. */
+int lcsb__interception_note_withheld(lcsb__interception *ic, char *const *block, lcsb_error *err);
+/* Refused (LCSB_EINVAL) when ARGV (the command's) or FINAL (the argv that
+ * runs it, the variables the policy sets among its words) holds the value
+ * of one of IC's secrets, which the command must never have: 0, or the
+ * error. */
+int lcsb__interception_check_given(const lcsb__interception *ic, const char *const *argv,
+                                   char *const *final, lcsb_error *err);
 /* Everything of IC's let go: the values wiped, the bundle and the
  * truststore removed. */
 void lcsb__interception_close(lcsb__interception *ic);

@@ -381,7 +381,7 @@ static int copy_secrets(lcsb__proxy *p, const lcsb__intercept *with) {
         /* The entry as it is; the value and its forms of the copy's own. */
         *copy = *s;
         copy->value = NULL;
-        copy->b64[0] = copy->b64[1] = copy->b64[2] = NULL;
+        memset(copy->forms, 0, sizeof copy->forms);
         if (lcsb__secret_set_value(copy, s->value, s->value_len)) return -1;
     }
     return 0;

@@ -78,6 +78,7 @@ typedef struct held_back {
     lcsb__buf held;
     size_t keep;
     bool chunked;
+    bool run_open; /* a Base64 run overwritten reached the end of what came */
 } held_back;
 
 /* A held_back for the run's values: the longest form of one, less a byte. */
@@ -181,9 +182,24 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
     return rc;
 }
 
-/* HEAD (a whole request head) asking for an answer without a content
- * coding: its Accept-Encoding lines replaced by "identity". */
+/* Does the header line LINE (N bytes) name one of NAMES (lowercase, each
+ * with its colon)? */
+static bool names_one_of(const char *line, size_t n, const char *const *names) {
+    for (; *names; names++) {
+        size_t len = strlen(*names);
+        if (n >= len && strncasecmp(line, *names, len) == 0) return true;
+    }
+    return false;
+}
+
+/* HEAD (a whole request head that carries a value) asking for the answer
+ * whole and as it is, so that a value echoed back is found in it: its
+ * Accept-Encoding replaced by "identity", and neither TE (a transfer coding
+ * such as gzip, which the proxy would pass on unread) nor Range and
+ * If-Range (the part of an echo the command picks, a value cut where it
+ * is not found) sent on. A server may ignore all of them (RFC 9110). */
 static void without_encoding(lcsb__buf *head) {
+    static const char *const dropped[] = {"accept-encoding:", "te:", "range:", "if-range:", NULL};
     if (head->oom) return;
     lcsb__buf out = {0};
     for (size_t i = 0; i < head->len;) {
@@ -191,7 +207,7 @@ static void without_encoding(lcsb__buf *head) {
         const char *nl = memchr(line, '\n', head->len - i);
         size_t n = nl ? (size_t)(nl - line) + 1 : head->len - i;
         if (n == 2 && line[0] == '\r') lcsb__buf_adds(&out, "Accept-Encoding: identity\r\n");
-        if (n < 16 || strncasecmp(line, "accept-encoding:", 16) != 0) lcsb__buf_add(&out, line, n);
+        if (!names_one_of(line, n, dropped)) lcsb__buf_add(&out, line, n);
         i += n;
     }
     explicit_bzero(head->p, head->len);
@@ -252,9 +268,11 @@ static void note_hits(answering *a, const bool *hit) {
  * in: 0, or -1. */
 static int answer_send(answering *a, const char *data, size_t n, bool last) {
     lcsb__proxy *p = a->c->proxy;
+    size_t fresh = a->out.held.len;
     if (hold(&a->out, data, n)) return -1;
     bool hit[LCSB__RUN_SECRETS_MAX];
-    if (lcsb__secrets_mask(p->secrets, p->secrets_n, a->out.held.p, a->out.held.len, hit))
+    if (lcsb__secrets_mask(p->secrets, p->secrets_n, a->out.held.p, a->out.held.len, fresh,
+                           &a->out.run_open, hit))
         note_hits(a, hit);
     return release(a->c, a->client, &a->out, last);
 }
@@ -275,10 +293,29 @@ static bool header_says(const char *line, size_t len, const char *name, const ch
 /* An answer's framing, as its head says it. */
 typedef struct answer_framing {
     bool chunked;    /* Transfer-Encoding's last coding is chunked */
+    bool coded;      /* a coding before the last but identity (gzip, chunked) */
+    bool identity;   /* the last coding so far is identity */
     bool has_length; /* Content-Length, the only framing */
     uint64_t length;
     bool encoded; /* a Content-Encoding other than identity */
 } answer_framing;
+
+/* The codings of a Transfer-Encoding header's value [V, END), after those
+ * of the head's earlier ones (*TE: there were some), into FR: the last
+ * counts, and one before it but identity makes a body the proxy passes on
+ * unread (gzip, chunked). */
+static void take_codings(const char *v, const char *end, bool *te, answer_framing *fr) {
+    for (;;) {
+        while (v < end && (*v == ' ' || *v == '\t' || *v == ',')) v++;
+        const char *coding = v;
+        while (v < end && *v != ',' && *v != ' ' && *v != '\t') v++;
+        if (v == coding) return;
+        if (*te && !fr->identity) fr->coded = true;
+        *te = true;
+        fr->chunked = v - coding == 7 && strncasecmp(coding, "chunked", 7) == 0;
+        fr->identity = v - coding == 8 && strncasecmp(coding, "identity", 8) == 0;
+    }
+}
 
 /* HEAD's (LEN bytes, whole) framing into FR: NULL, or what the proxy cannot
  * read it by. A client may take framing the proxy does not for chunks, and
@@ -294,13 +331,7 @@ static const char *read_framing(const char *head, size_t len, answer_framing *fr
         if (ll && (line[0] == ' ' || line[0] == '\t')) return "a folded header";
         static const char tename[] = "transfer-encoding:", clname[] = "content-length:";
         if (ll >= sizeof tename - 1 && strncasecmp(line, tename, sizeof tename - 1) == 0) {
-            /* The codings across all its headers; the last one counts. */
-            const char *v = line + sizeof tename - 1, *end = line + ll;
-            while (end > v && (end[-1] == ' ' || end[-1] == '\t')) end--;
-            const char *last = end;
-            while (last > v && last[-1] != ',' && last[-1] != ' ' && last[-1] != '\t') last--;
-            te = true;
-            fr->chunked = end - last == 7 && strncasecmp(last, "chunked", 7) == 0;
+            take_codings(line + sizeof tename - 1, line + ll, &te, fr);
         } else if (ll >= sizeof clname - 1 && strncasecmp(line, clname, sizeof clname - 1) == 0) {
             const char *v = line + sizeof clname - 1, *end = line + ll;
             while (v < end && (*v == ' ' || *v == '\t')) v++;
@@ -343,16 +374,17 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
         answer(a->c, a->client, a->req, 502, body, NULL);
         return -1;
     }
-    if (fr.encoded && any_swapped) {
+    if ((fr.encoded || fr.coded) && any_swapped) {
         answer(a->c, a->client, a->req, 502,
                "lcsb: the server encoded its answer though asked not to; lcsb cannot look in it "
                "for the secret this request carried, so it is not passed on\n",
-               "upstream its answer is encoded (Content-Encoding), after a request that carried a "
-               "secret");
+               "upstream its answer is encoded (a Content-Encoding, or a transfer coding besides "
+               "chunked), after a request that carried a secret");
         return -1;
     }
     bool hit[LCSB__RUN_SECRETS_MAX];
-    if (lcsb__secrets_mask(p->secrets, p->secrets_n, buf, head_len, hit)) note_hits(a, hit);
+    if (lcsb__secrets_mask(p->secrets, p->secrets_n, buf, head_len, 0, NULL, hit))
+        note_hits(a, hit);
     if (lcsb__end_write(a->c, a->client, buf, head_len, lcsb__now_ms() + IDLE_MS)) return -1;
     memmove(buf, buf + head_len, *len - head_len);
     *len -= head_len;
@@ -512,7 +544,8 @@ static int speaks_tls(lcsb__conn *c) {
 }
 
 /* The tunnel's one request: read from CLIENT, for REQ's host and port. */
-static void tunnel_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *tunnel) {
+static void tunnel_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up,
+                           const lcsb__request *tunnel) {
     uint16_t default_port = client->ssl ? 443 : 80;
     char *buf = malloc(LCSB__REQUEST_HEAD_MAX);
     size_t len = 0;

@@ -103,9 +103,9 @@ static bool net_withholds(void *ctx, const char *entry) {
     return lcsb__interception_names_secret(&((net_serve *)ctx)->ic, entry);
 }
 
-static int net_notes(void *ctx, char **env) {
+static int net_notes(void *ctx, char **env, lcsb_error *err) {
     net_serve *net = ctx;
-    return net->ic.tls ? lcsb__interception_note_withheld(&net->ic, env) : 0;
+    return net->ic.tls ? lcsb__interception_note_withheld(&net->ic, env, err) : 0;
 }
 
 static int net_serves(void *ctx, lcsb_error *err) {
@@ -222,7 +222,8 @@ static int prepare_run(const lcsb_backend *b, const lcsb_policy *policy,
     if (intercept && (rc = lcsb__interception_open(&net->ic, policy, *told, err)) != 0) return rc;
     lcsb_argv_free(*final);
     *final = NULL;
-    return lcsb_prepare(b, *told, opts->prefix, argv, final, &result->attestation, err);
+    rc = lcsb_prepare(b, *told, opts->prefix, argv, final, &result->attestation, err);
+    return rc ? rc : lcsb__interception_check_given(&net->ic, argv, *final, err);
 }
 
 /* Does the final argv start with the mechanism itself? Then failing to start

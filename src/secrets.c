@@ -4,6 +4,7 @@
 
 #include "base64.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,13 +217,13 @@ void lcsb__secret_clear(lcsb__secret *s) {
     }
     s->value = NULL;
     s->value_len = 0;
-    for (size_t a = 0; a < 3; a++) {
-        if (s->b64[a]) {
-            wipe(s->b64[a], s->b64_len[a]);
-            free(s->b64[a]);
+    for (size_t k = 0; k < LCSB__SECRET_FORMS; k++) {
+        if (s->forms[k]) {
+            wipe(s->forms[k], s->forms_len[k]);
+            free(s->forms[k]);
         }
-        s->b64[a] = NULL;
-        s->b64_len[a] = 0;
+        s->forms[k] = NULL;
+        s->forms_len[k] = 0;
     }
 }
 
@@ -338,10 +339,13 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
  * whose six bits all come from the value. Into OUT (CAP bytes): how many
  * (0 when the value is too short to make any). A server that echoes Basic
  * credentials sends these. */
+/* The longest value whose other forms are made. */
+#define FORM_VALUE_MAX 4096
+
 static size_t b64_core(const lcsb__secret *s, size_t align, char *out, size_t cap) {
     size_t bits_from = 8 * align, bits_to = 8 * (align + s->value_len);
     size_t first = (bits_from + 5) / 6, last = bits_to / 6; /* chars [first, last) */
-    if (last <= first || last - first > cap || s->value_len > 4096) return 0;
+    if (last <= first || last - first > cap || s->value_len > FORM_VALUE_MAX) return 0;
     char *padded = calloc(align + s->value_len + 3, 1);
     if (!padded) return 0;
     memcpy(padded + align, s->value, s->value_len);
@@ -359,15 +363,56 @@ static size_t b64_core(const lcsb__secret *s, size_t align, char *out, size_t ca
     return n;
 }
 
-/* Each form of S's value that may stand in DATA (LEN bytes) as it is, and
- * the three of its Base64 (the last long enough only: 8 characters or more),
- * given to EACH with the form and its length. */
+/* Each form of S's value that may stand in DATA (LEN bytes): the value,
+ * then its other forms (the first three Base64), given to EACH with the
+ * form and its length. */
 static void each_form(const lcsb__secret *s,
                       void (*each)(const char *form, size_t n, bool in_b64, void *arg), void *arg) {
     if (!s->value_len) return;
     each(s->value, s->value_len, false, arg);
-    for (size_t align = 0; align < 3; align++)
-        if (s->b64[align]) each(s->b64[align], s->b64_len[align], true, arg);
+    for (size_t k = 0; k < LCSB__SECRET_FORMS; k++)
+        if (s->forms[k]) each(s->forms[k], s->forms_len[k], k < LCSB__SECRET_B64_FORMS, arg);
+}
+
+/* S's value percent-encoded, every byte but RFC 3986's unreserved ones,
+ * with DIGITS' hex digits, into OUT (3 bytes a byte). */
+static size_t percent_encoded(const lcsb__secret *s, const char *digits, char *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < s->value_len; i++) {
+        unsigned char c = (unsigned char)s->value[i];
+        if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = digits[c >> 4];
+            out[o++] = digits[c & 15];
+        }
+    }
+    return o;
+}
+
+/* S's value as a JSON string's characters (it holds no control
+ * character), "/" escaped too when SOLIDUS, into OUT (2 bytes a byte). */
+static size_t json_escaped(const lcsb__secret *s, bool solidus, char *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < s->value_len; i++) {
+        char c = s->value[i];
+        if (c == '"' || c == '\\' || (solidus && c == '/')) out[o++] = '\\';
+        out[o++] = c;
+    }
+    return o;
+}
+
+/* FORM (N bytes) kept as S's form K, unless it is no form (N 0) or one S
+ * has already: 0, or -1 out of memory. */
+static int keep_form(lcsb__secret *s, size_t k, const char *form, size_t n) {
+    if (!n || (n == s->value_len && memcmp(form, s->value, n) == 0)) return 0;
+    for (size_t j = 0; j < k; j++)
+        if (s->forms[j] && s->forms_len[j] == n && memcmp(s->forms[j], form, n) == 0) return 0;
+    if (!(s->forms[k] = malloc(n))) return -1;
+    memcpy(s->forms[k], form, n);
+    s->forms_len[k] = n;
+    return 0;
 }
 
 int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len) {
@@ -376,18 +421,23 @@ int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len) {
     memcpy(s->value, value, len);
     s->value[len] = '\0';
     s->value_len = len;
-    char core[(4096 * 4) / 3 + 8];
-    for (size_t align = 0; align < 3; align++) {
-        size_t n = b64_core(s, align, core, sizeof core);
+    /* A longer one (a variable of certificates) is looked for as it is. */
+    if (len > FORM_VALUE_MAX) return 0;
+    char form[3 * FORM_VALUE_MAX];
+    size_t k = 0;
+    int rc = 0;
+    for (size_t align = 0; align < LCSB__SECRET_B64_FORMS && !rc; align++, k++) {
+        size_t n = b64_core(s, align, form, sizeof form);
         /* Shorter than 8 characters, a form turns up by chance. */
-        if (n >= 8 && !(s->b64[align] = malloc(n))) {
-            lcsb__secret_clear(s);
-            return -1;
-        }
-        if (n >= 8) memcpy(s->b64[align], core, n), s->b64_len[align] = n;
-        wipe(core, sizeof core);
+        rc = n >= 8 ? keep_form(s, k, form, n) : 0;
     }
-    return 0;
+    if (!rc) rc = keep_form(s, k++, form, percent_encoded(s, "0123456789ABCDEF", form));
+    if (!rc) rc = keep_form(s, k++, form, percent_encoded(s, "0123456789abcdef", form));
+    if (!rc) rc = keep_form(s, k++, form, json_escaped(s, true, form));
+    if (!rc) rc = keep_form(s, k++, form, json_escaped(s, false, form));
+    wipe(form, sizeof form);
+    if (rc) lcsb__secret_clear(s);
+    return rc;
 }
 
 typedef struct finding {
@@ -466,6 +516,7 @@ typedef struct masking {
     char *data;       /* where each find is overwritten */
     size_t len;
     size_t found;
+    bool open; /* a Base64 run overwritten up to the end of DATA */
 } masking;
 
 static bool is_b64(char c) {
@@ -485,10 +536,12 @@ static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
         while (in_b64 && from > 0 && is_b64(m->seen[from - 1])) from--;
         while (in_b64 && to < m->len && is_b64(m->seen[to])) to++;
         memset(m->data + from, '*', to - from);
+        m->open = m->open || (in_b64 && to == m->len);
     }
 }
 
-size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, bool *hit) {
+size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, size_t fresh,
+                          bool *run_open, bool *hit) {
     if (!len || !n) return 0;
     /* Found in a copy, overwritten in DATA: a value that overlaps another
      * is found whole whichever is overwritten first. */
@@ -498,13 +551,24 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
         return 1;
     }
     memcpy(seen, data, len);
+    /* A run overwritten to the end of the bytes seen before goes on into
+     * the new ones: its last character may hold the value's last bits, and
+     * the value, overwritten, would not be found again to say so. */
+    bool open = false;
+    if (run_open && *run_open) {
+        size_t i = fresh;
+        while (i < len && is_b64(seen[i])) data[i++] = '*';
+        open = i == len;
+    }
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
-        masking m = {seen, data, len, 0};
+        masking m = {seen, data, len, 0, false};
         each_form(&v[k], mask_form, &m);
         if (hit) hit[k] = m.found > 0;
         total += m.found;
+        open = open || m.open;
     }
+    if (run_open) *run_open = open;
     wipe(seen, len);
     free(seen);
     return total;

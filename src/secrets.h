@@ -27,6 +27,14 @@
 #define LCSB__SECRET_HEADERS_MAX 256
 #define LCSB__SECRET_FROM_MAX 1024
 
+/* The Base64 forms come first: forms[0] to forms[2]. */
+#define LCSB__SECRET_FORMS 7
+#define LCSB__SECRET_B64_FORMS 3
+
+/* A secret's value shorter than this has Base64 forms too short to be told
+ * from other data, and is refused. */
+#define LCSB__SECRET_VALUE_MIN 8
+
 typedef struct lcsb__secret {
     char name[LCSB__SECRET_NAME_MAX];
     lcsb__domain hosts[LCSB__SECRET_HOSTS_MAX];
@@ -43,11 +51,14 @@ typedef struct lcsb__secret {
     char placeholder[LCSB__PLACEHOLDER_MAX]; /* what the command holds */
     char *value;                             /* the caller's, never the command's */
     size_t value_len;
-    /* What the value makes in Base64 whatever surrounds it, at each of
-     * the three alignments (NULL when too short to make 8 characters):
-     * made once, with the value, by lcsb__secret_set_value. */
-    char *b64[3];
-    size_t b64_len[3];
+    /* The other forms the value takes in what a server echoes, made once
+     * with it by lcsb__secret_set_value (NULL where there is none): what it
+     * makes in Base64 whatever surrounds it, at each of the three
+     * alignments (none when too short to make 8 characters), then, where
+     * they differ from it, percent-encoded (upper and lower hex digits)
+     * and escaped as in a JSON string (with "/" escaped and without). */
+    char *forms[LCSB__SECRET_FORMS];
+    size_t forms_len[LCSB__SECRET_FORMS];
 } lcsb__secret;
 
 /* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not
@@ -86,11 +97,14 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
  * it is, in Base64, percent-decoded, or inside Basic credentials: its
  * index, or -1. */
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len);
-/* Every value of the N secrets at V in DATA (LEN bytes), as it is and as
- * its Base64 makes it, overwritten with as many '*' (the length kept, so
- * that an answer's framing holds): how many; HIT (N bools, or NULL) says
- * whose. */
-size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, bool *hit);
+/* Every value of the N secrets at V in DATA (LEN bytes), as it is and in
+ * its other forms, overwritten with as many '*' (the length kept, so that
+ * an answer's framing holds): how many; HIT (N bools, or NULL) says whose.
+ * Across reads (RUN_OPEN not NULL): DATA's bytes from FRESH on came since
+ * the last call, and *RUN_OPEN says, in and out, that a Base64 run
+ * overwritten reached the end of the bytes that call saw, so goes on. */
+size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, size_t fresh,
+                          bool *run_open, bool *hit);
 /* What a search across reads must hold back for the longest value among
  * them, in any form it looks for. */
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n);

@@ -228,8 +228,9 @@ end
 
 -- A refusal of what the proxy read (a rule, a secret, a withheld value, its
 -- TLS on either side) worded, TARGET being its host:port and ENTRY the
--- entry a hint names; nil for any other refusal.
-function M.read_hint(target, entry, why)
+-- entry a hint names, SECRETS the policy's secrets by name; nil for any
+-- other refusal.
+function M.read_hint(target, entry, why, secrets)
   local rule = why:match("^rule: (.*)")
   local withheld = why:match("^withheld: the value of ([%w_]+)$")
   local echoed = why:match("^withheld: the value of ([%w_]+), in an answer$")
@@ -246,27 +247,32 @@ function M.read_hint(target, entry, why)
       .. "value lcsb withholds: a run that sends one sends no more through a rule or a secret"
       ):format(target)
   elseif encoded then
-    return ("%s encoded its answer (Content-Encoding) though lcsb's proxy asked "
-      .. "for none, after a request that carried a secret: the proxy cannot look into it for "
-      .. "the secret, so it refused the answer"):format(target)
+    return ("%s encoded its answer (a Content-Encoding, or a transfer coding besides chunked) "
+      .. "though lcsb's proxy asked for none, after a request that carried a secret: the proxy "
+      .. "cannot look into it for the secret, so it refused the answer"):format(target)
   elseif why:find("^no TLS: ") then
     return ("lcsb's proxy refused a plain HTTP request to %s that carried a "
       .. "secret's placeholder: lcsb puts a secret's value only into requests over TLS "
       .. "(https://) to the secret's hosts, whose certificate it verifies"):format(target)
+  elseif withheld and secrets and secrets[withheld] then
+    return ("lcsb's proxy refused a request to %s that held the value of %s, a secret of the "
+      .. "policy's: the command never gets it from lcsb (it holds the placeholder, $%s, which "
+      .. "the proxy swaps for the value on the way to the secret's hosts), so it had the value "
+      .. "some other way, from a file or another program; send the placeholder instead"):format(
+      target, withheld, withheld)
   elseif withheld then
     return ("lcsb's proxy refused a request to %s that held the value of %s, which "
-      .. "lcsb keeps from the command; a secret of the policy's goes out as its placeholder "
-      .. "($%s in the command), which the proxy swaps for the value on the way to the secret's "
-      .. "hosts; a variable the command was not given stays with lcsb (env = { pass = { \"%s\" "
-      .. "} } gives it)"):format(target, withheld, withheld, withheld)
+      .. "lcsb keeps from the command: a variable the command was not given stays with lcsb "
+      .. "(env = { pass = { \"%s\" } } gives it; to have it go to a host only, make it a "
+      .. "secret)"):format(target, withheld, withheld)
   elseif rule then
     return M.rule_hint(target, entry, rule)
   elseif upstream then
-    return ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
+    return ("lcsb's proxy reads the requests to %s (for a rule or a secret), and "
       .. "could not verify the host: %s; it trusts the system's certificates (SSL_CERT_FILE "
       .. "in lcsb's environment names others)"):format(target, upstream)
   elseif why:find("TLS", 1, true) then
-    return ("lcsb's proxy reads the requests to %s for a rule in net.domains, and "
+    return ("lcsb's proxy reads the requests to %s (for a rule or a secret), and "
       .. "the command's TLS client refused it (%s): the client must trust the run's "
       .. "certificates, which SSL_CERT_FILE, CURL_CA_BUNDLE, GIT_SSL_CAINFO, REQUESTS_CA_BUNDLE, "
       .. "PIP_CERT and NODE_EXTRA_CA_CERTS name, and Java's truststore, which JAVA_TOOL_OPTIONS "
@@ -278,7 +284,10 @@ end
 M.add("net_refused", function(ev)
   local refused = ev.attestation and ev.attestation.net_refused
   if not refused or #refused == 0 then return end
-  local hints = {}
+  local hints, secrets = {}, {}
+  for _, listed in ipairs(ev.attestation.secrets or {}) do
+    secrets[listed:match("^%S+")] = true
+  end
   for i, r in ipairs(refused) do
     if i > SHOWN_REFUSALS then break end
     local target = ("%s:%d"):format(r.host:find(":", 1, true) and ("[" .. r.host .. "]") or r.host,
@@ -288,7 +297,7 @@ M.add("net_refused", function(ev)
     local address = r.why:match("^resolves to (%S+),")
     local unreached = r.why:match("^cannot resolve it: (.*)") or r.why:match("^cannot connect: (.*)")
     local grant, ended = r.why:match('^the grant "(.-)" (.*)$')
-    local read = M.read_hint(target, entry, r.why)
+    local read = M.read_hint(target, entry, r.why, secrets)
     if read then
       hints[#hints + 1] = read
     elseif grant then

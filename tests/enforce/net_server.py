@@ -11,7 +11,10 @@ for that name, serving ROOT (argv[1]) with:
                              "chunked" in the URL in chunks of five bytes, with "gzip"
                              gzipped whatever was asked, with "hex" the body hex-decoded,
                              with "te-list" chunked as the last of two codings, with
-                             "te-other" under a Transfer-Encoding that is not chunked
+                             "te-other" under a Transfer-Encoding that is not chunked, with
+                             "te-gzip" gzipped as a transfer coding before chunked, with
+                             "range" only the bytes a Range header asks for (206); it
+                             says the TE and Range headers it got too
   /smart/repo.git            the same repository for git's smart HTTP protocol, clone and
                              push, behind Basic credentials whose password is
                              $LCSB_NET_SERVER_TOKEN
@@ -106,8 +109,31 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
                 f"authorization-sha256: {digest('Authorization')}\n"
                 f"x-token: {self.headers.get('X-Token')}\n"
                 f"x-token-sha256: {digest('X-Token')}\n"
-                f"accept-encoding: {self.headers.get('Accept-Encoding')}\n").encode()
+                f"accept-encoding: {self.headers.get('Accept-Encoding')}\n"
+                f"te: {self.headers.get('TE')}\n"
+                f"range: {self.headers.get('Range')}\n").encode()
         text += b"body: " + body + b"\n"
+        if "te-gzip" in self.path:  # the whole chunked body gzipped inside its chunks
+            self.protocol_version = "HTTP/1.1"
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "gzip, chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            packed = gzip.compress(text)
+            self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
+            return
+        wanted = self.headers.get("Range", "")
+        if "range" in self.path and wanted.startswith("bytes="):  # a part the client picks
+            first, _, last = wanted[len("bytes="):].partition("-")
+            first, last = int(first), int(last) if last else len(text) - 1
+            part = text[first:last + 1]
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {first}-{last}/{len(text)}")
+            self.send_header("Content-Length", str(len(part)))
+            self.end_headers()
+            self.wfile.write(part)
+            return
         if "chunked" in self.path:  # chunks are HTTP/1.1's
             self.protocol_version = "HTTP/1.1"
             self.close_connection = True

@@ -303,6 +303,89 @@ static void test_echoes(void **state) {
                     "the attestation");
 }
 
+/* Where an echo could hand back a part of a value, or a form the proxy
+ * does not read: a request that carries a value goes without TE (a
+ * transfer coding such as gzip) and without Range (the part of the echo the
+ * command picks), and an answer to it in a transfer coding besides chunked
+ * is refused. The twins: the same requests without the value keep their TE
+ * and Range, and the coded answer reaches the command. */
+static void test_echo_parts(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char script[1600], base[256];
+    FMT(base, "https://%s:%d/echo", srv.host, srv.https);
+    secrets_policy(f, "");
+    FMT(script,
+        "curl -sS --tr-encoding -H \"X-Token: $LCSB_TEST_SECRET\" %s; "
+        "curl -sS -r 0-40 -H \"X-Token: $LCSB_TEST_SECRET\" '%s?range'; "
+        "curl -sS --tr-encoding -H \"X-Token: $LCSB_TEST_SECRET\" '%s?te-gzip'",
+        base, base, base);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "the server got it");
+    assert_contains(P.out, "te: None\nrange: None\n", "TE and Range, not sent on");
+    assert_contains(P.out, "GET /echo?range\n", "the whole echo, not a part");
+    assert_contains(P.out, "x-token: *****************************\n", "the whole echo, masked");
+    assert_contains(P.out,
+                    "the server encoded its answer though asked not to; lcsb cannot look in it",
+                    "a transfer coding before chunked");
+    assert_lacks(P.out, SECRET_VALUE, "the command's output");
+    /* The twins: no value in the requests. */
+    FMT(script,
+        "curl -sS --tr-encoding %s; curl -sS -r 0-3 '%s?range'; echo; "
+        "curl -sS --tr-encoding '%s?te-gzip'",
+        base, base, base);
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "te: gzip\n", "TE, sent on");
+    assert_contains(P.out, "\nGET \n", "the part Range asked for");
+    assert_contains(P.out, "GET /echo?te-gzip\n", "the coded answer, passed on and decoded");
+}
+
+/* A value the command would hold some other way than the proxy's is
+ * refused before the run: on its argv (a shell expanded the variable), in
+ * a variable env.pass gives it, and one too short to be found in an echo.
+ * The twins: the variable as the command's own shell expands it, another
+ * variable, a value of 8 bytes. */
+static void test_value_given_or_short(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    secrets_policy(f, ", env = { pass = { \"LCSB_TEST_OTHER\" } }");
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", "echo " SECRET_VALUE));
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err,
+                    "an argument of the command's holds the value of the secret "
+                    "LCSB_TEST_SECRET, which the command must never have",
+                    "stderr");
+    assert_contains(P.err, "write '$LCSB_TEST_SECRET'", "stderr");
+    assert_lacks(P.out, SECRET_VALUE, "stdout");
+    lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", "echo \"$LCSB_TEST_SECRET\""));
+    assert_int_equal(P.status, 0);
+    assert_contains(P.out, "lcsb-placeholder-", "the placeholder");
+    lcsb_launched(
+        f, NULL, "landlock", NULL, CMD("sh", "-c", "echo \"$LCSB_TEST_OTHER\""),
+        ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE, "LCSB_TEST_OTHER=x" SECRET_VALUE "y"), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err,
+                    "LCSB_TEST_OTHER, a variable the command is given (env.pass), holds "
+                    "the value of the secret LCSB_TEST_SECRET",
+                    "stderr");
+    lcsb_launched(f, NULL, "landlock", NULL, CMD("sh", "-c", "echo \"$LCSB_TEST_OTHER\""),
+                  ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE, "LCSB_TEST_OTHER=other"), &P);
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "other\n");
+    lcsb_launched(f, NULL, "landlock", NULL, CMD("sh", "-c", "true"),
+                  ENV(trust, "LCSB_TEST_SECRET=7-bytes"), &P);
+    assert_int_equal(P.status, 125);
+    assert_contains(P.err, "secrets.LCSB_TEST_SECRET: its value is 7 bytes; lcsb takes 8 or more",
+                    "stderr");
+    lcsb_launched(f, NULL, "landlock", NULL, CMD("sh", "-c", "true"),
+                  ENV(trust, "LCSB_TEST_SECRET=8--bytes"), &P);
+    assert_int_equal(P.status, 0);
+}
+
 /* A secret's value from a file (from = "/PATH"): the server gets it, and
  * the command, whose policy reads the file's directory, cannot read the
  * file; from a command that prints it (from = { ... }). The twin: with no
@@ -384,8 +467,14 @@ static void test_withheld_values(void **state) {
     /* After one such request the proxy sends on no more it reads in the
      * run (each refusal would answer a guess); the attestation keeps the
      * withheld value's refusal apart from the host's others. */
-    FMT(script, "curl -s -o /dev/null -X DELETE %s; curl -fsS -d k=%s %s; curl -sS %s", https,
-        SECRET_VALUE, https, https);
+    /* The command has the secret's value by a way of its own (a file in
+     * the project): lcsb refuses a run whose argv holds it. */
+    char file[PATH_MAX + 16];
+    FMT(file, "%s/guessed", f->project);
+    write_file(file, SECRET_VALUE);
+    FMT(script,
+        "curl -s -o /dev/null -X DELETE %s; curl -fsS -d k=\"$(cat guessed)\" %s; curl -sS %s",
+        https, https, https);
     unlink(att);
     lcsb_with_secret(f, NULL, CMD("--attest", att), CMD("sh", "-c", script));
     assert_int_equal(P.status, 0);
@@ -601,6 +690,8 @@ int main(void) {
         T(test_secret_not_found_inside),
         T(test_withheld_values),
         T(test_echoes),
+        T(test_echo_parts),
+        T(test_value_given_or_short),
         T(test_secret_from_file),
         T(test_git_push_with_secret),
         T(test_dead_runs_certificates),
