@@ -464,6 +464,50 @@ static const char *replaced_note(const lcsb_policy *p, char *const *proxy, const
     return "";
 }
 
+/* Is NAME one of P's secrets? Its entry ("NAME host,host"), or NULL. */
+static const char *secret_named(const lcsb_policy *p, const char *name) {
+    size_t len = strlen(name);
+    for (size_t i = 0, n = lcsb_policy_secret_count(p); i < n; i++) {
+        const char *entry = lcsb_policy_secret(p, i);
+        if (strncmp(entry, name, len) == 0 && entry[len] == ' ') return entry;
+    }
+    return NULL;
+}
+
+/* Does the proxy read P's requests anywhere (a secret, or an entry with a
+ * rule: "HOST methods=GET"), so that the command gets the run's bundle
+ * under the certificate authorities' variables? */
+static bool reads_requests(const lcsb_policy *p) {
+    for (size_t i = 0, n = lcsb_policy_domain_count(p); i < n; i++) {
+        const char *entry = lcsb_policy_domain(p, i);
+        if (entry[0] != '!' && strchr(entry, ' ') && !strstr(entry, " once") &&
+            !strstr(entry, " until="))
+            return true;
+    }
+    return lcsb_policy_secret_count(p) > 0;
+}
+
+/* Where the run itself gives NAME, a variable the caller passes, another
+ * value: a secret's placeholder, or the run's certificates (READS: the
+ * proxy reads requests). NULL where it does not. */
+static const char *run_gives(const lcsb_policy *p, const char *name, bool reads) {
+    static const char *const bundles[] = {"SSL_CERT_FILE",
+                                          "CURL_CA_BUNDLE",
+                                          "GIT_SSL_CAINFO",
+                                          "REQUESTS_CA_BUNDLE",
+                                          "PIP_CERT",
+                                          "NODE_EXTRA_CA_CERTS",
+                                          NULL};
+    if (secret_named(p, name)) return " (not the caller's value: the secret's placeholder, below)";
+    for (size_t i = 0; reads && bundles[i]; i++)
+        if (strcmp(name, bundles[i]) == 0)
+            return i == 0 ? " (not the caller's value: the run's certificates, the system's taken "
+                            "from the file it names, as the proxy reads requests)"
+                          : " (not the caller's value: the run's certificates, as the proxy reads "
+                            "requests)";
+    return NULL;
+}
+
 /* Which of the caller's variables the command gets: names only, never a
  * value. The sensitive ones it does not get are named too, so that a
  * missing token is no mystery. Then the policy's own values, which are
@@ -491,8 +535,12 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_att
     }
     char **argv = proxied ? proxy_env(p, set_n, &first) : NULL,
          **proxy = argv ? argv + first : NULL;
-    for (size_t i = 0; names[i]; i++)
-        print_item("passed", names[i], strlen(names[i]), replaced_note(p, proxy, names[i]));
+    bool reads = proxied && reads_requests(p);
+    for (size_t i = 0; names[i]; i++) {
+        const char *given = proxied ? run_gives(p, names[i], reads) : NULL;
+        print_item("passed", names[i], strlen(names[i]),
+                   given ? given : replaced_note(p, proxy, names[i]));
+    }
     for (size_t i = 0; environ[i]; i++) {
         const char *eq = strchr(environ[i], '=');
         if (!eq || eq == environ[i]) continue;
@@ -501,11 +549,20 @@ static int print_env(const lcsb_backend *b, const lcsb_policy *p, const lcsb_att
         snprintf(name, sizeof name, "%.*s", (int)len, environ[i]);
         bool passed = false;
         for (size_t k = 0; names[k] && !passed; k++) passed = strcmp(names[k], name) == 0;
-        if (!passed && len < sizeof name && lcsb_env_sensitive(name))
+        if (!passed && len < sizeof name && lcsb_env_sensitive(name) && !secret_named(p, name))
             print_item("held back", name, len,
                        " (looks sensitive: env = { pass = { NAME } } passes it, a pattern never)");
     }
     print_overlay(p, proxy, att->net_by == LCSB_NET_BY_NAMESPACE);
+    for (size_t i = 0, n = proxied ? lcsb_policy_secret_count(p) : 0; i < n; i++) {
+        const char *entry = lcsb_policy_secret(p, i), *space = strchr(entry, ' ');
+        char note[600];
+        snprintf(note, sizeof note,
+                 " (a placeholder; lcsb's proxy puts the caller's value in its "
+                 "place in requests to %.500s)",
+                 space ? space + 1 : "its hosts");
+        print_item("secret", entry, space ? (size_t)(space - entry) : strlen(entry), note);
+    }
     if (!names[0] && !lcsb_policy_env_count(p) && !proxied) printf("  (none)\n");
     lcsb_argv_free(argv);
     lcsb_argv_free(names);

@@ -384,6 +384,24 @@ static void test_value_given_or_short(void **state) {
     lcsb_launched(f, NULL, "landlock", NULL, CMD("sh", "-c", "true"),
                   ENV(trust, "LCSB_TEST_SECRET=8--bytes"), &P);
     assert_int_equal(P.status, 0);
+    /* lcsb check says what the run gives: the secret's placeholder, even
+     * where env.pass names it, and the run's certificates. The twin: with
+     * no secret, the variable is held back, and the caller's bundle passed. */
+    secrets_policy(f, ", env = { pass = { \"LCSB_TEST_SECRET\" } }");
+    const char *const *env = ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE);
+    run_child(f->project, CMD(LCSB_CLI_PATH, "check", "--no-trust-check", f->policy), env, &P);
+    assert_int_equal(P.status, 0);
+    assert_true(has_line(P.out, "  passed    LCSB_TEST_SECRET",
+                         CMD("not the caller's value: the secret's placeholder")));
+    assert_true(has_line(P.out, "  secret    LCSB_TEST_SECRET", CMD("a placeholder", srv.host)));
+    assert_true(has_line(P.out, "  passed    SSL_CERT_FILE", CMD("the run's certificates")));
+    assert_lacks(P.out, SECRET_VALUE, "check");
+    policy(f, "exec = { \"sh\" }, net = { domains = { \"%s:%d\" } }", srv.host, srv.https);
+    run_child(f->project, CMD(LCSB_CLI_PATH, "check", "--no-trust-check", f->policy), env, &P);
+    assert_int_equal(P.status, 0);
+    assert_true(has_line(P.out, "  held back LCSB_TEST_SECRET", CMD("looks sensitive")));
+    assert_false(has_line(P.out, "  passed    SSL_CERT_FILE", CMD("the run's certificates")));
+    assert_true(has_line(P.out, "  passed    SSL_CERT_FILE", CMD("")));
 }
 
 /* A secret's value from a file (from = "/PATH"): the server gets it, and
