@@ -320,6 +320,25 @@ end
 -- run makes them: no variable's value can hold a NUL byte.
 local PRIVATE = { ["\0home"] = "home", ["\0tmp"] = "tmp" }
 
+-- A net.domains entry for the loopback (localhost, 127.x, ::1) reaches
+-- nothing a client asks for by name: the proxy's NO_PROXY sends clients
+-- there directly, to the command's own loopback in a network of its own,
+-- and to a port the policy does not open otherwise.
+local function loopback_warnings(net, warnings)
+  local domains = type(net) == "table" and net.domains
+  if type(domains) ~= "table" then return end
+  for key, value in pairs(domains) do
+    local entry = type(key) == "string" and key or type(value) == "string" and value or ""
+    local host = (entry:match("^%[([^%]]*)%]") or entry:match("^([^:%s]+)") or ""):lower()
+    if host == "localhost" or host == "::1" or host:match("^127%.[%d.]+$") then
+      warnings[#warnings + 1] = ("net.domains: %s is the loopback, which clients reach without "
+        .. "the proxy (NO_PROXY holds localhost, 127.0.0.1 and ::1), so they find the command's "
+        .. "own, not this machine's; to reach a server on this machine, name it by the "
+        .. "machine's name and add net = { lan = { \"127.0.0.0/8\" } }"):format(entry)
+    end
+  end
+end
+
 -- Everything of exec_policy that comes from the policy's options, the
 -- environment and the file system as they are, and touches nothing: plain
 -- data, which a plan keeps (core.plan_save) and a later run takes instead
@@ -368,6 +387,7 @@ local function compose(opts, run, cache_root)
   local homes = home_entries(home_asked, read, plan, own, writes, acc.warnings)
   local net = opts.net
   if net == nil then net = false end
+  loopback_warnings(net, acc.warnings)
   -- Lists only: a set's marks (add_unique) are no part of the data.
   local function list_of(t) return table.move(t, 1, #t, 1, {}) end
   plan.project, plan.read, plan.hide, plan.write = project, list_of(read), list_of(hide),

@@ -106,6 +106,20 @@ T.case("limits as people write them", function()
     .. "number (bytes, or with K, M, G or T", "a fraction")
 end)
 
+T.case("a net.domains entry for the loopback is warned of: clients go there without the proxy",
+  function()
+  local s <close> = lcsb.scope()
+  local t = policy { scope = s, net = { domains = { "localhost:8082", "build.example.org:80",
+    "[::1]:9000", ["127.0.0.1:8444"] = { methods = { "GET" } } } } }
+  local warned = table.concat(t.warnings, "\n")
+  for _, entry in ipairs { "localhost:8082", "[::1]:9000", "127.0.0.1:8444" } do
+    T.has(warned, "net.domains: " .. entry .. " is the loopback", entry)
+  end
+  T.has(warned, 'name it by the machine\'s name and add net = { lan = { "127.0.0.0/8" } }', "how")
+  T.hasnt(warned, "build.example.org", "a host by name: no warning")
+  T.eq(#policy { scope = s, net = { domains = { "build.example.org" } } }.warnings, 0, "none")
+end)
+
 T.case("env overlay and network", function()
   local s <close> = lcsb.scope()
   -- The simple form: the overlay alone, given back in the structured one.
