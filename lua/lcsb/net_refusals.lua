@@ -94,6 +94,11 @@ local function socket_lines(ev, r, text)
     :format(text) }
 end
 
+-- How a program that looked a name up itself goes through lcsb's proxy.
+local USE_PROXY = "HTTPS_PROXY, HTTP_PROXY and ALL_PROXY name it: tell the tool to use them "
+  .. "(Node's built-in fetch reads them only where Node knows NODE_USE_ENV_PROXY=1, which lcsb "
+  .. "sets, in its newer releases; otherwise undici's EnvHttpProxyAgent)"
+
 -- NAME, which the command looked up itself, in net.domains: the program
 -- went around lcsb's proxy, not through it; nil when NAME is not listed.
 local function around_proxy(ev, text, name, port)
@@ -102,10 +107,8 @@ local function around_proxy(ev, text, name, port)
   for _, listed in ipairs(list(net.domains)) do
     if listed == name or listed == name .. ":" .. tostring(port) then
       return { ("not through the proxy: %s: %s is in net.domains, but the program looked "
-        .. "it up itself instead of going through lcsb's proxy, which HTTPS_PROXY, HTTP_PROXY "
-        .. "and ALL_PROXY name: tell the tool to use them (Node's built-in fetch does not: "
-        .. "NODE_USE_ENV_PROXY=1 on Node 24, or undici's EnvHttpProxyAgent)"):format(text,
-          shown(name)) }
+        .. "it up itself instead of going through lcsb's proxy; %s"):format(text, shown(name),
+          USE_PROXY) }
     end
   end
 end
@@ -128,7 +131,13 @@ local function net_lines(ev, group)
   if name and port == 0 then text = text:gsub(":0 %(", " (", 1):gsub(":0$", "") end
   local around = name and r.op == "connect" and around_proxy(ev, text, name, port)
   if around then return around end
-  if name and r.op == "connect" then
+  if name and r.op == "connect" and att.net == "domains" then
+    -- Told of the proxy, it looked the name up itself: listed, it would
+    -- still go around the proxy.
+    return { ("refused: %s: to reach a host by name, add net = { domains = %s }, and have "
+      .. "the program go through lcsb's proxy, as it looked the name up itself; %s"):format(
+      text, lua_list { name }, USE_PROXY) }
+  elseif name and r.op == "connect" then
     return { ("refused: %s: to reach a host by name, add net = { domains = %s } (through "
       .. "lcsb's proxy)"):format(text, lua_list { name }) }
   elseif att.net == "domains" and r.op == "connect" then

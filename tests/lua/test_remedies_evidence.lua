@@ -317,11 +317,21 @@ T.case("a name looked up and refused: net.domains names it; a socket beside it s
     refusal("connect", "net", "registry.npmjs.org:443", "node", { errno = 11, error = "EAGAIN" }) } }
   ev.attestation.net = "domains"
   ev.policy.net = { domains = { "registry.npmjs.org" } }
+  local use_proxy = "HTTPS_PROXY, HTTP_PROXY and ALL_PROXY name it: tell the tool to use them "
+    .. "(Node's built-in fetch reads them only where Node knows NODE_USE_ENV_PROXY=1, which lcsb "
+    .. "sets, in its newer releases; otherwise undici's EnvHttpProxyAgent)"
   T.eq(lines(remedies.explain(ev)), "not through the proxy: connect to registry.npmjs.org:443 "
     .. "(node): registry.npmjs.org is in net.domains, but the program looked it up itself "
-    .. "instead of going through lcsb's proxy, which HTTPS_PROXY, HTTP_PROXY and ALL_PROXY name: "
-    .. "tell the tool to use them (Node's built-in fetch does not: NODE_USE_ENV_PROXY=1 on Node "
-    .. "24, or undici's EnvHttpProxyAgent)", "listed already")
+    .. "instead of going through lcsb's proxy; " .. use_proxy, "listed already")
+  -- Not listed, under net.domains: the program was told of the proxy and
+  -- looked the name up itself, so both are said at once.
+  ev = evidence { status = 1, attestation = recorded {
+    refusal("connect", "net", "example.com:443", "node", { errno = 11, error = "EAGAIN" }) } }
+  ev.attestation.net = "domains"
+  ev.policy.net = { domains = { "registry.npmjs.org" } }
+  T.eq(lines(remedies.explain(ev)), "refused: connect to example.com:443 (node): to reach a host "
+    .. 'by name, add net = { domains = { "example.com" } }, and have the program go through '
+    .. "lcsb's proxy, as it looked the name up itself; " .. use_proxy, "not listed")
 end)
 
 T.case("a directory refused a read may be one about to be written in; git -c spares .git/config", function()
