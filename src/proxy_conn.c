@@ -75,14 +75,31 @@ bool lcsb__proxy_draining(lcsb__proxy *p) {
     return s;
 }
 
+/* What tells two refusals of one host:port apart, each with a hint of its
+ * own, into KIND (SIZE bytes): a withheld value's, which must not hide
+ * behind another's, and a rule's by its reason ("rule: POST /x: its
+ * method is not among the rule's"; a method's with the method), so that
+ * one run shows every rule a command ran into; "" for the rest. */
+static void refusal_kind(const char *why, char *kind, size_t size) {
+    const char *reason = strncmp(why, "rule: ", 6) == 0 ? strstr(why + 6, ": ") : NULL;
+    if (strncmp(why, "withheld:", 9) == 0)
+        snprintf(kind, size, "withheld");
+    else if (reason)
+        snprintf(kind, size, "%.*s%s", strstr(reason, "method") ? (int)strcspn(why + 6, " ") : 0,
+                 why + 6, reason);
+    else
+        kind[0] = '\0';
+}
+
 void lcsb__proxy_record(lcsb__proxy *p, const char *host, uint16_t port, const char *why) {
     pthread_mutex_lock(&p->lock);
     if (p->stopping) goto unlock;
-    /* What a withheld value's refusal says must not hide behind another's. */
-    bool withheld = strncmp(why, "withheld:", 9) == 0;
+    char kind[sizeof p->kept[0].why], theirs[sizeof p->kept[0].why];
+    refusal_kind(why, kind, sizeof kind);
     for (size_t i = 0; i < p->kept_n; i++) {
-        if (p->kept[i].port == port && strcmp(p->kept[i].host, host) == 0 &&
-            withheld == (strncmp(p->kept[i].why, "withheld:", 9) == 0)) {
+        if (p->kept[i].port != port || strcmp(p->kept[i].host, host) != 0) continue;
+        refusal_kind(p->kept[i].why, theirs, sizeof theirs);
+        if (strcmp(kind, theirs) == 0) {
             p->kept[i].attempts++;
             goto unlock;
         }
@@ -96,8 +113,8 @@ void lcsb__proxy_record(lcsb__proxy *p, const char *host, uint16_t port, const c
         p->distinct++;
         goto unlock;
     }
-    char key[LCSB__HOST_MAX + 8];
-    snprintf(key, sizeof key, "%s %u", host, (unsigned)port);
+    char key[LCSB__HOST_MAX + sizeof p->kept[0].why + 8];
+    snprintf(key, sizeof key, "%s %u %s", host, (unsigned)port, kind);
     for (size_t i = 0; i < p->seen.n; i++)
         if (strcmp(p->seen.v[i], key) == 0) goto unlock;
     /* Past SEEN_MAX names a command is spraying: each counts, even again. */

@@ -324,7 +324,7 @@ M.add("net_refused", function(ev)
   end
   local total = ev.attestation.net_refused_count or #refused
   if total > #hints then
-    hints[#hints + 1] = ("%d more hosts were refused or not reached (%d in all); the "
+    hints[#hints + 1] = ("%d more refusals of hosts, or hosts not reached (%d in all); the "
       .. "attestation (--attest FILE) names the first %d"):format(total - #hints, total, #refused)
   end
   -- Each is the command's text: one line, escaped.

@@ -100,6 +100,19 @@ static void test_request_rules(void **state) {
     FMT(other, "http://%s:%d/repo.git/HEAD", srv.host, srv.http);
     lcsb_trusting(f, STATUS_OF(other));
     assert_string_equal(P.out, "403\n");
+    /* Two reasons on one host in one run: a record and a hint for each. */
+    char both[1200];
+    FMT(both, "curl -s -o /dev/null -X DELETE %s; curl -fsS %s", http, other);
+    lcsb_opts(f, "landlock", CMD("--attest", att), CMD("sh", "-c", both), ENV(trust), &P);
+    assert_int_equal(P.status, 22);
+    assert_contains(P.err, "add \"DELETE\" to the entry's methods", "the method's hint");
+    assert_contains(P.err, "add \"/repo.git/\" (or a shorter prefix) to the entry's paths",
+                    "the path's hint");
+    read_file(att, attested, sizeof attested);
+    assert_contains(attested, "\"why\":\"rule: DELETE /hello.txt: its method is not among",
+                    "the method's record");
+    assert_contains(attested, "\"why\":\"rule: GET /repo.git/HEAD: its path starts with none",
+                    "the path's record");
     /* A Host header for another name, inside a tunnel to this one. */
     lcsb_trusting(f, STATUS_OF("-H", "Host: localhost", https));
     assert_string_equal(P.out, "421\n");

@@ -55,7 +55,10 @@ typedef enum lcsb_held {
 
 /* A connection lcsb's proxy refused (LCSB_NET_DOMAINS), or allowed and could
  * not make (WHY starts "cannot resolve" or "cannot connect"), one per host
- * and port however often it was tried. */
+ * and port however often it was tried; where the proxy read the requests,
+ * one per reason a rule refused them for ("rule: POST /x: its method is
+ * not among the rule's", one per method there), and one for a withheld
+ * value. */
 typedef struct lcsb_net_refusal {
     char host[256]; /* as the command named it, lowercase; raw bytes: escape to print */
     unsigned port;
@@ -122,8 +125,9 @@ typedef struct lcsb_attestation {
      * to, one per line (as many as fit; a last line "..." when cut). */
     char domains[2048];
     /* After a run under net "domains" (lcsb_run): what the proxy refused,
-     * the first LCSB_NET_REFUSALS_MAX distinct host:port pairs, and how
-     * many there were in all (which may be more). */
+     * the first LCSB_NET_REFUSALS_MAX distinct refusals (lcsb_net_refusal:
+     * a host:port, and a rule's reason), and how many there were in all
+     * (which may be more). */
     lcsb_net_refusal net_refused[LCSB_NET_REFUSALS_MAX];
     size_t net_refused_count;
     /* After a run (lcsb_run) under a mechanism with the recorder (Landlock):
