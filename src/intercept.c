@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -329,6 +330,8 @@ static int fill_secret(lcsb__secret *s, lcsb_error *err) {
 
 int lcsb__interception_open(lcsb__interception *ic, const lcsb_policy *policy, lcsb_policy *told,
                             lcsb_error *err) {
+    int was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (was >= 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0) ic->dumpable = was + 1;
     int rc = open_authority(ic, err);
     /* The command reads the bundle and the truststore, and its clients are
      * told where they are. */
@@ -463,4 +466,7 @@ void lcsb__interception_close(lcsb__interception *ic) {
     if (ic->bundle_fd) remove_bundle(ic->bundle_fd - 1, ic->bundle_dir);
     ic->bundle_fd = 0;
     ic->bundle[0] = ic->truststore[0] = ic->bundle_dir[0] = '\0';
+    /* The values are wiped: the process may be dumped again as before. */
+    if (ic->dumpable) (void)prctl(PR_SET_DUMPABLE, ic->dumpable - 1, 0, 0, 0);
+    ic->dumpable = 0;
 }

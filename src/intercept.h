@@ -26,11 +26,16 @@ typedef struct lcsb__interception {
     /* The policy's secrets, then the values withheld (hosts_n 0). */
     lcsb__secret *secrets;
     size_t secrets_n, secrets_cap;
+    /* Whether the process was dumpable before the run, plus one (0: not
+     * changed): it holds the values and the authority's key meanwhile. */
+    int dumpable;
 } lcsb__interception;
 
 /* Does POLICY have the proxy read requests: a rule, or a secret? */
 bool lcsb__interception_needed(const lcsb_policy *policy);
-/* IC (zeroed) opened for POLICY's run: the authority, the bundle and its
+/* IC (zeroed) opened for POLICY's run, the process made not dumpable
+ * until it closes (no core file, no /proc/PID/mem for the user's other
+ * processes, while it holds the values and the key): the authority, the bundle and its
  * Java truststore, the secrets; TOLD, the policy the command runs under,
  * then reads both, names them to the command's clients and gives the command each secret's
  * placeholder under the secret's name. 0, or why not (a secret's variable

@@ -417,6 +417,33 @@ static void test_value_given_or_short(void **state) {
     assert_true(has_line(P.out, "  passed    SSL_CERT_FILE", CMD("")));
 }
 
+/* While lcsb holds a secret's value and the run's authority's key, no
+ * process without CAP_SYS_PTRACE opens its memory (nor would a core file
+ * be written): lcsb is not dumpable for the run. The twin: a run with no
+ * interception leaves lcsb as any process of the user's, whose memory
+ * another of the user's may open. Both without CAP_SYS_PTRACE: a process
+ * with capabilities the opener lacks is refused to it anyway. */
+static void test_not_dumpable(void **state) {
+    NEED_SERVERS();
+    fx *f = *state;
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    static const char look[] =
+        "exec setpriv --bounding-set -sys_ptrace sh -c '\"$0\" --no-trust-check \"$1\" -- sh -c "
+        "\"sleep 2\" & pid=$!; sleep 1; sh -c \"exec 3<\\\"/proc/\\$0/mem\\\"\" $pid 2>/dev/null "
+        "&& echo opened || echo refused; wait $pid' \"$0\" \"$1\"";
+    secrets_policy(f, ", exec = { \"sh\", \"sleep\" }");
+    run_child(f->project, CMD("/bin/sh", "-c", look, LCSB_CLI_PATH, f->policy),
+              ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE), &P);
+    if (P.status != 0) fail_msg("the run with a secret failed:\n%s", P.err);
+    assert_string_equal(P.out, "refused\n");
+    policy(f, "exec = { \"sh\", \"sleep\" }, net = { domains = { \"%s:%d\" } }", srv.host,
+           srv.https);
+    run_child(f->project, CMD("/bin/sh", "-c", look, LCSB_CLI_PATH, f->policy), ENV(trust), &P);
+    assert_int_equal(P.status, 0);
+    assert_string_equal(P.out, "opened\n");
+}
+
 /* A secret's value from a file (from = "/PATH"): the server gets it, and
  * the command, whose policy reads the file's directory, cannot read the
  * file; from a command that prints it (from = { ... }). The twin: with no
@@ -723,6 +750,7 @@ int main(void) {
         T(test_echoes),
         T(test_echo_parts),
         T(test_value_given_or_short),
+        T(test_not_dumpable),
         T(test_secret_from_file),
         T(test_git_push_with_secret),
         T(test_dead_runs_certificates),
