@@ -116,8 +116,12 @@ static void add_granted_domain(lua_State *L, lcsb_policy *p, const char *host, i
                 join_list(L, where, k, methods, sizeof methods);
             else
                 join_list(L, where, k, paths, sizeof paths);
+        } else if (k && strcmp(k, "once") != 0 && strcmp(k, "until") != 0) {
+            luaL_error(L, "policy key 'net.domains[\"%s\"]': unknown key '%s' (%s)", host, k,
+                       shape);
         } else {
-            luaL_error(L, "policy key 'net.domains[\"%s\"]': %s", host, shape);
+            luaL_error(L, "policy key 'net.domains[\"%s\"]%s%s': %s", host, k ? "." : "",
+                       k ? k : "", shape);
         }
         lua_pop(L, 1);
     }

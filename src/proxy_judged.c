@@ -57,9 +57,9 @@ static int judge(lcsb__conn *c, lcsb__end *client, const lcsb__request *req) {
     snprintf(why, sizeof why, "rule: %.16s %.40s%s: %s", req->method, req->target.p,
              strlen(req->target.p) > 40 ? "..." : "", no);
     snprintf(body, sizeof body,
-             "lcsb: %.16s %.200s on %.253s: refused by the rule \"%.600s\" in the policy's "
+             "lcsb: %.16s %.200s on %.253s:%u: refused by the rule \"%.600s\" in the policy's "
              "net.domains: %s\n",
-             req->method, req->target.p, req->host, entry, no);
+             req->method, req->target.p, req->host, (unsigned)req->port, entry, no);
     answer(c, client, req, 403, body, why);
     return -1;
 }

@@ -102,6 +102,8 @@ local RO_NOTE = '"Read-only file system" here means outside the policy\'s write 
   .. "read-only disk"
 local CREATE_FIRST = "make what is missing first: a path that does not exist is left out of a "
   .. "policy"
+local OWN_TMP = "the command has a temporary directory of its own, $TMPDIR, which it may write: "
+  .. "a fixed path in the host's shared one is seen by every program there"
 
 -- What lets the command write PATH: the file when it is there, else its
 -- directory (a policy leaves out what does not exist), unless that is too
@@ -156,14 +158,19 @@ local function preset_in_use(ev, name)
   return false
 end
 
+-- The run's private TMPDIR, as the policy's env sets it; nil where it
+-- sets none (a saved attestation has no env).
+local function private_tmp_of(ev)
+  local env = type(policy_of(ev).env) == "table" and policy_of(ev).env or {}
+  local tmp = type(env.set) == "table" and env.set.TMPDIR or env.TMPDIR
+  return type(tmp) == "string" and tmp:sub(1, 1) == "/" and tmp or nil
+end
+
 -- Does TARGET lie in the run's private TMPDIR? The policy's env says
 -- where it was; a saved attestation, without it, by the name lcsb gives it.
 local function in_private_tmp(ev, target)
-  local env = type(policy_of(ev).env) == "table" and policy_of(ev).env or {}
-  local tmp = type(env.set) == "table" and env.set.TMPDIR or env.TMPDIR
-  if type(tmp) == "string" and tmp:sub(1, 1) == "/" then
-    return target:sub(1, #tmp + 1) == tmp .. "/"
-  end
+  local tmp = private_tmp_of(ev)
+  if tmp then return target:sub(1, #tmp + 1) == tmp .. "/" end
   return target:find("^/.-/lcsb%-tmp[%.%-][^/]+/") ~= nil
 end
 
@@ -360,6 +367,9 @@ local function file_lines(ev, group)
   local ro = false
   for _, x in ipairs(rs) do ro = ro or x.ro end
   local dir = dirname(r.target)
+  -- A fixed name in the shared /tmp, where the command has its own.
+  local shared_tmp = kind == "write" and (dir == "/tmp" or dir == "/var/tmp")
+    and private_tmp_of(ev) and OWN_TMP
   if #rs == 1 then
     local entry, first = r.target, false
     if kind == "write" then entry, first = write_entry(r.target) end
@@ -369,10 +379,10 @@ local function file_lines(ev, group)
       and not held_within(r.target, "write")
       and (" (or write = %s, if the command writes in it)"):format(lua_list { entry }) or ""
     return { ("refused: %s: add %s = %s%s%s"):format(refusal_text(ev, r), kind,
-      lua_list { entry }, into, notes(first and CREATE_FIRST, ro and RO_NOTE)) }
+      lua_list { entry }, into, notes(first and CREATE_FIRST, ro and RO_NOTE, shared_tmp)) }
   elseif not too_wide(dir) and not held_within(dir, kind) then
     return { ("refused: %s under %s (%d files): add %s = %s%s"):format(kind, shown(dir), #rs,
-      kind, lua_list { dir }, notes(ro and RO_NOTE)) }
+      kind, lua_list { dir }, notes(ro and RO_NOTE, shared_tmp)) }
   end
   local entries, first = {}, false
   for _, x in ipairs(rs) do
@@ -382,7 +392,7 @@ local function file_lines(ev, group)
     first = first or make
   end
   return { ("refused: %s of %d files in %s: add %s = %s%s"):format(kind, #rs, shown(dir),
-    kind, lua_list(entries), notes(first and CREATE_FIRST, ro and RO_NOTE)) }
+    kind, lua_list(entries), notes(first and CREATE_FIRST, ro and RO_NOTE, shared_tmp)) }
 end
 
 -- Refusals no hint may offer (GROUP.why says why): one, or how many in a

@@ -120,6 +120,15 @@ T.case("a net.domains entry for the loopback is warned of: clients go there with
   T.eq(#policy { scope = s, net = { domains = { "build.example.org" } } }.warnings, 0, "none")
 end)
 
+T.case("a net.domains entry's unknown key is named", function()
+  local s <close> = lcsb.scope()
+  local err = policy_error { scope = s, net = { domains = { ["vm.example:8443"] = {
+    method = { "GET" } } } } }
+  T.has(err, "policy key 'net.domains[\"vm.example:8443\"]': unknown key 'method' (expected {", "named")
+  err = policy_error { scope = s, net = { domains = { ["vm.example:8443"] = { once = "yes" } } } }
+  T.has(err, "net.domains[\"vm.example:8443\"].once': expected {", "a known key, a wrong value")
+end)
+
 T.case("env overlay and network", function()
   local s <close> = lcsb.scope()
   -- The simple form: the overlay alone, given back in the structured one.

@@ -158,6 +158,15 @@ T.case("writes and reads grouped by directory; one file names itself or its dire
     'refused: write of 2 files in /tmp: add write = { "/tmp/lcsb-none-a", "/tmp/lcsb-none-b" } '
     .. "(make what is missing first: a path that does not exist is left out of a policy)",
     "too wide to grant")
+  -- A fixed name in the shared /tmp, where the run gives the command a
+  -- TMPDIR of its own: that is said too. The twin: a write in the project.
+  local ev = evidence { attestation = recorded { refusal("write", "write", "/tmp/body", "curl") } }
+  ev.policy.env = { set = { TMPDIR = "/tmp/lcsb-tmp.AbCdEf" } }
+  local own = "the command has a temporary directory of its own, $TMPDIR, which it may write"
+  T.has(lines(remedies.explain(ev)), own, "a write in the shared /tmp")
+  ev = evidence { attestation = recorded { refusal("write", "write", D .. "/out/new", "touch") } }
+  ev.policy.env = { set = { TMPDIR = "/tmp/lcsb-tmp.AbCdEf" } }
+  T.hasnt(lines(remedies.explain(ev)), own, "a write elsewhere")
 end)
 
 T.case("protected, hidden, sockets: named by the key that governs them, never a grant", function()
