@@ -480,9 +480,7 @@ static const char *secret_named(const lcsb_policy *p, const char *name) {
 static bool reads_requests(const lcsb_policy *p) {
     for (size_t i = 0, n = lcsb_policy_domain_count(p); i < n; i++) {
         const char *entry = lcsb_policy_domain(p, i);
-        if (entry[0] != '!' && strchr(entry, ' ') && !strstr(entry, " once") &&
-            !strstr(entry, " until="))
-            return true;
+        if (strstr(entry, " methods=") || strstr(entry, " paths=")) return true;
     }
     return lcsb_policy_secret_count(p) > 0;
 }
