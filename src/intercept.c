@@ -297,13 +297,19 @@ static int fill_secret(lcsb__secret *s, lcsb_error *err) {
                                 "placeholder the command gets",
                                 s->name, s->name);
     }
-    int rc = strlen(value) < LCSB__SECRET_VALUE_MIN
+    size_t len = strlen(value);
+    int rc = len < LCSB__SECRET_VALUE_MIN
                  ? lcsb__fail(err, LCSB_EINVAL,
                               "secrets.%s: its value is %zu bytes; lcsb takes %d or more (a "
                               "shorter one's Base64 in an answer is too short to be told from "
                               "other data, so a server that echoes it could hand it to the "
                               "command)",
-                              s->name, strlen(value), LCSB__SECRET_VALUE_MIN)
+                              s->name, len, LCSB__SECRET_VALUE_MIN)
+             : len > LCSB__SECRET_FORMS_VALUE_MAX
+                 ? lcsb__fail(err, LCSB_EINVAL,
+                              "secrets.%s: its value is %zu bytes; lcsb takes %d at most (the "
+                              "forms a longer one takes in an echo are not looked for)",
+                              s->name, len, LCSB__SECRET_FORMS_VALUE_MAX)
                  : 0;
     for (const char *c = value; *c && !rc; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)

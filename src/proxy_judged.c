@@ -360,7 +360,7 @@ static const char *read_framing(const char *head, size_t len, answer_framing *fr
  * BUF then holds what followed it. 1 for an interim answer (another head
  * follows), 0 when the body starts (A says how it is framed), -1 when it
  * was refused or could not be sent. */
-static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool any_swapped) {
+static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool guarded) {
     lcsb__proxy *p = a->c->proxy;
     int status = head_len > 12 ? atoi(buf + 9) : 0;
     answer_framing fr = {0};
@@ -374,12 +374,22 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
         answer(a->c, a->client, a->req, 502, body, NULL);
         return -1;
     }
-    if ((fr.encoded || fr.coded) && any_swapped) {
+    if ((fr.encoded || fr.coded) && guarded) {
         answer(a->c, a->client, a->req, 502,
                "lcsb: the server encoded its answer though asked not to; lcsb cannot look in it "
-               "for the secret this request carried, so it is not passed on\n",
+               "for a secret's value (a secret goes to this host), so it is not passed on\n",
                "upstream its answer is encoded (a Content-Encoding, or a transfer coding besides "
-               "chunked), after a request that carried a secret");
+               "chunked), from a host a secret goes to");
+        return -1;
+    }
+    /* Asked for whole: a part is one the server chose, a value cut where
+     * the search does not find it. */
+    if (status == 206 && guarded) {
+        answer(a->c, a->client, a->req, 502,
+               "lcsb: the server answered with a part (206) though asked for the whole; lcsb "
+               "cannot look in it for a secret's value (a secret goes to this host), so it is not "
+               "passed on\n",
+               "upstream its answer is a part (206), from a host a secret goes to");
         return -1;
     }
     bool hit[LCSB__RUN_SECRETS_MAX];
@@ -400,14 +410,15 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
 
 /* Upstream's answer to the command, until upstream ends, every value lcsb
  * withholds overwritten on the way (its length kept, so the answer's framing
- * holds), as it is and in Base64: a server that echoes what it was sent (a
- * header, Basic credentials, a form) would otherwise hand the command a
- * secret's value. A chunked body is read as its data and sent on in chunks
- * of the proxy's own, so that no chunk boundary hides a value; an answer to
- * a request that got a value, in a content coding the proxy cannot look
- * into, is refused. SWAPPED: whose values the request got. */
+ * holds), in every form secrets.h looks for: a server that echoes what it
+ * was sent (a header, Basic credentials, a form), or stored it for a later
+ * request, would otherwise hand the command a secret's value. A chunked
+ * body is read as its data and sent on in chunks of the proxy's own, so
+ * that no chunk boundary hides a value; from a host a secret goes to
+ * (GUARDED), an answer in a coding the proxy cannot look into, or a part
+ * of one, is refused. SWAPPED: whose values the request got. */
 static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb__request *req,
-                         const bool *swapped, bool any_swapped) {
+                         const bool *swapped, bool guarded) {
     lcsb__proxy *p = c->proxy;
     answering a = {
         .c = c, .client = client, .req = req, .swapped = swapped, .out = hold_for(p, false)};
@@ -429,7 +440,7 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             const char *end = memmem(buf, len, "\r\n\r\n", 4);
             if (!end && len < ANSWER_HEAD_MAX) continue;
             /* No head the proxy can read: nothing of it goes on. */
-            int head = end ? take_head(&a, buf, &len, (size_t)(end - buf) + 4, any_swapped) : -1;
+            int head = end ? take_head(&a, buf, &len, (size_t)(end - buf) + 4, guarded) : -1;
             if (head < 0) {
                 rc = -1;
                 break;
@@ -452,8 +463,11 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
         }
         len = 0;
     }
-    /* A body that ends with the connection: what was held back goes too. */
-    if (!rc && !a.out.chunked && a.out.held.len) (void)answer_send(&a, NULL, 0, true);
+    /* A body that ends with the connection: what was held back goes too.
+     * One cut short of its length keeps it: it may hold the start of a
+     * value, cut where the server chose. */
+    if (!rc && !a.out.chunked && a.out.held.len && !(a.by_length && a.left > 0))
+        (void)answer_send(&a, NULL, 0, true);
     lcsb__buf_free(&payload);
     hold_free(&a.out);
     free(buf);
@@ -473,6 +487,14 @@ static void refuse_withheld(lcsb__conn *c, lcsb__end *client, const lcsb__reques
              s->name, s->hosts_n ? "a secret of the policy's" : "a variable it was not given",
              sent ? "it was cut off before the value" : "nothing of it was sent");
     answer(c, client, req, 403, body, why);
+}
+
+/* Does a secret of P's go to REQ's host and port? */
+static bool to_secrets_host(const lcsb__proxy *p, const lcsb__request *req) {
+    for (size_t k = 0; k < p->secrets_n; k++)
+        if (p->secrets[k].hosts_n && lcsb__secret_goes_to(&p->secrets[k], req->host, req->port))
+            return true;
+    return false;
 }
 
 /* REQ (parsed whole, judged) sent on, FIRST (LEN bytes) the start of its
@@ -512,7 +534,11 @@ static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
                why);
         return;
     }
-    if (swapped) without_encoding(&head);
+    /* Any answer of a secret's host may hold a value it was sent before
+     * (a server that stores requests and serves them back): each is asked
+     * for whole and plain, not only the answer to a request that got one. */
+    bool guarded = swapped || to_secrets_host(p, req);
+    if (guarded) without_encoding(&head);
     static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
     int rc = head.oom ? -1 : 0;
     if (!rc && req->expect_continue)
@@ -527,7 +553,7 @@ static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     if (rc >= 2)
         refuse_withheld(c, client, req, &p->secrets[rc - 2], true);
     else
-        relay_answer(c, client, up, req, which, swapped > 0);
+        relay_answer(c, client, up, req, which, guarded);
 }
 
 /* The first byte the command sends into the tunnel, looked at and left

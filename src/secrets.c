@@ -10,12 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#ifdef __GLIBC__
-#define wipe(p, n) explicit_bzero(p, n)
-#else
-#define wipe(p, n) memset_s(p, n, 0, n)
-#endif
-
 static bool is_name(const char *name) {
     size_t n = strlen(name);
     if (n == 0 || n >= LCSB__SECRET_NAME_MAX || (name[0] >= '0' && name[0] <= '9')) return false;
@@ -212,14 +206,14 @@ bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port
 
 void lcsb__secret_clear(lcsb__secret *s) {
     if (s->value) {
-        wipe(s->value, s->value_len);
+        lcsb__wipe(s->value, s->value_len);
         free(s->value);
     }
     s->value = NULL;
     s->value_len = 0;
     for (size_t k = 0; k < LCSB__SECRET_FORMS; k++) {
         if (s->forms[k]) {
-            wipe(s->forms[k], s->forms_len[k]);
+            lcsb__wipe(s->forms[k], s->forms_len[k]);
             free(s->forms[k]);
         }
         s->forms[k] = NULL;
@@ -318,13 +312,13 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
             else
                 lcsb__buf_add(out, line + at, b64n);
             lcsb__buf_add(out, line + at + b64n, line_len - at - b64n);
-            if (inside.p) wipe(inside.p, inside.len);
+            if (inside.p) lcsb__wipe(inside.p, inside.len);
             lcsb__buf_free(&inside);
         } else {
             swap_text(v, n, host, port, line, name_len, line, line_len, out, &swapped, which);
         }
         if (plain) {
-            wipe(plain, b64n + 1);
+            lcsb__wipe(plain, b64n + 1);
             free(plain);
         }
         i += line_len;
@@ -339,33 +333,9 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
  * whose six bits all come from the value. Into OUT (CAP bytes): how many
  * (0 when the value is too short to make any). A server that echoes Basic
  * credentials sends these. */
-/* The longest value whose other forms are made. */
-#define FORM_VALUE_MAX 4096
-
-static size_t b64_core(const lcsb__secret *s, size_t align, char *out, size_t cap) {
-    size_t bits_from = 8 * align, bits_to = 8 * (align + s->value_len);
-    size_t first = (bits_from + 5) / 6, last = bits_to / 6; /* chars [first, last) */
-    if (last <= first || last - first > cap || s->value_len > FORM_VALUE_MAX) return 0;
-    char *padded = calloc(align + s->value_len + 3, 1);
-    if (!padded) return 0;
-    memcpy(padded + align, s->value, s->value_len);
-    lcsb__buf enc = {0};
-    lcsb__base64_encode(padded, align + s->value_len + 2, &enc);
-    size_t n = 0;
-    if (!enc.oom && enc.len >= last) {
-        memcpy(out, enc.p + first, last - first);
-        n = last - first;
-    }
-    wipe(padded, align + s->value_len + 3);
-    free(padded);
-    if (enc.p) wipe(enc.p, enc.len);
-    lcsb__buf_free(&enc);
-    return n;
-}
-
 /* Each form of S's value that may stand in DATA (LEN bytes): the value,
- * then its other forms (the first three Base64), given to EACH with the
- * form and its length. */
+ * then its other forms (the first Base64), given to EACH with the form
+ * and its length. */
 static void each_form(const lcsb__secret *s,
                       void (*each)(const char *form, size_t n, bool in_b64, void *arg), void *arg) {
     if (!s->value_len) return;
@@ -374,68 +344,13 @@ static void each_form(const lcsb__secret *s,
         if (s->forms[k]) each(s->forms[k], s->forms_len[k], k < LCSB__SECRET_B64_FORMS, arg);
 }
 
-/* S's value percent-encoded, every byte but RFC 3986's unreserved ones,
- * with DIGITS' hex digits, into OUT (3 bytes a byte). */
-static size_t percent_encoded(const lcsb__secret *s, const char *digits, char *out) {
-    size_t o = 0;
-    for (size_t i = 0; i < s->value_len; i++) {
-        unsigned char c = (unsigned char)s->value[i];
-        if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-            out[o++] = (char)c;
-        } else {
-            out[o++] = '%';
-            out[o++] = digits[c >> 4];
-            out[o++] = digits[c & 15];
-        }
-    }
-    return o;
-}
-
-/* S's value as a JSON string's characters (it holds no control
- * character), "/" escaped too when SOLIDUS, into OUT (2 bytes a byte). */
-static size_t json_escaped(const lcsb__secret *s, bool solidus, char *out) {
-    size_t o = 0;
-    for (size_t i = 0; i < s->value_len; i++) {
-        char c = s->value[i];
-        if (c == '"' || c == '\\' || (solidus && c == '/')) out[o++] = '\\';
-        out[o++] = c;
-    }
-    return o;
-}
-
-/* FORM (N bytes) kept as S's form K, unless it is no form (N 0) or one S
- * has already: 0, or -1 out of memory. */
-static int keep_form(lcsb__secret *s, size_t k, const char *form, size_t n) {
-    if (!n || (n == s->value_len && memcmp(form, s->value, n) == 0)) return 0;
-    for (size_t j = 0; j < k; j++)
-        if (s->forms[j] && s->forms_len[j] == n && memcmp(s->forms[j], form, n) == 0) return 0;
-    if (!(s->forms[k] = malloc(n))) return -1;
-    memcpy(s->forms[k], form, n);
-    s->forms_len[k] = n;
-    return 0;
-}
-
 int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len) {
     lcsb__secret_clear(s);
     if (!(s->value = malloc(len + 1))) return -1;
     memcpy(s->value, value, len);
     s->value[len] = '\0';
     s->value_len = len;
-    /* A longer one (a variable of certificates) is looked for as it is. */
-    if (len > FORM_VALUE_MAX) return 0;
-    char form[3 * FORM_VALUE_MAX];
-    size_t k = 0;
-    int rc = 0;
-    for (size_t align = 0; align < LCSB__SECRET_B64_FORMS && !rc; align++, k++) {
-        size_t n = b64_core(s, align, form, sizeof form);
-        /* Shorter than 8 characters, a form turns up by chance. */
-        rc = n >= 8 ? keep_form(s, k, form, n) : 0;
-    }
-    if (!rc) rc = keep_form(s, k++, form, percent_encoded(s, "0123456789ABCDEF", form));
-    if (!rc) rc = keep_form(s, k++, form, percent_encoded(s, "0123456789abcdef", form));
-    if (!rc) rc = keep_form(s, k++, form, json_escaped(s, true, form));
-    if (!rc) rc = keep_form(s, k++, form, json_escaped(s, false, form));
-    wipe(form, sizeof form);
+    int rc = lcsb__secret_make_forms(s);
     if (rc) lcsb__secret_clear(s);
     return rc;
 }
@@ -486,7 +401,7 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
         char *decoded = malloc(len ? len : 1);
         if (decoded) {
             found = find_raw(v, n, decoded, percent_decoded(data, len, decoded));
-            wipe(decoded, len);
+            lcsb__wipe(decoded, len);
             free(decoded);
         }
     }
@@ -501,7 +416,7 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
             long plain_len = plain ? lcsb__base64_decode(data + i + at, b64n, plain) : -1;
             if (plain_len > 0) found = find_raw(v, n, plain, (size_t)plain_len);
             if (plain) {
-                wipe(plain, b64n + 1);
+                lcsb__wipe(plain, b64n + 1);
                 free(plain);
             }
         }
@@ -569,7 +484,7 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
         open = open || m.open;
     }
     if (run_open) *run_open = open;
-    wipe(seen, len);
+    lcsb__wipe(seen, len);
     free(seen);
     return total;
 }
@@ -577,9 +492,12 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {
     size_t longest = 0;
     for (size_t k = 0; k < n; k++) {
-        /* The value, its Base64 (a third longer), and percent-encoded (three
-         * times): what a search across reads must hold back. */
+        /* The value percent-encoded (three times as long), which a request
+         * is decoded for, and every form of it an answer may hold: what a
+         * search across reads must hold back. */
         size_t forms = 3 * v[k].value_len;
+        for (size_t f = 0; f < LCSB__SECRET_FORMS; f++)
+            if (v[k].forms_len[f] > forms) forms = v[k].forms_len[f];
         if (forms > longest) longest = forms;
     }
     return longest;

@@ -27,13 +27,25 @@
 #define LCSB__SECRET_HEADERS_MAX 256
 #define LCSB__SECRET_FROM_MAX 1024
 
-/* The Base64 forms come first: forms[0] to forms[2]. */
-#define LCSB__SECRET_FORMS 7
-#define LCSB__SECRET_B64_FORMS 3
+/* The forms a value takes in an echo (secret_forms.c); the Base64 ones,
+ * whose runs are overwritten whole, come first. */
+#define LCSB__SECRET_FORMS 29
+#define LCSB__SECRET_B64_FORMS 6
+/* After them that Base64 percent-encoded, then the value's own spellings. */
+#define LCSB__SECRET_SPELLED_FORMS 12
 
-/* A secret's value shorter than this has Base64 forms too short to be told
- * from other data, and is refused. */
+/* A secret's value shorter than the least has Base64 forms too short to
+ * be told from other data; one longer than the most has no forms made
+ * (a withheld value is looked for as it is): both refused for a secret. */
 #define LCSB__SECRET_VALUE_MIN 8
+#define LCSB__SECRET_FORMS_VALUE_MAX 4096
+
+/* N bytes at P set to zero where the compiler cannot leave it out. */
+#ifdef __GLIBC__
+#define lcsb__wipe(p, n) explicit_bzero(p, n)
+#else
+#define lcsb__wipe(p, n) memset_s(p, n, 0, n)
+#endif
 
 typedef struct lcsb__secret {
     char name[LCSB__SECRET_NAME_MAX];
@@ -52,11 +64,11 @@ typedef struct lcsb__secret {
     char *value;                             /* the caller's, never the command's */
     size_t value_len;
     /* The other forms the value takes in what a server echoes, made once
-     * with it by lcsb__secret_set_value (NULL where there is none): what it
-     * makes in Base64 whatever surrounds it, at each of the three
-     * alignments (none when too short to make 8 characters), then, where
-     * they differ from it, percent-encoded (upper and lower hex digits)
-     * and escaped as in a JSON string (with "/" escaped and without). */
+     * with it by lcsb__secret_set_value (NULL where there is none, or one
+     * is the same as another): its Base64 whatever surrounds it, at each
+     * alignment (standard and URL-safe; none shorter than 8 characters),
+     * that Base64 percent-encoded, and the value percent-encoded, escaped
+     * in JSON and in HTML as encoders do (secret_forms.c). */
     char *forms[LCSB__SECRET_FORMS];
     size_t forms_len[LCSB__SECRET_FORMS];
 } lcsb__secret;
@@ -83,6 +95,10 @@ bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port
 int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len);
 /* S's value (and its forms) wiped and freed. */
 void lcsb__secret_clear(lcsb__secret *s);
+
+/* S's other forms (forms) made from its value: 0, or -1 out of memory
+ * (some may be made). None for a value past LCSB__SECRET_FORMS_VALUE_MAX. */
+int lcsb__secret_make_forms(lcsb__secret *s);
 
 /* HEAD (LEN bytes: a request line and its header lines, CRLF-ended, as the
  * proxy sends them on) into OUT, each placeholder of the N secrets at V

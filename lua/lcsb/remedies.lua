@@ -236,6 +236,7 @@ function M.read_hint(target, entry, why, secrets)
   local echoed = why:match("^withheld: the value of ([%w_]+), in an answer$")
   local locked = why:find("^withheld: after ")
   local encoded = why:find("^upstream its answer is encoded")
+    or why:find("^upstream its answer is a part")
   local upstream = why:match("^upstream (.*)")
   if echoed then
     return ("an answer from %s held the value of %s, which lcsb keeps from the command, "
@@ -247,9 +248,10 @@ function M.read_hint(target, entry, why, secrets)
       .. "value lcsb withholds: a run that sends one sends no more through a rule or a secret"
       ):format(target)
   elseif encoded then
-    return ("%s encoded its answer (a Content-Encoding, or a transfer coding besides chunked) "
-      .. "though lcsb's proxy asked for none, after a request that carried a secret: the proxy "
-      .. "cannot look into it for the secret, so it refused the answer"):format(target)
+    return ("%s encoded its answer (a Content-Encoding, or a transfer coding besides chunked), "
+      .. "or sent a part of it, though lcsb's proxy asked for it whole and plain, as a secret goes "
+      .. "to that host: the proxy cannot look into it for the secret's value, so it refused the "
+      .. "answer"):format(target)
   elseif why:find("^no TLS: ") then
     return ("lcsb's proxy refused a plain HTTP request to %s that carried a "
       .. "secret's placeholder: lcsb puts a secret's value only into requests over TLS "

@@ -96,3 +96,20 @@ void servers_policy(fx *f, const char *extra) {
            "\"%s:%d\" }, lan = { \"127.0.0.0/8\" }%s }",
            srv.cert, srv.host, srv.https, srv.host, srv.http, extra ? extra : "");
 }
+
+void secrets_policy(fx *f, const char *extra) {
+    policy(f,
+           "exec = { \"curl\", \"sh\", \"cat\", \"grep\", \"head\" }, net = { domains = { "
+           "\"%s:%d\", \"%s:%d\" }, lan = { \"127.0.0.0/8\" } }, secrets = { LCSB_TEST_SECRET = { "
+           "hosts = { \"%s:%d\" }, headers = { \"X-Token\" } } }%s",
+           srv.host, srv.https, srv.host, srv.http, srv.host, srv.https, extra);
+}
+
+void lcsb_with_secret(fx *f, const char *const *launcher, const char *const *options,
+                      const char *const *cmd) {
+    char trust[PATH_MAX + 16];
+    FMT(trust, "SSL_CERT_FILE=%s", srv.cert);
+    lcsb_launched(
+        f, launcher, "landlock", options, cmd,
+        ENV(trust, "LCSB_TEST_SECRET=" SECRET_VALUE, "AWS_SECRET_ACCESS_KEY=" WITHHELD_VALUE), &P);
+}

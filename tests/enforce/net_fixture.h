@@ -20,6 +20,13 @@
  * argv). */
 #define SECRET_VALUE "ghp_0nly-the-server-sees-this"
 
+/* A sensitive variable's value the secrets cases give lcsb and not the
+ * command; sha256(SECRET_VALUE), and of "Basic " base64("git:"
+ * SECRET_VALUE). */
+#define WITHHELD_VALUE "aws-withheld-4f9a2c7e"
+#define SECRET_SHA256 "da804544d3c0190405806a15e0bc2e781fc2dc5e40616d599574cad1b2ede83b"
+#define BASIC_SHA256 "7636a7236a38e4cd62085ade7ba393e196f9c193198a50ae8c17eea68a08e94e"
+
 typedef struct net_servers {
     char host[256];             /* a name the host resolves to its loopback, not "localhost" */
     char addr[INET_ADDRSTRLEN]; /* where it resolves: 127.0.1.1 on an installed Debian */
@@ -55,5 +62,14 @@ void run_attested(fx *f, const char *backend, const char *const *cmd, char *atte
  * ports on the host's name, and its loopback address let in; EXTRA (NULL:
  * none) appended inside the policy's table. */
 void servers_policy(fx *f, const char *extra);
+/* The secrets cases' policy: LCSB_TEST_SECRET goes to the HTTPS server (in
+ * X-Token too), the HTTP one is a host it does not go to; EXTRA after the
+ * table's keys. */
+void secrets_policy(fx *f, const char *extra);
+/* lcsb with the secret's value, a sensitive variable the command is not
+ * given, and the servers' certificate trusted, in its own environment;
+ * into P. */
+void lcsb_with_secret(fx *f, const char *const *launcher, const char *const *options,
+                      const char *const *cmd);
 
 #endif

@@ -13,8 +13,13 @@ for that name, serving ROOT (argv[1]) with:
                              with "te-list" chunked as the last of two codings, with
                              "te-other" under a Transfer-Encoding that is not chunked, with
                              "te-gzip" gzipped as a transfer coding before chunked, with
-                             "range" only the bytes a Range header asks for (206); it
-                             says the TE and Range headers it got too
+                             "range" only the bytes a Range header asks for (206), with
+                             "partial" a 206 whether asked for or not, with "compress-asked"
+                             gzipped when Accept-Encoding asks for it, with "cut" ended
+                             inside the X-Token line, short of its Content-Length; with
+                             "store" it keeps what it echoes, with "fetch" it echoes that
+                             instead (a request bin); it says the TE and Range headers it
+                             got too
   /smart/repo.git            the same repository for git's smart HTTP protocol, clone and
                              push, behind Basic credentials whose password is
                              $LCSB_NET_SERVER_TOKEN
@@ -113,6 +118,33 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
                 f"te: {self.headers.get('TE')}\n"
                 f"range: {self.headers.get('Range')}\n").encode()
         text += b"body: " + body + b"\n"
+        if "fetch" in self.path:  # what an earlier request left
+            text = STORED.get("text", b"")
+        if "store" in self.path:
+            STORED["text"] = text
+        if "compress-asked" in self.path and "gzip" in self.headers.get("Accept-Encoding", ""):
+            packed = gzip.compress(text)
+            self.send_response(200)
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(packed)))
+            self.end_headers()
+            self.wfile.write(packed)
+            return
+        if "partial" in self.path:  # a part, asked for or not
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes 0-{len(text) - 1}/{len(text)}")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+            return
+        if "cut" in self.path:  # the connection ends inside the value
+            at = text.find(b"x-token: ") + len(b"x-token: ") + 12
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text[:at])
+            self.close_connection = True
+            return
         if "te-gzip" in self.path:  # the whole chunked body gzipped inside its chunks
             self.protocol_version = "HTTP/1.1"
             self.close_connection = True
@@ -234,6 +266,10 @@ class Server(http.server.ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         """A client gone mid-request (a proxy that refused what followed
         the head) is no error of the server's."""
+
+
+# What "store" kept, for "fetch": the server's memory of an earlier request.
+STORED = {}
 
 
 def serve(context=None):

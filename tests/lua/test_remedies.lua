@@ -240,7 +240,9 @@ T.case("what the proxy read and refused: rules, secrets, withheld values", funct
   T.has(said("upstream its certificate is not trusted: self-signed certificate"),
     "could not verify the host: its certificate is not trusted", "upstream")
   T.has(said("upstream its answer is encoded (a Content-Encoding, or a transfer coding besides "
-    .. "chunked), after a request that carried a secret"), "encoded its answer", "an encoded answer")
+    .. "chunked), from a host a secret goes to"), "encoded its answer", "an encoded answer")
+  T.has(said("upstream its answer is a part (206), from a host a secret goes to"),
+    "or sent a part of it", "a part")
   T.has(said("the command's TLS handshake failed: tlsv1 alert unknown ca"),
     "must trust the run's certificates", "the command's client")
   for _, hint in ipairs(remedies.explain(ev)) do

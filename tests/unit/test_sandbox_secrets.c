@@ -193,7 +193,54 @@ static void test_secret_echo_forms(void **state) {
     lcsb__secret_clear(&s);
     secret(&s, "PLAIN api.example");
     assert_int_equal(lcsb__secret_set_value(&s, "plain-value_1.x~", 16), 0);
-    for (size_t k = LCSB__SECRET_B64_FORMS; k < LCSB__SECRET_FORMS; k++) assert_null(s.forms[k]);
+    for (size_t k = LCSB__SECRET_SPELLED_FORMS; k < LCSB__SECRET_FORMS; k++)
+        assert_null(s.forms[k]);
+    lcsb__secret_clear(&s);
+}
+
+/* Echoes as real encoders write them (a red team's servers): Go's JSON
+ * (\u0026 for "&"), urllib's quote (keeping "/"), quote_plus (a space as
+ * "+"), base64url, Basic's Base64 percent-encoded in a Location, HTML,
+ * and JSON of a value past ASCII, by code point and by Latin-1 byte. Each
+ * is overwritten where the value's characters stand. */
+static void test_secret_encoders(void **state) {
+    (void)state;
+    lcsb__secret s;
+    secret(&s, "API_KEY api.example");
+    static const char value[] = "s3cr3t-V4lue+with/Special&<chars>\"x";
+    assert_int_equal(lcsb__secret_set_value(&s, value, sizeof value - 1), 0);
+    char *echoes[] = {
+        strdup("{\"a\":\"Bearer s3cr3t-V4lue+with/Special\\u0026\\u003cchars\\u003e\\\"x\"}"),
+        strdup("x=s3cr3t-V4lue%2Bwith/Special%26%3Cchars%3E%22x&y=1"),
+        strdup("<p>s3cr3t-V4lue+with/Special&amp;&lt;chars&gt;&quot;x</p>"),
+        strdup("t=czNjcjN0LVY0bHVlK3dpdGgvU3BlY2lhbCY8Y2hhcnM-Ing="),
+        strdup("Location: /x?prev=Basic%20YWI6czNjcjN0LVY0bHVlK3dpdGgvU3BlY2lhbCY8Y2hhcnM%2BIng%3D"),
+    };
+    static const char *const telltales[] = {"Special", "Special", "Special", "NjcjN0LVY0bHVlK3dp",
+                                            "NjcjN0LVY0bHVlK3dp"};
+    for (size_t i = 0; i < sizeof echoes / sizeof *echoes; i++) {
+        assert_non_null(echoes[i]);
+        bool hit = false;
+        assert_true(lcsb__secrets_mask(&s, 1, echoes[i], strlen(echoes[i]), 0, NULL, &hit) >= 1);
+        assert_true(hit);
+        assert_lacks(echoes[i], telltales[i], "the echo");
+        free(echoes[i]);
+    }
+    lcsb__secret_clear(&s);
+    secret(&s, "API_KEY api.example");
+    static const char spaced[] = "file-s3cret value+x";
+    assert_int_equal(lcsb__secret_set_value(&s, spaced, sizeof spaced - 1), 0);
+    char plus[] = "q=file-s3cret+value%2Bx&r=2";
+    assert_int_equal(lcsb__secrets_mask(&s, 1, plus, strlen(plus), 0, NULL, NULL), 1);
+    assert_string_equal(plus, "q=*********************&r=2");
+    lcsb__secret_clear(&s);
+    secret(&s, "API_KEY api.example");
+    static const char wide[] = "p\xc3\xa4ssw\xc3\xb6rd-f\xc3\xbcr-dich";
+    assert_int_equal(lcsb__secret_set_value(&s, wide, sizeof wide - 1), 0);
+    char json[] = "[\"p\\u00e4ssw\\u00f6rd-f\\u00fcr-dich\",\"p\\u00c3\\u00a4ssw\\u00c3\\u00b6rd-f"
+                  "\\u00c3\\u00bcr-dich\"]";
+    assert_int_equal(lcsb__secrets_mask(&s, 1, json, strlen(json), 0, NULL, NULL), 2);
+    assert_lacks(json, "ssw", "by code point and by byte");
     lcsb__secret_clear(&s);
 }
 
@@ -228,6 +275,7 @@ int main(void) {
         cmocka_unit_test(test_secret_swap),
         cmocka_unit_test(test_secret_find),
         cmocka_unit_test(test_secret_echo_forms),
+        cmocka_unit_test(test_secret_encoders),
         cmocka_unit_test(test_secret_mask_across_reads),
     };
     return cmocka_run_group_tests_name("sandbox_secrets", tests, NULL, NULL);
