@@ -395,8 +395,19 @@ static size_t percent_decoded(const char *data, size_t len, char *out) {
     return o;
 }
 
+/* Does DATA (LEN bytes) hold what an encoder escapes with? */
+static bool may_escape(const char *data, size_t len) {
+    return memchr(data, '%', len) || memchr(data, '\\', len) || memchr(data, '&', len) ||
+           memchr(data, '\n', len);
+}
+
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len) {
     int found = find_raw(v, n, data, len);
+    lcsb__view view;
+    if (found < 0 && may_escape(data, len) && lcsb__echo_view(data, len, &view) == 0) {
+        found = find_raw(v, n, view.p, view.len);
+        lcsb__view_free(&view);
+    }
     if (found < 0 && memchr(data, '%', len)) {
         char *decoded = malloc(len ? len : 1);
         if (decoded) {
@@ -427,32 +438,49 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
 }
 
 typedef struct masking {
-    const char *seen; /* the bytes as they came, searched */
-    char *data;       /* where each find is overwritten */
-    size_t len;
+    const char *seen;       /* what is searched: the bytes as they came, or their view */
+    const lcsb__view *view; /* where SEEN's bytes came from in DATA; NULL: the same */
+    char *data;             /* where each find is overwritten */
+    size_t len;             /* SEEN's */
     size_t found;
-    bool open; /* a Base64 run overwritten up to the end of DATA */
+    bool open; /* a Base64 run overwritten up to the end of SEEN */
 } masking;
-
-static bool is_b64(char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
-           c == '/' || c == '=' || c == '-' || c == '_';
-}
 
 /* FORM overwritten wherever it stands; in Base64 (B64), the whole run of
  * Base64 around it too: the characters at its edges mix the value's first
  * and last bits with its neighbours', and an echo of Basic credentials
- * would hand those out (IN_B64). */
+ * would hand those out (IN_B64). Found in a view, what the echo spelled
+ * it with is overwritten, and counted only where it was not already. */
 static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
     masking *m = arg;
     for (const char *at = m->seen; (at = memmem(at, m->len - (size_t)(at - m->seen), form, n));
-         at += n, m->found++) {
-        size_t from = (size_t)(at - m->seen), to = from + n;
-        while (in_b64 && from > 0 && is_b64(m->seen[from - 1])) from--;
-        while (in_b64 && to < m->len && is_b64(m->seen[to])) to++;
+         at += n) {
+        size_t s = (size_t)(at - m->seen), e = s + n;
+        while (in_b64 && s > 0 && lcsb__is_b64(m->seen[s - 1])) s--;
+        while (in_b64 && e < m->len && lcsb__is_b64(m->seen[e])) e++;
+        size_t from = m->view ? m->view->from[s] : s, to = m->view ? m->view->to[e - 1] : e;
+        bool fresh = !m->view;
+        for (size_t i = from; i < to && !fresh; i++) fresh = m->data[i] != '*';
         memset(m->data + from, '*', to - from);
-        m->open = m->open || (in_b64 && to == m->len);
+        m->found += fresh;
+        m->open = m->open || (in_b64 && e == m->len);
     }
+}
+
+/* Each of V's N values in SEEN (LEN bytes; a VIEW of DATA's, or NULL for
+ * DATA's own), overwritten in DATA: how many, HIT (or NULL) says whose,
+ * *OPEN (or NULL) whether a run of Base64 reached SEEN's end. */
+static size_t mask_all(const lcsb__secret *v, size_t n, const char *seen, size_t len,
+                       const lcsb__view *view, char *data, bool *hit, bool *open) {
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        masking m = {seen, view, data, len, 0, false};
+        each_form(&v[k], mask_form, &m);
+        if (hit) hit[k] = hit[k] || m.found > 0;
+        total += m.found;
+        if (open) *open = *open || m.open;
+    }
+    return total;
 }
 
 size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, size_t fresh,
@@ -461,7 +489,9 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
     /* Found in a copy, overwritten in DATA: a value that overlaps another
      * is found whole whichever is overwritten first. */
     char *seen = malloc(len);
-    if (!seen) {
+    lcsb__view view = {0};
+    if (!seen || (may_escape(data, len) && lcsb__echo_view(data, len, &view) != 0)) {
+        free(seen);
         memset(data, '*', len); /* nothing can be looked for: nothing goes out as it was */
         return 1;
     }
@@ -472,18 +502,16 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
     bool open = false;
     if (run_open && *run_open) {
         size_t i = fresh;
-        while (i < len && is_b64(seen[i])) data[i++] = '*';
+        while (i < len && lcsb__is_b64(seen[i])) data[i++] = '*';
         open = i == len;
     }
-    size_t total = 0;
-    for (size_t k = 0; k < n; k++) {
-        masking m = {seen, data, len, 0, false};
-        each_form(&v[k], mask_form, &m);
-        if (hit) hit[k] = m.found > 0;
-        total += m.found;
-        open = open || m.open;
-    }
+    if (hit) memset(hit, 0, n * sizeof *hit);
+    size_t total = mask_all(v, n, seen, len, NULL, data, hit, &open);
+    /* Then as the echo says it with its escapes undone: the value, or its
+     * Base64, spelled by an encoder, escapes in its midst and all. */
+    if (view.p) total += mask_all(v, n, view.p, view.len, &view, data, hit, &open);
     if (run_open) *run_open = open;
+    lcsb__view_free(&view);
     lcsb__wipe(seen, len);
     free(seen);
     return total;
@@ -495,7 +523,7 @@ size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {
         /* The value percent-encoded (three times as long), which a request
          * is decoded for, and every form of it an answer may hold: what a
          * search across reads must hold back. */
-        size_t forms = 3 * v[k].value_len;
+        size_t forms = 8 * v[k].value_len; /* its Base64, each character escaped as \u002B */
         for (size_t f = 0; f < LCSB__SECRET_FORMS; f++)
             if (v[k].forms_len[f] > forms) forms = v[k].forms_len[f];
         if (forms > longest) longest = forms;

@@ -96,6 +96,22 @@ int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len);
 /* S's value (and its forms) wiped and freed. */
 void lcsb__secret_clear(lcsb__secret *s);
 
+/* What an echo says with its escapes undone (secret_view.c): LEN bytes at
+ * P, the Ith of which came from the echo's bytes [FROM[I], TO[I]). */
+typedef struct lcsb__view {
+    char *p;
+    uint32_t *from, *to;
+    size_t len;
+} lcsb__view;
+
+/* DATA (LEN bytes) viewed with its percent-escapes, JSON's \uXXXX and \/,
+ * HTML's character references and the line breaks inside a run of Base64
+ * undone, into V (freed with lcsb__view_free): 0, or -1 out of memory. */
+int lcsb__echo_view(const char *data, size_t len, lcsb__view *v);
+void lcsb__view_free(lcsb__view *v);
+/* Is C a character of Base64, standard or URL-safe? */
+bool lcsb__is_b64(char c);
+
 /* S's other forms (forms) made from its value: 0, or -1 out of memory
  * (some may be made). None for a value past LCSB__SECRET_FORMS_VALUE_MAX. */
 int lcsb__secret_make_forms(lcsb__secret *s);

@@ -32,17 +32,17 @@ static void test_secret_entry(void **state) {
     (void)state;
     lcsb__secret s;
     char why[300], out[4096];
-    assert_int_equal(lcsb__secret_parse("GH_TOKEN", "API.github.com,*.Example.org:8443", &s, why,
-                                        sizeof why),
-                     0);
+    assert_int_equal(
+        lcsb__secret_parse("GH_TOKEN", "API.github.com,*.Example.org:8443", &s, why, sizeof why),
+        0);
     lcsb__secret_format(&s, out, sizeof out);
     assert_string_equal(out, "GH_TOKEN api.github.com,*.example.org:8443");
     assert_true(lcsb__secret_goes_to(&s, "api.github.com", 443));
     assert_false(lcsb__secret_goes_to(&s, "api.github.com", 8443));
     assert_true(lcsb__secret_goes_to(&s, "a.example.org", 8443));
     assert_false(lcsb__secret_goes_to(&s, "example.org", 8443));
-    assert_int_equal(lcsb__secret_parse("T a.example headers=Private-Token,X-Api-Key", NULL, &s, why,
-                                        sizeof why),
+    assert_int_equal(lcsb__secret_parse("T a.example headers=Private-Token,X-Api-Key", NULL, &s,
+                                        why, sizeof why),
                      0);
     lcsb__secret_format(&s, out, sizeof out);
     assert_string_equal(out, "T a.example headers=private-token,x-api-key");
@@ -151,8 +151,9 @@ static void test_secret_find(void **state) {
     static const char clean[] = "GET / HTTP/1.1\r\nX: " PLACEHOLDER "\r\n\r\n";
     assert_int_equal(lcsb__secrets_find(v, 2, clean, sizeof clean - 1), -1);
     /* A search across reads holds back what the longest value's forms
-     * could start in: percent-encoded, it is three times as long. */
-    assert_int_equal(lcsb__secrets_longest(v, 2), 3 * strlen("another-longer-value"));
+     * could start in: its Base64 with every character escaped (\u002B),
+     * eight times as long. */
+    assert_int_equal(lcsb__secrets_longest(v, 2), 8 * strlen("another-longer-value"));
     /* In Base64, at any alignment, as a server echoing Basic credentials
      * sends it back; and whose it was. */
     char basic_echo[] = "authorization: Basic dXNlcjphbm90aGVyLWxvbmdlci12YWx1ZQ== and "
@@ -214,7 +215,8 @@ static void test_secret_encoders(void **state) {
         strdup("x=s3cr3t-V4lue%2Bwith/Special%26%3Cchars%3E%22x&y=1"),
         strdup("<p>s3cr3t-V4lue+with/Special&amp;&lt;chars&gt;&quot;x</p>"),
         strdup("t=czNjcjN0LVY0bHVlK3dpdGgvU3BlY2lhbCY8Y2hhcnM-Ing="),
-        strdup("Location: /x?prev=Basic%20YWI6czNjcjN0LVY0bHVlK3dpdGgvU3BlY2lhbCY8Y2hhcnM%2BIng%3D"),
+        strdup(
+            "Location: /x?prev=Basic%20YWI6czNjcjN0LVY0bHVlK3dpdGgvU3BlY2lhbCY8Y2hhcnM%2BIng%3D"),
     };
     static const char *const telltales[] = {"Special", "Special", "Special", "NjcjN0LVY0bHVlK3dp",
                                             "NjcjN0LVY0bHVlK3dp"};
@@ -241,6 +243,63 @@ static void test_secret_encoders(void **state) {
                   "\\u00c3\\u00bcr-dich\"]";
     assert_int_equal(lcsb__secrets_mask(&s, 1, json, strlen(json), 0, NULL, NULL), 2);
     assert_lacks(json, "ssw", "by code point and by byte");
+    lcsb__secret_clear(&s);
+}
+
+/* Escapes an encoder puts in the midst of a value or of its Base64 (a
+ * third red team's servers): PHP's "\/" and .NET's "\u002B" in JSON, Go's
+ * "&#43;" in HTML, Go's PathEscape, MIME's line every 76 characters, and
+ * Basic credentials percent-encoded whole, whose last characters mix the
+ * value's bits with the command's: each overwritten to the run's end. */
+static void test_secret_escaped_midst(void **state) {
+    (void)state;
+    static const struct {
+        const char *value, *echo, *telltale;
+    } cases[] = {
+        {"S3cr3t+Val/ue_ABCD?1234", "{\"a\":\"Basic dTpTM2NyM3QrVmFsL3VlX0FCQ0Q\\/MTIzNA==\"}",
+         "MTIzNA"},
+        {"tok~en>Value?9xyz_ABCD", "\"Basic dTp0b2t\\u002BZW4\\u002BVmFsdWU/OXh5el9BQkNE\"",
+         "VmFsdWU"},
+        {"tok~en>Value?9xyz_ABCD", "<p>Basic dTp0b2t&#43;ZW4&#43;VmFsdWU/OXh5el9BQkNE</p>",
+         "VmFsdWU"},
+        {"S3cr3t+Val/ue_ABCD?1234", "\"Bearer S3cr3t\\u002BVal/ue_ABCD?1234\"", "ue_ABCD"},
+        {"S3cr3t+Val-ue_ABCD.123o", "<p>S3cr3t&#43;Val-ue_ABCD.123o</p>", "ue_ABCD"},
+        {"S3cr3t+Val/ue_ABCD?1234", "Location: /u/S3cr3t+Val%2Fue_ABCD%3F1234", "ue_ABCD"},
+        {"S3cr3t+Val-ue_ABCD.123o",
+         "UFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUzNjcjN0K1ZhbC11\n"
+         "ZV9BQkNELjEyM28=\n",
+         "ZV9BQkNE"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lcsb__secret s;
+        secret(&s, "API_KEY api.example");
+        assert_int_equal(lcsb__secret_set_value(&s, cases[i].value, strlen(cases[i].value)), 0);
+        char *echo = strdup(cases[i].echo);
+        assert_non_null(echo);
+        bool hit = false;
+        assert_true(lcsb__secrets_mask(&s, 1, echo, strlen(echo), 0, NULL, &hit) >= 1);
+        assert_true(hit);
+        assert_lacks(echo, cases[i].telltale, cases[i].echo);
+        free(echo);
+        lcsb__secret_clear(&s);
+    }
+    /* Basic credentials percent-encoded whole: every character of the run,
+     * escapes and all (and the "20" of the space before it, Base64's
+     * characters as the echo has them). */
+    lcsb__secret s;
+    secret(&s, "API_KEY api.example");
+    assert_int_equal(lcsb__secret_set_value(&s, "S3cr3t+Val/ue_ABCD?1234", 23), 0);
+    char location[] =
+        "Location: /cb?c=Basic%20dXU6UzNjcjN0K1ZhbC91ZV9BQkNEPzEyMzT%2F%2Fw%3D%3D&d=1";
+    assert_true(lcsb__secrets_mask(&s, 1, location, strlen(location), 0, NULL, NULL) >= 1);
+    assert_string_equal(
+        location, "Location: /cb?c=Basic%**************************************************&d=1");
+    lcsb__secret_clear(&s);
+    /* A request that carries the value escaped so is refused too. */
+    secret(&s, "API_KEY api.example");
+    assert_int_equal(lcsb__secret_set_value(&s, "S3cr3t+Val/ue_ABCD?1234", 23), 0);
+    static const char body[] = "POST / HTTP/1.1\r\n\r\n{\"k\":\"S3cr3t\\u002BVal\\/ue_ABCD?1234\"}";
+    assert_int_equal(lcsb__secrets_find(&s, 1, body, sizeof body - 1), 0);
     lcsb__secret_clear(&s);
 }
 
@@ -276,6 +335,7 @@ int main(void) {
         cmocka_unit_test(test_secret_find),
         cmocka_unit_test(test_secret_echo_forms),
         cmocka_unit_test(test_secret_encoders),
+        cmocka_unit_test(test_secret_escaped_midst),
         cmocka_unit_test(test_secret_mask_across_reads),
     };
     return cmocka_run_group_tests_name("sandbox_secrets", tests, NULL, NULL);
