@@ -124,6 +124,30 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
     return 0;
 }
 
+/* Does a line break at D[I] wrap a run of Base64 (WRAPPED_MIN of it
+ * before, more after)? */
+static bool wraps_at(const char *d, size_t len, size_t i) {
+    size_t next = i, run = 0;
+    while (next < len && (d[next] == '\r' || d[next] == '\n')) next++;
+    while (run < WRAPPED_MIN && run < i && lcsb__is_b64(d[i - 1 - run])) run++;
+    return run >= WRAPPED_MIN && next < len && lcsb__is_b64(d[next]);
+}
+
+size_t lcsb__echo_escape_next(const char *d, size_t len, size_t i) {
+    /* Asked of every byte an answer brings: the bytes an escape starts
+     * with, told by a table. */
+    static const unsigned char starts[256] = {
+        ['%'] = 1, ['\\'] = 1, ['&'] = 1, ['\n'] = 2, ['\r'] = 2};
+    const unsigned char *u = (const unsigned char *)d;
+    for (; i < len; i++) {
+        if (!starts[u[i]]) continue;
+        char out[4];
+        size_t n;
+        if (starts[u[i]] == 1 ? escape_at(d, len, i, out, &n) != 0 : wraps_at(d, len, i)) return i;
+    }
+    return len;
+}
+
 int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
     *v = (lcsb__view){0};
     if (len >= UINT32_MAX) return -1;
@@ -143,7 +167,9 @@ int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
              * a line of 60 or more. */
             size_t next = i, run = 0;
             while (next < len && (d[next] == '\r' || d[next] == '\n')) next++;
-            while (next > i && run < v->len && lcsb__is_b64(v->p[v->len - 1 - run])) run++;
+            while (next > i && run < WRAPPED_MIN && run < v->len &&
+                   lcsb__is_b64(v->p[v->len - 1 - run]))
+                run++;
             if (run >= WRAPPED_MIN && next < len && lcsb__is_b64(d[next])) {
                 i = next;
                 continue;

@@ -439,9 +439,10 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
 
 typedef struct masking {
     const char *seen;       /* what is searched: the bytes as they came, or their view */
-    const lcsb__view *view; /* where SEEN's bytes came from in DATA; NULL: the same */
-    char *data;             /* where each find is overwritten */
-    size_t len;             /* SEEN's */
+    const lcsb__view *view; /* where SEEN's bytes came from in DATA + BASE; NULL: the same */
+    size_t base;
+    char *data; /* where each find is overwritten */
+    size_t len; /* SEEN's */
     size_t found;
     bool open; /* a Base64 run overwritten up to the end of SEEN */
 } masking;
@@ -458,7 +459,8 @@ static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
         size_t s = (size_t)(at - m->seen), e = s + n;
         while (in_b64 && s > 0 && lcsb__is_b64(m->seen[s - 1])) s--;
         while (in_b64 && e < m->len && lcsb__is_b64(m->seen[e])) e++;
-        size_t from = m->view ? m->view->from[s] : s, to = m->view ? m->view->to[e - 1] : e;
+        size_t from = m->view ? m->base + m->view->from[s] : s,
+               to = m->view ? m->base + m->view->to[e - 1] : e;
         bool fresh = !m->view;
         for (size_t i = from; i < to && !fresh; i++) fresh = m->data[i] != '*';
         memset(m->data + from, '*', to - from);
@@ -467,14 +469,14 @@ static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
     }
 }
 
-/* Each of V's N values in SEEN (LEN bytes; a VIEW of DATA's, or NULL for
- * DATA's own), overwritten in DATA: how many, HIT (or NULL) says whose,
- * *OPEN (or NULL) whether a run of Base64 reached SEEN's end. */
+/* Each of V's N values in SEEN (LEN bytes; a VIEW of DATA's from BASE on,
+ * or NULL for DATA's own), overwritten in DATA: how many, HIT (or NULL)
+ * says whose, *OPEN (or NULL) whether a run of Base64 reached SEEN's end. */
 static size_t mask_all(const lcsb__secret *v, size_t n, const char *seen, size_t len,
-                       const lcsb__view *view, char *data, bool *hit, bool *open) {
+                       const lcsb__view *view, size_t base, char *data, bool *hit, bool *open) {
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
-        masking m = {seen, view, data, len, 0, false};
+        masking m = {seen, view, base, data, len, 0, false};
         each_form(&v[k], mask_form, &m);
         if (hit) hit[k] = hit[k] || m.found > 0;
         total += m.found;
@@ -489,9 +491,7 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
     /* Found in a copy, overwritten in DATA: a value that overlaps another
      * is found whole whichever is overwritten first. */
     char *seen = malloc(len);
-    lcsb__view view = {0};
-    if (!seen || (may_escape(data, len) && lcsb__echo_view(data, len, &view) != 0)) {
-        free(seen);
+    if (!seen) {
         memset(data, '*', len); /* nothing can be looked for: nothing goes out as it was */
         return 1;
     }
@@ -506,12 +506,29 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
         open = i == len;
     }
     if (hit) memset(hit, 0, n * sizeof *hit);
-    size_t total = mask_all(v, n, seen, len, NULL, data, hit, &open);
-    /* Then as the echo says it with its escapes undone: the value, or its
-     * Base64, spelled by an encoder, escapes in its midst and all. */
-    if (view.p) total += mask_all(v, n, view.p, view.len, &view, data, hit, &open);
+    size_t total = mask_all(v, n, seen, len, NULL, 0, data, hit, &open);
+    /* Then as the echo says it with its escapes undone (the value, or its
+     * Base64, spelled by an encoder, escapes in its midst and all): around
+     * each escape, as far as an escaped value could reach, the stretches
+     * that reach each other viewed as one. Elsewhere the bytes are their
+     * own view, searched above. */
+    size_t reach = lcsb__secrets_longest(v, n) + 4, at = lcsb__echo_escape_next(seen, len, 0);
+    while (at < len) {
+        size_t from = at > reach ? at - reach : 0, to = at + reach < len ? at + reach : len;
+        while ((at = lcsb__echo_escape_next(seen, len, at + 1)) < to)
+            to = at + reach < len ? at + reach : len;
+        lcsb__view view;
+        if (lcsb__echo_view(seen + from, to - from, &view) != 0) {
+            memset(data + from, '*', to - from); /* not looked at: not sent as it was */
+            total++;
+            continue;
+        }
+        bool reached = false;
+        total += mask_all(v, n, view.p, view.len, &view, from, data, hit, &reached);
+        open = open || (reached && to == len);
+        lcsb__view_free(&view);
+    }
     if (run_open) *run_open = open;
-    lcsb__view_free(&view);
     lcsb__wipe(seen, len);
     free(seen);
     return total;

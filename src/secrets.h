@@ -109,6 +109,9 @@ typedef struct lcsb__view {
  * undone, into V (freed with lcsb__view_free): 0, or -1 out of memory. */
 int lcsb__echo_view(const char *data, size_t len, lcsb__view *v);
 void lcsb__view_free(lcsb__view *v);
+/* Where in DATA (LEN bytes), from I on, the first escape that
+ * lcsb__echo_view undoes stands: LEN for none. */
+size_t lcsb__echo_escape_next(const char *data, size_t len, size_t i);
 /* Is C a character of Base64, standard or URL-safe? */
 bool lcsb__is_b64(char c);
 
