@@ -111,7 +111,7 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
         *n = 1;
         return 3;
     }
-    if (d[i] == '\\' && i + 1 < len && strchr("\"\\/", d[i + 1])) {
+    if (d[i] == '\\' && i + 1 < len && d[i + 1] && strchr("\"\\/", d[i + 1])) {
         out[0] = d[i + 1];
         *n = 1;
         return 2;
