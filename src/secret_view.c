@@ -57,30 +57,42 @@ static size_t json_escape(const char *p, size_t left, uint32_t *cp) {
 /* An HTML character reference at P (LEFT bytes): &#NN; &#xHH; or one of
  * the five named ones; the code point into *CP and its length, or 0. */
 static size_t html_reference(const char *p, size_t left, uint32_t *cp) {
+    /* HTML5's names for ASCII's characters that an encoder may write
+     * (PHP's htmlentities with ENT_HTML5 names even "_" and "+"). */
     static const struct {
         const char *name;
         char c;
-    } named[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    } named[] = {{"&amp;", '&'},    {"&lt;", '<'},     {"&gt;", '>'},      {"&quot;", '"'},
+                 {"&apos;", '\''},  {"&plus;", '+'},   {"&sol;", '/'},     {"&lowbar;", '_'},
+                 {"&equals;", '='}, {"&quest;", '?'},  {"&colon;", ':'},   {"&excl;", '!'},
+                 {"&num;", '#'},    {"&dollar;", '$'}, {"&percnt;", '%'},  {"&lpar;", '('},
+                 {"&rpar;", ')'},   {"&ast;", '*'},    {"&comma;", ','},   {"&period;", '.'},
+                 {"&semi;", ';'},   {"&commat;", '@'}, {"&lsqb;", '['},    {"&rsqb;", ']'},
+                 {"&bsol;", '\\'},  {"&Hat;", '^'},    {"&grave;", '`'},   {"&lcub;", '{'},
+                 {"&rcub;", '}'},   {"&verbar;", '|'}, {"&tilde;", '~'},   {"&hyphen;", '-'},
+                 {"&dash;", '-'},   {"&Tab;", '\t'},   {"&NewLine;", '\n'}};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
         size_t n = strlen(named[i].name);
-        if (left >= n && strncasecmp(p, named[i].name, n) == 0) {
+        if (left >= n && strncmp(p, named[i].name, n) == 0) {
             *cp = (unsigned char)named[i].c;
             return n;
         }
     }
-    if (left < 4 || p[1] != '#') return 0;
+    /* &#NN; and &#xHH;, leading zeros and all; the semicolon, which a
+     * browser does without, may be left out. */
+    if (left < 3 || p[1] != '#') return 0;
     bool hex = p[2] == 'x' || p[2] == 'X';
     size_t at = hex ? 3 : 2, end = at;
     uint32_t v = 0;
-    while (end < left && end < at + 7 && p[end] != ';') {
+    for (; end < left && end < at + 12; end++) {
         int d = hex ? hex_digit(p[end]) : (p[end] >= '0' && p[end] <= '9' ? p[end] - '0' : -1);
-        if (d < 0) return 0;
+        if (d < 0) break;
         v = v * (hex ? 16 : 10) + (uint32_t)d;
-        end++;
+        if (v > 0x10ffff) return 0;
     }
-    if (end == at || end >= left || p[end] != ';' || v > 0x10ffff) return 0;
+    if (end == at) return 0;
     *cp = v;
-    return end + 1;
+    return end < left && p[end] == ';' ? end + 1 : end;
 }
 
 /* CP as UTF-8 into OUT: how many bytes. */
@@ -111,8 +123,9 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
         *n = 1;
         return 3;
     }
-    if (d[i] == '\\' && i + 1 < len && d[i + 1] && strchr("\"\\/", d[i + 1])) {
-        out[0] = d[i + 1];
+    if (d[i] == '\\' && i + 1 < len && d[i + 1] && strchr("\"\\/nrtbf", d[i + 1])) {
+        const char *c = strchr("n\nr\rt\tb\bf\f", d[i + 1]);
+        out[0] = c ? c[1] : d[i + 1];
         *n = 1;
         return 2;
     }
@@ -124,20 +137,31 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
     return 0;
 }
 
-/* Does a line break at D[I] wrap a run of Base64 (WRAPPED_MIN of it
- * before, more after)? */
+/* Past a line break at D[I] that wraps a run of Base64 (blanks before
+ * and after it allowed), where the run goes on: 0 when it is none. RUN:
+ * how much of the run came before the blanks. */
+static size_t wrap_end(const char *d, size_t len, size_t i, size_t run) {
+    size_t j = i;
+    while (j < len && (d[j] == ' ' || d[j] == '\t')) j++;
+    if (j == len || (d[j] != '\r' && d[j] != '\n')) return 0;
+    while (j < len && (d[j] == '\r' || d[j] == '\n' || d[j] == ' ' || d[j] == '\t')) j++;
+    return run >= WRAPPED_MIN && j < len && lcsb__is_b64(d[j]) ? j : 0;
+}
+
+/* Does a line break at D[I] (or the blanks before one) wrap a run of
+ * Base64 of WRAPPED_MIN or more? */
 static bool wraps_at(const char *d, size_t len, size_t i) {
-    size_t next = i, run = 0;
-    while (next < len && (d[next] == '\r' || d[next] == '\n')) next++;
-    while (run < WRAPPED_MIN && run < i && lcsb__is_b64(d[i - 1 - run])) run++;
-    return run >= WRAPPED_MIN && next < len && lcsb__is_b64(d[next]);
+    size_t back = i, run = 0;
+    while (back > 0 && (d[back - 1] == ' ' || d[back - 1] == '\t')) back--;
+    while (run < WRAPPED_MIN && run < back && lcsb__is_b64(d[back - 1 - run])) run++;
+    return wrap_end(d, len, i, run) != 0;
 }
 
 size_t lcsb__echo_escape_next(const char *d, size_t len, size_t i) {
     /* Asked of every byte an answer brings: the bytes an escape starts
      * with, told by a table. */
     static const unsigned char starts[256] = {
-        ['%'] = 1, ['\\'] = 1, ['&'] = 1, ['\n'] = 2, ['\r'] = 2};
+        ['%'] = 1, ['\\'] = 1, ['&'] = 1, ['\n'] = 2, ['\r'] = 2, [' '] = 2, ['\t'] = 2};
     const unsigned char *u = (const unsigned char *)d;
     for (; i < len; i++) {
         if (!starts[u[i]]) continue;
@@ -148,8 +172,15 @@ size_t lcsb__echo_escape_next(const char *d, size_t len, size_t i) {
     return len;
 }
 
-int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
+size_t lcsb__echo_escape_at(const char *d, size_t len, size_t i, char *out, size_t *n) {
+    return escape_at(d, len, i, out, n);
+}
+
+/* One pass of the view over D (LEN bytes) into V, each byte's span of D:
+ * whether any escape or wrap was undone. */
+static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone) {
     *v = (lcsb__view){0};
+    *undone = false;
     if (len >= UINT32_MAX) return -1;
     v->p = malloc(len ? len : 1);
     v->from = malloc((len ? len : 1) * sizeof *v->from);
@@ -161,21 +192,23 @@ int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
     for (size_t i = 0; i < len;) {
         char out[4];
         size_t n = 1, took = escape_at(d, len, i, out, &n);
-        if (!took) {
+        if (!took && strchr(" \t\r\n", d[i]) && d[i]) {
             /* A line break that wraps a run of Base64 (MIME's every 76
-             * characters, PEM's every 64) joins its two halves: one after
-             * a line of 60 or more. */
-            size_t next = i, run = 0;
-            while (next < len && (d[next] == '\r' || d[next] == '\n')) next++;
-            while (next > i && run < WRAPPED_MIN && run < v->len &&
-                   lcsb__is_b64(v->p[v->len - 1 - run]))
-                run++;
-            if (run >= WRAPPED_MIN && next < len && lcsb__is_b64(d[next])) {
+             * characters, PEM's every 64, blanks around it or not) joins
+             * its two halves: one after a line of WRAPPED_MIN or more. */
+            size_t run = 0, next;
+            while (run < WRAPPED_MIN && run < v->len && lcsb__is_b64(v->p[v->len - 1 - run])) run++;
+            if ((next = wrap_end(d, len, i, run))) {
                 i = next;
+                *undone = true;
                 continue;
             }
+        }
+        if (!took) {
             out[0] = d[i];
             took = 1;
+        } else {
+            *undone = true;
         }
         for (size_t k = 0; k < n; k++, v->len++) {
             v->p[v->len] = out[k];
@@ -183,6 +216,32 @@ int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
             v->to[v->len] = (uint32_t)(i + took);
         }
         i += took;
+    }
+    return 0;
+}
+
+/* How many times an escape's result is looked at again for one (a
+ * percent-escape of a JSON escape, an URL encoded thrice). */
+#define VIEW_PASSES 4
+
+int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
+    bool undone;
+    if (view_pass(d, len, v, &undone) != 0) return -1;
+    for (int pass = 1; undone && pass < VIEW_PASSES; pass++) {
+        lcsb__view next;
+        if (view_pass(v->p, v->len, &next, &undone) != 0) {
+            lcsb__view_free(v);
+            return -1;
+        }
+        /* Each byte of the new view from the bytes of D its span of the
+         * last one came from. */
+        for (size_t k = 0; k < next.len; k++) {
+            uint32_t first = next.from[k], last = next.to[k] - 1;
+            next.from[k] = v->from[first];
+            next.to[k] = v->to[last];
+        }
+        lcsb__view_free(v);
+        *v = next;
     }
     return 0;
 }

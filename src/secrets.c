@@ -502,7 +502,16 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
     bool open = false;
     if (run_open && *run_open) {
         size_t i = fresh;
-        while (i < len && lcsb__is_b64(seen[i])) data[i++] = '*';
+        for (;;) {
+            /* Base64 as it is, or escaped (%2B, \u002B): the run's. */
+            char c[4];
+            size_t k = 1, took = i < len ? lcsb__echo_escape_at(seen, len, i, c, &k) : 0;
+            if (!(took && k == 1 && lcsb__is_b64(c[0])))
+                took = i < len && lcsb__is_b64(seen[i]) ? 1 : 0;
+            if (!took) break;
+            memset(data + i, '*', took);
+            i += took;
+        }
         open = i == len;
     }
     if (hit) memset(hit, 0, n * sizeof *hit);
@@ -540,7 +549,9 @@ size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {
         /* The value percent-encoded (three times as long), which a request
          * is decoded for, and every form of it an answer may hold: what a
          * search across reads must hold back. */
-        size_t forms = 8 * v[k].value_len; /* its Base64, each character escaped as \u002B */
+        /* Its Base64 with each character escaped (\u002B), or encoded
+         * thrice (%25252B): twelve times as long. */
+        size_t forms = 12 * v[k].value_len;
         for (size_t f = 0; f < LCSB__SECRET_FORMS; f++)
             if (v[k].forms_len[f] > forms) forms = v[k].forms_len[f];
         if (forms > longest) longest = forms;

@@ -112,6 +112,9 @@ void lcsb__view_free(lcsb__view *v);
 /* Where in DATA (LEN bytes), from I on, the first escape that
  * lcsb__echo_view undoes stands: LEN for none. */
 size_t lcsb__echo_escape_next(const char *data, size_t len, size_t i);
+/* The escape at DATA[I] (LEN bytes in all) undone into OUT (4 bytes): how
+ * many bytes of DATA it takes (0: none there) and *N, how many it gives. */
+size_t lcsb__echo_escape_at(const char *data, size_t len, size_t i, char *out, size_t *n);
 /* Is C a character of Base64, standard or URL-safe? */
 bool lcsb__is_b64(char c);
 

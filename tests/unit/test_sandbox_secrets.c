@@ -152,8 +152,8 @@ static void test_secret_find(void **state) {
     assert_int_equal(lcsb__secrets_find(v, 2, clean, sizeof clean - 1), -1);
     /* A search across reads holds back what the longest value's forms
      * could start in: its Base64 with every character escaped (\u002B),
-     * eight times as long. */
-    assert_int_equal(lcsb__secrets_longest(v, 2), 8 * strlen("another-longer-value"));
+     * or encoded thrice, twelve times as long. */
+    assert_int_equal(lcsb__secrets_longest(v, 2), 12 * strlen("another-longer-value"));
     /* In Base64, at any alignment, as a server echoing Basic credentials
      * sends it back; and whose it was. */
     char basic_echo[] = "authorization: Basic dXNlcjphbm90aGVyLWxvbmdlci12YWx1ZQ== and "
@@ -303,6 +303,63 @@ static void test_secret_escaped_midst(void **state) {
     lcsb__secret_clear(&s);
 }
 
+/* A fourth red team's echoes: HTML5's named references and numeric ones
+ * without ";" or with leading zeros, escapes of escapes (a percent-escape
+ * of .NET's \u002B, HTML of a percent-escape, a URL encoded thrice), and
+ * Base64 wrapped in lines whose breaks are escaped (JSON's \n, %0A) or
+ * carry blanks. Each overwritten: no telltale left. */
+static void test_secret_nested_escapes(void **state) {
+    (void)state;
+    static const char value[] = "Xy+k/9_Q~>w1234?";
+    static const struct {
+        const char *echo, *telltale;
+    } cases[] = {
+        {"Xy&plus;k&sol;9_Q~>w1234?", "w1234"},
+        {"Xy+k/9&lowbar;Q~>w1234?", "w1234"},
+        {"Xy&#43k/9_Q~>w1234?", "w1234"},
+        {"Xy&#x0000002B;k/9_Q~>w1234?", "w1234"},
+        {"Xy%5Cu002Bk/9_Q~>w1234?", "w1234"},
+        {"Xy&#37;2Bk/9_Q~>w1234?", "w1234"},
+        {"Xy%25252Bk%25252F9_Q~%25253Ew1234%25253F", "w1234"},
+        {"\"QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFYeStrLzlf\\nUX4+"
+         "dzEyMzQ/QkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJC\\nQkI=\\n\"",
+         "UX4+dzEyMzQ"},
+        {"QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFYeStrLzlf%0AUX4+"
+         "dzEyMzQ/QkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJC%0AQkI=%0A",
+         "UX4+dzEyMzQ"},
+        {"QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB \r\nQUFYeStrLzlfUX4+"
+         "dzEyMzQ/QkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJC \r\nQkJCQkJCQkJCQkJCQkJCQkJCQkI=",
+         "YeStrLzlf"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lcsb__secret s;
+        secret(&s, "API_KEY api.example");
+        assert_int_equal(lcsb__secret_set_value(&s, value, sizeof value - 1), 0);
+        char *echo = strdup(cases[i].echo);
+        assert_non_null(echo);
+        assert_true(lcsb__secrets_mask(&s, 1, echo, strlen(echo), 0, NULL, NULL) >= 1);
+        assert_lacks(echo, cases[i].telltale, cases[i].echo);
+        free(echo);
+        lcsb__secret_clear(&s);
+    }
+    /* The character after the value's own Base64 holds its last bits: cut
+     * there by a read, and escaped (%2B) at the next one's start, it is
+     * the run's all the same. */
+    lcsb__secret s;
+    secret(&s, "API_KEY api.example");
+    assert_int_equal(lcsb__secret_set_value(&s, value, sizeof value - 1), 0);
+    char data[128] = "x WHkray85X1F+PncxMjM0P";
+    size_t first = strlen(data);
+    bool open = false;
+    assert_true(lcsb__secrets_mask(&s, 1, data, first, 0, &open, NULL) >= 1);
+    assert_true(open);
+    strcat(data, "%2BBCQkJC next");
+    (void)lcsb__secrets_mask(&s, 1, data, strlen(data), first, &open, NULL);
+    assert_lacks(data, "%2B", "the edge's character, escaped");
+    assert_contains(data, " next", "what follows the run");
+    lcsb__secret_clear(&s);
+}
+
 /* An answer read in parts: where a read ends right after a value's
  * Base64, the next read's first characters may still carry its last bits
  * (Basic credentials echoed, "...=" after them); they are overwritten as
@@ -336,6 +393,7 @@ int main(void) {
         cmocka_unit_test(test_secret_echo_forms),
         cmocka_unit_test(test_secret_encoders),
         cmocka_unit_test(test_secret_escaped_midst),
+        cmocka_unit_test(test_secret_nested_escapes),
         cmocka_unit_test(test_secret_mask_across_reads),
     };
     return cmocka_run_group_tests_name("sandbox_secrets", tests, NULL, NULL);
