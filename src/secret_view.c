@@ -1,6 +1,7 @@
 /* What an echo says with its escapes undone (secrets.h): percent-escapes,
- * JSON's \uXXXX and \/, HTML's entities, and the line breaks that wrap a
- * run of Base64, decoded in one pass. Each byte of the view knows the
+ * JSON's escapes, HTML's character references, and the line breaks that
+ * wrap a run of Base64, undone in a pass, and what a pass undid looked at
+ * again in the next (up to VIEW_PASSES). Each byte of the view knows the
  * bytes of the echo it came from, so that a value found in the view is
  * overwritten where the echo spelled it, however an encoder escaped it,
  * and whatever escape it put in the middle of the value's Base64 (PHP's

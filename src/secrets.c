@@ -4,7 +4,6 @@
 
 #include "base64.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,13 +325,6 @@ size_t lcsb__secrets_swap(const lcsb__secret *v, size_t n, const char *host, uin
     return swapped;
 }
 
-/* The first secret whose value TEXT (LEN bytes) holds as it is: its index,
- * or -1. */
-/* The Base64 characters that S's value makes whatever surrounds it, with
- * the value starting at byte ALIGN (0 to 2) of a group of three: the ones
- * whose six bits all come from the value. Into OUT (CAP bytes): how many
- * (0 when the value is too short to make any). A server that echoes Basic
- * credentials sends these. */
 /* Each form of S's value that may stand in DATA (LEN bytes): the value,
  * then its other forms (the first Base64), given to EACH with the form
  * and its length. */
@@ -395,16 +387,11 @@ static size_t percent_decoded(const char *data, size_t len, char *out) {
     return o;
 }
 
-/* Does DATA (LEN bytes) hold what an encoder escapes with? */
-static bool may_escape(const char *data, size_t len) {
-    return memchr(data, '%', len) || memchr(data, '\\', len) || memchr(data, '&', len) ||
-           memchr(data, '\n', len);
-}
-
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len) {
     int found = find_raw(v, n, data, len);
     lcsb__view view;
-    if (found < 0 && may_escape(data, len) && lcsb__echo_view(data, len, &view) == 0) {
+    if (found < 0 && lcsb__echo_escape_next(data, len, 0) < len &&
+        lcsb__echo_view(data, len, &view) == 0) {
         found = find_raw(v, n, view.p, view.len);
         lcsb__view_free(&view);
     }

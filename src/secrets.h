@@ -104,9 +104,9 @@ typedef struct lcsb__view {
     size_t len;
 } lcsb__view;
 
-/* DATA (LEN bytes) viewed with its percent-escapes, JSON's \uXXXX and \/,
- * HTML's character references and the line breaks inside a run of Base64
- * undone, into V (freed with lcsb__view_free): 0, or -1 out of memory. */
+/* DATA (LEN bytes) viewed with its percent-escapes, JSON's escapes, HTML's
+ * character references and the line breaks inside a run of Base64 undone,
+ * escapes of escapes too, into V (freed with lcsb__view_free): 0, or -1 out of memory. */
 int lcsb__echo_view(const char *data, size_t len, lcsb__view *v);
 void lcsb__view_free(lcsb__view *v);
 /* Where in DATA (LEN bytes), from I on, the first escape that
