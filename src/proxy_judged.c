@@ -192,8 +192,8 @@ static bool names_one_of(const char *line, size_t n, const char *const *names) {
     return false;
 }
 
-/* HEAD (a whole request head that carries a value) asking for the answer
- * whole and as it is, so that a value echoed back is found in it: its
+/* HEAD (a whole request head to a host a secret goes to) asking for the
+ * answer whole and as it is, so that a value echoed back is found in it: its
  * Accept-Encoding replaced by "identity", and neither TE (a transfer coding
  * such as gzip, which the proxy would pass on unread) nor Range and
  * If-Range (the part of an echo the command picks, a value cut where it
