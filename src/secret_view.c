@@ -72,7 +72,10 @@ static size_t html_reference(const char *p, size_t left, uint32_t *cp) {
                  {"&bsol;", '\\'},  {"&Hat;", '^'},    {"&grave;", '`'},   {"&lcub;", '{'},
                  {"&rcub;", '}'},   {"&verbar;", '|'}, {"&tilde;", '~'},   {"&hyphen;", '-'},
                  {"&dash;", '-'},   {"&Tab;", '\t'},   {"&NewLine;", '\n'}};
-    for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+    /* Asked of every "&" of a page: a name is looked for by its first
+     * letter before it is compared whole. */
+    for (size_t i = 0; left >= 2 && p[1] != '#' && i < sizeof named / sizeof *named; i++) {
+        if (named[i].name[1] != p[1]) continue;
         size_t n = strlen(named[i].name);
         if (left >= n && strncmp(p, named[i].name, n) == 0) {
             *cp = (unsigned char)named[i].c;
@@ -113,6 +116,13 @@ static size_t utf8(uint32_t cp, char *out) {
     return 4;
 }
 
+/* Asked of every byte an answer brings: the bytes an escape starts with,
+ * and the blanks a wrap of Base64 is made of, told by a table. */
+enum { ESCAPE = 1, BLANK = 2 };
+static const unsigned char STARTS[256] = {
+    ['%'] = ESCAPE, ['\\'] = ESCAPE, ['&'] = ESCAPE, ['\n'] = BLANK,
+    ['\r'] = BLANK, [' '] = BLANK,   ['\t'] = BLANK};
+
 /* The escape at D[I] (LEN bytes in all) decoded into OUT: how many bytes
  * of D it takes (0: none there) and *N, how many it gives. */
 static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *n) {
@@ -124,11 +134,24 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
         *n = 1;
         return 3;
     }
-    if (d[i] == '\\' && i + 1 < len && d[i + 1] && strchr("\"\\/nrtbf", d[i + 1])) {
-        const char *c = strchr("n\nr\rt\tb\bf\f", d[i + 1]);
-        out[0] = c ? c[1] : d[i + 1];
-        *n = 1;
-        return 2;
+    if (d[i] == '\\' && i + 1 < len) {
+        char c = d[i + 1];
+        switch (c) {
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case 't': c = '\t'; break;
+        case 'b': c = '\b'; break;
+        case 'f': c = '\f'; break;
+        case '"':
+        case '\\':
+        case '/': break;
+        default: c = 0;
+        }
+        if (c) {
+            out[0] = c;
+            *n = 1;
+            return 2;
+        }
     }
     if ((d[i] == '\\' && (took = json_escape(d + i, len - i, &cp))) ||
         (d[i] == '&' && (took = html_reference(d + i, len - i, &cp)))) {
@@ -138,37 +161,42 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
     return 0;
 }
 
-/* Past a line break at D[I] that wraps a run of Base64 (blanks before
- * and after it allowed), where the run goes on: 0 when it is none. RUN:
- * how much of the run came before the blanks. */
-static size_t wrap_end(const char *d, size_t len, size_t i, size_t run) {
+/* Past the blanks at D[I] and the line break after them, where a run of
+ * Base64 could go on: 0 when no line break follows or no Base64 after it.
+ * Whether the line before was long enough is its caller's to ask. */
+static size_t wrap_end(const char *d, size_t len, size_t i) {
     size_t j = i;
     while (j < len && (d[j] == ' ' || d[j] == '\t')) j++;
     if (j == len || (d[j] != '\r' && d[j] != '\n')) return 0;
     while (j < len && (d[j] == '\r' || d[j] == '\n' || d[j] == ' ' || d[j] == '\t')) j++;
-    return run >= WRAPPED_MIN && j < len && lcsb__is_b64(d[j]) ? j : 0;
+    return j < len && lcsb__is_b64(d[j]) ? j : 0;
+}
+
+/* Does the Base64 that ends at D[END] (exclusive) make a line of
+ * WRAPPED_MIN or more? */
+static bool long_line(const char *d, size_t end) {
+    size_t run = 0;
+    while (run < WRAPPED_MIN && run < end && lcsb__is_b64(d[end - 1 - run])) run++;
+    return run == WRAPPED_MIN;
 }
 
 /* Does a line break at D[I] (or the blanks before one) wrap a run of
  * Base64 of WRAPPED_MIN or more? */
 static bool wraps_at(const char *d, size_t len, size_t i) {
-    size_t back = i, run = 0;
+    size_t back = i;
+    if (!wrap_end(d, len, i)) return false;
     while (back > 0 && (d[back - 1] == ' ' || d[back - 1] == '\t')) back--;
-    while (run < WRAPPED_MIN && run < back && lcsb__is_b64(d[back - 1 - run])) run++;
-    return wrap_end(d, len, i, run) != 0;
+    return long_line(d, back);
 }
 
 size_t lcsb__echo_escape_next(const char *d, size_t len, size_t i) {
-    /* Asked of every byte an answer brings: the bytes an escape starts
-     * with, told by a table. */
-    static const unsigned char starts[256] = {
-        ['%'] = 1, ['\\'] = 1, ['&'] = 1, ['\n'] = 2, ['\r'] = 2, [' '] = 2, ['\t'] = 2};
     const unsigned char *u = (const unsigned char *)d;
     for (; i < len; i++) {
-        if (!starts[u[i]]) continue;
+        if (!STARTS[u[i]]) continue;
         char out[4];
         size_t n;
-        if (starts[u[i]] == 1 ? escape_at(d, len, i, out, &n) != 0 : wraps_at(d, len, i)) return i;
+        if (STARTS[u[i]] == ESCAPE ? escape_at(d, len, i, out, &n) != 0 : wraps_at(d, len, i))
+            return i;
     }
     return len;
 }
@@ -192,14 +220,14 @@ static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone) {
     }
     for (size_t i = 0; i < len;) {
         char out[4];
-        size_t n = 1, took = escape_at(d, len, i, out, &n);
-        if (!took && strchr(" \t\r\n", d[i]) && d[i]) {
+        unsigned char kind = STARTS[(unsigned char)d[i]];
+        size_t n = 1, took = kind == ESCAPE ? escape_at(d, len, i, out, &n) : 0;
+        if (kind == BLANK) {
             /* A line break that wraps a run of Base64 (MIME's every 76
              * characters, PEM's every 64, blanks around it or not) joins
              * its two halves: one after a line of WRAPPED_MIN or more. */
-            size_t run = 0, next;
-            while (run < WRAPPED_MIN && run < v->len && lcsb__is_b64(v->p[v->len - 1 - run])) run++;
-            if ((next = wrap_end(d, len, i, run))) {
+            size_t next = wrap_end(d, len, i);
+            if (next && long_line(v->p, v->len)) {
                 i = next;
                 *undone = true;
                 continue;
@@ -228,7 +256,11 @@ static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone) {
 int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
     bool undone;
     if (view_pass(d, len, v, &undone) != 0) return -1;
-    for (int pass = 1; undone && pass < VIEW_PASSES; pass++) {
+    /* A pass over a view with nothing in it to undo would give it back as
+     * it is: one is made only where the last one left an escape (most
+     * views, JSON's "\/" undone, are done in one). */
+    for (int pass = 1;
+         undone && pass < VIEW_PASSES && lcsb__echo_escape_next(v->p, v->len, 0) < v->len; pass++) {
         lcsb__view next;
         if (view_pass(v->p, v->len, &next, &undone) != 0) {
             lcsb__view_free(v);
