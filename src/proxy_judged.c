@@ -408,6 +408,22 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
     return 0;
 }
 
+/* How long the answer's head in BUF (LEN bytes) is: through its first
+ * empty line, each line ended by an LF with or without a CR before it, as
+ * clients read one (curl, Python's and Go's take a bare LF); 0 while it is
+ * not whole. Where a client sees the body start, the proxy must too: a
+ * head taken to run on to a later CRLF CRLF would swallow a chunked body,
+ * searched whole with its chunk lines splitting a value. */
+static size_t head_length(const char *buf, size_t len) {
+    for (const char *nl = memchr(buf, '\n', len); nl;
+         nl = memchr(nl + 1, '\n', len - (size_t)(nl + 1 - buf))) {
+        size_t at = (size_t)(nl - buf) + 1;
+        if (at < len && buf[at] == '\n') return at + 1;
+        if (at + 1 < len && buf[at] == '\r' && buf[at + 1] == '\n') return at + 2;
+    }
+    return 0;
+}
+
 /* Upstream's answer to the command, until upstream ends, every value lcsb
  * withholds overwritten on the way (its length kept, so the answer's framing
  * holds), in every form secrets.h looks for: a server that echoes what it
@@ -430,17 +446,21 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     int rc = buf ? 0 : -1;
     while (!rc && !done) {
         /* A head already whole (after an interim answer) is read from BUF. */
-        if (in_body || !memmem(buf, len, "\r\n\r\n", 4)) {
-            ssize_t n = lcsb__end_read(c, up, buf + len, (in_body ? CHUNK : ANSWER_HEAD_MAX) - len,
-                                       lcsb__now_ms() + IDLE_MS);
+        if (in_body || !head_length(buf, len)) {
+            size_t cap = in_body ? CHUNK : ANSWER_HEAD_MAX;
+            ssize_t n = lcsb__end_read(c, up, buf + len, cap - len, lcsb__now_ms() + IDLE_MS);
             if (n <= 0) break;
             len += (size_t)n;
+            /* And what came with it: each read is searched with what is
+             * held back (up to twelve times a value's length), so a server
+             * sending a byte a record would cost that much a byte. */
+            if (in_body) len += lcsb__end_read_ready(up, buf + len, cap - len);
         }
         if (!in_body) {
-            const char *end = memmem(buf, len, "\r\n\r\n", 4);
-            if (!end && len < ANSWER_HEAD_MAX) continue;
+            size_t head_len = head_length(buf, len);
+            if (!head_len && len < ANSWER_HEAD_MAX) continue;
             /* No head the proxy can read: nothing of it goes on. */
-            int head = end ? take_head(&a, buf, &len, (size_t)(end - buf) + 4, guarded) : -1;
+            int head = head_len ? take_head(&a, buf, &len, head_len, guarded) : -1;
             if (head < 0) {
                 rc = -1;
                 break;

@@ -513,6 +513,23 @@ ssize_t lcsb__end_read(const lcsb__conn *c, lcsb__end *e, void *buf, size_t cap,
     }
 }
 
+size_t lcsb__end_read_ready(lcsb__end *e, void *buf, size_t cap) {
+    size_t got = 0;
+    while (got < cap) {
+        size_t n = 0;
+        if (e->ssl) {
+            ossl.ERR_clear_error();
+            if (!ossl.SSL_read_ex(e->ssl, (char *)buf + got, cap - got, &n)) break;
+        } else {
+            ssize_t r = recv(e->fd, (char *)buf + got, cap - got, MSG_DONTWAIT);
+            if (r <= 0) break;
+            n = (size_t)r;
+        }
+        got += n;
+    }
+    return got;
+}
+
 int lcsb__end_write(const lcsb__conn *c, lcsb__end *e, const void *data, size_t len,
                     long long deadline) {
     if (!e->ssl) return lcsb__proxy_send_all(c, e->fd, data, len, deadline);

@@ -52,6 +52,10 @@ int lcsb__tls_accept(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__
  * for HOST: 0, or -1 with why in WHY. */
 int lcsb__tls_connect(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb__end *e, char *why,
                       size_t size);
+/* Up to CAP bytes from E into BUF, what has come already, without
+ * waiting: how many (0: none yet, or E's end or an error, which the next
+ * lcsb__end_read says). */
+size_t lcsb__end_read_ready(lcsb__end *e, void *buf, size_t cap);
 /* Up to CAP bytes from E into BUF: how many, 0 at its end, -1 on an error,
  * DEADLINE or stop. */
 ssize_t lcsb__end_read(const lcsb__conn *c, lcsb__end *e, void *buf, size_t cap,

@@ -170,6 +170,51 @@ static size_t html_spelled(const lcsb__secret *s, const char *apos, char *out) {
     return o;
 }
 
+/* S's value with its spaces as "+" and nothing else changed: a form's
+ * field as encoders that keep more than Python's quote_plus write it
+ * (URLSearchParams, Java's URLEncoder keep "*", encodeURIComponent "!'()"),
+ * its other escapes undone by the view (secret_view.c). Into OUT. */
+static size_t plus_spaced(const lcsb__secret *s, char *out) {
+    for (size_t i = 0; i < s->value_len; i++) out[i] = s->value[i] == ' ' ? '+' : s->value[i];
+    return s->value_len;
+}
+
+/* S's value read as Latin-1 and written out as UTF-8: each byte past ASCII
+ * as the two bytes of U+0080 to U+00FF (a server that decodes a header as
+ * Latin-1, as Python's http.server does, and encodes its echo as UTF-8).
+ * Into OUT (2 bytes a byte at most). */
+static size_t latin1_as_utf8(const lcsb__secret *s, char *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < s->value_len; i++) {
+        unsigned char c = (unsigned char)s->value[i];
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = (char)(0xc0 | c >> 6);
+            out[o++] = (char)(0x80 | (c & 0x3f));
+        }
+    }
+    return o;
+}
+
+/* The value's own views, kept as forms from slot K on (VIEWED_FORMS). */
+#define VIEWED_FORMS 8
+typedef struct viewed_forms {
+    lcsb__secret *s;
+    size_t k, end;
+    int rc;
+} viewed_forms;
+
+static int keep_viewed(const lcsb__view *v, void *arg) {
+    viewed_forms *f = arg;
+    if (f->k == f->end) return 1;
+    /* As short as a value may be, at the least: shorter, it would turn up
+     * by chance. */
+    if (v->len < LCSB__SECRET_VALUE_MIN) return 0;
+    f->rc = keep_form(f->s, f->k++, v->p, v->len);
+    return f->rc;
+}
+
 int lcsb__secret_make_forms(lcsb__secret *s) {
     if (s->value_len > LCSB__SECRET_FORMS_VALUE_MAX) return 0;
     /* The longest spelling: a character past the BMP, 4 bytes, as 12. */
@@ -217,6 +262,16 @@ int lcsb__secret_make_forms(lcsb__secret *s) {
         rc = keep_form(s, k++, form, json_spelled(s, json[i], form));
     if (!rc) rc = keep_form(s, k++, form, html_spelled(s, "&#x27;", form));
     if (!rc) rc = keep_form(s, k++, form, html_spelled(s, "&#39;", form));
+    if (!rc) rc = keep_form(s, k++, form, plus_spaced(s, form));
+    if (!rc) rc = keep_form(s, k++, form, latin1_as_utf8(s, form));
+    /* A value that holds what reads as an escape (%41, \n, &amp;) is
+     * undone with the escapes an encoder put around it, in the same pass
+     * ("p\u002Bss%41" views as "p+ssA"): its own views are looked for too. */
+    viewed_forms viewed = {s, k, k + VIEWED_FORMS, 0};
+    if (!rc && lcsb__echo_views(s->value, s->value_len, lcsb__secrets_wide(s, 1), keep_viewed,
+                                &viewed) < 0)
+        rc = -1;
+    if (!rc) rc = viewed.rc;
     if (core) lcsb__wipe(core, cap);
     if (form) lcsb__wipe(form, cap);
     free(core);

@@ -123,9 +123,18 @@ static const unsigned char STARTS[256] = {
     ['%'] = ESCAPE, ['\\'] = ESCAPE, ['&'] = ESCAPE, ['\n'] = BLANK,
     ['\r'] = BLANK, [' '] = BLANK,   ['\t'] = BLANK};
 
-/* The escape at D[I] (LEN bytes in all) decoded into OUT: how many bytes
- * of D it takes (0: none there) and *N, how many it gives. */
-static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *n) {
+/* How a view takes a character reference or a \uXXXX below 0x100 and
+ * past ASCII (\u00C3, &#195;): as the character, in UTF-8, or as the byte
+ * it names, as a server that read the value as Latin-1 wrote it. */
+typedef struct reading {
+    bool bytes;
+    bool latin1_seen; /* whether such an escape was undone (as a character) */
+} reading;
+
+/* The escape at D[I] (LEN bytes in all) decoded into OUT, read as R says
+ * (NULL: as characters): how many bytes of D it takes (0: none there) and
+ * *N, how many it gives. */
+static size_t escape_read(const char *d, size_t len, size_t i, char *out, size_t *n, reading *r) {
     uint32_t cp;
     size_t took = 0;
     long byte;
@@ -155,10 +164,21 @@ static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *
     }
     if ((d[i] == '\\' && (took = json_escape(d + i, len - i, &cp))) ||
         (d[i] == '&' && (took = html_reference(d + i, len - i, &cp)))) {
-        *n = utf8(cp, out);
+        bool latin1 = cp >= 0x80 && cp < 0x100;
+        if (latin1 && r && r->bytes) {
+            out[0] = (char)cp;
+            *n = 1;
+        } else {
+            *n = utf8(cp, out);
+            if (latin1 && r) r->latin1_seen = true;
+        }
         return took;
     }
     return 0;
+}
+
+static size_t escape_at(const char *d, size_t len, size_t i, char *out, size_t *n) {
+    return escape_read(d, len, i, out, n, NULL);
 }
 
 /* Past the blanks at D[I] and the line break after them, where a run of
@@ -180,13 +200,39 @@ static bool long_line(const char *d, size_t end) {
     return run == WRAPPED_MIN;
 }
 
+/* Does the line that ends at D[END] (exclusive) run to WRAPPED_MIN or
+ * more characters from the line break before it (or D's start), ending in
+ * Base64? Base64 wrapped at a column its line's start took part of (a
+ * header's name) makes a shorter run of it than its line. */
+static bool long_text_line(const char *d, size_t end) {
+    size_t start = end;
+    if (end == 0 || !lcsb__is_b64(d[end - 1])) return false;
+    while (start > 0 && d[start - 1] != '\n' && end - start < WRAPPED_MIN) start--;
+    return end - start == WRAPPED_MIN;
+}
+
+/* Is the line at D[J] nothing but Base64 (blanks after it allowed) up to
+ * its line break or D's end: a wrapped run going on? */
+static bool b64_line(const char *d, size_t len, size_t j) {
+    while (j < len && lcsb__is_b64(d[j])) j++;
+    while (j < len && (d[j] == ' ' || d[j] == '\t')) j++;
+    return j == len || d[j] == '\r' || d[j] == '\n';
+}
+
+/* Does a line break whose line ends at LINE[END] (exclusive) and goes on
+ * at D[NEXT] wrap Base64: a run of WRAPPED_MIN or more before it, or a line
+ * that long ending in Base64 and one of nothing but Base64 after it? */
+static bool wraps(const char *line, size_t end, const char *d, size_t len, size_t next) {
+    return long_line(line, end) || (long_text_line(line, end) && b64_line(d, len, next));
+}
+
 /* Does a line break at D[I] (or the blanks before one) wrap a run of
- * Base64 of WRAPPED_MIN or more? */
+ * Base64? */
 static bool wraps_at(const char *d, size_t len, size_t i) {
-    size_t back = i;
-    if (!wrap_end(d, len, i)) return false;
+    size_t back = i, next = wrap_end(d, len, i);
+    if (!next) return false;
     while (back > 0 && (d[back - 1] == ' ' || d[back - 1] == '\t')) back--;
-    return long_line(d, back);
+    return wraps(d, back, d, len, next);
 }
 
 size_t lcsb__echo_escape_next(const char *d, size_t len, size_t i) {
@@ -207,7 +253,7 @@ size_t lcsb__echo_escape_at(const char *d, size_t len, size_t i, char *out, size
 
 /* One pass of the view over D (LEN bytes) into V, each byte's span of D:
  * whether any escape or wrap was undone. */
-static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone) {
+static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone, reading *r) {
     *v = (lcsb__view){0};
     *undone = false;
     if (len >= UINT32_MAX) return -1;
@@ -221,13 +267,13 @@ static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone) {
     for (size_t i = 0; i < len;) {
         char out[4];
         unsigned char kind = STARTS[(unsigned char)d[i]];
-        size_t n = 1, took = kind == ESCAPE ? escape_at(d, len, i, out, &n) : 0;
+        size_t n = 1, took = kind == ESCAPE ? escape_read(d, len, i, out, &n, r) : 0;
         if (kind == BLANK) {
             /* A line break that wraps a run of Base64 (MIME's every 76
              * characters, PEM's every 64, blanks around it or not) joins
-             * its two halves: one after a line of WRAPPED_MIN or more. */
+             * its two halves (wraps). */
             size_t next = wrap_end(d, len, i);
-            if (next && long_line(v->p, v->len)) {
+            if (next && wraps(v->p, v->len, d, len, next)) {
                 i = next;
                 *undone = true;
                 continue;
@@ -253,30 +299,49 @@ static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone) {
  * percent-escape of a JSON escape, an URL encoded thrice). */
 #define VIEW_PASSES 4
 
-int lcsb__echo_view(const char *d, size_t len, lcsb__view *v) {
+/* The views of D (LEN bytes) read as R says, each pass's that undid
+ * anything given to EACH (lcsb__echo_views). */
+static int view_chain(const char *d, size_t len, reading *r,
+                      int (*each)(const lcsb__view *v, void *arg), void *arg) {
+    lcsb__view v;
     bool undone;
-    if (view_pass(d, len, v, &undone) != 0) return -1;
-    /* A pass over a view with nothing in it to undo would give it back as
-     * it is: one is made only where the last one left an escape (most
-     * views, JSON's "\/" undone, are done in one). */
-    for (int pass = 1;
-         undone && pass < VIEW_PASSES && lcsb__echo_escape_next(v->p, v->len, 0) < v->len; pass++) {
+    int rc = 0;
+    if (view_pass(d, len, &v, &undone, r) != 0) return -1;
+    for (int pass = 1; undone; pass++) {
+        /* Every pass is looked in, not the last alone: a value that holds
+         * what looks like an escape (%41, \n, &amp;) is undone again by
+         * the pass after the one that spelled it out. */
+        if ((rc = each(&v, arg)) != 0) break;
+        /* A pass over a view with nothing in it to undo would give it back
+         * as it is: one is made only where the last one left an escape. */
+        if (pass == VIEW_PASSES || lcsb__echo_escape_next(v.p, v.len, 0) == v.len) break;
         lcsb__view next;
-        if (view_pass(v->p, v->len, &next, &undone) != 0) {
-            lcsb__view_free(v);
-            return -1;
+        if (view_pass(v.p, v.len, &next, &undone, r) != 0) {
+            rc = -1;
+            break;
         }
         /* Each byte of the new view from the bytes of D its span of the
          * last one came from. */
         for (size_t k = 0; k < next.len; k++) {
             uint32_t first = next.from[k], last = next.to[k] - 1;
-            next.from[k] = v->from[first];
-            next.to[k] = v->to[last];
+            next.from[k] = v.from[first];
+            next.to[k] = v.to[last];
         }
-        lcsb__view_free(v);
-        *v = next;
+        lcsb__view_free(&v);
+        v = next;
     }
-    return 0;
+    lcsb__view_free(&v);
+    return rc;
+}
+
+int lcsb__echo_views(const char *d, size_t len, bool bytes_too,
+                     int (*each)(const lcsb__view *v, void *arg), void *arg) {
+    reading chars = {.bytes = false}, bytes = {.bytes = true};
+    int rc = view_chain(d, len, &chars, each, arg);
+    /* Read again where a character below 0x100 was escaped: as its byte
+     * (\u00C3\u00A4, a UTF-8 "ä" read as Latin-1 and escaped). */
+    if (rc == 0 && bytes_too && chars.latin1_seen) rc = view_chain(d, len, &bytes, each, arg);
+    return rc;
 }
 
 void lcsb__view_free(lcsb__view *v) {

@@ -387,14 +387,24 @@ static size_t percent_decoded(const char *data, size_t len, char *out) {
     return o;
 }
 
+typedef struct viewed_find {
+    const lcsb__secret *v;
+    size_t n;
+    int found;
+} viewed_find;
+
+static int find_in_view(const lcsb__view *view, void *arg) {
+    viewed_find *f = arg;
+    f->found = find_raw(f->v, f->n, view->p, view->len);
+    return f->found >= 0;
+}
+
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len) {
     int found = find_raw(v, n, data, len);
-    lcsb__view view;
+    viewed_find f = {v, n, -1};
     if (found < 0 && lcsb__echo_escape_next(data, len, 0) < len &&
-        lcsb__echo_view(data, len, &view) == 0) {
-        found = find_raw(v, n, view.p, view.len);
-        lcsb__view_free(&view);
-    }
+        lcsb__echo_views(data, len, lcsb__secrets_wide(v, n), find_in_view, &f) >= 0)
+        found = f.found;
     if (found < 0 && memchr(data, '%', len)) {
         char *decoded = malloc(len ? len : 1);
         if (decoded) {
@@ -472,6 +482,22 @@ static size_t mask_all(const lcsb__secret *v, size_t n, const char *seen, size_t
     return total;
 }
 
+typedef struct viewed_mask {
+    const lcsb__secret *v;
+    size_t n, base;
+    char *data;
+    bool *hit;
+    size_t total;
+    bool reached; /* a run of Base64 reached a view's end */
+} viewed_mask;
+
+static int mask_in_view(const lcsb__view *view, void *arg) {
+    viewed_mask *m = arg;
+    m->total +=
+        mask_all(m->v, m->n, view->p, view->len, view, m->base, m->data, m->hit, &m->reached);
+    return 0;
+}
+
 size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t len, size_t fresh,
                           bool *run_open, bool *hit) {
     if (!len || !n) return 0;
@@ -509,25 +535,31 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
      * that reach each other viewed as one. Elsewhere the bytes are their
      * own view, searched above. */
     size_t reach = lcsb__secrets_longest(v, n) + 4, at = lcsb__echo_escape_next(seen, len, 0);
+    bool wide = lcsb__secrets_wide(v, n);
     while (at < len) {
         size_t from = at > reach ? at - reach : 0, to = at + reach < len ? at + reach : len;
         while ((at = lcsb__echo_escape_next(seen, len, at + 1)) < to)
             to = at + reach < len ? at + reach : len;
-        lcsb__view view;
-        if (lcsb__echo_view(seen + from, to - from, &view) != 0) {
+        viewed_mask m = {v, n, from, data, hit, 0, false};
+        if (lcsb__echo_views(seen + from, to - from, wide, mask_in_view, &m) != 0) {
             memset(data + from, '*', to - from); /* not looked at: not sent as it was */
             total++;
             continue;
         }
-        bool reached = false;
-        total += mask_all(v, n, view.p, view.len, &view, from, data, hit, &reached);
-        open = open || (reached && to == len);
-        lcsb__view_free(&view);
+        total += m.total;
+        open = open || (m.reached && to == len);
     }
     if (run_open) *run_open = open;
     lcsb__wipe(seen, len);
     free(seen);
     return total;
+}
+
+bool lcsb__secrets_wide(const lcsb__secret *v, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < v[k].value_len; i++)
+            if ((unsigned char)v[k].value[i] >= 0x80) return true;
+    return false;
 }
 
 size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {
@@ -537,8 +569,10 @@ size_t lcsb__secrets_longest(const lcsb__secret *v, size_t n) {
          * is decoded for, and every form of it an answer may hold: what a
          * search across reads must hold back. */
         /* Its Base64 with each character escaped (\u002B), or encoded
-         * thrice (%25252B): twelve times as long. */
-        size_t forms = 12 * v[k].value_len;
+         * thrice (%25252B): twelve times as long. A value past
+         * LCSB__SECRET_FORMS_VALUE_MAX is looked for as it is only. */
+        size_t forms =
+            v[k].value_len > LCSB__SECRET_FORMS_VALUE_MAX ? v[k].value_len : 12 * v[k].value_len;
         for (size_t f = 0; f < LCSB__SECRET_FORMS; f++)
             if (v[k].forms_len[f] > forms) forms = v[k].forms_len[f];
         if (forms > longest) longest = forms;

@@ -29,7 +29,7 @@
 
 /* The forms a value takes in an echo (secret_forms.c); the Base64 ones,
  * whose runs are overwritten whole, come first. */
-#define LCSB__SECRET_FORMS 29
+#define LCSB__SECRET_FORMS 39
 #define LCSB__SECRET_B64_FORMS 6
 /* After them that Base64 percent-encoded, then the value's own spellings. */
 #define LCSB__SECRET_SPELLED_FORMS 12
@@ -106,11 +106,19 @@ typedef struct lcsb__view {
 
 /* DATA (LEN bytes) viewed with its percent-escapes, JSON's escapes, HTML's
  * character references and the line breaks inside a run of Base64 undone,
- * escapes of escapes too, into V (freed with lcsb__view_free): 0, or -1 out of memory. */
-int lcsb__echo_view(const char *data, size_t len, lcsb__view *v);
+ * then what that undid undone again (escapes of escapes), each pass's view
+ * given to EACH (the view is EACH's to read, not to keep); with BYTES_TOO,
+ * where a character past ASCII below 0x100 was escaped, the same again
+ * with each such escape taken as the byte it names (only a value with a
+ * byte past ASCII can be found so). EACH returns nonzero to stop there. 0,
+ * EACH's nonzero, or -1 out of memory. */
+int lcsb__echo_views(const char *data, size_t len, bool bytes_too,
+                     int (*each)(const lcsb__view *v, void *arg), void *arg);
+/* Does any of V's N values hold a byte past ASCII? */
+bool lcsb__secrets_wide(const lcsb__secret *v, size_t n);
 void lcsb__view_free(lcsb__view *v);
 /* Where in DATA (LEN bytes), from I on, the first escape that
- * lcsb__echo_view undoes stands: LEN for none. */
+ * lcsb__echo_views undoes stands: LEN for none. */
 size_t lcsb__echo_escape_next(const char *data, size_t len, size_t i);
 /* The escape at DATA[I] (LEN bytes in all) undone into OUT (4 bytes): how
  * many bytes of DATA it takes (0: none there) and *N, how many it gives. */

@@ -13,6 +13,7 @@ for that name, serving ROOT (argv[1]) with:
                              with "te-list" chunked as the last of two codings, with
                              "te-other" under a Transfer-Encoding that is not chunked, with
                              "te-gzip" gzipped as a transfer coding before chunked, with
+                             "bare-lf" chunked under a head whose lines end in a bare LF, with
                              "range" only the bytes a Range header asks for (206), with
                              "partial" a 206 whether asked for or not, with "compress-asked"
                              gzipped when Accept-Encoding asks for it, with "cut" ended
@@ -154,6 +155,14 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             packed = gzip.compress(text)
             self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
+            return
+        if "bare-lf" in self.path:  # a head whose lines end in a bare LF, as clients take it
+            self.close_connection = True
+            self.wfile.write(b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\nConnection: close\n\n")
+            for i in range(0, len(text), 5):
+                part = text[i:i + 5]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
             return
         wanted = self.headers.get("Range", "")
         if "range" in self.path and wanted.startswith("bytes="):  # a part the client picks

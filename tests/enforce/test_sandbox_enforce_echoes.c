@@ -38,8 +38,9 @@ static void test_echoes(void **state) {
         "curl -sS -u \"git:$LCSB_TEST_SECRET\" %s; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" "
         "'%s?chunked'; curl -sS --compressed -H \"X-Token: $LCSB_TEST_SECRET\" '%s?gzip'; "
         "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?chunked,te-list'; "
-        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?te-other'",
-        base, base, base, base, base);
+        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?te-other'; "
+        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?bare-lf'",
+        base, base, base, base, base, base);
     lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
     assert_int_equal(P.status, 0);
     assert_contains(P.out, "authorization-sha256: " BASIC_SHA256 "\n", "the server got it");
@@ -54,6 +55,12 @@ static void test_echoes(void **state) {
                     "framed in a way the proxy does not read (a Transfer-Encoding whose "
                     "last coding is not chunked)",
                     "another framing");
+    /* A head whose lines end in a bare LF ends where the client ends it:
+     * the chunks after it are read as the body's, not searched as a head. */
+    assert_contains(P.out,
+                    "GET /echo?bare-lf\nauthorization: None\nauthorization-sha256: None\n"
+                    "x-token: *****************************\n",
+                    "a head of bare LFs, then chunks");
 
     /* The guess, hex-encoded; the server decodes and echoes it. */
     char hex[2 * sizeof WITHHELD_VALUE];
