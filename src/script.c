@@ -383,6 +383,8 @@ static int protect_reads(lcsb_script *s, lcsb_error *err) {
         free(roots);
         return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     }
+    s->protected_read_n = s->loads.read.n;
+    s->protected_own_n = s->loads.own.n;
     /* The write tier's roots by their real paths, once. */
     for (size_t w = 0; w < writable; w++)
         if (!lcsb__realpath(lcsb_policy_path(p, LCSB_TIER_WRITE, w), roots[w])) roots[w][0] = '\0';

@@ -46,9 +46,12 @@ struct lcsb_script {
     size_t home_n;
     lcsb__strv home_text; /* owns the entries' names and paths */
     /* What the script read, checked against the user's trust; those in the
-     * write tier are protected (PROTECTED[i] for LOADS.read then .own). */
+     * write tier are protected (PROTECTED[i] for LOADS.read then .own, as
+     * many of each as there were then: a hint's modules, loaded later, add
+     * to .own). */
     lcsb__loads loads;
     bool *protected_reads;
+    size_t protected_read_n, protected_own_n;
     lcsb__caps *caps; /* what the policy was checked against */
     /* What the script's composition asked of the file system, asked once;
      * Lua sees them only while the script runs (after the command ran, a

@@ -104,7 +104,12 @@ static void add_policy_json(lcsb__buf *b, const lcsb_script *s) {
     size_t n = loads->read.n + loads->own.n, shown = 0;
     for (size_t i = 0; i < n; i++) {
         bool own = i >= loads->read.n;
-        bool protected = s->protected_reads && s->protected_reads[i];
+        /* Files loaded after the policy was made (a hint's modules) were
+         * never the policy's to protect. */
+        size_t k = own ? s->protected_read_n + (i - loads->read.n) : i;
+        bool protected = s->protected_reads &&
+                         (own ? i - loads->read.n < s->protected_own_n : i < s->protected_read_n) &&
+                         s->protected_reads[k];
         if (own && !protected) continue;
         const lcsb__trust_file *f = own ? &loads->own.v[i - loads->read.n] : &loads->read.v[i];
         lcsb__buf_addf(b, "%s{\"path\":", shown++ ? "," : "");

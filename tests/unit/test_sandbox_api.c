@@ -341,6 +341,19 @@ static void test_script_attestation_json(void **state) {
     assert_string_equal(run + strlen(json) - 1, ",\"status\":3}");
     assert_lacks(json, "\"status\"");
     free(run);
+    /* A hint loads lcsb's modules it needs after the policy was made; the
+     * policy's files in the attestation stay what they were (and are read
+     * within what was noted of them: the sanitizer build reads it). */
+    lcsb_run_result refused = {.attestation = att, .status = LCSB_EXIT_NOEXEC};
+    static const char tail[] = "sh: 1: make: Permission denied\n";
+    memcpy(refused.stderr_tail, tail, sizeof tail - 1);
+    refused.stderr_tail_len = sizeof tail - 1;
+    static const char *const cmd[] = {"sh", NULL};
+    lcsb_argv_free(lcsb_script_explain(s, cmd, &refused));
+    char *again = lcsb_script_attestation_json(s, &att);
+    assert_non_null(again);
+    assert_string_equal(again, json);
+    free(again);
     free(json);
     /* Past the file system's clock tick from the script's start. */
     usleep(30000);
