@@ -501,22 +501,45 @@ void lcsb_runner_free(lcsb_runner *r) {
     free(r);
 }
 
-/* May the command of a run with OPTS have its world made ahead? Only where
- * stderr is relayed through lcsb (nothing the shim says before its command
- * is lost) and nothing but the shim comes first or goes along (a launcher,
- * a kept descriptor), with the caller's stdin and stdout open to hand over. */
-static bool ahead_allowed(const lcsb_run_options *o) {
-    return o->capture_stderr && !o->prefix && !o->keep_fds_count && !o->judge &&
-           fcntl(STDIN_FILENO, F_GETFD) >= 0 && fcntl(STDOUT_FILENO, F_GETFD) >= 0;
+/* What keeps the command of a run with OPTS from having its world made
+ * ahead (NULL: nothing). Only where stderr is relayed through lcsb
+ * (nothing the shim says before its command is lost) and nothing but the
+ * shim comes first or goes along (a launcher, a kept descriptor), with the
+ * caller's stdin and stdout open to hand over. */
+static const char *ahead_barred(const lcsb_run_options *o) {
+    if (!o->capture_stderr) return "stderr is not captured (capture_stderr)";
+    if (o->prefix) return "a launcher comes before the shim (prefix)";
+    if (o->keep_fds_count) return "descriptors are kept for the command (keep_fds)";
+    if (o->judge) return "the run is judged (learning)";
+    if (fcntl(STDIN_FILENO, F_GETFD) < 0 || fcntl(STDOUT_FILENO, F_GETFD) < 0)
+        return "the caller's stdin or stdout is closed";
+    return NULL;
 }
 
-/* Can R's runs have their world made ahead, as far as its options and
- * policy tell: only by a mechanism's shim that makes it alone (no proxy to
- * serve, no time limit counting from the shim's start). */
-static bool ahead_possible(const lcsb_runner *r) {
-    const lcsb_policy *p = r->policy;
-    return ahead_allowed(&r->opts) && r->backend->ops->is_mechanism && p->net != LCSB_NET_DOMAINS &&
-           !p->limits[LCSB_LIMIT_TIME];
+static bool ahead_allowed(const lcsb_run_options *o) { return !ahead_barred(o); }
+
+/* What keeps R's runs from having their world made ahead, as far as its
+ * options and policy tell (NULL: nothing): only a mechanism's shim makes
+ * one, alone (no proxy to serve, no time limit counting from the shim's
+ * start). */
+static const char *runner_barred(const lcsb_runner *r) {
+    const char *why = ahead_barred(&r->opts);
+    if (why || !r->backend) return why;
+    if (strcmp(r->backend->ops->name, "landlock") != 0)
+        return "only Landlock's shim makes a world ahead";
+    if (!r->backend->ops->makes_private(r->backend, r->policy))
+        return "the command gets no world of its own here";
+    if (r->policy->net == LCSB_NET_DOMAINS) return "the policy's network is served by a proxy";
+    if (r->policy->limits[LCSB_LIMIT_TIME]) return "the policy has a time limit (limits.time)";
+    return NULL;
+}
+
+static bool ahead_possible(const lcsb_runner *r) { return !runner_barred(r); }
+
+bool lcsb_runner_ahead(const lcsb_runner *r, const char **why) {
+    const char *barred = r ? runner_barred(r) : "no runner";
+    if (why) *why = barred;
+    return !barred;
 }
 
 /* Of a run ahead_possible allows, how many words of FINAL come before

@@ -179,6 +179,9 @@ static void test_each_command_in_a_world_of_its_own(void **state) {
         0);
     assert_string_equal(out, "first\n");
     assert_int_equal(children(), 1);
+    const char *why = "unset";
+    assert_true(lcsb_runner_ahead(f->runner, &why));
+    assert_null(why);
     setenv(VARIABLE, "second", 1);
     assert_int_equal(run_sh(f, "cat \"$HOME/mark\" 2>/dev/null || echo \"fresh $" VARIABLE "\"",
                             out, sizeof out),
@@ -193,6 +196,31 @@ static void test_each_command_in_a_world_of_its_own(void **state) {
     f->runner = NULL;
     assert_int_equal(children(), 0);
     unsetenv(VARIABLE);
+}
+
+/* A runner whose options keep it from making worlds ahead says so, and
+ * why: stderr not captured. Its command runs as lcsb_run's, and no shim
+ * waits after it (the twin: the test above, where one does). */
+static void test_a_runner_says_when_it_makes_nothing_ahead(void **state) {
+    fx *f = *state;
+    NEED_RUNNER(f, "auto");
+    lcsb_runner_free(f->runner);
+    f->runner = NULL;
+    lcsb_run_options opts;
+    lcsb_run_options_init(&opts);
+    opts.relay_fd = -1;
+    opts.trailer_fd = -1;
+    lcsb_error err = {0};
+    if (lcsb_runner_new(f->backend, lcsb_script_policy(f->script), &opts, &f->runner, &err))
+        fail_msg("lcsb_runner_new: %s", err.message);
+    const char *why = NULL;
+    assert_false(lcsb_runner_ahead(f->runner, &why));
+    assert_non_null(why);
+    assert_contains(why, "capture_stderr", "why");
+    char out[256];
+    assert_int_equal(run_sh(f, "echo ran", out, sizeof out), 0);
+    assert_string_equal(out, "ran\n");
+    assert_int_equal(children(), 0);
 }
 
 /* A file outside the policy does not exist for a command run ahead, as
@@ -563,6 +591,8 @@ static void test_a_host_whose_stderr_is_gone(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_command_in_a_world_of_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_runner_says_when_it_makes_nothing_ahead, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_the_policy_holds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_reaped_shim_is_made_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_file_replaced_while_waiting_stays_protected, setup,

@@ -82,7 +82,9 @@ typedef struct lcsb_run_result {
 } lcsb_run_result;
 
 /* Fills the caller's OPTS with the defaults, its size included: the
- * trailer and the relay to stderr, the recorder on, nothing else kept. */
+ * trailer to stderr, the recorder on, stderr not captured (relay_fd set to
+ * stderr for when capture_stderr is), nothing else kept. A runner makes
+ * worlds ahead only with capture_stderr set (lcsb_runner_ahead). */
 LCSB_API void lcsb_run_options_init(lcsb_run_options *opts);
 /* Runs ARGV under BACKEND and POLICY, filling the caller's RESULT; OPTS (NULL:
  * the defaults) and the rest are only read during the call. Compose,
@@ -121,6 +123,12 @@ LCSB_API LCSB_NODISCARD int lcsb_runner_new(const lcsb_backend *backend,
 LCSB_API LCSB_NODISCARD int lcsb_runner_run(lcsb_runner *runner, const char *const *argv,
                                             lcsb_run_result *result, lcsb_error *err);
 LCSB_API void lcsb_runner_free(lcsb_runner *runner);
+/* Does RUNNER make each command's world ahead, as far as its options and
+ * policy tell? When not, *WHY (when WHY is not NULL) says what keeps it
+ * from it (a static string: stderr not captured, a launcher prefix, ...);
+ * its runs are then lcsb_run's, at lcsb_run's cost. A runner whose policy
+ * is not bound yet (lcsb_runner_start) says what its options tell. */
+LCSB_API bool lcsb_runner_ahead(const lcsb_runner *runner, const char **why);
 
 /* A runner for one command whose policy is not known yet, for a host that
  * composes it first (lcsb's CLI, whose policy script takes milliseconds):
