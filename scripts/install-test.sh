@@ -103,6 +103,19 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 cc -Wall -Werror "$root/examples/embed.c" $(pkg-config --cflags --libs lcsb) \
   -Wl,-rpath,"$prefix/lib" -o "$work/embed"
 check_embed "$work/embed"
+# Lua is the library's own business: no lua5.4.pc is needed to link the
+# shared library, and a static link is told to add Lua by its name.
+(
+  export PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig PKG_CONFIG_PATH=
+  # shellcheck disable=SC2046
+  cc -Wall -Werror "$root/examples/embed.c" $(pkg-config --cflags --libs lcsb) \
+    -Wl,-rpath,"$prefix/lib" -o "$work/embed-no-lua-pc"
+  libs=$(pkg-config --static --libs-only-l --libs-only-other lcsb)
+  # shellcheck disable=SC2046,SC2086
+  cc -Wall -Werror "$root/examples/embed.c" $(pkg-config --cflags lcsb) "$prefix/lib/liblcsb.a" \
+    ${libs//-llcsb/} -o "$work/embed-pc-static"
+)
+check_embed "$work/embed-no-lua-pc"
 # No shim where the install puts it: every place looked at is named, and
 # nothing runs. A wrong LCSB_SHIM is never covered by the install's shim.
 mv "$prefix/libexec" "$prefix/libexec.away"
