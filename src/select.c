@@ -3,8 +3,27 @@
 #include "landlock.h"
 #include "seatbelt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+/* Why this host has no Landlock, as the kernel says it now ("" when it
+ * has one, or it cannot be asked here). */
+static const char *landlock_absent_why(void) {
+#if defined(__linux__) && defined(__NR_landlock_create_ruleset)
+    if (syscall(__NR_landlock_create_ruleset, NULL, 0, 1U /* the ABI version */) > 0) return "";
+    if (errno == EOPNOTSUPP)
+        return "; the kernel has Landlock but it is off (add landlock to the lsm= boot parameter)";
+    if (errno == ENOSYS)
+        return "; the kernel answers ENOSYS: built without Landlock, or run under a tool that "
+               "does not know its system calls (valgrind)";
+#endif
+    return "";
+}
 
 static void describe(const lcsb_capability *cap, char *buf, size_t size) {
     char capped[96] = "";
@@ -22,8 +41,9 @@ static int select_landlock(const lcsb_capability *cap, bool asked, lcsb_backend 
     if (cap->landlock_abi < 1) {
         char seen[2 * sizeof cap->shim + 256];
         describe(cap, seen, sizeof seen);
-        return lcsb__fail(err, LCSB_EUNAVAIL, "%s: no Landlock here (detected: %s)",
-                          asked ? "landlock" : "no sandbox mechanism available", seen);
+        return lcsb__fail(err, LCSB_EUNAVAIL, "%s: no Landlock here (detected: %s)%s",
+                          asked ? "landlock" : "no sandbox mechanism available", seen,
+                          cap->landlock_abi_kernel < 1 ? landlock_absent_why() : "");
     }
     if (!cap->shim_found && cap->shim[0])
         return lcsb__fail(err, LCSB_EUNAVAIL, "landlock: shim %s not found or not executable",

@@ -271,7 +271,8 @@ local function own()
   return own_set
 end
 
-local OWN = "lcsb's program, shim, recorder, Lua files, caps files or trust store"
+local OWN = "the program lcsb runs in (lcsb, or the host that embeds it), its shim, recorder, "
+  .. "Lua files, caps files or trust store"
 
 -- Why no hint may offer PATH, one of lcsb's own files or in one of its
 -- directories (or, HOLDS, a directory that holds one), or nil. The

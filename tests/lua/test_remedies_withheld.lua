@@ -211,8 +211,9 @@ T.case("a directory holding another project's agent files or a .env is never off
 end)
 
 T.case("lcsb's own files are never offered: its program, shim, recorder, Lua files, caps", function()
-  local OWN = "it is lcsb's own (lcsb's program, shim, recorder, Lua files, caps files or trust "
-    .. "store): no hint offers lcsb's own files to the command it confines"
+  local OWN = "it is lcsb's own (the program lcsb runs in (lcsb, or the host that embeds it), its "
+    .. "shim, recorder, Lua files, caps files or trust store): no hint offers lcsb's own files to "
+    .. "the command it confines"
   -- As a stock Lua host loaded them: lcsb's Lua files, and the C half.
   local caps_lua = assert(package.searchpath("lcsb.caps", package.path), "lcsb.caps on the path")
   T.eq(lines(reported { refusal("write", "write", caps_lua, "sh", { errno = 30, error = "EROFS" }) }),
@@ -240,8 +241,9 @@ T.case("lcsb's own files are never offered: its program, shim, recorder, Lua fil
   -- A file made beside them: the directory would be the entry.
   T.eq(with_caps { refusal("write", "write", install .. "/bin/new", "sh") },
     ("refused: write of %s/bin/new (sh): no hint: it holds lcsb's own files (%s/bin/lcsb: "
-      .. "lcsb's program, shim, recorder, Lua files, caps files or trust store): no hint offers "
-      .. "lcsb's own files to the command it confines"):format(install, install), "beside them")
+      .. "the program lcsb runs in (lcsb, or the host that embeds it), its shim, recorder, Lua "
+      .. "files, caps files or trust store): no hint offers lcsb's own files to the command it "
+      .. "confines"):format(install, install), "beside them")
   -- Without the run's caps, the same files are no one's.
   T.eq(lines(reported { refusal("exec", "exec", install .. "/bin/lcsb-exec", "sh") }),
     ('refused: exec of %s/bin/lcsb-exec (sh): add exec = { "%s/bin/lcsb-exec" }'):format(install,

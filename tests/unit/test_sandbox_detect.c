@@ -8,11 +8,17 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
+#include <errno.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -141,11 +147,63 @@ static void test_detect_after_a_probe_lost(void **state) {
                  cap.user_namespaces, fresh);
 }
 
+/* A host without Landlock is told why, as the kernel answers: here, with
+ * landlock_create_ruleset answering ENOSYS (a seccomp filter in a child,
+ * as valgrind's unknown system call looks), the message says so; its twin,
+ * the same selection where the kernel answers, says nothing more. */
+static void test_no_landlock_says_why(void **state) {
+    (void)state;
+    lcsb_capability cap;
+    lcsb_error err = {0};
+    assert_int_equal(lcsb_detect(&cap, LCSB_SHIM_PATH, &err), 0);
+    if (cap.landlock_abi < 1) skip();
+    cap.landlock_abi = cap.landlock_abi_kernel = 0;
+    lcsb_backend *b = NULL;
+    assert_int_equal(lcsb_backend_select(&cap, "auto", &b, &err), LCSB_EUNAVAIL);
+    assert_contains(err.message, "no Landlock here");
+    assert_lacks(err.message, "ENOSYS");
+    int pipe_fds[2];
+    assert_int_equal(pipe(pipe_fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct sock_filter code[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_create_ruleset, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {.len = sizeof code / sizeof *code, .filter = code};
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+            _exit(2);
+        lcsb_error child_err = {0};
+        lcsb_backend *none = NULL;
+        if (lcsb_backend_select(&cap, "auto", &none, &child_err) != LCSB_EUNAVAIL) _exit(4);
+        ssize_t n = write(pipe_fds[1], child_err.message, strlen(child_err.message));
+        _exit(n > 0 ? 0 : 3);
+    }
+    close(pipe_fds[1]);
+    char said[2048] = "";
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof said && (n = read(pipe_fds[0], said + got, sizeof said - 1 - got)) > 0)
+        got += (size_t)n;
+    said[got] = '\0';
+    close(pipe_fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_contains(said, "no Landlock here");
+    assert_contains(said, "the kernel answers ENOSYS");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect_after_a_probe_lost),
         cmocka_unit_test(test_detect_abi_cap),
         cmocka_unit_test(test_detect_finds_shim),
+        cmocka_unit_test(test_no_landlock_says_why),
     };
     return cmocka_run_group_tests_name("sandbox_detect", tests, NULL, NULL);
 }
