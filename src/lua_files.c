@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -312,6 +313,25 @@ static int l_dir_has(lua_State *L) {
     return 1;
 }
 
+/* lcsb.core.owner(path) -> uid, user name | nil (none known) | nil: who
+ * owns PATH (a symlink as itself), from the disk as it is now (a hint's
+ * question, after the run) */
+static int l_owner(lua_State *L) {
+    struct stat st;
+    if (lstat(lcsb__lua_check_path(L, 1), &st) != 0) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)st.st_uid);
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    if (getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &found) == 0 && found)
+        lua_pushstring(L, found->pw_name);
+    else
+        lua_pushnil(L);
+    return 2;
+}
+
 const luaL_Reg lcsb__lua_files_functions[] = {
     {"dir_has", l_dir_has},
     {"which", l_which},
@@ -326,5 +346,6 @@ const luaL_Reg lcsb__lua_files_functions[] = {
     {"rmdir", l_rmdir},
     {"symlink", l_symlink},
     {"read_regular", l_read_regular},
+    {"owner", l_owner},
     {NULL, NULL},
 };

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Longer lines are no record (the recorder writes at most PIPE_BUF). */
 #define LINE_MAX_BYTES 4096
@@ -249,11 +250,32 @@ static bool host_has(const char *path) {
     return lstat(path, &st) == 0;
 }
 
+/* The directory PATH (absolute) is in, into DIR (PATH_MAX bytes). */
+static void dir_of(const char *path, char *dir) {
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, PATH_MAX, "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
+}
+
 static bool host_has_dir_of(const char *path) {
     char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
+    dir_of(path, dir);
     return host_has(dir);
+}
+
+/* Was REC's refusal of T (a file, or when MISSING the directory it was to
+ * be made in) one of its owner's permissions, which root passes only with
+ * the capabilities lcsb drops (CAP_DAC_OVERRIDE): a root command and a
+ * file of another user's, the project a CI runner checked out as itself.
+ * Inside the policy's trees, nothing else refuses with EACCES. */
+static bool others_file(const record *rec, const char *t, bool missing) {
+    char dir[PATH_MAX];
+    struct stat st;
+    if (rec->error != EACCES || geteuid() != 0) return false;
+    if (missing) {
+        dir_of(t, dir);
+        t = dir;
+    }
+    return lstat(t, &st) == 0 && st.st_uid != 0;
 }
 
 /* The port of "ADDR:PORT", or -1. */
@@ -299,7 +321,8 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
     if (strcmp(rec->op, "write") == 0) {
         if (missing && !host_has_dir_of(t)) return NULL;
         if (in_tier_either(&p->protect, t, real)) return "protect";
-        return in_tier_either(&p->write, t, real) ? NULL : socket ? "sockets" : "write";
+        if (in_tier_either(&p->write, t, real)) return others_file(rec, t, missing) ? "owner" : NULL;
+        return socket ? "sockets" : "write";
     }
     /* What is read, run or connected to must be there to be refused. */
     if (missing) return NULL;
@@ -316,7 +339,9 @@ static const char *key_of(const lcsb__refusals *r, const record *rec, const char
          * the hints say so. One older is the command's own business. */
         return host_changed_since(real[0] ? real : t, r->started) ? "exec" : NULL;
     }
-    return in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real) ? NULL : "read";
+    if (in_tier_either(&p->read, t, real) || in_tier_either(&p->write, t, real))
+        return others_file(rec, t, false) ? "owner" : NULL;
+    return "read";
 }
 
 /* FNV-1a of the op and target: a record looked at once is not again. */

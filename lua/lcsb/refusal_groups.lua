@@ -25,7 +25,9 @@ end
 -- The group R falls in, and for a withheld one why.
 local function classify(ev, r)
   if r.home then return "home" end
-  if r.key == "protect" or r.key == "hide" or r.key == "net" then return r.key end
+  if r.key == "protect" or r.key == "hide" or r.key == "net" or r.key == "owner" then
+    return r.key
+  end
   local policy = ev.policy or {}
   if r.key == "sockets" then return "withheld", socket_why(r.target, r.op) end
   if r.key == "exec" then
@@ -66,6 +68,7 @@ local LINES = {
   hide = lines.hide,
   net = net_refusals.lines,
   home = lines.home,
+  owner = lines.owner,
 }
 
 -- The lines for GROUP (refusals of one kind, in one place).
@@ -89,6 +92,8 @@ local function describe(ev, refusals)
       key = "exec"
     elseif kind == "read" or kind == "write" then
       key = kind .. "\0" .. dirname(r.target)
+    elseif kind == "owner" then
+      key = kind .. "\0" .. r.op
     elseif kind == "withheld" then
       key = table.concat({ kind, r.op, dirname(r.target), why }, "\0")
     else

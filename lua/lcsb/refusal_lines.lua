@@ -539,6 +539,29 @@ local function home_lines(ev, group)
     .. "the run, not your HOME%s"):format(text, keep) }
 end
 
+-- Files of another user's that a command running as root was refused by
+-- their own permissions: lcsb drops root's capabilities, and with them
+-- its way past a file's mode (a project a CI runner checked out as itself).
+local function owner_lines(ev, group)
+  local rs = group.items
+  local r = rs[1]
+  local target = r.target
+  local made = r.op == "write" and not exists(target)
+  local uid, name
+  if has_core and core.owner then uid, name = core.owner(made and dirname(target) or target) end
+  local who = not uid and "another user"
+    or name and ("%s (uid %d)"):format(shown(name), uid) or ("uid %d"):format(uid)
+  local what = #rs == 1 and refusal_text(ev, r)
+    or ("%s %d files, %s first"):format(VERB[r.op] or shown(r.op), #rs, shown(target))
+  local project = project_of(ev)
+  local place = project and within_any({ project }, target) and project or dirname(target)
+  return { ("refused: %s: Permission denied: %s belongs to %s, and the command runs as root "
+    .. "without root's capabilities (lcsb drops them all), so a file's permissions bind it as "
+    .. "they bind any user: run lcsb as %s, or make root the owner (chown -R root %s)")
+    :format(what, made and #rs == 1 and "its directory" or "it", who,
+      name and shown(name) or "that user", shown(place)) }
+end
+
 -- A refusal of no kind a hint knows: said, and no more.
 local function other_lines(ev, group)
   return { ("refused: %s"):format(refusal_text(ev, group.items[1])) }
@@ -553,6 +576,7 @@ M.withheld = withheld_lines
 M.protect = protect_lines
 M.hide = hide_lines
 M.home = home_lines
+M.owner = owner_lines
 M.other = other_lines
 
 return M

@@ -403,6 +403,40 @@ else
   end
 fi
 
+# ---- root and a project of another user's (a CI runner's checkout) ----
+# lcsb drops root's capabilities, and with them its way past a file's mode:
+# the refusal names the owner and what to do. The twin: --backend none,
+# where root writes it.
+begin "root and a file of another user's"
+if [[ $(id -u) != 0 ]]; then
+  skip "not root"
+elif ! user=$(bash "$(dirname "$0")/../support/test_user.sh"); then
+  fail "no unprivileged user to own the files"
+else
+  theirs=$(mktemp -d /tmp/lcsb-hints-theirs.XXXXXX)
+  chmod 755 "$theirs"
+  echo old >"$theirs/out.txt"
+  mkdir "$theirs/sub"
+  printf 'return require("lcsb").exec_policy { exec = { "sh" } }\n' >"$theirs/p.lua"
+  chown -R "$user" "$theirs"
+  chmod 644 "$theirs/out.txt"
+  err=$(cd "$theirs" && "$LCSB" --no-trust-check p.lua -- sh -c 'echo x > out.txt' 2>&1)
+  status=$?
+  want="refused: write of $theirs/out.txt (sh): Permission denied: it belongs to $user (uid $(id -u "$user"))"
+  if ((status == 0)); then fail "it was not refused"
+  elif [[ $err != *"$want"* || $err != *"run lcsb as $user, or make root the owner (chown -R root $theirs)"* ]]; then
+    fail "the owner is not named: $err"
+  else
+    err=$(cd "$theirs" && "$LCSB" --no-trust-check p.lua -- sh -c 'echo x > sub/new.txt' 2>&1)
+    [[ $err == *"write of $theirs/sub/new.txt (sh): Permission denied: its directory belongs to $user"* ]] ||
+      fail "a file made in their directory: $err"
+    (cd "$theirs" && "$LCSB" --no-trust-check --backend none p.lua -- sh -c 'echo x > out.txt') ||
+      fail "root cannot write it unsandboxed either"
+  fi
+  rm -rf "$theirs"
+  end
+fi
+
 # ---- lcsb's lines start a line of their own ----
 case_name="the trailer on a fresh line"
 policy 'exec = { "sh" }'

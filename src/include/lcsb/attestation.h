@@ -78,7 +78,9 @@ typedef struct lcsb_refusal {
     char op[8]; /* "exec", "read", "write", "connect", "bind", "socket" */
     /* The policy key that covers it: "exec", "read", "write", "net", or
      * "protect" (a protected path: read-only whatever the policy grants),
-     * "hide" (hidden by the policy), "sockets" (a unix socket outside it). */
+     * "hide" (hidden by the policy), "sockets" (a unix socket outside it),
+     * "owner" (inside the policy, another user's file a root command may
+     * not touch: lcsb drops root's capabilities). */
     char key[8];
     /* An absolute path (resolved against the process's working directory),
      * "ADDR:PORT", or a socket's kind ("inet/dgram"); raw bytes: escape to print. */
