@@ -28,6 +28,29 @@ static void secret(lcsb__secret *s, const char *entry) {
     assert_int_equal(lcsb__secret_set_value(s, VALUE, strlen(VALUE)), 0);
 }
 
+/* An echo of a value, and a part of it (or of its Base64) that must not
+ * be left once the echo is masked. */
+typedef struct echo_case {
+    const char *value, *echo, *telltale;
+} echo_case;
+
+/* Each of the N CASES masked for its value: found, and no telltale left. */
+static void masks_each(const echo_case *cases, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        lcsb__secret s;
+        secret(&s, "API_KEY api.example");
+        assert_int_equal(lcsb__secret_set_value(&s, cases[i].value, strlen(cases[i].value)), 0);
+        char *echo = strdup(cases[i].echo);
+        assert_non_null(echo);
+        bool hit = false;
+        assert_true(lcsb__secrets_mask(&s, 1, echo, strlen(echo), 0, NULL, &hit) >= 1);
+        assert_true(hit);
+        assert_lacks(echo, cases[i].telltale, cases[i].echo);
+        free(echo);
+        lcsb__secret_clear(&s);
+    }
+}
+
 static void test_secret_entry(void **state) {
     (void)state;
     lcsb__secret s;
@@ -253,9 +276,7 @@ static void test_secret_encoders(void **state) {
  * value's bits with the command's: each overwritten to the run's end. */
 static void test_secret_escaped_midst(void **state) {
     (void)state;
-    static const struct {
-        const char *value, *echo, *telltale;
-    } cases[] = {
+    static const echo_case cases[] = {
         {"S3cr3t+Val/ue_ABCD?1234", "{\"a\":\"Basic dTpTM2NyM3QrVmFsL3VlX0FCQ0Q\\/MTIzNA==\"}",
          "MTIzNA"},
         {"tok~en>Value?9xyz_ABCD", "\"Basic dTp0b2t\\u002BZW4\\u002BVmFsdWU/OXh5el9BQkNE\"",
@@ -270,19 +291,7 @@ static void test_secret_escaped_midst(void **state) {
          "ZV9BQkNELjEyM28=\n",
          "ZV9BQkNE"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        lcsb__secret s;
-        secret(&s, "API_KEY api.example");
-        assert_int_equal(lcsb__secret_set_value(&s, cases[i].value, strlen(cases[i].value)), 0);
-        char *echo = strdup(cases[i].echo);
-        assert_non_null(echo);
-        bool hit = false;
-        assert_true(lcsb__secrets_mask(&s, 1, echo, strlen(echo), 0, NULL, &hit) >= 1);
-        assert_true(hit);
-        assert_lacks(echo, cases[i].telltale, cases[i].echo);
-        free(echo);
-        lcsb__secret_clear(&s);
-    }
+    masks_each(cases, sizeof cases / sizeof *cases);
     /* Basic credentials percent-encoded whole: every character of the run,
      * escapes and all (and the "20" of the space before it, Base64's
      * characters as the echo has them). */
@@ -394,9 +403,7 @@ static void test_secret_mask_across_reads(void **state) {
  * overwritten: no telltale left. */
 static void test_secret_escape_lookalikes(void **state) {
     (void)state;
-    static const struct {
-        const char *value, *echo, *telltale;
-    } cases[] = {
+    static const echo_case cases[] = {
         {"Tr0ub%4Dor&3xyz", "Tr0ub%25254Dor%25263xyz", "Tr0ub"},
         {"p+ss%41word99", "\"p\\u002Bss%41word99\"", "word99"},
         {"p+ss%41word99", "p&#43;ss%41word99", "word99"},
@@ -448,17 +455,7 @@ static void test_secret_escape_lookalikes(void **state) {
          "azN5LTAxMjM0NTY3ODlhYmNkZWZnaGlqa2xt\nbm9wcXJzdHV2d3h5ekFCQ0RFRkdISUpLTE1OT1BRUlNUVVY=\n",
          "cXJzdHV2d3h5"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        lcsb__secret s;
-        secret(&s, "API_KEY api.example");
-        assert_int_equal(lcsb__secret_set_value(&s, cases[i].value, strlen(cases[i].value)), 0);
-        char *echo = strdup(cases[i].echo);
-        assert_non_null(echo);
-        assert_true(lcsb__secrets_mask(&s, 1, echo, strlen(echo), 0, NULL, NULL) >= 1);
-        assert_lacks(echo, cases[i].telltale, cases[i].echo);
-        free(echo);
-        lcsb__secret_clear(&s);
-    }
+    masks_each(cases, sizeof cases / sizeof *cases);
     /* And in a request, withheld: the value with its look-alike, .NET's
      * escape beside it. */
     lcsb__secret s;
