@@ -378,11 +378,7 @@ static int copy_secrets(lcsb__proxy *p, const lcsb__intercept *with) {
     for (size_t i = 0; i < with->secrets_n; i++, p->secrets_n++) {
         const lcsb__secret *s = &with->secrets[i];
         lcsb__secret *copy = &p->secrets[i];
-        /* The entry as it is; the value and its forms of the copy's own. */
-        *copy = *s;
-        copy->value = NULL;
-        memset(copy->forms, 0, sizeof copy->forms);
-        if (lcsb__secret_set_value(copy, s->value, s->value_len)) return -1;
+        if (lcsb__secret_copy(copy, s)) return -1;
     }
     return 0;
 }

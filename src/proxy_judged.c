@@ -174,7 +174,9 @@ static int send_body(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const lcsb
             break;
         }
         data = buf;
-        n = (size_t)got;
+        /* With what came with it: each read is searched with all that is
+         * held back (relay_answer's reason). */
+        n = (size_t)got + (scan ? lcsb__end_read_ready(client, buf + got, CHUNK - (size_t)got) : 0);
     }
     lcsb__buf_free(&payload);
     hold_free(&s);
@@ -382,6 +384,15 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
                "chunked), from a host a secret goes to");
         return -1;
     }
+    /* After a 101 comes another protocol, whose frames may cut a value
+     * where the search does not find it. */
+    if (status == 101 && guarded) {
+        answer(a->c, a->client, a->req, 502,
+               "lcsb: the server switched protocols (101); lcsb cannot look in what follows for "
+               "a secret's value (a secret goes to this host), so it is not passed on\n",
+               "upstream it switched protocols (101), from a host a secret goes to");
+        return -1;
+    }
     /* Asked for whole: a part is one the server chose, a value cut where
      * the search does not find it. */
     if (status == 206 && guarded) {
@@ -398,13 +409,16 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
     if (lcsb__end_write(a->c, a->client, buf, head_len, lcsb__now_ms() + IDLE_MS)) return -1;
     memmove(buf, buf + head_len, *len - head_len);
     *len -= head_len;
-    if (status >= 100 && status < 200) return 1;
+    /* A 101 is the last head: what follows is another protocol's, read by
+     * clients as it comes, to the end, whatever its head said of framing. */
+    bool switched = status == 101;
+    if (status >= 100 && status < 200 && !switched) return 1;
     bool bodiless = strcmp(a->req->method, "HEAD") == 0 || status == 204 || status == 304;
-    a->out.chunked = fr.chunked && !bodiless;
+    a->out.chunked = fr.chunked && !bodiless && !switched;
     /* A body of a known length ends there: what was held back goes then,
      * not when the server gets round to closing. */
     a->left = bodiless ? 0 : fr.length;
-    a->by_length = bodiless || fr.has_length;
+    a->by_length = bodiless || (fr.has_length && !switched);
     return 0;
 }
 
@@ -413,13 +427,20 @@ static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool
  * clients read one (curl, Python's and Go's take a bare LF); 0 while it is
  * not whole. Where a client sees the body start, the proxy must too: a
  * head taken to run on to a later CRLF CRLF would swallow a chunked body,
- * searched whole with its chunk lines splitting a value. */
-static size_t head_length(const char *buf, size_t len) {
-    for (const char *nl = memchr(buf, '\n', len); nl;
-         nl = memchr(nl + 1, '\n', len - (size_t)(nl + 1 - buf))) {
-        size_t at = (size_t)(nl - buf) + 1;
-        if (at < len && buf[at] == '\n') return at + 1;
-        if (at + 1 < len && buf[at] == '\r' && buf[at + 1] == '\n') return at + 2;
+ * searched whole with its chunk lines splitting a value. A CR that ends no
+ * line is read one way by one client and another by the next (curl ends
+ * the head at a line that starts with one): *STRAY says the head has one,
+ * and its length is then where it stands. */
+static size_t head_length(const char *buf, size_t len, bool *stray) {
+    *stray = false;
+    for (size_t i = 0; i < len; i++) {
+        if (buf[i] == '\r' && i + 1 < len && buf[i + 1] != '\n') {
+            *stray = true;
+            return i + 1;
+        }
+        if (buf[i] != '\n') continue;
+        if (i + 1 < len && buf[i + 1] == '\n') return i + 2;
+        if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n') return i + 3;
     }
     return 0;
 }
@@ -444,9 +465,10 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     lcsb__chunked ch = {0};
     lcsb__buf payload = {0};
     int rc = buf ? 0 : -1;
+    bool stray = false;
     while (!rc && !done) {
         /* A head already whole (after an interim answer) is read from BUF. */
-        if (in_body || !head_length(buf, len)) {
+        if (in_body || !head_length(buf, len, &stray)) {
             size_t cap = in_body ? CHUNK : ANSWER_HEAD_MAX;
             ssize_t n = lcsb__end_read(c, up, buf + len, cap - len, lcsb__now_ms() + IDLE_MS);
             if (n <= 0) break;
@@ -457,8 +479,16 @@ static void relay_answer(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
             if (in_body) len += lcsb__end_read_ready(up, buf + len, cap - len);
         }
         if (!in_body) {
-            size_t head_len = head_length(buf, len);
+            size_t head_len = head_length(buf, len, &stray);
             if (!head_len && len < ANSWER_HEAD_MAX) continue;
+            if (stray) {
+                answer(c, client, req, 502,
+                       "lcsb: the server's answer has a CR that ends no line in its head, which "
+                       "clients read differently: it is not passed on\n",
+                       NULL);
+                rc = -1;
+                break;
+            }
             /* No head the proxy can read: nothing of it goes on. */
             int head = head_len ? take_head(&a, buf, &len, head_len, guarded) : -1;
             if (head < 0) {

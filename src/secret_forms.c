@@ -215,6 +215,33 @@ static int keep_viewed(const lcsb__view *v, void *arg) {
     return f->rc;
 }
 
+/* The most of a value an escape begun or ended beside it can take: "&#"
+ * and up to twelve digits, leading zeros and all. */
+#define CLIPPED_MAX 12
+
+/* Can C be taken into an escape begun before it (a hex or decimal digit,
+ * an HTML name's letter or its ";")? */
+static bool takeable(char c) { return isalnum((unsigned char)c) || c == ';'; }
+
+/* S's clipped forms (secrets.h): its value less the first characters an
+ * escape begun before it could take, and less what an escape it begins
+ * in its last characters could. 0, or -1 out of memory. */
+static int make_clipped(lcsb__secret *s) {
+    size_t len = s->value_len, head = 0, tail = len;
+    while (head < CLIPPED_MAX && head < len && takeable(s->value[head])) head++;
+    for (size_t i = len > CLIPPED_MAX ? len - CLIPPED_MAX : 0; i < len && tail == len; i++)
+        if (s->value[i] == '%' || s->value[i] == '&' || s->value[i] == '\\') tail = i;
+    const struct { size_t from, to; } keep[2] = {{head, len}, {0, tail}};
+    for (size_t c = 0; c < 2; c++) {
+        size_t n = keep[c].to - keep[c].from;
+        if (n == len || n < LCSB__SECRET_VALUE_MIN) continue;
+        if (!(s->clipped[c] = malloc(n))) return -1;
+        memcpy(s->clipped[c], s->value + keep[c].from, n);
+        s->clipped_len[c] = n;
+    }
+    return 0;
+}
+
 int lcsb__secret_make_forms(lcsb__secret *s) {
     if (s->value_len > LCSB__SECRET_FORMS_VALUE_MAX) return 0;
     /* The longest spelling: a character past the BMP, 4 bytes, as 12. */
@@ -264,6 +291,14 @@ int lcsb__secret_make_forms(lcsb__secret *s) {
     if (!rc) rc = keep_form(s, k++, form, html_spelled(s, "&#39;", form));
     if (!rc) rc = keep_form(s, k++, form, plus_spaced(s, form));
     if (!rc) rc = keep_form(s, k++, form, latin1_as_utf8(s, form));
+    /* That, in a form's field: its spaces as "+". */
+    if (!rc) {
+        size_t spelled = latin1_as_utf8(s, form);
+        for (size_t i = 0; i < spelled; i++)
+            if (form[i] == ' ') form[i] = '+';
+        rc = keep_form(s, k++, form, spelled);
+    }
+    if (!rc) rc = make_clipped(s);
     /* A value that holds what reads as an escape (%41, \n, &amp;) is
      * undone with the escapes an encoder put around it, in the same pass
      * ("p\u002Bss%41" views as "p+ssA"): its own views are looked for too. */

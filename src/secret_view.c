@@ -82,6 +82,30 @@ static size_t html_reference(const char *p, size_t left, uint32_t *cp) {
             return n;
         }
     }
+    /* HTML's names for U+00A0 to U+00FF, in order (PHP's htmlentities
+     * writes "p&auml;ss"); the semicolon, as browsers read these, may be
+     * left out. */
+    static const char *const latin1[96] = {
+        "nbsp",   "iexcl",  "cent",   "pound",  "curren", "yen",    "brvbar", "sect",   "uml",
+        "copy",   "ordf",   "laquo",  "not",    "shy",    "reg",    "macr",   "deg",    "plusmn",
+        "sup2",   "sup3",   "acute",  "micro",  "para",   "middot", "cedil",  "sup1",   "ordm",
+        "raquo",  "frac14", "frac12", "frac34", "iquest", "Agrave", "Aacute", "Acirc",  "Atilde",
+        "Auml",   "Aring",  "AElig",  "Ccedil", "Egrave", "Eacute", "Ecirc",  "Euml",   "Igrave",
+        "Iacute", "Icirc",  "Iuml",   "ETH",    "Ntilde", "Ograve", "Oacute", "Ocirc",  "Otilde",
+        "Ouml",   "times",  "Oslash", "Ugrave", "Uacute", "Ucirc",  "Uuml",   "Yacute", "THORN",
+        "szlig",  "agrave", "aacute", "acirc",  "atilde", "auml",   "aring",  "aelig",  "ccedil",
+        "egrave", "eacute", "ecirc",  "euml",   "igrave", "iacute", "icirc",  "iuml",   "eth",
+        "ntilde", "ograve", "oacute", "ocirc",  "otilde", "ouml",   "divide", "oslash", "ugrave",
+        "uacute", "ucirc",  "uuml",   "yacute", "thorn",  "yuml"};
+    size_t longest = 0;
+    for (size_t i = 0; left >= 2 && p[1] != '#' && i < 96; i++) {
+        size_t n = strlen(latin1[i]);
+        if (latin1[i][0] == p[1] && n > longest && left > n && strncmp(p + 1, latin1[i], n) == 0) {
+            longest = n;
+            *cp = 0xa0 + (uint32_t)i;
+        }
+    }
+    if (longest) return 1 + longest + (left > longest + 1 && p[longest + 1] == ';');
     /* &#NN; and &#xHH;, leading zeros and all; the semicolon, which a
      * browser does without, may be left out. */
     if (left < 3 || p[1] != '#') return 0;

@@ -218,6 +218,22 @@ void lcsb__secret_clear(lcsb__secret *s) {
         s->forms[k] = NULL;
         s->forms_len[k] = 0;
     }
+    for (size_t k = 0; k < 2; k++) {
+        if (s->clipped[k]) {
+            lcsb__wipe(s->clipped[k], s->clipped_len[k]);
+            free(s->clipped[k]);
+        }
+        s->clipped[k] = NULL;
+        s->clipped_len[k] = 0;
+    }
+}
+
+int lcsb__secret_copy(lcsb__secret *to, const lcsb__secret *from) {
+    *to = *from;
+    to->value = NULL;
+    memset(to->forms, 0, sizeof to->forms);
+    memset(to->clipped, 0, sizeof to->clipped);
+    return lcsb__secret_set_value(to, from->value, from->value_len);
 }
 
 static int hex_value(char c) {
@@ -360,11 +376,13 @@ static void find_form(const char *form, size_t n, bool in_b64, void *arg) {
 }
 
 /* The first secret of V whose value TEXT (LEN bytes) holds as it is or in
- * Base64: its index, or -1. */
-static int find_raw(const lcsb__secret *v, size_t n, const char *text, size_t len) {
+ * Base64, or, in a VIEWED text, clipped: its index, or -1. */
+static int find_raw(const lcsb__secret *v, size_t n, const char *text, size_t len, bool viewed) {
     for (size_t k = 0; k < n && len; k++) {
         finding f = {text, len, false};
         each_form(&v[k], find_form, &f);
+        for (size_t c = 0; viewed && c < 2; c++)
+            if (v[k].clipped[c]) find_form(v[k].clipped[c], v[k].clipped_len[c], false, &f);
         if (f.found) return (int)k;
     }
     return -1;
@@ -395,12 +413,12 @@ typedef struct viewed_find {
 
 static int find_in_view(const lcsb__view *view, void *arg) {
     viewed_find *f = arg;
-    f->found = find_raw(f->v, f->n, view->p, view->len);
+    f->found = find_raw(f->v, f->n, view->p, view->len, true);
     return f->found >= 0;
 }
 
 int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t len) {
-    int found = find_raw(v, n, data, len);
+    int found = find_raw(v, n, data, len, false);
     viewed_find f = {v, n, -1};
     if (found < 0 && lcsb__echo_escape_next(data, len, 0) < len &&
         lcsb__echo_views(data, len, lcsb__secrets_wide(v, n), find_in_view, &f) >= 0)
@@ -408,7 +426,7 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
     if (found < 0 && memchr(data, '%', len)) {
         char *decoded = malloc(len ? len : 1);
         if (decoded) {
-            found = find_raw(v, n, decoded, percent_decoded(data, len, decoded));
+            found = find_raw(v, n, decoded, percent_decoded(data, len, decoded), false);
             lcsb__wipe(decoded, len);
             free(decoded);
         }
@@ -422,7 +440,7 @@ int lcsb__secrets_find(const lcsb__secret *v, size_t n, const char *data, size_t
         if (basic_credentials(data + i, line_len, &at, &b64n)) {
             char *plain = malloc(b64n + 1);
             long plain_len = plain ? lcsb__base64_decode(data + i + at, b64n, plain) : -1;
-            if (plain_len > 0) found = find_raw(v, n, plain, (size_t)plain_len);
+            if (plain_len > 0) found = find_raw(v, n, plain, (size_t)plain_len, false);
             if (plain) {
                 lcsb__wipe(plain, b64n + 1);
                 free(plain);
@@ -441,8 +459,37 @@ typedef struct masking {
     char *data; /* where each find is overwritten */
     size_t len; /* SEEN's */
     size_t found;
-    bool open; /* a Base64 run overwritten up to the end of SEEN */
+    bool open;                  /* a Base64 run overwritten up to the end of SEEN */
+    int clipped;                /* 0, or which clipped form FORM is (1 + its index) */
+    const lcsb__secret *secret; /* whose forms */
 } masking;
+
+/* A clipped form found in a view at [*S, *E): the rest of the value
+ * beside it, the characters the view shows as they are and the escape
+ * that took the others, added (secrets.h). */
+static void unclip(const masking *m, size_t *s, size_t *e) {
+    const lcsb__view *v = m->view;
+    const lcsb__secret *sec = m->secret;
+    if (m->clipped == 1) {
+        size_t want = sec->value_len - sec->clipped_len[0];
+        while (want && *s > 0 && v->to[*s - 1] - v->from[*s - 1] == 1 &&
+               m->seen[*s - 1] == sec->value[want - 1]) {
+            (*s)--;
+            want--;
+        }
+        if (want && *s > 0 && v->to[*s - 1] - v->from[*s - 1] > 1)
+            for (uint32_t src = v->from[*s - 1]; *s > 0 && v->from[*s - 1] == src;) (*s)--;
+    } else {
+        size_t at = sec->clipped_len[1];
+        while (at < sec->value_len && *e < m->len && v->to[*e] - v->from[*e] == 1 &&
+               m->seen[*e] == sec->value[at]) {
+            (*e)++;
+            at++;
+        }
+        if (at < sec->value_len && *e < m->len && v->to[*e] - v->from[*e] > 1)
+            for (uint32_t src = v->from[*e]; *e < m->len && v->from[*e] == src;) (*e)++;
+    }
+}
 
 /* FORM overwritten wherever it stands; in Base64 (B64), the whole run of
  * Base64 around it too: the characters at its edges mix the value's first
@@ -456,6 +503,7 @@ static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
         size_t s = (size_t)(at - m->seen), e = s + n;
         while (in_b64 && s > 0 && lcsb__is_b64(m->seen[s - 1])) s--;
         while (in_b64 && e < m->len && lcsb__is_b64(m->seen[e])) e++;
+        if (m->view && m->clipped) unclip(m, &s, &e);
         size_t from = m->view ? m->base + m->view->from[s] : s,
                to = m->view ? m->base + m->view->to[e - 1] : e;
         bool fresh = !m->view;
@@ -473,8 +521,12 @@ static size_t mask_all(const lcsb__secret *v, size_t n, const char *seen, size_t
                        const lcsb__view *view, size_t base, char *data, bool *hit, bool *open) {
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
-        masking m = {seen, view, base, data, len, 0, false};
+        masking m = {seen, view, base, data, len, 0, false, 0, &v[k]};
         each_form(&v[k], mask_form, &m);
+        for (size_t c = 0; view && c < 2; c++) {
+            m.clipped = (int)c + 1;
+            if (v[k].clipped[c]) mask_form(v[k].clipped[c], v[k].clipped_len[c], false, &m);
+        }
         if (hit) hit[k] = hit[k] || m.found > 0;
         total += m.found;
         if (open) *open = *open || m.open;

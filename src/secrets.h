@@ -29,7 +29,7 @@
 
 /* The forms a value takes in an echo (secret_forms.c); the Base64 ones,
  * whose runs are overwritten whole, come first. */
-#define LCSB__SECRET_FORMS 39
+#define LCSB__SECRET_FORMS 40
 #define LCSB__SECRET_B64_FORMS 6
 /* After them that Base64 percent-encoded, then the value's own spellings. */
 #define LCSB__SECRET_SPELLED_FORMS 12
@@ -71,6 +71,13 @@ typedef struct lcsb__secret {
      * in JSON and in HTML as encoders do (secret_forms.c). */
     char *forms[LCSB__SECRET_FORMS];
     size_t forms_len[LCSB__SECRET_FORMS];
+    /* The value less what an escape the echo began before it ([0]: "%" and
+     * its first two hex digits, "&#" and its digits) or ended after it
+     * ([1]: its last "&am" and the command's "p;") would take with it: in
+     * a view, the value is missing whole but these are there (NULL: none,
+     * or under LCSB__SECRET_VALUE_MIN bytes). */
+    char *clipped[2];
+    size_t clipped_len[2];
 } lcsb__secret;
 
 /* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not
@@ -95,6 +102,9 @@ bool lcsb__secret_goes_to(const lcsb__secret *s, const char *host, uint16_t port
 int lcsb__secret_set_value(lcsb__secret *s, const char *value, size_t len);
 /* S's value (and its forms) wiped and freed. */
 void lcsb__secret_clear(lcsb__secret *s);
+/* FROM copied into TO: the entry as it is, the value and its forms TO's
+ * own. 0, or -1 out of memory. */
+int lcsb__secret_copy(lcsb__secret *to, const lcsb__secret *from);
 
 /* What an echo says with its escapes undone (secret_view.c): LEN bytes at
  * P, the Ith of which came from the echo's bytes [FROM[I], TO[I]). */

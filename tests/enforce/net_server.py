@@ -14,6 +14,8 @@ for that name, serving ROOT (argv[1]) with:
                              "te-other" under a Transfer-Encoding that is not chunked, with
                              "te-gzip" gzipped as a transfer coding before chunked, with
                              "bare-lf" chunked under a head whose lines end in a bare LF, with
+                             "cr-line" chunked under a head with a line that starts with a CR,
+                             with "switch" chunked after a 101, with
                              "range" only the bytes a Range header asks for (206), with
                              "partial" a 206 whether asked for or not, with "compress-asked"
                              gzipped when Accept-Encoding asks for it, with "cut" ended
@@ -155,6 +157,19 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             packed = gzip.compress(text)
             self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
+            return
+        if "cr-line" in self.path or "switch" in self.path:
+            # a head line that starts with a CR (curl ends the head there), or a
+            # 101 with a chunked body after it (clients read it raw): chunks follow
+            self.close_connection = True
+            head = (b"HTTP/1.1 101 Switching Protocols\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    if "switch" in self.path else
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\r\n")
+            self.wfile.write(head)
+            for i in range(0, len(text), 5):
+                part = text[i:i + 5]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
             return
         if "bare-lf" in self.path:  # a head whose lines end in a bare LF, as clients take it
             self.close_connection = True

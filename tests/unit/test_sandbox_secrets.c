@@ -454,6 +454,18 @@ static void test_secret_escape_lookalikes(void **state) {
          "X-Forwarded-Authorization-Header-Value: "
          "azN5LTAxMjM0NTY3ODlhYmNkZWZnaGlqa2xt\nbm9wcXJzdHV2d3h5ekFCQ0RFRkdISUpLTE1OT1BRUlNUVVY=\n",
          "cXJzdHV2d3h5"},
+        /* A sixth: the command's own "%", "&#" or "\\" before the value (or
+         * its "%4" at the end) takes some of it into an escape; an accented
+         * value read as Latin-1, written as UTF-8, then form-encoded; PHP's
+         * htmlentities. */
+        {"4f9e+secretToken", "{\"x-token\":\"%4f9e\\u002BsecretToken\"}", "4f9e"},
+        {"12\xc3\xa4"
+         "b-secret",
+         "%12&#228;b-secret", "b-secret"},
+        {"k3yT0ken+value%4", "\"k3yT0ken\\u002Bvalue%41\"", "T0ken"},
+        {"p\xc3\xa4sswo\xcc\x88rd 1234", "token=p%C3%83%C2%A4sswo%C3%8C%C2%88rd+1234", "rd+1234"},
+        {"p\xc3\xa4ssw\xc3\xb6rd-1234", "p&auml;ssw&ouml;rd-1234", "rd-1234"},
+        {"p\xc3\xa4ssw\xc3\xb6rd-1234", "p&aumlssw&oumlrd-1234", "rd-1234"},
     };
     masks_each(cases, sizeof cases / sizeof *cases);
     /* And in a request, withheld: the value with its look-alike, .NET's
