@@ -362,11 +362,26 @@ static const char *read_framing(const char *head, size_t len, answer_framing *fr
  * BUF then holds what followed it. 1 for an interim answer (another head
  * follows), 0 when the body starts (A says how it is framed), -1 when it
  * was refused or could not be sent. */
+/* The status of an HTTP/1.x status line at HEAD (LEN bytes): "HTTP/1.0"
+ * or "HTTP/1.1", a space, three digits, then a space or the line's end;
+ * -1 for any other line, which clients read each their own way (curl takes
+ * "HTTP/2 100" as an interim answer). */
+static int status_of(const char *head, size_t len) {
+    if (len < 13 || memcmp(head, "HTTP/1.", 7) != 0 || (head[7] != '0' && head[7] != '1') ||
+        head[8] != ' ')
+        return -1;
+    for (size_t i = 9; i < 12; i++)
+        if (head[i] < '0' || head[i] > '9') return -1;
+    if (head[12] != ' ' && head[12] != '\r' && head[12] != '\n') return -1;
+    return (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
+}
+
 static int take_head(answering *a, char *buf, size_t *len, size_t head_len, bool guarded) {
     lcsb__proxy *p = a->c->proxy;
-    int status = head_len > 12 ? atoi(buf + 9) : 0;
+    int status = status_of(buf, head_len);
     answer_framing fr = {0};
-    const char *unframed = read_framing(buf, head_len, &fr);
+    const char *unframed = status < 0 ? "a status line that is not HTTP/1.0's or HTTP/1.1's"
+                                      : read_framing(buf, head_len, &fr);
     if (unframed) {
         char body[300];
         snprintf(body, sizeof body,

@@ -216,30 +216,50 @@ static int keep_viewed(const lcsb__view *v, void *arg) {
 }
 
 /* The most of a value an escape begun or ended beside it can take: "&#"
- * and up to twelve digits, leading zeros and all. */
-#define CLIPPED_MAX 12
+ * and up to twelve digits, leading zeros and all, and its ";". */
+#define CLIPPED_MAX 13
 
 /* Can C be taken into an escape begun before it (a hex or decimal digit,
  * an HTML name's letter or its ";")? */
 static bool takeable(char c) { return isalnum((unsigned char)c) || c == ';'; }
 
-/* S's clipped forms (secrets.h): its value less the first characters an
- * escape begun before it could take, and less what an escape it begins
- * in its last characters could. 0, or -1 out of memory. */
-static int make_clipped(lcsb__secret *s) {
-    size_t len = s->value_len, head = 0, tail = len;
-    while (head < CLIPPED_MAX && head < len && takeable(s->value[head])) head++;
+/* BASE (N bytes) less its first S->clip_head and its last (from
+ * S->clip_tail) characters as KIND says (1, 2, 3), kept as the next
+ * clipped form, where BASE starts and ends as the value does there. */
+static int keep_clipped(lcsb__secret *s, size_t *k, const char *base, size_t n, int kind) {
+    size_t head = kind & 1 ? s->clip_head : 0, tail = kind & 2 ? s->value_len - s->clip_tail : 0;
+    if ((kind & 1 && !head) || (kind & 2 && !tail) || n < head + tail + LCSB__SECRET_VALUE_MIN ||
+        memcmp(base, s->value, head) != 0 ||
+        memcmp(base + n - tail, s->value + s->clip_tail, tail) != 0 || *k == LCSB__SECRET_CLIPPED)
+        return 0;
+    size_t len = n - head - tail;
+    for (size_t j = 0; j < *k; j++)
+        if (s->clipped_len[j] == len && memcmp(s->clipped[j], base + head, len) == 0) return 0;
+    if (!(s->clipped[*k] = malloc(len))) return -1;
+    memcpy(s->clipped[*k], base + head, len);
+    s->clipped_len[*k] = len;
+    s->clipped_kind[(*k)++] = (unsigned char)kind;
+    return 0;
+}
+
+/* S's clipped forms (secrets.h), from the value and its forms from FROM
+ * on (its spaces as "+", read as Latin-1, its views). 0, or -1 out of
+ * memory. */
+static int make_clipped(lcsb__secret *s, size_t from) {
+    size_t len = s->value_len, head = 0, tail = len, k = 0;
+    while (head < CLIPPED_MAX && head + LCSB__SECRET_VALUE_MIN < len && takeable(s->value[head]))
+        head++;
     for (size_t i = len > CLIPPED_MAX ? len - CLIPPED_MAX : 0; i < len && tail == len; i++)
         if (s->value[i] == '%' || s->value[i] == '&' || s->value[i] == '\\') tail = i;
-    const struct { size_t from, to; } keep[2] = {{head, len}, {0, tail}};
-    for (size_t c = 0; c < 2; c++) {
-        size_t n = keep[c].to - keep[c].from;
-        if (n == len || n < LCSB__SECRET_VALUE_MIN) continue;
-        if (!(s->clipped[c] = malloc(n))) return -1;
-        memcpy(s->clipped[c], s->value + keep[c].from, n);
-        s->clipped_len[c] = n;
+    s->clip_head = head;
+    s->clip_tail = tail;
+    int rc = 0;
+    for (int kind = 1; kind <= 3 && !rc; kind++) {
+        rc = keep_clipped(s, &k, s->value, len, kind);
+        for (size_t f = from; f < LCSB__SECRET_FORMS && !rc; f++)
+            if (s->forms[f]) rc = keep_clipped(s, &k, s->forms[f], s->forms_len[f], kind);
     }
-    return 0;
+    return rc;
 }
 
 int lcsb__secret_make_forms(lcsb__secret *s) {
@@ -289,6 +309,9 @@ int lcsb__secret_make_forms(lcsb__secret *s) {
         rc = keep_form(s, k++, form, json_spelled(s, json[i], form));
     if (!rc) rc = keep_form(s, k++, form, html_spelled(s, "&#x27;", form));
     if (!rc) rc = keep_form(s, k++, form, html_spelled(s, "&#39;", form));
+    /* From here on, forms that spell the value's characters as they are:
+     * what an escape beside the value takes, it takes of them too. */
+    size_t as_is = k;
     if (!rc) rc = keep_form(s, k++, form, plus_spaced(s, form));
     if (!rc) rc = keep_form(s, k++, form, latin1_as_utf8(s, form));
     /* That, in a form's field: its spaces as "+". */
@@ -298,7 +321,6 @@ int lcsb__secret_make_forms(lcsb__secret *s) {
             if (form[i] == ' ') form[i] = '+';
         rc = keep_form(s, k++, form, spelled);
     }
-    if (!rc) rc = make_clipped(s);
     /* A value that holds what reads as an escape (%41, \n, &amp;) is
      * undone with the escapes an encoder put around it, in the same pass
      * ("p\u002Bss%41" views as "p+ssA"): its own views are looked for too. */
@@ -307,6 +329,7 @@ int lcsb__secret_make_forms(lcsb__secret *s) {
                                 &viewed) < 0)
         rc = -1;
     if (!rc) rc = viewed.rc;
+    if (!rc) rc = make_clipped(s, as_is);
     if (core) lcsb__wipe(core, cap);
     if (form) lcsb__wipe(form, cap);
     free(core);

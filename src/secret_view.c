@@ -55,57 +55,128 @@ static size_t json_escape(const char *p, size_t left, uint32_t *cp) {
     return 6;
 }
 
-/* An HTML character reference at P (LEFT bytes): &#NN; &#xHH; or one of
- * the five named ones; the code point into *CP and its length, or 0. */
-static size_t html_reference(const char *p, size_t left, uint32_t *cp) {
-    /* HTML5's names for ASCII's characters that an encoder may write
-     * (PHP's htmlentities with ENT_HTML5 names even "_" and "+"). */
-    static const struct {
-        const char *name;
-        char c;
-    } named[] = {{"&amp;", '&'},    {"&lt;", '<'},     {"&gt;", '>'},      {"&quot;", '"'},
-                 {"&apos;", '\''},  {"&plus;", '+'},   {"&sol;", '/'},     {"&lowbar;", '_'},
-                 {"&equals;", '='}, {"&quest;", '?'},  {"&colon;", ':'},   {"&excl;", '!'},
-                 {"&num;", '#'},    {"&dollar;", '$'}, {"&percnt;", '%'},  {"&lpar;", '('},
-                 {"&rpar;", ')'},   {"&ast;", '*'},    {"&comma;", ','},   {"&period;", '.'},
-                 {"&semi;", ';'},   {"&commat;", '@'}, {"&lsqb;", '['},    {"&rsqb;", ']'},
-                 {"&bsol;", '\\'},  {"&Hat;", '^'},    {"&grave;", '`'},   {"&lcub;", '{'},
-                 {"&rcub;", '}'},   {"&verbar;", '|'}, {"&tilde;", '~'},   {"&hyphen;", '-'},
-                 {"&dash;", '-'},   {"&Tab;", '\t'},   {"&NewLine;", '\n'}};
+/* HTML5's names for ASCII's characters that an encoder may write
+ * (PHP's htmlentities with ENT_HTML5 names even "_" and "+"). */
+static const struct {
+    const char *name;
+    char c;
+} ascii_names[] = {
+    {"&amp;", '&'},   {"&lt;", '<'},     {"&gt;", '>'},     {"&quot;", '"'},   {"&apos;", '\''},
+    {"&plus;", '+'},  {"&sol;", '/'},    {"&lowbar;", '_'}, {"&equals;", '='}, {"&quest;", '?'},
+    {"&colon;", ':'}, {"&excl;", '!'},   {"&num;", '#'},    {"&dollar;", '$'}, {"&percnt;", '%'},
+    {"&lpar;", '('},  {"&rpar;", ')'},   {"&ast;", '*'},    {"&comma;", ','},  {"&period;", '.'},
+    {"&semi;", ';'},  {"&commat;", '@'}, {"&lsqb;", '['},   {"&rsqb;", ']'},   {"&bsol;", '\\'},
+    {"&Hat;", '^'},   {"&grave;", '`'},  {"&lcub;", '{'},   {"&rcub;", '}'},   {"&verbar;", '|'},
+    {"&tilde;", '~'}, {"&hyphen;", '-'}, {"&dash;", '-'},   {"&Tab;", '\t'},   {"&NewLine;", '\n'}};
+
+/* HTML 4's names past ASCII (PHP's htmlentities writes "p&auml;ss",
+ * "&euro;", "&Omega;"), sorted; the semicolon, as browsers read the
+ * Latin-1 ones, may be left out. */
+static const struct {
+    const char *name;
+    uint32_t cp;
+} wide[] = {{"AElig", 0xC6},     {"Aacute", 0xC1},    {"Acirc", 0xC2},    {"Agrave", 0xC0},
+            {"Alpha", 0x391},    {"Aring", 0xC5},     {"Atilde", 0xC3},   {"Auml", 0xC4},
+            {"Beta", 0x392},     {"Ccedil", 0xC7},    {"Chi", 0x3A7},     {"Dagger", 0x2021},
+            {"Delta", 0x394},    {"ETH", 0xD0},       {"Eacute", 0xC9},   {"Ecirc", 0xCA},
+            {"Egrave", 0xC8},    {"Epsilon", 0x395},  {"Eta", 0x397},     {"Euml", 0xCB},
+            {"Gamma", 0x393},    {"Iacute", 0xCD},    {"Icirc", 0xCE},    {"Igrave", 0xCC},
+            {"Iota", 0x399},     {"Iuml", 0xCF},      {"Kappa", 0x39A},   {"Lambda", 0x39B},
+            {"Mu", 0x39C},       {"Ntilde", 0xD1},    {"Nu", 0x39D},      {"OElig", 0x152},
+            {"Oacute", 0xD3},    {"Ocirc", 0xD4},     {"Ograve", 0xD2},   {"Omega", 0x3A9},
+            {"Omicron", 0x39F},  {"Oslash", 0xD8},    {"Otilde", 0xD5},   {"Ouml", 0xD6},
+            {"Phi", 0x3A6},      {"Pi", 0x3A0},       {"Prime", 0x2033},  {"Psi", 0x3A8},
+            {"Rho", 0x3A1},      {"Scaron", 0x160},   {"Sigma", 0x3A3},   {"THORN", 0xDE},
+            {"Tau", 0x3A4},      {"Theta", 0x398},    {"Uacute", 0xDA},   {"Ucirc", 0xDB},
+            {"Ugrave", 0xD9},    {"Upsilon", 0x3A5},  {"Uuml", 0xDC},     {"Xi", 0x39E},
+            {"Yacute", 0xDD},    {"Yuml", 0x178},     {"Zeta", 0x396},    {"aacute", 0xE1},
+            {"acirc", 0xE2},     {"acute", 0xB4},     {"aelig", 0xE6},    {"agrave", 0xE0},
+            {"alefsym", 0x2135}, {"alpha", 0x3B1},    {"and", 0x2227},    {"ang", 0x2220},
+            {"aring", 0xE5},     {"asymp", 0x2248},   {"atilde", 0xE3},   {"auml", 0xE4},
+            {"bdquo", 0x201E},   {"beta", 0x3B2},     {"brvbar", 0xA6},   {"bull", 0x2022},
+            {"cap", 0x2229},     {"ccedil", 0xE7},    {"cedil", 0xB8},    {"cent", 0xA2},
+            {"chi", 0x3C7},      {"circ", 0x2C6},     {"clubs", 0x2663},  {"cong", 0x2245},
+            {"copy", 0xA9},      {"crarr", 0x21B5},   {"cup", 0x222A},    {"curren", 0xA4},
+            {"dArr", 0x21D3},    {"dagger", 0x2020},  {"darr", 0x2193},   {"deg", 0xB0},
+            {"delta", 0x3B4},    {"diams", 0x2666},   {"divide", 0xF7},   {"eacute", 0xE9},
+            {"ecirc", 0xEA},     {"egrave", 0xE8},    {"empty", 0x2205},  {"emsp", 0x2003},
+            {"ensp", 0x2002},    {"epsilon", 0x3B5},  {"equiv", 0x2261},  {"eta", 0x3B7},
+            {"eth", 0xF0},       {"euml", 0xEB},      {"euro", 0x20AC},   {"exist", 0x2203},
+            {"fnof", 0x192},     {"forall", 0x2200},  {"frac12", 0xBD},   {"frac14", 0xBC},
+            {"frac34", 0xBE},    {"frasl", 0x2044},   {"gamma", 0x3B3},   {"ge", 0x2265},
+            {"hArr", 0x21D4},    {"harr", 0x2194},    {"hearts", 0x2665}, {"hellip", 0x2026},
+            {"iacute", 0xED},    {"icirc", 0xEE},     {"iexcl", 0xA1},    {"igrave", 0xEC},
+            {"image", 0x2111},   {"infin", 0x221E},   {"int", 0x222B},    {"iota", 0x3B9},
+            {"iquest", 0xBF},    {"isin", 0x2208},    {"iuml", 0xEF},     {"kappa", 0x3BA},
+            {"lArr", 0x21D0},    {"lambda", 0x3BB},   {"lang", 0x2329},   {"laquo", 0xAB},
+            {"larr", 0x2190},    {"lceil", 0x2308},   {"ldquo", 0x201C},  {"le", 0x2264},
+            {"lfloor", 0x230A},  {"lowast", 0x2217},  {"loz", 0x25CA},    {"lrm", 0x200E},
+            {"lsaquo", 0x2039},  {"lsquo", 0x2018},   {"macr", 0xAF},     {"mdash", 0x2014},
+            {"micro", 0xB5},     {"middot", 0xB7},    {"minus", 0x2212},  {"mu", 0x3BC},
+            {"nabla", 0x2207},   {"nbsp", 0xA0},      {"ndash", 0x2013},  {"ne", 0x2260},
+            {"ni", 0x220B},      {"not", 0xAC},       {"notin", 0x2209},  {"nsub", 0x2284},
+            {"ntilde", 0xF1},    {"nu", 0x3BD},       {"oacute", 0xF3},   {"ocirc", 0xF4},
+            {"oelig", 0x153},    {"ograve", 0xF2},    {"oline", 0x203E},  {"omega", 0x3C9},
+            {"omicron", 0x3BF},  {"oplus", 0x2295},   {"or", 0x2228},     {"ordf", 0xAA},
+            {"ordm", 0xBA},      {"oslash", 0xF8},    {"otilde", 0xF5},   {"otimes", 0x2297},
+            {"ouml", 0xF6},      {"para", 0xB6},      {"part", 0x2202},   {"permil", 0x2030},
+            {"perp", 0x22A5},    {"phi", 0x3C6},      {"pi", 0x3C0},      {"piv", 0x3D6},
+            {"plusmn", 0xB1},    {"pound", 0xA3},     {"prime", 0x2032},  {"prod", 0x220F},
+            {"prop", 0x221D},    {"psi", 0x3C8},      {"rArr", 0x21D2},   {"radic", 0x221A},
+            {"rang", 0x232A},    {"raquo", 0xBB},     {"rarr", 0x2192},   {"rceil", 0x2309},
+            {"rdquo", 0x201D},   {"real", 0x211C},    {"reg", 0xAE},      {"rfloor", 0x230B},
+            {"rho", 0x3C1},      {"rlm", 0x200F},     {"rsaquo", 0x203A}, {"rsquo", 0x2019},
+            {"sbquo", 0x201A},   {"scaron", 0x161},   {"sdot", 0x22C5},   {"sect", 0xA7},
+            {"shy", 0xAD},       {"sigma", 0x3C3},    {"sigmaf", 0x3C2},  {"sim", 0x223C},
+            {"spades", 0x2660},  {"sub", 0x2282},     {"sube", 0x2286},   {"sum", 0x2211},
+            {"sup", 0x2283},     {"sup1", 0xB9},      {"sup2", 0xB2},     {"sup3", 0xB3},
+            {"supe", 0x2287},    {"szlig", 0xDF},     {"tau", 0x3C4},     {"there4", 0x2234},
+            {"theta", 0x3B8},    {"thetasym", 0x3D1}, {"thinsp", 0x2009}, {"thorn", 0xFE},
+            {"tilde", 0x2DC},    {"times", 0xD7},     {"trade", 0x2122},  {"uArr", 0x21D1},
+            {"uacute", 0xFA},    {"uarr", 0x2191},    {"ucirc", 0xFB},    {"ugrave", 0xF9},
+            {"uml", 0xA8},       {"upsih", 0x3D2},    {"upsilon", 0x3C5}, {"uuml", 0xFC},
+            {"weierp", 0x2118},  {"xi", 0x3BE},       {"yacute", 0xFD},   {"yen", 0xA5},
+            {"yuml", 0xFF},      {"zeta", 0x3B6},     {"zwj", 0x200D},    {"zwnj", 0x200C}};
+
+/* A named reference at P (LEFT bytes, 2 or more, P[1] no "#"): its code
+ * point into *CP and its length, or 0. */
+static size_t named_reference(const char *p, size_t left, uint32_t *cp) {
     /* Asked of every "&" of a page: a name is looked for by its first
      * letter before it is compared whole. */
-    for (size_t i = 0; left >= 2 && p[1] != '#' && i < sizeof named / sizeof *named; i++) {
-        if (named[i].name[1] != p[1]) continue;
-        size_t n = strlen(named[i].name);
-        if (left >= n && strncmp(p, named[i].name, n) == 0) {
-            *cp = (unsigned char)named[i].c;
+    for (size_t i = 0; i < sizeof ascii_names / sizeof *ascii_names; i++) {
+        if (ascii_names[i].name[1] != p[1]) continue;
+        size_t n = strlen(ascii_names[i].name);
+        if (left >= n && strncmp(p, ascii_names[i].name, n) == 0) {
+            *cp = (unsigned char)ascii_names[i].c;
             return n;
         }
     }
-    /* HTML's names for U+00A0 to U+00FF, in order (PHP's htmlentities
-     * writes "p&auml;ss"); the semicolon, as browsers read these, may be
-     * left out. */
-    static const char *const latin1[96] = {
-        "nbsp",   "iexcl",  "cent",   "pound",  "curren", "yen",    "brvbar", "sect",   "uml",
-        "copy",   "ordf",   "laquo",  "not",    "shy",    "reg",    "macr",   "deg",    "plusmn",
-        "sup2",   "sup3",   "acute",  "micro",  "para",   "middot", "cedil",  "sup1",   "ordm",
-        "raquo",  "frac14", "frac12", "frac34", "iquest", "Agrave", "Aacute", "Acirc",  "Atilde",
-        "Auml",   "Aring",  "AElig",  "Ccedil", "Egrave", "Eacute", "Ecirc",  "Euml",   "Igrave",
-        "Iacute", "Icirc",  "Iuml",   "ETH",    "Ntilde", "Ograve", "Oacute", "Ocirc",  "Otilde",
-        "Ouml",   "times",  "Oslash", "Ugrave", "Uacute", "Ucirc",  "Uuml",   "Yacute", "THORN",
-        "szlig",  "agrave", "aacute", "acirc",  "atilde", "auml",   "aring",  "aelig",  "ccedil",
-        "egrave", "eacute", "ecirc",  "euml",   "igrave", "iacute", "icirc",  "iuml",   "eth",
-        "ntilde", "ograve", "oacute", "ocirc",  "otilde", "ouml",   "divide", "oslash", "ugrave",
-        "uacute", "ucirc",  "uuml",   "yacute", "thorn",  "yuml"};
-    size_t longest = 0;
-    for (size_t i = 0; left >= 2 && p[1] != '#' && i < 96; i++) {
-        size_t n = strlen(latin1[i]);
-        if (latin1[i][0] == p[1] && n > longest && left > n && strncmp(p + 1, latin1[i], n) == 0) {
+    size_t longest = 0, lo = 0, hi = sizeof wide / sizeof *wide;
+    /* Asked of every "&" of a page: the names with its first letter are
+     * found by halves, the table being sorted. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (wide[mid].name[0] < p[1])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < sizeof wide / sizeof *wide && wide[i].name[0] == p[1]; i++) {
+        size_t n = strlen(wide[i].name);
+        if (n > longest && left > n && strncmp(p + 1, wide[i].name, n) == 0) {
             longest = n;
-            *cp = 0xa0 + (uint32_t)i;
+            *cp = wide[i].cp;
         }
     }
     if (longest) return 1 + longest + (left > longest + 1 && p[longest + 1] == ';');
+    return 0;
+}
+
+/* An HTML character reference at P (LEFT bytes): &#NN; &#xHH; or a named
+ * one; the code point into *CP and its length, or 0. */
+static size_t html_reference(const char *p, size_t left, uint32_t *cp) {
+    size_t named = left >= 2 && p[1] != '#' ? named_reference(p, left, cp) : 0;
+    if (named) return named;
     /* &#NN; and &#xHH;, leading zeros and all; the semicolon, which a
      * browser does without, may be left out. */
     if (left < 3 || p[1] != '#') return 0;
@@ -267,6 +338,10 @@ size_t lcsb__echo_escape_next(const char *d, size_t len, size_t i) {
         size_t n;
         if (STARTS[u[i]] == ESCAPE ? escape_at(d, len, i, out, &n) != 0 : wraps_at(d, len, i))
             return i;
+        /* A run of blanks wraps at its start or nowhere: each blank after
+         * follows a blank, no Base64 (and asking each would cost the run's
+         * length a blank). */
+        while (STARTS[u[i]] == BLANK && i + 1 < len && STARTS[u[i + 1]] == BLANK) i++;
     }
     return len;
 }
@@ -288,11 +363,12 @@ static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone, rea
         lcsb__view_free(v);
         return -1;
     }
+    size_t plain_until = 0; /* blanks up to here wrap nothing */
     for (size_t i = 0; i < len;) {
         char out[4];
         unsigned char kind = STARTS[(unsigned char)d[i]];
         size_t n = 1, took = kind == ESCAPE ? escape_read(d, len, i, out, &n, r) : 0;
-        if (kind == BLANK) {
+        if (kind == BLANK && i >= plain_until) {
             /* A line break that wraps a run of Base64 (MIME's every 76
              * characters, PEM's every 64, blanks around it or not) joins
              * its two halves (wraps). */
@@ -302,6 +378,10 @@ static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone, rea
                 *undone = true;
                 continue;
             }
+            /* None: the blanks after it follow a blank, and wrap nothing. */
+            for (plain_until = i;
+                 plain_until < len && STARTS[(unsigned char)d[plain_until]] == BLANK;)
+                plain_until++;
         }
         if (!took) {
             out[0] = d[i];

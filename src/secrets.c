@@ -218,7 +218,7 @@ void lcsb__secret_clear(lcsb__secret *s) {
         s->forms[k] = NULL;
         s->forms_len[k] = 0;
     }
-    for (size_t k = 0; k < 2; k++) {
+    for (size_t k = 0; k < LCSB__SECRET_CLIPPED; k++) {
         if (s->clipped[k]) {
             lcsb__wipe(s->clipped[k], s->clipped_len[k]);
             free(s->clipped[k]);
@@ -226,6 +226,7 @@ void lcsb__secret_clear(lcsb__secret *s) {
         s->clipped[k] = NULL;
         s->clipped_len[k] = 0;
     }
+    s->clip_head = s->clip_tail = 0;
 }
 
 int lcsb__secret_copy(lcsb__secret *to, const lcsb__secret *from) {
@@ -381,8 +382,8 @@ static int find_raw(const lcsb__secret *v, size_t n, const char *text, size_t le
     for (size_t k = 0; k < n && len; k++) {
         finding f = {text, len, false};
         each_form(&v[k], find_form, &f);
-        for (size_t c = 0; viewed && c < 2; c++)
-            if (v[k].clipped[c]) find_form(v[k].clipped[c], v[k].clipped_len[c], false, &f);
+        for (size_t c = 0; viewed && c < LCSB__SECRET_CLIPPED && v[k].clipped[c]; c++)
+            find_form(v[k].clipped[c], v[k].clipped_len[c], false, &f);
         if (f.found) return (int)k;
     }
     return -1;
@@ -460,7 +461,7 @@ typedef struct masking {
     size_t len; /* SEEN's */
     size_t found;
     bool open;                  /* a Base64 run overwritten up to the end of SEEN */
-    int clipped;                /* 0, or which clipped form FORM is (1 + its index) */
+    int clipped;                /* 0, or the kind of clipped form FORM is (secrets.h) */
     const lcsb__secret *secret; /* whose forms */
 } masking;
 
@@ -470,8 +471,8 @@ typedef struct masking {
 static void unclip(const masking *m, size_t *s, size_t *e) {
     const lcsb__view *v = m->view;
     const lcsb__secret *sec = m->secret;
-    if (m->clipped == 1) {
-        size_t want = sec->value_len - sec->clipped_len[0];
+    if (m->clipped & 1) {
+        size_t want = sec->clip_head;
         while (want && *s > 0 && v->to[*s - 1] - v->from[*s - 1] == 1 &&
                m->seen[*s - 1] == sec->value[want - 1]) {
             (*s)--;
@@ -479,8 +480,9 @@ static void unclip(const masking *m, size_t *s, size_t *e) {
         }
         if (want && *s > 0 && v->to[*s - 1] - v->from[*s - 1] > 1)
             for (uint32_t src = v->from[*s - 1]; *s > 0 && v->from[*s - 1] == src;) (*s)--;
-    } else {
-        size_t at = sec->clipped_len[1];
+    }
+    if (m->clipped & 2) {
+        size_t at = sec->clip_tail;
         while (at < sec->value_len && *e < m->len && v->to[*e] - v->from[*e] == 1 &&
                m->seen[*e] == sec->value[at]) {
             (*e)++;
@@ -523,9 +525,9 @@ static size_t mask_all(const lcsb__secret *v, size_t n, const char *seen, size_t
     for (size_t k = 0; k < n; k++) {
         masking m = {seen, view, base, data, len, 0, false, 0, &v[k]};
         each_form(&v[k], mask_form, &m);
-        for (size_t c = 0; view && c < 2; c++) {
-            m.clipped = (int)c + 1;
-            if (v[k].clipped[c]) mask_form(v[k].clipped[c], v[k].clipped_len[c], false, &m);
+        for (size_t c = 0; view && c < LCSB__SECRET_CLIPPED && v[k].clipped[c]; c++) {
+            m.clipped = v[k].clipped_kind[c];
+            mask_form(v[k].clipped[c], v[k].clipped_len[c], false, &m);
         }
         if (hit) hit[k] = hit[k] || m.found > 0;
         total += m.found;

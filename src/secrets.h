@@ -30,6 +30,9 @@
 /* The forms a value takes in an echo (secret_forms.c); the Base64 ones,
  * whose runs are overwritten whole, come first. */
 #define LCSB__SECRET_FORMS 40
+/* The clipped forms: three for the value, its spaces as "+" and each of
+ * its views (secret_forms.c). */
+#define LCSB__SECRET_CLIPPED 30
 #define LCSB__SECRET_B64_FORMS 6
 /* After them that Base64 percent-encoded, then the value's own spellings. */
 #define LCSB__SECRET_SPELLED_FORMS 12
@@ -71,13 +74,18 @@ typedef struct lcsb__secret {
      * in JSON and in HTML as encoders do (secret_forms.c). */
     char *forms[LCSB__SECRET_FORMS];
     size_t forms_len[LCSB__SECRET_FORMS];
-    /* The value less what an escape the echo began before it ([0]: "%" and
-     * its first two hex digits, "&#" and its digits) or ended after it
-     * ([1]: its last "&am" and the command's "p;") would take with it: in
-     * a view, the value is missing whole but these are there (NULL: none,
-     * or under LCSB__SECRET_VALUE_MIN bytes). */
-    char *clipped[2];
-    size_t clipped_len[2];
+    /* The value (and each of its views, and its spaces as "+") less what
+     * an escape the echo began before it could take (CLIP_HEAD characters:
+     * "%" and its first two hex digits, "&#" and its digits), less what one
+     * the value begins at CLIP_TAIL could (its last "%4" and the command's
+     * "1"), or less both; each a kind (1, 2, 3: which ends it lacks). In a
+     * view the value is missing whole where such an escape took part of it,
+     * but these are there (secret_forms.c makes them; none under
+     * LCSB__SECRET_VALUE_MIN bytes). */
+    char *clipped[LCSB__SECRET_CLIPPED];
+    size_t clipped_len[LCSB__SECRET_CLIPPED];
+    unsigned char clipped_kind[LCSB__SECRET_CLIPPED];
+    size_t clip_head, clip_tail;
 } lcsb__secret;
 
 /* ENTRY ("NAME host,host", or NAME and HOSTS apart when HOSTS is not

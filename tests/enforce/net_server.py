@@ -15,7 +15,8 @@ for that name, serving ROOT (argv[1]) with:
                              "te-gzip" gzipped as a transfer coding before chunked, with
                              "bare-lf" chunked under a head whose lines end in a bare LF, with
                              "cr-line" chunked under a head with a line that starts with a CR,
-                             with "switch" chunked after a 101, with
+                             with "switch" chunked after a 101, with "h2-status" chunked
+                             after an interim head whose status line is HTTP/2's, with
                              "range" only the bytes a Range header asks for (206), with
                              "partial" a 206 whether asked for or not, with "compress-asked"
                              gzipped when Accept-Encoding asks for it, with "cut" ended
@@ -158,13 +159,15 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
             packed = gzip.compress(text)
             self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
             return
-        if "cr-line" in self.path or "switch" in self.path:
+        if "cr-line" in self.path or "switch" in self.path or "h2-status" in self.path:
             # a head line that starts with a CR (curl ends the head there), or a
             # 101 with a chunked body after it (clients read it raw): chunks follow
             self.close_connection = True
+            chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
             head = (b"HTTP/1.1 101 Switching Protocols\r\nTransfer-Encoding: chunked\r\n\r\n"
                     if "switch" in self.path else
-                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\r\n")
+                    b"HTTP/2 100 OK\r\nContent-Length: 0\r\n\r\n" + chunked + b"\r\n"
+                    if "h2-status" in self.path else chunked + b"\r\r\n")
             self.wfile.write(head)
             for i in range(0, len(text), 5):
                 part = text[i:i + 5]

@@ -104,8 +104,9 @@ static void test_echo_parts(void **state) {
         "curl -sS --tr-encoding -H \"X-Token: $LCSB_TEST_SECRET\" '%s?te-gzip'; "
         "curl -sS '%s?partial'; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?cut'; "
         "echo \"cut: $?\"; curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?cr-line'; "
-        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?switch'",
-        base, base, base, base, base, base, base);
+        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?switch'; "
+        "curl -sS -H \"X-Token: $LCSB_TEST_SECRET\" '%s?h2-status'",
+        base, base, base, base, base, base, base, base);
     lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
     assert_int_equal(P.status, 0);
     assert_contains(P.out, "x-token-sha256: " SECRET_SHA256 "\n", "the server got it");
@@ -126,6 +127,8 @@ static void test_echo_parts(void **state) {
     assert_contains(P.out, "the server's answer has a CR that ends no line in its head",
                     "a head line that starts with a CR");
     assert_contains(P.out, "the server switched protocols (101)", "a 101");
+    assert_contains(P.out, "(a status line that is not HTTP/1.0's or HTTP/1.1's)",
+                    "curl's interim HTTP/2 100");
     assert_lacks(P.out, "hp_0n", "the value in pieces");
     assert_lacks(P.out, SECRET_VALUE, "the command's output");
     /* What the server kept, fetched by a request that carries no value, in

@@ -454,18 +454,6 @@ static void test_secret_escape_lookalikes(void **state) {
          "X-Forwarded-Authorization-Header-Value: "
          "azN5LTAxMjM0NTY3ODlhYmNkZWZnaGlqa2xt\nbm9wcXJzdHV2d3h5ekFCQ0RFRkdISUpLTE1OT1BRUlNUVVY=\n",
          "cXJzdHV2d3h5"},
-        /* A sixth: the command's own "%", "&#" or "\\" before the value (or
-         * its "%4" at the end) takes some of it into an escape; an accented
-         * value read as Latin-1, written as UTF-8, then form-encoded; PHP's
-         * htmlentities. */
-        {"4f9e+secretToken", "{\"x-token\":\"%4f9e\\u002BsecretToken\"}", "4f9e"},
-        {"12\xc3\xa4"
-         "b-secret",
-         "%12&#228;b-secret", "b-secret"},
-        {"k3yT0ken+value%4", "\"k3yT0ken\\u002Bvalue%41\"", "T0ken"},
-        {"p\xc3\xa4sswo\xcc\x88rd 1234", "token=p%C3%83%C2%A4sswo%C3%8C%C2%88rd+1234", "rd+1234"},
-        {"p\xc3\xa4ssw\xc3\xb6rd-1234", "p&auml;ssw&ouml;rd-1234", "rd-1234"},
-        {"p\xc3\xa4ssw\xc3\xb6rd-1234", "p&aumlssw&oumlrd-1234", "rd-1234"},
     };
     masks_each(cases, sizeof cases / sizeof *cases);
     /* And in a request, withheld: the value with its look-alike, .NET's
@@ -480,6 +468,33 @@ static void test_secret_escape_lookalikes(void **state) {
     lcsb__secret_clear(&s);
 }
 
+/* A sixth and a seventh red team's echoes. The command's own "%", "&#" or
+ * "\\" before the value (or its "%4" at the end) takes some of it into an
+ * escape: less than its whole leading run, beside a look-alike, or at both
+ * ends; a value read as Latin-1, written as UTF-8, then form-encoded; PHP's
+ * htmlentities, Latin-1's names and HTML 4's past them. */
+static void test_secret_escapes_at_the_edges(void **state) {
+    (void)state;
+    static const echo_case cases[] = {
+        {"4f9e+secretToken", "{\"x-token\":\"%4f9e\\u002BsecretToken\"}", "4f9e"},
+        {"12\xc3\xa4"
+         "b-secret",
+         "%12&#228;b-secret", "b-secret"},
+        {"k3yT0ken+value%4", "\"k3yT0ken\\u002Bvalue%41\"", "T0ken"},
+        {"p\xc3\xa4sswo\xcc\x88rd 1234", "token=p%C3%83%C2%A4sswo%C3%8C%C2%88rd+1234", "rd+1234"},
+        {"p\xc3\xa4ssw\xc3\xb6rd-1234", "p&auml;ssw&ouml;rd-1234", "rd-1234"},
+        {"p\xc3\xa4ssw\xc3\xb6rd-1234", "p&aumlssw&oumlrd-1234", "rd-1234"},
+        {"abcdefghijkl+mno", "{\"x-token\":\"%abcdefghijkl\\u002Bmno\"}", "ghijkl"},
+        {"ab%41cdefgh+ijkl", "%ab%41cdefgh\\u002Bijkl", "cdefgh"},
+        {"9bSecret+Password%", "%9bSecret\\u002BPassword%41", "Password"},
+        {"p\xc3\xa4sswort\xe2\x82\xac"
+         "1234",
+         "p&auml;sswort&euro;1234", "sswort"},
+        {"Secret-\xce\xa9mega-12", "Secret-&Omega;mega-12", "mega-12"},
+    };
+    masks_each(cases, sizeof cases / sizeof *cases);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_secret_entry),
@@ -491,6 +506,7 @@ int main(void) {
         cmocka_unit_test(test_secret_nested_escapes),
         cmocka_unit_test(test_secret_mask_across_reads),
         cmocka_unit_test(test_secret_escape_lookalikes),
+        cmocka_unit_test(test_secret_escapes_at_the_edges),
     };
     return cmocka_run_group_tests_name("sandbox_secrets", tests, NULL, NULL);
 }
