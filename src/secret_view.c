@@ -350,6 +350,8 @@ size_t lcsb__echo_escape_at(const char *d, size_t len, size_t i, char *out, size
     return escape_at(d, len, i, out, n);
 }
 
+size_t lcsb__echo_wrap_end(const char *d, size_t len, size_t i) { return wrap_end(d, len, i); }
+
 /* One pass of the view over D (LEN bytes) into V, each byte's span of D:
  * whether any escape or wrap was undone. */
 static int view_pass(const char *d, size_t len, lcsb__view *v, bool *undone, reading *r) {

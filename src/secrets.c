@@ -4,6 +4,7 @@
 
 #include "base64.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,40 @@ static void unclip(const masking *m, size_t *s, size_t *e) {
     }
 }
 
+/* The most of an escape a read may cut short: "&#x" and its digits. */
+#define CUT_MAX 16
+
+/* Could SEEN's bytes from FROM to its end (LEN) still be a run of Base64
+ * going on in the next read: none, an escape cut short ("%2", "\\u00"),
+ * or blanks and a line break that may wrap it? */
+static bool run_may_go_on(const char *seen, size_t from, size_t len) {
+    if (from == len) return true;
+    if (len - from > CUT_MAX) return false;
+    bool escape = seen[from] == '%' || seen[from] == '\\' || seen[from] == '&';
+    for (size_t i = from + (escape ? 1 : 0); i < len; i++) {
+        char c = seen[i];
+        if (escape ? !isalnum((unsigned char)c) && c != '#'
+                   : c != ' ' && c != '\t' && c != '\r' && c != '\n')
+            return false;
+    }
+    return true;
+}
+
+/* Where a run of Base64 left open at the last read's end goes on in SEEN
+ * (LEN bytes, the new ones from FRESH): at an escape the last read cut
+ * short ("%2" there, "B" now), else at FRESH. */
+static size_t run_resumes(const char *seen, size_t len, size_t fresh) {
+    for (size_t at = fresh; at > 0 && fresh - at < CUT_MAX; at--) {
+        char c = seen[at - 1], out[4];
+        size_t k;
+        if (c == '%' || c == '\\' || c == '&')
+            return lcsb__echo_escape_at(seen, len, at - 1, out, &k) > fresh - (at - 1) ? at - 1
+                                                                                       : fresh;
+        if (!isalnum((unsigned char)c) && c != '#') break;
+    }
+    return fresh;
+}
+
 /* FORM overwritten wherever it stands; in Base64 (B64), the whole run of
  * Base64 around it too: the characters at its edges mix the value's first
  * and last bits with its neighbours', and an echo of Basic credentials
@@ -512,7 +547,7 @@ static void mask_form(const char *form, size_t n, bool in_b64, void *arg) {
         for (size_t i = from; i < to && !fresh; i++) fresh = m->data[i] != '*';
         memset(m->data + from, '*', to - from);
         m->found += fresh;
-        m->open = m->open || (in_b64 && e == m->len);
+        m->open = m->open || (in_b64 && run_may_go_on(m->seen, e, m->len));
     }
 }
 
@@ -568,18 +603,24 @@ size_t lcsb__secrets_mask(const lcsb__secret *v, size_t n, char *data, size_t le
      * the value, overwritten, would not be found again to say so. */
     bool open = false;
     if (run_open && *run_open) {
-        size_t i = fresh;
+        size_t i = run_resumes(seen, len, fresh);
         for (;;) {
             /* Base64 as it is, or escaped (%2B, \u002B): the run's. */
             char c[4];
             size_t k = 1, took = i < len ? lcsb__echo_escape_at(seen, len, i, c, &k) : 0;
             if (!(took && k == 1 && lcsb__is_b64(c[0])))
                 took = i < len && lcsb__is_b64(seen[i]) ? 1 : 0;
+            /* A line break that wraps the run: past it, the run goes on. */
+            size_t next = !took && i < len ? lcsb__echo_wrap_end(seen, len, i) : 0;
+            if (next) {
+                i = next;
+                continue;
+            }
             if (!took) break;
             memset(data + i, '*', took);
             i += took;
         }
-        open = i == len;
+        open = run_may_go_on(seen, i, len);
     }
     if (hit) memset(hit, 0, n * sizeof *hit);
     size_t total = mask_all(v, n, seen, len, NULL, 0, data, hit, &open);

@@ -141,6 +141,9 @@ size_t lcsb__echo_escape_next(const char *data, size_t len, size_t i);
 /* The escape at DATA[I] (LEN bytes in all) undone into OUT (4 bytes): how
  * many bytes of DATA it takes (0: none there) and *N, how many it gives. */
 size_t lcsb__echo_escape_at(const char *data, size_t len, size_t i, char *out, size_t *n);
+/* Past the blanks at DATA[I] (LEN bytes in all), a line break and the
+ * blanks after it, where Base64 goes on: 0 when there is none of that. */
+size_t lcsb__echo_wrap_end(const char *data, size_t len, size_t i);
 /* Is C a character of Base64, standard or URL-safe? */
 bool lcsb__is_b64(char c);
 

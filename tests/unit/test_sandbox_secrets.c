@@ -391,6 +391,27 @@ static void test_secret_mask_across_reads(void **state) {
     char alone[] = "M= next";
     assert_int_equal(lcsb__secrets_mask(&s, 1, alone, strlen(alone), 0, NULL, NULL), 0);
     assert_string_equal(alone, "M= next");
+    /* An eighth red team's reads: the next character escaped, the read cut
+     * inside its escape ("%2", then "F"), or the run wrapped where the read
+     * ends: the run goes on through them ("uu:" + the value, its last bits
+     * in the "/"). */
+    static const struct {
+        const char *first, *then, *left;
+    } cuts[] = {{"c=dXU6Z2hwX3JlYWx2YWx1ZTEyM%2", "Fg%3D&d=1", "&d=1"},
+                {"X: dXU6Z2hwX3JlYWx2YWx1ZTEyM", "\n/g= next", "\n*** next"},
+                {"X: dXU6Z2hwX3JlYWx2YWx1ZTEyM\r", "\n/g= next", "\r\n*** next"}};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        char cut[128];
+        snprintf(cut, sizeof cut, "%s", cuts[i].first);
+        size_t at = strlen(cut);
+        open = false;
+        assert_true(lcsb__secrets_mask(&s, 1, cut, at, 0, &open, NULL) >= 1);
+        assert_true(open);
+        strcat(cut, cuts[i].then);
+        (void)lcsb__secrets_mask(&s, 1, cut, strlen(cut), at, &open, NULL);
+        assert_lacks(cut, "g", cuts[i].first);
+        assert_contains(cut, cuts[i].left, cuts[i].then);
+    }
     lcsb__secret_clear(&s);
 }
 
