@@ -491,42 +491,40 @@ int lcsb__tls_connect(const lcsb__conn *c, lcsb__tls *t, const char *host, lcsb_
     return 0;
 }
 
+/* One read from E into BUF (CAP bytes) that does not wait: how many, 0 at
+ * its end, -1 on an error, or -2 when nothing has come yet (*EV: what to
+ * wait for). */
+static ssize_t read_now(lcsb__end *e, void *buf, size_t cap, short *ev) {
+    if (e->ssl) {
+        size_t n;
+        ossl.ERR_clear_error();
+        if (ossl.SSL_read_ex(e->ssl, buf, cap, &n)) return (ssize_t)n;
+        int r = ossl.SSL_get_error(e->ssl, 0);
+        if (r == SSL_ERROR_ZERO_RETURN) return 0;
+        *ev = r == SSL_ERROR_WANT_READ ? POLLIN : r == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+        return *ev ? -2 : -1;
+    }
+    ssize_t n = recv(e->fd, buf, cap, MSG_DONTWAIT);
+    if (n >= 0) return n;
+    *ev = POLLIN;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -2 : -1;
+}
+
 ssize_t lcsb__end_read(const lcsb__conn *c, lcsb__end *e, void *buf, size_t cap,
                        long long deadline) {
     for (;;) {
-        short ev;
-        if (e->ssl) {
-            size_t n;
-            ossl.ERR_clear_error();
-            if (ossl.SSL_read_ex(e->ssl, buf, cap, &n)) return (ssize_t)n;
-            int r = ossl.SSL_get_error(e->ssl, 0);
-            if (r == SSL_ERROR_ZERO_RETURN) return 0;
-            ev = r == SSL_ERROR_WANT_READ ? POLLIN : r == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
-            if (!ev) return -1;
-        } else {
-            ssize_t n = recv(e->fd, buf, cap, MSG_DONTWAIT);
-            if (n >= 0) return n;
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
-            ev = POLLIN;
-        }
+        short ev = 0;
+        ssize_t n = read_now(e, buf, cap, &ev);
+        if (n != -2) return n;
         if (lcsb__proxy_wait_fd(c, e->fd, ev, deadline) <= 0) return -1;
     }
 }
 
 size_t lcsb__end_read_ready(lcsb__end *e, void *buf, size_t cap) {
     size_t got = 0;
-    while (got < cap) {
-        size_t n = 0;
-        if (e->ssl) {
-            ossl.ERR_clear_error();
-            if (!ossl.SSL_read_ex(e->ssl, (char *)buf + got, cap - got, &n)) break;
-        } else {
-            ssize_t r = recv(e->fd, (char *)buf + got, cap - got, MSG_DONTWAIT);
-            if (r <= 0) break;
-            n = (size_t)r;
-        }
-        got += n;
-    }
+    short ev;
+    for (ssize_t n; got < cap && (n = read_now(e, (char *)buf + got, cap - got, &ev)) > 0;)
+        got += (size_t)n;
     return got;
 }
 
