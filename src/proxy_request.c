@@ -387,13 +387,6 @@ enum {
 
 #define CHUNK_LINE_MAX 4096 /* a size line's extensions, a trailer line */
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, size_t *used,
                                lcsb__buf *payload) {
     size_t i = 0;
@@ -402,7 +395,7 @@ lcsb__parse lcsb__chunked_feed(lcsb__chunked *ch, const char *data, size_t len, 
         char c = data[i];
         switch (ch->state) {
         case CH_SIZE: {
-            int d = hex_digit(c);
+            int d = lcsb__hex_digit(c);
             if (d >= 0) {
                 if (++ch->digits > 15) return LCSB__PARSE_BAD;
                 ch->left = ch->left * 16 + (uint64_t)d;

@@ -250,7 +250,7 @@ static int make_clipped(lcsb__secret *s, size_t from) {
     while (head < CLIPPED_MAX && head + LCSB__SECRET_VALUE_MIN < len && takeable(s->value[head]))
         head++;
     for (size_t i = len > CLIPPED_MAX ? len - CLIPPED_MAX : 0; i < len && tail == len; i++)
-        if (s->value[i] == '%' || s->value[i] == '&' || s->value[i] == '\\') tail = i;
+        if (lcsb__echo_escapes(s->value[i])) tail = i;
     s->clip_head = head;
     s->clip_tail = tail;
     int rc = 0;

@@ -8,6 +8,8 @@
  * "\/", .NET's "\u002B", Go's "&#43;"). */
 #include "secrets.h"
 
+#include "util.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +18,11 @@
 /* The shortest line of Base64 a wrap is told by. */
 #define WRAPPED_MIN 60
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* The N hex digits at P: their value, or -1. */
 static long hex_value(const char *p, size_t n) {
     long v = 0;
     for (size_t i = 0; i < n; i++) {
-        int d = hex_digit(p[i]);
+        int d = lcsb__hex_digit(p[i]);
         if (d < 0) return -1;
         v = v * 16 + d;
     }
@@ -184,7 +179,8 @@ static size_t html_reference(const char *p, size_t left, uint32_t *cp) {
     size_t at = hex ? 3 : 2, end = at;
     uint32_t v = 0;
     for (; end < left && end < at + 12; end++) {
-        int d = hex ? hex_digit(p[end]) : (p[end] >= '0' && p[end] <= '9' ? p[end] - '0' : -1);
+        int d =
+            hex ? lcsb__hex_digit(p[end]) : (p[end] >= '0' && p[end] <= '9' ? p[end] - '0' : -1);
         if (d < 0) break;
         v = v * (hex ? 16 : 10) + (uint32_t)d;
         if (v > 0x10ffff) return 0;
@@ -217,6 +213,10 @@ enum { ESCAPE = 1, BLANK = 2 };
 static const unsigned char STARTS[256] = {
     ['%'] = ESCAPE, ['\\'] = ESCAPE, ['&'] = ESCAPE, ['\n'] = BLANK,
     ['\r'] = BLANK, [' '] = BLANK,   ['\t'] = BLANK};
+
+bool lcsb__echo_escapes(char c) { return STARTS[(unsigned char)c] == ESCAPE; }
+
+bool lcsb__echo_blank(char c) { return STARTS[(unsigned char)c] == BLANK; }
 
 /* How a view takes a character reference or a \uXXXX below 0x100 and
  * past ASCII (\u00C3, &#195;): as the character, in UTF-8, or as the byte

@@ -238,13 +238,6 @@ int lcsb__secret_copy(lcsb__secret *to, const lcsb__secret *from) {
     return lcsb__secret_set_value(to, from->value, from->value_len);
 }
 
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* ---- The swap and the search ---- */
 
 /* Where in LINE (LEN bytes) a header's Basic credentials start, and how
@@ -396,8 +389,8 @@ static size_t percent_decoded(const char *data, size_t len, char *out) {
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         int hi, lo;
-        if (data[i] == '%' && i + 2 < len && (hi = hex_value(data[i + 1])) >= 0 &&
-            (lo = hex_value(data[i + 2])) >= 0) {
+        if (data[i] == '%' && i + 2 < len && (hi = lcsb__hex_digit(data[i + 1])) >= 0 &&
+            (lo = lcsb__hex_digit(data[i + 2])) >= 0) {
             out[o++] = (char)(hi << 4 | lo);
             i += 2;
         } else {
@@ -503,12 +496,10 @@ static void unclip(const masking *m, size_t *s, size_t *e) {
 static bool run_may_go_on(const char *seen, size_t from, size_t len) {
     if (from == len) return true;
     if (len - from > CUT_MAX) return false;
-    bool escape = seen[from] == '%' || seen[from] == '\\' || seen[from] == '&';
+    bool escape = lcsb__echo_escapes(seen[from]);
     for (size_t i = from + (escape ? 1 : 0); i < len; i++) {
         char c = seen[i];
-        if (escape ? !isalnum((unsigned char)c) && c != '#'
-                   : c != ' ' && c != '\t' && c != '\r' && c != '\n')
-            return false;
+        if (escape ? !isalnum((unsigned char)c) && c != '#' : !lcsb__echo_blank(c)) return false;
     }
     return true;
 }
@@ -520,7 +511,7 @@ static size_t run_resumes(const char *seen, size_t len, size_t fresh) {
     for (size_t at = fresh; at > 0 && fresh - at < CUT_MAX; at--) {
         char c = seen[at - 1], out[4];
         size_t k;
-        if (c == '%' || c == '\\' || c == '&')
+        if (lcsb__echo_escapes(c))
             return lcsb__echo_escape_at(seen, len, at - 1, out, &k) > fresh - (at - 1) ? at - 1
                                                                                        : fresh;
         if (!isalnum((unsigned char)c) && c != '#') break;

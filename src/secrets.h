@@ -144,6 +144,10 @@ size_t lcsb__echo_escape_at(const char *data, size_t len, size_t i, char *out, s
 /* Past the blanks at DATA[I] (LEN bytes in all), a line break and the
  * blanks after it, where Base64 goes on: 0 when there is none of that. */
 size_t lcsb__echo_wrap_end(const char *data, size_t len, size_t i);
+/* Does C start an escape the view undoes ("%", "\\", "&")? Is it a blank
+ * a wrap of Base64 is made of (a space, a tab, CR, LF)? */
+bool lcsb__echo_escapes(char c);
+bool lcsb__echo_blank(char c);
 /* Is C a character of Base64, standard or URL-safe? */
 bool lcsb__is_b64(char c);
 

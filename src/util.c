@@ -163,17 +163,23 @@ void lcsb__buf_add_word(lcsb__buf *b, const char *text) {
     }
 }
 
-static int hex_digit(char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+int lcsb__hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
 }
+
+/* A hex digit as lcsb__buf_add_word writes them, upper case: its value, or -1. */
+static int upper_hex_digit(char c) { return c >= 'a' && c <= 'f' ? -1 : lcsb__hex_digit(c); }
 
 bool lcsb__word_decode(const char *word, size_t len, char *out, size_t size) {
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         int byte = (unsigned char)word[i];
         if (word[i] == '%') {
-            int hi = i + 2 < len ? hex_digit(word[i + 1]) : -1;
-            int lo = hi >= 0 ? hex_digit(word[i + 2]) : -1;
+            int hi = i + 2 < len ? upper_hex_digit(word[i + 1]) : -1;
+            int lo = hi >= 0 ? upper_hex_digit(word[i + 2]) : -1;
             if (lo < 0) return false;
             byte = hi * 16 + lo;
             i += 2;

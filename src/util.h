@@ -58,5 +58,7 @@ void lcsb__buf_add_word(lcsb__buf *b, const char *text);
 /* What lcsb__buf_add_word wrote (LEN bytes of WORD) back into OUT (SIZE
  * bytes, NUL-terminated); false if it is not that, or does not fit. */
 bool lcsb__word_decode(const char *word, size_t len, char *out, size_t size);
+/* C as a hex digit, either case: its value, or -1. */
+int lcsb__hex_digit(char c);
 
 #endif
