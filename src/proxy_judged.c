@@ -602,7 +602,7 @@ static void send_request(lcsb__conn *c, lcsb__end *client, lcsb__end *up, const 
     /* Any answer of a secret's host may hold a value it was sent before
      * (a server that stores requests and serves them back): each is asked
      * for whole and plain, not only the answer to a request that got one. */
-    bool guarded = swapped || to_secrets_host(p, req);
+    bool guarded = to_secrets_host(p, req);
     if (guarded) without_encoding(&head);
     static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
     int rc = head.oom ? -1 : 0;
