@@ -150,14 +150,19 @@ static void test_echo_parts(void **state) {
     /* The twins: a host no secret goes to, whose requests are not read. */
     FMT(script,
         "curl -sS --tr-encoding %s; curl -sS -r 0-3 '%s?range'; echo; "
-        "curl -sS --tr-encoding '%s?te-gzip'; curl -sS '%s?partial'",
-        plain, plain, plain, plain);
+        "curl -sS --tr-encoding '%s?te-gzip'; curl -sS '%s?partial'; curl -sS '%s?cr-line'; "
+        "curl -sS '%s?h2-status'",
+        plain, plain, plain, plain, plain, plain);
     lcsb_with_secret(f, NULL, NULL, CMD("sh", "-c", script));
     assert_int_equal(P.status, 0);
     assert_contains(P.out, "te: gzip\n", "TE, sent on");
     assert_contains(P.out, "\nGET \n", "the part Range asked for");
     assert_contains(P.out, "GET /echo?te-gzip\n", "the coded answer, passed on and decoded");
     assert_contains(P.out, "GET /echo?partial\n", "a part, passed on");
+    /* What curl reads of the heads the proxy refuses from a host it reads:
+     * a head line that starts with a CR, an interim HTTP/2 100. */
+    assert_contains(P.out, "GET /echo?cr-line\n", "a CR line, read by curl");
+    assert_contains(P.out, "GET /echo?h2-status\n", "an HTTP/2 100, read by curl");
 }
 
 int main(void) {
