@@ -191,8 +191,8 @@ static int l_plan_key(lua_State *L) {
 #define NAMES_KEY "lcsb.plan_names"
 
 /* The names of lcsb's functions pushed, named where each was first met in
- * the copies plan_stock kept (lua_stock.h): by where it was when lcsb's
- * modules loaded, whatever a script did with it since. NULL, or why not,
+ * the copies of what plan_stock kept (lua_stock.h): by where it was when
+ * lcsb's modules loaded, whatever a script did with it since. NULL, or why not,
  * with nothing pushed. */
 static const char *push_names(lua_State *L) {
     if (lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE) return NULL;
@@ -216,39 +216,39 @@ static const char *push_names(lua_State *L) {
     return NULL;
 }
 
-/* lcsb.core.plan_stock(roots) -> which: ROOTS (lcsb's modules, as they
- * are loaded) kept as they are now, for plan_unchanged (the copy WHICH),
- * and for plan_state to name their functions by. */
-static const char *plan_stock(lua_State *L) {
-    const char *why = lcsb__lua_stock_keep(L, 1);
-    /* Named already (a state was written out): these are named now. */
-    if (!why && lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE)
-        why = lcsb__lua_data_name_functions(L, 1, -1);
+/* The roots at 1 named, as a state written out before named the others. */
+static const char *name_roots(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY);
+    const char *why = lcsb__lua_data_name_functions(L, 1, -1);
     lua_settop(L, 1);
     return why;
 }
 
+/* lcsb.core.plan_stock(roots) -> which: ROOTS (lcsb's modules, as they
+ * are loaded) kept as they are now, for plan_unchanged (the record WHICH),
+ * and for plan_state to name their functions by. Keeping makes no Lua
+ * object as it walks (lua_stock.h): the collector is held only to name
+ * them, which only a run that wrote a state out before asks. */
 static int l_plan_stock(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    if (held(L, plan_stock)) return luaL_error(L, "plan_stock: %s", lua_tostring(L, -1));
-    lcsb__lua_stock_copies(L); /* kept just now */
-    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    const char *why = lcsb__lua_stock_keep(L, 1);
+    if (why) return luaL_error(L, "plan_stock: %s", why);
+    bool named = lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE;
+    lua_pop(L, 1);
+    if (named && held(L, name_roots)) return luaL_error(L, "plan_stock: %s", lua_tostring(L, -1));
+    lua_pushinteger(L, lcsb__lua_stock_count(L));
     return 1;
 }
 
 /* lcsb.core.plan_unchanged(roots[, which]) -> boolean: is ROOTS what
- * plan_stock kept (its first copy, or the copy WHICH)? Then their state
- * is the one this build loads. */
-static const char *plan_unchanged(lua_State *L) {
-    lua_pushboolean(L, lcsb__lua_stock_same(L, 1, luaL_optinteger(L, 2, 1)));
-    return NULL;
-}
-
+ * plan_stock kept (its first record, or the record WHICH)? Then their
+ * state is the one this build loads. Only reads (lua_stock.h): no
+ * collection can start in it, and the collector is left as it is. */
 static int l_plan_unchanged(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_optinteger(L, 2, 1);
-    return held(L, plan_unchanged);
+    lua_pushboolean(L, lcsb__lua_stock_same(L, 1, luaL_optinteger(L, 2, 1)));
+    return 1;
 }
 
 /* lcsb.core.plan_state(roots) -> bytes | nil, why: the state of ROOTS
