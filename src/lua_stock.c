@@ -49,7 +49,8 @@ typedef struct record {
 } record;
 
 static size_t slot_of(const table_map *m, const void *p) {
-    size_t i = (((uintptr_t)p >> 4) * (size_t)0x9E3779B97F4A7C15u) & (m->size - 1);
+    uint64_t h = (uint64_t)((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15u;
+    size_t i = (size_t)(h ^ (h >> 32)) & (m->size - 1);
     while (m->at[i] && m->at[i] != p) i = (i + 1) & (m->size - 1);
     return i;
 }
