@@ -148,9 +148,11 @@ static const char *keep_table(lua_State *L, record *r, int array, int idx, int d
         count++;
         lua_pop(L, 1);
     }
-    slot *slots = grown(r->slots, &r->slots_cap, r->slots_n + count, sizeof *slots);
-    if (!slots) return "out of memory";
-    r->slots = slots;
+    if (count) {
+        slot *slots = grown(r->slots, &r->slots_cap, r->slots_n + count, sizeof *slots);
+        if (!slots) return "out of memory";
+        r->slots = slots;
+    }
     size_t first = r->slots_n;
     r->slots_n += count;
     int meta = lua_getmetatable(L, idx) ? anchor(L, r, array, -1) : 0;

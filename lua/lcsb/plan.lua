@@ -16,6 +16,16 @@ local tools = require "lcsb.tools"
 
 local P = {}
 
+-- The standard library's own, taken before any policy script runs: the key
+-- is made with these, whatever a script puts in the globals' place (where
+-- lcsb's code calls them, the key sees what it put there). The globals by
+-- the table lcsb's modules were loaded with, not by the name _G, which a
+-- script may point elsewhere; the modules loaded by the registry's own
+-- table, not by the global package.
+local GLOBALS, LOADED = _ENV, package.loaded
+local collectgarbage, ipairs, pairs, rawget, type = collectgarbage, ipairs, pairs, rawget, type
+local setlocale = os.setlocale
+
 -- The variables a composition asked for, while one runs: a plan is used
 -- only while each still says the same (compose_cached).
 local env_read
@@ -44,7 +54,7 @@ end
 -- composes for that state; one that puts a function of its own among them,
 -- on every run.
 local STOCK_GLOBALS = {}
-for name, value in pairs(_G) do
+for name, value in pairs(GLOBALS) do
   if type(value) == "function" then STOCK_GLOBALS[#STOCK_GLOBALS + 1] = name end
 end
 
@@ -68,7 +78,7 @@ end
 -- standard library and the stock globals, as the key holds them.
 function P.state_roots(lcsb)
   local globals = {}
-  for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(_G, name) end
+  for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(GLOBALS, name) end
   -- The metatables of strings, of files and of the globals too (as they
   -- are: a __metatable field would hide one from getmetatable): a __call
   -- or __index put there makes "rt" or io.stdout a function lcsb may call
@@ -81,7 +91,7 @@ function P.state_roots(lcsb)
     table = table, math = math, utf8 = utf8, os = os, io = io, G = globals,
     string_meta = metas.string, file_meta = metas.file, G_meta = metas.G }
   for _, name in ipairs(ON_DEMAND) do
-    local module, stock = package.loaded[name], on_demand_stock[name]
+    local module, stock = rawget(LOADED, name), on_demand_stock[name]
     if module ~= nil and not (stock and core.plan_unchanged({ [name] = module }, stock)) then
       roots[name] = module
     end
@@ -110,6 +120,9 @@ local function plan_key(opts, run, cache_root, lcsb)
     command = run.argv and run.argv[1], state = state,
     own_world = tiers.own_world(), cache_root = cache_root or false,
     HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
+    -- Lua's character classes (%w, %a, lower) follow the C locale, which a
+    -- script may set: a program's family is read by them.
+    locale = setlocale() or false,
   }
   -- nil for what is no plain data (a function, a table with a metatable of
   -- its own, nesting past 64): composing says what is wrong.
@@ -122,7 +135,7 @@ end
 -- compose, or the plan a run before made of the same options, while
 -- nothing it was made from changed (core.plan_find checks); a new one is
 -- kept for the runs after. COMPOSE is exec_policy's, LCSB its module.
-function P.compose_cached(opts, run, compose, lcsb)
+local function find_or_compose(opts, run, compose, lcsb)
   -- Where caches live: asked once (it is asked of the disk).
   local cache_root = core.cache_root()
   local key, why = plan_key(opts, run, cache_root, lcsb)
@@ -151,13 +164,7 @@ function P.compose_cached(opts, run, compose, lcsb)
   core.compose_begin(key ~= nil)
   env_read = {}
   local reads_mark = core.reads_mark()
-  -- No collection while it composes: a finalizer of the script's would run
-  -- in its midst, code of the script's that the key, made before, never
-  -- saw. (An emergency collection, if memory runs short, runs none.)
-  local collecting = collectgarbage("isrunning")
-  collectgarbage("stop")
   local ok, composed = pcall(compose, opts, run, cache_root)
-  if collecting then collectgarbage("restart") end
   if ok then composed.env_read, composed.reads = env_read, core.reads_since(reads_mark) end
   env_read = nil
   local kept, not_kept = false, why
@@ -167,6 +174,20 @@ function P.compose_cached(opts, run, compose, lcsb)
   composed.plan = { ("composed (%s); %s"):format(why, kept and "kept for the runs after"
     or "not kept: " .. tostring(not_kept)) }
   return composed
+end
+
+-- No collection from the key's making until the plan is kept or found: a
+-- finalizer of the script's run in between could change lcsb's modules
+-- after the key saw them, and what is composed then would be kept, or a
+-- plan found used, under the key of another state. (An emergency
+-- collection, if memory runs short, runs no finalizer.)
+function P.compose_cached(opts, run, compose, lcsb)
+  local collecting = collectgarbage("isrunning")
+  collectgarbage("stop")
+  local ok, plan = pcall(find_or_compose, opts, run, compose, lcsb)
+  if collecting then collectgarbage("restart") end
+  if not ok then error(plan, 0) end
+  return plan
 end
 
 return P

@@ -381,7 +381,42 @@ if os.getenv("SWAP") == "1" then lcsb.etc_hidden = lcsb.ttys end
 -- or changed.
 if os.getenv("LOAD") == "1" then require "lcsb.env" end
 if os.getenv("MARK") == "1" then require("lcsb.env").marked = true end
-return lcsb.exec_policy { exec = { "cat" } }
+-- The name _G pointed at a copy of the globals, and a global replaced:
+-- lcsb's code calls the replacement.
+if os.getenv("REBIND") == "1" then
+  local copy, stock_ipairs = {}, ipairs
+  for k, v in pairs(_G) do copy[k] = v end
+  _G = copy
+  ipairs = function(t) return stock_ipairs(t) end
+end
+-- A module only composing loads, changed, and the global package pointed
+-- at one that shows no module loaded.
+if os.getenv("PACKAGE") == "1" then
+  local tier = require "lcsb.exec_tier"
+  local stock = tier.exec_tier
+  tier.exec_tier = function(...) return stock(...) end
+  package = setmetatable({ loaded = {} }, { __index = package })
+end
+-- The C locale, which Lua's character classes follow.
+if os.getenv("LOCALE") then assert(os.setlocale(os.getenv("LOCALE"))) end
+-- A finalizer that adds to lcsb's own tables wherever a collection runs
+-- it: with a collection forced often, it runs while lcsb works, unless
+-- lcsb holds collection from the key's making to the plan's keeping.
+if os.getenv("FINALIZER") == "1" then
+  local function arm()
+    setmetatable({}, { __gc = function()
+      local at = debug.traceback()
+      if at:find("compose_cached", 1, true) then
+        table.insert(lcsb.baseline_write, os.getenv("OUTSIDE"))
+      else
+        arm()
+      end
+    end })
+  end
+  arm()
+  collectgarbage("incremental", 1, 1000, 0)
+end
+return lcsb.exec_policy { exec = { "cat", "sh" } }
 EOF
 kept_then_used cat
 SHOW=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" cat
@@ -391,6 +426,25 @@ LOAD=1 expect_plan "kept plan used" cat
 MARK=1 expect_plan "composed (no plan kept yet)" cat
 MARK=1 expect_plan "kept plan used" cat
 expect_plan "kept plan used" cat
+REBIND=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" cat
+PACKAGE=1 expect_plan "composed (a function of the script's own in lcsb's tables); not kept" cat
+LOCALE=C.UTF-8 expect_plan "composed (no plan kept yet)" cat
+LOCALE=C.UTF-8 expect_plan "kept plan used" cat
+expect_plan "kept plan used" cat
+# No finalizer runs between the key's making and the plan's keeping: a
+# composition under the finalizer keeps the plan lcsb's tables as they are
+# make, and a later run may not write outside it (in the project it may).
+outside=$work/state-outside
+mkdir -p "$outside"
+rm -rf "$XDG_STATE_HOME/lcsb/plans"
+settle
+FINALIZER=1 OUTSIDE=$outside expect_plan "composed (no plan kept yet); kept for the runs after" sh
+expect_plan "kept plan used" sh
+run sh -c "echo x >'$outside/x'"
+[[ $status != 0 && ! -e $outside/x ]] || fail "a finalizer's change is enforced: $status $err"
+run sh -c "echo x >'$proj/x'"
+[[ $status == 0 && -e $proj/x ]] || fail "the project not writable: $status $err"
+rm -f "$proj/x"
 if [[ $(id -u) == 0 ]]; then
   SHOW=1 run cat /etc/shadow
   [[ $status == 0 ]] || fail "SHOW=1: /etc/shadow not shown: $status $err"

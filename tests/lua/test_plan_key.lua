@@ -197,6 +197,16 @@ T.case("each change a script can make to lcsb's modules is seen", function()
     function() lcsb.run_later = run_later end)
 end)
 
+T.case("tables with no pairs are kept and compared like any", function()
+  local which = core.plan_stock({})
+  T.ok(core.plan_unchanged({}, which), "an empty root")
+  T.ok(not core.plan_unchanged({ x = 1 }, which), "a pair added to it")
+  local shared = {}
+  which = core.plan_stock({ a = shared, b = { shared, {} } })
+  T.ok(core.plan_unchanged({ a = shared, b = { shared, {} } }, which), "as kept")
+  T.ok(not core.plan_unchanged({ a = {}, b = { {}, {} } }, which), "two tables where there was one")
+end)
+
 T.case("no finalizer of the script's runs while lcsb walks its tables", function()
   -- A collection that lcsb's own walk starts would run the script's
   -- finalizers in it, and one could change the tables being walked (pairs
