@@ -43,10 +43,11 @@ typedef struct encoder {
     bool sorted;
     int mark;        /* sorted: the stack index of the one metatable allowed, or 0 */
     int names;       /* the stack index of a table function -> name, or 0 */
-    bool naming;     /* fill NAMES in: each function not named yet, by its path */
+    int places;      /* with NAMES: the stack index of a table path -> function, or 0 */
+    bool naming;     /* fill NAMES in: each function not named yet, by its path; PLACES too */
     int seen;        /* with NAMES: the stack index of a table table -> when met */
     lua_Integer met; /* tables met so far */
-    char path[512];  /* NAMING: where the walk is, "tools.closures_of" */
+    char path[512];  /* NAMING, or PLACES: where the walk is, "tools.closures_of" */
 } encoder;
 
 static const char *encode(encoder *e, lua_State *L, int idx, int depth);
@@ -132,13 +133,13 @@ static bool is_list(lua_State *L, int idx, uint64_t n) {
     return list;
 }
 
-/* NAMING: the walk's place as the value at IDX is written, PATH's old
- * length returned. Only a table or a function needs a place (what is
- * named, or holds what is); a string or a number is passed over. */
+/* NAMING or PLACES: the walk's place as the value at IDX is written,
+ * PATH's old length returned. Only a table or a function needs a place
+ * (what is named, or holds what is); a string or a number is passed over. */
 static size_t enter(encoder *e, lua_State *L, int idx, const key_ref *k) {
     size_t at = strlen(e->path);
     int type = lua_type(L, idx);
-    if (!e->naming || (type != LUA_TTABLE && type != LUA_TFUNCTION)) return at;
+    if (!(e->naming || e->places) || (type != LUA_TTABLE && type != LUA_TFUNCTION)) return at;
     if (k->is_string)
         snprintf(e->path + at, sizeof e->path - at, "%s%.*s", at ? "." : "",
                  (int)(k->len < 128 ? k->len : 128), k->s);
@@ -250,9 +251,16 @@ static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, u
 }
 
 /* The function at IDX: named by where the walk is (NAMING, the first
- * place it is met), or written by its name; one with none is the
- * script's own, and no state stands for it. */
+ * place it is met), and that place noted as one of its own (PLACES); or
+ * written by its name. One with none is the script's own, and no state
+ * stands for it; one of lcsb's where the modules did not have it neither:
+ * lcsb's own code reaches it there (the plan's keeping among it). */
 static const char *function_name(encoder *e, lua_State *L, int idx) {
+    if (e->naming && e->places) {
+        lua_pushstring(L, e->path);
+        lua_pushvalue(L, idx);
+        lua_rawset(L, e->places);
+    }
     lua_pushvalue(L, idx);
     int type = lua_rawget(L, e->names);
     if (e->naming) {
@@ -272,7 +280,14 @@ static const char *function_name(encoder *e, lua_State *L, int idx) {
         lcsb__buf_add(e->out, name, len);
     }
     lua_pop(L, 1);
-    return name ? NULL : "a function of the script's own in lcsb's tables";
+    if (!name) return "a function of the script's own in lcsb's tables";
+    if (e->places) {
+        lua_pushstring(L, e->path);
+        bool in_place = lua_rawget(L, e->places) == LUA_TFUNCTION && lua_rawequal(L, -1, idx);
+        lua_pop(L, 1);
+        if (!in_place) return "a function of lcsb's where lcsb's modules did not have it";
+    }
+    return NULL;
 }
 
 static const char *encode(encoder *e, lua_State *L, int idx, int depth) {
@@ -353,24 +368,32 @@ const char *lcsb__lua_data_encode(lua_State *L, int idx, lcsb__buf *out) {
     return encode(&e, L, idx, 0);
 }
 
-const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names) {
+const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names, int places) {
     lcsb__buf scratch = {0};
     idx = lua_absindex(L, idx);
     names = lua_absindex(L, names);
+    places = lua_absindex(L, places);
     lua_newtable(L);
-    encoder e = {
-        .out = &scratch, .sorted = true, .names = names, .naming = true, .seen = lua_gettop(L)};
+    encoder e = {.out = &scratch,
+                 .sorted = true,
+                 .names = names,
+                 .places = places,
+                 .naming = true,
+                 .seen = lua_gettop(L)};
     const char *why = encode(&e, L, idx, 0);
     lua_pop(L, 1);
     lcsb__buf_free(&scratch);
     return why;
 }
 
-const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, lcsb__buf *out) {
+const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, int places,
+                                        lcsb__buf *out) {
     idx = lua_absindex(L, idx);
     names = lua_absindex(L, names);
+    places = lua_absindex(L, places);
     lua_newtable(L);
-    encoder e = {.out = out, .sorted = true, .names = names, .seen = lua_gettop(L)};
+    encoder e = {
+        .out = out, .sorted = true, .names = names, .places = places, .seen = lua_gettop(L)};
     const char *why = encode(&e, L, idx, 0);
     lua_pop(L, 1);
     return why;

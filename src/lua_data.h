@@ -26,14 +26,17 @@ const char *lcsb__lua_data_encode_sorted(lua_State *L, int idx, int mark, lcsb__
 
 /* The functions the value at IDX holds (lcsb's modules as they are
  * loaded), each named in the table at NAMES (function -> name) by where it
- * was first met, "tools.closures_of", unless named already. NULL, or why
+ * was first met, "tools.closures_of", unless named already; and each place
+ * one is met noted in the table at PLACES (path -> function). NULL, or why
  * not (nesting past 64). */
-const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names);
+const char *lcsb__lua_data_name_functions(lua_State *L, int idx, int names, int places);
 
 /* The value at IDX (lcsb's modules as they are now) as sorted data, its
  * functions by the names NAMES gave them: NULL, or why no bytes stand for
- * it (a function with no name: the script's own). */
-const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, lcsb__buf *out);
+ * it (a function with no name: the script's own; or one where PLACES says
+ * the modules had another, or none). */
+const char *lcsb__lua_data_encode_state(lua_State *L, int idx, int names, int places,
+                                        lcsb__buf *out);
 
 /* The value LEN bytes of DATA encode, pushed: 1, or 0 with nothing pushed
  * when they are not one such value, whole. Raises only when Lua runs out of

@@ -190,36 +190,46 @@ static int l_plan_key(lua_State *L) {
  * a state was first written out. */
 #define NAMES_KEY "lcsb.plan_names"
 
+/* Where each of lcsb's functions was met in them (path -> function). */
+#define PLACES_KEY "lcsb.plan_places"
+
 /* The names of lcsb's functions pushed, named where each was first met in
  * the copies of what plan_stock kept (lua_stock.h): by where it was when
- * lcsb's modules loaded, whatever a script did with it since. NULL, or why not,
- * with nothing pushed. */
+ * lcsb's modules loaded, whatever a script did with it since; then the
+ * places each was met. NULL, or why not, with nothing pushed. */
 static const char *push_names(lua_State *L) {
-    if (lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE) return NULL;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY) == LUA_TTABLE) {
+        lua_getfield(L, LUA_REGISTRYINDEX, PLACES_KEY);
+        return NULL;
+    }
     lua_pop(L, 1);
     if (!lcsb__lua_stock_copies(L)) return "lcsb's functions were never named";
+    int copies = lua_gettop(L), names = copies + 1, places = copies + 2;
     lua_newtable(L);
-    int names = lua_gettop(L), copies = names - 1;
+    lua_newtable(L);
     const char *why = NULL;
     for (lua_Integer i = 1; !why && lua_rawgeti(L, copies, i) == LUA_TTABLE; i++) {
-        why = lcsb__lua_data_name_functions(L, -1, names);
+        why = lcsb__lua_data_name_functions(L, -1, names, places);
         lua_pop(L, 1);
     }
-    lua_settop(L, names);
+    lua_settop(L, places);
     lua_remove(L, copies);
     if (why) {
-        lua_pop(L, 1);
+        lua_pop(L, 2);
         return why;
     }
-    lua_pushvalue(L, -1);
+    lua_pushvalue(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, NAMES_KEY);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, PLACES_KEY);
     return NULL;
 }
 
 /* The roots at 1 named, as a state written out before named the others. */
 static const char *name_roots(lua_State *L) {
     lua_getfield(L, LUA_REGISTRYINDEX, NAMES_KEY);
-    const char *why = lcsb__lua_data_name_functions(L, 1, -1);
+    lua_getfield(L, LUA_REGISTRYINDEX, PLACES_KEY);
+    const char *why = lcsb__lua_data_name_functions(L, 1, -2, -1);
     lua_settop(L, 1);
     return why;
 }
@@ -253,14 +263,15 @@ static int l_plan_unchanged(lua_State *L) {
 
 /* lcsb.core.plan_state(roots) -> bytes | nil, why: the state of ROOTS
  * (lcsb's modules as a policy script left them), in the one form equal
- * state has; nil when a function the script made is among them, or no
- * names were given. */
+ * state has; nil when a function the script made is among them, or one
+ * of lcsb's where the modules had another (lcsb's own code would call it,
+ * the plan's keeping among that code), or no names were given. */
 static const char *plan_state(lua_State *L) {
     const char *why = push_names(L);
     if (why) return why;
     lcsb__buf state = {0};
-    why = lcsb__lua_data_encode_state(L, 1, -1, &state);
-    lua_pop(L, 1); /* the names */
+    why = lcsb__lua_data_encode_state(L, 1, -2, -1, &state);
+    lua_pop(L, 2); /* the names and places */
     return pushed(L, &state, why);
 }
 

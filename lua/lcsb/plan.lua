@@ -23,8 +23,20 @@ local P = {}
 -- script may point elsewhere; the modules loaded by the registry's own
 -- table, not by the global package.
 local GLOBALS, LOADED = _ENV, package.loaded
-local collectgarbage, ipairs, pairs, rawget, type = collectgarbage, ipairs, pairs, rawget, type
-local setlocale = os.setlocale
+local collectgarbage, error, ipairs, pairs, pcall, rawget, type =
+  collectgarbage, error, ipairs, pairs, pcall, rawget, type
+local getenv, setlocale = os.getenv, os.setlocale
+-- And lcsb's own that make the key, find and keep the plan: a script that
+-- put another of lcsb's functions in one's place would change how the key
+-- is made, not only what it holds (a function of lcsb's in another's place
+-- makes no key: core.plan_state says so).
+local build_id, cache_root_of, realpath = core.build_id, core.cache_root, core.realpath
+local plan_metatables, plan_stock = core.plan_metatables, core.plan_stock
+local plan_unchanged, plan_state, plan_key_bytes = core.plan_unchanged, core.plan_state, core.plan_key
+local plan_find, plan_save = core.plan_find, core.plan_save
+local compose_begin, compose_end = core.compose_begin, core.compose_end
+local reads_mark, reads_since = core.reads_mark, core.reads_since
+local own_world, preset_mark = tiers.own_world, tools.preset_mark
 
 -- The variables a composition asked for, while one runs: a plan is used
 -- only while each still says the same (compose_cached).
@@ -32,7 +44,7 @@ local env_read
 
 -- os.getenv, noted for the plan while a composition runs.
 function P.getenv(name)
-  local value = os.getenv(name)
+  local value = getenv(name)
   if env_read then env_read[name] = value or false end
   return value
 end
@@ -71,12 +83,12 @@ local on_demand_stock = {}
 -- composition, the one run that loads it, rarely asks.
 function P.stock_on_demand(name, module)
   if on_demand_stock[name] ~= nil then return end
-  on_demand_stock[name] = core.plan_stock({ [name] = module }) or false
+  on_demand_stock[name] = plan_stock({ [name] = module }) or false
 end
 
 -- LCSB (lcsb/init.lua's module) and the rest of lcsb's modules, the
 -- standard library and the stock globals, as the key holds them.
-function P.state_roots(lcsb)
+local function state_roots(lcsb)
   local globals = {}
   for _, name in ipairs(STOCK_GLOBALS) do globals[name] = rawget(GLOBALS, name) end
   -- The metatables of strings, of files and of the globals too (as they
@@ -85,19 +97,20 @@ function P.state_roots(lcsb)
   -- while composing (a closure's match), changes every string method it
   -- uses, or answers for a global taken away (ipairs). (lcsb's own
   -- userdata keep theirs out of a script's reach: __metatable.)
-  local metas = core.plan_metatables()
+  local metas = plan_metatables()
   local roots = { lcsb = lcsb, core = core, tools = tools, paths = paths, run_later = run_later,
     agents = agents, tiers = tiers, home = home, protect = protect, plan = P, string = string,
     table = table, math = math, utf8 = utf8, os = os, io = io, G = globals,
     string_meta = metas.string, file_meta = metas.file, G_meta = metas.G }
   for _, name in ipairs(ON_DEMAND) do
     local module, stock = rawget(LOADED, name), on_demand_stock[name]
-    if module ~= nil and not (stock and core.plan_unchanged({ [name] = module }, stock)) then
+    if module ~= nil and not (stock and plan_unchanged({ [name] = module }, stock)) then
       roots[name] = module
     end
   end
   return roots
 end
+P.state_roots = state_roots
 
 -- The bytes a plan is found by: what compose reads beyond the file system
 -- and the variables it asks for (which the plan records), in one canonical
@@ -106,28 +119,25 @@ end
 -- the options or lcsb's modules hold what no bytes can stand for (a
 -- function of the script's own, a userdata).
 local function plan_key(opts, run, cache_root, lcsb)
-  local build = core.build_id()
+  local build = build_id()
   if not build then return nil, "lcsb cannot tell which build it is" end
   -- Nearly every script leaves lcsb's modules as this build loads them:
   -- that is told without writing their state out.
-  local roots, state, why = P.state_roots(lcsb), "stock", nil
-  if not core.plan_unchanged(roots) then
-    state, why = core.plan_state(roots)
+  local roots, state, why = state_roots(lcsb), "stock", nil
+  if not plan_unchanged(roots) then
+    state, why = plan_state(roots)
     if not state then return nil, why end
   end
   local key = {
-    lcsb = build, opts = opts, cwd = run.cwd or core.realpath("."),
+    lcsb = build, opts = opts, cwd = run.cwd or realpath("."),
     command = run.argv and run.argv[1], state = state,
-    own_world = tiers.own_world(), cache_root = cache_root or false,
-    HOME = os.getenv("HOME") or false, PATH = os.getenv("PATH") or false,
-    -- Lua's character classes (%w, %a, lower) follow the C locale, which a
-    -- script may set: a program's family is read by them.
-    locale = setlocale() or false,
+    own_world = own_world(), cache_root = cache_root or false,
+    HOME = getenv("HOME") or false, PATH = getenv("PATH") or false,
   }
   -- nil for what is no plain data (a function, a table with a metatable of
   -- its own, nesting past 64): composing says what is wrong.
   local bytes
-  bytes, why = core.plan_key(key, tools.preset_mark)
+  bytes, why = plan_key_bytes(key, preset_mark)
   if not bytes then return nil, "the options hold " .. why end
   return bytes
 end
@@ -137,12 +147,12 @@ end
 -- kept for the runs after. COMPOSE is exec_policy's, LCSB its module.
 local function find_or_compose(opts, run, compose, lcsb)
   -- Where caches live: asked once (it is asked of the disk).
-  local cache_root = core.cache_root()
+  local cache_root = cache_root_of()
   local key, why = plan_key(opts, run, cache_root, lcsb)
   local plan
-  if key then plan, why = core.plan_find(key) end
+  if key then plan, why = plan_find(key) end
   for name, value in pairs(plan and plan.env_read or {}) do
-    if (os.getenv(name) or false) ~= value then
+    if (getenv(name) or false) ~= value then
       plan, why = nil, ("%s is not what it was"):format(name)
       break
     end
@@ -161,15 +171,15 @@ local function find_or_compose(opts, run, compose, lcsb)
   end
   -- Each question asked once while composing; recorded for a plan, with
   -- the variables and the files it read.
-  core.compose_begin(key ~= nil)
+  compose_begin(key ~= nil)
   env_read = {}
-  local reads_mark = core.reads_mark()
+  local mark = reads_mark()
   local ok, composed = pcall(compose, opts, run, cache_root)
-  if ok then composed.env_read, composed.reads = env_read, core.reads_since(reads_mark) end
+  if ok then composed.env_read, composed.reads = env_read, reads_since(mark) end
   env_read = nil
   local kept, not_kept = false, why
-  if ok and key then kept, not_kept = core.plan_save(key, composed, write_areas(composed, cache_root)) end
-  core.compose_end()
+  if ok and key then kept, not_kept = plan_save(key, composed, write_areas(composed, cache_root)) end
+  compose_end()
   if not ok then error(composed, 0) end
   composed.plan = { ("composed (%s); %s"):format(why, kept and "kept for the runs after"
     or "not kept: " .. tostring(not_kept)) }
@@ -180,11 +190,17 @@ end
 -- finalizer of the script's run in between could change lcsb's modules
 -- after the key saw them, and what is composed then would be kept, or a
 -- plan found used, under the key of another state. (An emergency
--- collection, if memory runs short, runs no finalizer.)
+-- collection, if memory runs short, runs no finalizer.) And the C locale,
+-- whatever the script set, meanwhile: Lua's character classes, string
+-- order and numbers' text follow it, and a locale's name does not tell
+-- what it means (LOCPATH, its files regenerated).
 function P.compose_cached(opts, run, compose, lcsb)
   local collecting = collectgarbage("isrunning")
   collectgarbage("stop")
+  local locale = setlocale()
+  setlocale("C")
   local ok, plan = pcall(find_or_compose, opts, run, compose, lcsb)
+  if locale then setlocale(locale) end
   if collecting then collectgarbage("restart") end
   if not ok then error(plan, 0) end
   return plan

@@ -197,6 +197,24 @@ T.case("each change a script can make to lcsb's modules is seen", function()
     function() lcsb.run_later = run_later end)
 end)
 
+T.case("a key is made, and a plan composed, in the C locale, whatever the script set", function()
+  -- Lua's character classes, string order and numbers' text follow the
+  -- locale, and a locale's name does not say what it means.
+  local before = os.setlocale()
+  T.ok(os.setlocale("C.UTF-8"), "the script's locale set")
+  local seen
+  local ok, err = pcall(plans.compose_cached, {}, {}, function()
+    seen = os.setlocale()
+    error("composed no further", 0)
+  end, lcsb)
+  local after = os.setlocale()
+  os.setlocale(before)
+  T.eq(ok, false, "the composition's error")
+  T.eq(err, "composed no further", "passed on as it was")
+  T.eq(seen, "C", "the locale while composing")
+  T.eq(after, "C.UTF-8", "the script's locale given back")
+end)
+
 T.case("tables with no pairs are kept and compared like any", function()
   local which = core.plan_stock({})
   T.ok(core.plan_unchanged({}, which), "an empty root")
