@@ -513,6 +513,20 @@ void lcsb__facts_mark_read(lcsb__facts *f, const char *path, const struct stat *
     mark_as(f, e, LCSB__SEEN_READ);
 }
 
+void lcsb__facts_mark_path(lcsb__facts *f, const char *path) {
+    if (!f || !f->recording) return;
+    char real[PATH_MAX];
+    struct stat st;
+    /* The walk marks each entry it looks at, up to one that is missing;
+     * the last entry itself, a symlink or not, is marked too. */
+    (void)lcsb__facts_lstat(f, path, &st);
+    /* What it leads to, when there, as read: by its own times (a mode
+     * changed, which its directory's do not show), not by its directory's,
+     * which stand only for which names it holds. */
+    if (lcsb__facts_realpath(f, path, real) && lcsb__facts_lstat(f, real, &st) == 0)
+        lcsb__facts_mark_read(f, real, &st);
+}
+
 int lcsb__facts_each_seen(const lcsb__facts *f, int (*fn)(const lcsb__seen *, void *), void *ctx) {
     for (size_t i = 0; f && i < f->marks_n; i++) {
         const entry *e = f->marks[i].e;

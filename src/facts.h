@@ -79,6 +79,13 @@ typedef enum lcsb__seen_kind {
  * descriptor showed ST, was read whole by the composition's Lua. */
 void lcsb__facts_mark_read(lcsb__facts *facts, const char *path, const struct stat *st);
 
+/* While recording, marks what looking PATH up rests on: each entry on
+ * the way, every symlink followed and its target, and the last one, or
+ * that there is none; and what it leads to as a file read (its own times,
+ * a mode changed among them). A file the composition's Lua could not read,
+ * or read through links, is asked again when its plan is used. */
+void lcsb__facts_mark_path(lcsb__facts *facts, const char *path);
+
 typedef struct lcsb__seen {
     lcsb__seen_kind kind;
     const char *path; /* owned by the facts */

@@ -321,6 +321,8 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     }
     if (lcsb__trust_read(path, &bytes, len, real, &seen, NULL, &err) != 0) {
         int code_errno = errno;
+        /* A composition that could not read it rests on that too. */
+        lcsb__facts_mark_path(lcsb__lua_facts(L), named);
         if (loads->mode == LCSB_TRUST_CHECK) refuse_gone(L, loads, path, named);
         if (loads->record && (code_errno == ENOENT || code_errno == ENOTDIR))
             note_absent(L, loads, named);
@@ -358,9 +360,12 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
         }
     }
     note(L, loads, own ? &loads->own : &loads->read, named, real, sha256, data, *len);
-    /* A composition that read it rests on it: a plan is made again when
-     * it changes (plan.h). */
-    if (!own) lcsb__facts_mark_read(lcsb__lua_facts(L), real, &seen.st);
+    /* A composition that read it rests on it, and on the way its name
+     * led there: a plan is made again when either changes (plan.h). */
+    if (!own) {
+        lcsb__facts_mark_read(lcsb__lua_facts(L), real, &seen.st);
+        lcsb__facts_mark_path(lcsb__lua_facts(L), named);
+    }
     return data;
 }
 

@@ -368,6 +368,83 @@ trusted python3
 export PATH=/usr/bin:/bin
 end
 
+# ---- what the composition read through symlinks ----
+begin "a file the composition read through symlinks: each link on the way"
+fresh links
+# A pyenv whose ROOT/version (no .python-version in the project) is a link
+# to a link, in a directory of its own, to the file that names a version.
+R=$tools/pyenv
+mkdir -p "$R/shims" "$R/libexec" "$R/versions/A/bin" "$R/versions/B/bin" "$tools/hop" \
+  "$tools/files"
+script "$R/versions/A/bin/python3" /bin/sh python A
+script "$R/versions/B/bin/python3" /bin/sh python B
+printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
+# (At run time the version to try is the command's first argument, which
+# the composition never reads: the kernel then says which version the
+# policy lets run.)
+printf '#!/bin/sh\nshift 2; v=$1; shift; exec "%s/versions/$v/bin/python3" "$@"\n' "$R" \
+  >"$R/libexec/pyenv"
+chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+echo A >"$tools/files/vA"
+echo B >"$tools/files/vB"
+ln -s "$tools/files/vA" "$tools/hop/v"
+ln -s "$tools/hop/v" "$R/version"
+printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
+export PATH=$R/shims:/usr/bin:/bin
+kept_then_used python3
+runs() { # VERSION: the kernel lets the command run that version's program
+  (cd "$proj" && "$LCSB" --no-trust-check policy.lua -- python3 "$1" >"$work/out" 2>&1) &&
+    [[ $(cat "$work/out") == "python $1" ]]
+}
+runs A || fail "version A not allowed at first"
+! runs B || fail "version B allowed at first"
+# The link halfway re-pointed; nothing else the composition read changed.
+ln -s "$tools/files/vB" "$tools/hop/v.new" && mv -T "$tools/hop/v.new" "$tools/hop/v"
+settle
+expect_plan "composed (" python3
+runs B || fail "version B not allowed once the link names it"
+! runs A || fail "version A still allowed once the link names B"
+export PATH=/usr/bin:/bin
+end
+
+# ---- a file the composition could not read (another user's run) ----
+# Root reads past a file's mode: the refusal is seen only as another user.
+if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 2>/dev/null); then
+  begin "a file the composition could not read, then could: its own times"
+  fresh unreadable
+  chmod 755 "$work" "$work/unreadable"
+  R=$tools/pyenv
+  mkdir -p "$R/shims" "$R/libexec" "$R/versions/B/bin" "$work/unreadable/state" \
+    "$work/unreadable/home"
+  script "$R/versions/B/bin/python3" /bin/sh python B
+  printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
+  printf '#!/bin/sh\nshift 2; exec "%s/versions/B/bin/python3" "$@"\n' "$R" >"$R/libexec/pyenv"
+  chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+  # pyenv global B, with root's umask 077: the user cannot read it.
+  (umask 077 && echo B >"$R/version")
+  printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
+  chown -R "$user:" "$proj" "$work/unreadable/state" "$work/unreadable/home"
+  as_user() { # ARGV...: lcsb as the user, in the project
+    (cd "$proj" && setpriv --reuid "$user" --regid "$user" --clear-groups -- env -i \
+      HOME="$work/unreadable/home" XDG_STATE_HOME="$work/unreadable/state" \
+      PATH="$R/shims:/usr/bin:/bin" "$LCSB" "$@" 2>&1)
+  }
+  user_plan() { as_user check --no-trust-check policy.lua -- python3 | sed -n '/^plan:/{n;s/^  //;p}'; }
+  settle
+  [[ $(user_plan) == "composed (no plan kept yet); kept for the runs after"* ]] ||
+    fail "not kept: $(user_plan)"
+  [[ $(user_plan) == "kept plan used"* ]] || fail "not used: $(user_plan)"
+  [[ $(as_user --no-trust-check policy.lua -- python3) != "python B" ]] ||
+    fail "version B ran while the user could not read ROOT/version"
+  # Made readable: no name in its directory changed, only its mode.
+  chmod 644 "$R/version"
+  settle
+  [[ $(user_plan) == "composed ("*"version changed"* ]] || fail "kept plan: $(user_plan)"
+  [[ $(as_user --no-trust-check policy.lua -- python3) == "python B" ]] ||
+    fail "version B refused once the user can read ROOT/version"
+  end
+fi
+
 # ---- lcsb's own tables, as the script left them ----
 begin "the script changes lcsb's own tables or functions"
 fresh state
