@@ -32,6 +32,9 @@ static void add_u64(lcsb__buf *out, char tag, uint64_t v) {
     lcsb__buf_add(out, (const char *)bytes, sizeof bytes);
 }
 
+/* A path component that stands for no place (enter). */
+#define PLACELESS "\x01"
+
 /* How a table is written: its pairs as lua_next gives them (data read
  * back by decode), or sorted by key, so that equal data is equal bytes
  * (a key). Sorted, it may also stand for the state of lcsb's own modules
@@ -47,7 +50,7 @@ typedef struct encoder {
     bool naming;     /* fill NAMES in: each function not named yet, by its path; PLACES too */
     int seen;        /* with NAMES: the stack index of a table table -> when met */
     lua_Integer met; /* tables met so far */
-    char path[512];  /* NAMING, or PLACES: where the walk is, "tools.closures_of" */
+    char path[1024]; /* NAMING, or PLACES: where the walk is, "tools.closures_of" */
 } encoder;
 
 static const char *encode(encoder *e, lua_State *L, int idx, int depth);
@@ -137,16 +140,32 @@ static bool is_list(lua_State *L, int idx, uint64_t n) {
  * PATH's old length returned. Only a table or a function needs a place
  * (what is named, or holds what is); a string or a number is passed over. */
 static size_t enter(encoder *e, lua_State *L, int idx, const key_ref *k) {
-    size_t at = strlen(e->path);
+    size_t at = strlen(e->path), room = sizeof e->path - at;
     int type = lua_type(L, idx);
     if (!(e->naming || e->places) || (type != LUA_TTABLE && type != LUA_TFUNCTION)) return at;
-    if (k->is_string)
-        snprintf(e->path + at, sizeof e->path - at, "%s%.*s", at ? "." : "",
-                 (int)(k->len < 128 ? k->len : 128), k->s);
-    else if (k->is_integer)
-        snprintf(e->path + at, sizeof e->path - at, ".%lld", (long long)k->integer);
+    /* One path for one place: a string key of letters, digits, "_" and
+     * "-" as it is, any other string by its bytes in hex, a number in
+     * brackets ("1" and 1 are two places). A key too long to write whole
+     * marks the place as none (PLACELESS): no function there is in place. */
+    int n = -1;
+    bool plain = k->is_string && k->len > 0;
+    for (size_t i = 0; plain && i < k->len; i++)
+        plain = (k->s[i] >= 'a' && k->s[i] <= 'z') || (k->s[i] >= 'A' && k->s[i] <= 'Z') ||
+                (k->s[i] >= '0' && k->s[i] <= '9') || k->s[i] == '_' || k->s[i] == '-';
+    if (at > sizeof e->path - 300 || (k->is_string && k->len > 128)) /* past any of lcsb's */
+        n = snprintf(e->path + at, room, "%s", PLACELESS);
+    else if (plain)
+        n = snprintf(e->path + at, room, "%s%.*s", at ? "." : "", (int)k->len, k->s);
+    else if (k->is_string) {
+        n = snprintf(e->path + at, room, "[\"");
+        for (size_t i = 0; i < k->len && n > 0 && (size_t)n < room; i++)
+            n += snprintf(e->path + at + n, room - (size_t)n, "%02x", (unsigned char)k->s[i]);
+        if (n > 0 && (size_t)n < room) n += snprintf(e->path + at + n, room - (size_t)n, "\"]");
+    } else if (k->is_integer)
+        n = snprintf(e->path + at, room, "[%lld]", (long long)k->integer);
     else
-        snprintf(e->path + at, sizeof e->path - at, ".%.17g", k->number);
+        n = snprintf(e->path + at, room, "[%.17g]", k->number);
+    if (n < 0 || (size_t)n >= room) snprintf(e->path + at, room, "%s", PLACELESS);
     return at;
 }
 
@@ -256,7 +275,8 @@ static const char *encode_sorted(encoder *e, lua_State *L, int idx, int depth, u
  * stands for it; one of lcsb's where the modules did not have it neither:
  * lcsb's own code reaches it there (the plan's keeping among it). */
 static const char *function_name(encoder *e, lua_State *L, int idx) {
-    if (e->naming && e->places) {
+    bool placed = !strstr(e->path, PLACELESS);
+    if (e->naming && e->places && placed) {
         lua_pushstring(L, e->path);
         lua_pushvalue(L, idx);
         lua_rawset(L, e->places);
@@ -283,7 +303,8 @@ static const char *function_name(encoder *e, lua_State *L, int idx) {
     if (!name) return "a function of the script's own in lcsb's tables";
     if (e->places) {
         lua_pushstring(L, e->path);
-        bool in_place = lua_rawget(L, e->places) == LUA_TFUNCTION && lua_rawequal(L, -1, idx);
+        bool in_place =
+            placed && lua_rawget(L, e->places) == LUA_TFUNCTION && lua_rawequal(L, -1, idx);
         lua_pop(L, 1);
         if (!in_place) return "a function of lcsb's where lcsb's modules did not have it";
     }

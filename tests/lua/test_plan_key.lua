@@ -215,6 +215,23 @@ T.case("a key is made, and a plan composed, in the C locale, whatever the script
   T.eq(after, "C.UTF-8", "the script's locale given back")
 end)
 
+T.case("a function of lcsb's moved makes no key, under any key", function()
+  local function why() return select(2, core.plan_state(plans.state_roots(lcsb))) end
+  local moved = "a function of lcsb's where lcsb's modules did not have it"
+  T.ok(core.plan_state(plans.state_roots(lcsb)), "as loaded, a state")
+  local getenv = plans.getenv
+  plans.getenv = os.getenv
+  T.eq(why(), moved, "another's in its place")
+  plans.getenv = getenv
+  -- Keys whose text could read as another place's: a NUL, a dot, a number.
+  for _, k in ipairs { "getenv\0x", "getenv.x", 1 } do
+    plans[k] = getenv
+    T.eq(why(), moved, "a copy under " .. ("%q"):format(k))
+    plans[k] = nil
+  end
+  T.ok(core.plan_state(plans.state_roots(lcsb)), "put back, a state again")
+end)
+
 T.case("tables with no pairs are kept and compared like any", function()
   local which = core.plan_stock({})
   T.ok(core.plan_unchanged({}, which), "an empty root")
