@@ -513,6 +513,12 @@ void lcsb__facts_mark_read(lcsb__facts *f, const char *path, const struct stat *
     mark_as(f, e, LCSB__SEEN_READ);
 }
 
+void lcsb__facts_spoil(lcsb__facts *f, const char *path) {
+    if (!f || !f->recording || f->unfit) return;
+    f->unfit = true;
+    snprintf(f->unfit_path, sizeof f->unfit_path, "%s", path);
+}
+
 void lcsb__facts_mark_path(lcsb__facts *f, const char *path) {
     if (!f || !f->recording) return;
     char real[PATH_MAX];

@@ -79,6 +79,11 @@ typedef enum lcsb__seen_kind {
  * descriptor showed ST, was read whole by the composition's Lua. */
 void lcsb__facts_mark_read(lcsb__facts *facts, const char *path, const struct stat *st);
 
+/* While recording, marks that what was asked of PATH escaped the record
+ * (a file the kernel makes up as it is read: its times say nothing of what
+ * it holds), so that no plan rests on it. */
+void lcsb__facts_spoil(lcsb__facts *facts, const char *path);
+
 /* While recording, marks what looking PATH up rests on: each entry on
  * the way, every symlink followed and its target, and the last one, or
  * that there is none; and what it leads to as a file read (its own times,

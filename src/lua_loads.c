@@ -315,6 +315,8 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
      * the project, where a command points a symlink at a process of its
      * own, whose command line it writes), nor for code. */
     if (!code && lcsb__read_kernel_file(path, LCSB__TRUST_FILE_MAX, &bytes, len, NULL, NULL) == 0) {
+        /* What it says may change with no time of its own: no plan. */
+        lcsb__facts_spoil(lcsb__lua_facts(L), named);
         const char *data = lua_pushlstring(L, bytes, *len);
         free(bytes);
         return data;
@@ -362,7 +364,9 @@ static const char *take(lua_State *L, lcsb__loads *loads, const char *path, size
     note(L, loads, own ? &loads->own : &loads->read, named, real, sha256, data, *len);
     /* A composition that read it rests on it, and on the way its name
      * led there: a plan is made again when either changes (plan.h). */
-    if (!own) {
+    if (seen.kernel_made) {
+        lcsb__facts_spoil(lcsb__lua_facts(L), real); /* reached through a link */
+    } else if (!own) {
         lcsb__facts_mark_read(lcsb__lua_facts(L), real, &seen.st);
         lcsb__facts_mark_path(lcsb__lua_facts(L), named);
     }

@@ -7,15 +7,24 @@
 #include "lua_facts.h"
 #include "lua_loads.h"
 #include "lua_stock.h"
+#include "lua_util.h"
 #include "plan.h"
+#include "sha256.h"
 #include "sys.h"
+#include "trust.h"
 
+#include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#endif
 
 /* KEY (LEN bytes) and which script asks (lcsb__loads_identity: the files
  * it read, counted now AT_FIND, else as many as then) into OUT: what a plan
@@ -147,6 +156,59 @@ static int l_build_id(lua_State *L) {
                     (lua_Integer)st.st_ino, (lua_Integer)st.st_size, (lua_Integer)st.st_mtim.tv_sec,
                     (lua_Integer)st.st_mtim.tv_nsec, (lua_Integer)st.st_ctim.tv_sec,
                     (lua_Integer)st.st_ctim.tv_nsec);
+    return 1;
+}
+
+static int by_gid(const void *a, const void *b) {
+    gid_t x = *(const gid_t *)a, y = *(const gid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* lcsb.core.plan_host() -> text | nil, why: what a composition's answers
+ * rest on that is this process's, not the files': who asks (real and
+ * effective user and group, the supplementary groups, the effective
+ * capabilities: what access(2) and open(2) allow it), and the mounts it
+ * sees (a remount noexec, a file bound over another's name: no directory's
+ * times show either). For a plan's key. */
+static int l_plan_host(lua_State *L) {
+    int n = getgroups(0, NULL);
+    gid_t *groups = n >= 0 ? calloc((size_t)n + 1, sizeof *groups) : NULL;
+    if (!groups || (n = getgroups(n, groups)) < 0) {
+        free(groups);
+        return lcsb__lua_fail(L, "cannot read this process's groups");
+    }
+    qsort(groups, (size_t)n, sizeof *groups, by_gid);
+    int caps[2] = {0, 0};
+    char digest[LCSB__SHA256_HEX] = "";
+#ifdef __linux__
+    struct __user_cap_header_struct head = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct data[2] = {{0}};
+    char *mounts = NULL;
+    size_t len;
+    if (syscall(SYS_capget, &head, data) != 0 ||
+        lcsb__read_kernel_file("/proc/self/mountinfo", LCSB__TRUST_FILE_MAX, &mounts, &len, NULL,
+                               NULL) != 0) {
+        free(groups);
+        return lcsb__lua_fail(L, "cannot read this process's capabilities or mounts");
+    }
+    caps[0] = (int)data[0].effective;
+    caps[1] = (int)data[1].effective;
+    lcsb__sha256_of(mounts, len, digest);
+    free(mounts);
+#endif
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "uid %d %d gid %d %d caps %d %d groups", (int)getuid(), (int)geteuid(),
+                    (int)getgid(), (int)getegid(), caps[0], caps[1]);
+    luaL_addvalue(&b);
+    for (int i = 0; i < n; i++) {
+        lua_pushfstring(L, " %d", (int)groups[i]);
+        luaL_addvalue(&b);
+    }
+    free(groups);
+    lua_pushfstring(L, " mounts %s", digest);
+    luaL_addvalue(&b);
+    luaL_pushresult(&b);
     return 1;
 }
 
@@ -305,6 +367,7 @@ const luaL_Reg lcsb__lua_plan_functions[] = {
     {"plan_unchanged", l_plan_unchanged},
     {"plan_metatables", l_plan_metatables},
     {"build_id", l_build_id},
+    {"plan_host", l_plan_host},
     {"plan_key", l_plan_key},
     {"plan_find", l_plan_find},
     {"plan_save", l_plan_save},

@@ -31,6 +31,7 @@ local getenv, setlocale = os.getenv, os.setlocale
 -- is made, not only what it holds (a function of lcsb's in another's place
 -- makes no key: core.plan_state says so).
 local build_id, cache_root_of, realpath = core.build_id, core.cache_root, core.realpath
+local plan_host = core.plan_host
 local plan_metatables, plan_stock = core.plan_metatables, core.plan_stock
 local plan_unchanged, plan_state, plan_key_bytes = core.plan_unchanged, core.plan_state, core.plan_key
 local plan_find, plan_save = core.plan_find, core.plan_save
@@ -121,6 +122,10 @@ P.state_roots = state_roots
 local function plan_key(opts, run, cache_root, lcsb)
   local build = build_id()
   if not build then return nil, "lcsb cannot tell which build it is" end
+  -- Who asks, and the mounts it sees: what may be run or read (a group
+  -- that lets it read a version file, a remount noexec) is theirs.
+  local host, no_host = plan_host()
+  if not host then return nil, no_host end
   -- Nearly every script leaves lcsb's modules as this build loads them:
   -- that is told without writing their state out.
   local roots, state, why = state_roots(lcsb), "stock", nil
@@ -132,7 +137,7 @@ local function plan_key(opts, run, cache_root, lcsb)
     lcsb = build, opts = opts, cwd = run.cwd or realpath("."),
     command = run.argv and run.argv[1], state = state,
     own_world = own_world(), cache_root = cache_root or false,
-    HOME = getenv("HOME") or false, PATH = getenv("PATH") or false,
+    HOME = getenv("HOME") or false, PATH = getenv("PATH") or false, host = host,
   }
   -- nil for what is no plain data (a function, a table with a metatable of
   -- its own, nesting past 64): composing says what is wrong.

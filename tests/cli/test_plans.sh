@@ -7,79 +7,9 @@
 # what it no longer does). Then the plan file itself: tampered with, or
 # another user's, it is refused and composed again; untouched, it is used.
 #
-# `lcsb check` says how the policy came about ("plan:" then "kept plan
-# used", or "composed (WHY); kept for the runs after").
-#
 # Usage: test_plans.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a missing
 # mechanism a failure.
-set -uo pipefail
-LCSB=$(realpath "$1")
-work=$(mktemp -d /tmp/lcsb-plans.XXXXXX)
-trap 'chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
-failed=0 passed=0
-export PATH=/usr/bin:/bin
-# Plans and trust in a store of the suite's own.
-export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
-mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
-
-fail() { echo "FAIL $case_name: $*" >&2; case_failed=1; }
-begin() { case_name=$1 case_failed=0; }
-end() {
-  if ((case_failed)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
-}
-
-detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
-if [[ $detected != *'"landlock_abi":'[1-9]* ]]; then
-  if [[ ${LCSB_SANDBOX_TESTS_REQUIRED:-} == 1 ]]; then
-    echo "FAIL: no Landlock here" >&2
-    exit 1
-  fi
-  echo "# skipped: no Landlock here" >&2
-  exit 0
-fi
-
-# A project of its own for each case, and a directory of tools outside it.
-fresh() { # NAME
-  proj=$work/$1/proj tools=$work/$1/tools
-  mkdir -p "$proj" "$tools"
-}
-
-# What was just made, old enough that no time stamp lies within a second
-# of a composition: a plan is kept only then.
-settle() { sleep 1.1; }
-
-# How `lcsb check` says the policy came about, for ARGV in the project.
-plan_of() { # ARGV...
-  (cd "$proj" && "$LCSB" check --no-trust-check policy.lua -- "$@" 2>&1) |
-    sed -n '/^plan:/{n;s/^  //;p}'
-}
-
-# ARGV run once under the policy; $status, $out and $err.
-run() { # ARGV...
-  (cd "$proj" && "$LCSB" --no-trust-check policy.lua -- "$@" >"$work/out" 2>"$work/err")
-  status=$?
-  out=$(cat "$work/out") err=$(cat "$work/err")
-}
-
-expect_plan() { # WANT ARGV...: the plan line starts with WANT
-  local want=$1 have
-  shift
-  have=$(plan_of "$@")
-  [[ $have == "$want"* ]] || fail "plan: want \"$want...\", have \"$have\""
-}
-
-# Kept, then used: the state every case starts its change from.
-kept_then_used() { # ARGV...
-  settle
-  expect_plan "composed (no plan kept yet); kept for the runs after" "$@"
-  expect_plan "kept plan used" "$@"
-}
-
-script() { # PATH INTERPRETER WORDS...: an executable script printing WORDS
-  local path=$1 interp=$2
-  shift 2
-  printf '#!%s\necho %s\n' "$interp" "$*" >"$path.new" && chmod 755 "$path.new" && mv "$path.new" "$path"
-}
+source "$(dirname "$0")/plans_lib.sh" "$@"
 
 # ---- a new program earlier on PATH ----
 begin "a new program earlier on PATH"
@@ -367,83 +297,6 @@ trusted python3
   fail "a trusted run on the unchecked plan: $status $out $err"
 export PATH=/usr/bin:/bin
 end
-
-# ---- what the composition read through symlinks ----
-begin "a file the composition read through symlinks: each link on the way"
-fresh links
-# A pyenv whose ROOT/version (no .python-version in the project) is a link
-# to a link, in a directory of its own, to the file that names a version.
-R=$tools/pyenv
-mkdir -p "$R/shims" "$R/libexec" "$R/versions/A/bin" "$R/versions/B/bin" "$tools/hop" \
-  "$tools/files"
-script "$R/versions/A/bin/python3" /bin/sh python A
-script "$R/versions/B/bin/python3" /bin/sh python B
-printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
-# (At run time the version to try is the command's first argument, which
-# the composition never reads: the kernel then says which version the
-# policy lets run.)
-printf '#!/bin/sh\nshift 2; v=$1; shift; exec "%s/versions/$v/bin/python3" "$@"\n' "$R" \
-  >"$R/libexec/pyenv"
-chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
-echo A >"$tools/files/vA"
-echo B >"$tools/files/vB"
-ln -s "$tools/files/vA" "$tools/hop/v"
-ln -s "$tools/hop/v" "$R/version"
-printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
-export PATH=$R/shims:/usr/bin:/bin
-kept_then_used python3
-runs() { # VERSION: the kernel lets the command run that version's program
-  (cd "$proj" && "$LCSB" --no-trust-check policy.lua -- python3 "$1" >"$work/out" 2>&1) &&
-    [[ $(cat "$work/out") == "python $1" ]]
-}
-runs A || fail "version A not allowed at first"
-! runs B || fail "version B allowed at first"
-# The link halfway re-pointed; nothing else the composition read changed.
-ln -s "$tools/files/vB" "$tools/hop/v.new" && mv -T "$tools/hop/v.new" "$tools/hop/v"
-settle
-expect_plan "composed (" python3
-runs B || fail "version B not allowed once the link names it"
-! runs A || fail "version A still allowed once the link names B"
-export PATH=/usr/bin:/bin
-end
-
-# ---- a file the composition could not read (another user's run) ----
-# Root reads past a file's mode: the refusal is seen only as another user.
-if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 2>/dev/null); then
-  begin "a file the composition could not read, then could: its own times"
-  fresh unreadable
-  chmod 755 "$work" "$work/unreadable"
-  R=$tools/pyenv
-  mkdir -p "$R/shims" "$R/libexec" "$R/versions/B/bin" "$work/unreadable/state" \
-    "$work/unreadable/home"
-  script "$R/versions/B/bin/python3" /bin/sh python B
-  printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
-  printf '#!/bin/sh\nshift 2; exec "%s/versions/B/bin/python3" "$@"\n' "$R" >"$R/libexec/pyenv"
-  chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
-  # pyenv global B, with root's umask 077: the user cannot read it.
-  (umask 077 && echo B >"$R/version")
-  printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
-  chown -R "$user:" "$proj" "$work/unreadable/state" "$work/unreadable/home"
-  as_user() { # ARGV...: lcsb as the user, in the project
-    (cd "$proj" && setpriv --reuid "$user" --regid "$user" --clear-groups -- env -i \
-      HOME="$work/unreadable/home" XDG_STATE_HOME="$work/unreadable/state" \
-      PATH="$R/shims:/usr/bin:/bin" "$LCSB" "$@" 2>&1)
-  }
-  user_plan() { as_user check --no-trust-check policy.lua -- python3 | sed -n '/^plan:/{n;s/^  //;p}'; }
-  settle
-  [[ $(user_plan) == "composed (no plan kept yet); kept for the runs after"* ]] ||
-    fail "not kept: $(user_plan)"
-  [[ $(user_plan) == "kept plan used"* ]] || fail "not used: $(user_plan)"
-  [[ $(as_user --no-trust-check policy.lua -- python3) != "python B" ]] ||
-    fail "version B ran while the user could not read ROOT/version"
-  # Made readable: no name in its directory changed, only its mode.
-  chmod 644 "$R/version"
-  settle
-  [[ $(user_plan) == "composed ("*"version changed"* ]] || fail "kept plan: $(user_plan)"
-  [[ $(as_user --no-trust-check policy.lua -- python3) == "python B" ]] ||
-    fail "version B refused once the user can read ROOT/version"
-  end
-fi
 
 # ---- lcsb's own tables, as the script left them ----
 begin "the script changes lcsb's own tables or functions"
