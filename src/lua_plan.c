@@ -13,6 +13,7 @@
 #include "sys.h"
 #include "trust.h"
 
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -164,6 +165,35 @@ static int by_gid(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+#ifdef __linux__
+/* The digest of this process's mount table into DIGEST: 0, or -1. Read in
+ * large pieces (the proc file says no size), as each read is a call. */
+static int mounts_digest(char digest[LCSB__SHA256_HEX]) {
+    int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t cap = 16384, len = 0;
+    char *text = malloc(cap);
+    ssize_t n = 0;
+    while (text && (n = read(fd, text + len, cap - len)) > 0) {
+        len += (size_t)n;
+        if (len == cap) {
+            char *grown = cap < LCSB__TRUST_FILE_MAX ? realloc(text, cap * 2) : NULL;
+            if (!grown) {
+                n = -1;
+                break;
+            }
+            text = grown;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    bool whole = text && n == 0;
+    if (whole) lcsb__sha256_of(text, len, digest);
+    free(text);
+    return whole ? 0 : -1;
+}
+#endif
+
 /* lcsb.core.plan_host() -> text | nil, why: what a composition's answers
  * rest on that is this process's, not the files': who asks (real and
  * effective user and group, the supplementary groups, the effective
@@ -171,41 +201,33 @@ static int by_gid(const void *a, const void *b) {
  * sees (a remount noexec, a file bound over another's name: no directory's
  * times show either). For a plan's key. */
 static int l_plan_host(lua_State *L) {
-    int n = getgroups(0, NULL);
-    gid_t *groups = n >= 0 ? calloc((size_t)n + 1, sizeof *groups) : NULL;
-    if (!groups || (n = getgroups(n, groups)) < 0) {
-        free(groups);
-        return lcsb__lua_fail(L, "cannot read this process's groups");
-    }
+    gid_t groups[256];
+    int n = getgroups(256, groups);
+    if (n < 0) return lcsb__lua_fail(L, "cannot read this process's groups (more than 256?)");
     qsort(groups, (size_t)n, sizeof *groups, by_gid);
     int caps[2] = {0, 0};
     char digest[LCSB__SHA256_HEX] = "";
 #ifdef __linux__
     struct __user_cap_header_struct head = {.version = _LINUX_CAPABILITY_VERSION_3};
     struct __user_cap_data_struct data[2] = {{0}};
-    char *mounts = NULL;
-    size_t len;
-    if (syscall(SYS_capget, &head, data) != 0 ||
-        lcsb__read_kernel_file("/proc/self/mountinfo", LCSB__TRUST_FILE_MAX, &mounts, &len, NULL,
-                               NULL) != 0) {
-        free(groups);
+    if (syscall(SYS_capget, &head, data) != 0 || mounts_digest(digest) != 0)
         return lcsb__lua_fail(L, "cannot read this process's capabilities or mounts");
-    }
     caps[0] = (int)data[0].effective;
     caps[1] = (int)data[1].effective;
-    lcsb__sha256_of(mounts, len, digest);
-    free(mounts);
 #endif
+    uid_t ruid, euid, suid;
+    gid_t rgid, egid, sgid;
+    if (getresuid(&ruid, &euid, &suid) != 0 || getresgid(&rgid, &egid, &sgid) != 0)
+        return lcsb__lua_fail(L, "cannot read this process's user and group");
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    lua_pushfstring(L, "uid %d %d gid %d %d caps %d %d groups", (int)getuid(), (int)geteuid(),
-                    (int)getgid(), (int)getegid(), caps[0], caps[1]);
+    lua_pushfstring(L, "uid %d %d gid %d %d caps %d %d groups", (int)ruid, (int)euid, (int)rgid,
+                    (int)egid, caps[0], caps[1]);
     luaL_addvalue(&b);
     for (int i = 0; i < n; i++) {
         lua_pushfstring(L, " %d", (int)groups[i]);
         luaL_addvalue(&b);
     }
-    free(groups);
     lua_pushfstring(L, " mounts %s", digest);
     luaL_addvalue(&b);
     luaL_pushresult(&b);
