@@ -71,3 +71,17 @@ script() { # PATH INTERPRETER WORDS...: an executable script printing WORDS
   shift 2
   printf '#!%s\necho %s\n' "$interp" "$*" >"$path.new" && chmod 755 "$path.new" && mv "$path.new" "$path"
 }
+
+# lcsb laid out as installed where another user can run it (the build may
+# lie in a directory of root's alone: a fresh machine's /root); its path.
+user_lcsb() {
+  local built
+  built=$(dirname "$LCSB")
+  if [[ ! -x $work/installed/bin/lcsb ]]; then
+    mkdir -p "$work/installed/bin" "$work/installed/share/lua/5.4/lcsb"
+    cp "$LCSB" "$built/lcsb-exec" "$built/liblcsb-record.so" "$work/installed/bin/"
+    cp "$built/lua/lcsb/caps.lua" "$work/installed/share/lua/5.4/lcsb/"
+    chmod -R a+rX "$work/installed"
+  fi
+  echo "$work/installed/bin/lcsb"
+}

@@ -67,10 +67,11 @@ if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 
   (umask 077 && echo B >"$R/version")
   printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
   chown -R "$user:" "$proj" "$work/unreadable/state" "$work/unreadable/home"
+  lcsb_for_user=$(user_lcsb)
   as_user() { # ARGV...: lcsb as the user, in the project
     (cd "$proj" && setpriv --reuid "$user" --regid "$user" --clear-groups -- env -i \
       HOME="$work/unreadable/home" XDG_STATE_HOME="$work/unreadable/state" \
-      PATH="$R/shims:/usr/bin:/bin" "$LCSB" "$@" 2>&1)
+      PATH="$R/shims:/usr/bin:/bin" "$lcsb_for_user" "$@" 2>&1)
   }
   user_plan() { as_user check --no-trust-check policy.lua -- python3 | sed -n '/^plan:/{n;s/^  //;p}'; }
   settle
@@ -100,6 +101,7 @@ if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 
   chown root:4242 "$tools/gbin/tool" && chmod 754 "$tools/gbin/tool"
   printf 'return require("lcsb").exec_policy { exec = { "tool" } }\n' >"$proj/policy.lua"
   chown -R "$user:" "$proj" "$work/groups/state" "$work/groups/home"
+  lcsb_for_user=$(user_lcsb)
   as_member() { # GROUPS ARGV...: lcsb as the user, with GROUPS ("" none), in the project
     local groups=(--clear-groups)
     [[ -n $1 ]] && groups=(--groups "$1")
@@ -107,7 +109,7 @@ if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 
     (cd "$proj" && setpriv --reuid "$user" --regid "$user" "${groups[@]}" -- env -i \
       HOME="$work/groups/home" \
       XDG_STATE_HOME="$work/groups/state" PATH="$tools/gbin:$tools/obin:/usr/bin:/bin" \
-      "$LCSB" "$@" 2>&1)
+      "$lcsb_for_user" "$@" 2>&1)
   }
   member_plan() {
     as_member "$1" check --no-trust-check policy.lua -- tool | sed -n '/^plan:/{n;s/^  //;p}'
