@@ -13,6 +13,7 @@
 #include "sys.h"
 #include "trust.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
@@ -166,31 +167,18 @@ static int by_gid(const void *a, const void *b) {
 }
 
 #ifdef __linux__
-/* The digest of this process's mount table into DIGEST: 0, or -1. Read in
- * large pieces (the proc file says no size), as each read is a call. */
+/* The digest of this process's mount table into DIGEST: 0, or -1. */
 static int mounts_digest(char digest[LCSB__SHA256_HEX]) {
+    char *text;
+    size_t len;
     int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    size_t cap = 16384, len = 0;
-    char *text = malloc(cap);
-    ssize_t n = 0;
-    while (text && (n = read(fd, text + len, cap - len)) > 0) {
-        len += (size_t)n;
-        if (len == cap) {
-            char *grown = cap < LCSB__TRUST_FILE_MAX ? realloc(text, cap * 2) : NULL;
-            if (!grown) {
-                n = -1;
-                break;
-            }
-            text = grown;
-            cap *= 2;
-        }
-    }
+    int rc = lcsb__read_regular_fd(fd, LCSB__TRUST_FILE_MAX, &text, &len, NULL);
     close(fd);
-    bool whole = text && n == 0;
-    if (whole) lcsb__sha256_of(text, len, digest);
+    if (rc) return -1;
+    lcsb__sha256_of(text, len, digest);
     free(text);
-    return whole ? 0 : -1;
+    return 0;
 }
 #endif
 
@@ -201,9 +189,12 @@ static int mounts_digest(char digest[LCSB__SHA256_HEX]) {
  * sees (a remount noexec, a file bound over another's name: no directory's
  * times show either). For a plan's key. */
 static int l_plan_host(lua_State *L) {
-    gid_t groups[256];
-    int n = getgroups(256, groups);
-    if (n < 0) return lcsb__lua_fail(L, "cannot read this process's groups (more than 256?)");
+    gid_t few[64], *groups = few;
+    int n = getgroups(64, few);
+    if (n < 0 && errno == EINVAL && (n = getgroups(0, NULL)) >= 0 &&
+        (groups = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *groups, 0)))
+        n = getgroups(n, groups);
+    if (n < 0) return lcsb__lua_fail(L, "cannot read this process's groups");
     qsort(groups, (size_t)n, sizeof *groups, by_gid);
     int caps[2] = {0, 0};
     char digest[LCSB__SHA256_HEX] = "";

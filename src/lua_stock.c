@@ -44,8 +44,8 @@ typedef struct record {
     size_t tables_n, tables_cap;
     slot *slots;
     size_t slots_n, slots_cap;
-    int anchored; /* the array's last index */
-    table_map seen;
+    int anchored;   /* the array's last index */
+    table_map seen; /* while keeping; the record's, so that an error Lua raises frees it */
 } record;
 
 static size_t slot_of(const table_map *m, const void *p) {

@@ -176,7 +176,9 @@ static int read_fd(int fd, const char *path, size_t max, char **data, size_t *le
         error = EINVAL;
     else if ((size_t)st.st_size > max)
         error = EFBIG;
-    else if (!(buf = malloc((cap = (size_t)st.st_size + 1) + 1)))
+    /* A file the kernel makes up says no size (0): a page, not a byte,
+     * to start with, as each read is a call. */
+    else if (!(buf = malloc((cap = st.st_size ? (size_t)st.st_size + 1 : 4096) + 1)))
         error = ENOMEM;
     if (!error && seen) {
         seen->st = st;
