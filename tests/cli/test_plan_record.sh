@@ -11,28 +11,37 @@
 # missing mechanism a failure.
 source "$(dirname "$0")/plans_lib.sh" "$@"
 
+# A pyenv at $tools/pyenv (R) with VERSIONS..., each version's python3
+# printing "python V", and the policy of every case: python3. At run time
+# the shim runs the version named by the command's first argument, which
+# the composition never reads: the kernel then says which version the
+# policy lets run. Its ROOT/version (no .python-version in the project) is
+# each case's own.
+fake_pyenv() { # VERSIONS...
+  R=$tools/pyenv
+  mkdir -p "$R/shims" "$R/libexec"
+  for v in "$@"; do
+    mkdir -p "$R/versions/$v/bin"
+    script "$R/versions/$v/bin/python3" /bin/sh python "$v"
+  done
+  printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
+  printf '#!/bin/sh\nshift 2; v=$1; shift; exec "%s/versions/$v/bin/python3" "$@"\n' "$R" \
+    >"$R/libexec/pyenv"
+  chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+  printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
+}
+
 # ---- what the composition read through symlinks ----
 begin "a file the composition read through symlinks: each link on the way"
 fresh links
-# A pyenv whose ROOT/version (no .python-version in the project) is a link
-# to a link, in a directory of its own, to the file that names a version.
-R=$tools/pyenv
-mkdir -p "$R/shims" "$R/libexec" "$R/versions/A/bin" "$R/versions/B/bin" "$tools/hop" \
-  "$tools/files"
-script "$R/versions/A/bin/python3" /bin/sh python A
-script "$R/versions/B/bin/python3" /bin/sh python B
-printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
-# (At run time the version to try is the command's first argument, which
-# the composition never reads: the kernel then says which version the
-# policy lets run.)
-printf '#!/bin/sh\nshift 2; v=$1; shift; exec "%s/versions/$v/bin/python3" "$@"\n' "$R" \
-  >"$R/libexec/pyenv"
-chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+# ROOT/version is a link to a link, in a directory of its own, to the file
+# that names a version.
+fake_pyenv A B
+mkdir -p "$tools/hop" "$tools/files"
 echo A >"$tools/files/vA"
 echo B >"$tools/files/vB"
 ln -s "$tools/files/vA" "$tools/hop/v"
 ln -s "$tools/hop/v" "$R/version"
-printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
 export PATH=$R/shims:/usr/bin:/bin
 kept_then_used python3
 runs() { # VERSION: the kernel lets the command run that version's program
@@ -56,16 +65,10 @@ if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 
   begin "a file the composition could not read, then could: its own times"
   fresh unreadable
   chmod 755 "$work" "$work/unreadable"
-  R=$tools/pyenv
-  mkdir -p "$R/shims" "$R/libexec" "$R/versions/B/bin" "$work/unreadable/state" \
-    "$work/unreadable/home"
-  script "$R/versions/B/bin/python3" /bin/sh python B
-  printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
-  printf '#!/bin/sh\nshift 2; exec "%s/versions/B/bin/python3" "$@"\n' "$R" >"$R/libexec/pyenv"
-  chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+  fake_pyenv B
+  mkdir -p "$work/unreadable/state" "$work/unreadable/home"
   # pyenv global B, with root's umask 077: the user cannot read it.
   (umask 077 && echo B >"$R/version")
-  printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
   chown -R "$user:" "$proj" "$work/unreadable/state" "$work/unreadable/home"
   lcsb_for_user=$(user_lcsb)
   as_user() { # ARGV...: lcsb as the user, in the project
@@ -78,13 +81,13 @@ if [[ $(id -u) == 0 ]] && user=$(bash "$(dirname "$0")/../support/test_user.sh" 
   [[ $(user_plan) == "composed (no plan kept yet); kept for the runs after"* ]] ||
     fail "not kept: $(user_plan)"
   [[ $(user_plan) == "kept plan used"* ]] || fail "not used: $(user_plan)"
-  [[ $(as_user --no-trust-check policy.lua -- python3) != "python B" ]] ||
+  [[ $(as_user --no-trust-check policy.lua -- python3 B) != "python B" ]] ||
     fail "version B ran while the user could not read ROOT/version"
   # Made readable: no name in its directory changed, only its mode.
   chmod 644 "$R/version"
   settle
   [[ $(user_plan) == "composed ("*"version changed"* ]] || fail "kept plan: $(user_plan)"
-  [[ $(as_user --no-trust-check policy.lua -- python3) == "python B" ]] ||
+  [[ $(as_user --no-trust-check policy.lua -- python3 B) == "python B" ]] ||
     fail "version B refused once the user can read ROOT/version"
   end
 fi
@@ -152,20 +155,14 @@ fi
 
 begin "a file the kernel makes up, read by the composition: no plan"
 fresh proc
-R=$tools/pyenv
-mkdir -p "$R/shims" "$R/libexec" "$R/versions/Linux/bin"
-script "$R/versions/Linux/bin/python3" /bin/sh python Linux
-printf '#!/bin/sh\nexec "%s/libexec/pyenv" exec python3 "$@"\n' "$R" >"$R/shims/python3"
-printf '#!/bin/sh\nshift 2; exec "%s/versions/Linux/bin/python3" "$@"\n' "$R" >"$R/libexec/pyenv"
-chmod 755 "$R/shims/python3" "$R/libexec/pyenv"
+fake_pyenv Linux
 # Its times say nothing of what it holds.
 ln -s /proc/sys/kernel/ostype "$R/version"
-printf 'return require("lcsb").exec_policy { exec = { "python3" } }\n' >"$proj/policy.lua"
 export PATH=$R/shims:/usr/bin:/bin
 settle
 expect_plan "composed (no plan kept yet); not kept: the composition asked of /proc/sys/kernel/ostype" \
   python3
-run python3
+run python3 Linux
 [[ $status == 0 && $out == "python Linux" ]] || fail "the version /proc names: $status $out $err"
 export PATH=/usr/bin:/bin
 end
