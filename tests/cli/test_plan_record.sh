@@ -9,6 +9,11 @@
 #
 # Usage: test_plan_record.sh LCSB. LCSB_SANDBOX_TESTS_REQUIRED=1 makes a
 # missing mechanism a failure.
+# The remount below stays the suite's own: a plan's key holds the mounts
+# its caller sees, and the suites running beside this one keep plans too.
+if [[ $(id -u) == 0 && -z ${LCSB_PLAN_RECORD_OWN_MOUNTS:-} ]]; then
+  LCSB_PLAN_RECORD_OWN_MOUNTS=1 exec unshare --mount --propagation private bash "$0" "$@"
+fi
 source "$(dirname "$0")/plans_lib.sh" "$@"
 
 # A pyenv at $tools/pyenv (R) with VERSIONS..., each version's python3
