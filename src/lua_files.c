@@ -24,23 +24,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* lcsb.which(name) -> { program, interpreter... } | nil, message */
-static int l_which(lua_State *L) {
+/* NAME's files, and with LOCATED where NAME was found. */
+static int which(lua_State *L, bool located) {
     size_t len;
     const char *name = luaL_checklstring(L, 1, &len);
-    char **files = NULL;
+    char **files = NULL, at[PATH_MAX];
     lcsb_error err;
     if (strlen(name) != len) { /* C would resolve only what precedes the NUL */
         luaL_pushfail(L);
         lua_pushfstring(L, "exec: %s: holds a NUL byte", name);
         return 2;
     }
-    if (lcsb__resolve_program(lcsb__lua_facts(L), name, &files, &err))
+    if (lcsb__resolve_program_at(lcsb__lua_facts(L), name, &files, located ? at : NULL, &err))
         return lcsb__lua_fail(L, err.message);
     lcsb__lua_push_argv(L, files);
     lcsb_argv_free(files);
-    return 1;
+    if (!located) return 1;
+    lua_pushstring(L, at);
+    return 2;
 }
+
+/* lcsb.which(name) -> { program, interpreter... } | nil, message */
+static int l_which(lua_State *L) { return which(L, false); }
+
+/* lcsb.which_at(name) -> { program, interpreter... }, where name was found
+ * (the path as named, or the first PATH entry's that holds it, as execvp
+ * finds it) | nil, message */
+static int l_which_at(lua_State *L) { return which(L, true); }
 
 /* true, or nil and "PATH: REASON" from errno, for a call that returned RC. */
 static int push_outcome(lua_State *L, int rc, const char *path) {
@@ -116,6 +126,87 @@ static int l_readlink(lua_State *L) {
         return 1;
     }
     lua_pushlstring(L, out, (size_t)n);
+    return 1;
+}
+
+/* Is SET[KEY] (LEN bytes) set, as Lua's truth goes? SET: a stack index. */
+static bool in_set(lua_State *L, int set, const char *key, size_t len) {
+    lua_pushlstring(L, key, len);
+    bool in = lua_gettable(L, set) != LUA_TNIL && lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return in;
+}
+
+/* How long a way passes_through follows: beyond it (links upon links, or
+ * a path the kernel would not take), nothing on the way is trusted. */
+#define WAY_MAX (2 * PATH_MAX)
+
+/* lcsb.core.passes_through(path, set) -> whether resolving PATH passes
+ * through SET (paths as keys): a directory on the way, or a symlink read on
+ * the way, lies in it. Each step as the kernel takes it: "." stays, ".."
+ * goes up what was walked, a symlink's target continues the walk from the
+ * link's directory (or from "/"). Asked of hundreds of paths a composition,
+ * each step through its facts; more than 40 links, or a way longer than
+ * WAY_MAX, answers yes. */
+static int l_passes_through(lua_State *L) {
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lcsb__facts *f = lcsb__lua_facts(L);
+    char at[WAY_MAX], rest[WAY_MAX], link[PATH_MAX];
+    bool everywhere = in_set(L, 2, "/", 1), through = strlen(path) != len || len >= sizeof rest;
+    size_t at_len = 0, rest_len = len, pos = 0;
+    int hops = 0;
+    if (!through) memcpy(rest, path, len + 1);
+    at[0] = '\0';
+    while (!through) {
+        while (rest[pos] == '/') pos++;
+        if (!rest[pos]) break;
+        const char *part = rest + pos;
+        size_t part_len = strcspn(part, "/");
+        pos += part_len;
+        if (part_len == 1 && part[0] == '.') continue;
+        if (part_len == 2 && part[0] == '.' && part[1] == '.') {
+            while (at_len > 0 && at[at_len - 1] != '/') at_len--;
+            at[at_len = at_len > 0 ? at_len - 1 : 0] = '\0';
+            continue;
+        }
+        size_t here_len = at_len + 1 + part_len;
+        if (here_len >= sizeof at) {
+            through = true;
+            break;
+        }
+        at[at_len] = '/';
+        memcpy(at + at_len + 1, part, part_len);
+        at[here_len] = '\0';
+        /* Each directory above was HERE at an earlier step, or is "/". */
+        if (everywhere || in_set(L, 2, at, here_len)) {
+            through = true;
+            break;
+        }
+        struct stat st;
+        ssize_t n = lcsb__facts_lstat(f, at, &st) == 0 && S_ISLNK(st.st_mode)
+                        ? lcsb__facts_readlink(f, at, link)
+                        : -1;
+        if (n < 0) {
+            at_len = here_len;
+            continue;
+        }
+        size_t left = rest_len - pos;
+        if (++hops > 40 || (size_t)n + left >= sizeof rest) {
+            through = true;
+            break;
+        }
+        /* The target, then what was left: the walk goes on from the link's
+         * directory, or from "/". */
+        memmove(rest + n, rest + pos, left + 1);
+        memcpy(rest, link, (size_t)n);
+        rest_len = (size_t)n + left;
+        pos = 0;
+        if (link[0] == '/') at_len = 0;
+        at[at_len] = '\0';
+    }
+    lua_pushboolean(L, through);
     return 1;
 }
 
@@ -335,10 +426,12 @@ static int l_owner(lua_State *L) {
 const luaL_Reg lcsb__lua_files_functions[] = {
     {"dir_has", l_dir_has},
     {"which", l_which},
+    {"which_at", l_which_at},
     {"kind", l_kind},
     {"lstat", l_lstat},
     {"readlink", l_readlink},
     {"realpath", l_realpath},
+    {"passes_through", l_passes_through},
     {"executable", l_executable},
     {"listdir", l_listdir},
     {"peek", l_peek},

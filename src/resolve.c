@@ -147,13 +147,16 @@ static int shebang(const char *h, size_t got, char *interp, char *env_program) {
     return 1;
 }
 
-static int resolve_into(lcsb__facts *f, const char *name, lcsb__strv *out, int depth,
+/* NAME's files into OUT; LOCATED, when given, receives where NAME itself
+ * was found (the path as named, or the PATH entry's). */
+static int resolve_into(lcsb__facts *f, const char *name, lcsb__strv *out, int depth, char *located,
                         lcsb_error *err) {
     char found[PATH_MAX], real[PATH_MAX], interp[PATH_MAX], env_program[PATH_MAX];
     if (depth > 8)
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: interpreters nest too deep", name);
     int rc = locate(f, name, found, err);
     if (rc) return rc;
+    if (located) memcpy(located, found, strlen(found) + 1);
     if (!lcsb__facts_realpath(f, found, real))
         return lcsb__fail(err, LCSB_EINVAL, "exec: %s: %s", found, strerror(errno));
     if (lcsb__strv_has(out, real)) return 0;
@@ -193,14 +196,15 @@ static int resolve_into(lcsb__facts *f, const char *name, lcsb__strv *out, int d
     if (!has_interp) has_interp = shebang(head, got, interp, env_program);
     if (head != small) free(head);
     if (lcsb__strv_push(out, real)) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
-    if (has_interp) rc = resolve_into(f, interp, out, depth + 1, err);
-    if (!rc && env_program[0]) rc = resolve_into(f, env_program, out, depth + 1, err);
+    if (has_interp) rc = resolve_into(f, interp, out, depth + 1, NULL, err);
+    if (!rc && env_program[0]) rc = resolve_into(f, env_program, out, depth + 1, NULL, err);
     return rc;
 }
 
-int lcsb__resolve_program(lcsb__facts *f, const char *name, char ***out, lcsb_error *err) {
+int lcsb__resolve_program_at(lcsb__facts *f, const char *name, char ***out, char *located,
+                             lcsb_error *err) {
     lcsb__strv sv = {0};
-    int rc = name ? resolve_into(f, name, &sv, 0, err)
+    int rc = name ? resolve_into(f, name, &sv, 0, located, err)
                   : lcsb__fail(err, LCSB_EINVAL, "exec: no program name");
     if (rc) {
         lcsb__strv_clear(&sv);
@@ -208,6 +212,10 @@ int lcsb__resolve_program(lcsb__facts *f, const char *name, char ***out, lcsb_er
     }
     if (!(*out = lcsb__strv_take(&sv))) return lcsb__fail(err, LCSB_ENOMEM, "out of memory");
     return 0;
+}
+
+int lcsb__resolve_program(lcsb__facts *f, const char *name, char ***out, lcsb_error *err) {
+    return lcsb__resolve_program_at(f, name, out, NULL, err);
 }
 
 int lcsb_resolve_program(const char *name, char ***out, lcsb_error *err) {

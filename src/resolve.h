@@ -9,5 +9,9 @@
 /* lcsb_resolve_program, each question asked through FACTS (NULL: the host
  * directly). */
 int lcsb__resolve_program(lcsb__facts *facts, const char *name, char ***out, lcsb_error *err);
+/* The same, and where NAME itself was found: the path as named, or the
+ * first PATH entry's that holds it (LOCATED: PATH_MAX bytes). */
+int lcsb__resolve_program_at(lcsb__facts *facts, const char *name, char ***out, char *located,
+                             lcsb_error *err);
 
 #endif

@@ -85,18 +85,6 @@ local function path_dirs()
   return dirs
 end
 
--- Where the lookup found NAME, whose real file is REAL: the first PATH
--- entry that leads there, its directory resolved and its last part not.
-local function located_on_path(name, real, acc)
-  for _, dir in ipairs(acc.path_dirs) do
-    -- A small directory's listing rules it out without asking for NAME.
-    if core.dir_has(dir, name) ~= false and core.realpath(dir .. "/" .. name) == real then
-      return dir .. "/" .. name
-    end
-  end
-  return nil
-end
-
 -- NAME on PATH, passing over the directories where the command writes: a
 -- preset's or a closure's program is the one installed, never one the
 -- command put on PATH ahead of it (a symlink in an activated .venv/bin
@@ -242,6 +230,30 @@ local function built_dir(path, project)
   return dir
 end
 
+-- What becomes of PATH, which the lookup did not find (ERR): a program not
+-- built yet in the project allows what is built where it will be; an
+-- OPTIONAL one is passed over (false); any other is an error.
+local function not_found(path, err, optional, acc)
+  local dir = not optional and path:sub(1, 1) == "/" and not core.kind(path)
+    and built_dir(path, acc.project)
+  if dir then
+    tiers.add_unique(acc.exec, dir)
+    tiers.add_unique(acc.built, dir)
+    local own = path:match("^(.*)/[^/]*$")
+    acc.warnings[#acc.warnings + 1] = ("exec: %s does not exist yet; allowing what is built "
+      .. "in %s, as it lies in the project (anything the command writes there, it can run)%s")
+      :format(path, dir, own ~= dir and ("; its own directory, %s, does not exist either, so "
+        .. "this is wider: make it before the run to allow only it"):format(own) or "")
+    return true
+  end
+  if optional then return false end
+  if path:sub(1, 1) == "/" and not core.kind(path) then
+    err = ("%s does not exist (a program not built yet may be named only inside the project, "
+      .. "%s)"):format(path, acc.project)
+  end
+  fail(("exec_policy: key 'exec': %s"):format(err))
+end
+
 -- ENTRY: a program's name, a path (relative ones are the project's), a
 -- glob of files, or a preset. OPTIONAL ones (a preset's, a closure's) that
 -- are not installed are passed over; a listed one is an error, unless it
@@ -290,30 +302,14 @@ function want_program(entry, acc, optional, closure)
     end
   end
   if acc.seen[path] then return acc.seen[path] == true end
-  local files, err = core.which(path)
-  if not files then
-    local dir = not optional and path:sub(1, 1) == "/" and not core.kind(path)
-      and built_dir(path, acc.project)
-    if dir then
-      tiers.add_unique(acc.exec, dir)
-      tiers.add_unique(acc.built, dir)
-      local own = path:match("^(.*)/[^/]*$")
-      acc.warnings[#acc.warnings + 1] = ("exec: %s does not exist yet; allowing what is built "
-        .. "in %s, as it lies in the project (anything the command writes there, it can run)%s")
-        :format(path, dir, own ~= dir and ("; its own directory, %s, does not exist either, so "
-          .. "this is wider: make it before the run to allow only it"):format(own) or "")
-      return true
-    end
-    if optional then return false end
-    if path:sub(1, 1) == "/" and not core.kind(path) then
-      err = ("%s does not exist (a program not built yet may be named only inside the project, "
-        .. "%s)"):format(path, acc.project)
-    end
-    fail(("exec_policy: key 'exec': %s"):format(err))
-  end
+  -- The second value: where the lookup found it (the path as named, or the
+  -- first PATH entry's, its last part not resolved: a symlink there is what
+  -- writes_on_way looks at), or why it found nothing.
+  local files, found = core.which_at(path)
+  if not files then return not_found(path, found, optional, acc) end
   -- Named is what the entry says: a name installed_on_path found is a name.
   local named = entry:find("/", 1, true) ~= nil
-  local located = path:sub(1, 1) == "/" and path or located_on_path(path, files[1], acc)
+  local located = path:sub(1, 1) == "/" and path or found
   local why = planted(files, located, named and not closure, acc)
   if why then
     acc.seen[path] = false
@@ -356,9 +352,9 @@ local function exec_tier(opts, run, acc)
       name = (run.cwd or acc.project) .. "/" .. command
       name = core.normalize(name) or name
     end
-    local files = core.which(name)
+    local files, at = core.which_at(name)
     local named = name:find("/", 1, true) ~= nil
-    local located = files and (named and name or located_on_path(name, files[1], acc))
+    local located = files and (named and name or at)
     local why = files and planted(files, located, named, acc)
     if why then
       -- Not granted: the run refuses it, and the user hears why first.

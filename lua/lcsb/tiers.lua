@@ -75,38 +75,9 @@ end
 -- Whether resolving PATH passes through SET (paths as keys): a directory on
 -- the way, or a symlink read on the way, lies in it. Where the command
 -- writes, it may have swapped any of them for a link to elsewhere, so what
--- such a path leads to is the command's choice.
-local function passes_through(path, set)
-  local parts = {}
-  for part in path:gmatch("[^/]+") do parts[#parts + 1] = part end
-  local at, i, hops = "", 1, 0
-  while i <= #parts do
-    local part = parts[i]
-    i = i + 1
-    if part == ".." then
-      at = at:match("^(.*)/[^/]*$") or ""
-    elseif part ~= "." then
-      local here = at .. "/" .. part
-      -- Each directory above HERE was HERE at an earlier step (or is "/"),
-      -- so HERE itself is all there is to ask of SET: covered() would ask
-      -- every one again, for each part of a long path.
-      if set["/"] or set[here] then return true end
-      local target = core.lstat(here) == "link" and core.readlink(here)
-      if target then
-        hops = hops + 1
-        if hops > 40 then return true end -- a loop of links: nothing to trust
-        local rest = {}
-        for p in target:gmatch("[^/]+") do rest[#rest + 1] = p end
-        table.move(parts, i, #parts, #rest + 1, rest)
-        parts, i = rest, 1
-        if target:sub(1, 1) == "/" then at = "" end
-      else
-        at = here
-      end
-    end
-  end
-  return false
-end
+-- such a path leads to is the command's choice. In C (lcsb.core): a
+-- composition asks it of hundreds of paths, each step a question.
+local passes_through = core.passes_through
 
 -- Does the command get a world of its own here, in which hidden paths hold?
 local function own_world() return core.world_capable() end

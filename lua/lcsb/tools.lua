@@ -360,12 +360,17 @@ end
 -- closures_index's, taken of M.closures as they are (made here when nil).
 function M.closures_of(prog, index)
   index = index or M.closures_index()
-  local at = table.move(index.matchers, 1, #index.matchers, 1, {})
   local by_name = index.by_name[M.family(prog.name)]
   local by_file = index.by_name[M.family(prog.file)]
-  if by_name then table.move(by_name, 1, #by_name, #at + 1, at) end
-  if by_file and by_file ~= by_name then table.move(by_file, 1, #by_file, #at + 1, at) end
-  if by_name or by_file then table.sort(at) end
+  -- Most programs match by no name: the matchers alone, in their order,
+  -- without a list made and sorted for each.
+  local at = index.matchers
+  if by_name or by_file then
+    at = table.move(at, 1, #at, 1, {})
+    if by_name then table.move(by_name, 1, #by_name, #at + 1, at) end
+    if by_file and by_file ~= by_name then table.move(by_file, 1, #by_file, #at + 1, at) end
+    table.sort(at)
+  end
   local out = {}
   for k, i in ipairs(at) do
     if i ~= at[k - 1] then
