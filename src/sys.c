@@ -145,14 +145,19 @@ char *lcsb__realpath_where(const char *path, char *out) {
     return out;
 }
 
-/* Is the file open as FD on a file system the kernel makes up as it is read? */
-static bool kernel_made(int fd) {
+/* Is the file open as FD (whose fstat is ST) on a file system the kernel
+ * makes up as it is read? */
+static bool kernel_made(int fd, const struct stat *st) {
 #ifdef __linux__
-    /* By the file system, not the path: /dev/shm is a tmpfs anyone writes. */
+    /* By the file system, not the path: /dev/shm is a tmpfs anyone writes.
+     * proc and sysfs have no device: a file on one (a disk's, major not 0)
+     * is on neither, which spares the question for nearly every file. */
     struct statfs fs;
-    return fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+    return major(st->st_dev) == 0 && fstatfs(fd, &fs) == 0 &&
+           (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
 #else
     (void)fd;
+    (void)st;
     return false;
 #endif
 }
@@ -182,7 +187,7 @@ static int read_fd(int fd, const char *path, size_t max, char **data, size_t *le
         error = ENOMEM;
     if (!error && seen) {
         seen->st = st;
-        seen->kernel_made = kernel_made(fd);
+        seen->kernel_made = kernel_made(fd, &st);
     }
 #ifdef __linux__
     (void)path;
