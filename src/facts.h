@@ -16,6 +16,7 @@
 
 #include "util.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -44,6 +45,20 @@ int lcsb__facts_stat(lcsb__facts *facts, const char *path, struct stat *st);
 /* readlink(2) of PATH into OUT (PATH_MAX bytes, NUL-terminated): its length,
  * or -1 and errno. */
 ssize_t lcsb__facts_readlink(lcsb__facts *facts, const char *path, char *out);
+/* The longest way lcsb__facts_walk takes. */
+#define LCSB__WALK_MAX (2 * PATH_MAX)
+/* Walk PATH as the kernel resolves it, the way so far in AT (SIZE bytes, at
+ * most LCSB__WALK_MAX): each component added ("." none, ".." taking the
+ * last back), looked up, and a symlink's target put in front of what is
+ * left, from the link's directory or from "/". STOP, when given, is asked
+ * of each new AT (LEN bytes) before it is looked up, and true ends the walk
+ * with 1. STRICT as realpath: a component missing, a link unread or a
+ * non-directory with more to come ends it with -1 and errno; else the walk
+ * goes on beneath it. More than 40 links (ELOOP) or a way longer than SIZE
+ * (ENAMETOOLONG) is -1 either way. 0 at the end, AT the path walked ("" for
+ * "/"). */
+int lcsb__facts_walk(lcsb__facts *facts, const char *path, bool strict, char *at, size_t size,
+                     bool (*stop)(void *ctx, const char *at, size_t len), void *ctx);
 /* realpath(3) of PATH into OUT (PATH_MAX bytes): OUT, or NULL and errno. */
 char *lcsb__facts_realpath(lcsb__facts *facts, const char *path, char *out);
 /* Where PATH is, or would be once made (lcsb__realpath_where): its real

@@ -28,7 +28,8 @@
 static int which(lua_State *L, bool located) {
     size_t len;
     const char *name = luaL_checklstring(L, 1, &len);
-    char **files = NULL, at[PATH_MAX];
+    char **files = NULL;
+    char at[PATH_MAX];
     lcsb_error err;
     if (strlen(name) != len) { /* C would resolve only what precedes the NUL */
         luaL_pushfail(L);
@@ -129,83 +130,40 @@ static int l_readlink(lua_State *L) {
     return 1;
 }
 
-/* Is SET[KEY] (LEN bytes) set, as Lua's truth goes? SET: a stack index. */
-static bool in_set(lua_State *L, int set, const char *key, size_t len) {
-    lua_pushlstring(L, key, len);
-    bool in = lua_gettable(L, set) != LUA_TNIL && lua_toboolean(L, -1);
-    lua_pop(L, 1);
+/* passes_through's question at each step of the way: is AT (LEN bytes) in
+ * the set at stack index 2, as Lua's truth goes ("/" holding everything)? */
+typedef struct way_set {
+    lua_State *L;
+    bool everywhere;
+} way_set;
+
+static bool in_way_set(void *ctx, const char *at, size_t len) {
+    way_set *w = ctx;
+    if (w->everywhere) return true;
+    lua_pushlstring(w->L, at, len);
+    lua_gettable(w->L, 2);
+    bool in = lua_toboolean(w->L, -1);
+    lua_pop(w->L, 1);
     return in;
 }
 
-/* How long a way passes_through follows: beyond it (links upon links, or
- * a path the kernel would not take), nothing on the way is trusted. */
-#define WAY_MAX (2 * PATH_MAX)
-
 /* lcsb.core.passes_through(path, set) -> whether resolving PATH passes
  * through SET (paths as keys): a directory on the way, or a symlink read on
- * the way, lies in it. Each step as the kernel takes it: "." stays, ".."
- * goes up what was walked, a symlink's target continues the walk from the
- * link's directory (or from "/"). Asked of hundreds of paths a composition,
- * each step through its facts; more than 40 links, or a way longer than
- * WAY_MAX, answers yes. */
+ * the way, lies in it (lcsb__facts_walk's way, through the composition's
+ * facts: asked of hundreds of paths a composition). A way that cannot be
+ * followed to its end (more than 40 links, longer than LCSB__WALK_MAX, a
+ * NUL in PATH) is trusted nowhere: it answers yes. */
 static int l_passes_through(lua_State *L) {
     size_t len;
     const char *path = luaL_checklstring(L, 1, &len);
     luaL_checktype(L, 2, LUA_TTABLE);
-    lcsb__facts *f = lcsb__lua_facts(L);
-    char at[WAY_MAX], rest[WAY_MAX], link[PATH_MAX];
-    bool everywhere = in_set(L, 2, "/", 1), through = strlen(path) != len || len >= sizeof rest;
-    size_t at_len = 0, rest_len = len, pos = 0;
-    int hops = 0;
-    if (!through) memcpy(rest, path, len + 1);
-    at[0] = '\0';
-    while (!through) {
-        while (rest[pos] == '/') pos++;
-        if (!rest[pos]) break;
-        const char *part = rest + pos;
-        size_t part_len = strcspn(part, "/");
-        pos += part_len;
-        if (part_len == 1 && part[0] == '.') continue;
-        if (part_len == 2 && part[0] == '.' && part[1] == '.') {
-            while (at_len > 0 && at[at_len - 1] != '/') at_len--;
-            at[at_len = at_len > 0 ? at_len - 1 : 0] = '\0';
-            continue;
-        }
-        size_t here_len = at_len + 1 + part_len;
-        if (here_len >= sizeof at) {
-            through = true;
-            break;
-        }
-        at[at_len] = '/';
-        memcpy(at + at_len + 1, part, part_len);
-        at[here_len] = '\0';
-        /* Each directory above was HERE at an earlier step, or is "/". */
-        if (everywhere || in_set(L, 2, at, here_len)) {
-            through = true;
-            break;
-        }
-        struct stat st;
-        ssize_t n = lcsb__facts_lstat(f, at, &st) == 0 && S_ISLNK(st.st_mode)
-                        ? lcsb__facts_readlink(f, at, link)
-                        : -1;
-        if (n < 0) {
-            at_len = here_len;
-            continue;
-        }
-        size_t left = rest_len - pos;
-        if (++hops > 40 || (size_t)n + left >= sizeof rest) {
-            through = true;
-            break;
-        }
-        /* The target, then what was left: the walk goes on from the link's
-         * directory, or from "/". */
-        memmove(rest + n, rest + pos, left + 1);
-        memcpy(rest, link, (size_t)n);
-        rest_len = (size_t)n + left;
-        pos = 0;
-        if (link[0] == '/') at_len = 0;
-        at[at_len] = '\0';
-    }
+    way_set set = {.L = L};
+    lua_getfield(L, 2, "/");
+    set.everywhere = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    char at[LCSB__WALK_MAX];
+    bool through = strlen(path) != len || lcsb__facts_walk(lcsb__lua_facts(L), path, false, at,
+                                                           sizeof at, in_way_set, &set) != 0;
     lua_pushboolean(L, through);
     return 1;
 }

@@ -10,7 +10,8 @@
  * directly). */
 int lcsb__resolve_program(lcsb__facts *facts, const char *name, char ***out, lcsb_error *err);
 /* The same, and where NAME itself was found: the path as named, or the
- * first PATH entry's that holds it (LOCATED: PATH_MAX bytes). */
+ * first PATH entry's that holds it, its last part not resolved (LOCATED:
+ * PATH_MAX bytes, or NULL; what it holds after a failure is unspecified). */
 int lcsb__resolve_program_at(lcsb__facts *facts, const char *name, char ***out, char *located,
                              lcsb_error *err);
 

@@ -150,8 +150,8 @@ char *lcsb__realpath_where(const char *path, char *out) {
 static bool kernel_made(int fd, const struct stat *st) {
 #ifdef __linux__
     /* By the file system, not the path: /dev/shm is a tmpfs anyone writes.
-     * proc and sysfs have no device: a file on one (a disk's, major not 0)
-     * is on neither, which spares the question for nearly every file. */
+     * proc and sysfs have no device: a file on a block device's file
+     * system (major not 0: ext4, xfs) is on neither, and is not asked. */
     struct statfs fs;
     return major(st->st_dev) == 0 && fstatfs(fd, &fs) == 0 &&
            (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);

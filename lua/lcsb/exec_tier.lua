@@ -309,7 +309,7 @@ function want_program(entry, acc, optional, closure)
   if not files then return not_found(path, found, optional, acc) end
   -- Named is what the entry says: a name installed_on_path found is a name.
   local named = entry:find("/", 1, true) ~= nil
-  local located = path:sub(1, 1) == "/" and path or found
+  local located = found
   local why = planted(files, located, named and not closure, acc)
   if why then
     acc.seen[path] = false
@@ -354,7 +354,7 @@ local function exec_tier(opts, run, acc)
     end
     local files, at = core.which_at(name)
     local named = name:find("/", 1, true) ~= nil
-    local located = files and (named and name or at)
+    local located = files and at
     local why = files and planted(files, located, named, acc)
     if why then
       -- Not granted: the run refuses it, and the user hears why first.
