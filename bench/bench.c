@@ -221,15 +221,17 @@ static void row_tool(struct row *row, const char *const *args) {
     if (!row->argv || !row->argv[0]) row_skip(row, "out of memory");
 }
 
-/* A state directory of ROW's own, which its environment names as
- * XDG_STATE_HOME, with FILE trusted in it as a user would trust it: the
- * plan cache lives there too, so that emptying a cold row's leaves every
- * other row's as it was. */
+/* A state directory of ROW's own, which its environment (ROW's, else
+ * run_env) names as XDG_STATE_HOME, with FILE trusted in it as a user would
+ * trust it: the plan cache and the guess live there too, so that emptying a
+ * cold row's leaves every other row's as it was, and two rows that run one
+ * policy under two environments do not each take the other's guess. */
 static void own_state(struct row *row, const struct fixture *fx, const char *file) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/state-%s", fx->dir, row->name);
     if (asprintf(&row->state_var, "XDG_STATE_HOME=%s", dir) < 0) row->state_var = NULL;
-    if (!row->state_var || !(row->own_env = with_var(run_env, row->state_var))) {
+    if (!row->state_var ||
+        !(row->own_env = with_var(row->env ? row->env : run_env, row->state_var))) {
         row_skip(row, "out of memory");
         return;
     }
@@ -314,16 +316,21 @@ static void lcsb_rows(struct row *rows, struct fixture *fx, const lcsb_backend *
         rows[ROW_LCSB_DOMAINS].argv = strv_copy(lcsb_domains);
     else
         row_skip(&rows[ROW_LCSB_DOMAINS], "no Landlock on this kernel");
-    /* The same as lcsb p.lua, with the private HOME and TMPDIR made on a tmpfs. */
+    /* The same as lcsb p.lua, with the private HOME and TMPDIR made on a
+     * tmpfs. In a state of its own: a run takes the guess (the world made
+     * ahead) its script, directory and command last had, and the other
+     * TMPDIR makes it the other row's, which no run could use. */
     rows[ROW_LCSB_TMPFS] = (struct row){.name = "lcsb_tmpfs",
                                         .label = "lcsb, tmpfs TMPDIR",
                                         .required = true,
                                         .cwd = fx->project,
                                         .env = tmpfs_env};
-    if (b)
-        rows[ROW_LCSB_TMPFS].argv = strv_copy(lcsb);
-    else
+    if (b) {
+        if ((rows[ROW_LCSB_TMPFS].argv = strv_copy(lcsb)))
+            own_state(&rows[ROW_LCSB_TMPFS], fx, "p.lua");
+    } else {
         row_skip(&rows[ROW_LCSB_TMPFS], "no Landlock on this kernel");
+    }
     /* The CLI's own start and exit, no policy: with the shim row, the floor of lcsb p.lua. */
     rows[ROW_START] =
         (struct row){.name = "lcsb_start", .label = "lcsb --version", .required = true};
