@@ -48,7 +48,7 @@ static int which(lua_State *L, bool located) {
 /* lcsb.which(name) -> { program, interpreter... } | nil, message */
 static int l_which(lua_State *L) { return which(L, false); }
 
-/* lcsb.which_at(name) -> { program, interpreter... }, where name was found
+/* lcsb.core.which_at(name) -> { program, interpreter... }, where name was found
  * (the path as named, or the first PATH entry's that holds it, as execvp
  * finds it) | nil, message */
 static int l_which_at(lua_State *L) { return which(L, true); }
