@@ -7,16 +7,40 @@ set -uo pipefail
 LCSB=$(realpath "$1")
 work=$(mktemp -d /tmp/lcsb-plans.XXXXXX)
 trap 'umount "$work/mounts/tools/mnt" 2>/dev/null; chmod -R u+rwX "$work" 2>/dev/null; rm -rf "$work"' EXIT
-failed=0 passed=0
+failed=0 passed=0 skipped=0
 export PATH=/usr/bin:/bin
 # Plans and trust in a store of the suite's own.
 export XDG_STATE_HOME=$work/state XDG_CACHE_HOME=$work/cache
 mkdir -p "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
 
 fail() { echo "FAIL $case_name: $*" >&2; case_failed=1; }
-begin() { case_name=$1 case_failed=0; }
+begin() { case_name=$1 case_failed=0 case_skipped=0; }
 end() {
-  if ((case_failed)); then failed=$((failed + 1)); else passed=$((passed + 1)); fi
+  if ((case_failed)); then
+    failed=$((failed + 1))
+  elif ((case_skipped)); then
+    skipped=$((skipped + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+# Whether the case can run here, as root (a mount, another user); when it
+# cannot, it says so and counts as skipped, never as passed.
+as_root() {
+  [[ $(id -u) == 0 ]] && return 0
+  echo "# skipped: $case_name: needs root" >&2
+  case_skipped=1
+  return 1
+}
+
+# The unprivileged user a case runs lcsb as, into $user (made when
+# missing), as root; as root, having none is a failure.
+other_user() {
+  as_root || return 1
+  user=$(bash "$(dirname "$0")/../support/test_user.sh") && return 0
+  fail "no unprivileged user to run lcsb as"
+  return 1
 }
 
 detected=$("$LCSB" detect --json) || { echo "FAIL: $LCSB detect --json failed" >&2; exit 1; }
