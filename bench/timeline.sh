@@ -47,9 +47,19 @@ perf record -q -o "$dir/perf.data" \
   -- bash -c "for i in \$(seq $runs); do '$lcsb' policy.lua -- /bin/true; done" >/dev/null
 perf script -i "$dir/perf.data" -F comm,pid,time,event 2>/dev/null | python3 -c '
 import re, statistics, sys
-# One run: from lcsb exec to its exit. The first fork of lcsb is the guessed
-# shim; its init entering Landlock is the world ready; lcsb sendmsg is the
-# command handed over.
+# One run: from lcsb exec to its exit. Each event its first time in the
+# run, by the process name that met it: the first fork of lcsb is the
+# guessed shim, its init entering Landlock the world ready, lcsb sendmsg
+# the command handed over; lcsb exit is the exit of the pid that began the run.
+EVENTS = [
+    ("the guessed shim forked", "lcsb", "sched:sched_process_fork"),
+    ("its exec", "lcsb-exec", "sched:sched_process_exec"),
+    ("its world ready", "lcsb-exec", "syscalls:sys_enter_landlock_restrict_self"),
+    ("lcsb hands the command over", "lcsb", "syscalls:sys_enter_sendmsg"),
+    ("the command exec", "true", "sched:sched_process_exec"),
+    ("the command exit", "true", "sched:sched_process_exit"),
+    ("lcsb exit", "lcsb", "sched:sched_process_exit"),
+]
 runs, cur = [], None
 for line in sys.stdin:
     m = re.match(r"\s*(\S+)\s+(\d+)\s+([\d.]+):\s+(\S+):", line)
@@ -60,26 +70,11 @@ for line in sys.stdin:
         cur = {"t0": t, "pid": pid}
         runs.append(cur)
         continue
-    if cur is None:
-        continue
-    def at(name):
-        cur.setdefault(name, (t - cur["t0"]) * 1000)
-    if comm == "lcsb" and event == "sched:sched_process_fork":
-        at("the guessed shim forked")
-    elif comm == "lcsb-exec" and event == "sched:sched_process_exec":
-        at("its exec")
-    elif comm == "lcsb-exec" and event == "syscalls:sys_enter_landlock_restrict_self":
-        at("its world ready")
-    elif comm == "lcsb" and event == "syscalls:sys_enter_sendmsg":
-        at("lcsb hands the command over")
-    elif comm == "true" and event == "sched:sched_process_exec":
-        at("the command exec")
-    elif comm == "true" and event == "sched:sched_process_exit":
-        at("the command exit")
-    elif comm == "lcsb" and pid == cur["pid"] and event == "sched:sched_process_exit":
-        at("lcsb exit")
-names = ["the guessed shim forked", "its exec", "its world ready", "lcsb hands the command over",
-         "the command exec", "the command exit", "lcsb exit"]
+    for name, by, what in EVENTS if cur else []:
+        if (by, what) == (comm, event) and (name != "lcsb exit" or pid == cur["pid"]):
+            cur.setdefault(name, (t - cur["t0"]) * 1000)
+            break
+names = [name for name, _, _ in EVENTS]
 print("ms after lcsb exec, medians of %d warm runs:" % len(runs))
 for name in names:
     seen = [r[name] for r in runs if name in r]

@@ -154,10 +154,7 @@ static bool keyable(lcsb__facts *f, const char *path) {
              !(len == 2 && part[0] == '.' && part[1] == '.');
         part += len + (part[len] == '/');
     }
-    if (!ok && f->recording && !f->unfit) {
-        f->unfit = true;
-        snprintf(f->unfit_path, sizeof f->unfit_path, "%s", path);
-    }
+    if (!ok) lcsb__facts_spoil(f, path);
     return ok;
 }
 
